@@ -1,0 +1,21 @@
+# Both controllers and the CLI in one image: `docker run olmv1 catalogd|operator-controller|kubectl-olm ...`
+FROM node:20-bookworm-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY types ./types
+COPY api ./api
+COPY internal ./internal
+COPY cmd ./cmd
+RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /src/node_modules ./node_modules
+COPY --from=build /src/dist ./dist
+COPY package.json ./
+COPY cmd/entrypoint.sh /usr/local/bin/olmv1
+USER 65532:65532
+ENTRYPOINT ["/usr/local/bin/olmv1"]

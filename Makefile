@@ -1,0 +1,51 @@
+# Quickstart:  make run   — a local control plane + registry, CRDs installed, both controllers running
+#              make test  — install, build, lint, typecheck and run every test (unit + integration)
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+NODE_MODULES := node_modules/.installed
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+$(NODE_MODULES): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+install: $(NODE_MODULES) ## npm ci (only when package-lock.json changed)
+
+envtest: ## Build kube-apiserver+etcd and the registry from the Go module proxy (cached)
+	bash test/envtest/build.sh >/dev/null
+
+lint: $(NODE_MODULES) ## eslint
+	npx eslint .
+
+typecheck: $(NODE_MODULES) ## tsc --noEmit
+	npx tsc -p tsconfig.json --noEmit
+
+crd-check: $(NODE_MODULES) ## Fail when config/crd drifted from the schemas in api/
+	node --import tsx api/generate.ts --check
+
+generate: $(NODE_MODULES) ## Regenerate config/crd from api/
+	node --import tsx api/generate.ts
+
+build: $(NODE_MODULES) ## Compile to dist/
+	npx tsc -p tsconfig.build.json
+
+test: $(NODE_MODULES) envtest lint typecheck crd-check ## Everything CI runs; last line: N passed, N failed
+	npx vitest run
+
+unit: $(NODE_MODULES) ## Unit tests only
+	npx vitest run --project unit
+
+run: $(NODE_MODULES) envtest ## Local control plane (unless KUBECONFIG is set) + both controllers; Ctrl-C stops all
+	node --import tsx test/support/run-local.ts
+
+bench: $(NODE_MODULES) envtest ## Benchmarks (figures, never pass/fail)
+	npm run bench
+
+image: ## Container image (needs a container engine)
+	docker build -t olmv1:dev .
+
+.PHONY: help install envtest lint typecheck crd-check generate build test unit run bench image

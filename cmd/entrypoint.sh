@@ -1,0 +1,6 @@
+#!/bin/sh
+# Container entrypoint: the first argument names the binary (catalogd, operator-controller, kubectl-olm).
+set -e
+name="${1:?usage: olmv1 catalogd|operator-controller|kubectl-olm [flags]}"
+shift
+exec node "/app/dist/cmd/$name/main.js" "$@"

@@ -1,0 +1,97 @@
+// Command apiserver runs a real kube-apiserver (k8s.io/kubernetes, unmodified) for the
+// project's integration tests, optionally with an etcd server embedded in the same process.
+//
+// Every upstream kube-apiserver flag works unchanged. Three private flags, removed from the
+// argument list before the upstream command parses it, start the embedded etcd:
+//
+//	--embedded-etcd-dir=DIR          data directory (kept across restarts of this process)
+//	--embedded-etcd-client-port=N    loopback client port (also passed as --etcd-servers)
+//	--embedded-etcd-peer-port=N      loopback peer port
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"go.etcd.io/etcd/server/v3/embed"
+	"k8s.io/component-base/cli"
+	"k8s.io/kubernetes/cmd/kube-apiserver/app"
+
+	_ "time/tzdata"
+)
+
+func main() {
+	args, etcdDir, clientPort, peerPort := splitPrivateFlags(os.Args[1:])
+	if etcdDir != "" {
+		if clientPort == "" || peerPort == "" {
+			fmt.Fprintln(os.Stderr, "apiserver: --embedded-etcd-dir needs --embedded-etcd-client-port and --embedded-etcd-peer-port")
+			os.Exit(2)
+		}
+		clientURL, err := startEtcd(etcdDir, clientPort, peerPort)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "apiserver: embedded etcd: %v\n", err)
+			os.Exit(1)
+		}
+		args = append(args, "--etcd-servers="+clientURL)
+	}
+	cmd := app.NewAPIServerCommand()
+	cmd.SetArgs(args)
+	os.Exit(cli.Run(cmd))
+}
+
+func splitPrivateFlags(in []string) (rest []string, dir, clientPort, peerPort string) {
+	for _, a := range in {
+		switch {
+		case strings.HasPrefix(a, "--embedded-etcd-dir="):
+			dir = strings.TrimPrefix(a, "--embedded-etcd-dir=")
+		case strings.HasPrefix(a, "--embedded-etcd-client-port="):
+			clientPort = strings.TrimPrefix(a, "--embedded-etcd-client-port=")
+		case strings.HasPrefix(a, "--embedded-etcd-peer-port="):
+			peerPort = strings.TrimPrefix(a, "--embedded-etcd-peer-port=")
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return rest, dir, clientPort, peerPort
+}
+
+func startEtcd(dir, clientPort, peerPort string) (string, error) {
+	cfg := embed.NewConfig()
+	cfg.Name = "test"
+	cfg.Dir = dir
+	cfg.UnsafeNoFsync = true
+	cfg.LogLevel = "error"
+	client, err := url.Parse("http://127.0.0.1:" + clientPort)
+	if err != nil {
+		return "", err
+	}
+	peer, err := url.Parse("http://127.0.0.1:" + peerPort)
+	if err != nil {
+		return "", err
+	}
+	cfg.ListenClientUrls = []url.URL{*client}
+	cfg.AdvertiseClientUrls = []url.URL{*client}
+	cfg.ListenPeerUrls = []url.URL{*peer}
+	cfg.AdvertisePeerUrls = []url.URL{*peer}
+	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		return "", err
+	}
+	select {
+	case <-e.Server.ReadyNotify():
+	case <-time.After(60 * time.Second):
+		e.Close()
+		return "", fmt.Errorf("not ready after 60s")
+	}
+	go func() {
+		if err := <-e.Err(); err != nil {
+			fmt.Fprintf(os.Stderr, "apiserver: embedded etcd failed: %v\n", err)
+			os.Exit(1)
+		}
+	}()
+	return client.String(), nil
+}

@@ -1,0 +1,31 @@
+// Locates (building on first use) the control-plane binaries made by test/envtest/build.sh.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+export interface Binaries {
+  readonly apiserver: string;
+  readonly registry: string;
+}
+
+const buildScript = fileURLToPath(new URL('../envtest/build.sh', import.meta.url));
+let cached: Promise<Binaries> | undefined;
+
+/** Builds the binaries if missing (minutes, once) and returns their paths. */
+export function binaries(): Promise<Binaries> {
+  cached ??= (async () => {
+    const { stdout } = await promisify(execFile)('bash', [buildScript], {
+      maxBuffer: 16 << 20,
+      timeout: 60 * 60_000,
+    });
+    const found = Object.fromEntries(
+      stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('=', 2) as [string, string]),
+    );
+    if (!found.apiserver || !found.registry) throw new Error(`build.sh printed no binaries: ${stdout}`);
+    return { apiserver: found.apiserver, registry: found.registry };
+  })();
+  return cached;
+}

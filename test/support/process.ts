@@ -1,0 +1,50 @@
+// Child processes that die with the test run: spawn, log to a file, stop with SIGTERM then SIGKILL.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { processAlive, sleep } from './net.ts';
+
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const c of live) c.kill('SIGKILL');
+});
+
+export interface Managed {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  readonly logFile: string;
+  /** Resolves with the exit code (or signal) once the process has ended. */
+  readonly exited: Promise<number | string>;
+}
+
+export function startProcess(cmd: string, args: readonly string[], logFile: string, env?: NodeJS.ProcessEnv): Managed {
+  const log = createWriteStream(logFile, { flags: 'a' });
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env });
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  if (child.pid === undefined) throw new Error(`could not start ${cmd}`);
+  live.add(child);
+  const exited = once(child, 'exit').then(([code, signal]: [number | null, string | null]) => {
+    live.delete(child);
+    return code ?? signal ?? 'unknown';
+  });
+  return { child, pid: child.pid, logFile, exited };
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves when the pid is gone. */
+export async function stopProcess(p: Managed, graceMs = 10_000): Promise<void> {
+  if (!processAlive(p.pid) || p.child.exitCode !== null) return;
+  p.child.kill('SIGTERM');
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), graceMs);
+  await p.exited;
+  clearTimeout(timer);
+  while (processAlive(p.pid)) await sleep(20);
+}
+
+/** SIGKILL now; resolves when the pid is gone. */
+export async function killProcess(p: Managed): Promise<void> {
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
+  p.child.kill('SIGKILL');
+  await p.exited;
+  while (processAlive(p.pid)) await sleep(20);
+}

@@ -1,0 +1,84 @@
+// The CNCF distribution registry on 127.0.0.1 with filesystem storage in a temp dir.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { binaries } from './binaries.ts';
+import { freePort, waitFor } from './net.ts';
+import { startProcess, stopProcess, type Managed } from './process.ts';
+
+export interface RegistryInfo {
+  /** host:port, e.g. 127.0.0.1:5000 — use as the image reference domain. */
+  readonly host: string;
+  readonly url: string;
+  readonly dir: string;
+}
+
+export interface RegistryOptions {
+  /** Extra top-level YAML appended to the registry config (e.g. an `auth:` section). */
+  readonly extraConfig?: string;
+}
+
+export class Registry {
+  private proc: Managed | undefined;
+  private info: RegistryInfo | undefined;
+  private readonly options: RegistryOptions;
+
+  constructor(options: RegistryOptions = {}) {
+    this.options = options;
+  }
+
+  get pid(): number | undefined {
+    return this.proc?.pid;
+  }
+
+  get details(): RegistryInfo {
+    if (!this.info) throw new Error('registry not started');
+    return this.info;
+  }
+
+  async start(): Promise<RegistryInfo> {
+    const { registry } = await binaries();
+    const dir = await mkdtemp(join(tmpdir(), 'olm-registry-'));
+    const port = await freePort();
+    const config = [
+      'version: 0.1',
+      'log:',
+      '  level: warn',
+      '  accesslog:',
+      '    disabled: true',
+      'storage:',
+      '  filesystem:',
+      `    rootdirectory: ${join(dir, 'data')}`,
+      '  delete:',
+      '    enabled: true',
+      'http:',
+      `  addr: 127.0.0.1:${port}`,
+      '  secret: olm-test-registry',
+      this.options.extraConfig ?? '',
+      '',
+    ].join('\n');
+    await writeFile(join(dir, 'config.yml'), config);
+    this.proc = startProcess(registry, ['serve', join(dir, 'config.yml')], join(dir, 'registry.log'), {
+      ...process.env,
+      OTEL_TRACES_EXPORTER: 'none',
+      OTEL_METRICS_EXPORTER: 'none',
+      OTEL_LOGS_EXPORTER: 'none',
+    });
+    const url = `http://127.0.0.1:${port}`;
+    const proc = this.proc;
+    await waitFor(`registry at ${url} (log: ${proc.logFile})`, async () => {
+      if (proc.child.exitCode !== null) throw new Error(`registry exited; see ${proc.logFile}`);
+      const res = await request(`${url}/v2/`);
+      await res.body.dump();
+      return res.statusCode === 200 || res.statusCode === 401;
+    });
+    this.info = { host: `127.0.0.1:${port}`, url, dir };
+    return this.info;
+  }
+
+  async stop(): Promise<void> {
+    if (this.proc) await stopProcess(this.proc);
+    if (this.info) await rm(this.info.dir, { recursive: true, force: true });
+  }
+}
