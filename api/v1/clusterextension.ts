@@ -1,0 +1,93 @@
+// ClusterExtension: a package to install from the cluster's catalogs (spec + status).
+// Field set and optionality follow the standard CRD in ./schema/clusterextension.ts; the
+// experimental-only fields (spec.config, spec.progressDeadlineMinutes, status.activeRevisions,
+// status.install.bundle.release) are not part of it.
+import type { Condition, KubeObject, LabelSelector, List } from '../meta/v1.ts';
+
+/** The only install source type: ClusterCatalogs. */
+export const SourceTypeCatalog = 'Catalog';
+export type SourceConfigType = typeof SourceTypeCatalog;
+
+/** Only upgrade along the edges the catalog defines (the default). */
+export const UpgradeConstraintPolicyCatalogProvided = 'CatalogProvided';
+/** Ignore the catalog's upgrade edges: any version that matches may be installed, downgrades too. */
+export const UpgradeConstraintPolicySelfCertified = 'SelfCertified';
+export type UpgradeConstraintPolicy =
+  | typeof UpgradeConstraintPolicyCatalogProvided
+  | typeof UpgradeConstraintPolicySelfCertified;
+
+/** Skip the CRD upgrade safety check. */
+export const CRDUpgradeSafetyEnforcementNone = 'None';
+/** Run the CRD upgrade safety check and block unsafe upgrades (the behaviour when unset). */
+export const CRDUpgradeSafetyEnforcementStrict = 'Strict';
+export type CRDUpgradeSafetyEnforcement =
+  | typeof CRDUpgradeSafetyEnforcementNone
+  | typeof CRDUpgradeSafetyEnforcementStrict;
+
+/** Deprecated and ignored: the controller always uses its own identity. */
+export interface ServiceAccountReference {
+  name?: string;
+}
+
+export interface CatalogFilter {
+  /** Package to install; immutable. */
+  packageName: string;
+  /** Masterminds semver constraint, at most 64 characters. Absent: the newest version. */
+  version?: string;
+  /** Restricts candidates and upgrade edges to these channels (at most 256). */
+  channels?: string[];
+  /** Picks the ClusterCatalogs to consider; absent: all catalogs. */
+  selector?: LabelSelector;
+  /** Defaulted to `CatalogProvided` by the API server. */
+  upgradeConstraintPolicy?: UpgradeConstraintPolicy;
+}
+
+/** Union discriminated by `sourceType`; `catalog` is set exactly when `sourceType` is Catalog. */
+export interface SourceConfig {
+  sourceType: SourceConfigType;
+  catalog?: CatalogFilter;
+}
+
+export interface CRDUpgradeSafetyPreflightConfig {
+  enforcement: CRDUpgradeSafetyEnforcement;
+}
+
+export interface PreflightConfig {
+  crdUpgradeSafety: CRDUpgradeSafetyPreflightConfig;
+}
+
+export interface ClusterExtensionInstallConfig {
+  preflight?: PreflightConfig;
+}
+
+export interface ClusterExtensionSpec {
+  /** Namespace the extension's namespaced objects go to by default; must exist; immutable. */
+  namespace: string;
+  /** @deprecated Ignored; kept so existing manifests stay valid. */
+  serviceAccount?: ServiceAccountReference;
+  source: SourceConfig;
+  install?: ClusterExtensionInstallConfig;
+}
+
+export interface BundleMetadata {
+  name: string;
+  version: string;
+}
+
+export interface ClusterExtensionInstallStatus {
+  bundle: BundleMetadata;
+}
+
+export interface ClusterExtensionStatus {
+  /** Keyed by `type`: Installed, Progressing and the deprecation conditions. */
+  conditions?: Condition[];
+  /** Present once a bundle is installed. */
+  install?: ClusterExtensionInstallStatus;
+}
+
+export interface ClusterExtension extends KubeObject {
+  spec?: ClusterExtensionSpec;
+  status?: ClusterExtensionStatus;
+}
+
+export type ClusterExtensionList = List<ClusterExtension>;

@@ -1,0 +1,337 @@
+// The ClusterExtension CRD (standard feature set): the single source config/crd/bases is generated from.
+import {
+  ClusterExtensionCRDName,
+  ClusterExtensionKind,
+  ClusterExtensionListKind,
+  ClusterExtensionResource,
+  ClusterExtensionSingular,
+  GroupName,
+  Version,
+} from '../groupversion.ts';
+import {
+  ageColumn,
+  apiVersionProperty,
+  conditionsProperty,
+  dns1123SubdomainMessage,
+  dns1123SubdomainRule,
+  immutableRule,
+  kindProperty,
+  labelSelectorProperty,
+  metadataProperty,
+} from './common.ts';
+import type { CustomResourceDefinition, JSONSchemaProps } from './types.ts';
+
+/** Masterminds/semver v3 constraint syntax, as upstream's CEL regex accepts it (quirks included). */
+const versionRule = String.raw`self.matches("^(\\s*(=||!=|>|<|>=|=>|<=|=<|~|~>|\\^)\\s*(v?(0|[1-9]\\d*|[x|X|\\*])(\\.(0|[1-9]\\d*|x|X|\\*]))?(\\.(0|[1-9]\\d*|x|X|\\*))?(-([0-9A-Za-z\\-]+(\\.[0-9A-Za-z\\-]+)*))?(\\+([0-9A-Za-z\\-]+(\\.[0-9A-Za-z\\-]+)*))?)\\s*)((?:\\s+|,\\s*|\\s*\\|\\|\\s*)(=||!=|>|<|>=|=>|<=|=<|~|~>|\\^)\\s*(v?(0|[1-9]\\d*|x|X|\\*])(\\.(0|[1-9]\\d*|x|X|\\*))?(\\.(0|[1-9]\\d*|x|X|\\*]))?(-([0-9A-Za-z\\-]+(\\.[0-9A-Za-z\\-]+)*))?(\\+([0-9A-Za-z\\-]+(\\.[0-9A-Za-z\\-]+)*))?)\\s*)*$")`;
+
+const semverRule = String.raw`self.matches("^([0-9]+)(\\.[0-9]+)?(\\.[0-9]+)?(-([-0-9A-Za-z]+(\\.[-0-9A-Za-z]+)*))?(\\+([-0-9A-Za-z]+(-\\.[-0-9A-Za-z]+)*))?")`;
+
+const versionDescription = `version limits which versions of the package may be installed, as one version or a range of
+versions, in at most 64 characters. Left out, the newest available version is installed and
+upgrades follow it.
+
+A range is one or more comparisons separated by spaces or commas (all must hold); "||" separates
+alternatives (any may hold). A range lets the extension upgrade automatically within it. For
+example ">=3.0, <3.6" installs a version from 3.0.0 up to, but excluding, 3.6.0, and later moves to
+newer versions in that range.
+
+A bare version such as "0.6.0" pins the extension: exactly that version is installed and it is
+never upgraded automatically.
+
+Operators: "=" (equal), "!=" (not equal), "<", ">", "<=", ">=".
+
+Wildcards: "x", "X" and "*" stand for any number in a position:
+  - "2.5.x" means ">=2.5.0, <2.6.0"
+  - ">= 2.5.x" means ">= 2.5.0"
+  - "<= 4.x" means "< 5"
+  - "*" alone matches every version
+
+Tilde ranges ("~") allow patch-level changes, or minor-level ones when only a major is given:
+  - "~2.5.1" means ">=2.5.1, <2.6.0"
+  - "~3" and "~3.x" mean ">=3, <4"
+  - "~4.1" means ">=4.1, <4.2"
+
+Caret ranges ("^") allow changes that keep the left-most non-zero number, so below 1.0.0 the minor
+(or patch) number is what stays fixed:
+  - "^2.5.1" means ">=2.5.1, <3.0.0"
+  - "^3.x" means ">=3.0.0, <4"
+  - "^0.4.1" means ">=0.4.1, <0.5.0"
+  - "^0.0.7" means ">=0.0.7, <0.0.8"
+  - "^0" means ">=0.0.0, <1.0.0"
+
+Alternatives: ">=2.0.0, <3.0.0 || >4.0.0", or "^1 || ^4".
+
+Versions follow Semantic Versioning, https://semver.org/.`;
+
+const channelsDescription = `channels restricts installation to bundles in these channels of the package. A channel is a
+sequence of releases the package author publishes (for example "stable" or "candidate").
+
+When set, a bundle is a candidate only if it is in one of the channels and also satisfies version,
+and automatic upgrades only follow the upgrade edges of these channels. When left out, the upgrade
+edges of every channel count.
+
+Each entry is an RFC 1123 subdomain: lowercase letters, digits, "-" and ".", starting and ending
+with a letter or digit, at most 253 characters (so "stable-v2" and "1.4.x" are fine; "-beta",
+"beta-" and "under_score" are not). At most 256 entries.`;
+
+const source: JSONSchemaProps = {
+  type: 'object',
+  description: `source says where the content to install comes from; sourceType picks the kind of source. Only
+"Catalog" exists, and it needs the catalog field. Smallest example:
+
+  source:
+    sourceType: Catalog
+    catalog:
+      packageName: my-operator`,
+  required: ['sourceType'],
+  'x-kubernetes-validations': [
+    {
+      rule: `has(self.sourceType) && self.sourceType == 'Catalog' ? has(self.catalog) : !has(self.catalog)`,
+      message: 'catalog is required when sourceType is Catalog, and forbidden otherwise',
+    },
+  ],
+  properties: {
+    catalog: {
+      type: 'object',
+      description: `catalog chooses a package, and optionally a version range and channels, from the ClusterCatalogs
+on the cluster. It must be set when sourceType is "Catalog" and left out otherwise.`,
+      required: ['packageName'],
+      properties: {
+        channels: {
+          type: 'array',
+          description: channelsDescription,
+          maxItems: 256,
+          items: {
+            type: 'string',
+            maxLength: 253,
+            'x-kubernetes-validations': [
+              { rule: dns1123SubdomainRule, message: 'channels entries must be valid DNS1123 subdomains' },
+            ],
+          },
+        },
+        packageName: {
+          type: 'string',
+          maxLength: 253,
+          description: `packageName is the catalog package to install. It is required and cannot be changed later.
+It is an RFC 1123 subdomain: lowercase letters, digits, "-" and ".", starting and ending with a
+letter or digit, at most 253 characters (for example "my-operator" or "2fa-operator").`,
+          'x-kubernetes-validations': [
+            immutableRule('packageName is immutable'),
+            { rule: dns1123SubdomainRule, message: dns1123SubdomainMessage('packageName') },
+          ],
+        },
+        selector: labelSelectorProperty(`selector picks, by their labels, the ClusterCatalogs whose content is searched for the
+package. Left out, every ClusterCatalog is searched. Every ClusterCatalog carries the label
+olm.operatorframework.io/metadata.name=<its name>, so one catalog can be selected by name.`),
+        upgradeConstraintPolicy: {
+          type: 'string',
+          enum: ['CatalogProvided', 'SelfCertified'],
+          default: 'CatalogProvided',
+          description: `upgradeConstraintPolicy says whether the package author's upgrade paths are enforced.
+
+CatalogProvided (the default): the extension only moves to versions the catalog declares as upgrades
+from the installed one.
+SelfCertified: the catalog's upgrade paths are ignored, so any version allowed by version and
+channels may be installed, including a downgrade. This can break the extension or lose its data;
+use it only after checking the change yourself.`,
+        },
+        version: {
+          type: 'string',
+          maxLength: 64,
+          description: versionDescription,
+          'x-kubernetes-validations': [{ rule: versionRule, message: 'invalid version expression' }],
+        },
+      },
+    },
+    sourceType: {
+      type: 'string',
+      enum: ['Catalog'],
+      description: `sourceType selects the kind of source. Only "Catalog" exists: the bundle to install is chosen
+from the content of the ClusterCatalogs on the cluster, configured in the catalog field.`,
+    },
+  },
+};
+
+const install: JSONSchemaProps = {
+  type: 'object',
+  description: 'install tunes how the content is installed, currently the checks run beforehand. Optional.',
+  'x-kubernetes-validations': [
+    { rule: 'has(self.preflight)', message: 'at least one of [preflight] are required when install is specified' },
+  ],
+  properties: {
+    preflight: {
+      type: 'object',
+      description: `preflight configures the checks run before the package content is installed or upgraded. When
+set, it takes the place of the default check configuration; when left out, the defaults apply.`,
+      required: ['crdUpgradeSafety'],
+      'x-kubernetes-validations': [
+        {
+          rule: 'has(self.crdUpgradeSafety)',
+          message: 'at least one of [crdUpgradeSafety] are required when preflight is specified',
+        },
+      ],
+      properties: {
+        crdUpgradeSafety: {
+          type: 'object',
+          description: `crdUpgradeSafety configures the check that compares each CustomResourceDefinition in an upgrade
+with the one on the cluster and stops changes that could lose or invalidate stored objects.`,
+          required: ['enforcement'],
+          properties: {
+            enforcement: {
+              type: 'string',
+              enum: ['None', 'Strict'],
+              description: `enforcement turns the CRD upgrade check on or off: "Strict" (the behaviour when this block is
+absent) runs it on every upgrade; "None" skips it, which can lose data and should be used with care.`,
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+const serviceAccount: JSONSchemaProps = {
+  type: 'object',
+  description: `serviceAccount is deprecated and has no effect. Anyone allowed to write ClusterExtensions is
+trusted like a cluster administrator: the controller installs everything with its own identity.
+It will be removed in a later release.`,
+  minProperties: 1,
+  properties: {
+    name: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 253,
+      description: `name is deprecated and has no effect; it will be removed in a later release. It cannot be changed
+once set, only removed. It is an RFC 1123 subdomain: lowercase letters, digits, "-" and ".",
+starting and ending with a letter or digit, at most 253 characters.`,
+      'x-kubernetes-validations': [
+        immutableRule('name is immutable once set but may be cleared'),
+        { rule: dns1123SubdomainRule, message: dns1123SubdomainMessage('name') },
+      ],
+    },
+  },
+};
+
+const spec: JSONSchemaProps = {
+  type: 'object',
+  description: 'spec is what should be installed and how.',
+  required: ['namespace', 'source'],
+  properties: {
+    install,
+    namespace: {
+      type: 'string',
+      maxLength: 63,
+      description: `namespace is where the extension's namespaced objects are created unless they name another
+namespace. It must exist before the extension is installed, is required, and cannot be changed later.
+It is an RFC 1123 label: lowercase letters, digits and "-", starting and ending with a letter or
+digit, at most 63 characters.`,
+      'x-kubernetes-validations': [
+        immutableRule('namespace is immutable'),
+        { rule: 'self.matches("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")', message: 'namespace must be a valid DNS1123 label' },
+      ],
+    },
+    serviceAccount,
+    source,
+  },
+};
+
+const status: JSONSchemaProps = {
+  type: 'object',
+  description: 'status is what the controller observed and did for this extension.',
+  properties: {
+    conditions: conditionsProperty(`conditions describe the extension's state.
+
+Installed: is a bundle of the package installed?
+  - True, reason Succeeded: yes, status.install names it.
+  - False, reason Failed: no bundle is installed.
+
+Progressing: is the extension moving towards what spec asks for?
+  - True, reason Succeeded: the desired state was reached; later changes will be picked up.
+  - True, reason Retrying: an error occurred that a later attempt may get past.
+  - False, reason Blocked: an error occurred that a person has to fix.
+
+With a catalog source, the package author's deprecation notices are reported too:
+  - PackageDeprecated: the package is deprecated (True), not (False), or the catalog data is
+    unavailable (Unknown).
+  - ChannelDeprecated: one of the requested channels is deprecated (True), none is (False), or
+    unknown as above.
+  - BundleDeprecated: the installed bundle is deprecated (True), not (False), or unknown because
+    nothing is installed yet or the catalog data is unavailable.
+  - Deprecated: True if any of the three is True, False if none is, Unknown without catalog data.`),
+    install: {
+      type: 'object',
+      description: 'install reports what is installed for this extension right now.',
+      required: ['bundle'],
+      properties: {
+        bundle: {
+          type: 'object',
+          description: `bundle identifies the installed bundle: one version of the package, i.e. the set of objects
+applied to the cluster to install that version.`,
+          required: ['name', 'version'],
+          properties: {
+            name: {
+              type: 'string',
+              description: `name is the bundle's name, an RFC 1123 subdomain: lowercase letters, digits, "-" and ".",
+starting and ending with a letter or digit, at most 253 characters.`,
+              // Upstream's message names packageName here; clients match on it, so it stays.
+              'x-kubernetes-validations': [{ rule: dns1123SubdomainRule, message: dns1123SubdomainMessage('packageName') }],
+            },
+            version: {
+              type: 'string',
+              description: "version is the bundle's version, a semantic version (https://semver.org/).",
+              'x-kubernetes-validations': [{ rule: semverRule, message: 'version must be well-formed semver' }],
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+export const clusterExtensionCRD: CustomResourceDefinition = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: {
+    name: ClusterExtensionCRDName,
+    annotations: { 'olm.operatorframework.io/generator': 'standard' },
+  },
+  spec: {
+    group: GroupName,
+    names: {
+      kind: ClusterExtensionKind,
+      listKind: ClusterExtensionListKind,
+      plural: ClusterExtensionResource,
+      singular: ClusterExtensionSingular,
+    },
+    scope: 'Cluster',
+    versions: [
+      {
+        name: Version,
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        additionalPrinterColumns: [
+          { name: 'Installed Bundle', type: 'string', jsonPath: '.status.install.bundle.name' },
+          { name: 'Version', type: 'string', jsonPath: '.status.install.bundle.version' },
+          { name: 'Installed', type: 'string', jsonPath: ".status.conditions[?(@.type=='Installed')].status" },
+          { name: 'Progressing', type: 'string', jsonPath: ".status.conditions[?(@.type=='Progressing')].status" },
+          ageColumn,
+        ],
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            description: `A ClusterExtension installs a package from the cluster's ClusterCatalogs and keeps it at the
+version its spec allows, upgrading it as new versions appear.`,
+            properties: {
+              apiVersion: apiVersionProperty,
+              kind: kindProperty,
+              metadata: metadataProperty,
+              spec,
+              status,
+            },
+          },
+        },
+      },
+    ],
+  },
+};
