@@ -24,8 +24,9 @@ export function startProcess(cmd: string, args: readonly string[], logFile: stri
   child.stderr?.pipe(log);
   if (child.pid === undefined) throw new Error(`could not start ${cmd}`);
   live.add(child);
-  const exited = once(child, 'exit').then(([code, signal]: [number | null, string | null]) => {
+  const exited = once(child, 'exit').then((args: unknown[]) => {
     live.delete(child);
+    const [code, signal] = args as [number | null, NodeJS.Signals | null];
     return code ?? signal ?? 'unknown';
   });
   return { child, pid: child.pid, logFile, exited };

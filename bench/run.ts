@@ -1,0 +1,16 @@
+// `npm run bench`: every benchmark, printed as a table of figures. Never pass/fail.
+// Select some with `npm run bench -- workqueue informer`; BENCH_COLD=1 adds the cold build.
+import { benchControlPlane, type Figure } from './control-plane.ts';
+
+const benches: Record<string, () => Promise<Figure[]>> = {
+  'control-plane': benchControlPlane,
+};
+
+const wanted = process.argv.slice(2);
+for (const [name, run] of Object.entries(benches)) {
+  if (wanted.length && !wanted.includes(name)) continue;
+  console.log(`\n## ${name}`);
+  for (const f of await run()) {
+    console.log(`${f.name.padEnd(64)} ${String(f.value).padStart(12)} ${f.unit}${f.note ? `  (${f.note})` : ''}`);
+  }
+}
