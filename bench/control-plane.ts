@@ -42,7 +42,7 @@ export async function benchControlPlane(): Promise<Figure[]> {
   if (process.env.BENCH_COLD === '1') {
     const dir = await mkdtemp(join(tmpdir(), 'olm-cold-'));
     const script = fileURLToPath(new URL('../test/envtest/build.sh', import.meta.url));
-    const env = { ...process.env, GOMODCACHE: join(dir, 'mod'), GOCACHE: join(dir, 'cache'), OLM_TEST_BIN_DIR: join(dir, 'bin') };
+    const env: NodeJS.ProcessEnv = { ...process.env, GOMODCACHE: join(dir, 'mod'), GOCACHE: join(dir, 'cache'), OLM_TEST_BIN_DIR: join(dir, 'bin') };
     delete env.OLM_TEST_APISERVER;
     delete env.OLM_TEST_REGISTRY;
     const ms = await timed(() => promisify(execFile)('bash', [script], { env, maxBuffer: 16 << 20 }));
