@@ -1,0 +1,350 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { LogFields, Logger } from '../observability/logger.ts';
+import { createMetrics } from '../observability/metrics.ts';
+import { Controller, type EventSource, type EventType, type Reconciler, type Result, objectKey, splitKey } from './controller.ts';
+import { TerminalError } from './errors.ts';
+
+type Outcome = Result | void | Error;
+
+interface Call {
+  readonly key: string;
+  readonly at: number;
+  readonly signal: AbortSignal;
+}
+
+// A reconciler that plays a script per key (then succeeds), recording every call.
+function scripted(script: Record<string, Outcome[]> = {}) {
+  const calls: Call[] = [];
+  const reconciler: Reconciler = {
+    reconcile(key, signal) {
+      calls.push({ key, at: performance.now(), signal });
+      const next = script[key]?.shift();
+      if (next instanceof Error) return Promise.reject(next);
+      return Promise.resolve(next);
+    },
+  };
+  return { reconciler, calls };
+}
+
+interface Line {
+  readonly level: string;
+  readonly msg: string;
+  readonly fields: LogFields;
+}
+function capturingLogger(lines: Line[] = [], base: LogFields = {}): Logger {
+  const at = (level: string) => (msg: string, fields?: LogFields) => void lines.push({ level, msg, fields: { ...base, ...fields } });
+  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug'), child: (f) => capturingLogger(lines, { ...base, ...f }) };
+}
+
+class FakeSource<T> implements EventSource<T> {
+  readonly subscribers = new Set<(type: EventType, obj: T, old?: T) => void>();
+  onEvent(cb: (type: EventType, obj: T, old?: T) => void): () => void {
+    this.subscribers.add(cb);
+    return () => this.subscribers.delete(cb);
+  }
+  emit(type: EventType, obj: T, old?: T): void {
+    for (const cb of this.subscribers) cb(type, obj, old);
+  }
+}
+
+async function counter(metrics: ReturnType<typeof createMetrics>, name: string, labels: Record<string, string>): Promise<number> {
+  const metric = metrics.registry.getSingleMetric(name);
+  if (!metric) throw new Error(`no metric ${name}`);
+  const values = (await metric.get()).values;
+  const match = values.find((v) => Object.entries(labels).every(([k, want]) => v.labels[k] === want));
+  return match?.value ?? 0;
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+function run(controller: Controller) {
+  const ac = new AbortController();
+  const done = controller.start(ac.signal);
+  return {
+    async stop() {
+      ac.abort();
+      await vi.runOnlyPendingTimersAsync();
+      await done;
+    },
+    done,
+  };
+}
+
+describe('Controller: outcomes', () => {
+  it.each([
+    { name: 'success → forget, no requeue', outcome: undefined as Outcome, result: 'success', calls: [0], errors: 0, terminal: 0 },
+    { name: 'empty result is success', outcome: {} as Outcome, result: 'success', calls: [0], errors: 0, terminal: 0 },
+    { name: 'requeueAfterMs → again after exactly that', outcome: { requeueAfterMs: 1500 }, result: 'requeue_after', calls: [0, 1500], errors: 0, terminal: 0 },
+    { name: 'requeue → again after the rate-limited backoff', outcome: { requeue: true }, result: 'requeue', calls: [0, 5], errors: 0, terminal: 0 },
+    { name: 'error → retried with backoff', outcome: new Error('boom'), result: 'error', calls: [0, 5], errors: 1, terminal: 0 },
+    { name: 'terminal error → not retried', outcome: new TerminalError('Blocked', 'no'), result: 'error', calls: [0], errors: 1, terminal: 1 },
+  ])('$name', async ({ outcome, result, calls, errors, terminal }) => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    const { reconciler, calls: got } = scripted({ k: [outcome] });
+    const c = new Controller({ name: 'test', reconciler, metrics });
+    c.enqueue('k');
+    const r = run(c);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(got.map((call) => call.at)).toEqual(calls);
+
+    const label = (res: string) => counter(metrics, 'controller_runtime_reconcile_total', { controller: 'test', result: res });
+    expect(await label(result)).toBe(1);
+    expect(await label('success')).toBe(result === 'success' ? 1 : calls.length - 1);
+    expect(await counter(metrics, 'controller_runtime_reconcile_errors_total', { controller: 'test' })).toBe(errors);
+    expect(await counter(metrics, 'controller_runtime_terminal_reconcile_errors_total', { controller: 'test' })).toBe(terminal);
+    expect(c.queue.numRequeues('k')).toBe(0); // the final success (or terminal error) forgets
+    await r.stop();
+  });
+
+  it('backs off exponentially on repeated errors and forgets on success', async () => {
+    const { reconciler, calls } = scripted({ k: [new Error('1'), new Error('2'), new Error('3'), undefined] });
+    const c = new Controller({ name: 'test', reconciler });
+    c.enqueue('k');
+    const r = run(c);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(calls.map((call) => call.at)).toEqual([0, 5, 15, 35]); // +5, +10, +20
+    expect(c.queue.numRequeues('k')).toBe(0);
+    await r.stop();
+  });
+
+  it('a thrown non-Error is an error too', async () => {
+    const reconciler: Reconciler = {
+      reconcile: () => {
+        throw 'not an error';
+      },
+    };
+    const metrics = createMetrics({ defaultMetrics: false });
+    const c = new Controller({ name: 'test', reconciler, metrics });
+    c.enqueue('k');
+    const r = run(c);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(await counter(metrics, 'controller_runtime_reconcile_errors_total', { controller: 'test' })).toBe(1);
+    await r.stop();
+  });
+
+  it('logs errors with key, reason and error; terminal ones say they are not retried', async () => {
+    const lines: Line[] = [];
+    const terminal = new TerminalError('InvalidConfiguration', 'bad');
+    const plain = new Error('flaky');
+    const { reconciler } = scripted({ a: [terminal], b: [plain] });
+    const c = new Controller({ name: 'ce', reconciler, logger: capturingLogger(lines) });
+    c.enqueue('a');
+    c.enqueue('b');
+    const r = run(c);
+    await vi.advanceTimersByTimeAsync(0);
+    const errors = lines.filter((l) => l.level === 'error');
+    expect(errors).toEqual([
+      { level: 'error', msg: 'Reconciler error (terminal, not retried)', fields: { controller: 'ce', key: 'a', reason: 'InvalidConfiguration', err: terminal } },
+      { level: 'error', msg: 'Reconciler error', fields: { controller: 'ce', key: 'b', requeues: 1, err: plain } },
+    ]);
+    await r.stop();
+  });
+});
+
+describe('Controller: concurrency', () => {
+  it('runs at most `concurrency` reconciles at once and reports worker gauges', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const release: (() => void)[] = [];
+    const reconciler: Reconciler = {
+      async reconcile() {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        await new Promise<void>((resolve) => release.push(resolve));
+        inFlight--;
+      },
+    };
+    const c = new Controller({ name: 'test', reconciler, concurrency: 3, metrics });
+    for (let i = 0; i < 10; i++) c.enqueue(`k${i}`);
+    const r = run(c);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(inFlight).toBe(3);
+    expect(await counter(metrics, 'controller_runtime_active_workers', { controller: 'test' })).toBe(3);
+    expect(await counter(metrics, 'controller_runtime_max_concurrent_reconciles', { controller: 'test' })).toBe(3);
+    while (release.length > 0) {
+      release.shift()!();
+      await vi.advanceTimersByTimeAsync(0);
+    }
+    expect(maxInFlight).toBe(3);
+    expect(await counter(metrics, 'controller_runtime_reconcile_total', { controller: 'test', result: 'success' })).toBe(10);
+    expect(await counter(metrics, 'controller_runtime_active_workers', { controller: 'test' })).toBe(0);
+    await r.stop();
+  });
+
+  it('never reconciles one key twice at once; a change during a reconcile is reconciled after it', async () => {
+    let running = 0;
+    let overlapped = false;
+    let calls = 0;
+    let release: (() => void) | undefined;
+    const reconciler: Reconciler = {
+      async reconcile() {
+        calls++;
+        running++;
+        if (running > 1) overlapped = true;
+        await new Promise<void>((resolve) => (release = resolve));
+        running--;
+      },
+    };
+    const c = new Controller({ name: 'test', reconciler, concurrency: 4 });
+    c.enqueue('k');
+    const r = run(c);
+    await vi.advanceTimersByTimeAsync(0);
+    c.enqueue('k');
+    c.enqueue('k');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(calls).toBe(1);
+    release!();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(calls).toBe(2); // once more, for both changes
+    release!();
+    await vi.advanceTimersByTimeAsync(100);
+    expect(calls).toBe(2);
+    expect(overlapped).toBe(false);
+    await r.stop();
+  });
+
+  it('rejects a concurrency below 1', () => {
+    expect(() => new Controller({ name: 'x', reconciler: scripted().reconciler, concurrency: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('Controller: watches and resync', () => {
+  interface Obj {
+    metadata: { name?: string; namespace?: string };
+    owner?: string;
+  }
+  const obj = (name: string, namespace?: string, owner?: string): Obj => ({
+    metadata: namespace === undefined ? { name } : { name, namespace },
+    ...(owner !== undefined && { owner }),
+  });
+
+  it('default mapping enqueues namespace/name or name', async () => {
+    const { reconciler, calls } = scripted();
+    const c = new Controller({ name: 'test', reconciler });
+    const source = new FakeSource<Obj>();
+    c.watch(source);
+    source.emit('add', obj('a', 'ns'));
+    source.emit('update', obj('b'), obj('b'));
+    source.emit('delete', obj('c'));
+    source.emit('add', { metadata: {} }); // nameless: ignored
+    const r = run(c);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(calls.map((call) => call.key)).toEqual(['ns/a', 'b', 'c']);
+    await r.stop();
+  });
+
+  it('mapFn chooses keys; updates map the old object too; throwing mapFns are logged', async () => {
+    const lines: Line[] = [];
+    const { reconciler, calls } = scripted();
+    const c = new Controller({ name: 'test', reconciler, logger: capturingLogger(lines) });
+    const source = new FakeSource<Obj>();
+    c.watch(source, (o) => {
+      if (o.metadata.name === 'bad') throw new Error('mapper bug');
+      return o.owner === undefined ? [] : [`owner-${o.owner}`];
+    });
+    source.emit('update', obj('x', undefined, 'new'), obj('x', undefined, 'old'));
+    source.emit('add', obj('y')); // no owner: filtered out
+    source.emit('add', obj('bad'));
+    const r = run(c);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(calls.map((call) => call.key).sort()).toEqual(['owner-new', 'owner-old']);
+    expect(lines.filter((l) => l.level === 'error').map((l) => l.msg)).toEqual(['Mapping an event to keys failed; event dropped']);
+    await r.stop();
+  });
+
+  it('unsubscribes its sources when stopped', async () => {
+    const c = new Controller({ name: 'test', reconciler: scripted().reconciler });
+    const source = new FakeSource<Obj>();
+    c.watch(source);
+    expect(source.subscribers.size).toBe(1);
+    const r = run(c);
+    await r.stop();
+    expect(source.subscribers.size).toBe(0);
+  });
+
+  it('resync enqueues every listed key each period', async () => {
+    const { reconciler, calls } = scripted();
+    const c = new Controller({ name: 'test', reconciler, resync: { periodMs: 1000, keys: () => ['a', 'b'] } });
+    const r = run(c);
+    await vi.advanceTimersByTimeAsync(2500);
+    expect(calls.map((call) => `${call.key}@${call.at}`)).toEqual(['a@1000', 'b@1000', 'a@2000', 'b@2000']);
+    await r.stop();
+  });
+});
+
+describe('Controller: stopping', () => {
+  it('aborts the signal, waits for in-flight reconciles, starts nothing new', async () => {
+    let release: (() => void) | undefined;
+    const seen: string[] = [];
+    let signal: AbortSignal | undefined;
+    const reconciler: Reconciler = {
+      async reconcile(key, s) {
+        seen.push(key);
+        signal = s;
+        await new Promise<void>((resolve) => (release = resolve));
+      },
+    };
+    const c = new Controller({ name: 'test', reconciler });
+    c.enqueue('first');
+    c.enqueue('second');
+    const ac = new AbortController();
+    let finished = false;
+    const done = c.start(ac.signal).then(() => (finished = true));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(seen).toEqual(['first']);
+
+    ac.abort();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(signal?.aborted).toBe(true);
+    expect(finished).toBe(false); // still waiting for 'first'
+    release!();
+    await done;
+    expect(seen).toEqual(['first']); // 'second' was dropped
+    expect(c.queue.shuttingDown()).toBe(true);
+  });
+
+  it('does not retry an error caused by the shutdown', async () => {
+    const lines: Line[] = [];
+    const reconciler: Reconciler = {
+      reconcile: (_key, signal) =>
+        new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true })),
+    };
+    const c = new Controller({ name: 'test', reconciler, logger: capturingLogger(lines) });
+    c.enqueue('k');
+    const r = run(c);
+    await vi.advanceTimersByTimeAsync(0);
+    await r.stop();
+    expect(lines.some((l) => l.level === 'error')).toBe(false);
+    expect(lines.map((l) => l.msg)).toContain('Reconcile interrupted by shutdown');
+  });
+
+  it('returns at once for an aborted signal, runs only once, watches nothing after', async () => {
+    const c = new Controller({ name: 'test', reconciler: scripted().reconciler });
+    await c.start(AbortSignal.abort());
+    expect(c.started).toBe(true);
+    await expect(c.start(new AbortController().signal)).rejects.toThrow(/already started/);
+    expect(() => c.watch(new FakeSource<{ metadata: { name: string } }>())).toThrow(/has stopped/);
+  });
+});
+
+describe('objectKey / splitKey', () => {
+  it.each([
+    { obj: { metadata: { name: 'a', namespace: 'ns' } }, key: 'ns/a', split: { namespace: 'ns', name: 'a' } },
+    { obj: { metadata: { name: 'a' } }, key: 'a', split: { name: 'a' } },
+    { obj: { metadata: { name: 'a', namespace: '' } }, key: 'a', split: { name: 'a' } },
+  ])('$key', ({ obj, key, split }) => {
+    expect(objectKey(obj)).toBe(key);
+    expect(splitKey(key)).toEqual(split);
+  });
+
+  it('no name, no key', () => {
+    expect(objectKey({ metadata: {} })).toBeUndefined();
+    expect(objectKey({})).toBeUndefined();
+  });
+});

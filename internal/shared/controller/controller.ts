@@ -1,0 +1,268 @@
+// The reconcile loop: event sources put keys in a rate-limited work queue, `concurrency`
+// workers take keys out and call the reconciler, and the outcome decides what happens next
+// (controller-runtime's pkg/internal/controller, reconcileHandler):
+//
+//   outcome                          queue                  reconcile_total{result}
+//   resolved, no result              forget                 success
+//   { requeueAfterMs: n > 0 }        forget, addAfter(n)    requeue_after
+//   { requeue: true }                addRateLimited         requeue
+//   throws TerminalError             forget (no retry)      error  (+ errors_total, terminal_…_total)
+//   throws anything else             addRateLimited         error  (+ errors_total)
+//
+// A key is never reconciled by two workers at once (the queue guarantees it); a key that changes
+// while it is being reconciled is reconciled once more afterwards.
+import type { Logger } from '../observability/logger.ts';
+import { noopLogger } from '../observability/logger.ts';
+import type { MetricsProvider, ReconcileMetrics } from '../observability/metrics-hooks.ts';
+import { noopMetrics } from '../observability/metrics-hooks.ts';
+import { type Clock, realClock } from './clock.ts';
+import { isTerminal } from './errors.ts';
+import type { RateLimiter } from './rate-limiter.ts';
+import { WorkQueue } from './workqueue.ts';
+
+/** What a reconcile asks for besides "done". Both unset (or no result at all) means success. */
+export interface Result {
+  /** Reconcile this key again after this many milliseconds (and reset its backoff). */
+  readonly requeueAfterMs?: number;
+  /** Reconcile this key again after its rate-limited backoff, without counting an error. */
+  readonly requeue?: boolean;
+}
+
+/**
+ * Makes the cluster match one object's spec. `key` is `namespace/name` or `name`; `signal` is
+ * aborted when the controller stops. Throw to retry with backoff; throw a TerminalError to stop
+ * retrying; return a Result to come back later.
+ */
+export interface Reconciler {
+  reconcile(key: string, signal: AbortSignal): Promise<Result | void>;
+}
+
+export type EventType = 'add' | 'update' | 'delete';
+
+/** Anything that reports object changes; the informers in internal/shared/kube satisfy it. */
+export interface EventSource<T> {
+  /** Subscribes; returns the unsubscribe function. */
+  onEvent(cb: (type: EventType, obj: T, old?: T) => void): () => void;
+}
+
+/** Turns an event's object into the keys to reconcile; nothing (or []) filters the event out. */
+export type MapFn<T> = (obj: T, type: EventType) => string | Iterable<string> | undefined | null;
+
+/** The shape `objectKey` reads: any Kubernetes object. */
+export interface NamedObject {
+  readonly metadata?: { readonly name?: string; readonly namespace?: string };
+}
+
+/** `namespace/name` for namespaced objects, `name` for cluster-scoped ones (client-go's key). */
+export function objectKey(obj: NamedObject): string | undefined {
+  const name = obj.metadata?.name;
+  if (!name) return undefined;
+  const ns = obj.metadata?.namespace;
+  return ns ? `${ns}/${name}` : name;
+}
+
+/** The inverse of `objectKey`. */
+export function splitKey(key: string): { readonly namespace?: string; readonly name: string } {
+  const slash = key.indexOf('/');
+  return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+export interface ControllerOptions {
+  /** Names the logs (`controller`), the metrics (`controller`, `name`) and the queue. */
+  readonly name: string;
+  readonly reconciler: Reconciler;
+  /** Workers, i.e. the most keys reconciled at once. Default 1. */
+  readonly concurrency?: number;
+  readonly logger?: Logger;
+  readonly metrics?: MetricsProvider;
+  /** Backoff for errors and `requeue`; default: client-go's default controller rate limiter. */
+  readonly rateLimiter?: RateLimiter<string>;
+  /** Every `periodMs`, enqueue every key `keys()` lists (e.g. all objects in an informer's cache). */
+  readonly resync?: { readonly periodMs: number; readonly keys: () => Iterable<string> };
+  readonly clock?: Clock;
+}
+
+export class Controller {
+  readonly name: string;
+  readonly queue: WorkQueue<string>;
+  readonly concurrency: number;
+  readonly #reconciler: Reconciler;
+  readonly #log: Logger;
+  readonly #metrics: ReconcileMetrics;
+  readonly #clock: Clock;
+  readonly #resync: ControllerOptions['resync'];
+  readonly #unsubscribes: (() => void)[] = [];
+  #started = false;
+  #stopping = false;
+
+  constructor(options: ControllerOptions) {
+    const concurrency = options.concurrency ?? 1;
+    if (!Number.isInteger(concurrency) || concurrency < 1) {
+      throw new RangeError(`controller ${options.name}: concurrency must be a positive integer, got ${concurrency}`);
+    }
+    if (options.resync !== undefined && !(options.resync.periodMs > 0)) {
+      throw new RangeError(`controller ${options.name}: resync period must be positive`);
+    }
+    this.name = options.name;
+    this.concurrency = concurrency;
+    this.#reconciler = options.reconciler;
+    this.#log = (options.logger ?? noopLogger).child({ controller: options.name });
+    this.#metrics = (options.metrics ?? noopMetrics).controller(options.name);
+    this.#clock = options.clock ?? realClock;
+    this.#resync = options.resync;
+    const queueOptions = { name: options.name, clock: this.#clock, ...(options.rateLimiter && { rateLimiter: options.rateLimiter }) };
+    this.queue = new WorkQueue<string>(options.metrics ? { ...queueOptions, metrics: options.metrics.workQueue(options.name) } : queueOptions);
+  }
+
+  /**
+   * Enqueues keys for the source's events, from now until the controller stops. Without `mapFn`
+   * the key is the object's own (`objectKey`). For updates, the keys of the old object are
+   * enqueued too, so a change that moves an object from one owner to another reaches both.
+   * Returns a function that ends this watch early.
+   */
+  watch<T extends NamedObject>(source: EventSource<T>): () => void;
+  watch<T>(source: EventSource<T>, mapFn: MapFn<T>): () => void;
+  watch<T>(source: EventSource<T>, mapFn?: MapFn<T>): () => void {
+    if (this.#stopping) throw new Error(`controller ${this.name} has stopped; it cannot watch anything more`);
+    const map = mapFn ?? ((obj: T) => objectKey(obj as NamedObject));
+    const unsubscribe = source.onEvent((type, obj, old) => {
+      if (this.#stopping) return;
+      this.#enqueueMapped(map, obj, type);
+      if (old !== undefined && old !== obj) this.#enqueueMapped(map, old, type);
+    });
+    this.#unsubscribes.push(unsubscribe);
+    return unsubscribe;
+  }
+
+  /** Enqueues a key directly (deduplicated with everything else in the queue). */
+  enqueue(key: string): void {
+    this.queue.add(key);
+  }
+
+  get started(): boolean {
+    return this.#started;
+  }
+
+  /**
+   * Runs the workers until `signal` aborts, then stops: event sources are unsubscribed, queued
+   * keys are dropped, reconciles in flight see the aborted signal, and the returned promise
+   * resolves once every one of them has finished. A controller runs once.
+   */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.#started) throw new Error(`controller ${this.name} was already started`);
+    this.#started = true;
+    if (!signal.aborted) {
+      this.#metrics.maxConcurrentReconciles.set(this.concurrency);
+      this.#log.info('Starting workers', { workerCount: this.concurrency });
+      const workers: Promise<void>[] = [];
+      for (let i = 0; i < this.concurrency; i++) workers.push(this.#worker(signal));
+      const resync = this.#resync && setInterval(() => this.#resyncAll(), this.#resync.periodMs);
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      this.#log.info('Shutdown signal received, waiting for all workers to finish');
+      if (resync !== undefined) clearInterval(resync);
+      this.#stop();
+      await Promise.all(workers);
+      this.#log.info('All workers finished');
+    }
+    this.#stop();
+  }
+
+  #stop(): void {
+    this.#stopping = true;
+    for (const unsubscribe of this.#unsubscribes.splice(0)) unsubscribe();
+    this.queue.shutDown();
+  }
+
+  #enqueueMapped<T>(map: MapFn<T>, obj: T, type: EventType): void {
+    let keys: string | Iterable<string> | undefined | null;
+    try {
+      keys = map(obj, type);
+    } catch (err) {
+      this.#log.error('Mapping an event to keys failed; event dropped', { event: type, err });
+      return;
+    }
+    if (keys === undefined || keys === null) return;
+    if (typeof keys === 'string') this.queue.add(keys);
+    else for (const key of keys) this.queue.add(key);
+  }
+
+  #resyncAll(): void {
+    try {
+      for (const key of this.#resync!.keys()) this.queue.add(key);
+    } catch (err) {
+      this.#log.error('Listing keys for resync failed', { err });
+    }
+  }
+
+  async #worker(signal: AbortSignal): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      if (this.#stopping) {
+        this.queue.done(key); // shutting down: start nothing new
+        return;
+      }
+      try {
+        await this.#reconcileOne(key, signal);
+      } catch (err) {
+        // Only a throwing logger or metrics hook gets here; keep the worker alive.
+        this.#log.error('Handling a reconcile outcome failed', { key, err });
+      }
+    }
+  }
+
+  async #reconcileOne(key: string, signal: AbortSignal): Promise<void> {
+    const m = this.#metrics;
+    m.activeWorkers.inc();
+    const started = this.#clock.now();
+    let result: Result | void = undefined;
+    let failed = false;
+    let error: unknown;
+    try {
+      result = await this.#reconciler.reconcile(key, signal);
+    } catch (err) {
+      failed = true;
+      error = err;
+    }
+    m.time.observe((this.#clock.now() - started) / 1000);
+    m.activeWorkers.dec();
+    try {
+      this.#handleOutcome(key, failed, error, result, signal);
+    } finally {
+      this.queue.done(key);
+    }
+  }
+
+  #handleOutcome(key: string, failed: boolean, error: unknown, result: Result | void, signal: AbortSignal): void {
+    const m = this.#metrics;
+    const q = this.queue;
+    if (failed) {
+      m.errors.inc();
+      m.total.error.inc();
+      if (isTerminal(error)) {
+        m.terminalErrors.inc();
+        q.forget(key);
+        this.#log.error('Reconciler error (terminal, not retried)', { key, reason: error.reason, err: error });
+      } else if (signal.aborted) {
+        // Interrupted by shutdown: nothing to retry in this process.
+        this.#log.info('Reconcile interrupted by shutdown', { key, err: error });
+      } else {
+        q.addRateLimited(key);
+        this.#log.error('Reconciler error', { key, requeues: q.numRequeues(key), err: error });
+      }
+      return;
+    }
+    const after = result?.requeueAfterMs;
+    if (after !== undefined && after > 0) {
+      q.forget(key);
+      q.addAfter(key, after);
+      m.total.requeue_after.inc();
+    } else if (result?.requeue) {
+      q.addRateLimited(key);
+      m.total.requeue.inc();
+    } else {
+      q.forget(key);
+      m.total.success.inc();
+    }
+  }
+}

@@ -1,0 +1,71 @@
+// Terminal vs retryable errors, and stable error text for status conditions.
+//
+// Retry is the default: any error a reconciler throws is retried with backoff. An error that a
+// retry cannot fix (bad configuration, an unsatisfiable request) must say so by being a
+// TerminalError; its `reason` becomes the condition reason (Progressing=False/<reason>).
+// Mirrors controller-runtime's reconcile.TerminalError and operator-controller's
+// internal/shared/util/error (NewTerminalError, ExtractTerminalReason, SanitizeNetworkError).
+
+// A registry-wide brand, so `isTerminal` also recognises errors made by a second copy of this
+// module (two bundled copies, a test importing by another path): `instanceof` alone would not.
+const TERMINAL = Symbol.for('olmv1.controller.TerminalError');
+
+export class TerminalError extends Error {
+  override readonly name = 'TerminalError';
+  /** CamelCase reason for the Progressing condition, e.g. `Blocked`, `InvalidConfiguration`. */
+  readonly reason: string;
+
+  constructor(reason: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.reason = reason;
+    Object.defineProperty(this, TERMINAL, { value: true });
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // Subclasses keep ordinary prototype-chain instanceof.
+    if (this !== TerminalError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TERMINAL] === true;
+  }
+}
+
+/** True when `err` is a TerminalError: the controller must not retry it. */
+export function isTerminal(err: unknown): err is TerminalError {
+  return err instanceof TerminalError;
+}
+
+/** The condition reason a terminal error carries, or undefined for retryable errors. */
+export function terminalReason(err: unknown): string | undefined {
+  return isTerminal(err) ? err.reason : undefined;
+}
+
+/** The text of anything thrown: `Error.message`, or `String(value)` for non-errors. */
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  if (err === undefined || err === null) return '';
+  return String(err);
+}
+
+/**
+ * Adds context in front of an error's message (`<prefix>: <message>`) and keeps the original
+ * as `cause`. A terminal error stays terminal with the same reason, so wrapping at each layer
+ * never turns "do not retry" into "retry".
+ */
+export function withContext(err: unknown, prefix: string): Error {
+  const message = `${prefix}: ${errorMessage(err)}`;
+  return isTerminal(err) ? new TerminalError(err.reason, message, { cause: err }) : new Error(message, { cause: err });
+}
+
+// read|write tcp|udp <IPv4 or [IPv6]>[:port]-><IPv4 or [IPv6]>[:port][: ]: the same pattern as
+// upstream's SanitizeNetworkError (operator-controller internal/shared/util/error/sanitize.go).
+const EPHEMERAL_NETWORK_ERROR =
+  /(read|write) (tcp|udp) ((?:[0-9]{1,3}(?:\.[0-9]{1,3}){3}|\[[0-9a-fA-F:]+\])(?::[0-9]+)?)->((?:[0-9]{1,3}(?:\.[0-9]{1,3}){3}|\[[0-9a-fA-F:]+\])(?::[0-9]+)?)(: )?/g;
+
+/**
+ * Removes `read|write tcp|udp <src>-><dst>: ` from an error message. The source port changes on
+ * every attempt, so without this a retried network error rewrites status on each retry.
+ * Accepts an error (its message is used), a string, or nothing (returns "").
+ */
+export function sanitizeNetworkError(err: unknown): string {
+  const message = typeof err === 'string' ? err : errorMessage(err);
+  return message.replace(EPHEMERAL_NETWORK_ERROR, '');
+}

@@ -1,0 +1,18 @@
+// Logs, metrics and health endpoints.
+export type { HealthCheck, HealthServer, HealthServerOptions, MetricsSource } from './health-server.ts';
+export { startHealthServer } from './health-server.ts';
+export type { LogFields, LogLevel, Logger, LoggerOptions } from './logger.ts';
+export { LOG_LEVELS, createLogger, noopLogger, parseLogLevel, serializeError } from './logger.ts';
+export type {
+  CounterHook,
+  GaugeHook,
+  HistogramHook,
+  MetricsProvider,
+  ReconcileMetrics,
+  ReconcileResult,
+  SettableGaugeHook,
+  WorkQueueMetrics,
+} from './metrics-hooks.ts';
+export { noopMetrics } from './metrics-hooks.ts';
+export type { Metrics, MetricsOptions } from './metrics.ts';
+export { createMetrics } from './metrics.ts';

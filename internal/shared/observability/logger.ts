@@ -1,0 +1,164 @@
+// Structured JSON logs: one object per line, `{"ts","level","msg",...fields}`, to stdout.
+//
+//   const log = createLogger();                          // level from LOG_LEVEL, default info
+//   const ctrl = log.child({ controller: 'clusterextension' });
+//   ctrl.error('Reconciler error', { key: 'argocd', err }); // err → {message, name, reason, cause…}
+//
+// Errors anywhere in the fields are written as objects with their message (plus name, code,
+// terminal reason, cause chain); stacks only when the logger's level is debug.
+
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
+export type LogFields = Readonly<Record<string, unknown>>;
+
+export interface Logger {
+  error(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
+  info(msg: string, fields?: LogFields): void;
+  debug(msg: string, fields?: LogFields): void;
+  /** A logger that adds `fields` to every line (later fields win over earlier ones). */
+  child(fields: LogFields): Logger;
+}
+
+export interface LoggerOptions {
+  /** Lowest level written; default: env LOG_LEVEL, else `info`. */
+  readonly level?: LogLevel;
+  /** Fields on every line. */
+  readonly fields?: LogFields;
+  /** Where lines go (without the trailing newline); default: stdout. */
+  readonly write?: (line: string) => void;
+  /** Clock for `ts`; default: the wall clock. */
+  readonly now?: () => Date;
+  /** Environment to read LOG_LEVEL from; default: process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+export const LOG_LEVELS: readonly LogLevel[] = ['error', 'warn', 'info', 'debug'];
+const SEVERITY: Readonly<Record<LogLevel, number>> = { error: 0, warn: 1, info: 2, debug: 3 };
+const RESERVED = new Set(['ts', 'level', 'msg']);
+const MAX_CAUSE_DEPTH = 8;
+
+/** `error|warn|info|debug` (any case, `warning` too) → the level; anything else → undefined. */
+export function parseLogLevel(text: string | undefined): LogLevel | undefined {
+  if (text === undefined) return undefined;
+  const t = text.trim().toLowerCase();
+  if (t === 'warning') return 'warn';
+  return (LOG_LEVELS as readonly string[]).includes(t) ? (t as LogLevel) : undefined;
+}
+
+interface Sink {
+  readonly severity: number;
+  readonly stacks: boolean;
+  readonly write: (line: string) => void;
+  readonly now: () => Date;
+}
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const env = options.env ?? process.env;
+  let level = options.level;
+  if (level !== undefined && parseLogLevel(level) !== level) throw new Error(`unknown log level "${String(level)}"`);
+  const fromEnv = env['LOG_LEVEL'];
+  const parsedEnv = parseLogLevel(fromEnv);
+  level ??= parsedEnv ?? 'info';
+  const sink: Sink = {
+    severity: SEVERITY[level],
+    stacks: level === 'debug',
+    write: options.write ?? ((line) => void process.stdout.write(line + '\n')),
+    now: options.now ?? (() => new Date()),
+  };
+  const logger = new JsonLogger(sink, options.fields ?? {});
+  if (options.level === undefined && fromEnv !== undefined && fromEnv !== '' && parsedEnv === undefined) {
+    logger.warn('unknown LOG_LEVEL, using info', { LOG_LEVEL: fromEnv, valid: LOG_LEVELS });
+  }
+  return logger;
+}
+
+class JsonLogger implements Logger {
+  readonly #sink: Sink;
+  readonly #fields: LogFields;
+
+  constructor(sink: Sink, fields: LogFields) {
+    this.#sink = sink;
+    this.#fields = fields;
+  }
+
+  error(msg: string, fields?: LogFields): void {
+    this.#log('error', msg, fields);
+  }
+  warn(msg: string, fields?: LogFields): void {
+    this.#log('warn', msg, fields);
+  }
+  info(msg: string, fields?: LogFields): void {
+    this.#log('info', msg, fields);
+  }
+  debug(msg: string, fields?: LogFields): void {
+    this.#log('debug', msg, fields);
+  }
+
+  child(fields: LogFields): Logger {
+    return new JsonLogger(this.#sink, { ...this.#fields, ...fields });
+  }
+
+  #log(level: LogLevel, msg: string, fields: LogFields | undefined): void {
+    const sink = this.#sink;
+    if (SEVERITY[level] > sink.severity) return;
+    const record: Record<string, unknown> = { ts: sink.now().toISOString(), level, msg };
+    addFields(record, this.#fields);
+    if (fields) addFields(record, fields);
+    sink.write(stringify(record, sink.stacks));
+  }
+}
+
+// ts/level/msg belong to the logger; a field of that name is kept as `field.<name>`.
+function addFields(record: Record<string, unknown>, fields: LogFields): void {
+  for (const key of Object.keys(fields)) record[RESERVED.has(key) ? `field.${key}` : key] = fields[key];
+}
+
+function stringify(record: Record<string, unknown>, stacks: boolean): string {
+  try {
+    return JSON.stringify(record, replacer(stacks));
+  } catch (e) {
+    // A cycle, a throwing toJSON: still write the line, without the fields.
+    return JSON.stringify({
+      ts: record['ts'],
+      level: record['level'],
+      msg: record['msg'],
+      logError: `fields not serialisable: ${e instanceof Error ? e.message : String(e)}`,
+    });
+  }
+}
+
+function replacer(stacks: boolean): (this: unknown, key: string, value: unknown) => unknown {
+  return function (_key, value) {
+    if (value instanceof Error) return serializeError(value, stacks, 0);
+    if (typeof value === 'bigint') return value.toString();
+    if (value instanceof Map) return Object.fromEntries(value);
+    if (value instanceof Set) return [...value];
+    return value;
+  };
+}
+
+/** An error as plain JSON: message, and name/code/reason/errors/cause when present. */
+export function serializeError(err: Error, withStack: boolean, depth = 0): Record<string, unknown> {
+  const out: Record<string, unknown> = { message: err.message };
+  if (err.name !== 'Error') out['name'] = err.name;
+  const extra = err as Error & { code?: unknown; reason?: unknown };
+  if (typeof extra.code === 'string' || typeof extra.code === 'number') out['code'] = extra.code;
+  if (typeof extra.reason === 'string') out['reason'] = extra.reason;
+  if (withStack && err.stack !== undefined) out['stack'] = err.stack;
+  if (err instanceof AggregateError && depth < MAX_CAUSE_DEPTH) {
+    out['errors'] = (err.errors as unknown[]).map((e) => (e instanceof Error ? serializeError(e, withStack, depth + 1) : e));
+  }
+  if (err.cause !== undefined && depth < MAX_CAUSE_DEPTH) {
+    out['cause'] = err.cause instanceof Error ? serializeError(err.cause, withStack, depth + 1) : err.cause;
+  }
+  return out;
+}
+
+/** Writes nothing. For tests and for callers that were given no logger. */
+export const noopLogger: Logger = {
+  error: () => {},
+  warn: () => {},
+  info: () => {},
+  debug: () => {},
+  child: () => noopLogger,
+};
