@@ -1,0 +1,21 @@
+// Public surface of internal/shared/semver: two version-range engines (blang v4 for skipRange and
+// versionRange, Masterminds v3 for ClusterExtension spec.source.catalog.version) over one Version type.
+
+export type { Version } from './version.ts';
+export { compareVersions, comparePrerelease, formatVersion, isPrerelease, makeVersion, versionsEqual } from './version.ts';
+
+export type { BlangRange } from './blang.ts';
+export { parseBlang, parseBlangRange, parseTolerant } from './blang.ts';
+
+export { parseMastermindsStrictVersion, parseMastermindsVersion } from './masterminds-version.ts';
+export type {
+  Comparator,
+  ComparatorKind,
+  ConstraintOptions,
+  Constraints,
+  ConstraintValidation,
+} from './masterminds-constraints.ts';
+export { parseConstraints } from './masterminds-constraints.ts';
+
+export type { SemverErrorCode } from './errors.ts';
+export { BlangError, MastermindsError, SemverError, isSemverError } from './errors.ts';
