@@ -15,6 +15,15 @@ $(NODE_MODULES): package.json package-lock.json
 
 install: $(NODE_MODULES) ## npm ci (only when package-lock.json changed)
 
+SYSTEM_TOOLS := skopeo umoci zstd
+system-deps: ## Debian tools the image tests use (skopeo, umoci, zstd); installed when missing
+	@missing=""; for t in $(SYSTEM_TOOLS); do command -v $$t >/dev/null || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; fi; \
+	fi
+
 envtest: ## Build kube-apiserver+etcd and the registry from the Go module proxy (cached)
 	bash test/envtest/build.sh >/dev/null
 
@@ -33,7 +42,7 @@ generate: $(NODE_MODULES) ## Regenerate config/crd from api/
 build: $(NODE_MODULES) ## Compile to dist/
 	npx tsc -p tsconfig.build.json
 
-test: $(NODE_MODULES) envtest lint typecheck crd-check ## Everything CI runs; last line: N passed, N failed
+test: $(NODE_MODULES) system-deps envtest lint typecheck crd-check ## Everything CI runs; last line: N passed, N failed
 	npx vitest run
 
 unit: $(NODE_MODULES) ## Unit tests only
@@ -48,4 +57,4 @@ bench: $(NODE_MODULES) envtest ## Benchmarks (figures, never pass/fail)
 image: ## Container image (needs a container engine)
 	docker build -t olmv1:dev .
 
-.PHONY: help install envtest lint typecheck crd-check generate build test unit run bench image
+.PHONY: help install system-deps envtest lint typecheck crd-check generate build test unit run bench image

@@ -1,10 +1,12 @@
 // `npm run bench`: every benchmark, printed as a table of figures. Never pass/fail.
 // Select some with `npm run bench -- workqueue informer`; BENCH_COLD=1 adds the cold build.
 import { benchControlPlane, type Figure } from './control-plane.ts';
+import { benchInformer } from './informer.ts';
 import { benchWorkqueue } from './workqueue.ts';
 
 const benches: Record<string, () => Promise<Figure[]>> = {
   workqueue: () => benchWorkqueue(),
+  informer: benchInformer,
   'control-plane': benchControlPlane,
 };
 

@@ -1,4 +1,5 @@
 // Typings for logic-solver 2.0.1 (no @types package exists).
+/* eslint-disable @typescript-eslint/no-unused-vars -- ambient declarations describe the module shape */
 declare module 'logic-solver' {
   type Term = string | number;
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type

@@ -34,8 +34,10 @@ async function main(): Promise<void> {
     console.log(`using the cluster in KUBECONFIG=${kubeconfigPath}; apply the CRDs with: kubectl apply -k config/crd`);
   }
   const env = { ...process.env, KUBECONFIG: kubeconfigPath, ...(registryHost ? { OLM_INSECURE_REGISTRIES: registryHost } : {}) };
-  for (const name of ['catalogd', 'operator-controller']) {
-    const child = spawn(process.execPath, ['--import', 'tsx', `${root}cmd/${name}/main.ts`, '--leader-elect=false'], {
+  const ports: Record<string, [number, number]> = { catalogd: [18081, 18080], 'operator-controller': [18083, 18082] };
+  for (const [name, [health, metrics]] of Object.entries(ports)) {
+    const args = [`--health-probe-bind-address=127.0.0.1:${health}`, `--metrics-bind-address=127.0.0.1:${metrics}`];
+    const child = spawn(process.execPath, ['--import', 'tsx', `${root}cmd/${name}/main.ts`, ...args], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,0 +1,273 @@
+// Loading a catalog directory as catalogd stores it (declcfg.WalkMetasFS with concurrency 1):
+// files in lexical walk order (fs.WalkDir), `.indexignore` honoured, every other file parsed
+// whatever its name, blobs kept in file order as canonical JSON. Strict mode (the default) adds
+// opm LoadFS's checks: a blob needs a `schema`, and `olm.*` blobs must decode into opm's structs.
+// Documents without content (comment-only, blank, `null`) are skipped, as catalogd does.
+//
+// Memory: files are read and parsed one at a time (the next one is read while the current one is
+// parsed); for each blob only its canonical JSON (a Buffer) and a few typed fields survive.
+
+import { isAscii } from 'node:buffer';
+import { lstat, readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ExcessiveAliasingError, UnsupportedValueError, canonicalJSON, extractMeta } from './canonical.ts';
+import { addBlob, emptyDeclarativeConfig, type DeclarativeConfig, type MutableDeclarativeConfig } from './declcfg.ts';
+import { compareGoStrings } from './go.ts';
+import { INDEX_IGNORE_FILE, IgnoreMatcher } from './ignore.ts';
+import { FbcLoadError, msg, type BlobRef } from './messages.ts';
+import { DocumentSyntaxError, decodeDocuments, looksLikeJSON } from './yaml.ts';
+
+/** One blob of a catalog: catalogd's Meta plus where it came from. */
+export interface Meta extends BlobRef {
+  /** Canonical JSON of the blob followed by `\n`: exactly one line of catalogd's catalog.jsonl. */
+  readonly json: Buffer;
+}
+
+export interface LoadOptions {
+  /**
+   * opm LoadFS checks (default true): a blob without `schema` is an error, and `olm.package`,
+   * `olm.channel`, `olm.bundle`, `olm.deprecations` blobs must decode into opm's structs. With
+   * false, loading accepts what catalogd's WalkMetasFS accepts and `config` holds only the blobs
+   * that decode.
+   */
+  readonly strict?: boolean;
+  readonly signal?: AbortSignal;
+}
+
+export interface Catalog {
+  /** The directory it was loaded from (or a label for in-memory catalogs). */
+  readonly root: string;
+  /** Every blob, in catalogd's order (walk order, then document order). */
+  readonly metas: readonly Meta[];
+  /** The typed view of `olm.package`, `olm.channel`, `olm.bundle` and `olm.deprecations` blobs. */
+  readonly config: DeclarativeConfig;
+  /** Files parsed (ignored files and `.indexignore` files not counted). */
+  readonly files: number;
+  /** Total size of those files. */
+  readonly sourceBytes: number;
+}
+
+interface FileEntry {
+  readonly rel: string;
+  readonly abs: string;
+}
+
+/**
+ * The files to parse under `root`, in fs.WalkDir order (entries of a directory sorted by name,
+ * directories descended where they sort), minus `.indexignore` files and what they ignore.
+ */
+export async function listCatalogFiles(root: string): Promise<string[]> {
+  return (await listFiles(root)).map((f) => f.rel);
+}
+
+async function listFiles(root: string): Promise<FileEntry[]> {
+  const all: FileEntry[] = [];
+  const ignoreFiles: { dir: string; abs: string }[] = [];
+  const rootStat = await stat(root);
+  if (!rootStat.isDirectory()) throw new FbcLoadError('FBC_READ', msg.notADirectory(root), '.');
+  const visit = async (absDir: string, relDir: string): Promise<void> => {
+    const entries = await readdir(absDir, { withFileTypes: true });
+    entries.sort((a, b) => compareGoStrings(a.name, b.name));
+    for (const e of entries) {
+      const rel = relDir === '' ? e.name : `${relDir}/${e.name}`;
+      const abs = join(absDir, e.name);
+      if (e.isDirectory()) await visit(abs, rel);
+      else if (e.name === INDEX_IGNORE_FILE) ignoreFiles.push({ dir: relDir, abs });
+      else all.push({ rel, abs });
+    }
+  };
+  await visit(root, '');
+  if (ignoreFiles.length === 0) return all;
+  const matcher = new IgnoreMatcher();
+  for (const f of ignoreFiles) matcher.addFile(f.dir, await readFile(f.abs, 'utf8'));
+  return all.filter((f) => !matcher.match(f.rel, false));
+}
+
+/** A decoded blob and its Meta. */
+export interface LoadedBlob {
+  readonly meta: Meta;
+  /** The decoded document; only valid until the next blob is requested. */
+  readonly value: unknown;
+}
+
+function jsonKind(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'boolean') return 'bool';
+  return typeof v; // string, number
+}
+
+interface FileInput {
+  readonly rel: string;
+  readonly text: string;
+}
+
+/** Parses one file's text into blobs (checks that need no schema knowledge). */
+function* blobsOfFile(file: FileInput, strict: boolean): Generator<LoadedBlob> {
+  const isJSON = looksLikeJSON(file.text);
+  const docs = decodeDocuments(file.text);
+  for (;;) {
+    let next: IteratorResult<{ index: number; line: number; value: unknown }>;
+    try {
+      next = docs.next();
+    } catch (e) {
+      if (e instanceof DocumentSyntaxError) {
+        const detail = e.kind === 'yaml' ? msg.yamlToJSON(e.message) : e.message;
+        throw new FbcLoadError(e.kind === 'yaml' ? 'FBC_YAML_SYNTAX' : 'FBC_JSON_SYNTAX', detail, file.rel, {
+          file: file.rel,
+          document: e.index,
+          line: e.line,
+          schema: '',
+          package: '',
+          name: '',
+        });
+      }
+      throw e;
+    }
+    if (next.done) return;
+    const { index, line, value } = next.value;
+    if (value === undefined) continue; // no node: nothing stored (catalogd), skipped here
+    const where = { file: file.rel, document: index, line, schema: '', package: '', name: '' };
+    if (value !== null && (typeof value !== 'object' || Array.isArray(value))) {
+      throw new FbcLoadError('FBC_NOT_AN_OBJECT', msg.notAnObject(jsonKind(value)), file.rel, where);
+    }
+    const meta = value === null ? { schema: '', package: '', name: '' } : extractMeta(value as Record<string, unknown>);
+    if ('error' in meta) throw new FbcLoadError(meta.code, meta.error, file.rel, where);
+    let canonical: string;
+    try {
+      canonical = canonicalJSON(value);
+    } catch (e) {
+      if (!(e instanceof UnsupportedValueError) && !(e instanceof ExcessiveAliasingError)) throw e;
+      const detail = isJSON ? e.message : msg.yamlToJSON(e.message);
+      const code = e instanceof ExcessiveAliasingError ? 'FBC_YAML_SYNTAX' : 'FBC_UNSUPPORTED_VALUE';
+      throw new FbcLoadError(code, detail, file.rel, { ...where, ...meta });
+    }
+    const m: Meta = { file: file.rel, document: index, line, ...meta, json: lineBuffer(canonical) };
+    if (strict && m.schema === '') {
+      throw new FbcLoadError('FBC_MISSING_SCHEMA', msg.missingSchema(canonical + '\n'), file.rel, m);
+    }
+    yield { meta: m, value };
+  }
+}
+
+/** `json + "\n"` as UTF-8, without building the concatenated string first. */
+function lineBuffer(json: string): Buffer {
+  const n = Buffer.byteLength(json, 'utf8');
+  const buf = Buffer.allocUnsafe(n + 1);
+  buf.write(json, 0, 'utf8');
+  buf[n] = 0x0a;
+  return buf;
+}
+
+function checkAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
+}
+
+async function* readFiles(files: readonly FileEntry[], signal?: AbortSignal): AsyncGenerator<FileInput & { size: number }> {
+  const read = async (f: FileEntry): Promise<FileInput & { size: number }> => {
+    try {
+      const buf = await readFile(f.abs);
+      // Pure-ASCII files (the usual case) decode faster as latin1, with the same result.
+      return { rel: f.rel, text: buf.toString(isAscii(buf) ? 'latin1' : 'utf8'), size: buf.length };
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EISDIR' || (code === undefined && (await lstat(f.abs)).isDirectory())) {
+        throw new FbcLoadError('FBC_READ', msg.readIsDirectory(f.rel), f.rel, undefined, { cause: e });
+      }
+      throw new FbcLoadError('FBC_READ', (e as Error).message, f.rel, undefined, { cause: e });
+    }
+  };
+  // Read one file ahead so disk I/O overlaps with parsing.
+  let pending = files.length > 0 ? read(files[0] as FileEntry) : undefined;
+  for (let i = 0; i < files.length; i++) {
+    checkAborted(signal);
+    const current = await (pending as Promise<FileInput & { size: number }>);
+    pending = i + 1 < files.length ? read(files[i + 1] as FileEntry) : undefined;
+    pending?.catch(() => undefined); // surfaced when awaited
+    yield current;
+  }
+}
+
+async function* walk(root: string, opts: LoadOptions, stats?: { files: number; bytes: number }): AsyncGenerator<LoadedBlob> {
+  const strict = opts.strict ?? true;
+  const files = await listFiles(root);
+  for await (const file of readFiles(files, opts.signal)) {
+    if (stats) {
+      stats.files++;
+      stats.bytes += file.size;
+    }
+    yield* blobsOfFile(file, strict);
+  }
+}
+
+/**
+ * Streams a catalog directory's blobs in catalogd order, as decoded values with their Meta (for
+ * a storage writer that wants to build indexes while writing). Throws FbcLoadError.
+ */
+export async function* walkBlobs(root: string, opts: LoadOptions = {}): AsyncGenerator<LoadedBlob> {
+  const strict = opts.strict ?? true;
+  const scratch = emptyDeclarativeConfig();
+  for await (const blob of walk(root, opts)) {
+    if (strict) checkSchemaBlob(scratch, blob);
+    yield blob;
+  }
+}
+
+/** Streams just the Metas of a catalog directory (catalogd's WalkMetasFS). */
+export async function* walkMetas(root: string, opts: LoadOptions = {}): AsyncGenerator<Meta> {
+  for await (const { meta } of walkBlobs(root, opts)) yield meta;
+}
+
+function checkSchemaBlob(cfg: MutableDeclarativeConfig, blob: LoadedBlob): void {
+  const failure = addBlob(cfg, blob.meta.schema, blob.value, blob.meta);
+  if (failure) throw new FbcLoadError(failure.code, failure.message, blob.meta.file, blob.meta);
+  // The scratch config is only for checking; keep it empty.
+  cfg.packages.length = cfg.channels.length = cfg.bundles.length = cfg.deprecations.length = 0;
+}
+
+class CatalogBuilder {
+  readonly metas: Meta[] = [];
+  readonly config: MutableDeclarativeConfig = emptyDeclarativeConfig();
+  private readonly strict: boolean;
+
+  constructor(strict: boolean) {
+    this.strict = strict;
+  }
+
+  add(blob: LoadedBlob): void {
+    const failure = addBlob(this.config, blob.meta.schema, blob.value, blob.meta);
+    if (failure && this.strict) throw new FbcLoadError(failure.code, failure.message, blob.meta.file, blob.meta);
+    this.metas.push(blob.meta);
+  }
+}
+
+/** Loads a catalog directory: all blobs as canonical JSON plus the typed declarative config. */
+export async function loadCatalog(root: string, opts: LoadOptions = {}): Promise<Catalog> {
+  const builder = new CatalogBuilder(opts.strict ?? true);
+  const stats = { files: 0, bytes: 0 };
+  for await (const blob of walk(root, opts, stats)) builder.add(blob);
+  return { root, metas: builder.metas, config: builder.config, files: stats.files, sourceBytes: stats.bytes };
+}
+
+/**
+ * Builds a catalog from file contents held in memory: `files` maps relative paths to text, taken
+ * in lexical order (no `.indexignore` processing). For tests and for callers that already have
+ * the bytes.
+ */
+export function catalogFromFiles(files: Readonly<Record<string, string>>, opts: LoadOptions & { root?: string } = {}): Catalog {
+  const strict = opts.strict ?? true;
+  const builder = new CatalogBuilder(strict);
+  let bytes = 0;
+  const names = Object.keys(files).sort(compareGoStrings);
+  for (const rel of names) {
+    const text = files[rel] as string;
+    bytes += Buffer.byteLength(text, 'utf8');
+    for (const blob of blobsOfFile({ rel, text }, strict)) builder.add(blob);
+  }
+  return { root: opts.root ?? '<memory>', metas: builder.metas, config: builder.config, files: names.length, sourceBytes: bytes };
+}
+
+/** Builds a catalog from already-decoded blobs (one JSON file, one document per blob). */
+export function catalogFromBlobs(blobs: readonly unknown[], opts: LoadOptions & { file?: string } = {}): Catalog {
+  const file = opts.file ?? 'catalog.json';
+  return catalogFromFiles({ [file]: blobs.map((b) => JSON.stringify(b)).join('\n') }, opts);
+}

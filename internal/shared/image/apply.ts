@@ -1,0 +1,476 @@
+// Applies layer tars, in order, onto one directory (containerd archive.Apply + OCI whiteouts),
+// refusing anything that could reach outside it.
+//
+// Rules, per entry:
+// * The name is cleaned (leading `/` and `./`, empty and `.` components dropped); a `..`
+//   component or a NUL is refused. An entry naming the root itself is ignored.
+// * `.wh.<name>` deletes <name> from lower layers; `.wh..wh..opq` hides every child of its
+//   directory that this layer did not write (applied when the layer ends, so entry order does
+//   not matter); `.wh..wh.plnk` (AUFS hardlink store) is skipped. Whiteouts are never written.
+// * Entries outside the kept paths (`PathSelector`) are skipped without writing.
+// * Character/block devices, FIFOs, sparse files and unknown types are refused.
+// * Symlinks: absolute targets and targets that lead out of the root (counted from the link's
+//   directory) are refused; after the last layer every symlink is resolved again against the
+//   real tree (following links the way the kernel would) and one that ends outside is refused.
+// * Hardlinks must name a regular file already unpacked inside the root.
+// * No write ever follows a symlink: every parent directory must be a real directory (a parent
+//   that is a symlink is refused) and files are created with O_EXCL|O_NOFOLLOW.
+// * An existing path is replaced unless both old and new are directories (then they merge).
+// * Modes keep owner rwx plus group/other r-x bits; setuid/setgid/sticky and ownership are dropped.
+// * Limits: the decompressed bytes read (checked as they stream, and against each file's
+//   declared size before writing it) and the number of entries.
+//
+// Refusals are UnsafeLayerEntryError / UnpackLimitError naming the layer digest and the entry.
+import { constants, type Stats } from 'node:fs';
+import { chmod, link, lstat, mkdir, open, readdir, readlink, rm, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ImageError, UnpackLimitError, UnsafeLayerEntryError } from './errors.ts';
+import { readTar, TarFormatError, type TarEntry } from './tar.ts';
+import { ZstdFormatError } from './zstd.ts';
+
+const WHITEOUT_PREFIX = '.wh.';
+const WHITEOUT_OPAQUE = '.wh..wh..opq';
+const WHITEOUT_LINK_DIR = '.wh..wh.plnk';
+const MAX_SYMLINK_HOPS = 40;
+
+export interface UnpackLimits {
+  /** Decompressed bytes read across all layers. */
+  readonly maxBytes: number;
+  /** Tar entries across all layers. */
+  readonly maxEntries: number;
+}
+
+export const DEFAULT_UNPACK_LIMITS: UnpackLimits = { maxBytes: 1024 ** 3, maxEntries: 1_000_000 };
+
+/** Progress shared by the layers of one unpack. */
+export interface UnpackState {
+  bytesRead: number;
+  bytesWritten: number;
+  entries: number;
+  /** Symlinks written (root-relative path → digest of the layer that wrote it). */
+  readonly symlinks: Map<string, string>;
+}
+
+export const newUnpackState = (): UnpackState => ({ bytesRead: 0, bytesWritten: 0, entries: 0, symlinks: new Map() });
+
+/**
+ * Which archive paths are kept: an entry is kept when, for every group, it is at or under one
+ * of that group's prefixes. No groups: everything is kept. Prefixes are image paths such as
+ * `/configs` (leading `/` optional); `/` or `` means everything.
+ */
+export class PathSelector {
+  private readonly groups: readonly (readonly string[])[];
+
+  constructor(groups: readonly (readonly string[])[] = []) {
+    this.groups = groups.map((g) => g.map(normalizePrefix));
+  }
+
+  static all(): PathSelector {
+    return new PathSelector();
+  }
+
+  /** A selector that also requires one of `prefixes`. */
+  and(prefixes: readonly string[]): PathSelector {
+    return new PathSelector([...this.groups, prefixes]);
+  }
+
+  keeps(rel: string): boolean {
+    return this.groups.every((g) => g.some((p) => p === '' || rel === p || rel.startsWith(`${p}/`)));
+  }
+
+  /** True when deleting `rel` can affect kept content (it is kept, or an ancestor of a kept prefix). */
+  touches(rel: string): boolean {
+    return this.groups.every((g) =>
+      g.some((p) => p === '' || rel === '' || rel === p || rel.startsWith(`${p}/`) || p.startsWith(`${rel}/`)),
+    );
+  }
+}
+
+function normalizePrefix(p: string): string {
+  const parts = p.split('/').filter((c) => c !== '' && c !== '.');
+  if (parts.includes('..')) throw new ImageError('InvalidCatalogLabel', `path ${JSON.stringify(p)} must not contain ".."`, { terminal: true });
+  return parts.join('/');
+}
+
+export interface ApplyLayerOptions {
+  /** Absolute path of the (existing) directory the image is unpacked into. */
+  readonly root: string;
+  readonly layerDigest: string;
+  readonly keep?: PathSelector;
+  readonly limits?: UnpackLimits;
+  readonly state: UnpackState;
+  readonly signal?: AbortSignal;
+}
+
+class LimitCrossed extends Error {}
+
+/** Applies one decompressed layer tar onto `root`. */
+export async function applyLayer(tar: AsyncIterable<Uint8Array>, options: ApplyLayerOptions): Promise<void> {
+  const applier = new LayerApplier(options);
+  await applier.run(tar);
+}
+
+class LayerApplier {
+  private readonly root: string;
+  private readonly layer: string;
+  private readonly keep: PathSelector;
+  private readonly limits: UnpackLimits;
+  private readonly state: UnpackState;
+  private readonly signal: AbortSignal | undefined;
+  /** Root-relative paths this layer wrote, with all their ancestors. */
+  private readonly written = new Set<string>();
+  private readonly opaque: string[] = [];
+  /** Root-relative paths known to be real directories. */
+  private knownDirs = new Set<string>(['']);
+  private current = '';
+
+  constructor(o: ApplyLayerOptions) {
+    this.root = o.root;
+    this.layer = o.layerDigest;
+    this.keep = o.keep ?? PathSelector.all();
+    this.limits = o.limits ?? DEFAULT_UNPACK_LIMITS;
+    this.state = o.state;
+    this.signal = o.signal;
+  }
+
+  async run(tar: AsyncIterable<Uint8Array>): Promise<void> {
+    const onBytes = (n: number): void => {
+      this.state.bytesRead += n;
+      if (this.state.bytesRead > this.limits.maxBytes) throw new LimitCrossed();
+    };
+    try {
+      for await (const entry of readTar(tar, { onBytes })) {
+        this.signal?.throwIfAborted();
+        this.current = entry.path;
+        if (++this.state.entries > this.limits.maxEntries) {
+          throw new UnpackLimitError(this.layer, entry.path, 'number of entries', this.limits.maxEntries);
+        }
+        await this.entry(entry);
+      }
+      this.current = '';
+      for (const dir of this.opaque) await this.applyOpaque(dir);
+    } catch (err) {
+      throw this.classify(err);
+    }
+  }
+
+  private classify(err: unknown): unknown {
+    if (err instanceof LimitCrossed) {
+      return new UnpackLimitError(this.layer, this.current, 'unpacked size', this.limits.maxBytes);
+    }
+    const where = this.current ? ` (at entry ${JSON.stringify(this.current)})` : '';
+    if (err instanceof TarFormatError || err instanceof ZstdFormatError || isZlibError(err)) {
+      return new ImageError('CorruptLayer', `layer ${this.layer}: ${(err as Error).message}${where}`, { cause: err });
+    }
+    if (typeof (err as { errno?: unknown } | null)?.errno === 'number' && !(err instanceof ImageError)) {
+      // The local filesystem failed (ENOSPC, EACCES, …): say where.
+      return new ImageError('CacheError', `layer ${this.layer}: unpacking failed${where}: ${(err as Error).message}`, { cause: err });
+    }
+    return err;
+  }
+
+  private unsafe(path: string, reason: string): UnsafeLayerEntryError {
+    return new UnsafeLayerEntryError(this.layer, path, reason);
+  }
+
+  private clean(raw: string, entryPath: string, what: string): string[] {
+    if (raw.includes('\0')) throw this.unsafe(entryPath, `${what} contains a NUL character`);
+    const parts = raw.split('/').filter((c) => c !== '' && c !== '.');
+    if (parts.includes('..')) throw this.unsafe(entryPath, `${what} contains ".." (path traversal)`);
+    return parts;
+  }
+
+  private async entry(e: TarEntry): Promise<void> {
+    const parts = this.clean(e.path, e.path, 'path');
+    if (parts.length === 0) return; // the root itself
+    const rel = parts.join('/');
+    const base = parts[parts.length - 1] ?? '';
+    const parentRel = parts.slice(0, -1).join('/');
+
+    if (parts.includes(WHITEOUT_LINK_DIR)) return;
+    if (base.startsWith(WHITEOUT_PREFIX)) {
+      if (base === WHITEOUT_OPAQUE) {
+        if (this.keep.touches(parentRel)) this.opaque.push(parentRel);
+        return;
+      }
+      const name = base.slice(WHITEOUT_PREFIX.length);
+      if (name === '' || name === '.' || name === '..') throw this.unsafe(e.path, 'invalid whiteout name');
+      const target = parentRel ? `${parentRel}/${name}` : name;
+      if (this.keep.touches(target)) await this.whiteout(target, e.path);
+      return;
+    }
+    if (!this.keep.keeps(rel)) return;
+
+    switch (e.type) {
+      case 'dir':
+        await this.ensureParents(parts, e.path);
+        await this.writeDir(rel, e.mode);
+        break;
+      case 'file':
+        if (e.size > this.limits.maxBytes - this.state.bytesWritten) {
+          throw new UnpackLimitError(this.layer, e.path, `declared size ${e.size}`, this.limits.maxBytes);
+        }
+        await this.ensureParents(parts, e.path);
+        await this.writeFile(rel, e);
+        break;
+      case 'symlink':
+        await this.ensureParents(parts, e.path);
+        await this.writeSymlink(rel, parts, e);
+        break;
+      case 'hardlink':
+        await this.ensureParents(parts, e.path);
+        await this.writeHardlink(rel, e);
+        break;
+      case 'char':
+      case 'block':
+        throw this.unsafe(e.path, `${e.type === 'char' ? 'character' : 'block'} device files are not allowed`);
+      case 'fifo':
+        throw this.unsafe(e.path, 'FIFOs are not allowed');
+      case 'sparse':
+        throw this.unsafe(e.path, 'sparse files are not supported');
+      default:
+        throw this.unsafe(e.path, `unsupported tar entry type ${JSON.stringify(e.typeflag)}`);
+    }
+    this.markWritten(rel);
+  }
+
+  private markWritten(rel: string): void {
+    let p = rel;
+    while (p !== '' && !this.written.has(p)) {
+      this.written.add(p);
+      const slash = p.lastIndexOf('/');
+      p = slash === -1 ? '' : p.slice(0, slash);
+    }
+  }
+
+  private abs(rel: string): string {
+    return rel === '' ? this.root : join(this.root, rel);
+  }
+
+  /** Creates missing parents; refuses a parent that is a symlink; replaces one that is a file. */
+  private async ensureParents(parts: readonly string[], entryPath: string): Promise<void> {
+    let rel = '';
+    for (let i = 0; i < parts.length - 1; i++) {
+      rel = rel ? `${rel}/${parts[i]}` : (parts[i] ?? '');
+      if (this.knownDirs.has(rel)) continue;
+      const st = await lstatOrUndefined(this.abs(rel));
+      if (st?.isSymbolicLink()) throw this.unsafe(entryPath, `parent ${JSON.stringify(rel)} is a symlink`);
+      if (st && !st.isDirectory()) await this.remove(rel);
+      if (!st?.isDirectory()) {
+        await mkdir(this.abs(rel), { mode: 0o755 });
+        this.markWritten(rel);
+      }
+      this.knownDirs.add(rel);
+    }
+  }
+
+  /** Removes `rel` (never following a symlink). */
+  private async remove(rel: string): Promise<void> {
+    await rm(this.abs(rel), { recursive: true, force: true });
+    this.knownDirs = new Set(['']);
+  }
+
+  /** True when every parent of `rel` is a real directory (missing parents: false). */
+  private async parentsAreDirs(rel: string, entryPath: string): Promise<boolean> {
+    const parts = rel.split('/');
+    let p = '';
+    for (let i = 0; i < parts.length - 1; i++) {
+      p = p ? `${p}/${parts[i]}` : (parts[i] ?? '');
+      if (this.knownDirs.has(p)) continue;
+      const st = await lstatOrUndefined(this.abs(p));
+      if (!st) return false;
+      if (st.isSymbolicLink()) throw this.unsafe(entryPath, `parent ${JSON.stringify(p)} is a symlink`);
+      if (!st.isDirectory()) return false;
+    }
+    return true;
+  }
+
+  private async whiteout(target: string, entryPath: string): Promise<void> {
+    if (!(await this.parentsAreDirs(target, entryPath))) return;
+    await this.remove(target);
+  }
+
+  private async applyOpaque(dir: string): Promise<void> {
+    if (dir !== '' && !(await this.parentsAreDirs(dir, `${dir}/${WHITEOUT_OPAQUE}`))) return;
+    const st = await lstatOrUndefined(this.abs(dir));
+    if (!st?.isDirectory()) return;
+    await this.hideUnwritten(dir);
+  }
+
+  private async hideUnwritten(dir: string): Promise<void> {
+    for (const child of await readdir(this.abs(dir), { withFileTypes: true })) {
+      const rel = dir ? `${dir}/${child.name}` : child.name;
+      if (!this.written.has(rel)) await this.remove(rel);
+      else if (child.isDirectory()) await this.hideUnwritten(rel);
+    }
+  }
+
+  private async writeDir(rel: string, mode: number): Promise<void> {
+    const st = await lstatOrUndefined(this.abs(rel));
+    if (st && !st.isDirectory()) await this.remove(rel);
+    if (!st?.isDirectory()) await mkdir(this.abs(rel));
+    await chmod(this.abs(rel), dirMode(mode));
+    this.knownDirs.add(rel);
+  }
+
+  private async replace(rel: string): Promise<void> {
+    if (await lstatOrUndefined(this.abs(rel))) await this.remove(rel);
+  }
+
+  private async writeFile(rel: string, e: TarEntry): Promise<void> {
+    await this.replace(rel);
+    const fh = await open(
+      this.abs(rel),
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o600,
+    );
+    try {
+      for await (const chunk of e.body()) {
+        this.signal?.throwIfAborted();
+        let off = 0;
+        while (off < chunk.length) off += (await fh.write(chunk, off, chunk.length - off)).bytesWritten;
+        this.state.bytesWritten += chunk.length;
+      }
+      await fh.chmod(fileMode(e.mode));
+    } finally {
+      await fh.close();
+    }
+  }
+
+  private async writeSymlink(rel: string, parts: readonly string[], e: TarEntry): Promise<void> {
+    const target = e.linkpath;
+    if (target === '') throw this.unsafe(e.path, 'symlink has an empty target');
+    if (target.includes('\0')) throw this.unsafe(e.path, 'symlink target contains a NUL character');
+    if (target.startsWith('/')) throw this.unsafe(e.path, `absolute symlink target ${JSON.stringify(target)}`);
+    if (escapesLexically(parts.slice(0, -1), target)) {
+      throw this.unsafe(e.path, `symlink target ${JSON.stringify(target)} points outside the image root`);
+    }
+    await this.replace(rel);
+    await symlink(target, this.abs(rel));
+    this.state.symlinks.set(rel, this.layer);
+  }
+
+  private async writeHardlink(rel: string, e: TarEntry): Promise<void> {
+    if (e.linkpath === '') throw this.unsafe(e.path, 'hardlink has an empty target');
+    const targetParts = this.clean(e.linkpath, e.path, `hardlink target ${JSON.stringify(e.linkpath)}`);
+    if (targetParts.length === 0) throw this.unsafe(e.path, 'hardlink target is the image root');
+    const target = targetParts.join('/');
+    if (target === rel) return;
+    if (!this.keep.keeps(target)) {
+      throw this.unsafe(e.path, `hardlink target ${JSON.stringify(e.linkpath)} is outside the unpacked paths`);
+    }
+    if (!(await this.parentsAreDirs(target, e.path))) {
+      throw new ImageError('CorruptLayer', `layer ${this.layer}: entry ${JSON.stringify(e.path)}: hardlink target ${JSON.stringify(e.linkpath)} does not exist`);
+    }
+    const st = await lstatOrUndefined(this.abs(target));
+    if (!st) {
+      throw new ImageError('CorruptLayer', `layer ${this.layer}: entry ${JSON.stringify(e.path)}: hardlink target ${JSON.stringify(e.linkpath)} does not exist`);
+    }
+    if (!st.isFile()) throw this.unsafe(e.path, `hardlink target ${JSON.stringify(e.linkpath)} is not a regular file`);
+    await this.replace(rel);
+    await link(this.abs(target), this.abs(rel));
+  }
+}
+
+/** True when following `target` from directory `dir` (root-relative parts) ever leaves the root. */
+function escapesLexically(dir: readonly string[], target: string): boolean {
+  let depth = dir.length;
+  for (const c of target.split('/')) {
+    if (c === '' || c === '.') continue;
+    depth += c === '..' ? -1 : 1;
+    if (depth < 0) return true;
+  }
+  return false;
+}
+
+const fileMode = (mode: number): number => (mode & 0o755) | 0o600;
+const dirMode = (mode: number): number => (mode & 0o755) | 0o700;
+
+async function lstatOrUndefined(path: string): Promise<Stats | undefined> {
+  try {
+    return await lstat(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    throw err;
+  }
+}
+
+function isZlibError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('Z_');
+}
+
+/**
+ * Resolves every symlink the unpack wrote against the final tree, following links as the kernel
+ * would (a `..` after a link applies to where the link led). A link that ends outside `root`
+ * is refused; dangling links and loops are harmless and kept.
+ */
+export async function verifySymlinks(root: string, state: UnpackState): Promise<void> {
+  for (const [rel, layer] of state.symlinks) {
+    const st = await lstatOrUndefined(join(root, rel));
+    if (!st?.isSymbolicLink()) continue;
+    const target = await readlink(join(root, rel));
+    if (await escapesRoot(root, rel)) {
+      throw new UnsafeLayerEntryError(layer, rel, `symlink target ${JSON.stringify(target)} resolves outside the image root`);
+    }
+  }
+}
+
+async function escapesRoot(root: string, linkRel: string): Promise<boolean> {
+  const stack = linkRel.split('/');
+  const queue: string[] = [];
+  let hops = 0;
+  // Start as if the link itself were the next component to resolve.
+  const last = stack.pop();
+  if (last !== undefined) queue.push(last);
+  while (queue.length) {
+    const c = queue.shift() ?? '';
+    if (c === '' || c === '.') continue;
+    if (c === '..') {
+      if (stack.length === 0) return true;
+      stack.pop();
+      continue;
+    }
+    stack.push(c);
+    const st = await lstatOrUndefined(join(root, ...stack));
+    if (!st) return false; // the rest cannot exist: resolution fails inside the root
+    if (!st.isSymbolicLink()) continue;
+    if (++hops > MAX_SYMLINK_HOPS) return false; // a loop: ELOOP, not an escape
+    const t = await readlink(join(root, ...stack));
+    if (t.startsWith('/')) return true;
+    stack.pop();
+    queue.unshift(...t.split('/'));
+  }
+  return false;
+}
+
+/** Removes write permission from everything under `root` (symlinks untouched). */
+export async function makeReadOnly(root: string): Promise<void> {
+  for (const d of await readdir(root, { withFileTypes: true })) {
+    const p = join(root, d.name);
+    if (d.isDirectory()) await makeReadOnly(p);
+    if (d.isSymbolicLink()) continue;
+    const st = await lstat(p);
+    await chmod(p, st.mode & 0o7555);
+  }
+  const st = await lstat(root);
+  await chmod(root, st.mode & 0o7555);
+}
+
+/** `rm -rf` that also works on trees made read-only by `makeReadOnly`. */
+export async function forceRemove(path: string): Promise<void> {
+  try {
+    await rm(path, { recursive: true, force: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EACCES' && (err as NodeJS.ErrnoException).code !== 'EPERM') throw err;
+    await makeWritable(path);
+    await rm(path, { recursive: true, force: true });
+  }
+}
+
+async function makeWritable(path: string): Promise<void> {
+  const st = await lstatOrUndefined(path);
+  if (!st?.isDirectory()) return;
+  await chmod(path, (st.mode & 0o7777) | 0o700);
+  for (const d of await readdir(path, { withFileTypes: true })) if (d.isDirectory()) await makeWritable(join(path, d.name));
+}

@@ -1,0 +1,225 @@
+// Registry credentials and the Docker Registry v2 auth challenge.
+//
+// Credentials come from a docker `config.json` (`{"auths": {"<key>": {"auth": base64(user:pass)}}}`,
+// or `username`/`password`, `identitytoken`, `registrytoken`), from the data of a
+// `kubernetes.io/dockerconfigjson` Secret (`.dockerconfigjson`, base64) or a legacy
+// `kubernetes.io/dockercfg` one (`.dockercfg`, a bare map of keys). Keys are normalised
+// (`https://index.docker.io/v1/` → `docker.io`, scheme and `/v1/`-style suffixes dropped) and
+// looked up most specific first: `host/ns/repo`, `host/ns`, `host`.
+import { readFile } from 'node:fs/promises';
+import { ImageError } from './errors.ts';
+
+export interface Credential {
+  readonly username?: string;
+  readonly password?: string;
+  /** OAuth2 refresh token (`identitytoken`), exchanged at the token endpoint. */
+  readonly identityToken?: string;
+  /** A bearer token sent as is (`registrytoken`). */
+  readonly registryToken?: string;
+}
+
+export interface CredentialProvider {
+  /** Credentials for `domain/path` (the normalised reference name parts), or undefined. */
+  lookup(domain: string, path: string): Credential | undefined;
+}
+
+export const anonymous: CredentialProvider = { lookup: () => undefined };
+
+interface DockerAuthEntry {
+  auth?: unknown;
+  username?: unknown;
+  password?: unknown;
+  identitytoken?: unknown;
+  registrytoken?: unknown;
+}
+
+/** Normalises an auths key: drops the scheme, a trailing `/` and `/v1`/`/v2`; maps Docker Hub to docker.io. */
+export function normalizeAuthKey(key: string): string {
+  let k = key.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
+  k = k.replace(/\/+$/, '').replace(/\/v[12]$/, '').replace(/\/+$/, '');
+  const slash = k.indexOf('/');
+  const host = (slash === -1 ? k : k.slice(0, slash)).toLowerCase();
+  const rest = slash === -1 ? '' : k.slice(slash);
+  const mapped = host === 'index.docker.io' || host === 'registry-1.docker.io' ? 'docker.io' : host;
+  return mapped + rest;
+}
+
+function decodeEntry(key: string, entry: DockerAuthEntry, source: string): Credential | undefined {
+  const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+  const out: { username?: string; password?: string; identityToken?: string; registryToken?: string } = {};
+  const auth = str(entry.auth);
+  if (auth !== undefined) {
+    const decoded = Buffer.from(auth, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon <= 0) {
+      throw new ImageError('InvalidCredentials', `${source}: auths[${JSON.stringify(key)}].auth is not base64 of "user:password"`, {
+        terminal: true,
+      });
+    }
+    out.username = decoded.slice(0, colon);
+    out.password = decoded.slice(colon + 1);
+  } else {
+    const username = str(entry.username);
+    const password = str(entry.password);
+    if (username !== undefined) out.username = username;
+    if (password !== undefined) out.password = password;
+  }
+  const identityToken = str(entry.identitytoken);
+  const registryToken = str(entry.registrytoken);
+  if (identityToken !== undefined) out.identityToken = identityToken;
+  if (registryToken !== undefined) out.registryToken = registryToken;
+  return Object.keys(out).length ? out : undefined;
+}
+
+/** Credentials keyed by normalised registry key. */
+export class DockerConfigCredentials implements CredentialProvider {
+  private readonly byKey: ReadonlyMap<string, Credential>;
+
+  constructor(byKey: ReadonlyMap<string, Credential>) {
+    this.byKey = byKey;
+  }
+
+  get keys(): readonly string[] {
+    return [...this.byKey.keys()];
+  }
+
+  lookup(domain: string, path: string): Credential | undefined {
+    const host = normalizeAuthKey(domain);
+    const parts = path.split('/');
+    for (let i = parts.length; i >= 0; i--) {
+      const key = i === 0 ? host : `${host}/${parts.slice(0, i).join('/')}`;
+      const cred = this.byKey.get(key);
+      if (cred) return cred;
+    }
+    return undefined;
+  }
+}
+
+/**
+ * Parses docker `config.json` text (or the already-parsed object): `{"auths": {...}}`, or the
+ * legacy `.dockercfg` bare map. `source` names it in error messages.
+ */
+export function parseDockerConfig(config: string | object, source = 'docker config'): DockerConfigCredentials {
+  let parsed: unknown = config;
+  if (typeof config === 'string') {
+    try {
+      parsed = JSON.parse(config);
+    } catch (err) {
+      throw new ImageError('InvalidCredentials', `${source}: not valid JSON: ${(err as Error).message}`, { terminal: true });
+    }
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ImageError('InvalidCredentials', `${source}: expected a JSON object`, { terminal: true });
+  }
+  const obj = parsed as Record<string, unknown>;
+  const auths = 'auths' in obj ? obj.auths : obj;
+  const byKey = new Map<string, Credential>();
+  if (typeof auths !== 'object' || auths === null || Array.isArray(auths)) {
+    throw new ImageError('InvalidCredentials', `${source}: "auths" must be an object`, { terminal: true });
+  }
+  for (const [key, entry] of Object.entries(auths as Record<string, unknown>)) {
+    if (typeof entry !== 'object' || entry === null) continue;
+    const cred = decodeEntry(key, entry as DockerAuthEntry, source);
+    if (cred) byKey.set(normalizeAuthKey(key), cred);
+  }
+  return new DockerConfigCredentials(byKey);
+}
+
+/**
+ * Credentials from a pull Secret's `data` (values base64, as the API returns them):
+ * `.dockerconfigjson` (type kubernetes.io/dockerconfigjson) or `.dockercfg` (kubernetes.io/dockercfg).
+ */
+export function credentialsFromSecretData(data: Readonly<Record<string, string>>, source = 'pull secret'): DockerConfigCredentials {
+  const json = data['.dockerconfigjson'] ?? data['.dockercfg'];
+  if (json === undefined) {
+    throw new ImageError('InvalidCredentials', `${source}: has neither ".dockerconfigjson" nor ".dockercfg"`, { terminal: true });
+  }
+  return parseDockerConfig(Buffer.from(json, 'base64').toString('utf8'), source);
+}
+
+/** Reads a docker `config.json` / containers `auth.json` file. */
+export async function loadDockerConfigFile(path: string): Promise<DockerConfigCredentials> {
+  return parseDockerConfig(await readFile(path, 'utf8'), path);
+}
+
+/** The first provider that has credentials wins. */
+export function chainCredentials(...providers: readonly (CredentialProvider | undefined)[]): CredentialProvider {
+  const list = providers.filter((p): p is CredentialProvider => p !== undefined);
+  return {
+    lookup: (domain, path) => {
+      for (const p of list) {
+        const c = p.lookup(domain, path);
+        if (c) return c;
+      }
+      return undefined;
+    },
+  };
+}
+
+export interface Challenge {
+  /** Lower-case scheme: `bearer`, `basic`. */
+  readonly scheme: string;
+  readonly params: Readonly<Record<string, string>>;
+}
+
+/**
+ * Parses `WWW-Authenticate` (RFC 7235): one or more challenges, each a scheme followed by
+ * comma-separated `key=value` / `key="quoted \" value"` parameters.
+ */
+export function parseChallenges(header: string): Challenge[] {
+  const out: { scheme: string; params: Record<string, string> }[] = [];
+  let i = 0;
+  const n = header.length;
+  const skipWs = (): void => {
+    while (i < n && (header[i] === ' ' || header[i] === '\t')) i++;
+  };
+  const token = (): string => {
+    const start = i;
+    while (i < n && /[!#$%&'*+\-.^_`|~0-9A-Za-z]/.test(header[i] ?? '')) i++;
+    return header.slice(start, i);
+  };
+  while (i < n) {
+    skipWs();
+    while (i < n && header[i] === ',') {
+      i++;
+      skipWs();
+    }
+    const scheme = token();
+    if (!scheme) break;
+    const challenge = { scheme: scheme.toLowerCase(), params: {} as Record<string, string> };
+    out.push(challenge);
+    for (;;) {
+      skipWs();
+      const save = i;
+      const key = token();
+      skipWs();
+      if (!key || header[i] !== '=') {
+        i = save; // the next challenge's scheme (or the end)
+        break;
+      }
+      i++;
+      skipWs();
+      let value = '';
+      if (header[i] === '"') {
+        i++;
+        while (i < n && header[i] !== '"') {
+          if (header[i] === '\\' && i + 1 < n) i++;
+          value += header[i];
+          i++;
+        }
+        i++;
+      } else {
+        const start = i;
+        while (i < n && header[i] !== ',' && header[i] !== ' ') i++;
+        value = header.slice(start, i);
+      }
+      challenge.params[key.toLowerCase()] = value;
+      skipWs();
+      if (header[i] === ',') i++;
+      else break;
+    }
+    if (i === n) break;
+    if (header[i] !== ',' && !/[A-Za-z]/.test(header[i] ?? '')) i++;
+  }
+  return out;
+}

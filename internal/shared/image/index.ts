@@ -1,0 +1,53 @@
+// Public surface of internal/shared/image: what other folders may import.
+export type { ImagePuller, PulledImage, PullOptions, CachingImagePullerOptions } from './puller.ts';
+export { CachingImagePuller, createImagePuller } from './puller.ts';
+
+export type { ImageReference } from './reference.ts';
+export { parseReference, formatReference, canonicalReference, DEFAULT_DOMAIN } from './reference.ts';
+
+export type { Platform } from './platform.ts';
+export { DEFAULT_PLATFORM, parsePlatform, formatPlatform, platformMatches } from './platform.ts';
+
+export type { Credential, CredentialProvider, Challenge } from './auth.ts';
+export {
+  anonymous,
+  chainCredentials,
+  credentialsFromSecretData,
+  DockerConfigCredentials,
+  loadDockerConfigFile,
+  normalizeAuthKey,
+  parseChallenges,
+  parseDockerConfig,
+} from './auth.ts';
+
+export type {
+  Descriptor,
+  FetchedManifest,
+  ImageIndex,
+  ImageManifest,
+  RegistryClientOptions,
+  RequestContext,
+  ResolvedImage,
+} from './registry.ts';
+export { RegistryClient, MAX_CONFIG_BYTES, MAX_MANIFEST_BYTES } from './registry.ts';
+
+export type { ImageErrorCode, ImageErrorOptions } from './errors.ts';
+export {
+  CATALOG_CONFIGS_LABEL,
+  DigestMismatchError,
+  ImageError,
+  InvalidReferenceError,
+  isImageError,
+  MissingCatalogLabelError,
+  RegistryHttpError,
+  UnpackLimitError,
+  UnsafeLayerEntryError,
+} from './errors.ts';
+
+export type { UnpackLimits, UnpackState, ApplyLayerOptions } from './apply.ts';
+export { applyLayer, DEFAULT_UNPACK_LIMITS, newUnpackState, PathSelector, verifySymlinks } from './apply.ts';
+export type { Compression } from './compression.ts';
+export { decompressedStream, sniffCompression } from './compression.ts';
+export { MediaTypes } from './media-types.ts';
+export { digestProblem, parseDigest, sha256 } from './digest.ts';
+export type { Logger, LogFields } from './logger.ts';

@@ -1,0 +1,667 @@
+// A Docker Registry HTTP API v2 / OCI distribution client on undici: manifests (with platform
+// selection in manifest lists and OCI indexes), blobs, and the auth challenge flow.
+//
+// * Every manifest and blob is verified against its digest while it streams (sha256/sha512),
+//   and blobs against their declared size; manifests and configs are capped at 4 MiB.
+// * Auth: a request goes out anonymously (or with a token cached for its registry and scope);
+//   a 401 with `Bearer realm=…,service=…,scope=…` is answered by fetching a token (Basic
+//   credentials, or an identity token as an OAuth2 refresh token) and retrying once; `Basic`
+//   challenges get the Basic credentials. Tokens are cached until `expires_in`.
+// * Plain HTTP is used only for registries listed in `insecureRegistries` (host[:port]).
+// * Blob redirects (S3, CDNs) are followed up to 5 hops; Authorization is dropped when the
+//   origin changes, and an https → http downgrade is refused unless the target is insecure.
+// * GET/HEAD are retried on connection errors, 429 and 5xx (honouring Retry-After);
+//   a digest mismatch is not retried.
+import { createWriteStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { Agent, request, type Dispatcher } from 'undici';
+import { anonymous, parseChallenges, type Challenge, type Credential, type CredentialProvider } from './auth.ts';
+import { DigestHasher, digestOf, digestProblem, parseDigest, sha256 } from './digest.ts';
+import { DigestMismatchError, ImageError, RegistryHttpError, type ImageErrorCode } from './errors.ts';
+import { silentLogger, type Logger } from './logger.ts';
+import {
+  isImageManifestMediaType,
+  isIndexMediaType,
+  MANIFEST_ACCEPT,
+  MediaTypes,
+} from './media-types.ts';
+import { DEFAULT_PLATFORM, formatPlatform, selectPlatform, type Platform } from './platform.ts';
+import { formatReference, registryApiHost, type ImageReference } from './reference.ts';
+
+export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
+export const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+const MAX_REDIRECTS = 5;
+const TOKEN_DEFAULT_TTL_S = 60;
+const TOKEN_EXPIRY_MARGIN_MS = 10_000;
+
+export interface Descriptor {
+  readonly mediaType: string;
+  readonly digest: string;
+  readonly size: number;
+  readonly platform?: Platform;
+  readonly urls?: readonly string[];
+  readonly annotations?: Readonly<Record<string, string>>;
+}
+
+export interface ImageManifest {
+  readonly schemaVersion: 2;
+  readonly mediaType: string;
+  readonly config: Descriptor;
+  readonly layers: readonly Descriptor[];
+  readonly annotations?: Readonly<Record<string, string>>;
+}
+
+export interface ImageIndex {
+  readonly schemaVersion: 2;
+  readonly mediaType: string;
+  readonly manifests: readonly Descriptor[];
+}
+
+export interface FetchedManifest {
+  readonly mediaType: string;
+  readonly digest: string;
+  readonly bytes: Buffer;
+  readonly manifest: ImageManifest | ImageIndex;
+}
+
+export interface ResolvedImage {
+  /** Digest of the top-level manifest or index: the image's canonical identity. */
+  readonly digest: string;
+  readonly mediaType: string;
+  /** The single-platform image manifest (the top-level one, or the one chosen from the index). */
+  readonly manifest: ImageManifest;
+  readonly manifestDigest: string;
+  /** The platform chosen from an index; undefined for a single-platform image. */
+  readonly platform?: Platform;
+}
+
+export interface RegistryClientOptions {
+  /** Registries (host[:port], as in references) reached over plain HTTP. Nothing else ever is. */
+  readonly insecureRegistries?: readonly string[];
+  /** Default credentials; a request may bring its own. */
+  readonly credentials?: CredentialProvider;
+  /** The undici dispatcher to use (custom TLS, proxies); default: an Agent of this client's own. */
+  readonly dispatcher?: Dispatcher;
+  /** Extra CA certificates (PEM) trusted for registries, when no dispatcher is given. */
+  readonly ca?: string | Buffer | readonly (string | Buffer)[];
+  readonly userAgent?: string;
+  /** Retries of one request after the first try (default 3). */
+  readonly retries?: number;
+  /** First retry delay, doubled each time (default 250 ms). */
+  readonly retryDelayMs?: number;
+  readonly headersTimeoutMs?: number;
+  /** Longest pause between two body chunks (default 60 s). */
+  readonly bodyTimeoutMs?: number;
+  readonly logger?: Logger;
+}
+
+export interface RequestContext {
+  readonly signal?: AbortSignal;
+  readonly credentials?: CredentialProvider;
+}
+
+interface CachedAuth {
+  readonly header: string;
+  readonly expiresAt: number;
+}
+
+interface Repo {
+  readonly ref: ImageReference;
+  readonly apiHost: string;
+  readonly base: string;
+  readonly scope: string;
+  readonly credential: Credential | undefined;
+  readonly signal: AbortSignal | undefined;
+}
+
+const RETRYABLE_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+function isRetryableNetworkError(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && RETRYABLE_CODES.has(code)) return true;
+    if (e instanceof Error && e.name !== 'AbortError' && /terminated|other side closed|socket hang up/i.test(e.message)) return true;
+  }
+  return false;
+}
+
+/** `message` plus the causes' messages (undici puts the useful part, e.g. ECONNREFUSED, in `cause`). */
+function describeError(err: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const msg = e instanceof Error ? e.message : String(e);
+    if (msg && !parts.some((p) => p.includes(msg))) parts.push(msg);
+  }
+  return parts.join(': ') || 'unknown error';
+}
+
+/** A retryable HTTP status (429, 5xx), carried out of an attempt. */
+class RetryableStatus extends Error {
+  readonly error: RegistryHttpError;
+  readonly retryAfterMs: number | undefined;
+  constructor(error: RegistryHttpError, retryAfterMs: number | undefined) {
+    super(error.message);
+    this.error = error;
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    signal?.throwIfAborted();
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(t);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+function header(res: Dispatcher.ResponseData, name: string): string | undefined {
+  const v = res.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Registry error bodies: `{"errors":[{"code":"MANIFEST_UNKNOWN","message":"…"}]}`. */
+async function errorDetail(res: Dispatcher.ResponseData): Promise<string> {
+  let text: string;
+  try {
+    text = await readLimited(res.body, 16 * 1024, 'error body').then((b) => b.toString('utf8'));
+  } catch {
+    return '';
+  }
+  try {
+    const parsed = JSON.parse(text) as { errors?: { code?: string; message?: string }[] };
+    const parts = (parsed.errors ?? []).map((e) => [e.code, e.message].filter(Boolean).join(': ')).filter(Boolean);
+    if (parts.length) return parts.join('; ');
+  } catch {
+    // not JSON
+  }
+  return text.trim().slice(0, 200);
+}
+
+async function readLimited(body: AsyncIterable<Uint8Array> & { destroy?: () => void }, max: number, what: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const c of body) {
+    n += c.length;
+    if (n > max) {
+      body.destroy?.();
+      throw new ImageError('TooLarge', `${what} is larger than ${max} bytes`);
+    }
+    chunks.push(Buffer.from(c));
+  }
+  return Buffer.concat(chunks, n);
+}
+
+function asDescriptor(v: unknown, where: string): Descriptor {
+  const d = v as Partial<Descriptor> | null;
+  if (
+    typeof d !== 'object' ||
+    d === null ||
+    typeof d.mediaType !== 'string' ||
+    typeof d.digest !== 'string' ||
+    typeof d.size !== 'number' ||
+    !Number.isSafeInteger(d.size) ||
+    d.size < 0
+  ) {
+    throw new ImageError('InvalidManifest', `${where}: invalid descriptor ${JSON.stringify(v)?.slice(0, 200)}`);
+  }
+  parseDigest(d.digest, `${where} digest`);
+  return d as Descriptor;
+}
+
+function parseManifest(bytes: Buffer, contentType: string | undefined, where: string): { mediaType: string; manifest: ImageManifest | ImageIndex } {
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+  } catch (err) {
+    throw new ImageError('InvalidManifest', `${where}: not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof json !== 'object' || json === null) throw new ImageError('InvalidManifest', `${where}: not a JSON object`);
+  const ct = contentType?.split(';')[0]?.trim();
+  let mediaType = typeof json.mediaType === 'string' ? json.mediaType : undefined;
+  if (json.schemaVersion === 1 || mediaType === MediaTypes.dockerSchema1 || mediaType === MediaTypes.dockerSchema1Signed ||
+    ct === MediaTypes.dockerSchema1 || ct === MediaTypes.dockerSchema1Signed) {
+    throw new ImageError('UnsupportedMediaType', `${where}: Docker schema 1 manifests are not supported`);
+  }
+  if (json.schemaVersion !== 2) throw new ImageError('InvalidManifest', `${where}: unsupported schemaVersion ${JSON.stringify(json.schemaVersion)}`);
+  mediaType ??= ct && (isIndexMediaType(ct) || isImageManifestMediaType(ct)) ? ct : undefined;
+  mediaType ??= Array.isArray(json.manifests) ? MediaTypes.ociIndex : MediaTypes.ociManifest;
+  if (isIndexMediaType(mediaType)) {
+    if (!Array.isArray(json.manifests)) throw new ImageError('InvalidManifest', `${where}: index has no "manifests"`);
+    const manifests = json.manifests.map((m, i) => asDescriptor(m, `${where} manifests[${i}]`));
+    return { mediaType, manifest: { schemaVersion: 2, mediaType, manifests } };
+  }
+  if (!isImageManifestMediaType(mediaType)) {
+    throw new ImageError('UnsupportedMediaType', `${where}: unsupported manifest media type ${JSON.stringify(mediaType)}`);
+  }
+  if (!Array.isArray(json.layers)) throw new ImageError('InvalidManifest', `${where}: manifest has no "layers"`);
+  const config = asDescriptor(json.config, `${where} config`);
+  const layers = json.layers.map((l, i) => asDescriptor(l, `${where} layers[${i}]`));
+  const annotations = json.annotations as Record<string, string> | undefined;
+  return { mediaType, manifest: { schemaVersion: 2, mediaType, config, layers, ...(annotations ? { annotations } : {}) } };
+}
+
+export class RegistryClient {
+  private readonly insecure: ReadonlySet<string>;
+  private readonly credentials: CredentialProvider;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownDispatcher: Agent | undefined;
+  private readonly userAgent: string;
+  private readonly retries: number;
+  private readonly retryDelayMs: number;
+  private readonly headersTimeoutMs: number;
+  private readonly bodyTimeoutMs: number;
+  private readonly log: Logger;
+  private readonly authCache = new Map<string, CachedAuth>();
+
+  constructor(options: RegistryClientOptions = {}) {
+    this.insecure = new Set((options.insecureRegistries ?? []).map((h) => h.toLowerCase()));
+    this.credentials = options.credentials ?? anonymous;
+    this.headersTimeoutMs = options.headersTimeoutMs ?? 30_000;
+    this.bodyTimeoutMs = options.bodyTimeoutMs ?? 60_000;
+    if (options.dispatcher) {
+      this.dispatcher = options.dispatcher;
+    } else {
+      const ca = options.ca === undefined ? undefined : Array.isArray(options.ca) ? [...options.ca] : [options.ca as string | Buffer];
+      this.ownDispatcher = new Agent({
+        headersTimeout: this.headersTimeoutMs,
+        bodyTimeout: this.bodyTimeoutMs,
+        ...(ca ? { connect: { ca } } : {}),
+      });
+      this.dispatcher = this.ownDispatcher;
+    }
+    this.userAgent = options.userAgent ?? 'olmv1-image-client';
+    this.retries = options.retries ?? 3;
+    this.retryDelayMs = options.retryDelayMs ?? 250;
+    this.log = options.logger ?? silentLogger;
+  }
+
+  /** Closes the connections of the dispatcher this client made (not one it was given). */
+  async close(): Promise<void> {
+    await this.ownDispatcher?.close();
+  }
+
+  isInsecure(host: string): boolean {
+    return this.insecure.has(host.toLowerCase());
+  }
+
+  private repo(ref: ImageReference, ctx: RequestContext): Repo {
+    const apiHost = registryApiHost(ref.domain);
+    const scheme = this.isInsecure(ref.domain) || this.isInsecure(apiHost) ? 'http' : 'https';
+    return {
+      ref,
+      apiHost,
+      base: `${scheme}://${apiHost}/v2/${ref.path}`,
+      scope: `repository:${ref.path}:pull`,
+      credential: (ctx.credentials ?? this.credentials).lookup(ref.domain, ref.path),
+      signal: ctx.signal,
+    };
+  }
+
+  /** GETs a manifest by tag or digest and verifies it (by the digest asked for, or the registry's header). */
+  async getManifest(ref: ImageReference, tagOrDigest: string, ctx: RequestContext = {}): Promise<FetchedManifest> {
+    const repo = this.repo(ref, ctx);
+    const byDigest = tagOrDigest.includes(':');
+    const where = `manifest ${ref.name}${byDigest ? '@' : ':'}${tagOrDigest}`;
+    const url = `${repo.base}/manifests/${tagOrDigest}`;
+    return this.withRetries(where, repo.signal, async () => {
+      const res = await this.send(repo, 'GET', url, { accept: MANIFEST_ACCEPT.join(', ') });
+      if (res.statusCode !== 200) {
+        throw await this.statusError(res, url, where, repo, res.statusCode === 404 ? 'ManifestNotFound' : undefined);
+      }
+      const bytes = await readLimited(res.body, MAX_MANIFEST_BYTES, where);
+      let digest: string;
+      if (byDigest) {
+        digest = digestOf(bytes, tagOrDigest);
+        if (digest !== tagOrDigest) throw new DigestMismatchError(where, tagOrDigest, digest);
+      } else {
+        // The canonical digest is sha256 of the bytes; a Docker-Content-Digest header must agree.
+        digest = sha256(bytes);
+        const claimed = header(res, 'docker-content-digest');
+        if (claimed !== undefined && digestProblem(claimed) === undefined && digestOf(bytes, claimed) !== claimed) {
+          throw new DigestMismatchError(where, claimed, digestOf(bytes, claimed));
+        }
+      }
+      const parsed = parseManifest(bytes, header(res, 'content-type'), where);
+      return { ...parsed, digest, bytes };
+    });
+  }
+
+  /**
+   * Resolves `ref` to its canonical digest and the image manifest for `platform`
+   * (default linux/amd64) when the reference names a manifest list or OCI index.
+   */
+  async resolve(ref: ImageReference, options: RequestContext & { platform?: Platform } = {}): Promise<ResolvedImage> {
+    const platform = options.platform ?? DEFAULT_PLATFORM;
+    const top = await this.getManifest(ref, ref.digest ?? ref.tag ?? 'latest', options);
+    if (!('manifests' in top.manifest)) {
+      return { digest: top.digest, mediaType: top.mediaType, manifest: top.manifest, manifestDigest: top.digest };
+    }
+    const entry = selectPlatform(top.manifest.manifests, platform);
+    if (!entry) {
+      const available = top.manifest.manifests
+        .map((m) => (m.platform ? formatPlatform(m.platform) : undefined))
+        .filter((p): p is string => p !== undefined);
+      throw new ImageError(
+        'NoMatchingPlatform',
+        `${formatReference(ref)}: no image for platform ${formatPlatform(platform)} in the ${top.mediaType === MediaTypes.ociIndex ? 'index' : 'manifest list'} (available: ${available.join(', ') || 'none'})`,
+        { terminal: ref.digest !== undefined },
+      );
+    }
+    const child = await this.getManifest(ref, entry.digest, options);
+    if ('manifests' in child.manifest) {
+      throw new ImageError('UnsupportedMediaType', `${ref.name}@${entry.digest}: nested indexes are not supported`);
+    }
+    return {
+      digest: top.digest,
+      mediaType: top.mediaType,
+      manifest: child.manifest,
+      manifestDigest: child.digest,
+      ...(entry.platform ? { platform: entry.platform } : {}),
+    };
+  }
+
+  /** A small blob (an image config) in memory, verified. */
+  async getBlob(ref: ImageReference, desc: Descriptor, ctx: RequestContext = {}, max = MAX_CONFIG_BYTES): Promise<Buffer> {
+    if (desc.size > max) throw new ImageError('TooLarge', `blob ${desc.digest} of ${ref.name} is ${desc.size} bytes (limit ${max})`);
+    const repo = this.repo(ref, ctx);
+    const where = `blob ${ref.name}@${desc.digest}`;
+    return this.withRetries(where, repo.signal, async () => {
+      const res = await this.openBlob(repo, desc, where);
+      const bytes = await readLimited(res.body, desc.size, where).catch((err: unknown) => {
+        if (err instanceof ImageError && err.code === 'TooLarge') {
+          throw new ImageError('SizeMismatch', `${where}: more than the ${desc.size} bytes the manifest declares`);
+        }
+        throw err;
+      });
+      if (bytes.length !== desc.size) {
+        throw new ImageError('SizeMismatch', `${where}: got ${bytes.length} bytes, the manifest declares ${desc.size}`);
+      }
+      const got = digestOf(bytes, desc.digest);
+      if (got !== desc.digest) throw new DigestMismatchError(where, desc.digest, got);
+      return bytes;
+    });
+  }
+
+  /** Streams a blob into `file` (created or truncated), verifying size and digest as it goes. */
+  async downloadBlob(ref: ImageReference, desc: Descriptor, file: string, ctx: RequestContext = {}): Promise<void> {
+    const repo = this.repo(ref, ctx);
+    const where = `blob ${ref.name}@${desc.digest}`;
+    const hasher = new DigestHasher(desc.digest);
+    await this.withRetries(where, repo.signal, async () => {
+      const res = await this.openBlob(repo, desc, where);
+      const length = header(res, 'content-length');
+      if (length !== undefined && Number(length) !== desc.size) {
+        await res.body.dump().catch(() => undefined);
+        throw new ImageError('SizeMismatch', `${where}: registry sends ${length} bytes, the manifest declares ${desc.size}`);
+      }
+      hasher.reset();
+      let n = 0;
+      await pipeline(
+        res.body,
+        async function* (source: AsyncIterable<Buffer>) {
+          for await (const chunk of source) {
+            n += chunk.length;
+            if (n > desc.size) throw new ImageError('SizeMismatch', `${where}: more than the ${desc.size} bytes the manifest declares`);
+            hasher.update(chunk);
+            yield chunk;
+          }
+        },
+        createWriteStream(file),
+        ...(repo.signal ? [{ signal: repo.signal }] : []),
+      );
+      if (n !== desc.size) throw new ImageError('SizeMismatch', `${where}: got ${n} bytes, the manifest declares ${desc.size}`);
+      const got = hasher.digest();
+      if (got !== desc.digest) throw new DigestMismatchError(where, desc.digest, got);
+    });
+  }
+
+  private async openBlob(repo: Repo, desc: Descriptor, where: string): Promise<Dispatcher.ResponseData> {
+    const url = `${repo.base}/blobs/${desc.digest}`;
+    const res = await this.send(repo, 'GET', url, {});
+    if (res.statusCode !== 200) {
+      throw await this.statusError(res, url, where, repo, res.statusCode === 404 ? 'BlobNotFound' : undefined);
+    }
+    return res;
+  }
+
+  private async statusError(
+    res: Dispatcher.ResponseData,
+    url: string,
+    where: string,
+    repo: Repo,
+    code?: ImageErrorCode,
+  ): Promise<Error> {
+    const detail = await errorDetail(res);
+    const status = res.statusCode;
+    const suffix = detail ? `: ${detail}` : '';
+    if (code === 'ManifestNotFound') {
+      return new RegistryHttpError(code, status, url, `${where}: not found in ${repo.ref.domain}${suffix}`);
+    }
+    if (code === 'BlobNotFound') return new RegistryHttpError(code, status, url, `${where}: not found${suffix}`);
+    if (status === 401) {
+      const creds = repo.credential ? 'the configured credentials were not accepted' : 'no credentials are configured for it';
+      return new RegistryHttpError('Unauthorized', status, url, `${where}: 401 Unauthorized (${creds})${suffix}`);
+    }
+    if (status === 403) return new RegistryHttpError('Denied', status, url, `${where}: 403 Forbidden${suffix}`);
+    const err = new RegistryHttpError(
+      status === 429 ? 'TooManyRequests' : status >= 500 ? 'RegistryUnavailable' : 'RegistryError',
+      status,
+      url,
+      `${where}: unexpected HTTP status ${status}${suffix}`,
+    );
+    if (status === 429 || status >= 500) {
+      const ra = header(res, 'retry-after');
+      const secs = ra !== undefined && /^\d+$/.test(ra) ? Number(ra) : undefined;
+      return new RetryableStatus(err, secs === undefined ? undefined : Math.min(secs, 30) * 1000);
+    }
+    return err;
+  }
+
+  private async withRetries<T>(where: string, signal: AbortSignal | undefined, attempt: () => Promise<T>): Promise<T> {
+    for (let i = 0; ; i++) {
+      signal?.throwIfAborted();
+      try {
+        return await attempt();
+      } catch (err) {
+        signal?.throwIfAborted();
+        const retryable = err instanceof RetryableStatus || (!(err instanceof ImageError) && isRetryableNetworkError(err));
+        if (!retryable || i >= this.retries) {
+          if (err instanceof RetryableStatus) throw err.error;
+          if (err instanceof ImageError) throw err;
+          const attempts = i + 1 === 1 ? '' : ` (after ${i + 1} attempts)`;
+          throw new ImageError('RegistryUnavailable', `${where}: ${describeError(err)}${attempts}`, { cause: err });
+        }
+        const backoff = this.retryDelayMs * 2 ** i;
+        const delay = err instanceof RetryableStatus && err.retryAfterMs !== undefined ? err.retryAfterMs : backoff;
+        this.log.warn('registry request failed, retrying', { what: where, attempt: i + 1, delayMs: delay, err });
+        await sleep(delay, signal);
+      }
+    }
+  }
+
+  /**
+   * One request with auth (cached token, or the 401 challenge flow) and redirects. Returns a
+   * response whose body the caller must consume; on a status the caller handles.
+   */
+  private async send(repo: Repo, method: 'GET' | 'HEAD', url: string, extra: { accept?: string }): Promise<Dispatcher.ResponseData> {
+    const cacheKey = this.authKey(repo, repo.scope);
+    let auth = this.cachedAuth(cacheKey);
+    let challenged = false;
+    let current = new URL(url);
+    const origin = current.origin;
+    for (let hop = 0; ; ) {
+      const sameOrigin = current.origin === origin;
+      const headers: Record<string, string> = { 'user-agent': this.userAgent };
+      if (extra.accept) headers.accept = extra.accept;
+      if (auth && sameOrigin) headers.authorization = auth;
+      this.log.debug('registry request', { method, url: current.href });
+      const res = await request(current, {
+        method,
+        headers,
+        dispatcher: this.dispatcher,
+        headersTimeout: this.headersTimeoutMs,
+        bodyTimeout: this.bodyTimeoutMs,
+        ...(repo.signal ? { signal: repo.signal } : {}),
+      });
+      if (res.statusCode === 401 && sameOrigin && !challenged) {
+        const challengeHeader = header(res, 'www-authenticate');
+        await res.body.dump().catch(() => undefined);
+        challenged = true;
+        const answer = await this.answerChallenge(repo, challengeHeader, url);
+        this.authCache.set(cacheKey, answer);
+        auth = answer.header;
+        continue;
+      }
+      if ([301, 302, 303, 307, 308].includes(res.statusCode)) {
+        const location = header(res, 'location');
+        await res.body.dump().catch(() => undefined);
+        if (!location) throw new RegistryHttpError('RegistryError', res.statusCode, current.href, `${current.href}: redirect without a Location`);
+        if (++hop > MAX_REDIRECTS) throw new RegistryHttpError('RegistryError', res.statusCode, current.href, `${url}: more than ${MAX_REDIRECTS} redirects`);
+        const next = new URL(location, current);
+        if (next.protocol !== 'https:' && next.protocol !== 'http:') {
+          throw new RegistryHttpError('RegistryError', res.statusCode, current.href, `${url}: redirect to unsupported URL scheme ${next.protocol}`);
+        }
+        if (next.protocol === 'http:' && current.protocol === 'https:' && !this.isInsecure(next.host)) {
+          throw new ImageError('InsecureRegistry', `${url}: refusing a redirect from https to plain http (${next.origin})`);
+        }
+        current = next;
+        continue;
+      }
+      return res;
+    }
+  }
+
+  private authKey(repo: Repo, scope: string): string {
+    const c = repo.credential;
+    const who = c ? `${c.username ?? ''}\0${c.password ?? ''}\0${c.identityToken ?? ''}\0${c.registryToken ?? ''}` : '';
+    return `${repo.apiHost}\n${scope}\n${who}`;
+  }
+
+  private cachedAuth(key: string): string | undefined {
+    const hit = this.authCache.get(key);
+    if (!hit) return undefined;
+    if (hit.expiresAt - TOKEN_EXPIRY_MARGIN_MS < Date.now()) {
+      this.authCache.delete(key);
+      return undefined;
+    }
+    return hit.header;
+  }
+
+  /** The Authorization header that answers a 401 challenge, and until when it may be reused. */
+  private async answerChallenge(repo: Repo, challengeHeader: string | undefined, url: string): Promise<CachedAuth> {
+    const where = `${repo.ref.name} (${url})`;
+    const challenges = challengeHeader ? parseChallenges(challengeHeader) : [];
+    const bearer = challenges.find((c) => c.scheme === 'bearer');
+    const basic = challenges.find((c) => c.scheme === 'basic');
+    const cred = repo.credential;
+    if (bearer) {
+      if (cred?.registryToken) {
+        return { header: `Bearer ${cred.registryToken}`, expiresAt: Date.now() + TOKEN_DEFAULT_TTL_S * 1000 };
+      }
+      const { token, ttlMs } = await this.fetchToken(repo, bearer, where);
+      return { header: `Bearer ${token}`, expiresAt: Date.now() + ttlMs };
+    }
+    if (basic) {
+      if (cred?.username === undefined || cred.password === undefined) {
+        throw new RegistryHttpError('Unauthorized', 401, url, `${where}: 401 Unauthorized (the registry wants Basic credentials; none are configured for ${repo.ref.domain})`);
+      }
+      return { header: basicHeader(cred.username, cred.password), expiresAt: Number.MAX_SAFE_INTEGER };
+    }
+    throw new RegistryHttpError(
+      'Unauthorized',
+      401,
+      url,
+      `${where}: 401 Unauthorized with ${challengeHeader ? `an unsupported challenge ${JSON.stringify(challengeHeader)}` : 'no WWW-Authenticate challenge'}`,
+    );
+  }
+
+  private async fetchToken(repo: Repo, challenge: Challenge, where: string): Promise<{ token: string; ttlMs: number }> {
+    const realm = challenge.params.realm;
+    if (!realm) throw new ImageError('Unauthorized', `${where}: Bearer challenge without a realm`);
+    let realmUrl: URL;
+    try {
+      realmUrl = new URL(realm);
+    } catch {
+      throw new ImageError('Unauthorized', `${where}: Bearer challenge realm ${JSON.stringify(realm)} is not a URL`);
+    }
+    const registryInsecure = this.isInsecure(repo.ref.domain) || this.isInsecure(repo.apiHost);
+    if (realmUrl.protocol === 'http:' && !registryInsecure && !this.isInsecure(realmUrl.host)) {
+      throw new ImageError('InsecureRegistry', `${where}: refusing to fetch a token over plain http from ${realmUrl.origin}`);
+    }
+    if (realmUrl.protocol !== 'http:' && realmUrl.protocol !== 'https:') {
+      throw new ImageError('Unauthorized', `${where}: token realm ${realmUrl.href} is not http(s)`);
+    }
+    const scope = challenge.params.scope ?? repo.scope;
+    const service = challenge.params.service;
+    const cred = repo.credential;
+    return this.withRetries(`token from ${realmUrl.origin}`, repo.signal, async () => {
+      let res: Dispatcher.ResponseData;
+      const headers: Record<string, string> = { 'user-agent': this.userAgent };
+      if (cred?.identityToken) {
+        const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: cred.identityToken, client_id: 'olmv1', scope });
+        if (service) form.set('service', service);
+        headers['content-type'] = 'application/x-www-form-urlencoded';
+        res = await request(realmUrl, {
+          method: 'POST',
+          headers,
+          body: form.toString(),
+          dispatcher: this.dispatcher,
+          ...(repo.signal ? { signal: repo.signal } : {}),
+        });
+      } else {
+        const u = new URL(realmUrl);
+        if (service) u.searchParams.set('service', service);
+        for (const s of scope.split(' ')) if (s) u.searchParams.append('scope', s);
+        if (cred?.username !== undefined && cred.password !== undefined) {
+          headers.authorization = basicHeader(cred.username, cred.password);
+          u.searchParams.set('account', cred.username);
+        }
+        res = await request(u, { method: 'GET', headers, dispatcher: this.dispatcher, ...(repo.signal ? { signal: repo.signal } : {}) });
+      }
+      if (res.statusCode !== 200) {
+        const detail = await errorDetail(res);
+        const status = res.statusCode;
+        const msg = `${where}: token request to ${realmUrl.origin}${realmUrl.pathname} answered ${status}${detail ? `: ${detail}` : ''}`;
+        if (status === 401 || status === 403) {
+          throw new RegistryHttpError(
+            status === 401 ? 'Unauthorized' : 'Denied',
+            status,
+            realmUrl.href,
+            `${msg} (${cred ? 'the configured credentials were not accepted' : 'no credentials are configured'})`,
+          );
+        }
+        const err = new RegistryHttpError(status >= 500 || status === 429 ? 'RegistryUnavailable' : 'RegistryError', status, realmUrl.href, msg);
+        throw status >= 500 || status === 429 ? new RetryableStatus(err, undefined) : err;
+      }
+      const body = (await readLimited(res.body, 1 << 20, 'token response').then((b) => JSON.parse(b.toString('utf8')))) as {
+        token?: unknown;
+        access_token?: unknown;
+        expires_in?: unknown;
+      };
+      const token = typeof body.token === 'string' && body.token ? body.token : typeof body.access_token === 'string' ? body.access_token : '';
+      if (!token) throw new ImageError('Unauthorized', `${where}: token response from ${realmUrl.origin} has no token`);
+      const ttl = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : TOKEN_DEFAULT_TTL_S;
+      return { token, ttlMs: ttl * 1000 };
+    });
+  }
+}
+
+const basicHeader = (user: string, pass: string): string => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;

@@ -1,0 +1,103 @@
+// Read-modify-write helpers over the client: retry on 409 Conflict, status writes through the
+// status subresource, finalizers added and removed under a resourceVersion precondition.
+import type { KubeObject } from '../../../api/meta/v1.ts';
+import { Backoff, sleep } from './backoff.ts';
+import type { KubeClient } from './client.ts';
+import { isConflict, isNotFound } from './errors.ts';
+import { refOf, type ObjectRef } from './types.ts';
+
+export interface RetryOptions {
+  /** Tries in all; default 5 (client-go's retry.DefaultRetry). */
+  readonly attempts?: number;
+  /** Pause before the second try; default 10 ms, then ×2 with jitter. */
+  readonly initialDelayMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Runs `fn` and runs it again (a fresh read inside it, please) while it fails with 409 Conflict,
+ * up to `attempts` times; the last conflict is rethrown. Other errors are rethrown at once.
+ */
+export async function retryOnConflict<R>(fn: (attempt: number) => Promise<R>, options: RetryOptions = {}): Promise<R> {
+  const attempts = options.attempts ?? 5;
+  const backoff = new Backoff({ initialMs: options.initialDelayMs ?? 10, maxMs: 1000 });
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn(attempt);
+    } catch (err) {
+      if (!isConflict(err) || attempt + 1 >= attempts || options.signal?.aborted) throw err;
+    }
+    await sleep(backoff.next(), options.signal);
+  }
+}
+
+/** Changes `obj` in place; return false to say nothing needs writing. */
+export type Mutation<T> = (obj: T) => void | boolean | Promise<void | boolean>;
+
+export interface StatusUpdateOptions<T> extends RetryOptions {
+  /** The object as last seen (e.g. from an informer); saves the first read. Not modified. */
+  readonly current?: T;
+  readonly fieldManager?: string;
+}
+
+/**
+ * Writes status through the status subresource: reads the object, applies `mutate` to it and
+ * PUTs it to `/status`; on a conflict reads again and re-applies `mutate`. No write happens
+ * when `mutate` returns false or leaves `.status` as it was. Resolves the object as stored.
+ */
+export async function updateStatus<T extends KubeObject>(
+  client: KubeClient,
+  ref: ObjectRef,
+  mutate: Mutation<T>,
+  options: StatusUpdateOptions<T> = {},
+): Promise<T> {
+  return retryOnConflict(async (attempt) => {
+    const obj = attempt === 0 && options.current ? structuredClone(options.current) : await client.get<T>(ref, signalOf(options));
+    const before = JSON.stringify(obj['status'] ?? null);
+    const changed = await mutate(obj);
+    if (changed === false || JSON.stringify(obj['status'] ?? null) === before) return obj;
+    return client.updateStatus<T>(obj, { ...signalOf(options), ...(options.fieldManager && { fieldManager: options.fieldManager }) });
+  }, options);
+}
+
+export function hasFinalizer(obj: KubeObject, finalizer: string): boolean {
+  return obj.metadata.finalizers?.includes(finalizer) ?? false;
+}
+
+/**
+ * Adds a finalizer with a merge patch that carries the object's resourceVersion (so a concurrent
+ * change makes it fail with 409 and it is retried from a fresh read). Resolves the object.
+ */
+export function addFinalizer<T extends KubeObject>(client: KubeClient, obj: T, finalizer: string, options: RetryOptions = {}): Promise<T> {
+  return changeFinalizers(client, obj, options, (list) => (list.includes(finalizer) ? undefined : [...list, finalizer]));
+}
+
+/** Removes a finalizer the same way; resolves undefined if the object is gone (or went away once freed). */
+export function removeFinalizer<T extends KubeObject>(client: KubeClient, obj: T, finalizer: string, options: RetryOptions = {}): Promise<T | undefined> {
+  return changeFinalizers(client, obj, options, (list) => (list.includes(finalizer) ? list.filter((f) => f !== finalizer) : undefined)).catch(
+    (err: unknown) => {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    },
+  );
+}
+
+async function changeFinalizers<T extends KubeObject>(
+  client: KubeClient,
+  obj: T,
+  options: RetryOptions,
+  change: (list: readonly string[]) => string[] | undefined,
+): Promise<T> {
+  const ref = refOf(obj);
+  return retryOnConflict(async (attempt) => {
+    const current = attempt === 0 ? obj : await client.get<T>(ref, signalOf(options));
+    const next = change(current.metadata.finalizers ?? []);
+    if (!next) return current;
+    const patch = { metadata: { finalizers: next, resourceVersion: current.metadata.resourceVersion } };
+    return client.patch<T>(ref, 'merge', patch, signalOf(options));
+  }, options);
+}
+
+function signalOf(o: { readonly signal?: AbortSignal }): { signal?: AbortSignal } {
+  return o.signal ? { signal: o.signal } : {};
+}

@@ -1,0 +1,57 @@
+// The Kubernetes client layer: configuration, a dynamic client over undici, informers with an
+// indexed cache, read-modify-write helpers and Lease-based leader election. See README.md.
+export type { Credentials, LoadOptions, TlsOptions } from './config.ts';
+export { ClusterAccess, loadKubeConfig } from './config.ts';
+export type { ConnectionOptions, HttpMethod, HttpRequest } from './transport.ts';
+export { Connection } from './transport.ts';
+export type { ApiGroupInfo, ResourceMapping } from './restmapper.ts';
+export { RESTMapper } from './restmapper.ts';
+export type {
+  ApplyOptions,
+  ClientOptions,
+  DeleteOptions,
+  Impersonation,
+  ListOptions,
+  PatchOptions,
+  PatchType,
+  RequestOptions,
+  WatchOptions,
+  WriteOptions,
+} from './client.ts';
+export { APPLY_CONTENT_TYPE, KubeClient, PATCH_CONTENT_TYPES } from './client.ts';
+export type { KubeConfigErrorCode, StatusReason } from './errors.ts';
+export {
+  ApiError,
+  KubeConfigError,
+  NetworkError,
+  NoKindMatchError,
+  ignoreNotFound,
+  isAlreadyExists,
+  isApiError,
+  isConflict,
+  isForbidden,
+  isGone,
+  isInvalid,
+  isNetworkError,
+  isNoKindMatch,
+  isNotFound,
+  isRetryable,
+  isTooManyRequests,
+  isUnauthorized,
+  reasonForCode,
+  reasonOf,
+} from './errors.ts';
+export type { FieldSelectorInput, LabelSelectorInput } from './selectors.ts';
+export { fieldSelectorString, labelSelectorString } from './selectors.ts';
+export type { CacheReader, IndexFn } from './cache.ts';
+export { Indexer, NAMESPACE_INDEX, byNamespace } from './cache.ts';
+export type { InformerEventType, InformerHandler, InformerOptions, InformerStats } from './informer.ts';
+export { Informer, stripManagedFields } from './informer.ts';
+export type { Mutation, RetryOptions, StatusUpdateOptions } from './helpers.ts';
+export { addFinalizer, hasFinalizer, removeFinalizer, retryOnConflict, updateStatus } from './helpers.ts';
+export type { ElectionOutcome, Lease, LeaseSpec, LeaderElectionOptions } from './leader-election.ts';
+export { LeaderElector, microTime } from './leader-election.ts';
+export type { BackoffOptions } from './backoff.ts';
+export { Backoff } from './backoff.ts';
+export type { KindRef, Logger, ObjectRef, WatchEvent, WatchEventType } from './types.ts';
+export { cacheKey, noopLogger, refOf } from './types.ts';

@@ -1,0 +1,158 @@
+// apiVersion + kind → resource plural and scope, from the API server's discovery documents
+// (`/api/v1`, `/apis/<group>/<version>`, and `/api` + `/apis` for groups). Answers are cached per
+// group-version for `ttlMs`; a kind that is not found drops the cached document and asks again
+// once, so a CRD installed a moment ago is found without waiting for the TTL.
+import { ApiError, NoKindMatchError } from './errors.ts';
+import type { Connection } from './transport.ts';
+
+export interface ResourceMapping {
+  readonly apiVersion: string;
+  /** `''` for the core group. */
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  /** The plural resource name used in paths, e.g. `configmaps`. */
+  readonly resource: string;
+  readonly namespaced: boolean;
+  /** Subresources the server offers, e.g. `status`, `scale`. */
+  readonly subresources: readonly string[];
+  readonly verbs: readonly string[];
+}
+
+export interface ApiGroupInfo {
+  /** `''` for the core group. */
+  readonly name: string;
+  readonly versions: readonly string[];
+  readonly preferredVersion: string;
+}
+
+interface ApiResourceList {
+  groupVersion?: string;
+  resources?: { name: string; kind: string; namespaced: boolean; verbs?: string[] }[];
+}
+
+interface Entry {
+  readonly fetched: number;
+  readonly mappings: Promise<Map<string, ResourceMapping> | undefined>;
+}
+
+export class RESTMapper {
+  readonly #conn: Connection;
+  readonly #ttlMs: number;
+  readonly #byGroupVersion = new Map<string, Entry>();
+  #groups: { fetched: number; groups: Promise<ApiGroupInfo[]> } | undefined;
+
+  constructor(conn: Connection, options: { readonly ttlMs?: number } = {}) {
+    this.#conn = conn;
+    this.#ttlMs = options.ttlMs ?? 10 * 60_000;
+  }
+
+  /** The resource for `kind` in `apiVersion`; NoKindMatchError when the server has none. */
+  async mapping(apiVersion: string, kind: string): Promise<ResourceMapping> {
+    const cached = await this.#resources(apiVersion, false);
+    const hit = cached?.get(kind);
+    if (hit) return hit;
+    const fresh = await this.#resources(apiVersion, true);
+    const found = fresh?.get(kind);
+    if (!found) throw new NoKindMatchError(apiVersion, kind);
+    return found;
+  }
+
+  /** Every top-level resource of a group-version, or undefined if the server does not serve it. */
+  async resources(apiVersion: string): Promise<ResourceMapping[] | undefined> {
+    const m = await this.#resources(apiVersion, false);
+    return m && [...m.values()];
+  }
+
+  /** The API groups the server serves (core first). */
+  async groups(): Promise<ApiGroupInfo[]> {
+    if (!this.#groups || Date.now() - this.#groups.fetched > this.#ttlMs) {
+      const groups = this.#fetchGroups();
+      this.#groups = { fetched: Date.now(), groups };
+      groups.catch(() => (this.#groups = undefined));
+    }
+    return this.#groups.groups;
+  }
+
+  /** The server's preferred version of a group, e.g. `v1`; undefined if the group is unknown. */
+  async preferredVersion(group: string): Promise<string | undefined> {
+    const find = async (): Promise<string | undefined> => (await this.groups()).find((g) => g.name === group)?.preferredVersion;
+    const hit = await find();
+    if (hit) return hit;
+    this.#groups = undefined;
+    return find();
+  }
+
+  /** Forgets one group-version (or everything). */
+  invalidate(apiVersion?: string): void {
+    if (apiVersion === undefined) {
+      this.#byGroupVersion.clear();
+      this.#groups = undefined;
+    } else {
+      this.#byGroupVersion.delete(apiVersion);
+    }
+  }
+
+  #resources(apiVersion: string, refresh: boolean): Promise<Map<string, ResourceMapping> | undefined> {
+    const entry = this.#byGroupVersion.get(apiVersion);
+    if (entry && !refresh && Date.now() - entry.fetched < this.#ttlMs) return entry.mappings;
+    const mappings = this.#fetch(apiVersion);
+    const fresh: Entry = { fetched: Date.now(), mappings };
+    this.#byGroupVersion.set(apiVersion, fresh);
+    // Failures (network, 5xx) are not cached; "not served" (undefined) is, until the next miss.
+    mappings.catch(() => {
+      if (this.#byGroupVersion.get(apiVersion) === fresh) this.#byGroupVersion.delete(apiVersion);
+    });
+    return mappings;
+  }
+
+  async #fetch(apiVersion: string): Promise<Map<string, ResourceMapping> | undefined> {
+    const slash = apiVersion.indexOf('/');
+    const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+    const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+    let list: ApiResourceList;
+    try {
+      list = await this.#conn.request<ApiResourceList>({ method: 'GET', path: group ? `/apis/${group}/${version}` : `/api/${version}` });
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 404) return undefined;
+      throw err;
+    }
+    const subresources = new Map<string, string[]>();
+    for (const r of list.resources ?? []) {
+      const [base, sub] = r.name.split('/', 2);
+      if (base && sub) subresources.set(base, [...(subresources.get(base) ?? []), sub]);
+    }
+    const byKind = new Map<string, ResourceMapping>();
+    for (const r of list.resources ?? []) {
+      if (r.name.includes('/') || byKind.has(r.kind)) continue;
+      byKind.set(r.kind, {
+        apiVersion,
+        group,
+        version,
+        kind: r.kind,
+        resource: r.name,
+        namespaced: r.namespaced,
+        subresources: subresources.get(r.name) ?? [],
+        verbs: r.verbs ?? [],
+      });
+    }
+    return byKind;
+  }
+
+  async #fetchGroups(): Promise<ApiGroupInfo[]> {
+    const [core, rest] = await Promise.all([
+      this.#conn.request<{ versions?: string[] }>({ method: 'GET', path: '/api' }),
+      this.#conn.request<{ groups?: { name: string; versions?: { version: string }[]; preferredVersion?: { version: string } }[] }>({
+        method: 'GET',
+        path: '/apis',
+      }),
+    ]);
+    const coreVersions = core.versions ?? ['v1'];
+    const groups: ApiGroupInfo[] = [{ name: '', versions: coreVersions, preferredVersion: coreVersions[0] ?? 'v1' }];
+    for (const g of rest.groups ?? []) {
+      const versions = (g.versions ?? []).map((v) => v.version);
+      groups.push({ name: g.name, versions, preferredVersion: g.preferredVersion?.version ?? versions[0] ?? '' });
+    }
+    return groups;
+  }
+}

@@ -1,0 +1,56 @@
+// Small shapes shared by the files of this folder.
+import type { KubeObject } from '../../../api/meta/v1.ts';
+
+/**
+ * The logger this folder writes to. The structured logger of internal/shared/observability has
+ * this shape (and more); anything with these four methods will do.
+ */
+export interface Logger {
+  error(msg: string, fields?: Readonly<Record<string, unknown>>): void;
+  warn(msg: string, fields?: Readonly<Record<string, unknown>>): void;
+  info(msg: string, fields?: Readonly<Record<string, unknown>>): void;
+  debug(msg: string, fields?: Readonly<Record<string, unknown>>): void;
+}
+
+export const noopLogger: Logger = { error() {}, warn() {}, info() {}, debug() {} };
+
+/** Names one object: its type (apiVersion + kind) and, for namespaced kinds, its namespace. */
+export interface ObjectRef {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace?: string;
+}
+
+/** Names a collection: a kind, optionally narrowed to one namespace. */
+export interface KindRef {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace?: string;
+}
+
+/** The ref of an object that carries apiVersion, kind and metadata.name. */
+export function refOf(obj: KubeObject): ObjectRef {
+  const { apiVersion, kind } = obj;
+  const name = obj.metadata.name;
+  if (!apiVersion || !kind || !name) {
+    throw new TypeError(`object needs apiVersion, kind and metadata.name (got ${apiVersion ?? '?'} ${kind ?? '?'} "${name ?? ''}")`);
+  }
+  return obj.metadata.namespace ? { apiVersion, kind, name, namespace: obj.metadata.namespace } : { apiVersion, kind, name };
+}
+
+/** `namespace/name` for namespaced objects, `name` for cluster-scoped ones (client-go's cache key). */
+export function cacheKey(obj: { readonly metadata?: { readonly name?: string; readonly namespace?: string } }): string {
+  const name = obj.metadata?.name ?? '';
+  const ns = obj.metadata?.namespace;
+  return ns ? `${ns}/${name}` : name;
+}
+
+/** ERROR lines of a watch stream are not events: the watch rejects with an ApiError instead. */
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+
+/** One line of a watch stream. A BOOKMARK carries only metadata.resourceVersion. */
+export interface WatchEvent<T extends KubeObject = KubeObject> {
+  readonly type: WatchEventType;
+  readonly object: T;
+}
