@@ -4,7 +4,7 @@ import { KubeClient, Informer, stripManagedFields } from '../internal/shared/kub
 import { ControlPlane } from '../test/support/control-plane.ts';
 import type { Figure } from './control-plane.ts';
 
-const COUNT = 10_000;
+const COUNT = Number(process.env.BENCH_INFORMER_COUNT ?? 10_000);
 
 function heapAfterGc(): number {
   const gc = (globalThis as { gc?: () => void }).gc;

@@ -269,6 +269,9 @@ export class Informer<T extends KubeObject = KubeObject> implements CacheReader<
     const silentMs = o.watchdogMs ?? timeoutSeconds * 1000 + 30_000;
     const local = new AbortController();
     const onAbort = (): void => local.abort(signal.reason);
+    // stop() may have run between the list and this watch: an abort listener added to an
+    // already-aborted signal never fires, so look first.
+    if (signal.aborted) return { events: 0, ms: 0 };
     signal.addEventListener('abort', onAbort, { once: true });
     let silent = false;
     let timer: NodeJS.Timeout | undefined;

@@ -132,4 +132,18 @@ describe('informer', () => {
     await expect(pending).rejects.toThrow('stopped before it synced');
     expect(() => inf.start()).toThrow('was stopped');
   });
+
+  it('stops at once when stop() follows waitForSync() before the watch has opened', async () => {
+    // waitForSync resolves inside the list; the loop opens its watch a few microtasks later, so a
+    // stop() in between must still end that watch (an abort listener added after the abort never fires).
+    const ns = await namespace(kube, 'quickstop');
+    await kube.create(configMap(ns, 'one', {}));
+    const inf = new Informer<KubeObject>({ client: kube, ...CM, namespace: ns, watchTimeoutSeconds: [300, 300] });
+    inf.start();
+    await inf.waitForSync();
+    const t0 = Date.now();
+    await inf.stop();
+    expect(Date.now() - t0).toBeLessThan(5_000); // the watch would otherwise run its 300 s timeout
+    expect(inf.keys()).toEqual([`${ns}/one`]);
+  });
 });
