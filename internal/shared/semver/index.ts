@@ -19,3 +19,4 @@ export { parseConstraints } from './masterminds-constraints.ts';
 
 export type { SemverErrorCode } from './errors.ts';
 export { BlangError, MastermindsError, SemverError, isSemverError } from './errors.ts';
+export { goQuote } from './golang.ts';

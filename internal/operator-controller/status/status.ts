@@ -1,0 +1,182 @@
+// ClusterExtension status conditions as upstream operator-controller writes them: Installed,
+// Progressing and the four deprecation conditions. Pure functions over the conditions array;
+// the reconciler decides what happened, these decide how it reads.
+//
+//   Installed    True/Succeeded  "Installed bundle <image> successfully"     (status.install set)
+//                False/Failed    "No bundle installed"
+//                Unknown/Failed  <why the install state could not be read>
+//   Progressing  True/Succeeded  "Desired state reached"
+//                True/Retrying   <sanitized error>        (retryable)
+//                False/Blocked   <error>                  (terminal)
+//   Deprecated + Package/Channel/BundleDeprecated: see setDeprecationConditions.
+import type { Condition } from '../../../api/meta/v1.ts';
+import {
+  ReasonAbsent,
+  ReasonBlocked,
+  ReasonDeprecated,
+  ReasonDeprecationStatusUnknown,
+  ReasonFailed,
+  ReasonNotDeprecated,
+  ReasonRetrying,
+  ReasonSucceeded,
+  TypeBundleDeprecated,
+  TypeChannelDeprecated,
+  TypeDeprecated,
+  TypeInstalled,
+  TypePackageDeprecated,
+  TypeProgressing,
+  type ClusterExtension,
+} from '../../../api/v1/index.ts';
+import { goQuote } from '../../shared/semver/index.ts';
+import { errorMessage, findCondition, isTerminal, sanitizeNetworkError, setCondition } from '../../shared/controller/index.ts';
+
+/** The installed bundle as the status reports it. */
+export interface InstalledBundleInfo {
+  readonly name: string;
+  readonly version: string;
+  /** The bundle image reference it was installed from. */
+  readonly image: string;
+}
+
+/** One `olm.deprecations` entry of the extension's package. */
+export interface DeprecationEntryInfo {
+  readonly reference: { readonly schema: string; readonly name?: string };
+  readonly message: string;
+}
+
+export const MSG_DESIRED_STATE = 'Desired state reached';
+export const MSG_NO_BUNDLE_INSTALLED = 'No bundle installed';
+export const MSG_DEPRECATION_UNKNOWN = 'deprecation status unknown: catalog data unavailable';
+export const MSG_NO_BUNDLE_YET = 'no bundle installed yet';
+
+const conditionsOf = (ext: ClusterExtension): Condition[] => {
+  ext.status ??= {};
+  ext.status.conditions ??= [];
+  return ext.status.conditions;
+};
+
+const generation = (ext: ClusterExtension): number | undefined => ext.metadata.generation;
+
+/**
+ * Progressing from the outcome of a reconcile: no error → True/Succeeded "Desired state reached";
+ * a terminal error → False/<its reason> (Blocked, InvalidConfiguration); anything else → True/Retrying. The message is the error text
+ * with network addresses stripped, so retries do not churn the status.
+ */
+export function setProgressing(ext: ClusterExtension, err: unknown, now?: Date): void {
+  let status: Condition['status'] = 'True';
+  let reason = ReasonSucceeded;
+  let message = MSG_DESIRED_STATE;
+  if (err !== undefined && err !== null) {
+    message = sanitizeNetworkError(errorMessage(err));
+    if (isTerminal(err)) {
+      status = 'False';
+      reason = err.reason || ReasonBlocked;
+    } else {
+      reason = ReasonRetrying;
+    }
+  }
+  setCondition(conditionsOf(ext), { type: TypeProgressing, status, reason, message, observedGeneration: generation(ext) ?? 0 }, now);
+}
+
+/** Installed and status.install from what is installed (or False/Failed when nothing is). */
+export function setInstalledFromBundle(ext: ClusterExtension, installed: InstalledBundleInfo | undefined, now?: Date): void {
+  const conds = conditionsOf(ext);
+  if (!installed) {
+    if (ext.status) delete ext.status.install;
+    setCondition(conds, { type: TypeInstalled, status: 'False', reason: ReasonFailed, message: MSG_NO_BUNDLE_INSTALLED, observedGeneration: generation(ext) ?? 0 }, now);
+    return;
+  }
+  (ext.status ??= {}).install = { bundle: { name: installed.name, version: installed.version } };
+  setCondition(
+    conds,
+    {
+      type: TypeInstalled,
+      status: 'True',
+      reason: ReasonSucceeded,
+      message: `Installed bundle ${installed.image} successfully`,
+      observedGeneration: generation(ext) ?? 0,
+    },
+    now,
+  );
+}
+
+/** Installed=Unknown/Failed with the reason the install state could not be read. */
+export function setInstalledUnknown(ext: ClusterExtension, message: string, now?: Date): void {
+  if (ext.status) delete ext.status.install;
+  setCondition(conditionsOf(ext), { type: TypeInstalled, status: 'Unknown', reason: ReasonFailed, message, observedGeneration: generation(ext) ?? 0 }, now);
+}
+
+const DEPRECATION_TYPES = new Set([TypeDeprecated, TypePackageDeprecated, TypeChannelDeprecated, TypeBundleDeprecated]);
+
+/**
+ * Fills every missing non-deprecation condition with False/<reason>/<message>, so a failed
+ * reconcile never leaves a condition type absent; existing conditions are left alone.
+ */
+export function ensureFailureConditions(ext: ClusterExtension, reason: string, message: string, types: readonly string[], now?: Date): void {
+  const conds = conditionsOf(ext);
+  for (const type of types) {
+    if (DEPRECATION_TYPES.has(type) || findCondition(conds, type)) continue;
+    setCondition(conds, { type, status: 'False', reason, message, observedGeneration: generation(ext) ?? 0 }, now);
+  }
+}
+
+/**
+ * The four deprecation conditions from the package's `olm.deprecations` entries:
+ * - no catalog data → all Unknown/DeprecationStatusUnknown (BundleDeprecated Unknown/Absent
+ *   "no bundle installed yet" when nothing is installed);
+ * - otherwise True/Deprecated with the entries' messages joined by newlines, or
+ *   False/NotDeprecated "<package|channel|bundle> not deprecated" / "not deprecated";
+ * - channel entries count when the extension names no channels or names that channel;
+ * - bundle entries count only for the installed bundle; nothing installed → Unknown/Absent.
+ * Empty messages are dropped.
+ */
+export function setDeprecationConditions(
+  ext: ClusterExtension,
+  input: { readonly installedBundleName?: string | undefined; readonly entries?: readonly DeprecationEntryInfo[] | undefined; readonly hasCatalogData: boolean },
+  now?: Date,
+): void {
+  const conds = conditionsOf(ext);
+  const g = generation(ext) ?? 0;
+  const set = (type: string, status: Condition['status'], reason: string, message: string): void => {
+    setCondition(conds, { type, status, reason, message, observedGeneration: g }, now);
+  };
+  const installed = input.installedBundleName ?? '';
+  if (!input.hasCatalogData) {
+    set(TypeDeprecated, 'Unknown', ReasonDeprecationStatusUnknown, MSG_DEPRECATION_UNKNOWN);
+    set(TypePackageDeprecated, 'Unknown', ReasonDeprecationStatusUnknown, MSG_DEPRECATION_UNKNOWN);
+    set(TypeChannelDeprecated, 'Unknown', ReasonDeprecationStatusUnknown, MSG_DEPRECATION_UNKNOWN);
+    if (installed === '') set(TypeBundleDeprecated, 'Unknown', ReasonAbsent, MSG_NO_BUNDLE_YET);
+    else set(TypeBundleDeprecated, 'Unknown', ReasonDeprecationStatusUnknown, MSG_DEPRECATION_UNKNOWN);
+    return;
+  }
+  const channels = new Set(ext.spec?.source.catalog?.channels ?? []);
+  const pkg: string[] = [];
+  const chan: string[] = [];
+  const bundle: string[] = [];
+  for (const e of input.entries ?? []) {
+    const name = e.reference.name ?? '';
+    if (e.reference.schema === 'olm.package') pkg.push(e.message);
+    else if (e.reference.schema === 'olm.channel') {
+      if (channels.size === 0 || channels.has(name)) chan.push(e.message);
+    } else if (e.reference.schema === 'olm.bundle') {
+      if (installed !== '' && name === installed) bundle.push(e.message);
+    }
+  }
+  const nonEmpty = (ms: string[]): string[] => ms.filter((m) => m !== '');
+  const [p, c, b] = [nonEmpty(pkg), nonEmpty(chan), nonEmpty(bundle)];
+  const all = [...p, ...c, ...b];
+  if (all.length) set(TypeDeprecated, 'True', ReasonDeprecated, all.join('\n'));
+  else set(TypeDeprecated, 'False', ReasonNotDeprecated, 'not deprecated');
+  if (p.length) set(TypePackageDeprecated, 'True', ReasonDeprecated, p.join('\n'));
+  else set(TypePackageDeprecated, 'False', ReasonNotDeprecated, 'package not deprecated');
+  if (c.length) set(TypeChannelDeprecated, 'True', ReasonDeprecated, c.join('\n'));
+  else set(TypeChannelDeprecated, 'False', ReasonNotDeprecated, 'channel not deprecated');
+  if (installed === '') set(TypeBundleDeprecated, 'Unknown', ReasonAbsent, MSG_NO_BUNDLE_YET);
+  else if (b.length) set(TypeBundleDeprecated, 'True', ReasonDeprecated, b.join('\n'));
+  else set(TypeBundleDeprecated, 'False', ReasonNotDeprecated, 'bundle not deprecated');
+}
+
+/** upstream's wrapping of pull/apply failures once a bundle is resolved. */
+export function wrapWithResolution(bundle: { readonly name: string; readonly version: string }, err: unknown): string {
+  return `error for resolved bundle ${goQuote(bundle.name)} with version ${goQuote(bundle.version)}: ${errorMessage(err)}`;
+}
