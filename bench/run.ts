@@ -1,5 +1,7 @@
 // `npm run bench`: every benchmark, printed as a table of figures. Never pass/fail.
 // Select some with `npm run bench -- workqueue informer`; BENCH_COLD=1 adds the cold build.
+import { benchCatalogServer } from './catalog-server.ts';
+import { benchCatalogCertified, benchCatalogScale } from './catalog-scale.ts';
 import { benchControlPlane, type Figure } from './control-plane.ts';
 import { benchInformer } from './informer.ts';
 import { benchWorkqueue } from './workqueue.ts';
@@ -8,6 +10,9 @@ const benches: Record<string, () => Promise<Figure[]>> = {
   workqueue: () => benchWorkqueue(),
   informer: benchInformer,
   'control-plane': benchControlPlane,
+  'catalog-server': benchCatalogServer,
+  'catalog-scale': benchCatalogScale,
+  'catalog-certified': benchCatalogCertified,
 };
 
 const wanted = process.argv.slice(2);

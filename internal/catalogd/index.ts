@@ -1,31 +1,149 @@
-// catalogd's controllers. At this stage the ClusterCatalog controller watches and logs; pulling,
-// storing and serving catalogs arrive with the catalogd issue.
+// catalogd's wiring: from CatalogdOptions (flags) and the manager's context to informers, the
+// leader's ClusterCatalog controller, and what every replica runs — the content follower, the
+// catalog HTTP server and garbage collection. See controller/README.md for the design.
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { ClusterCatalogKind, GroupVersion, type ClusterCatalog } from '../../api/v1/index.ts';
 import { Controller } from '../shared/controller/index.ts';
+import { RegistryClient } from '../shared/image/index.ts';
 import { Informer, stripManagedFields } from '../shared/kube/index.ts';
-import type { ManagerContext, ManagerParts } from '../shared/manager/index.ts';
+import type { Cache, ManagerContext, ManagerParts } from '../shared/manager/index.ts';
+import { parseBindAddress } from '../shared/manager/index.ts';
+import {
+  createCatalogContent,
+  garbageCollector,
+  globalPullSecret,
+  kubeCatalogApi,
+  newClusterCatalogReconciler,
+  newContentFollower,
+  type CatalogContent,
+  type ClusterCatalogReconciler,
+  type ContentFollower,
+} from './controller/index.ts';
+import { catalogBaseUrl, type CatalogdImplementations, type CatalogdOptions } from './options.ts';
+import type { CatalogStore } from './storage/types.ts';
 
-export function catalogdSetup({ client, logger, metrics }: ManagerContext): ManagerParts {
-  const catalogs = new Informer<ClusterCatalog>({
-    client,
-    apiVersion: GroupVersion,
-    kind: ClusterCatalogKind,
-    transform: stripManagedFields,
-    logger: logger.child({ informer: 'clustercatalogs' }),
-  });
-  const log = logger.child({ controller: 'clustercatalog' });
-  const controller = new Controller({
-    name: 'clustercatalog',
-    logger: log,
-    metrics,
-    reconciler: {
-      reconcile: async (key) => {
-        const cat = catalogs.get(key);
-        if (!cat) log.info('ClusterCatalog deleted', { name: key });
-        else log.info('observed ClusterCatalog', { name: key, generation: cat.metadata.generation, ref: cat.spec.source.image?.ref });
-      },
-    },
-  });
-  controller.watch(catalogs);
-  return { informers: [catalogs], controllers: [controller] };
+export type { CatalogServer, CatalogServerOptions, CatalogdImplementations, CatalogdOptions } from './options.ts';
+export { DEFAULT_EXTERNAL_ADDRESS, catalogBaseUrl } from './options.ts';
+
+/** What catalogdSetup builds; the manager uses the ManagerParts part, tests the rest. */
+export interface CatalogdParts extends ManagerParts {
+  readonly catalogs: Informer<ClusterCatalog>;
+  readonly content: CatalogContent;
+  readonly store: CatalogStore;
+  readonly reconciler: ClusterCatalogReconciler;
+  /** The leader-only ClusterCatalog controller. */
+  readonly controller: Controller;
+  /** The every-replica content follower. */
+  readonly follower: ContentFollower;
+  /** Where the catalog server listens, e.g. `http://0.0.0.0:8443`. */
+  readonly serverUrl: string;
+}
+
+export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementations): (ctx: ManagerContext) => Promise<CatalogdParts> {
+  return async (ctx) => {
+    const { client, logger, metrics } = ctx;
+    const catalogs = new Informer<ClusterCatalog>({
+      client,
+      apiVersion: GroupVersion,
+      kind: ClusterCatalogKind,
+      transform: stripManagedFields,
+      logger: logger.child({ informer: 'clustercatalogs' }),
+    });
+    const informers: Cache[] = [catalogs];
+    const secret = options.globalPullSecret && globalPullSecret({ client, ...options.globalPullSecret, logger });
+    if (secret) informers.push(secret.informer);
+
+    const registry = new RegistryClient({
+      insecureRegistries: options.insecureRegistries,
+      ...(secret && { credentials: secret.credentials }),
+      ...(options.pullCasDir && { ca: await readCas(options.pullCasDir) }),
+      ...options.registry,
+      logger: logger.child({ component: 'registry' }),
+    });
+    const store = await impl.store(join(options.cacheDir, 'catalogs'), logger.child({ component: 'storage' }));
+    const content = createCatalogContent({
+      unpackDir: join(options.cacheDir, 'unpack'),
+      store,
+      registry,
+      ...(options.unpackLimits && { limits: options.unpackLimits }),
+      ...(options.platform && { platform: options.platform }),
+      logger: logger.child({ component: 'image' }),
+    });
+
+    const log = logger.child({ controller: 'clustercatalog' });
+    const reconciler = newClusterCatalogReconciler({
+      catalogs,
+      api: kubeCatalogApi(client),
+      content,
+      baseUrl: (name) => catalogBaseUrl(options, name),
+      ...(options.minuteMs && { minuteMs: options.minuteMs }),
+      logger: log,
+    });
+    const controller = new Controller({
+      name: 'clustercatalog',
+      reconciler,
+      logger,
+      metrics,
+      ...(options.rateLimiter && { rateLimiter: options.rateLimiter() }),
+    });
+    controller.watch(catalogs);
+    const follower = newContentFollower({
+      catalogs,
+      content,
+      leading: () => controller.started,
+      logger,
+      metrics,
+      ...(options.rateLimiter && { rateLimiter: options.rateLimiter() }),
+    });
+
+    const bind = parseBindAddress(options.catalogsServerAddr);
+    if (!bind) throw new Error('the catalog server needs an address');
+    const server = await impl.server({
+      store,
+      host: bind.host,
+      port: bind.port,
+      ...(options.tls && { tls: options.tls }),
+      logger: logger.child({ component: 'catalog-server' }),
+      metrics,
+    });
+    logger.info('serving catalogs', { address: server.url, externalAddress: options.externalAddress });
+
+    const serveUntilStopped = async (signal: AbortSignal): Promise<void> => {
+      await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+      await server.close();
+      await registry.close();
+    };
+
+    return {
+      informers: [...informers, follower.ready],
+      controllers: [controller],
+      runnables: [
+        (signal) => follower.run(signal),
+        garbageCollector({ catalogs, content, intervalMs: options.gcIntervalMs, logger: logger.child({ component: 'gc' }) }),
+        serveUntilStopped,
+      ],
+      catalogs,
+      content,
+      store,
+      reconciler,
+      controller,
+      follower,
+      serverUrl: server.url,
+    };
+  };
+}
+
+/** Every file in `dir` (PEM certificates) for the registry client's `ca`; dotfiles (`..data`) skipped. */
+async function readCas(dir: string): Promise<Buffer[]> {
+  const out: Buffer[] = [];
+  for (const name of (await readdir(dir)).sort()) {
+    if (name.startsWith('.')) continue;
+    try {
+      out.push(await readFile(join(dir, name)));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EISDIR') throw err;
+    }
+  }
+  return out;
 }

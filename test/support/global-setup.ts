@@ -1,10 +1,12 @@
 // vitest globalSetup for the integration project: one kube-apiserver (+etcd) and one registry
-// for the whole run, CRDs from config/crd installed. Tests reach them with `cluster()` and
-// `registry()` from ./env.ts. Teardown stops both and checks that no process is left.
+// for the whole run, CRDs from config/crd and policies from config/admission installed. Tests
+// reach them with `cluster()` and `registry()` from ./env.ts. Teardown stops both and checks
+// that no process is left.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { ControlPlane } from './control-plane.ts';
+import { installAdmissionPolicies } from './admission.ts';
 import { installCrds, yamlFiles } from './crds.ts';
 import { TestKube } from './kube.ts';
 import { processAlive } from './net.ts';
@@ -17,6 +19,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const [info, regInfo] = await Promise.all([cp.start(), reg.start()]);
   const crdDir = fileURLToPath(new URL('../../config/crd/bases', import.meta.url));
   if (existsSync(crdDir)) await installCrds(new TestKube(info), await yamlFiles(crdDir));
+  const admissionDir = fileURLToPath(new URL('../../config/admission', import.meta.url));
+  if (existsSync(admissionDir)) await installAdmissionPolicies(new TestKube(info), admissionDir);
   project.provide('controlPlane', info);
   project.provide('registry', regInfo);
   console.log(`[global-setup] control plane ${info.server} and registry ${regInfo.host} ready in ${Date.now() - started}ms`);

@@ -5,6 +5,7 @@ import { copyFile, mkdir } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { ControlPlane } from './control-plane.ts';
+import { installAdmissionPolicies } from './admission.ts';
 import { installCrds, yamlFiles } from './crds.ts';
 import { TestKube } from './kube.ts';
 import { Registry } from './registry.ts';
@@ -27,19 +28,27 @@ async function main(): Promise<void> {
     kubeconfigPath = `${root}.cache/run/kubeconfig`;
     await copyFile(info.kubeconfigPath, kubeconfigPath);
     registryHost = regInfo.host;
-    await installCrds(new TestKube(info), await yamlFiles(`${root}config/crd/bases`));
+    const kube = new TestKube(info);
+    await installCrds(kube, await yamlFiles(`${root}config/crd/bases`));
+    await installAdmissionPolicies(kube, `${root}config/admission`);
     console.log(`control plane: ${info.server}\nregistry:      ${regInfo.host} (plain HTTP)`);
     console.log(`in another terminal:  export KUBECONFIG=${kubeconfigPath}`);
   } else {
-    console.log(`using the cluster in KUBECONFIG=${kubeconfigPath}; apply the CRDs with: kubectl apply -k config/crd`);
+    console.log(`using the cluster in KUBECONFIG=${kubeconfigPath}; apply the CRDs and policies with: kubectl apply -k config/crd && kubectl apply -k config/admission`);
   }
   const env = { ...process.env, KUBECONFIG: kubeconfigPath, ...(registryHost ? { OLM_INSECURE_REGISTRIES: registryHost } : {}) };
   const ports: Record<string, [number, number]> = { catalogd: [18081, 18080], 'operator-controller': [18083, 18082] };
+  // catalogd serves catalogs on 127.0.0.1:18443 and keeps its cache under .cache/run.
+  const extra: Record<string, string[]> = {
+    catalogd: ['--catalogs-server-addr=127.0.0.1:18443', '--external-address=127.0.0.1:18443', `--cache-dir=${root}.cache/run/catalogd`],
+  };
   for (const [name, [health, metrics]] of Object.entries(ports)) {
-    const args = [`--health-probe-bind-address=127.0.0.1:${health}`, `--metrics-bind-address=127.0.0.1:${metrics}`];
+    const args = [`--health-probe-bind-address=127.0.0.1:${health}`, `--metrics-bind-address=127.0.0.1:${metrics}`, ...(extra[name] ?? [])];
     const child = spawn(process.execPath, ['--import', 'tsx', `${root}cmd/${name}/main.ts`, ...args], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Own process group: Ctrl-C reaches only this script, which stops the children once (SIGTERM).
+      detached: true,
     });
     children.push(child);
     for (const stream of [child.stdout, child.stderr]) {
@@ -63,6 +72,7 @@ async function shutdown(code: number): Promise<void> {
   process.exit(code);
 }
 
+process.on('exit', () => children.forEach((c) => c.exitCode === null && c.kill('SIGKILL')));
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 main().catch((err: unknown) => {

@@ -61,14 +61,17 @@ export class BlobIndex {
     if (schema !== '') lists.push(this.bySchema.get(schema) ?? []);
     if (pkg !== '') lists.push(this.byPackage.get(pkg) ?? []);
     if (name !== '') lists.push(this.byName.get(name) ?? []);
-    lists.sort((a, b) => a.length - b.length);
-    const [first = [], ...rest] = lists;
-    const sets = rest.map((l) => new Set(l));
+    // Walk the shortest list and check the other dimensions on the entry itself: being in a
+    // key's list is the same as having that value, and this costs O(shortest list) per query
+    // (no set of a big list such as every olm.bundle is built per request).
+    let first = lists[0] ?? [];
+    for (const l of lists) if (l.length < first.length) first = l;
     const out: BlobIndexEntry[] = [];
     for (const i of first) {
       const e = this.entries[i] as BlobIndexEntry;
-      if (schema === '' && e.schema === '') continue;
-      if (sets.every((s) => s.has(i))) out.push(e);
+      if (schema === '' ? e.schema === '' : e.schema !== schema) continue;
+      if ((pkg !== '' && e.package !== pkg) || (name !== '' && e.name !== name)) continue;
+      out.push(e);
     }
     return out; // the per-key lists are in file order, so the result is too
   }

@@ -7,7 +7,6 @@
 // Memory: files are read and parsed one at a time (the next one is read while the current one is
 // parsed); for each blob only its canonical JSON (a Buffer) and a few typed fields survive.
 
-import { isAscii } from 'node:buffer';
 import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ExcessiveAliasingError, UnsupportedValueError, canonicalJSON, extractMeta } from './canonical.ts';
@@ -15,7 +14,7 @@ import { addBlob, emptyDeclarativeConfig, type DeclarativeConfig, type MutableDe
 import { compareGoStrings } from './go.ts';
 import { INDEX_IGNORE_FILE, IgnoreMatcher } from './ignore.ts';
 import { FbcLoadError, msg, type BlobRef } from './messages.ts';
-import { DocumentSyntaxError, decodeDocuments, looksLikeJSON } from './yaml.ts';
+import { DocumentSyntaxError, bytesLookLikeJSON, decodeDocumentBytes, decodeDocuments, looksLikeJSON } from './yaml.ts';
 
 /** One blob of a catalog: catalogd's Meta plus where it came from. */
 export interface Meta extends BlobRef {
@@ -96,15 +95,13 @@ function jsonKind(v: unknown): string {
   return typeof v; // string, number
 }
 
-interface FileInput {
-  readonly rel: string;
-  readonly text: string;
-}
+/** One file: its text (in-memory catalogs) or its bytes (read from disk, decoded per document). */
+type FileInput = { readonly rel: string; readonly text: string } | { readonly rel: string; readonly bytes: Buffer };
 
-/** Parses one file's text into blobs (checks that need no schema knowledge). */
+/** Parses one file into blobs (checks that need no schema knowledge). */
 function* blobsOfFile(file: FileInput, strict: boolean): Generator<LoadedBlob> {
-  const isJSON = looksLikeJSON(file.text);
-  const docs = decodeDocuments(file.text);
+  const isJSON = 'text' in file ? looksLikeJSON(file.text) : bytesLookLikeJSON(file.bytes);
+  const docs = 'text' in file ? decodeDocuments(file.text) : decodeDocumentBytes(file.bytes);
   for (;;) {
     let next: IteratorResult<{ index: number; line: number; value: unknown }>;
     try {
@@ -162,12 +159,16 @@ function checkAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
 }
 
-async function* readFiles(files: readonly FileEntry[], signal?: AbortSignal): AsyncGenerator<FileInput & { size: number }> {
-  const read = async (f: FileEntry): Promise<FileInput & { size: number }> => {
+interface FileBytes {
+  readonly rel: string;
+  readonly bytes: Buffer;
+}
+
+async function* readFiles(files: readonly FileEntry[], signal?: AbortSignal): AsyncGenerator<FileBytes> {
+  const read = async (f: FileEntry): Promise<FileBytes> => {
     try {
-      const buf = await readFile(f.abs);
-      // Pure-ASCII files (the usual case) decode faster as latin1, with the same result.
-      return { rel: f.rel, text: buf.toString(isAscii(buf) ? 'latin1' : 'utf8'), size: buf.length };
+      // Kept as bytes: decodeDocumentBytes turns one document at a time into a string.
+      return { rel: f.rel, bytes: await readFile(f.abs) };
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'EISDIR' || (code === undefined && (await lstat(f.abs)).isDirectory())) {
@@ -180,7 +181,7 @@ async function* readFiles(files: readonly FileEntry[], signal?: AbortSignal): As
   let pending = files.length > 0 ? read(files[0] as FileEntry) : undefined;
   for (let i = 0; i < files.length; i++) {
     checkAborted(signal);
-    const current = await (pending as Promise<FileInput & { size: number }>);
+    const current = await (pending as Promise<FileBytes>);
     pending = i + 1 < files.length ? read(files[i + 1] as FileEntry) : undefined;
     pending?.catch(() => undefined); // surfaced when awaited
     yield current;
@@ -193,7 +194,7 @@ async function* walk(root: string, opts: LoadOptions, stats?: { files: number; b
   for await (const file of readFiles(files, opts.signal)) {
     if (stats) {
       stats.files++;
-      stats.bytes += file.size;
+      stats.bytes += file.bytes.length;
     }
     yield* blobsOfFile(file, strict);
   }

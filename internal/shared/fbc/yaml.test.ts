@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJSON } from './canonical.ts';
 import { catalogFromFiles } from './load.ts';
 import { FbcLoadError } from './messages.ts';
-import { decodeDocuments } from './yaml.ts';
+import { decodeDocumentBytes, decodeDocuments } from './yaml.ts';
 
 const values = (text: string): unknown[] => [...decodeDocuments(text)].map((d) => d.value);
 const one = (yamlValue: string): unknown => (values(`v: ${yamlValue}\n`)[0] as { v: unknown }).v;
@@ -102,6 +102,34 @@ describe('documents', () => {
     expect(values('{"a": 1}\n---\nb: 2\n---\nc: [3]\n')).toEqual([{ a: 1 }, undefined, { b: 2 }, { c: [3] }]);
     expect(values('{a: 1, b: yes}\n')).toEqual([{ a: 1, b: true }]);
     expect(() => values('{"a": 1}\n{"b": 2}\n{"c": \n')).toThrow(/^json: /);
+  });
+
+  it('decodes a file from its bytes, one document at a time, exactly as from its text', () => {
+    const texts = [
+      '# header\n---\na: 1\n---\n# just a comment\n---\n\n\n---\nnull\n---\nb: 2\n---\n\n',
+      'a: "h\u00e9llo \u2603"\n---\nb: [\u00fc, 2]\r\n--- # c\r\nc: \ud83d\ude00\n',
+      '\ufeffa: 1\r\n---\r\nb: "x"\r\n',
+      '  {"a": "\u00e9"}\n{"b": [1, {"c": "}"}]}',
+      '{"a": 1}\n---\nb: 2\n',
+      'a: |\n  x\n  ---\n  y\n---',
+      '',
+    ];
+    for (const text of texts) {
+      expect([...decodeDocumentBytes(Buffer.from(text, 'utf8'))]).toEqual([...decodeDocuments(text)]);
+    }
+    const failure = (f: () => unknown): unknown => {
+      try {
+        f();
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    };
+    for (const text of ['a: 1\n---x\nb: 2\n', 'a: 1\n---\nb: \u00e9\n  c: [\n']) {
+      const fromBytes = failure(() => [...decodeDocumentBytes(Buffer.from(text, 'utf8'))]);
+      expect(fromBytes).toBeInstanceOf(Error);
+      expect(fromBytes).toEqual(failure(() => [...decodeDocuments(text)]));
+    }
   });
 
   it('reports YAML syntax errors with the line in the file', () => {

@@ -3,6 +3,7 @@
 // by sigs.k8s.io/yaml (go-yaml v2, YAML 1.1 scalar resolution, timestamps kept as strings).
 // js-yaml does the YAML parsing; the schema below reproduces go-yaml v2's plain-scalar rules.
 
+import { isAscii } from 'node:buffer';
 import { FAILSAFE_SCHEMA, Type, load, loadAll, type YAMLException } from 'js-yaml';
 import { goTrimSpace, isGoSpace } from './go.ts';
 import { msg } from './messages.ts';
@@ -204,6 +205,11 @@ export function looksLikeJSON(text: string): boolean {
   return false;
 }
 
+/** looksLikeJSON over a file's first 4096 bytes (apimachinery peeks bytes, not characters). */
+export function bytesLookLikeJSON(bytes: Buffer): boolean {
+  return looksLikeJSON(bytes.toString('utf8', 0, Math.min(bytes.length, SNIFF_BYTES)));
+}
+
 /** Decodes every document of one file, in order. Throws DocumentSyntaxError. */
 export function* decodeDocuments(text: string): Generator<DecodedDocument> {
   if (looksLikeJSON(text)) {
@@ -213,6 +219,53 @@ export function* decodeDocuments(text: string): Generator<DecodedDocument> {
     return;
   }
   yield* decodeYAMLStream(text, 0, 0, 1);
+}
+
+/** UTF-8 text of `bytes[start, end)`; pure ASCII (the usual case) decodes faster as latin1, with the same result. */
+export function decodeText(bytes: Buffer, start = 0, end = bytes.length): string {
+  const part = bytes.subarray(start, end);
+  return part.toString(isAscii(part) ? 'latin1' : 'utf8');
+}
+
+/**
+ * `decodeDocuments` over a file's bytes. YAML files are split into documents on the bytes and
+ * only one document at a time becomes a string, so a big file never exists as one big string
+ * (which V8 keeps in large-object space until a full GC). The result is the same as decoding
+ * the whole text: separators and line ends are ASCII, which never occurs inside a multi-byte
+ * UTF-8 sequence. JSON streams (rare in catalogs) are decoded from the whole text.
+ */
+export function* decodeDocumentBytes(bytes: Buffer): Generator<DecodedDocument> {
+  if (bytesLookLikeJSON(bytes)) {
+    yield* decodeDocuments(decodeText(bytes));
+    return;
+  }
+  let index = 0;
+  let docStart = 0;
+  let docLine = 1;
+  let line = 1;
+  let pos = 0;
+  const emit = function* (end: number): Generator<DecodedDocument> {
+    if (end > docStart) {
+      index++;
+      yield { index, line: docLine, value: parseYAMLDocument(decodeText(bytes, docStart, end), index, docLine) };
+    }
+  };
+  while (pos < bytes.length) {
+    const nl = bytes.indexOf(0x0a, pos);
+    const lineEnd = nl === -1 ? bytes.length : nl + 1;
+    if (bytes[pos] === 0x2d && bytes[pos + 1] === 0x2d && bytes[pos + 2] === 0x2d) {
+      const rest = goTrimSpace(decodeText(bytes, pos + 3, nl === -1 ? bytes.length : nl));
+      if (rest !== '' && !rest.startsWith('#')) {
+        throw new DocumentSyntaxError('yaml', msg.invalidYamlSeparator(rest), index + 1, line);
+      }
+      yield* emit(pos);
+      docStart = lineEnd;
+      docLine = line + 1;
+    }
+    pos = lineEnd;
+    line++;
+  }
+  yield* emit(bytes.length);
 }
 
 const countLines = (text: string, from: number, to: number): number => {

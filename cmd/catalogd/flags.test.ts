@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError, parseManagerArgs } from '../../internal/shared/manager/index.ts';
+import { catalogdFlags, catalogdOptions, parseDuration } from './flags.ts';
+
+const parse = (...argv: string[]) => catalogdOptions(parseManagerArgs('catalogd', argv, catalogdFlags).extra);
+
+function usageError(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(UsageError);
+    return (err as Error).message;
+  }
+  throw new Error('expected a UsageError');
+}
+
+describe('catalogd flags', () => {
+  it('defaults are upstream’s', () => {
+    const o = parse('--insecure-registries=');
+    expect(o).toEqual({
+      catalogsServerAddr: ':8443',
+      externalAddress: 'catalogd-service.olmv1-system.svc',
+      cacheDir: '/var/cache/catalogd',
+      gcIntervalMs: 12 * 3600_000,
+      insecureRegistries: [],
+      platform: 'linux/amd64',
+    });
+  });
+
+  it('takes every flag', () => {
+    const o = parse(
+      '--catalogs-server-addr=127.0.0.1:9443',
+      '--external-address',
+      'catalogs.example.com:8443',
+      '--cache-dir=/tmp/c',
+      '--gc-interval=1h30m',
+      '--global-pull-secret=olmv1-system/pull',
+      '--tls-cert=/tls/tls.crt',
+      '--tls-key=/tls/tls.key',
+      '--pull-cas-dir=/cas',
+      '--insecure-registries= localhost:5000, registry.local ,',
+      '--platform=linux/arm64/v8',
+    );
+    expect(o).toEqual({
+      catalogsServerAddr: '127.0.0.1:9443',
+      externalAddress: 'catalogs.example.com:8443',
+      cacheDir: '/tmp/c',
+      gcIntervalMs: 90 * 60_000,
+      globalPullSecret: { namespace: 'olmv1-system', name: 'pull' },
+      tls: { certFile: '/tls/tls.crt', keyFile: '/tls/tls.key' },
+      pullCasDir: '/cas',
+      insecureRegistries: ['localhost:5000', 'registry.local'],
+      platform: 'linux/arm64/v8',
+    });
+  });
+
+  it('refuses what cannot work, naming the flag', () => {
+    expect(usageError(() => parse('--gc-interval=12'))).toBe('catalogd: --gc-interval: must be a positive duration such as 12h or 30m, got "12"');
+    expect(usageError(() => parse('--gc-interval=0s'))).toMatch(/^catalogd: --gc-interval: /);
+    expect(usageError(() => parse('--tls-cert=/a'))).toBe('catalogd: tls-cert and tls-key flags must be used together');
+    expect(usageError(() => parse('--global-pull-secret=pull'))).toBe('catalogd: --global-pull-secret: must be <namespace>/<name>, got "pull"');
+    expect(usageError(() => parse('--external-address=https://x.example.com'))).toBe(
+      'catalogd: --external-address: must be host[:port] without a scheme or path, got "https://x.example.com"',
+    );
+    expect(usageError(() => parse('--catalogs-server-addr=0'))).toBe('catalogd: --catalogs-server-addr: the catalog server cannot be turned off');
+    expect(usageError(() => parse('--catalogs-server-addr=:99999'))).toBe('catalogd: --catalogs-server-addr: invalid bind address ":99999"');
+    expect(usageError(() => parse('--platform=amd64'))).toBe('catalogd: --platform: must be os/arch[/variant], got "amd64"');
+  });
+
+  it('parses Go durations', () => {
+    expect(parseDuration('12h')).toBe(43_200_000);
+    expect(parseDuration('1h30m10s')).toBe(5_410_000);
+    expect(parseDuration('1.5h')).toBe(5_400_000);
+    expect(parseDuration('250ms')).toBe(250);
+    expect(parseDuration('0')).toBe(0);
+    expect(parseDuration('')).toBeUndefined();
+    expect(parseDuration('12')).toBeUndefined();
+    expect(parseDuration('1d')).toBeUndefined();
+    expect(parseDuration('h')).toBeUndefined();
+  });
+
+  it('lists its flags in --help', () => {
+    const { help } = parseManagerArgs('catalogd', ['--help'], catalogdFlags);
+    for (const f of Object.keys(catalogdFlags)) expect(help).toContain(`--${f}`);
+  });
+});

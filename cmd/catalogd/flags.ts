@@ -1,0 +1,97 @@
+// catalogd's own flags (names as upstream's cmd/catalogd where upstream has them) and their
+// translation into CatalogdOptions. Problems are a UsageError naming the flag.
+import { parseSecretRef } from '../../internal/catalogd/controller/pull-secret.ts';
+import { DEFAULT_EXTERNAL_ADDRESS, type CatalogdOptions } from '../../internal/catalogd/options.ts';
+import { UsageError, parseBindAddress, type Flag } from '../../internal/shared/manager/options.ts';
+
+export const catalogdFlags = {
+  'catalogs-server-addr': { type: 'string', default: ':8443', help: 'address the catalog content server listens on' },
+  'external-address': {
+    type: 'string',
+    default: DEFAULT_EXTERNAL_ADDRESS,
+    help: 'host[:port] clients reach the catalog server at; status.urls.base = <scheme>://<this>/catalogs/<name>',
+  },
+  'cache-dir': { type: 'string', default: '/var/cache/catalogd', help: 'directory of image caches (unpack/) and served catalogs (catalogs/)' },
+  'gc-interval': { type: 'string', default: '12h', help: 'interval between garbage collections of orphaned content (Go duration)' },
+  'global-pull-secret': { type: 'string', help: '<namespace>/<name> of a dockerconfigjson Secret whose credentials every pull uses' },
+  'tls-cert': { type: 'string', help: 'certificate (PEM) of the catalog server; with --tls-key it serves HTTPS' },
+  'tls-key': { type: 'string', help: 'private key (PEM) of the catalog server' },
+  'pull-cas-dir': { type: 'string', help: 'directory of CA certificates (PEM) trusted for registries, besides the system ones' },
+  'insecure-registries': {
+    type: 'string',
+    default: process.env.OLM_INSECURE_REGISTRIES ?? '',
+    help: 'comma-separated host[:port] registries reached over plain HTTP (default: env OLM_INSECURE_REGISTRIES)',
+  },
+  platform: { type: 'string', default: 'linux/amd64', help: 'os/arch[/variant] picked from multi-platform catalog images' },
+} as const satisfies Record<string, Flag>;
+
+export type CatalogdFlagValues = Record<keyof typeof catalogdFlags, string | boolean | undefined>;
+
+const UNITS: Readonly<Record<string, number>> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A Go duration (`12h`, `1h30m`, `90s`, `500ms`) in milliseconds; undefined when malformed. */
+export function parseDuration(text: string): number | undefined {
+  if (text === '0') return 0;
+  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/gy;
+  let total = 0;
+  let end = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    total += Number(m[1]) * UNITS[m[2]!]!;
+    end = re.lastIndex;
+  }
+  return end === text.length && end > 0 ? total : undefined;
+}
+
+const str = (v: string | boolean | undefined): string => (typeof v === 'string' ? v.trim() : '');
+
+export function catalogdOptions(values: CatalogdFlagValues): CatalogdOptions {
+  const fail = (flag: string, why: string): never => {
+    throw new UsageError(`catalogd: --${flag}: ${why}`);
+  };
+  const addr = str(values['catalogs-server-addr']);
+  let bind: ReturnType<typeof parseBindAddress>;
+  try {
+    bind = parseBindAddress(addr);
+  } catch (err) {
+    fail('catalogs-server-addr', (err as Error).message);
+  }
+  if (!bind) fail('catalogs-server-addr', 'the catalog server cannot be turned off');
+  const external = str(values['external-address']);
+  if (external === '' || /^[a-z]+:\/\//i.test(external) || /[/?#\s]/.test(external)) {
+    fail('external-address', `must be host[:port] without a scheme or path, got ${JSON.stringify(external)}`);
+  }
+  const cacheDir = str(values['cache-dir']);
+  if (cacheDir === '') fail('cache-dir', 'must not be empty');
+  const gc = parseDuration(str(values['gc-interval']));
+  if (gc === undefined || gc <= 0) fail('gc-interval', `must be a positive duration such as 12h or 30m, got ${JSON.stringify(values['gc-interval'])}`);
+  const cert = str(values['tls-cert']);
+  const key = str(values['tls-key']);
+  if ((cert === '') !== (key === '')) throw new UsageError('catalogd: tls-cert and tls-key flags must be used together');
+  const secret = str(values['global-pull-secret']);
+  let globalPullSecret: CatalogdOptions['globalPullSecret'];
+  if (secret !== '') {
+    try {
+      globalPullSecret = parseSecretRef(secret);
+    } catch (err) {
+      fail('global-pull-secret', (err as Error).message);
+    }
+  }
+  const platform = str(values.platform);
+  if (!/^[a-z0-9_.-]+\/[a-z0-9_.-]+(\/[a-z0-9_.-]+)?$/i.test(platform)) fail('platform', `must be os/arch[/variant], got ${JSON.stringify(platform)}`);
+  const insecureRegistries = str(values['insecure-registries'])
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  const pullCasDir = str(values['pull-cas-dir']);
+  return {
+    catalogsServerAddr: addr,
+    externalAddress: external,
+    cacheDir,
+    gcIntervalMs: gc!,
+    insecureRegistries,
+    platform,
+    ...(globalPullSecret && { globalPullSecret }),
+    ...(cert !== '' && { tls: { certFile: cert, keyFile: key } }),
+    ...(pullCasDir !== '' && { pullCasDir }),
+  };
+}

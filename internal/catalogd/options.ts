@@ -1,0 +1,73 @@
+// catalogd's options: what its flags set (cmd/catalogd/flags.ts) plus knobs for tests and
+// embedding, and the URL a catalog is served at.
+import type { RateLimiter } from '../shared/controller/index.ts';
+import type { RegistryClientOptions, UnpackLimits } from '../shared/image/index.ts';
+import type { Logger, Metrics } from '../shared/observability/index.ts';
+import type { CatalogStore } from './storage/types.ts';
+
+/** Upstream's default `--external-address`: the catalogd Service in olmv1-system. */
+export const DEFAULT_EXTERNAL_ADDRESS = 'catalogd-service.olmv1-system.svc';
+
+export interface CatalogdOptions {
+  /** `--catalogs-server-addr`, e.g. `:8443`. */
+  readonly catalogsServerAddr: string;
+  /** `--external-address`: host[:port] in `status.urls.base`. */
+  readonly externalAddress: string;
+  /** `--cache-dir`: `unpack/<catalog>/` image caches and `catalogs/` served content. */
+  readonly cacheDir: string;
+  /** `--gc-interval` in ms. */
+  readonly gcIntervalMs: number;
+  /** `--global-pull-secret`. */
+  readonly globalPullSecret?: { readonly namespace: string; readonly name: string };
+  /** `--tls-cert` / `--tls-key`: the catalog server speaks HTTPS and URLs say https. */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  /** `--insecure-registries`. */
+  readonly insecureRegistries: readonly string[];
+  /** `--platform`. */
+  readonly platform?: string;
+  /** `--pull-cas-dir`. */
+  readonly pullCasDir?: string;
+
+  // Knobs for tests and embedding; no flags.
+  /** Length of one `pollIntervalMinutes` minute (default 60,000 ms). */
+  readonly minuteMs?: number;
+  readonly unpackLimits?: Partial<UnpackLimits>;
+  /** Extra registry client options (retries, timeouts). */
+  readonly registry?: Pick<RegistryClientOptions, 'retries' | 'retryDelayMs' | 'headersTimeoutMs' | 'bodyTimeoutMs'>;
+  /** Backoff of both controllers (default: client-go's default controller rate limiter). */
+  readonly rateLimiter?: () => RateLimiter<string>;
+}
+
+/** The catalog HTTP server as the wiring needs it: listening once created, closed at stop. */
+export interface CatalogServer {
+  /** Where it listens, e.g. `http://0.0.0.0:8443`. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export interface CatalogServerOptions {
+  readonly store: CatalogStore;
+  readonly host: string;
+  readonly port: number;
+  /** PEM certificate and key files: HTTPS. */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+}
+
+/**
+ * The concrete store and server (internal/catalogd/storage and internal/catalogd/server),
+ * injected by cmd/catalogd so that this folder depends only on their interfaces.
+ */
+export interface CatalogdImplementations {
+  /** A store rooted at `root` (`<cache-dir>/catalogs`), with what is already on disk registered. */
+  readonly store: (root: string, logger: Logger) => Promise<CatalogStore> | CatalogStore;
+  /** Starts the server; rejects when it cannot listen. */
+  readonly server: (options: CatalogServerOptions) => Promise<CatalogServer>;
+}
+
+/** `<scheme>://<external-address>/catalogs/<name>`. */
+export function catalogBaseUrl(options: Pick<CatalogdOptions, 'externalAddress' | 'tls'>, name: string): string {
+  return `${options.tls ? 'https' : 'http'}://${options.externalAddress}/catalogs/${name}`;
+}
+

@@ -1,0 +1,285 @@
+// What the catalog server answers, as data (status, headers, body) computed from the request:
+// the routes of catalogd's handlers.go behind a Go 1.22 ServeMux, with net/http's exact error
+// texts. server.ts turns an Answer into bytes (and gzip); nothing here touches the socket.
+//
+//   GET|HEAD /catalogs/{catalog}/api/v1/all      http.ServeContent of catalog.jsonl
+//   GET|HEAD /catalogs/{catalog}/api/v1/metas    ?schema=&package=&name= from the byte-offset index
+//   other methods on those paths                  405 "Method Not Allowed" (no Allow header)
+//   invalid catalog name                          400 "invalid catalog name: <IsDNS1123Subdomain>"
+//   catalog without content                       404 "404 Not Found"
+//   any other path                                404 "404 page not found" (ServeMux)
+//   a path that is not clean                      301 to the cleaned path (ServeMux)
+import { randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import { dns1123SubdomainErrors } from '../storage/names.ts';
+import type { CatalogStore, StoredCatalog } from '../storage/types.ts';
+import type { AnswerCache } from './cache.ts';
+import { SYNC_READ_LIMIT, closeFile, mergeSections, openFile, readSectionsSync, streamParts, streamRange, type Section } from './body.ts';
+import {
+  NO_OVERLAP,
+  checkPreconditions,
+  cleanPath,
+  contentRange,
+  formatHTTPTime,
+  multipartFraming,
+  parseQuery,
+  parseRange,
+  pathUnescape,
+  type ByteRange,
+} from './gohttp.ts';
+
+/** A response to send: lower-case header names; `length` is the body's (or, for HEAD, a GET's) size. */
+export interface Answer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body?: Buffer | Readable;
+  readonly length?: number;
+  /** Close the connection after this response (Go does for requests it cannot parse). */
+  readonly close?: boolean;
+}
+
+export interface HandlerOptions {
+  readonly store: Pick<CatalogStore, 'get'>;
+  /** `/api/v1/metas` served (upstream feature gate APIV1MetasHandler; default on here). */
+  readonly metasEnabled: boolean;
+  /** Path the routes hang under, with slashes: `/catalogs/`. */
+  readonly prefix: string;
+  /** Metas answers kept in memory (none when absent). */
+  readonly cache?: AnswerCache;
+}
+
+export interface RequestInfo {
+  readonly method: string;
+  /** The request target as sent (path and query, still escaped). */
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+}
+
+export const JSONL = 'application/jsonl';
+const METAS_PARAMS = new Set(['schema', 'package', 'name']);
+
+/** http.Error: text/plain, nosniff, the message and a newline; no Content-Length of the old body. */
+export function goError(status: number, message: string, headers: Record<string, string> = {}): Answer {
+  return {
+    status,
+    headers: { ...headers, 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' },
+    body: Buffer.from(message + '\n'),
+  };
+}
+
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  500: 'Internal Server Error',
+};
+/** catalogd's httpError texts: `<code> <status text>`. */
+const statusError = (status: number): Answer => goError(status, `${status} ${STATUS_TEXT[status] ?? ''}`);
+
+/** Go's answer to a request line it cannot parse (before any handler). */
+export const BAD_REQUEST: Answer = {
+  status: 400,
+  headers: { 'content-type': 'text/plain; charset=utf-8' },
+  body: Buffer.from('400 Bad Request'),
+  close: true,
+};
+
+const htmlEscape = (s: string): string =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&#34;', "'": '&#39;' })[c] ?? c);
+
+/** http.Redirect with 301 (a short HTML body for GET, as Go writes it). */
+function redirect(method: string, location: string): Answer {
+  const headers: Record<string, string> = { location };
+  if (method === 'GET' || method === 'HEAD') headers['content-type'] = 'text/html; charset=utf-8';
+  const body = method === 'GET' ? Buffer.from(`<a href="${htmlEscape(location)}">Moved Permanently</a>.\n\n`) : undefined;
+  return { status: 301, headers, ...(body && { body }) };
+}
+
+/** Routes one request. Never throws for a request's content; I/O errors become 403/500. */
+export function answer(req: RequestInfo, options: HandlerOptions): Answer {
+  let target = req.url;
+  if (target === '*') return { status: 400, headers: {}, close: true }; // ServeMux's answer to `OPTIONS *`
+  if (/^https?:\/\//i.test(target)) {
+    // absolute-form: only its path and query are routed
+    const u = URL.canParse(target) ? new URL(target) : undefined;
+    if (!u) return BAD_REQUEST;
+    target = u.pathname + u.search;
+  }
+  const q = target.indexOf('?');
+  const rawPath = q < 0 ? target : target.slice(0, q);
+  const rawQuery = q < 0 ? '' : target.slice(q + 1);
+  if (!rawPath.startsWith('/')) return BAD_REQUEST;
+  if (req.method !== 'CONNECT') {
+    const clean = cleanPath(rawPath);
+    if (clean !== rawPath) return redirect(req.method, clean + (q < 0 ? '' : `?${rawQuery}`));
+  }
+  const segments = rawPath.split('/').slice(1).map(pathUnescape);
+  if (segments.some((s) => s === undefined)) return BAD_REQUEST;
+  const route = matchRoute(segments as string[], options);
+  if (!route) return goError(404, '404 page not found');
+  if (req.method !== 'GET' && req.method !== 'HEAD') return goError(405, 'Method Not Allowed');
+  const nameErrors = dns1123SubdomainErrors(route.catalog);
+  if (nameErrors.length) return goError(400, `invalid catalog name: ${nameErrors.join('; ')}`);
+  try {
+    return route.endpoint === 'all' ? serveAll(req, route.catalog, options) : serveMetas(req, route.catalog, rawQuery, options);
+  } catch (err) {
+    return ioError(err);
+  }
+}
+
+function matchRoute(segments: readonly string[], options: HandlerOptions): { catalog: string; endpoint: 'all' | 'metas' } | undefined {
+  const prefix = options.prefix.split('/').filter((s) => s !== '');
+  if (segments.length !== prefix.length + 4) return undefined;
+  if (prefix.some((p, i) => segments[i] !== p)) return undefined;
+  const [catalog = '', api, v1, endpoint] = segments.slice(prefix.length);
+  if (catalog === '' || api !== 'api' || v1 !== 'v1') return undefined;
+  if (endpoint === 'all') return { catalog, endpoint };
+  if (endpoint === 'metas' && options.metasEnabled) return { catalog, endpoint };
+  return undefined;
+}
+
+/** catalogd's httpError for file errors: not-exist 404, permission 403, else 500. */
+function ioError(err: unknown): Answer {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return statusError(404);
+  if (code === 'EACCES' || code === 'EPERM') return statusError(403);
+  return statusError(500);
+}
+
+/**
+ * The catalog's current content with its file open. The entry can be swapped (and its file
+ * removed) between the lookup and the open; then the new entry is taken once more.
+ */
+function openCurrent(store: Pick<CatalogStore, 'get'>, name: string): { stored: StoredCatalog; fd: number } | undefined {
+  for (let attempt = 0; ; attempt++) {
+    const stored = store.get(name);
+    if (!stored) return undefined;
+    try {
+      return { stored, fd: openFile(stored.jsonlPath) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt > 0 || store.get(name) === stored) throw err;
+    }
+  }
+}
+
+/** http.ServeContent over catalog.jsonl, with the stored time as Last-Modified and the digest's ETag. */
+function serveAll(req: RequestInfo, name: string, options: HandlerOptions): Answer {
+  const opened = openCurrent(options.store, name);
+  if (!opened) return statusError(404);
+  const { stored, fd } = opened;
+  let keepOpen = false;
+  try {
+    const headers: Record<string, string> = { 'content-type': JSONL, etag: stored.etag };
+    const lastModified = formatHTTPTime(stored.modified);
+    if (lastModified) headers['last-modified'] = lastModified;
+    const pre = checkPreconditions(req.method, req.headers, { etag: stored.etag, modified: stored.modified });
+    if (pre.done !== false) return pre.done === 412 ? { status: 412, headers } : notModified(headers);
+
+    const size = stored.size;
+    const parsed = parseRange(pre.range, size);
+    let ranges: ByteRange[];
+    if ('error' in parsed) {
+      if (parsed.error === NO_OVERLAP && size === 0) ranges = [];
+      else {
+        // serveError: the success-only headers go.
+        const extra: Record<string, string> = parsed.error === NO_OVERLAP ? { 'content-range': `bytes */${size}` } : {};
+        return goError(416, parsed.error, extra);
+      }
+    } else ranges = parsed;
+    if (ranges.reduce((n, r) => n + r.length, 0) > size) ranges = []; // more than the file: ignore the header
+
+    const head = req.method === 'HEAD';
+    let status = 200;
+    let length = size;
+    let body: Readable | undefined;
+    if (ranges.length === 1) {
+      const r = ranges[0] as ByteRange;
+      status = 206;
+      length = r.length;
+      headers['content-range'] = contentRange(r, size);
+      if (!head) body = streamRange(fd, r.start, r.length);
+    } else if (ranges.length > 1) {
+      status = 206;
+      const boundary = randomBytes(30).toString('hex');
+      const { heads, tail } = multipartFraming(ranges, JSONL, size, boundary);
+      const parts: (Section | Buffer)[] = [];
+      ranges.forEach((r, i) => parts.push(Buffer.from(heads[i] ?? ''), { offset: r.start, length: r.length }));
+      parts.push(Buffer.from(tail));
+      length = parts.reduce((n, p) => n + p.length, 0);
+      headers['content-type'] = `multipart/byteranges; boundary=${boundary}`;
+      if (!head) body = streamParts(fd, parts);
+    } else if (!head) {
+      body = streamRange(fd, 0, size);
+    }
+    headers['accept-ranges'] = 'bytes';
+    keepOpen = body !== undefined;
+    return { status, headers, length, ...(body && { body }) };
+  } finally {
+    if (!keepOpen) closeFile(fd);
+  }
+}
+
+/** writeNotModified: no representation headers; Last-Modified only when there is no ETag. */
+function notModified(headers: Record<string, string>): Answer {
+  const h = { ...headers };
+  delete h['content-type'];
+  delete h['content-length'];
+  delete h['content-encoding'];
+  if (h.etag) delete h['last-modified'];
+  return { status: 304, headers: h };
+}
+
+/**
+ * catalogd's metas handler: only schema/package/name (anything else 400); Last-Modified and
+ * the preconditions (no ETag: an entity tag never matches, `*` does); no parameter is the whole
+ * file; otherwise the index's sections, in file order — only those bytes are read (or none,
+ * when the answer is cached).
+ */
+function serveMetas(req: RequestInfo, name: string, rawQuery: string, options: HandlerOptions): Answer {
+  const params = parseQuery(rawQuery);
+  for (const key of params.keys()) if (!METAS_PARAMS.has(key)) return statusError(400);
+  const first = (k: string): string => params.get(k)?.[0] ?? '';
+  const [schema, pkg, blobName] = [first('schema'), first('package'), first('name')];
+  const whole = schema === '' && pkg === '' && blobName === '';
+  const cacheKey = (s: StoredCatalog): string => `${s.jsonlPath}\n${schema}\n${pkg}\n${blobName}`;
+
+  let stored = options.store.get(name);
+  if (!stored) return statusError(404);
+  const cached = whole ? undefined : options.cache?.get(cacheKey(stored));
+  let fd: number | undefined;
+  if (!cached) {
+    const opened = openCurrent(options.store, name);
+    if (!opened) return statusError(404);
+    ({ stored, fd } = opened);
+  }
+  let keepOpen = false;
+  try {
+    const headers: Record<string, string> = {};
+    const lastModified = formatHTTPTime(stored.modified);
+    if (lastModified) headers['last-modified'] = lastModified;
+    const pre = checkPreconditions(req.method, req.headers, { etag: undefined, modified: stored.modified });
+    if (pre.done !== false) return pre.done === 412 ? { status: 412, headers } : notModified(headers);
+    headers['content-type'] = JSONL;
+    if (cached) return { status: 200, headers, length: cached.length, body: cached };
+    if (fd === undefined) throw new Error('catalog file not open');
+
+    const sections: Section[] = whole
+      ? [{ offset: 0, length: stored.size }]
+      : mergeSections(stored.index.query({ schema, package: pkg, name: blobName }));
+    const length = sections.reduce((n, s) => n + s.length, 0);
+    if (req.method === 'HEAD') return { status: 200, headers, length };
+    if (length === 0) return { status: 200, headers, length, body: Buffer.alloc(0) };
+    keepOpen = true; // the readers below close it
+    if (length <= SYNC_READ_LIMIT) {
+      const body = readSectionsSync(fd, sections, length);
+      if (!whole) options.cache?.set(cacheKey(stored), body);
+      return { status: 200, headers, length, body };
+    }
+    const body = sections.length === 1 && sections[0] ? streamRange(fd, sections[0].offset, length) : streamParts(fd, sections);
+    return { status: 200, headers, length, body };
+  } finally {
+    if (!keepOpen && fd !== undefined) closeFile(fd);
+  }
+}

@@ -1,0 +1,10 @@
+// catalogd's catalog HTTP server. See README.md.
+export {
+  DEFAULT_CATALOGS_SERVER_ADDR,
+  GZIP_MIN_SIZE,
+  REQUEST_DURATION_BUCKETS,
+  REQUEST_DURATION_METRIC,
+  createCatalogServer,
+} from './server.ts';
+export type { CatalogServer, CatalogServerOptions } from './server.ts';
+export { DEFAULT_TLS_RELOAD_INTERVAL_MS } from './tls.ts';

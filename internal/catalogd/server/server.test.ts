@@ -1,0 +1,550 @@
+// The catalog server over real loopback sockets (undici and node:http clients): every status
+// code and header of catalogd's handlers, ServeContent and gzhttp; metas answers checked against
+// an independent filter of catalog.jsonl's lines; metrics, access log, timeouts, TLS reload.
+import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { connect as netConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
+import { gunzipSync } from 'node:zlib';
+import { Registry } from 'prom-client';
+import { Agent, Client, request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../shared/observability/index.ts';
+import { LocalDirStore } from '../storage/localdir.ts';
+import { writeSyntheticCatalog } from '../storage/test-helpers.ts';
+import type { StoredCatalog } from '../storage/types.ts';
+import { createCatalogServer, type CatalogServer } from './server.ts';
+
+const D1 = `sha256:${'1'.repeat(64)}`;
+const D2 = `sha256:${'2'.repeat(64)}`;
+const NAME_FORMAT =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+let tmp: string;
+let store: LocalDirStore;
+let stored: StoredCatalog;
+let big: StoredCatalog;
+let fileBytes: Buffer;
+let server: CatalogServer;
+let base: string;
+let client: Client;
+const registry = new Registry();
+const logLines: Record<string, unknown>[] = [];
+
+interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+async function get(path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Reply> {
+  const res = await client.request({ path, method: method as 'GET', headers });
+  const body = Buffer.from(await res.body.arrayBuffer());
+  return { status: res.statusCode, headers: res.headers, body };
+}
+
+/** catalog.jsonl's lines filtered by their own JSON, in file order: what a metas query must return. */
+function linesWhere(bytes: Buffer, pred: (meta: { schema?: string; package?: string; name?: string }) => boolean): string {
+  return bytes
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l !== '' && pred(JSON.parse(l) as { schema?: string; package?: string; name?: string }))
+    .map((l) => l + '\n')
+    .join('');
+}
+
+beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'catalog-server-'));
+  await writeSyntheticCatalog(join(tmp, 'fbc'), { packages: 3, bundlesPerPackage: 4, prefix: 'op' });
+  await writeSyntheticCatalog(join(tmp, 'fbc-big'), { packages: 1, bundlesPerPackage: 500, prefix: 'big' });
+  store = new LocalDirStore({ root: join(tmp, 'catalogs') });
+  stored = await store.store('test', D1, join(tmp, 'fbc'));
+  big = await store.store('big', D1, join(tmp, 'fbc-big'));
+  fileBytes = await readFile(stored.jsonlPath);
+  const logger = createLogger({ level: 'info', write: (line) => void logLines.push(JSON.parse(line) as Record<string, unknown>) });
+  server = createCatalogServer({ store, logger, registry });
+  const { url } = await server.listen('127.0.0.1', 0);
+  base = url;
+  client = new Client(base, { pipelining: 1 });
+});
+
+afterAll(async () => {
+  await client.close();
+  await server.close();
+  await rm(tmp, { recursive: true, force: true });
+});
+
+const ALL = '/catalogs/test/api/v1/all';
+const METAS = '/catalogs/test/api/v1/metas';
+
+describe('/api/v1/all (http.ServeContent)', () => {
+  it('GET streams catalog.jsonl with its validators', async () => {
+    const r = await get(ALL);
+    expect(r.status).toBe(200);
+    expect(r.body.equals(fileBytes)).toBe(true);
+    expect(r.headers).toMatchObject({
+      'content-type': 'application/jsonl',
+      'content-length': String(fileBytes.length),
+      etag: stored.etag,
+      'last-modified': stored.modified.toUTCString(),
+      'accept-ranges': 'bytes',
+      vary: 'Accept-Encoding',
+    });
+    expect(r.headers['content-encoding']).toBeUndefined();
+  });
+
+  it('HEAD answers the same headers and no body', async () => {
+    const r = await get(ALL, {}, 'HEAD');
+    expect(r.status).toBe(200);
+    expect(r.body.length).toBe(0);
+    expect(r.headers['content-length']).toBe(String(fileBytes.length));
+    expect(r.headers.etag).toBe(stored.etag);
+  });
+
+  it('304 for a matching If-None-Match (weakly compared) or a fresh If-Modified-Since', async () => {
+    const fresh: Record<string, string>[] = [
+      { 'if-none-match': stored.etag },       { 'if-none-match': `W/${stored.etag}` },
+      { 'if-none-match': '"x", *' },
+      { 'if-modified-since': stored.modified.toUTCString() },
+    ];
+    for (const h of fresh) {
+      const r = await get(ALL, h);
+      expect(r.status).toBe(304);
+      expect(r.body.length).toBe(0);
+      expect(r.headers.etag).toBe(stored.etag);
+      expect(r.headers['last-modified']).toBeUndefined(); // dropped when there is an ETag
+      expect(r.headers['content-type']).toBeUndefined();
+      expect(r.headers['content-length']).toBeUndefined();
+    }
+    expect((await get(ALL, { 'if-none-match': '"other"' })).status).toBe(200);
+    expect((await get(ALL, { 'if-modified-since': new Date(stored.modified.getTime() - 2000).toUTCString() })).status).toBe(200);
+    expect((await get(ALL, { 'if-modified-since': 'not a date' })).status).toBe(200);
+  });
+
+  it('412 when If-Match or If-Unmodified-Since fails', async () => {
+    const failing: Record<string, string>[] = [{ 'if-match': '"other"' }, { 'if-unmodified-since': new Date(stored.modified.getTime() - 2000).toUTCString() }];
+    for (const h of failing) {
+      const r = await get(ALL, h);
+      expect(r.status).toBe(412);
+      expect(r.headers['content-length']).toBe('0');
+      expect(r.body.length).toBe(0);
+    }
+    expect((await get(ALL, { 'if-match': stored.etag })).status).toBe(200);
+  });
+
+  it('serves single ranges, suffixes and multipart/byteranges', async () => {
+    const one = await get(ALL, { range: 'bytes=10-19' });
+    expect(one.status).toBe(206);
+    expect(one.headers['content-range']).toBe(`bytes 10-19/${fileBytes.length}`);
+    expect(one.headers['content-length']).toBe('10');
+    expect(one.body.equals(fileBytes.subarray(10, 20))).toBe(true);
+
+    const suffix = await get(ALL, { range: 'bytes=-7' });
+    expect(suffix.body.equals(fileBytes.subarray(fileBytes.length - 7))).toBe(true);
+
+    const multi = await get(ALL, { range: 'bytes=0-4,100-109' });
+    expect(multi.status).toBe(206);
+    const ct = String(multi.headers['content-type']);
+    const boundary = /^multipart\/byteranges; boundary=([0-9a-f]{60})$/.exec(ct)?.[1];
+    expect(boundary).toBeDefined();
+    const size = fileBytes.length;
+    const expected = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Range: bytes 0-4/${size}\r\nContent-Type: application/jsonl\r\n\r\n`),
+      fileBytes.subarray(0, 5),
+      Buffer.from(`\r\n--${boundary}\r\nContent-Range: bytes 100-109/${size}\r\nContent-Type: application/jsonl\r\n\r\n`),
+      fileBytes.subarray(100, 110),
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    expect(multi.body.equals(expected)).toBe(true);
+    expect(multi.headers['content-length']).toBe(String(expected.length));
+  });
+
+  it('416 for ranges that cannot be served, without the success validators', async () => {
+    const none = await get(ALL, { range: `bytes=${fileBytes.length}-` });
+    expect(none.status).toBe(416);
+    expect(none.body.toString()).toBe('invalid range: failed to overlap\n');
+    expect(none.headers['content-range']).toBe(`bytes */${fileBytes.length}`);
+    expect(none.headers.etag).toBeUndefined();
+    expect(none.headers['last-modified']).toBeUndefined();
+    expect(none.headers['content-type']).toBe('text/plain; charset=utf-8');
+    const bad = await get(ALL, { range: 'lines=1-2' });
+    expect(bad.status).toBe(416);
+    expect(bad.body.toString()).toBe('invalid range\n');
+  });
+
+  it('If-Range with another validator serves the whole file', async () => {
+    const r = await get(ALL, { range: 'bytes=0-9', 'if-range': '"other"' });
+    expect(r.status).toBe(200);
+    expect(r.body.length).toBe(fileBytes.length);
+  });
+
+  it('gzip when asked: no Content-Length or Accept-Ranges, a weak ETag; never for HEAD or ranges', async () => {
+    const r = await get(ALL, { 'accept-encoding': 'gzip, deflate' });
+    expect(r.status).toBe(200);
+    expect(r.headers['content-encoding']).toBe('gzip');
+    expect(r.headers['content-length']).toBeUndefined();
+    expect(r.headers['accept-ranges']).toBeUndefined();
+    expect(r.headers.etag).toBe(`W/${stored.etag}`);
+    expect(gunzipSync(r.body).equals(fileBytes)).toBe(true);
+    const revalidate = await get(ALL, { 'accept-encoding': 'gzip', 'if-none-match': `W/${stored.etag}` });
+    expect(revalidate.status).toBe(304);
+
+    const head = await get(ALL, { 'accept-encoding': 'gzip' }, 'HEAD');
+    expect(head.headers['content-encoding']).toBeUndefined();
+    expect(head.headers['content-length']).toBe(String(fileBytes.length));
+    const range = await get(ALL, { 'accept-encoding': 'gzip', range: 'bytes=0-1999' });
+    expect(range.status).toBe(206);
+    expect(range.headers['content-encoding']).toBeUndefined();
+    expect(range.body.equals(fileBytes.subarray(0, 2000))).toBe(true);
+    expect((await get(ALL, { 'accept-encoding': 'gzip;q=0' })).headers['content-encoding']).toBeUndefined();
+  });
+
+  it('an open response keeps streaming the old content across a swap', async () => {
+    const first = await store.store('swap', D1, join(tmp, 'fbc-big'));
+    const expected = await readFile(first.jsonlPath);
+    const res = await request(`${base}/catalogs/swap/api/v1/all`);
+    const reader = res.body;
+    const chunks: Buffer[] = [];
+    let swapped = false;
+    for await (const chunk of reader) {
+      chunks.push(chunk as Buffer);
+      if (!swapped) {
+        swapped = true;
+        await store.store('swap', D2, join(tmp, 'fbc'));
+      }
+    }
+    expect(Buffer.concat(chunks).equals(expected)).toBe(true);
+    const after = await get('/catalogs/swap/api/v1/all');
+    expect(after.body.equals(await readFile(store.get('swap')?.jsonlPath ?? ''))).toBe(true);
+    expect(after.headers.etag).toBe(`"${D2}.v1"`);
+  });
+});
+
+describe('/api/v1/metas', () => {
+  it.each<[string, (m: { schema?: string; package?: string; name?: string }) => boolean]>([
+    ['schema=olm.bundle&package=op-00001', (m) => m.schema === 'olm.bundle' && m.package === 'op-00001'],
+    ['package=op-00002', (m) => m.schema !== undefined && m.package === 'op-00002'],
+    ['schema=olm.package', (m) => m.schema === 'olm.package'],
+    ['schema=olm.channel&name=stable', (m) => m.schema === 'olm.channel' && m.name === 'stable'],
+    ['name=op-00000.v1.0.2', (m) => m.name === 'op-00000.v1.0.2'],
+    ['schema=olm.bundle&package=op-00001&name=op-00001.v1.0.3', (m) => m.name === 'op-00001.v1.0.3'],
+    ['schema=olm.bundle&schema=olm.package&package=op-00000', (m) => m.schema === 'olm.bundle' && m.package === 'op-00000'],
+  ])('?%s answers the matching blobs in file order', async (query, pred) => {
+    const r = await get(`${METAS}?${query}`);
+    expect(r.status).toBe(200);
+    const want = linesWhere(fileBytes, pred);
+    expect(want.length).toBeGreaterThan(0);
+    expect(r.body.toString('utf8')).toBe(want);
+    expect(r.headers['content-type']).toBe('application/jsonl');
+    expect(r.headers['last-modified']).toBe(stored.modified.toUTCString());
+    expect(r.headers.etag).toBeUndefined();
+  });
+
+  it('no parameters (or only empty ones) is the whole catalog', async () => {
+    expect((await get(METAS)).body.equals(fileBytes)).toBe(true);
+    expect((await get(`${METAS}?schema=&package=`)).body.equals(fileBytes)).toBe(true);
+  });
+
+  it('unknown values answer 200 with an empty body', async () => {
+    for (const q of ['package=nope', 'schema=olm.package&package=op-00000&name=op-00001']) {
+      const r = await get(`${METAS}?${q}`);
+      expect(r.status).toBe(200);
+      expect(r.body.length).toBe(0);
+      expect(r.headers['content-length']).toBe('0');
+      expect(r.headers['content-type']).toBe('application/jsonl');
+    }
+  });
+
+  it('any other parameter is 400 "400 Bad Request"', async () => {
+    for (const q of ['schema=olm.bundle&limit=1', 'foo', '=x']) {
+      const r = await get(`${METAS}?${q}`);
+      expect(r.status).toBe(400);
+      expect(r.body.toString()).toBe('400 Bad Request\n');
+      expect(r.headers['content-type']).toBe('text/plain; charset=utf-8');
+      expect(r.headers['x-content-type-options']).toBe('nosniff');
+    }
+  });
+
+  it('HEAD has the headers and no body', async () => {
+    const r = await get(`${METAS}?schema=olm.package`, {}, 'HEAD');
+    expect(r.status).toBe(200);
+    expect(r.body.length).toBe(0);
+    expect(r.headers['content-type']).toBe('application/jsonl');
+    expect(r.headers['last-modified']).toBe(stored.modified.toUTCString());
+  });
+
+  it('preconditions without an ETag: dates, and * for the entity-tag headers', async () => {
+    const notModified = await get(`${METAS}?schema=olm.package`, { 'if-modified-since': stored.modified.toUTCString() });
+    expect(notModified.status).toBe(304);
+    expect(notModified.headers['last-modified']).toBe(stored.modified.toUTCString());
+    expect(notModified.headers['content-type']).toBeUndefined();
+    expect((await get(`${METAS}?schema=olm.package`, { 'if-none-match': '*' })).status).toBe(304);
+    expect((await get(`${METAS}?schema=olm.package`, { 'if-none-match': '"x"', 'if-modified-since': stored.modified.toUTCString() })).status).toBe(200);
+    const failed = await get(`${METAS}?schema=olm.package`, { 'if-match': '"x"' });
+    expect(failed.status).toBe(412);
+    expect(failed.headers['content-type']).toBeUndefined();
+    expect((await get(`${METAS}?schema=olm.package`, { 'if-match': '*' })).status).toBe(200);
+    const early = new Date(stored.modified.getTime() - 2000).toUTCString();
+    expect((await get(`${METAS}?schema=olm.package`, { 'if-unmodified-since': early })).status).toBe(412);
+  });
+
+  it('gzip only from 1400 bytes on', async () => {
+    const small = await get(`${METAS}?schema=olm.package&name=op-00000`, { 'accept-encoding': 'gzip' });
+    expect(small.body.length).toBeLessThan(1400);
+    expect(small.headers['content-encoding']).toBeUndefined();
+    const large = await get(`${METAS}?schema=olm.bundle&package=op-00000`, { 'accept-encoding': 'gzip' });
+    expect(large.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(large.body).toString()).toBe(linesWhere(fileBytes, (m) => m.schema === 'olm.bundle' && m.package === 'op-00000'));
+  });
+
+  it('answers from the cache stay right across a swap to a new digest', async () => {
+    await store.store('cached', D1, join(tmp, 'fbc'));
+    const path = '/catalogs/cached/api/v1/metas?schema=olm.package';
+    const before = await get(path);
+    expect((await get(path)).body.equals(before.body)).toBe(true);
+    const next = await store.store('cached', D2, join(tmp, 'fbc-big'));
+    const after = await get(path);
+    expect(after.body.toString()).toBe(linesWhere(await readFile(next.jsonlPath), (m) => m.schema === 'olm.package'));
+    expect(after.body.equals(before.body)).toBe(false);
+  });
+
+  it('streams answers bigger than 1 MiB, reading only their sections', async () => {
+    const bigBytes = await readFile(big.jsonlPath);
+    const r = await get('/catalogs/big/api/v1/metas?schema=olm.bundle');
+    const want = linesWhere(bigBytes, (m) => m.schema === 'olm.bundle');
+    expect(Buffer.byteLength(want)).toBeGreaterThan(1 << 20);
+    expect(r.body.toString()).toBe(want);
+    expect(r.headers['content-length']).toBe(String(Buffer.byteLength(want)));
+    const gz = await get('/catalogs/big/api/v1/metas?schema=olm.bundle', { 'accept-encoding': 'gzip' });
+    expect(gunzipSync(gz.body).toString()).toBe(want);
+  });
+});
+
+describe('errors and routing (Go ServeMux + net/http texts)', () => {
+  const plain = { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' };
+
+  it('405 "Method Not Allowed" for other methods, without an Allow header, whatever the body', async () => {
+    for (const [method, path] of [
+      ['POST', ALL],
+      ['PUT', METAS],
+      ['DELETE', ALL],
+      ['OPTIONS', METAS],
+      ['PATCH', '/catalogs/Bad_Name/api/v1/all'],
+    ] as const) {
+      const res = await client.request({ path, method, headers: { 'content-type': 'application/json' }, body: '{not json' });
+      const body = await res.body.text();
+      expect(res.statusCode).toBe(405);
+      expect(body).toBe('Method Not Allowed\n');
+      expect(res.headers).toMatchObject(plain);
+      expect(res.headers.allow).toBeUndefined();
+    }
+  });
+
+  it('400 with the IsDNS1123Subdomain messages for an invalid catalog name', async () => {
+    const r = await get('/catalogs/Bad_Name/api/v1/all');
+    expect(r.status).toBe(400);
+    expect(r.body.toString()).toBe(`invalid catalog name: ${NAME_FORMAT}\n`);
+    expect(r.headers).toMatchObject(plain);
+    const long = await get(`/catalogs/${'-'.repeat(254)}/api/v1/metas`);
+    expect(long.body.toString()).toBe(`invalid catalog name: must be no more than 253 characters; ${NAME_FORMAT}\n`);
+  });
+
+  it('404 "404 Not Found" for a catalog without content, "404 page not found" for other paths', async () => {
+    for (const path of ['/catalogs/missing/api/v1/all', '/catalogs/missing/api/v1/metas?schema=olm.bundle']) {
+      const r = await get(path);
+      expect(r.status).toBe(404);
+      expect(r.body.toString()).toBe('404 Not Found\n');
+      expect(r.headers).toMatchObject(plain);
+    }
+    for (const path of ['/', '/catalogs/test', '/catalogs/test/api/v1/all/', '/catalogs/test/api/v2/all', '/catalogs/test/api/v1/graphql', '/other/test/api/v1/all']) {
+      const r = await get(path);
+      expect(r.status).toBe(404);
+      expect(r.body.toString()).toBe('404 page not found\n');
+    }
+  });
+
+  it('HEAD errors carry the length of the text but no body', async () => {
+    const r = await get('/catalogs/missing/api/v1/all', {}, 'HEAD');
+    expect(r.status).toBe(404);
+    expect(r.headers['content-length']).toBe('14');
+    expect(r.body.length).toBe(0);
+  });
+
+  it('redirects a path that is not clean, and matches escaped segments unescaped', async () => {
+    const r = await get('/catalogs/x/../test/api/v1/all?a=b');
+    expect(r.status).toBe(301);
+    expect(r.headers.location).toBe('/catalogs/test/api/v1/all?a=b');
+    expect(r.body.toString()).toBe('<a href="/catalogs/test/api/v1/all?a=b">Moved Permanently</a>.\n\n');
+    expect((await get('/catalogs/t%65st/api/v1/%61ll')).body.equals(fileBytes)).toBe(true);
+    expect((await get('/catalogs/a%2Fb/api/v1/all')).body.toString()).toMatch(/^invalid catalog name: /);
+  });
+
+  it('a metas route that is switched off is not routed', async () => {
+    const off = createCatalogServer({ store, metasEnabled: false });
+    const { url } = await off.listen('127.0.0.1', 0);
+    try {
+      const r = await request(`${url}${METAS}`);
+      expect(r.statusCode).toBe(404);
+      expect(await r.body.text()).toBe('404 page not found\n');
+      expect((await request(`${url}${ALL}`)).statusCode).toBe(200);
+    } finally {
+      await off.close();
+    }
+  });
+});
+
+describe('metrics, access log, connections', () => {
+  it('observes catalogd_http_request_duration_seconds{code} with upstream buckets', async () => {
+    await get('/catalogs/missing/api/v1/all');
+    const text = await registry.metrics();
+    expect(text).toContain('# HELP catalogd_http_request_duration_seconds Histogram of request duration in seconds');
+    expect(text).toMatch(/catalogd_http_request_duration_seconds_bucket\{le="0\.1",code="200"\} \d+/);
+    expect(text).toMatch(/catalogd_http_request_duration_seconds_bucket\{le="10",code="404"\} \d+/);
+    const les = [...text.matchAll(/catalogd_http_request_duration_seconds_bucket\{le="([^"]+)",code="404"\}/g)].map((m) => m[1]);
+    expect(les).toEqual(['0.1', '0.2', '0.3', '0.4', '0.5', '0.6', '0.7', '0.8', '0.9', '1', '1.2', '1.6', '2', '2.4', '2.8', '3.2', '3.6', '4', '10', '+Inf']);
+  });
+
+  it('writes one "handled request" line per request', async () => {
+    logLines.length = 0;
+    await get(`${METAS}?schema=olm.package`);
+    await new Promise((r) => setTimeout(r, 20));
+    const line = logLines.find((l) => l.msg === 'handled request');
+    expect(line).toMatchObject({
+      level: 'info',
+      host: '127.0.0.1',
+      username: '-',
+      method: 'GET',
+      uri: `${METAS}?schema=olm.package`,
+      protocol: 'HTTP/1.1',
+      status: 200,
+      size: Buffer.byteLength(linesWhere(fileBytes, (m) => m.schema === 'olm.package')),
+    });
+  });
+
+  it('keeps connections alive between requests', async () => {
+    const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
+    const once = (): Promise<boolean> =>
+      new Promise((resolve, reject) => {
+        const req = httpRequest(`${base}${METAS}?schema=olm.package`, { agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(req.reusedSocket));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    expect(await once()).toBe(false);
+    expect(await once()).toBe(true);
+    agent.destroy();
+  });
+
+  it('drops a connection whose request does not arrive within the read timeout', async () => {
+    const slow = createCatalogServer({ store, readTimeoutMs: 300 });
+    const { port } = await slow.listen('127.0.0.1', 0);
+    try {
+      const started = Date.now();
+      const reply = await new Promise<string>((resolve, reject) => {
+        const sock = netConnect(port, '127.0.0.1', () => sock.write('GET /catalogs/test/api/v1/all HTTP/1.1\r\nHost: x\r\n'));
+        let data = '';
+        sock.on('data', (d) => (data += d.toString()));
+        sock.on('close', () => resolve(data));
+        sock.on('error', reject);
+      });
+      expect(reply).toMatch(/^HTTP\/1\.1 408 /);
+      expect(Date.now() - started).toBeLessThan(3000);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('runnable serves until its signal aborts, then closes', async () => {
+    const s = createCatalogServer({ store });
+    await expect(s.runnable(new AbortController().signal)).rejects.toThrow('call listen() first');
+    const { url } = await s.listen('127.0.0.1', 0);
+    expect(s.url).toBe(url);
+    const stop = new AbortController();
+    const running = s.runnable(stop.signal);
+    expect((await request(`${url}${ALL}`, { method: 'HEAD' })).statusCode).toBe(200);
+    stop.abort();
+    await running;
+    await expect(request(`${url}${ALL}`)).rejects.toThrow();
+  });
+});
+
+describe('TLS', () => {
+  const openssl = (dir: string, cn: string): void => {
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', `/CN=${cn}`, '-keyout', join(dir, `${cn}.key`), '-out', join(dir, `${cn}.crt`)],
+      { stdio: 'ignore' },
+    );
+  };
+
+  const peerSubject = (port: number): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const sock = tlsConnect({ host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['h2', 'http/1.1'] }, () => {
+        const cert = sock.getPeerX509Certificate();
+        const alpn = sock.alpnProtocol;
+        sock.end();
+        resolve(`${cert ? new X509Certificate(cert.raw).subject : ''} ${String(alpn)}`);
+      });
+      sock.on('error', reject);
+    });
+
+  it('serves HTTPS from cert files and reloads them when they change', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'catalog-tls-'));
+    const logs: Record<string, unknown>[] = [];
+    const tlsServer = createCatalogServer({
+      store,
+      tls: { certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') },
+      tlsReloadIntervalMs: 100,
+      logger: createLogger({ level: 'info', write: (l) => void logs.push(JSON.parse(l) as Record<string, unknown>) }),
+    });
+    const agent = new Agent({ connect: { rejectUnauthorized: false } });
+    try {
+      openssl(dir, 'first');
+      openssl(dir, 'second');
+      await writeFile(join(dir, 'tls.crt'), await readFile(join(dir, 'first.crt')));
+      await writeFile(join(dir, 'tls.key'), await readFile(join(dir, 'first.key')));
+      const { port, url } = await tlsServer.listen('127.0.0.1', 0);
+      expect(url).toBe(`https://127.0.0.1:${port}`);
+      expect(await peerSubject(port)).toBe('CN=first http/1.1');
+      const res = await request(`${url}${ALL}`, { dispatcher: agent });
+      expect(res.statusCode).toBe(200);
+      expect(Buffer.from(await res.body.arrayBuffer()).equals(fileBytes)).toBe(true);
+
+      // A broken pair is refused; the server keeps the one it has.
+      await writeFile(join(dir, 'tls.crt'), await readFile(join(dir, 'second.crt')));
+      await new Promise((r) => setTimeout(r, 400));
+      expect(await peerSubject(port)).toBe('CN=first http/1.1');
+      expect(logs.some((l) => l.msg === 'cannot load the serving certificate; keeping the previous one')).toBe(true);
+
+      await writeFile(join(dir, 'tls.key'), await readFile(join(dir, 'second.key')));
+      const deadline = Date.now() + 5000;
+      let subject = '';
+      while (Date.now() < deadline && !(subject = await peerSubject(port)).startsWith('CN=second')) await new Promise((r) => setTimeout(r, 50));
+      expect(subject).toBe('CN=second http/1.1');
+      expect(logs.some((l) => l.msg === 'reloaded the serving certificate')).toBe(true);
+    } finally {
+      await agent.close();
+      await tlsServer.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('fails to listen with a cert that does not load', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'catalog-tls-'));
+    try {
+      await writeFile(join(dir, 'tls.crt'), 'not a cert');
+      await writeFile(join(dir, 'tls.key'), 'not a key');
+      const s = createCatalogServer({ store, tls: { certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') } });
+      await expect(s.listen('127.0.0.1', 0)).rejects.toThrow();
+      await s.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

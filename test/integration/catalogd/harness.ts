@@ -1,0 +1,111 @@
+// Runs catalogd in this process against the shared control plane and registry, the way the
+// manager runs it (informers and runnables on every replica, controllers only on the leader),
+// with its cache inside a sandbox directory and its logs kept for assertions.
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defaultImplementations } from '../../../internal/catalogd/implementations.ts';
+import { catalogdSetup, type CatalogdOptions, type CatalogdParts } from '../../../internal/catalogd/index.ts';
+import { ItemExponentialFailureRateLimiter } from '../../../internal/shared/controller/index.ts';
+import { forceRemove } from '../../../internal/shared/image/apply.ts'; // read-only trees; not public
+import { KubeClient } from '../../../internal/shared/kube/index.ts';
+import { createLogger, createMetrics } from '../../../internal/shared/observability/index.ts';
+import type { ManagerOptions } from '../../../internal/shared/manager/index.ts';
+import { controlPlane, registry } from '../../support/env.ts';
+import { freePort } from '../../support/net.ts';
+
+export interface LogLine {
+  readonly level: string;
+  readonly msg: string;
+  readonly [field: string]: unknown;
+}
+
+export interface RunningCatalogd {
+  readonly parts: CatalogdParts;
+  /** The sandbox: holds only `cache` unless something escaped. */
+  readonly sandbox: string;
+  readonly cacheDir: string;
+  /** http://127.0.0.1:<port> — also the external address, so status.urls.base is fetchable. */
+  readonly serverUrl: string;
+  readonly logs: LogLine[];
+  stop(): Promise<void>;
+}
+
+const running = new Set<RunningCatalogd>();
+
+/** Stops every catalogd this file started (afterAll). */
+export async function stopAll(): Promise<void> {
+  for (const r of [...running]) await r.stop();
+}
+
+export interface StartOptions {
+  /** Run the ClusterCatalog controller (default true). */
+  readonly leader?: boolean;
+  readonly options?: Partial<CatalogdOptions>;
+}
+
+export async function startCatalogd(start: StartOptions = {}): Promise<RunningCatalogd> {
+  const sandbox = await mkdtemp(join(tmpdir(), 'catalogd-it-'));
+  const cacheDir = join(sandbox, 'cache');
+  const port = await freePort();
+  const logs: LogLine[] = [];
+  const logger = createLogger({
+    level: 'debug',
+    fields: { logger: 'catalogd' },
+    write: (line) => {
+      const parsed = JSON.parse(line) as LogLine;
+      logs.push(parsed);
+      if (process.env['CATALOGD_TEST_LOG'] && parsed.level !== 'debug') console.log(line);
+    },
+  });
+  const client = await KubeClient.fromConfig({ kubeconfig: controlPlane().kubeconfigPath });
+  const managerOptions: ManagerOptions = {
+    leaderElect: false,
+    leaderElectionNamespace: 'olmv1-system',
+    leaderElectionId: 'catalogd.olm.operatorframework.io',
+    healthProbeBindAddress: '0',
+    metricsBindAddress: '0',
+    logLevel: 'debug',
+  };
+  const options: CatalogdOptions = {
+    catalogsServerAddr: `127.0.0.1:${port}`,
+    externalAddress: `127.0.0.1:${port}`,
+    cacheDir,
+    gcIntervalMs: 12 * 3600_000,
+    insecureRegistries: [registry().host],
+    minuteMs: 1000,
+    registry: { retries: 1, retryDelayMs: 50 },
+    rateLimiter: () => new ItemExponentialFailureRateLimiter(100, 2000),
+    ...start.options,
+  };
+  const parts = await catalogdSetup(options, defaultImplementations)({ options: managerOptions, client, logger, metrics: createMetrics({ defaultMetrics: false }) });
+  const stop = new AbortController();
+  for (const i of parts.informers) i.start();
+  const runnables = (parts.runnables ?? []).map((r) => r(stop.signal));
+  let controllers: Promise<unknown> = Promise.resolve();
+  if (start.leader ?? true) {
+    await Promise.all(parts.informers.map((i) => i.waitForSync(stop.signal)));
+    controllers = Promise.all(parts.controllers.map((c) => c.start(stop.signal)));
+  }
+  let stopped = false;
+  const handle: RunningCatalogd = {
+    parts,
+    sandbox,
+    cacheDir,
+    serverUrl: `http://127.0.0.1:${port}`,
+    logs,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      running.delete(handle);
+      stop.abort();
+      await controllers;
+      await Promise.allSettled(runnables);
+      await Promise.all(parts.informers.map((i) => i.stop()));
+      await client.close();
+      await forceRemove(sandbox);
+    },
+  };
+  running.add(handle);
+  return handle;
+}

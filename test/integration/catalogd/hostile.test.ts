@@ -1,0 +1,108 @@
+// Hostile catalog images through catalogd: every refusal shows up on Progressing with a message
+// naming the layer and the entry (Retrying by tag, Blocked by digest), nothing is written
+// anywhere but the cache directory, and a failed unpack leaves no trace in the catalog's cache.
+import { lstat, readdir, readlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../support/env.ts';
+import { HOSTILE_ENTRIES, pushCatalogImage, zeroFileGzipLayer, type LayerSpec } from '../../support/images.ts';
+import {
+  condition,
+  createCatalog,
+  deleteCatalogs,
+  entries,
+  fbc,
+  progressing,
+  releaseFinalizers,
+  uniqueName,
+  waitForCatalog,
+} from './catalogs.ts';
+import { startCatalogd, stopAll, type RunningCatalogd } from './harness.ts';
+
+const LIMIT = 64 << 20;
+const created = new Set<string>();
+let cd: RunningCatalogd;
+
+beforeAll(async () => {
+  cd = await startCatalogd({ options: { unpackLimits: { maxBytes: LIMIT } } });
+});
+afterAll(async () => {
+  await deleteCatalogs(created);
+  await stopAll();
+  await releaseFinalizers();
+});
+
+interface Case {
+  readonly name: string;
+  readonly layer: LayerSpec;
+  /** Pin by digest (Blocked) or use the tag (Retrying). */
+  readonly pinned: boolean;
+  /** The part of the message after `layer <digest>: `. */
+  readonly says: string;
+}
+
+const cases: readonly Case[] = [
+  { name: 'traversal', layer: { entries: HOSTILE_ENTRIES.traversal! }, pinned: false, says: 'refusing entry "configs/../../../../evil": path contains ".." (path traversal)' },
+  { name: 'etc-symlink', layer: { entries: HOSTILE_ENTRIES.absoluteSymlink! }, pinned: true, says: 'refusing entry "configs/etc": absolute symlink target "/etc"' },
+  {
+    name: 'hardlink',
+    layer: { entries: HOSTILE_ENTRIES.hardlinkEscape! },
+    pinned: false,
+    says: 'refusing entry "configs/passwd": hardlink target "../../../../etc/passwd" contains ".." (path traversal)',
+  },
+  { name: 'device', layer: { entries: HOSTILE_ENTRIES.charDevice! }, pinned: true, says: 'refusing entry "configs/null": character device files are not allowed' },
+  {
+    name: 'bomb',
+    layer: zeroFileGzipLayer(10 * 1024 ** 3, 'configs/huge'),
+    pinned: false,
+    says: `entry "configs/huge": declared size 10737418240 exceeds the limit of ${LIMIT}`,
+  },
+  {
+    name: 'bomb-skipped',
+    layer: zeroFileGzipLayer(10 * 1024 ** 3, 'usr/share/huge'),
+    pinned: true,
+    says: `entry "usr/share/huge": unpacked size exceeds the limit of ${LIMIT}`,
+  },
+];
+
+/** Every path under `dir` (symlinks not followed), with link targets. */
+async function walk(dir: string, out: string[] = []): Promise<string[]> {
+  for (const name of await readdir(dir)) {
+    const p = join(dir, name);
+    const st = await lstat(p);
+    out.push(st.isSymbolicLink() ? `${p} -> ${await readlink(p)}` : p);
+    if (st.isDirectory()) await walk(p, out);
+  }
+  return out;
+}
+
+describe('hostile catalog images', () => {
+  it('are refused with a message naming the layer and the entry; nothing escapes the cache directory', async () => {
+    const pushed = await Promise.all(
+      cases.map((c) =>
+        pushCatalogImage(registry(), `catalogd/hostile-${c.name}:v1`, { files: fbc('ok', ['1.0.0']) }, { extraLayers: [c.layer] }),
+      ),
+    );
+    const names = await Promise.all(
+      cases.map(async (c, i) => {
+        const name = uniqueName(`hostile-${c.name}`);
+        created.add(name);
+        await createCatalog(name, { ref: c.pinned ? pushed[i]!.digestRef : pushed[i]!.ref });
+        return name;
+      }),
+    );
+    for (const [i, c] of cases.entries()) {
+      const bad = pushed[i]!.layers[1]!.digest;
+      const message = `source catalog content: layer ${bad}: ${c.says}`;
+      const got = await waitForCatalog(names[i]!, c.pinned ? 'Blocked' : 'Retrying', progressing(c.pinned ? 'Blocked' : 'Retrying', message));
+      expect(condition(got, 'Progressing')?.status).toBe(c.pinned ? 'False' : 'True');
+      expect(condition(got, 'Serving')).toBeUndefined();
+      expect(got.status?.resolvedSource).toBeUndefined();
+      // Failed unpacks leave no entry (a retry by tag may be unpacking into a .tmp-* right now).
+      expect((await entries(join(cd.cacheDir, 'unpack', names[i]!))).filter((e) => !e.startsWith('.tmp-'))).toEqual([]);
+    }
+    expect(await entries(cd.sandbox)).toEqual(['cache']);
+    const everything = await walk(cd.cacheDir);
+    expect(everything.filter((p) => /evil|passwd|\/etc|\/null|huge/.test(p))).toEqual([]);
+  });
+});

@@ -1,0 +1,46 @@
+// Installs the admission policies from config/admission (MutatingAdmissionPolicy and
+// ValidatingAdmissionPolicy objects and their bindings) and waits until the API server enforces
+// them: the ClusterCatalog metadata-name label shows up on a dry-run create.
+import { readFile } from 'node:fs/promises';
+import yaml from 'js-yaml';
+import { yamlFiles } from './crds.ts';
+import type { KubeObject, TestKube } from './kube.ts';
+import { waitFor } from './net.ts';
+
+const PLURALS: Readonly<Record<string, string>> = {
+  MutatingAdmissionPolicy: 'mutatingadmissionpolicies',
+  MutatingAdmissionPolicyBinding: 'mutatingadmissionpolicybindings',
+  ValidatingAdmissionPolicy: 'validatingadmissionpolicies',
+  ValidatingAdmissionPolicyBinding: 'validatingadmissionpolicybindings',
+};
+
+export const METADATA_NAME_LABEL = 'olm.operatorframework.io/metadata.name';
+
+/** Applies every policy and binding in `dir`'s YAML files; returns `Kind/name` of each. */
+export async function installAdmissionPolicies(kube: TestKube, dir: string): Promise<string[]> {
+  const installed: string[] = [];
+  for (const file of await yamlFiles(dir)) {
+    for (const doc of yaml.loadAll(await readFile(file, 'utf8'))) {
+      const obj = doc as KubeObject | null;
+      const plural = obj && PLURALS[obj.kind];
+      if (!obj || !plural) continue;
+      await kube.must(kube.apply(obj, plural));
+      installed.push(`${obj.kind}/${obj.metadata.name}`);
+    }
+  }
+  await waitFor('the ClusterCatalog metadata-name label policy to take effect', async () => {
+    const probe = {
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterCatalog',
+      metadata: { name: 'admission-probe' },
+      spec: { source: { type: 'Image', image: { ref: 'registry.invalid/probe:latest' } } },
+    };
+    const r = await kube.request<{ metadata?: { labels?: Record<string, string> } }>(
+      'POST',
+      '/apis/olm.operatorframework.io/v1/clustercatalogs?dryRun=All',
+      probe,
+    );
+    return r.body.metadata?.labels?.[METADATA_NAME_LABEL] === 'admission-probe';
+  });
+  return installed;
+}
