@@ -1,0 +1,71 @@
+// The seams of the ClusterExtension pipeline. Each stage is one small interface, implemented in its
+// own folder (resolve, render, applier, preflights, the image puller) and adapted in ../index.ts;
+// the reconciler only strings them together and owns the status.
+import type { KubeObject } from '../../../api/meta/v1.ts';
+import type { ClusterExtension } from '../../../api/v1/index.ts';
+import type { DeprecationEntryInfo } from '../status/status.ts';
+
+/** A bundle as resolution names it. */
+export interface BundleRef {
+  readonly package: string;
+  readonly name: string;
+  readonly version: string;
+  /** Bundle image reference (`olm.bundle` image). */
+  readonly image: string;
+}
+
+/** What the cluster says is installed (read back from the applier's revision records). */
+export interface InstalledBundle extends BundleRef {
+  /** The revision record holding its objects. */
+  readonly revision: string;
+}
+
+export interface Resolution {
+  readonly bundle: BundleRef;
+  /** The catalog it came from. */
+  readonly catalog: string;
+  /** `olm.deprecations` entries of the package in that catalog (empty when none). */
+  readonly deprecations: readonly DeprecationEntryInfo[];
+}
+
+export interface BundleResolver {
+  /** Throws with upstream's resolution error text when nothing fits. */
+  resolve(ext: ClusterExtension, installed: BundleRef | undefined, signal: AbortSignal): Promise<Resolution>;
+  /** Whether any ClusterCatalog matches the extension's selector (for the installed-bundle fallback). */
+  catalogsExist(ext: ClusterExtension): boolean;
+}
+
+export interface BundleUnpacker {
+  /** The bundle image unpacked to a read-only directory (cached by digest). */
+  unpack(image: string, signal: AbortSignal): Promise<string>;
+}
+
+export interface RenderRequest {
+  readonly installNamespace: string;
+  readonly watchNamespace?: string;
+}
+
+export interface BundleRenderer {
+  /** Plain manifests of a registry+v1 bundle directory; throws a TerminalError for an invalid bundle. */
+  render(dir: string, request: RenderRequest): Promise<KubeObject[]>;
+}
+
+export interface InstallPreflight {
+  /** Throws (with every problem in the message) when the objects must not be applied. */
+  check(ext: ClusterExtension, objects: readonly KubeObject[], signal: AbortSignal): Promise<void>;
+}
+
+export interface ApplyOutcome {
+  /** Every object applied and healthy enough to call the bundle installed. */
+  readonly installed: boolean;
+  /** Why not yet, when not installed (e.g. waiting for a CRD to be Established). */
+  readonly message?: string;
+}
+
+export interface BundleApplier {
+  installed(ext: ClusterExtension, signal: AbortSignal): Promise<InstalledBundle | undefined>;
+  apply(ext: ClusterExtension, bundle: BundleRef, objects: readonly KubeObject[], signal: AbortSignal): Promise<ApplyOutcome>;
+  /** Re-applies what is installed without a new bundle (catalogs gone: keep it healthy). */
+  maintain(ext: ClusterExtension, installed: InstalledBundle, signal: AbortSignal): Promise<ApplyOutcome>;
+  uninstall(ext: ClusterExtension, signal: AbortSignal): Promise<void>;
+}
