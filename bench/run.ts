@@ -2,8 +2,13 @@
 // Select some with `npm run bench -- workqueue informer`; BENCH_COLD=1 adds the cold build.
 import { benchCatalogServer } from './catalog-server.ts';
 import { benchCatalogCertified, benchCatalogScale } from './catalog-scale.ts';
+import { benchCatalogUnpack } from './catalog-unpack.ts';
+import { benchContentClient } from './content-client.ts';
 import { benchControlPlane, type Figure } from './control-plane.ts';
 import { benchInformer } from './informer.ts';
+import { benchOperatorController } from './operator-controller.ts';
+import { benchResolveClassic } from './resolve-classic.ts';
+import { benchResolveV1 } from './resolve-v1.ts';
 import { benchWorkqueue } from './workqueue.ts';
 
 const benches: Record<string, () => Promise<Figure[]>> = {
@@ -13,6 +18,11 @@ const benches: Record<string, () => Promise<Figure[]>> = {
   'catalog-server': benchCatalogServer,
   'catalog-scale': benchCatalogScale,
   'catalog-certified': benchCatalogCertified,
+  'catalog-unpack': benchCatalogUnpack,
+  'resolve-v1': benchResolveV1,
+  'resolve-classic': benchResolveClassic,
+  'content-client': benchContentClient,
+  'operator-controller': benchOperatorController,
 };
 
 const wanted = process.argv.slice(2);

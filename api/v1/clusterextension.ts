@@ -1,7 +1,8 @@
 // ClusterExtension: a package to install from the cluster's catalogs (spec + status).
-// Field set and optionality follow the standard CRD in ./schema/clusterextension.ts; the
-// experimental-only fields (spec.config, spec.progressDeadlineMinutes, status.activeRevisions,
-// status.install.bundle.release) are not part of it.
+// Field set and optionality follow the standard CRD in ./schema/clusterextension.ts, plus
+// `spec.config` of the experimental CRD (config/crd/experimental); the other experimental-only
+// fields (spec.progressDeadlineMinutes, status.activeRevisions, status.install.bundle.release)
+// are not part of it.
 import type { Condition, KubeObject, LabelSelector, List } from '../meta/v1.ts';
 
 /** The only install source type: ClusterCatalogs. */
@@ -60,6 +61,15 @@ export interface ClusterExtensionInstallConfig {
   preflight?: PreflightConfig;
 }
 
+/** The only configuration source: the inline object. */
+export const ConfigTypeInline = 'Inline';
+
+/** Experimental CRD only: the bundle configuration (registry+v1: watchNamespace, deploymentConfig). */
+export interface ClusterExtensionConfig {
+  configType: typeof ConfigTypeInline;
+  inline?: Record<string, unknown>;
+}
+
 export interface ClusterExtensionSpec {
   /** Namespace the extension's namespaced objects go to by default; must exist; immutable. */
   namespace: string;
@@ -67,6 +77,8 @@ export interface ClusterExtensionSpec {
   serviceAccount?: ServiceAccountReference;
   source: SourceConfig;
   install?: ClusterExtensionInstallConfig;
+  /** Experimental CRD only. */
+  config?: ClusterExtensionConfig;
 }
 
 export interface BundleMetadata {

@@ -17,6 +17,11 @@ export const TypeChannelDeprecated = 'ChannelDeprecated';
 export const TypeBundleDeprecated = 'BundleDeprecated';
 /** ClusterCatalog: whether the catalog content is served over HTTP. */
 export const TypeServing = 'Serving';
+/**
+ * ClusterExtension, beyond upstream: whether every applied object passes its health probe
+ * (CRDs Established, Deployments rolled out and Available, …). Set once objects were applied.
+ */
+export const TypeAvailable = 'Available';
 
 // ---- Reasons ---------------------------------------------------------------------------------
 

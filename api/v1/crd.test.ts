@@ -12,6 +12,7 @@ import type {
   ClusterCatalogSpec,
   ClusterCatalogStatus,
   ClusterCatalogURLs,
+  ClusterExtensionConfig,
   ClusterExtensionInstallConfig,
   ClusterExtensionInstallStatus,
   ClusterExtensionSpec,
@@ -24,10 +25,19 @@ import type {
   ServiceAccountReference,
   SourceConfig,
 } from './index.ts';
-import { clusterCatalogCRD, clusterExtensionCRD, crdFileName, crds, renderAll } from './schema/index.ts';
+import {
+  clusterCatalogCRD,
+  clusterExtensionCRD,
+  clusterExtensionExperimentalCRD,
+  crdFileName,
+  crds,
+  renderAll,
+  renderExperimental,
+} from './schema/index.ts';
 import type { CustomResourceDefinition, JSONSchemaProps } from './schema/index.ts';
 
 const basesDir = fileURLToPath(new URL('../../config/crd/bases/', import.meta.url));
+const experimentalDir = fileURLToPath(new URL('../../config/crd/experimental/', import.meta.url));
 // Byte-for-byte copies of upstream's standard CRDs (see SOURCES.md there), beside the repository.
 const upstreamDir = fileURLToPath(new URL('../../../shared/conformance/crds/', import.meta.url));
 
@@ -118,6 +128,28 @@ describe('generated manifests', () => {
     expect([...renderAll()]).toEqual([...renderAll()]);
   });
 
+  it('experimental set: on disk, the standard CRDs except ClusterExtension spec.config and the generator annotation', () => {
+    for (const [name, content] of renderExperimental()) {
+      expect(readFileSync(experimentalDir + name, 'utf8'), `config/crd/experimental/${name} is stale`).toBe(content);
+    }
+    const exp = structuredClone(clusterExtensionExperimentalCRD);
+    expect(exp.metadata.annotations?.['olm.operatorframework.io/generator']).toBe('experimental');
+    const spec = at(rootSchema(exp), 'spec');
+    expect(Object.keys(spec.properties ?? {}).sort()).toEqual(['config', 'install', 'namespace', 'serviceAccount', 'source']);
+    const config = at(rootSchema(exp), 'spec.config');
+    expect(config['x-kubernetes-validations']).toEqual([
+      {
+        rule: "has(self.configType) && self.configType == 'Inline' ?has(self.inline) : !has(self.inline)",
+        message: 'inline is required when configType is Inline, and forbidden otherwise',
+      },
+    ]);
+    expect(config.properties?.['configType']?.enum).toEqual(['Inline']);
+    expect(config.properties?.['inline']).toMatchObject({ type: 'object', minProperties: 1, 'x-kubernetes-preserve-unknown-fields': true });
+    delete spec.properties!['config'];
+    exp.metadata.annotations!['olm.operatorframework.io/generator'] = 'standard';
+    expect(exp).toEqual(clusterExtensionCRD);
+  });
+
   it('parse back to the schema data', () => {
     for (const crd of crds) expect(generated(crd)).toEqual(crd);
   });
@@ -173,6 +205,7 @@ function sameShape(sample: unknown, schema: JSONSchemaProps, path: string, probl
         return;
       }
       if (schema.additionalProperties !== undefined) return; // a map; its keys are data
+      if (schema['x-kubernetes-preserve-unknown-fields'] === true && schema.properties === undefined) return; // free-form JSON
       {
         const want = Object.keys(schema.properties ?? {}).sort();
         const got = Object.keys(sample).sort();
@@ -237,6 +270,7 @@ const fullExtensionSpec: Complete<ClusterExtensionSpec> = {
     },
   },
   install: { preflight: { crdUpgradeSafety: { enforcement: 'Strict' } } },
+  config: { configType: 'Inline', inline: { watchNamespace: 'w' } },
 };
 const fullExtensionStatus: Complete<ClusterExtensionStatus> = {
   conditions: [condition],
@@ -259,7 +293,8 @@ describe('TypeScript types', () => {
     ['ClusterExtension', 'spec', fullExtensionSpec],
     ['ClusterExtension', 'status', fullExtensionStatus],
   ] as const)('%s %s has the fields of the schema', (kind, part, sample) => {
-    const crd = kind === 'ClusterCatalog' ? clusterCatalogCRD : clusterExtensionCRD;
+    // The types cover the experimental ClusterExtension (standard + spec.config).
+    const crd = kind === 'ClusterCatalog' ? clusterCatalogCRD : clusterExtensionExperimentalCRD;
     const problems: string[] = [];
     sameShape(sample, at(rootSchema(crd), part), part, problems);
     expect(problems).toEqual([]);
@@ -280,6 +315,7 @@ describe('TypeScript types', () => {
     ['ClusterExtension', 'spec.source.catalog', requiredOf<CatalogFilter>()('packageName')],
     ['ClusterExtension', 'spec.source.catalog.selector', requiredOf<LabelSelector>()()],
     ['ClusterExtension', 'spec.install', requiredOf<ClusterExtensionInstallConfig>()()],
+    ['ClusterExtension', 'spec.config', requiredOf<ClusterExtensionConfig>()('configType')],
     ['ClusterExtension', 'spec.install.preflight', requiredOf<PreflightConfig>()('crdUpgradeSafety')],
     [
       'ClusterExtension',
@@ -290,7 +326,7 @@ describe('TypeScript types', () => {
     ['ClusterExtension', 'status.install', requiredOf<ClusterExtensionInstallStatus>()('bundle')],
     ['ClusterExtension', 'status.install.bundle', requiredOf<BundleMetadata>()('name', 'version')],
   ] as const)('%s %s has the required fields of the schema', (kind, path, keys) => {
-    const crd = kind === 'ClusterCatalog' ? clusterCatalogCRD : clusterExtensionCRD;
+    const crd = kind === 'ClusterCatalog' ? clusterCatalogCRD : clusterExtensionExperimentalCRD;
     expect([...(at(rootSchema(crd), path).required ?? [])].sort()).toEqual([...keys].sort());
   });
 });

@@ -1,21 +1,19 @@
 // catalogd's wiring: from CatalogdOptions (flags) and the manager's context to informers, the
 // leader's ClusterCatalog controller, and what every replica runs — the content follower, the
 // catalog HTTP server and garbage collection. See controller/README.md for the design.
-import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClusterCatalogKind, GroupVersion, type ClusterCatalog } from '../../api/v1/index.ts';
 import { Controller } from '../shared/controller/index.ts';
-import { RegistryClient } from '../shared/image/index.ts';
 import { Informer, stripManagedFields } from '../shared/kube/index.ts';
 import type { Cache, ManagerContext, ManagerParts } from '../shared/manager/index.ts';
 import { parseBindAddress } from '../shared/manager/index.ts';
 import {
   createCatalogContent,
   garbageCollector,
-  globalPullSecret,
   kubeCatalogApi,
   newClusterCatalogReconciler,
   newContentFollower,
+  registryAccess,
   type CatalogContent,
   type ClusterCatalogReconciler,
   type ContentFollower,
@@ -50,17 +48,8 @@ export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementa
       transform: stripManagedFields,
       logger: logger.child({ informer: 'clustercatalogs' }),
     });
-    const informers: Cache[] = [catalogs];
-    const secret = options.globalPullSecret && globalPullSecret({ client, ...options.globalPullSecret, logger });
-    if (secret) informers.push(secret.informer);
-
-    const registry = new RegistryClient({
-      insecureRegistries: options.insecureRegistries,
-      ...(secret && { credentials: secret.credentials }),
-      ...(options.pullCasDir && { ca: await readCas(options.pullCasDir) }),
-      ...options.registry,
-      logger: logger.child({ component: 'registry' }),
-    });
+    const { registry, informer: secretInformer } = await registryAccess({ client, logger, ...options });
+    const informers: Cache[] = secretInformer ? [catalogs, secretInformer] : [catalogs];
     const store = await impl.store(join(options.cacheDir, 'catalogs'), logger.child({ component: 'storage' }));
     const content = createCatalogContent({
       unpackDir: join(options.cacheDir, 'unpack'),
@@ -132,18 +121,4 @@ export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementa
       serverUrl: server.url,
     };
   };
-}
-
-/** Every file in `dir` (PEM certificates) for the registry client's `ca`; dotfiles (`..data`) skipped. */
-async function readCas(dir: string): Promise<Buffer[]> {
-  const out: Buffer[] = [];
-  for (const name of (await readdir(dir)).sort()) {
-    if (name.startsWith('.')) continue;
-    try {
-      out.push(await readFile(join(dir, name)));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EISDIR') throw err;
-    }
-  }
-  return out;
 }

@@ -1,8 +1,12 @@
 // Every kubectl-olm command, in help order. Each capability contributes its own file.
+import { bundleRender } from './bundle.ts';
 import { catalogRender, catalogValidate } from './catalog.ts';
+import { resolveCommand } from './resolve.ts';
 import type { CliCommand } from './types.ts';
 
 export const commands: readonly CliCommand[] = [
   catalogValidate,
   catalogRender,
+  resolveCommand,
+  bundleRender,
 ];

@@ -1,36 +1,123 @@
-// operator-controller's controllers. At this stage the ClusterExtension controller watches and
-// logs; resolving and installing arrive with their issues.
-import { ClusterExtensionKind, GroupVersion, type ClusterExtension } from '../../api/v1/index.ts';
+// operator-controller's wiring: from OperatorControllerOptions (flags) and the manager's context to
+// the informers (ClusterExtensions, ClusterCatalogs), the catalog content cache, and the leader's
+// ClusterExtension controller, a pipeline over small ports (controller/README.md):
+//
+//   ClusterCatalog ─▶ content client ─▶ resolver ─▶ unpacker ─▶ renderer ─▶ preflights ─▶ applier ─▶ status
+//
+// The stage implementations come from `OperatorControllerImplementations` (implementations.ts
+// for the process; tests may swap one), so this file only strings them together.
+import { join } from 'node:path';
+import {
+  ClusterCatalogKind,
+  ClusterExtensionKind,
+  GroupVersion,
+  type ClusterCatalog,
+  type ClusterExtension,
+} from '../../api/v1/index.ts';
+import { registryAccess } from '../catalogd/controller/pull-secret.ts';
 import { Controller } from '../shared/controller/index.ts';
-import { Informer, stripManagedFields } from '../shared/kube/index.ts';
-import type { ManagerContext, ManagerParts } from '../shared/manager/index.ts';
+import { createImagePuller, readCertificateDir } from '../shared/image/index.ts';
+import { Informer, stripManagedFields, type KubeClient } from '../shared/kube/index.ts';
+import type { Cache, ManagerContext, ManagerParts } from '../shared/manager/index.ts';
+import type { Logger, Metrics } from '../shared/observability/index.ts';
+import type { CatalogContentClient } from './contentclient/types.ts';
+import { eventRecorder } from './controller/events.ts';
+import type { BundleApplier, BundleRenderer, BundleResolver, InstallPreflight } from './controller/ports.ts';
+import { ClusterExtensionReconciler } from './controller/reconciler.ts';
+import type { OperatorControllerOptions } from './options.ts';
+import { imageBundleUnpacker } from './unpack/unpacker.ts';
 
-export function operatorControllerSetup({ client, logger, metrics }: ManagerContext): ManagerParts {
-  const extensions = new Informer<ClusterExtension>({
-    client,
-    apiVersion: GroupVersion,
-    kind: ClusterExtensionKind,
-    transform: stripManagedFields,
-    logger: logger.child({ informer: 'clusterextensions' }),
-  });
-  const log = logger.child({ controller: 'clusterextension' });
-  const controller = new Controller({
-    name: 'clusterextension',
-    logger: log,
-    metrics,
-    reconciler: {
-      reconcile: async (key) => {
-        const ext = extensions.get(key);
-        if (!ext) log.info('ClusterExtension deleted', { name: key });
-        else
-          log.info('observed ClusterExtension', {
-            name: key,
-            generation: ext.metadata.generation,
-            package: ext.spec?.source.catalog?.packageName,
-          });
-      },
-    },
-  });
-  controller.watch(extensions);
-  return { informers: [extensions], controllers: [controller] };
+export type { OperatorControllerOptions } from './options.ts';
+
+/** A catalog content cache the controller keeps in step with ClusterCatalog events. */
+export interface CatalogContentCache extends CatalogContentClient {
+  /** A ClusterCatalog was added or changed: fetch its content when its resolved digest is new. */
+  catalogChanged(catalog: ClusterCatalog): void;
+  /** A ClusterCatalog was deleted. */
+  catalogDeleted(name: string): void;
+}
+
+/** The stages, built per process (internal/operator-controller/implementations.ts). */
+export interface OperatorControllerImplementations {
+  readonly content: (o: { readonly caCerts?: readonly Buffer[]; readonly logger: Logger }) => CatalogContentCache;
+  readonly resolver: (o: { readonly listCatalogs: () => readonly ClusterCatalog[]; readonly content: CatalogContentClient; readonly metrics: Metrics }) => BundleResolver;
+  readonly renderer: () => BundleRenderer;
+  readonly preflights: (o: { readonly client: KubeClient; readonly logger: Logger }) => readonly InstallPreflight[];
+  readonly applier: (o: { readonly client: KubeClient; readonly systemNamespace: string; readonly logger: Logger }) => BundleApplier;
+}
+
+export interface OperatorControllerParts extends ManagerParts {
+  readonly extensions: Informer<ClusterExtension>;
+  readonly catalogs: Informer<ClusterCatalog>;
+  readonly content: CatalogContentCache;
+  readonly reconciler: ClusterExtensionReconciler;
+  readonly controller: Controller;
+}
+
+const resolvedRef = (c: ClusterCatalog | undefined): string | undefined => c?.status?.resolvedSource?.image?.ref;
+
+export function operatorControllerSetup(
+  options: OperatorControllerOptions,
+  impl: OperatorControllerImplementations,
+): (ctx: ManagerContext) => Promise<OperatorControllerParts> {
+  return async ({ client, logger, metrics }) => {
+    const extensions = new Informer<ClusterExtension>({
+      client,
+      apiVersion: GroupVersion,
+      kind: ClusterExtensionKind,
+      transform: stripManagedFields,
+      logger: logger.child({ informer: 'clusterextensions' }),
+    });
+    const catalogs = new Informer<ClusterCatalog>({
+      client,
+      apiVersion: GroupVersion,
+      kind: ClusterCatalogKind,
+      transform: stripManagedFields,
+      logger: logger.child({ informer: 'clustercatalogs' }),
+    });
+    const { registry, informer: secretInformer } = await registryAccess({ client, logger, ...options });
+    const informers: Cache[] = secretInformer ? [extensions, catalogs, secretInformer] : [extensions, catalogs];
+    const puller = createImagePuller({ cacheDir: join(options.cachePath, 'unpack'), registry, logger: logger.child({ component: 'image' }) });
+    const caCerts = options.catalogdCasDir ? await readCertificateDir(options.catalogdCasDir) : undefined;
+    const content = impl.content({ ...(caCerts && { caCerts }), logger: logger.child({ component: 'catalog-content' }) });
+
+    const log = logger.child({ controller: 'clusterextension' });
+    const reconciler = new ClusterExtensionReconciler({
+      client,
+      get: (key) => extensions.get(key),
+      resolver: impl.resolver({ listCatalogs: () => catalogs.list(), content, metrics }),
+      unpacker: imageBundleUnpacker(puller),
+      renderer: impl.renderer(),
+      preflights: impl.preflights({ client, logger: log }),
+      applier: impl.applier({ client, systemNamespace: options.systemNamespace, logger: log }),
+      events: eventRecorder(client, 'operator-controller', log),
+      logger: log,
+      ...(options.resyncMs !== undefined && { resyncMs: options.resyncMs }),
+    });
+    const controller = new Controller({
+      name: 'clusterextension',
+      reconciler,
+      logger,
+      metrics,
+      ...(options.rateLimiter && { rateLimiter: options.rateLimiter() }),
+    });
+    controller.watch(extensions);
+
+    // Catalog content follows the informer on every replica; extensions are re-resolved when a
+    // catalog appears, goes, or serves a new digest (upstream's predicate), not on other updates.
+    catalogs.onEvent((type, catalog, old) => {
+      if (type === 'delete') content.catalogDeleted(catalog.metadata.name!);
+      else content.catalogChanged(catalog);
+      if (type !== 'update' || resolvedRef(catalog) !== resolvedRef(old)) {
+        for (const ext of extensions.list()) controller.enqueue(ext.metadata.name!);
+      }
+    });
+
+    const closeRegistry = async (signal: AbortSignal): Promise<void> => {
+      await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+      await registry.close();
+    };
+
+    return { informers, controllers: [controller], runnables: [closeRegistry], extensions, catalogs, content, reconciler, controller };
+  };
 }

@@ -41,6 +41,7 @@ async function main(): Promise<void> {
   // catalogd serves catalogs on 127.0.0.1:18443 and keeps its cache under .cache/run.
   const extra: Record<string, string[]> = {
     catalogd: ['--catalogs-server-addr=127.0.0.1:18443', '--external-address=127.0.0.1:18443', `--cache-dir=${root}.cache/run/catalogd`],
+    'operator-controller': [`--cache-path=${root}.cache/run/operator-controller`],
   };
   for (const [name, [health, metrics]] of Object.entries(ports)) {
     const args = [`--health-probe-bind-address=127.0.0.1:${health}`, `--metrics-bind-address=127.0.0.1:${metrics}`, ...(extra[name] ?? [])];

@@ -235,6 +235,36 @@ digit, at most 63 characters.`,
   },
 };
 
+/** Experimental feature set only: the bundle configuration handed to the renderer (olmv1.md §1.1, §4.5). */
+const config: JSONSchemaProps = {
+  type: 'object',
+  description: `config is the bundle's configuration, checked against the schema the bundle allows before anything
+is rendered: for registry+v1 bundles, watchNamespace (the namespace the operator watches, for bundles
+that support OwnNamespace or SingleNamespace install modes) and deploymentConfig (env, envFrom,
+volumes, volumeMounts, tolerations, resources, nodeSelector, affinity and annotations merged into the
+operator's Deployments). Optional.`,
+  required: ['configType'],
+  'x-kubernetes-validations': [
+    {
+      rule: "has(self.configType) && self.configType == 'Inline' ?has(self.inline) : !has(self.inline)",
+      message: 'inline is required when configType is Inline, and forbidden otherwise',
+    },
+  ],
+  properties: {
+    configType: {
+      type: 'string',
+      enum: ['Inline'],
+      description: 'configType says where the configuration is; "Inline" (the only value) means the inline field.',
+    },
+    inline: {
+      type: 'object',
+      minProperties: 1,
+      'x-kubernetes-preserve-unknown-fields': true,
+      description: 'inline is the configuration as a JSON object; at least one property.',
+    },
+  },
+};
+
 const status: JSONSchemaProps = {
   type: 'object',
   description: 'status is what the controller observed and did for this extension.',
@@ -335,3 +365,12 @@ version its spec allows, upgrading it as new versions appear.`,
     ],
   },
 };
+
+/** The experimental feature set's ClusterExtension CRD: the standard one plus `spec.config`. */
+export const clusterExtensionExperimentalCRD: CustomResourceDefinition = (() => {
+  const crd = structuredClone(clusterExtensionCRD);
+  crd.metadata.annotations = { ...crd.metadata.annotations, 'olm.operatorframework.io/generator': 'experimental' };
+  const specSchema = crd.spec.versions[0]!.schema.openAPIV3Schema.properties!['spec']!;
+  specSchema.properties = { config: structuredClone(config), ...specSchema.properties };
+  return crd;
+})();

@@ -1,4 +1,4 @@
 export type * from './types.ts';
 export { clusterCatalogCRD } from './clustercatalog.ts';
-export { clusterExtensionCRD } from './clusterextension.ts';
-export { crdFileName, crds, renderAll, renderCRD } from './render.ts';
+export { clusterExtensionCRD, clusterExtensionExperimentalCRD } from './clusterextension.ts';
+export { crdFileName, crds, experimentalCrds, renderAll, renderCRD, renderExperimental } from './render.ts';

@@ -3,7 +3,7 @@
 // credentials of every pull. Changes apply to the next pull; a missing Secret means anonymous
 // pulls, an unreadable one is logged (once per version) and ignored.
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import { credentialsFromSecretData, type CredentialProvider } from '../../shared/image/index.ts';
+import { credentialsFromSecretData, readCertificateDir, RegistryClient, type CredentialProvider, type RegistryClientOptions } from '../../shared/image/index.ts';
 import { Informer, stripManagedFields, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 
@@ -53,4 +53,28 @@ export function globalPullSecret(options: { client: KubeClient; namespace: strin
     return parsed;
   };
   return { informer, credentials: { lookup: (domain, path) => current()?.lookup(domain, path) } };
+}
+
+/** What both controllers need to pull images: the flags' registry settings, ready to use. */
+export interface RegistryAccessOptions {
+  readonly client: KubeClient;
+  readonly logger: Logger;
+  readonly insecureRegistries: readonly string[];
+  readonly globalPullSecret?: { readonly namespace: string; readonly name: string };
+  /** Directory of extra CA certificates (PEM). */
+  readonly pullCasDir?: string;
+  readonly registry?: Pick<RegistryClientOptions, 'retries' | 'retryDelayMs' | 'headersTimeoutMs' | 'bodyTimeoutMs'>;
+}
+
+/** A registry client with the global pull secret's credentials (its informer to start, if any) and extra CAs. */
+export async function registryAccess(o: RegistryAccessOptions): Promise<{ readonly registry: RegistryClient; readonly informer?: Informer<Secret> }> {
+  const secret = o.globalPullSecret && globalPullSecret({ client: o.client, ...o.globalPullSecret, logger: o.logger });
+  const registry = new RegistryClient({
+    insecureRegistries: o.insecureRegistries,
+    ...(secret && { credentials: secret.credentials }),
+    ...(o.pullCasDir && { ca: await readCertificateDir(o.pullCasDir) }),
+    ...o.registry,
+    logger: o.logger.child({ component: 'registry' }),
+  });
+  return { registry, ...(secret && { informer: secret.informer }) };
 }

@@ -1,12 +1,13 @@
-// A bounded LRU of metas answers. Stored content never changes under a path (a new digest is a
-// new directory), so an answer keyed by catalog.jsonl's path and the query stays right for as
-// long as that entry is served; answers of replaced entries just age out. A hit costs no read,
+// A bounded LRU of metas answers, budgeted by body bytes. handlers.ts keys an answer by the
+// request target and keeps with it the StoredCatalog it was read from: stored content never
+// changes under an entry (a new digest is a new entry), so the answer is right for as long as
+// that entry is the one served; answers of replaced entries just age out. A hit costs no read,
 // no allocation and no file descriptor.
 
-export interface AnswerCache {
-  get(key: string): Buffer | undefined;
+export interface AnswerCache<V extends { readonly length: number } = Buffer> {
+  get(key: string): V | undefined;
   /** Keeps `value` unless it alone exceeds the budget; evicts the least recently used. */
-  set(key: string, value: Buffer): void;
+  set(key: string, value: V): void;
   /** Bytes held. */
   readonly bytes: number;
 }
@@ -14,8 +15,8 @@ export interface AnswerCache {
 /** Answers up to this size are cached. */
 export const MAX_CACHED_ANSWER = 256 * 1024;
 
-export function answerCache(maxBytes: number): AnswerCache {
-  const entries = new Map<string, Buffer>(); // insertion order = recency order
+export function answerCache<V extends { readonly length: number } = Buffer>(maxBytes: number): AnswerCache<V> {
+  const entries = new Map<string, V>(); // insertion order = recency order
   let bytes = 0;
   return {
     get(key) {

@@ -37,6 +37,20 @@ export interface Answer {
   readonly length?: number;
   /** Close the connection after this response (Go does for requests it cannot parse). */
   readonly close?: boolean;
+  /**
+   * The same object (headers and body never change) is returned again for the same request:
+   * the server may keep what it derives from it (its final headers, its gzip bytes).
+   */
+  readonly shared?: boolean;
+}
+
+/** A cached metas answer and the stored entry it was read from. */
+export interface CachedMetas {
+  readonly catalog: string;
+  readonly stored: StoredCatalog;
+  readonly answer: Answer & { readonly body: Buffer };
+  /** Body bytes (what the cache budget counts). */
+  readonly length: number;
 }
 
 export interface HandlerOptions {
@@ -45,8 +59,8 @@ export interface HandlerOptions {
   readonly metasEnabled: boolean;
   /** Path the routes hang under, with slashes: `/catalogs/`. */
   readonly prefix: string;
-  /** Metas answers kept in memory (none when absent). */
-  readonly cache?: AnswerCache;
+  /** Metas answers kept in memory, by request target (none when absent). */
+  readonly cache?: AnswerCache<CachedMetas>;
 }
 
 export interface RequestInfo {
@@ -99,6 +113,10 @@ function redirect(method: string, location: string): Answer {
 
 /** Routes one request. Never throws for a request's content; I/O errors become 403/500. */
 export function answer(req: RequestInfo, options: HandlerOptions): Answer {
+  if (req.method === 'GET' && options.cache) {
+    const hit = cachedMetas(req, options.cache, options.store);
+    if (hit) return hit;
+  }
   let target = req.url;
   if (target === '*') return { status: 400, headers: {}, close: true }; // ServeMux's answer to `OPTIONS *`
   if (/^https?:\/\//i.test(target)) {
@@ -221,6 +239,22 @@ function serveAll(req: RequestInfo, name: string, options: HandlerOptions): Answ
   }
 }
 
+/**
+ * The fast path of a repeated metas GET: the same request target, no precondition header, and
+ * the catalog still serving the entry the answer was read from — then the answer is the one the
+ * full path would compute (the route, name, query and Last-Modified all depend on nothing else),
+ * so it is returned as it is, without parsing the target again.
+ */
+function cachedMetas(req: RequestInfo, cache: AnswerCache<CachedMetas>, store: Pick<CatalogStore, 'get'>): Answer | undefined {
+  const h = req.headers;
+  if (h['if-match'] !== undefined || h['if-none-match'] !== undefined || h['if-modified-since'] !== undefined || h['if-unmodified-since'] !== undefined) {
+    return undefined;
+  }
+  const hit = cache.get(req.url);
+  if (hit === undefined || store.get(hit.catalog) !== hit.stored) return undefined;
+  return hit.answer;
+}
+
 /** writeNotModified: no representation headers; Last-Modified only when there is no ETag. */
 function notModified(headers: Record<string, string>): Answer {
   const h = { ...headers };
@@ -234,26 +268,20 @@ function notModified(headers: Record<string, string>): Answer {
 /**
  * catalogd's metas handler: only schema/package/name (anything else 400); Last-Modified and
  * the preconditions (no ETag: an entity tag never matches, `*` does); no parameter is the whole
- * file; otherwise the index's sections, in file order — only those bytes are read (or none,
- * when the answer is cached).
+ * file; otherwise the index's sections, in file order — only those bytes are read. A GET
+ * answer small enough to read at once is cached by request target (see cachedMetas).
  */
 function serveMetas(req: RequestInfo, name: string, rawQuery: string, options: HandlerOptions): Answer {
   const params = parseQuery(rawQuery);
   for (const key of params.keys()) if (!METAS_PARAMS.has(key)) return statusError(400);
-  const first = (k: string): string => params.get(k)?.[0] ?? '';
-  const [schema, pkg, blobName] = [first('schema'), first('package'), first('name')];
+  const schema = params.get('schema')?.[0] ?? '';
+  const pkg = params.get('package')?.[0] ?? '';
+  const blobName = params.get('name')?.[0] ?? '';
   const whole = schema === '' && pkg === '' && blobName === '';
-  const cacheKey = (s: StoredCatalog): string => `${s.jsonlPath}\n${schema}\n${pkg}\n${blobName}`;
 
-  let stored = options.store.get(name);
-  if (!stored) return statusError(404);
-  const cached = whole ? undefined : options.cache?.get(cacheKey(stored));
-  let fd: number | undefined;
-  if (!cached) {
-    const opened = openCurrent(options.store, name);
-    if (!opened) return statusError(404);
-    ({ stored, fd } = opened);
-  }
+  const opened = openCurrent(options.store, name);
+  if (!opened) return statusError(404);
+  const { stored, fd } = opened;
   let keepOpen = false;
   try {
     const headers: Record<string, string> = {};
@@ -262,8 +290,6 @@ function serveMetas(req: RequestInfo, name: string, rawQuery: string, options: H
     const pre = checkPreconditions(req.method, req.headers, { etag: undefined, modified: stored.modified });
     if (pre.done !== false) return pre.done === 412 ? { status: 412, headers } : notModified(headers);
     headers['content-type'] = JSONL;
-    if (cached) return { status: 200, headers, length: cached.length, body: cached };
-    if (fd === undefined) throw new Error('catalog file not open');
 
     const sections: Section[] = whole
       ? [{ offset: 0, length: stored.size }]
@@ -274,12 +300,14 @@ function serveMetas(req: RequestInfo, name: string, rawQuery: string, options: H
     keepOpen = true; // the readers below close it
     if (length <= SYNC_READ_LIMIT) {
       const body = readSectionsSync(fd, sections, length);
-      if (!whole) options.cache?.set(cacheKey(stored), body);
-      return { status: 200, headers, length, body };
+      if (whole || !options.cache) return { status: 200, headers, length, body };
+      const shared = { status: 200, headers, length, body, shared: true };
+      options.cache.set(req.url, { catalog: name, stored, answer: shared, length });
+      return shared;
     }
     const body = sections.length === 1 && sections[0] ? streamRange(fd, sections[0].offset, length) : streamParts(fd, sections);
     return { status: 200, headers, length, body };
   } finally {
-    if (!keepOpen && fd !== undefined) closeFile(fd);
+    if (!keepOpen) closeFile(fd);
   }
 }

@@ -312,6 +312,39 @@ describe('/api/v1/metas', () => {
     expect(after.body.equals(before.body)).toBe(false);
   });
 
+  it('a cached answer (repeated GET) is the first one: headers, bytes, gzip, preconditions and HEAD', async () => {
+    const repeat = await store.store('repeat', D1, join(tmp, 'fbc'));
+    const path = '/catalogs/repeat/api/v1/metas?package=op-00001&schema=olm.bundle';
+    const want = linesWhere(fileBytes, (m) => m.schema === 'olm.bundle' && m.package === 'op-00001');
+    const first = await get(path);
+    const again = await get(path);
+    for (const r of [first, again]) {
+      expect(r.status).toBe(200);
+      expect(r.body.toString()).toBe(want);
+      expect(r.headers['content-length']).toBe(String(Buffer.byteLength(want)));
+      expect(r.headers['content-type']).toBe('application/jsonl');
+      expect(r.headers.vary).toBe('Accept-Encoding');
+      expect(r.headers['last-modified']).toBe(repeat.modified.toUTCString());
+      expect(r.headers['content-encoding']).toBeUndefined();
+    }
+    for (let i = 0; i < 2; i++) {
+      const gz = await get(path, { 'accept-encoding': 'gzip' });
+      expect(gz.headers['content-encoding']).toBe('gzip');
+      expect(gz.headers['content-length']).toBeUndefined();
+      expect(gz.headers.vary).toBe('Accept-Encoding');
+      expect(gunzipSync(gz.body).toString()).toBe(want);
+    }
+    expect((await get(path, { 'if-modified-since': repeat.modified.toUTCString() })).status).toBe(304);
+    expect((await get(path, { 'if-match': '"x"' })).status).toBe(412);
+    const head = await get(path, {}, 'HEAD');
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+    expect(head.headers['content-length']).toBe(String(Buffer.byteLength(want)));
+    expect((await get(path)).body.toString()).toBe(want);
+    await store.delete('repeat');
+    expect((await get(path)).status).toBe(404);
+  });
+
   it('streams answers bigger than 1 MiB, reading only their sections', async () => {
     const bigBytes = await readFile(big.jsonlPath);
     const r = await get('/catalogs/big/api/v1/metas?schema=olm.bundle');

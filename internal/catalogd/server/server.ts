@@ -15,13 +15,13 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { ServerResponse } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import { Readable, pipeline } from 'node:stream';
-import { createGzip } from 'node:zlib';
+import { createGzip, gzipSync } from 'node:zlib';
 import { Histogram, type Registry } from 'prom-client';
 import { noopLogger, type Logger } from '../../shared/observability/index.ts';
 import type { CatalogStore } from '../storage/types.ts';
 import { answerCache } from './cache.ts';
 import { gzipQuality } from './gohttp.ts';
-import { BAD_REQUEST, answer, type Answer, type HandlerOptions } from './handlers.ts';
+import { BAD_REQUEST, answer, type Answer, type CachedMetas, type HandlerOptions } from './handlers.ts';
 import { watchCertificate, type CertWatcher } from './tls.ts';
 
 /** Upstream's `--catalogs-server-addr` default. */
@@ -73,6 +73,24 @@ function compressibleType(ct: string): boolean {
   return !(t.includes('compress') || t.includes('zip') || t.startsWith('video/') || t.startsWith('audio/'));
 }
 
+/** gzhttp's conditions on the response: not already encoded, no range, big enough, a compressible type. */
+function gzipAllowed(headers: Readonly<Record<string, string>>, length: number | undefined): boolean {
+  return (
+    headers['content-encoding'] === undefined &&
+    headers['content-range'] === undefined &&
+    (length ?? 0) >= GZIP_MIN_SIZE &&
+    compressibleType(headers['content-type'] ?? '')
+  );
+}
+
+/** Headers of a gzipped answer: no Accept-Ranges, and the ETag made weak. */
+function gzipHeaders(headers: Record<string, string>): void {
+  delete headers['accept-ranges'];
+  headers['content-encoding'] = 'gzip';
+  // Our choice (gzhttp leaves it): the gzip bytes are another representation, so the tag is weak.
+  if (headers.etag && !headers.etag.startsWith('W/')) headers.etag = `W/${headers.etag}`;
+}
+
 function requestHistogram(registry: Registry | undefined): Histogram<'code'> {
   const existing = registry?.getSingleMetric(REQUEST_DURATION_METRIC);
   if (existing) return existing as Histogram<'code'>;
@@ -92,7 +110,7 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
     store: options.store,
     metasEnabled: options.metasEnabled ?? true,
     prefix: options.pathPrefix ?? '/catalogs/',
-    ...(options.metasCacheBytes !== 0 && { cache: answerCache(options.metasCacheBytes ?? DEFAULT_METAS_CACHE_BYTES) }),
+    ...(options.metasCacheBytes !== 0 && { cache: answerCache<CachedMetas>(options.metasCacheBytes ?? DEFAULT_METAS_CACHE_BYTES) }),
   };
   const readTimeout = options.readTimeoutMs ?? 5000;
   const writeTimeout = options.writeTimeoutMs ?? 5 * 60_000;
@@ -127,8 +145,26 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
     done();
   };
 
+  /** What a shared answer's response is, once worked out: final headers, and the gzip bytes. */
+  interface Prepared {
+    readonly plain: Record<string, string>;
+    gzip?: { readonly headers: Record<string, string>; readonly body: Buffer };
+  }
+  const prepared = new WeakMap<Answer, Prepared>();
+
+  /** Status line, headers and a buffer body straight onto the socket (one writev), outside fastify's reply. */
+  const sendBuffer = (reply: FastifyReply, status: number, headers: Record<string, string>, body: Buffer): FastifyReply => {
+    reply.hijack();
+    const res = reply.raw;
+    sent.set(res, body.length);
+    res.writeHead(status, headers);
+    res.end(body);
+    return reply;
+  };
+
   const send = (req: FastifyRequest, reply: FastifyReply, a: Answer): FastifyReply => {
     const method = req.raw.method ?? 'GET';
+    if (a.shared && Buffer.isBuffer(a.body) && method === 'GET') return sendShared(req, reply, a, a.body);
     // gzhttp adds Vary to every response it wraps, then its own headers decide the rest.
     const headers: Record<string, string> = { vary: 'Accept-Encoding', ...a.headers };
     let body = a.body;
@@ -141,23 +177,16 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
       body !== undefined &&
       method !== 'HEAD' && // gzhttp never compresses HEAD (nginx bug 358)
       gzipQuality(req.headers['accept-encoding']) > 0 &&
-      headers['content-encoding'] === undefined &&
-      headers['content-range'] === undefined &&
-      (length ?? 0) >= GZIP_MIN_SIZE &&
-      compressibleType(headers['content-type'] ?? '');
-    if (gzip) {
-      delete headers['accept-ranges'];
-      headers['content-encoding'] = 'gzip';
-      // Our choice (gzhttp leaves it): the gzip bytes are another representation, so the tag is weak.
-      if (headers.etag && !headers.etag.startsWith('W/')) headers.etag = `W/${headers.etag}`;
-    } else if (length !== undefined && a.status !== 304 && a.status !== 204) {
+      gzipAllowed(headers, length);
+    if (gzip) gzipHeaders(headers);
+    else if (length !== undefined && a.status !== 304 && a.status !== 204) {
       headers['content-length'] = String(length);
     }
     if (a.close) headers.connection = 'close';
-    reply.code(a.status).headers(headers);
-    const res = reply.raw;
-    if (body === undefined) return reply.send();
+    if (body === undefined) return reply.code(a.status).headers(headers).send();
     if (gzip) {
+      reply.code(a.status).headers(headers);
+      const res = reply.raw;
       const source = Buffer.isBuffer(body) ? Readable.from([body]) : body;
       const compressed = pipeline(source, createGzip(), () => undefined);
       reply.send(compressed);
@@ -166,8 +195,37 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
       compressed.once('end', () => sent.set(res, n));
       return reply;
     }
-    sent.set(res, length ?? 0);
-    return reply.send(body);
+    if (Buffer.isBuffer(body)) return sendBuffer(reply, a.status, headers, body);
+    sent.set(reply.raw, length ?? 0);
+    return reply.code(a.status).headers(headers).send(body);
+  };
+
+  /**
+   * A shared answer (a cached metas GET): its headers, and its gzip bytes when a client first
+   * asks for them, are worked out once and kept with it (the same rules as send()).
+   */
+  const sendShared = (req: FastifyRequest, reply: FastifyReply, a: Answer, body: Buffer): FastifyReply => {
+    let p = prepared.get(a);
+    if (!p) {
+      const plain: Record<string, string> = { vary: 'Accept-Encoding', ...a.headers, 'content-length': String(body.length) };
+      if (a.close) plain.connection = 'close';
+      p = { plain };
+      prepared.set(a, p);
+    }
+    const accept = req.headers['accept-encoding'];
+    if (accept !== undefined && gzipQuality(accept) > 0) {
+      if (!p.gzip) {
+        const headers: Record<string, string> = { vary: 'Accept-Encoding', ...a.headers };
+        if (gzipAllowed(headers, body.length)) {
+          gzipHeaders(headers);
+          if (a.close) headers.connection = 'close';
+          p.gzip = { headers, body: gzipSync(body) };
+        }
+      }
+      // writeHead without Content-Length, then end(): chunked, as the streamed gzip answers are.
+      if (p.gzip) return sendBuffer(reply, a.status, p.gzip.headers, p.gzip.body);
+    }
+    return sendBuffer(reply, a.status, p.plain, body);
   };
 
   const handler = (req: FastifyRequest, reply: FastifyReply): void => {

@@ -10,6 +10,8 @@ export interface BundleRef {
   readonly package: string;
   readonly name: string;
   readonly version: string;
+  /** status.install.bundle.release, only with the BundleReleaseSupport gate. */
+  readonly release?: string;
   /** Bundle image reference (`olm.bundle` image). */
   readonly image: string;
 }
@@ -43,6 +45,8 @@ export interface BundleUnpacker {
 export interface RenderRequest {
   readonly installNamespace: string;
   readonly watchNamespace?: string;
+  /** The bundle configuration (`spec.config.inline`), validated against the bundle's schema. */
+  readonly config?: unknown;
 }
 
 export interface BundleRenderer {

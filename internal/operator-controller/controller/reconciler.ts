@@ -19,6 +19,7 @@ import { addFinalizer, hasFinalizer, isNotFound, removeFinalizer, updateStatus, 
 import type { Logger } from '../../shared/observability/index.ts';
 import {
   ensureFailureConditions,
+  setAvailable,
   setDeprecationConditions,
   setInstalledFromBundle,
   setInstalledUnknown,
@@ -134,7 +135,8 @@ export class ClusterExtensionReconciler implements Reconciler {
     let objects: KubeObject[];
     try {
       const dir = await o.unpacker.unpack(bundle.image, signal);
-      objects = await o.renderer.render(dir, { installNamespace: ext.spec!.namespace });
+      const config = ext.spec!.config?.inline;
+      objects = await o.renderer.render(dir, { installNamespace: ext.spec!.namespace, ...(config !== undefined && { config }) });
       for (const p of o.preflights) await p.check(ext, objects, signal);
     } catch (err) {
       return fail(err);
@@ -146,6 +148,7 @@ export class ClusterExtensionReconciler implements Reconciler {
     } catch (err) {
       return fail(err);
     }
+    setAvailable(ext, applied);
     if (!applied.installed) {
       setProgressing(ext, new Error(applied.message ?? 'waiting for the bundle’s objects to become ready'));
       return { stop: true, result: { requeueAfterMs: 5_000 } };
@@ -176,6 +179,7 @@ export class ClusterExtensionReconciler implements Reconciler {
     log.info('no catalog matches; keeping the installed bundle', { bundle: installed.name });
     try {
       const kept = await this.#o.applier.maintain(ext, installed, signal);
+      setAvailable(ext, kept);
       if (!kept.installed) {
         setProgressing(ext, new Error(kept.message ?? 'waiting for the installed bundle’s objects to become ready'));
         return { stop: true, result: { requeueAfterMs: 5_000 } };

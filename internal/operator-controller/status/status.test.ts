@@ -3,6 +3,7 @@ import type { ClusterExtension } from '../../../api/v1/index.ts';
 import { TerminalError } from '../../shared/controller/index.ts';
 import {
   ensureFailureConditions,
+  setAvailable,
   setDeprecationConditions,
   setInstalledFromBundle,
   setInstalledUnknown,
@@ -68,6 +69,18 @@ describe('Installed', () => {
     const e = ext();
     setInstalledUnknown(e, 'service account "sa" not found', NOW);
     expect(brief(e).Installed).toEqual(['Unknown', 'Failed', 'service account "sa" not found']);
+  });
+});
+
+describe('Available (beyond upstream)', () => {
+  it('is True/Available when every object is healthy, False/Unavailable with the probe lines otherwise', () => {
+    const e = ext();
+    setAvailable(e, { installed: true }, NOW);
+    expect(brief(e).Available).toEqual(['True', 'Available', 'every object of the installed bundle is healthy']);
+    const line = 'Object Deployment.apps/v1 ns/foo: condition "Available" is "False", not "True"';
+    setAvailable(e, { installed: false, message: line }, NOW);
+    expect(brief(e).Available).toEqual(['False', 'Unavailable', line]);
+    expect(e.status?.conditions?.find((c) => c.type === 'Available')?.observedGeneration).toBe(3);
   });
 });
 

@@ -8,10 +8,13 @@
 //   Progressing  True/Succeeded  "Desired state reached"
 //                True/Retrying   <sanitized error>        (retryable)
 //                False/Blocked   <error>                  (terminal)
+//   Available    True/Available  "every object of the installed bundle is healthy"   (beyond upstream)
+//                False/Unavailable <one line per unhealthy object>
 //   Deprecated + Package/Channel/BundleDeprecated: see setDeprecationConditions.
 import type { Condition } from '../../../api/meta/v1.ts';
 import {
   ReasonAbsent,
+  ReasonAvailable,
   ReasonBlocked,
   ReasonDeprecated,
   ReasonDeprecationStatusUnknown,
@@ -19,6 +22,8 @@ import {
   ReasonNotDeprecated,
   ReasonRetrying,
   ReasonSucceeded,
+  ReasonUnavailable,
+  TypeAvailable,
   TypeBundleDeprecated,
   TypeChannelDeprecated,
   TypeDeprecated,
@@ -94,6 +99,24 @@ export function setInstalledFromBundle(ext: ClusterExtension, installed: Install
       status: 'True',
       reason: ReasonSucceeded,
       message: `Installed bundle ${installed.image} successfully`,
+      observedGeneration: generation(ext) ?? 0,
+    },
+    now,
+  );
+}
+
+export const MSG_AVAILABLE = 'every object of the installed bundle is healthy';
+
+/** Available from the applier's health verdict on the objects it just applied or maintained. */
+export function setAvailable(ext: ClusterExtension, outcome: { readonly installed: boolean; readonly message?: string }, now?: Date): void {
+  const healthy = outcome.installed;
+  setCondition(
+    conditionsOf(ext),
+    {
+      type: TypeAvailable,
+      status: healthy ? 'True' : 'False',
+      reason: healthy ? ReasonAvailable : ReasonUnavailable,
+      message: healthy ? MSG_AVAILABLE : (outcome.message ?? 'waiting for the bundle’s objects to become healthy'),
       observedGeneration: generation(ext) ?? 0,
     },
     now,

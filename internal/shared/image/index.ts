@@ -1,6 +1,7 @@
 // Public surface of internal/shared/image: what other folders may import.
 export type { ImagePuller, PulledImage, PullOptions, CachingImagePullerOptions } from './puller.ts';
 export { CachingImagePuller, createImagePuller } from './puller.ts';
+export { readCertificateDir } from './ca.ts';
 
 export type { ImageReference } from './reference.ts';
 export { parseReference, formatReference, canonicalReference, DEFAULT_DOMAIN } from './reference.ts';

@@ -9,16 +9,12 @@ import { catalogdSetup, type CatalogdOptions, type CatalogdParts } from '../../.
 import { ItemExponentialFailureRateLimiter } from '../../../internal/shared/controller/index.ts';
 import { forceRemove } from '../../../internal/shared/image/apply.ts'; // read-only trees; not public
 import { KubeClient } from '../../../internal/shared/kube/index.ts';
-import { createLogger, createMetrics } from '../../../internal/shared/observability/index.ts';
-import type { ManagerOptions } from '../../../internal/shared/manager/index.ts';
+import { createMetrics } from '../../../internal/shared/observability/index.ts';
 import { controlPlane, registry } from '../../support/env.ts';
+import { capturedLogger, inProcessManagerOptions, type LogLine } from '../../support/in-process.ts';
 import { freePort } from '../../support/net.ts';
 
-export interface LogLine {
-  readonly level: string;
-  readonly msg: string;
-  readonly [field: string]: unknown;
-}
+export type { LogLine } from '../../support/in-process.ts';
 
 export interface RunningCatalogd {
   readonly parts: CatalogdParts;
@@ -48,25 +44,9 @@ export async function startCatalogd(start: StartOptions = {}): Promise<RunningCa
   const sandbox = await mkdtemp(join(tmpdir(), 'catalogd-it-'));
   const cacheDir = join(sandbox, 'cache');
   const port = await freePort();
-  const logs: LogLine[] = [];
-  const logger = createLogger({
-    level: 'debug',
-    fields: { logger: 'catalogd' },
-    write: (line) => {
-      const parsed = JSON.parse(line) as LogLine;
-      logs.push(parsed);
-      if (process.env['CATALOGD_TEST_LOG'] && parsed.level !== 'debug') console.log(line);
-    },
-  });
+  const { logger, logs } = capturedLogger('catalogd', 'CATALOGD_TEST_LOG');
   const client = await KubeClient.fromConfig({ kubeconfig: controlPlane().kubeconfigPath });
-  const managerOptions: ManagerOptions = {
-    leaderElect: false,
-    leaderElectionNamespace: 'olmv1-system',
-    leaderElectionId: 'catalogd.olm.operatorframework.io',
-    healthProbeBindAddress: '0',
-    metricsBindAddress: '0',
-    logLevel: 'debug',
-  };
+  const managerOptions = inProcessManagerOptions('catalogd.olm.operatorframework.io');
   const options: CatalogdOptions = {
     catalogsServerAddr: `127.0.0.1:${port}`,
     externalAddress: `127.0.0.1:${port}`,

@@ -110,15 +110,24 @@ describe('informer', () => {
 
   it('moves its resourceVersion on with bookmarks while nothing it watches changes', async () => {
     const ns = await namespace(kube, 'bookmark');
-    const inf = informer({ namespace: ns, watchTimeoutSeconds: [3, 3] });
+    // The server sends a bookmark 2 s before a watch's deadline, carrying its watch cache's resourceVersion.
+    const inf = informer({ namespace: ns, watchTimeoutSeconds: [4, 4] });
     inf.start();
     await inf.waitForSync();
     const listed = Number(inf.resourceVersion);
-    await kube.create(configMap(await namespace(kube, 'elsewhere'), 'noise', {})); // moves the global resourceVersion
-    await until('a bookmark', () => Number(inf.resourceVersion) > listed, 20_000);
+    // ConfigMaps written elsewhere move the watch cache on; keep writing them so that a bookmark sent while
+    // a loaded server's cache still lags behind the first write is followed by one that does not.
+    const elsewhere = await namespace(kube, 'elsewhere');
+    let n = 0;
+    const noise = setInterval(() => void kube.create(configMap(elsewhere, `noise-${n++}`, {})).catch(() => undefined), 1000);
+    try {
+      await until('a bookmark', () => Number(inf.resourceVersion) > listed, 60_000);
+    } finally {
+      clearInterval(noise);
+    }
     expect(inf.keys()).toEqual([]);
-    // The server ends each watch after timeoutSeconds (3 s here); the informer simply watches again.
-    await until('a second watch', () => inf.stats.watches >= 2, 20_000);
+    // The server ends each watch after timeoutSeconds (4 s here); the informer simply watches again.
+    await until('a second watch', () => inf.stats.watches >= 2, 30_000);
     expect(inf.stats).toMatchObject({ lists: 1, failures: 0, relists: 0 });
   });
 

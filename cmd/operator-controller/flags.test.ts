@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError, parseManagerArgs } from '../../internal/shared/manager/index.ts';
+import { operatorControllerFlags, operatorControllerOptions } from './flags.ts';
+
+const parse = (...argv: string[]) => operatorControllerOptions(parseManagerArgs('operator-controller', argv, operatorControllerFlags).extra);
+
+describe('operator-controller flags', () => {
+  it('defaults to upstream’s cache path and no extra trust', () => {
+    expect(parse('--insecure-registries=')).toEqual({ cachePath: '/var/cache', systemNamespace: process.env.POD_NAMESPACE || 'olmv1-system', insecureRegistries: [] });
+  });
+
+  it('takes every flag', () => {
+    expect(
+      parse(
+        '--cache-path=/tmp/oc',
+        '--system-namespace=olm',
+        '--catalogd-cas-dir=/etc/catalogd-ca',
+        '--pull-cas-dir=/etc/pull-ca',
+        '--global-pull-secret=olmv1-system/pull',
+        '--insecure-registries=127.0.0.1:5000, localhost:5001',
+      ),
+    ).toEqual({
+      cachePath: '/tmp/oc',
+      systemNamespace: 'olm',
+      catalogdCasDir: '/etc/catalogd-ca',
+      pullCasDir: '/etc/pull-ca',
+      globalPullSecret: { namespace: 'olmv1-system', name: 'pull' },
+      insecureRegistries: ['127.0.0.1:5000', 'localhost:5001'],
+    });
+  });
+
+  it('names the flag that is wrong', () => {
+    expect(() => parse('--cache-path=')).toThrow(UsageError);
+    expect(() => parse('--cache-path=')).toThrow('operator-controller: --cache-path: must not be empty');
+    expect(() => parse('--system-namespace=Bad_NS')).toThrow('operator-controller: --system-namespace: must be a namespace name, got "Bad_NS"');
+    expect(() => parse('--global-pull-secret=nonamespace')).toThrow(/^operator-controller: --global-pull-secret: /);
+  });
+});

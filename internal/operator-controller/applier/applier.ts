@@ -1,0 +1,273 @@
+// The BundleApplier: a bundle's objects become an immutable revision record, then are applied
+// phase by phase with server-side apply; once the revision is healthy, what older revisions had
+// and this one has not is deleted and the older revisions are archived.
+//
+// Order of writes, so that a process killed anywhere converges on the next call:
+//   1. collision check (reads only)      4. mark the revision Succeeded
+//   2. record the revision (chunks, head) 5. prune objects of older active revisions
+//   3. apply phases (CRDs: Established)   6. archive older revisions, drop the oldest archived
+// Every object is in a record before it exists on the cluster, and nothing is deleted before its
+// replacement is applied and healthy.
+import type { KubeObject } from '../../../api/meta/v1.ts';
+import type { ClusterExtension } from '../../../api/v1/index.ts';
+import { ClusterExtensionControllerFieldOwner } from '../../../api/v1/index.ts';
+import { ignoreNotFound, isNoKindMatch, isNotFound, noopLogger, type KubeClient, type Logger } from '../../shared/kube/index.ts';
+import type { ApplyOutcome, BundleApplier, BundleRef, InstalledBundle } from '../controller/ports.ts';
+import { probe, probeAll } from './health.ts';
+import { objectKey, PHASE_ORDER, type Phase } from './phases.ts';
+import { buildPhases, fingerprint, ownedBy, phasesOf } from './record.ts';
+import { RevisionStore, type RevisionHead } from './store.ts';
+
+export interface RevisionApplierOptions {
+  /** The controller's own client: revision records are written with it. */
+  readonly client: KubeClient;
+  /** Namespace of the revision records (operator-controller's own). */
+  readonly systemNamespace: string;
+  /** Server-side apply field manager of the extension's objects. */
+  readonly fieldManager?: string;
+  /** How long one call waits for new CRDs to become Established; default 10 s. */
+  readonly crdEstablishedTimeoutMs?: number;
+  /** Archived revisions kept per extension; default 5 (upstream's retention limit). */
+  readonly retainArchived?: number;
+  /** Requests in flight at once within a phase (and for collision reads); default 8. */
+  readonly concurrency?: number;
+  /** Bytes per revision chunk; default (1024-8) KiB. */
+  readonly chunkBytes?: number;
+  readonly logger?: Logger;
+}
+
+/** Upstream's collision message (Helm's conflict error as operator-controller rewrites it). */
+export function collisionMessage(obj: KubeObject): string {
+  return `${obj.kind ?? ''} '${obj.metadata.name ?? ''}' already exists in namespace '${obj.metadata.namespace ?? ''}' and cannot be managed by operator-controller`;
+}
+
+export class CollisionError extends Error {
+  override readonly name = 'CollisionError';
+  readonly object: KubeObject;
+  constructor(obj: KubeObject) {
+    super(collisionMessage(obj));
+    this.object = obj;
+  }
+}
+
+export class RevisionApplier implements BundleApplier {
+  readonly store: RevisionStore;
+  readonly #client: KubeClient;
+  readonly #fieldManager: string;
+  readonly #crdTimeoutMs: number;
+  readonly #retain: number;
+  readonly #concurrency: number;
+  readonly #log: Logger;
+
+  constructor(o: RevisionApplierOptions) {
+    this.#client = o.client;
+    this.store = new RevisionStore(o.client, o.systemNamespace, o.chunkBytes !== undefined ? { chunkBytes: o.chunkBytes } : {});
+    this.#fieldManager = o.fieldManager ?? ClusterExtensionControllerFieldOwner;
+    this.#crdTimeoutMs = o.crdEstablishedTimeoutMs ?? 10_000;
+    this.#retain = o.retainArchived ?? 5;
+    this.#concurrency = Math.max(1, o.concurrency ?? 8);
+    this.#log = o.logger ?? noopLogger;
+  }
+
+  /** The client for the extension's objects: its service account when it names one. */
+  clientFor(ext: ClusterExtension): KubeClient {
+    const sa = ext.spec?.serviceAccount?.name;
+    return sa ? this.#client.asServiceAccount(ext.spec!.namespace, sa) : this.#client;
+  }
+
+  async installed(ext: ClusterExtension, signal: AbortSignal): Promise<InstalledBundle | undefined> {
+    const heads = await this.store.list(ext.metadata.name!, signal);
+    const head = heads.filter((h) => h.succeeded && !h.archived).at(-1);
+    return head && { ...head.bundle, revision: head.name };
+  }
+
+  async apply(ext: ClusterExtension, bundle: BundleRef, objects: readonly KubeObject[], signal: AbortSignal): Promise<ApplyOutcome> {
+    const name = ext.metadata.name!;
+    const client = this.clientFor(ext);
+    const phases = buildPhases(await this.#withNamespaces(client, objects, ext.spec!.namespace), name);
+    const fp = fingerprint(bundle, phases);
+    let heads = await this.store.list(name, signal);
+    let target = heads.at(-1);
+    let checked = false;
+    if (!target || target.fingerprint !== fp || target.archived) {
+      // Nothing is recorded, let alone applied, while an object belongs to someone else.
+      await this.#checkCollisions(client, name, phases, signal);
+      checked = true;
+      await this.store.sweep(name, signal);
+      target = await this.store.create(name, (target?.number ?? 0) + 1, bundle, phases, fp, signal);
+      heads = [...heads, target];
+      this.#log.info('recorded revision', { clusterExtension: name, revision: target.name, bundle: bundle.name });
+    }
+    return this.#rollout(client, name, target, phases, heads, signal, checked);
+  }
+
+  async maintain(ext: ClusterExtension, installed: InstalledBundle, signal: AbortSignal): Promise<ApplyOutcome> {
+    const name = ext.metadata.name!;
+    const heads = await this.store.list(name, signal);
+    const head = heads.find((h) => h.name === installed.revision);
+    if (!head) throw new Error(`revision ${installed.revision} of ClusterExtension ${name} not found`);
+    const phases = phasesOf(await this.store.read(head, signal));
+    return this.#rollout(this.clientFor(ext), name, head, phases, heads, signal);
+  }
+
+  async uninstall(ext: ClusterExtension, signal: AbortSignal): Promise<void> {
+    const name = ext.metadata.name!;
+    const client = this.clientFor(ext);
+    const heads = await this.store.list(name, signal);
+    // Every object any revision holds, deleted in reverse phase order (webhooks first, namespaces last).
+    const byPhase = new Map<string, Map<string, KubeObject>>();
+    for (const head of heads) {
+      for (const phase of phasesOf(await this.store.read(head, signal))) {
+        let m = byPhase.get(phase.name);
+        if (!m) byPhase.set(phase.name, (m = new Map()));
+        for (const obj of phase.objects) m.set(objectKey(obj), obj);
+      }
+    }
+    for (const phase of [...PHASE_ORDER].reverse()) {
+      for (const obj of byPhase.get(phase)?.values() ?? []) await this.#deleteOwned(client, name, obj, signal);
+    }
+    for (const head of heads.reverse()) await this.store.delete(head, signal);
+    await this.store.sweep(name, signal);
+    this.#log.info('uninstalled', { clusterExtension: name, revisions: heads.length });
+  }
+
+  async #rollout(
+    client: KubeClient,
+    name: string,
+    head: RevisionHead,
+    phases: readonly Phase[],
+    heads: readonly RevisionHead[],
+    signal: AbortSignal,
+    collisionsChecked = false,
+  ): Promise<ApplyOutcome> {
+    // Also on every later pass: drift repair must not take over an object someone re-created.
+    if (!collisionsChecked) await this.#checkCollisions(client, name, phases, signal);
+    const applied: KubeObject[] = [];
+    for (const phase of phases) {
+      signal.throwIfAborted();
+      // Objects of one phase go out together (as upstream applies a phase), a few at a time.
+      const inPhase = await mapLimit(phase.objects, this.#concurrency, (obj) => client.apply(obj, { fieldManager: this.#fieldManager, force: true, signal }));
+      if (phase.name === 'crds') {
+        const latest = await this.#waitEstablished(client, inPhase, signal);
+        const waiting = probeAll(latest);
+        if (waiting.length) return { installed: false, message: waiting.join('\n') };
+        inPhase.splice(0, inPhase.length, ...latest);
+      }
+      applied.push(...inPhase);
+    }
+    const problems = probeAll(applied);
+    if (problems.length) return { installed: false, message: problems.join('\n') };
+
+    await this.store.markSucceeded(head, signal);
+    const older = heads.filter((h) => h.number < head.number && !h.archived);
+    if (older.length) {
+      const keep = new Set(phases.flatMap((p) => p.objects.map(objectKey)));
+      for (const h of older) {
+        const gone = phasesOf(await this.store.read(h, signal)).reverse();
+        for (const phase of gone) {
+          for (const obj of phase.objects) if (!keep.has(objectKey(obj))) await this.#deleteOwned(client, name, obj, signal);
+        }
+      }
+      for (const h of older) await this.store.archive(h, signal);
+      this.#log.info('rolled out revision', { clusterExtension: name, revision: head.name, archived: older.map((h) => h.name) });
+    }
+    const archived = heads.filter((h) => h.number < head.number);
+    for (const h of archived.slice(0, Math.max(0, archived.length - this.#retain))) await this.store.delete(h, signal);
+    return { installed: true };
+  }
+
+  /** Objects of namespaced kinds without a namespace go to the install namespace. */
+  async #withNamespaces(client: KubeClient, objects: readonly KubeObject[], installNamespace: string): Promise<KubeObject[]> {
+    const out: KubeObject[] = [];
+    for (const obj of objects) {
+      if (obj.metadata.namespace || !obj.apiVersion || !obj.kind) {
+        out.push(obj);
+        continue;
+      }
+      let namespaced = false;
+      try {
+        namespaced = (await client.mapping(obj.apiVersion, obj.kind)).namespaced;
+      } catch (err) {
+        // A kind whose CRD comes with this bundle is not served yet: assume what the renderer gave.
+        if (!isNoKindMatch(err)) throw err;
+      }
+      out.push(namespaced ? { ...obj, metadata: { ...obj.metadata, namespace: installNamespace } } : obj);
+    }
+    return out;
+  }
+
+  async #current(client: KubeClient, obj: KubeObject, signal: AbortSignal): Promise<KubeObject | undefined> {
+    try {
+      return await client.get({ apiVersion: obj.apiVersion!, kind: obj.kind!, name: obj.metadata.name!, ...(obj.metadata.namespace && { namespace: obj.metadata.namespace }) }, { signal });
+    } catch (err) {
+      if (isNotFound(err) || isNoKindMatch(err)) return undefined;
+      throw err;
+    }
+  }
+
+  async #checkCollisions(client: KubeClient, name: string, phases: readonly Phase[], signal: AbortSignal): Promise<void> {
+    const objects = phases.flatMap((p) => p.objects);
+    const current = await mapLimit(objects, this.#concurrency, (obj) => this.#current(client, obj, signal));
+    // The first in apply order, as a sequential check would report it.
+    const i = current.findIndex((c) => c !== undefined && !ownedBy(c, name));
+    if (i >= 0) throw new CollisionError(objects[i]!);
+  }
+
+  /** Deletes an object only while it still carries this extension's owner labels. */
+  async #deleteOwned(client: KubeClient, name: string, obj: KubeObject, signal: AbortSignal): Promise<void> {
+    const current = await this.#current(client, obj, signal);
+    if (!current || !ownedBy(current, name) || current.metadata.deletionTimestamp) return;
+    const ref = { apiVersion: obj.apiVersion!, kind: obj.kind!, name: obj.metadata.name!, ...(obj.metadata.namespace && { namespace: obj.metadata.namespace }) };
+    await ignoreNotFound(client.delete(ref, { propagationPolicy: 'Background', preconditions: { uid: current.metadata.uid! }, signal }));
+  }
+
+  /** Polls CRDs until all are Established or the timeout passes; returns their latest state. */
+  async #waitEstablished(client: KubeClient, crds: readonly KubeObject[], signal: AbortSignal): Promise<KubeObject[]> {
+    const deadline = Date.now() + this.#crdTimeoutMs;
+    let latest = [...crds];
+    while (latest.some((c) => probe(c).length) && Date.now() < deadline) {
+      await sleep(100, signal);
+      const fresh: KubeObject[] = [];
+      for (const c of latest) fresh.push(probe(c).length ? ((await this.#current(client, c, signal)) ?? c) : c);
+      latest = fresh;
+    }
+    return latest;
+  }
+}
+
+/** `items.map(fn)` with at most `limit` calls pending; results in input order; stops starting new calls after a failure. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async (): Promise<void> => {
+    while (!failed && next < items.length) {
+      const i = next++;
+      try {
+        out[i] = await fn(items[i]!);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  };
+  const results = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, worker));
+  const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (rejected) throw rejected.reason;
+  return out;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason as Error);
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(t);
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../../api/meta/v1.ts';
+import { probe, probeAll } from './health.ts';
+
+const crd = (established?: string): KubeObject => ({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'widgets.example.com' },
+  ...(established && { status: { conditions: [{ type: 'Established', status: established }] } }),
+});
+const deployment = (status: Record<string, unknown>, generation = 2): KubeObject => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'd', namespace: 'ns', generation },
+  status,
+});
+const available = [{ type: 'Available', status: 'True' }];
+
+describe('health probes', () => {
+  it.each([
+    ['established CRD', crd('True'), []],
+    ['CRD without status', crd(), ['condition "Established" is "missing", not "True"']],
+    ['CRD not established', crd('False'), ['condition "Established" is "False", not "True"']],
+    ['available deployment', deployment({ observedGeneration: 2, replicas: 1, updatedReplicas: 1, conditions: available }), []],
+    ['deployment not observed', deployment({ observedGeneration: 1, replicas: 1, updatedReplicas: 1, conditions: available }), ['.status.observedGeneration 1 is behind .metadata.generation 2']],
+    ['deployment rolling', deployment({ observedGeneration: 2, replicas: 2, updatedReplicas: 1, conditions: available }), ['.status.updatedReplicas 1 != .status.replicas 2']],
+    ['deployment unavailable', deployment({ observedGeneration: 2, replicas: 1, updatedReplicas: 1, conditions: [{ type: 'Available', status: 'False' }] }), ['condition "Available" is "False", not "True"']],
+    ['config map', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } }, []],
+  ])('%s', (_name, obj, want) => {
+    expect(probe(obj)).toEqual(want);
+  });
+
+  it('gives one line per unhealthy object', () => {
+    expect(probeAll([crd('True'), crd('False'), deployment({ observedGeneration: 2, replicas: 1, updatedReplicas: 0 })])).toEqual([
+      'Object CustomResourceDefinition.apiextensions.k8s.io/v1 widgets.example.com: condition "Established" is "False", not "True"',
+      'Object Deployment.apps/v1 ns/d: .status.updatedReplicas 0 != .status.replicas 1; condition "Available" is "missing", not "True"',
+    ]);
+  });
+});

@@ -1,0 +1,81 @@
+// Health probes of applied objects: upstream's default progression probes (olmv1.md §5.3), run
+// on the objects as the API server returned them. Each failing object gives one line
+// `Object <Kind>.<group>/<version> <namespace>/<name>: <problems>`.
+import type { Condition, KubeObject } from '../../../api/meta/v1.ts';
+import { groupOf } from './phases.ts';
+
+interface Status {
+  readonly conditions?: readonly Pick<Condition, 'type' | 'status'>[];
+  readonly phase?: string;
+  readonly observedGeneration?: number;
+  readonly replicas?: number;
+  readonly updatedReplicas?: number;
+}
+
+const statusOf = (obj: KubeObject): Status => (obj['status'] ?? {}) as Status;
+
+function conditionIs(obj: KubeObject, type: string, want: 'True' | 'False'): string | undefined {
+  const c = statusOf(obj).conditions?.find((x) => x.type === type);
+  return c?.status === want ? undefined : `condition ${JSON.stringify(type)} is ${JSON.stringify(c?.status ?? 'missing')}, not ${JSON.stringify(want)}`;
+}
+
+function phaseIs(obj: KubeObject, want: string): string | undefined {
+  const got = statusOf(obj).phase;
+  return got === want ? undefined : `.status.phase is ${JSON.stringify(got ?? '')}, not ${JSON.stringify(want)}`;
+}
+
+/** The controller has seen the latest spec (`.status.observedGeneration` ≥ `.metadata.generation`). */
+function observed(obj: KubeObject): string | undefined {
+  const gen = obj.metadata.generation;
+  const seen = statusOf(obj).observedGeneration;
+  if (gen === undefined || seen === undefined || seen >= gen) return undefined;
+  return `.status.observedGeneration ${seen} is behind .metadata.generation ${gen}`;
+}
+
+function rolledOut(obj: KubeObject): string[] {
+  const s = statusOf(obj);
+  const problems: string[] = [];
+  const notSeen = observed(obj);
+  if (notSeen) return [notSeen];
+  if ((s.updatedReplicas ?? 0) !== (s.replicas ?? 0)) problems.push(`.status.updatedReplicas ${s.updatedReplicas ?? 0} != .status.replicas ${s.replicas ?? 0}`);
+  const available = conditionIs(obj, 'Available', 'True');
+  if (available) problems.push(available);
+  return problems;
+}
+
+/** The problems of one object; empty when healthy or when its kind has no probe. */
+export function probe(obj: KubeObject): string[] {
+  const group = groupOf(obj.apiVersion);
+  const only = (p: string | undefined): string[] => (p ? [p] : []);
+  switch (`${group}/${obj.kind ?? ''}`) {
+    case 'apiextensions.k8s.io/CustomResourceDefinition':
+      return only(conditionIs(obj, 'Established', 'True'));
+    case 'apps/Deployment':
+    case 'apps/StatefulSet':
+      return rolledOut(obj);
+    case '/Namespace':
+      return only(phaseIs(obj, 'Active'));
+    case '/PersistentVolumeClaim':
+      return only(phaseIs(obj, 'Bound'));
+    case 'cert-manager.io/Certificate':
+    case 'cert-manager.io/Issuer':
+      return only(observed(obj) ?? conditionIs(obj, 'Ready', 'True'));
+    default:
+      return [];
+  }
+}
+
+export function describeObject(obj: KubeObject): string {
+  const ns = obj.metadata.namespace;
+  return `${obj.kind ?? ''}.${obj.apiVersion ?? ''} ${ns ? `${ns}/` : ''}${obj.metadata.name ?? ''}`;
+}
+
+/** One line per unhealthy object. */
+export function probeAll(objects: readonly KubeObject[]): string[] {
+  const lines: string[] = [];
+  for (const obj of objects) {
+    const problems = probe(obj);
+    if (problems.length) lines.push(`Object ${describeObject(obj)}: ${problems.join('; ')}`);
+  }
+  return lines;
+}

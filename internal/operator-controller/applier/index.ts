@@ -1,0 +1,10 @@
+// operator-controller's applier: revisions of a ClusterExtension's objects, applied in phases.
+export type { RevisionApplierOptions } from './applier.ts';
+export { CollisionError, RevisionApplier, collisionMessage } from './applier.ts';
+export type { Phase, PhaseName } from './phases.ts';
+export { PHASE_ORDER, objectKey, phaseOf, sortIntoPhases } from './phases.ts';
+export { probe, probeAll } from './health.ts';
+export type { RevisionRecord } from './record.ts';
+export { CHUNK_BYTES, decodeRecord, encodeRecord, ownedBy, revisionName, sanitize } from './record.ts';
+export type { RevisionHead } from './store.ts';
+export { RevisionSecretType, RevisionStore } from './store.ts';

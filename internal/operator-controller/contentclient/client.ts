@@ -1,0 +1,340 @@
+// The content client: catalogd's `/api/v1/all` fetched into a per-package CatalogIndex, one
+// version per catalog, with upstream's semantics (catalogmetadata/client + cache, olmv1.md §3.1):
+// - the cache is keyed by catalog name and `status.resolvedSource.image.ref`; a new ref replaces;
+// - transport failures (and bodies that do not parse) are cached for that catalog + ref and
+//   returned by later reads; a non-200 answer is not cached;
+// - reads check the catalog first (`is not being served`, nil resolvedSource / image) and answer
+//   `cache for catalog "<n>" not found` when the cached ref is another one.
+// Beyond upstream: concurrent populates of one ref share one fetch; `getPackage` populates on
+// demand when nothing is cached for the catalog's ref (off with `populateOnDemand: false`); the
+// body is streamed and indexed line by line, never held as one string.
+import { rootCertificates } from 'node:tls';
+import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import type { ClusterCatalog } from '../../../api/v1/index.ts';
+import { TypeServing } from '../../../api/v1/index.ts';
+import { noopLogger, type Logger } from '../../shared/observability/index.ts';
+import { CatalogIndexBuilder, type CatalogIndex, type CatalogIndexOptions } from './catalog-index.ts';
+import { ContentClientError, errorText, msg } from './messages.ts';
+import type { CatalogContentClient, PackageContent } from './types.ts';
+
+/** Upstream's http.Client timeout for catalogd requests (the whole exchange, body included). */
+export const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+const API_V1_ALL = 'api/v1/all';
+
+export interface HttpContentClientOptions {
+  /** PEM CA certificates trusted for https bases (`--catalogd-cas-dir`), added to the system roots. */
+  readonly caCerts?: readonly (Buffer | string)[];
+  /** Whole-request timeout (default 5 minutes, as upstream). */
+  readonly timeoutMs?: number;
+  /** A dispatcher of the caller's (tests); default: an Agent of this client's own (proxy from the environment). */
+  readonly dispatcher?: Dispatcher;
+  /** `getPackage` fetches when nothing is cached for the catalog's ref (default true; upstream: false). */
+  readonly populateOnDemand?: boolean;
+  /** LRU bounds of each catalog's decoded packages. */
+  readonly index?: CatalogIndexOptions;
+  readonly logger?: Logger;
+  /** First delay before `catalogChanged` retries a failed populate (default 1 s, doubling to 5 min). */
+  readonly retryBaseMs?: number;
+}
+
+type Entry = { readonly ref: string; readonly index: CatalogIndex } | { readonly ref: string; readonly error: Error };
+
+interface InFlight {
+  readonly ref: string;
+  readonly promise: Promise<CatalogIndex>;
+}
+
+/** Thrown by populate for what upstream does not cache (a non-200 answer). */
+class UncachedError extends ContentClientError {}
+
+const proxyConfigured = (): boolean =>
+  ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'].some((k) => (process.env[k] ?? '') !== '');
+
+const isLoopback = (host: string): boolean =>
+  host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '[::1]';
+
+/** upstream validateCatalog: what every read and populate checks first. Returns the resolved ref. */
+export function validateCatalog(catalog: ClusterCatalog): string {
+  const name = catalog.metadata.name ?? '';
+  const serving = catalog.status?.conditions?.some((c) => c.type === TypeServing && c.status === 'True') ?? false;
+  if (!serving) throw new ContentClientError(msg.notServed(name));
+  const resolved = catalog.status?.resolvedSource;
+  if (resolved === undefined || resolved === null) throw new ContentClientError(msg.nilResolvedSource(name));
+  if (resolved.image === undefined || resolved.image === null) throw new ContentClientError(msg.nilResolvedImage(name));
+  return resolved.image.ref;
+}
+
+/** Go's url.JoinPath(base, "api/v1/all") for the bases catalogd writes. */
+export function allEndpoint(base: string): string {
+  let u: URL;
+  try {
+    u = new URL(base);
+  } catch (e) {
+    throw new ContentClientError(msg.formingEndpoint(errorText(e)));
+  }
+  u.pathname = `${u.pathname.replace(/\/+$/, '')}/${API_V1_ALL}`;
+  return u.toString();
+}
+
+const UNKNOWN_AUTHORITY = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+]);
+
+/** The cause of a failed request, worded like Go's net/http where the cases are common. */
+function transportError(url: string, e: unknown, timedOut: boolean): string {
+  const err = e as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+  const cause = err.cause ?? err;
+  let detail: string;
+  if (timedOut) detail = 'context deadline exceeded (Client.Timeout exceeded while awaiting headers)';
+  else if (cause.code === 'ECONNREFUSED') detail = `dial tcp ${hostPort(url)}: connect: connection refused`;
+  else if (cause.code === 'ENOTFOUND') detail = `dial tcp: lookup ${new URL(url).hostname}: no such host`;
+  else if (cause.code !== undefined && UNKNOWN_AUTHORITY.has(cause.code)) detail = 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
+  else detail = cause.message || err.message || String(e);
+  return `Get ${JSON.stringify(url)}: ${detail}`;
+}
+
+function hostPort(url: string): string {
+  const u = new URL(url);
+  return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
+}
+
+/** Resolves like `p`, or rejects with the signal's reason when the caller stops waiting. */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e as Error);
+      },
+    );
+  });
+}
+
+/**
+ * operator-controller's catalog content cache over catalogd's HTTP API. Also the
+ * `CatalogContentCache` the controller wiring expects (`catalogChanged` / `catalogDeleted`).
+ */
+export class HttpContentClient implements CatalogContentClient {
+  readonly #entries = new Map<string, Entry>();
+  readonly #inFlight = new Map<string, InFlight>();
+  /** Bumped by every populate start and remove: a fetch only stores its result while it is the latest. */
+  readonly #generation = new Map<string, number>();
+  readonly #retries = new Map<string, { timer: NodeJS.Timeout; attempt: number; ref: string }>();
+  readonly #dispatcher: Dispatcher;
+  readonly #ownDispatcher: Dispatcher | undefined;
+  readonly #proxyDispatcher: Dispatcher | undefined;
+  readonly #timeoutMs: number;
+  readonly #populateOnDemand: boolean;
+  readonly #indexOptions: CatalogIndexOptions;
+  readonly #logger: Logger;
+  readonly #retryBaseMs: number;
+  #fetches = 0;
+
+  constructor(opts: HttpContentClientOptions = {}) {
+    this.#timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#populateOnDemand = opts.populateOnDemand ?? true;
+    this.#indexOptions = opts.index ?? {};
+    this.#logger = opts.logger ?? noopLogger;
+    this.#retryBaseMs = opts.retryBaseMs ?? 1000;
+    if (opts.dispatcher) {
+      this.#dispatcher = opts.dispatcher;
+    } else {
+      const connect = {
+        minVersion: 'TLSv1.2' as const,
+        ...(opts.caCerts && opts.caCerts.length > 0 && { ca: [...rootCertificates, ...opts.caCerts.map((c) => c.toString())] }),
+      };
+      const timeouts = { headersTimeout: this.#timeoutMs, bodyTimeout: this.#timeoutMs };
+      this.#ownDispatcher = new Agent({ ...timeouts, connect });
+      this.#dispatcher = this.#ownDispatcher;
+      // Go's ProxyFromEnvironment: proxies per HTTP(S)_PROXY / NO_PROXY, never for loopback hosts.
+      if (proxyConfigured()) this.#proxyDispatcher = new EnvHttpProxyAgent({ ...timeouts, connect });
+    }
+  }
+
+  /** Fetches started so far (tests and metrics). */
+  get fetches(): number {
+    return this.#fetches;
+  }
+
+  /** The ref cached for a catalog and whether it holds content or an error (undefined: nothing cached). */
+  cached(catalogName: string): { readonly ref: string; readonly error?: Error; readonly index?: CatalogIndex } | undefined {
+    return this.#entries.get(catalogName);
+  }
+
+  /**
+   * upstream PopulateCache: GET `<status.urls.base>/api/v1/all` and replace the catalog's cache
+   * with its content (or with the error, unless the answer was a non-200). Concurrent calls for
+   * the same catalog and ref share one fetch. Rejects with the error either way.
+   */
+  populateCache(catalog: ClusterCatalog, signal?: AbortSignal): Promise<CatalogIndex> {
+    let ref: string;
+    try {
+      ref = validateCatalog(catalog);
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
+    const name = catalog.metadata.name ?? '';
+    const running = this.#inFlight.get(name);
+    if (running && running.ref === ref) return untilAborted(running.promise, signal);
+    const generation = (this.#generation.get(name) ?? 0) + 1;
+    this.#generation.set(name, generation);
+    const promise = this.#fetch(name, ref, catalog.status?.urls?.base).then(
+      (index) => {
+        this.#settle(name, generation, { ref, index });
+        return index;
+      },
+      (e: unknown) => {
+        const err = e instanceof Error ? e : new Error(String(e));
+        if (!(err instanceof UncachedError)) this.#settle(name, generation, { ref, error: err });
+        else this.#settle(name, generation, undefined);
+        throw err;
+      },
+    );
+    promise.catch(() => {}); // a caller that stopped waiting must not leave an unhandled rejection
+    this.#inFlight.set(name, { ref, promise });
+    return untilAborted(promise, signal);
+  }
+
+  #settle(name: string, generation: number, entry: Entry | undefined): void {
+    if (this.#generation.get(name) !== generation) return; // removed, or a newer populate started
+    this.#inFlight.delete(name);
+    if (entry) this.#entries.set(name, entry);
+  }
+
+  async #fetch(name: string, ref: string, base: string | undefined): Promise<CatalogIndex> {
+    this.#fetches++;
+    if (base === undefined || base === null) throw new ContentClientError(msg.nilUrls(name));
+    const url = allEndpoint(base);
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    let res: Dispatcher.ResponseData;
+    try {
+      const dispatcher = this.#proxyDispatcher && !isLoopback(new URL(url).hostname) ? this.#proxyDispatcher : this.#dispatcher;
+      res = await request(url, { method: 'GET', dispatcher, signal: timeout });
+    } catch (e) {
+      throw new ContentClientError(msg.performingRequest(transportError(url, e, timeout.aborted)), { cause: e });
+    }
+    if (res.statusCode !== 200) {
+      await res.body.dump().catch(() => {});
+      throw new UncachedError(msg.unexpectedStatus(res.statusCode));
+    }
+    const builder = new CatalogIndexBuilder(this.#indexOptions);
+    try {
+      for await (const chunk of res.body) builder.push(chunk as Buffer);
+    } catch (e) {
+      res.body.destroy();
+      if (e instanceof ContentClientError) throw e; // already `error parsing catalog contents: …`
+      const detail = timeout.aborted ? 'context deadline exceeded (Client.Timeout or context cancellation while reading body)' : errorText(e);
+      throw new ContentClientError(msg.parsingContents(detail), { cause: e });
+    }
+    const index = builder.finish();
+    this.#logger.debug('catalog content cached', { catalog: name, ref, bytes: index.jsonlBytes, packages: index.packageNames().length });
+    return index;
+  }
+
+  /**
+   * upstream GetPackage: the package's content in the catalog as cached for its resolved ref.
+   * Nothing cached for that ref: fetched first when `populateOnDemand` (the default), else
+   * `cache for catalog "<n>" not found`. A cached populate error is returned as
+   * `error retrieving cache for catalog "<n>": <err>`.
+   */
+  async getPackage(catalog: ClusterCatalog, packageName: string, signal?: AbortSignal): Promise<PackageContent> {
+    const ref = validateCatalog(catalog);
+    const name = catalog.metadata.name ?? '';
+    let entry = this.#entries.get(name);
+    if ((!entry || entry.ref !== ref) && this.#populateOnDemand) {
+      try {
+        await this.populateCache(catalog, signal);
+      } catch (e) {
+        if (signal?.aborted) throw e;
+        // The outcome, cached or not, is read back below as upstream's reads see it.
+      }
+      entry = this.#entries.get(name);
+    }
+    if (!entry || entry.ref !== ref) throw new ContentClientError(msg.cacheNotFound(name));
+    if ('error' in entry) throw new ContentClientError(msg.retrievingCache(name, entry.error.message), { cause: entry.error });
+    return entry.index.getPackage(packageName);
+  }
+
+  /** upstream cache Remove: forget a deleted catalog (and any fetch still running for it). */
+  remove(catalogName: string): void {
+    this.#entries.delete(catalogName);
+    this.#inFlight.delete(catalogName);
+    this.#generation.set(catalogName, (this.#generation.get(catalogName) ?? 0) + 1);
+    this.#cancelRetry(catalogName);
+  }
+
+  /**
+   * upstream's ClusterCatalog reconcile for operator-controller: `undefined` (the catalog is gone)
+   * removes its cache; a catalog without a resolved ref is skipped; one whose ref is already
+   * cached with content is left alone; otherwise (new ref, or a cached error) it is populated.
+   * Rejects with `error populating cache for catalog "<n>": <err>`.
+   */
+  async syncCatalog(name: string, catalog: ClusterCatalog | undefined, signal?: AbortSignal): Promise<void> {
+    if (catalog === undefined) {
+      this.remove(name);
+      return;
+    }
+    const ref = catalog.status?.resolvedSource?.image?.ref;
+    if (ref === undefined || ref === '') return; // not resolved yet: a later event brings it
+    const entry = this.#entries.get(name);
+    if (entry && entry.ref === ref && 'index' in entry) return;
+    if (entry && entry.ref === ref && 'error' in entry) this.#logger.info('retrying cache population: found previous error from catalog cache', { catalog: name, cacheErr: entry.error.message });
+    try {
+      await this.populateCache(catalog, signal);
+    } catch (e) {
+      throw new ContentClientError(msg.populating(name, errorText(e)), { cause: e });
+    }
+  }
+
+  /** Informer add/update: sync in the background, retrying failures with backoff while the ref stays. */
+  catalogChanged(catalog: ClusterCatalog): void {
+    const name = catalog.metadata.name ?? '';
+    const ref = catalog.status?.resolvedSource?.image?.ref ?? '';
+    const pending = this.#retries.get(name);
+    if (pending && pending.ref !== ref) this.#cancelRetry(name);
+    this.syncCatalog(name, catalog).then(
+      () => this.#cancelRetry(name),
+      (e: unknown) => {
+        this.#logger.error('catalog content not cached', { catalog: name, ref, error: errorText(e) });
+        const attempt = (this.#retries.get(name)?.attempt ?? 0) + 1;
+        this.#cancelRetry(name);
+        const delay = Math.min(this.#retryBaseMs * 2 ** (attempt - 1), 5 * 60_000);
+        const timer = setTimeout(() => {
+          this.#retries.set(name, { timer, attempt, ref });
+          this.catalogChanged(catalog);
+        }, delay);
+        timer.unref();
+        this.#retries.set(name, { timer, attempt, ref });
+      },
+    );
+  }
+
+  /** Informer delete. */
+  catalogDeleted(name: string): void {
+    this.remove(name);
+  }
+
+  #cancelRetry(name: string): void {
+    const r = this.#retries.get(name);
+    if (r) clearTimeout(r.timer);
+    this.#retries.delete(name);
+  }
+
+  /** Stops retries and closes the client's own connections. */
+  async close(): Promise<void> {
+    for (const name of [...this.#retries.keys()]) this.#cancelRetry(name);
+    await this.#ownDispatcher?.close();
+    await this.#proxyDispatcher?.close();
+  }
+}

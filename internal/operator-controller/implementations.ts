@@ -1,0 +1,17 @@
+// The stage implementations operator-controller runs with: catalogd's HTTP content client, the
+// catalog resolver, the registry+v1 renderer, both preflights and the revision applier, adapted
+// to the OperatorControllerImplementations seam of index.ts.
+import { RevisionApplier } from './applier/index.ts';
+import { HttpContentClient } from './contentclient/index.ts';
+import type { OperatorControllerImplementations } from './index.ts';
+import { clusterPreflights } from './preflights/index.ts';
+import { registryV1Renderer } from './render/index.ts';
+import { CatalogResolver, createResolutionMetrics } from './resolve/index.ts';
+
+export const defaultImplementations: OperatorControllerImplementations = {
+  content: ({ caCerts, logger }) => new HttpContentClient({ ...(caCerts && { caCerts }), logger }),
+  resolver: ({ listCatalogs, content, metrics }) => new CatalogResolver({ listCatalogs, content, metrics: createResolutionMetrics(metrics.registry) }),
+  renderer: () => registryV1Renderer(),
+  preflights: ({ client }) => [clusterPreflights(client)],
+  applier: ({ client, systemNamespace, logger }) => new RevisionApplier({ client, systemNamespace, logger }),
+};

@@ -1,0 +1,25 @@
+// operator-controller's options: what its flags set (cmd/operator-controller/flags.ts) plus knobs
+// for tests and embedding.
+import type { RateLimiter } from '../shared/controller/index.ts';
+import type { RegistryClientOptions } from '../shared/image/index.ts';
+
+export interface OperatorControllerOptions {
+  /** `--cache-path`: bundle image cache (`unpack/`). */
+  readonly cachePath: string;
+  /** `--system-namespace`: where revision records live (operator-controller's own namespace). */
+  readonly systemNamespace: string;
+  /** `--catalogd-cas-dir`: CA certificates (PEM) trusted for catalogd's HTTPS content server. */
+  readonly catalogdCasDir?: string;
+  /** `--pull-cas-dir`: CA certificates (PEM) trusted for registries. */
+  readonly pullCasDir?: string;
+  /** `--global-pull-secret`: `<namespace>/<name>` of a dockerconfigjson Secret for every pull. */
+  readonly globalPullSecret?: { readonly namespace: string; readonly name: string };
+  /** `--insecure-registries`: host[:port] reached over plain HTTP. */
+  readonly insecureRegistries: readonly string[];
+
+  // Knobs for tests and embedding; no flags.
+  /** Re-run every extension this often (drift repair nobody reported); default 10 minutes. */
+  readonly resyncMs?: number;
+  readonly registry?: Pick<RegistryClientOptions, 'retries' | 'retryDelayMs' | 'headersTimeoutMs' | 'bodyTimeoutMs'>;
+  readonly rateLimiter?: () => RateLimiter<string>;
+}

@@ -1,0 +1,28 @@
+// The install preflights: the service account's permissions, then CRD upgrade safety. See README.md.
+import type { KubeObject } from '../../../api/meta/v1.ts';
+import type { ClusterExtension } from '../../../api/v1/index.ts';
+import type { KubeClient } from '../../shared/kube/index.ts';
+import type { InstallPreflight } from '../controller/ports.ts';
+import { CrdUpgradeSafetyPreflight, kubeCrdGetter } from './crdupgradesafety/index.ts';
+import { kubePermissionSource, PermissionPreflight } from './permissions/index.ts';
+
+export { CrdUpgradeSafetyError, CrdUpgradeSafetyPreflight, kubeCrdGetter } from './crdupgradesafety/index.ts';
+export { kubePermissionSource, PermissionPreflight, PermissionPreflightError } from './permissions/index.ts';
+
+/** Runs each preflight in order; the first that fails stops the install with its message. */
+export class Preflights implements InstallPreflight {
+  readonly #steps: readonly InstallPreflight[];
+
+  constructor(steps: readonly InstallPreflight[]) {
+    this.#steps = steps;
+  }
+
+  async check(ext: ClusterExtension, objects: readonly KubeObject[], signal: AbortSignal): Promise<void> {
+    for (const step of this.#steps) await step.check(ext, objects, signal);
+  }
+}
+
+/** Both preflights over the API server, in upstream's order (pre-authorization before CRD safety). */
+export function clusterPreflights(client: KubeClient): Preflights {
+  return new Preflights([new PermissionPreflight(kubePermissionSource(client)), new CrdUpgradeSafetyPreflight(kubeCrdGetter(client))]);
+}

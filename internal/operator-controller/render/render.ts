@@ -1,0 +1,144 @@
+// registry+v1 bundle directory → plain manifests, in upstream's order of steps:
+// load → gating (RegistryV1ManifestProvider.Get) → bundle config → the 13 checks → target
+// namespaces → generators. Every failure is a RenderError carrying all of upstream's messages.
+import type { KubeObject } from '../../../api/meta/v1.ts';
+import { ReasonInvalidConfiguration } from '../../../api/v1/index.ts';
+import { TerminalError } from '../../shared/controller/index.ts';
+import type { BundleRenderer, RenderRequest } from '../controller/ports.ts';
+import { loadRegistryV1, type RegistryV1 } from './bundle.ts';
+import { CERT_PROVIDERS, type CertificateProvider } from './certproviders.ts';
+import { bundleConfigSchema, configErrors, formatConfigErrors } from './config.ts';
+import type { DeploymentConfig } from './deployment-config.ts';
+import { GENERATORS, GenerateError } from './generators.ts';
+import { quantityError } from './quantity.ts';
+import { defaultTargetNamespaces, targetNamespacesError } from './install-modes.ts';
+import { goList, supportedInstallModes, webhooksOf } from './types.ts';
+import { validateBundle } from './validators.ts';
+
+export type RenderErrorKind = 'UnsupportedBundle' | 'InvalidConfiguration' | 'InvalidBundle';
+
+/** Why a bundle cannot be rendered; `messages` holds every problem, `message` upstream's joined text. */
+export class RenderError extends Error {
+  override readonly name = 'RenderError';
+  readonly kind: RenderErrorKind;
+  readonly messages: readonly string[];
+  constructor(kind: RenderErrorKind, messages: readonly string[], message = messages.join('\n')) {
+    super(message);
+    this.kind = kind;
+    this.messages = messages;
+  }
+}
+
+export interface RenderOptions {
+  readonly installNamespace: string;
+  /** The namespace to watch; undefined or `""` means the bundle's default (AllNamespaces when supported). */
+  readonly watchNamespace?: string;
+  /** The bundle configuration (`spec.config.inline`): `{watchNamespace?, deploymentConfig?}`. */
+  readonly config?: unknown;
+  /** Certificate provider for bundles with webhooks; upstream's default is cert-manager. */
+  readonly certProvider?: CertificateProvider | 'cert-manager' | 'openshift-serviceca' | null;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function gate(rv1: RegistryV1, certProvider: CertificateProvider | undefined): void {
+  if ((rv1.csv.spec?.apiservicedefinitions?.owned ?? []).length > 0) {
+    throw new RenderError('UnsupportedBundle', ['unsupported bundle: apiServiceDefintions are not supported']);
+  }
+  if (webhooksOf(rv1.csv).length > 0 && !certProvider) {
+    throw new RenderError('UnsupportedBundle', ['unsupported bundle: webhookDefinitions are not supported: certificate provider is nil']);
+  }
+  const modes = supportedInstallModes(rv1.csv);
+  if (!modes.some((m) => m === 'AllNamespaces' || m === 'SingleNamespace' || m === 'OwnNamespace')) {
+    throw new RenderError('UnsupportedBundle', [
+      'unsupported bundle: bundle must support at least one of [AllNamespaces SingleNamespace OwnNamespace] install modes',
+    ]);
+  }
+}
+
+function resolveProvider(p: RenderOptions['certProvider']): CertificateProvider | undefined {
+  if (p === null) return undefined;
+  if (p === undefined) return CERT_PROVIDERS['cert-manager'];
+  return typeof p === 'string' ? CERT_PROVIDERS[p] : p;
+}
+
+/** What decoding deploymentConfig into OLMv0's typed SubscriptionConfig rejects beyond the schema: quantities. */
+function deploymentConfigTypeError(dc: DeploymentConfig | undefined): string | undefined {
+  const quantities: unknown[] = [];
+  for (const key of ['limits', 'requests']) {
+    const list = (dc?.resources as Record<string, unknown> | null | undefined)?.[key];
+    if (isObject(list)) quantities.push(...Object.values(list));
+  }
+  for (const v of dc?.volumes ?? []) {
+    const emptyDir = (v as Record<string, unknown>)['emptyDir'];
+    if (isObject(emptyDir) && emptyDir['sizeLimit'] != null) quantities.push(emptyDir['sizeLimit']);
+  }
+  for (const q of quantities) {
+    const err = quantityError(q);
+    if (err !== undefined) return err;
+  }
+  return undefined;
+}
+
+/** Renders an already loaded bundle. Throws RenderError. */
+export function renderRegistryV1(rv1: RegistryV1, opts: RenderOptions): KubeObject[] {
+  const certProvider = resolveProvider(opts.certProvider);
+  gate(rv1, certProvider);
+
+  let value: unknown = opts.config ?? {};
+  if (opts.watchNamespace !== undefined && opts.watchNamespace !== '' && isObject(value)) value = { ...value, watchNamespace: opts.watchNamespace };
+  const errs = configErrors(bundleConfigSchema(rv1.csv), value, opts.installNamespace);
+  if (errs.length > 0) {
+    const detail = formatConfigErrors(errs);
+    throw new RenderError('InvalidConfiguration', errs, `invalid ClusterExtension configuration: invalid configuration: ${detail}`);
+  }
+  const config = isObject(value) ? value : {};
+
+  const problems = validateBundle(rv1);
+  if (problems.length > 0) throw new RenderError('InvalidBundle', problems);
+
+  const watch = typeof config['watchNamespace'] === 'string' ? config['watchNamespace'] : undefined;
+  const targetNamespaces = watch !== undefined ? [watch] : defaultTargetNamespaces(rv1.csv);
+  const why = targetNamespacesError(rv1.csv, opts.installNamespace, targetNamespaces);
+  if (why !== undefined) {
+    const m = `invalid target namespaces ${goList(targetNamespaces)}: ${why}`;
+    throw new RenderError('InvalidBundle', [m], `invalid option(s): ${m}`);
+  }
+
+  const deploymentConfig = (config['deploymentConfig'] ?? undefined) as DeploymentConfig | undefined;
+  const typedProblem = deploymentConfigTypeError(deploymentConfig);
+  if (typedProblem !== undefined) {
+    throw new RenderError('InvalidConfiguration', [typedProblem], `invalid deploymentConfig: ${typedProblem}`);
+  }
+  const genOpts = { installNamespace: opts.installNamespace, targetNamespaces, certProvider, deploymentConfig };
+  try {
+    return GENERATORS.flatMap((g) => g(rv1, genOpts));
+  } catch (err) {
+    if (err instanceof GenerateError) throw new RenderError('InvalidBundle', [err.message]);
+    throw err;
+  }
+}
+
+/** Renders the registry+v1 bundle in `dir`. Throws BundleLoadError or RenderError. */
+export async function renderBundle(dir: string, opts: RenderOptions): Promise<KubeObject[]> {
+  return renderRegistryV1(await loadRegistryV1(dir), opts);
+}
+
+/**
+ * The controller's BundleRenderer: configuration problems are terminal (InvalidConfiguration),
+ * as upstream's; everything else is retried, as upstream does for unsupported or invalid bundles.
+ */
+export function registryV1Renderer(defaults: Pick<RenderOptions, 'certProvider'> = {}): BundleRenderer {
+  return {
+    async render(dir: string, request: RenderRequest): Promise<KubeObject[]> {
+      try {
+        return await renderBundle(dir, { ...defaults, ...request });
+      } catch (err) {
+        if (err instanceof RenderError && err.kind === 'InvalidConfiguration') {
+          throw new TerminalError(ReasonInvalidConfiguration, err.message, { cause: err });
+        }
+        throw err;
+      }
+    },
+  };
+}

@@ -1,0 +1,154 @@
+// Crash safety: the real operator-controller binary is killed with SIGKILL at a random moment
+// while it installs, upgrades or downgrades an extension, then started again; 20 runs in a row.
+// Every run must end with exactly the target bundle's objects (nothing of the other version left,
+// nothing missing) and every revision head with all its chunks (no orphaned chunk Secrets).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminKube, controlPlane, registry } from '../../support/env.ts';
+import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
+import { pushCatalogImage } from '../../support/images.ts';
+import { simulateRollouts } from '../../support/workloads.ts';
+import { createCatalog, deleteCatalogs, releaseFinalizers, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
+import { startCatalogd, stopAll } from '../catalogd/harness.ts';
+import { applyExtension, deleteExtension, installedBundle, SYSTEM_NAMESPACE, waitForExtension, waitGone } from './harness.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const RUNS = 20;
+const OWNER = 'olm.operatorframework.io/owner-name=crash';
+let catalog: string;
+let namespace: string;
+let stopRollouts: () => Promise<void>;
+let bundles: Record<string, TestBundle>;
+let current: ChildProcess | undefined;
+
+interface Controller {
+  readonly child: ChildProcess;
+  /** Resolves when the controller logs that it starts reconciling. */
+  readonly started: Promise<void>;
+  readonly exited: Promise<void>;
+}
+
+function startController(): Controller {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', `${ROOT}cmd/operator-controller/main.ts`, '--health-probe-bind-address=0', '--metrics-bind-address=0', `--system-namespace=${SYSTEM_NAMESPACE}`, `--cache-path=${ROOT}.cache/crash-test`],
+    { env: { ...process.env, KUBECONFIG: controlPlane().kubeconfigPath, OLM_INSECURE_REGISTRIES: registry().host }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  current = child;
+  const started = new Promise<void>((resolve) => {
+    createInterface({ input: child.stdout! }).on('line', (l) => {
+      if (l.includes('starting controllers')) resolve();
+    });
+  });
+  child.stderr!.resume();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return { child, started, exited };
+}
+
+async function stop(c: Controller, signal: NodeJS.Signals): Promise<void> {
+  if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill(signal);
+  await c.exited;
+}
+
+beforeAll(async () => {
+  await startCatalogd();
+  stopRollouts = simulateRollouts();
+  namespace = await adminKube().namespace('oc-crash');
+  await adminKube().request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: SYSTEM_NAMESPACE } });
+  const cm = (name: string) => ({ [`${name}.yaml`]: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { version: name } } });
+  bundles = {
+    '1.0.0': await pushTestBundle(registry(), { packageName: 'crash', version: '1.0.0', extraManifests: cm('crash-a') }),
+    '1.1.0': await pushTestBundle(registry(), { packageName: 'crash', version: '1.1.0', extraManifests: cm('crash-b') }),
+  };
+  const pushed = await pushCatalogImage(registry(), 'catalogs/crash:latest', {
+    files: catalogFiles('crash', [{ bundle: bundles['1.0.0']! }, { bundle: bundles['1.1.0']!, replaces: bundles['1.0.0']!.name }]),
+  });
+  catalog = uniqueName('crash');
+  await createCatalog(catalog, { ref: pushed.ref });
+  await waitForCatalog(catalog, 'Serving', serving);
+});
+
+afterAll(async () => {
+  if (current && current.exitCode === null) current.kill('SIGKILL');
+  const c = startController();
+  await deleteExtension('crash');
+  await waitGone('crash').catch(() => undefined);
+  await stop(c, 'SIGTERM');
+  await deleteCatalogs([catalog]);
+  await stopRollouts();
+  await stopAll();
+  await releaseFinalizers();
+});
+
+const names = async (path: string): Promise<string[]> => {
+  const r = await adminKube().request<{ items?: { metadata: { name: string } }[] }>('GET', `${path}?labelSelector=${encodeURIComponent(OWNER)}`);
+  return (r.body.items ?? []).map((i) => i.metadata.name).sort();
+};
+
+/** Every object labelled as the extension's, by kind. */
+async function owned(): Promise<Record<string, string[]>> {
+  return {
+    configmaps: await names(`/api/v1/namespaces/${namespace}/configmaps`),
+    deployments: await names(`/apis/apps/v1/namespaces/${namespace}/deployments`),
+    serviceaccounts: await names(`/api/v1/namespaces/${namespace}/serviceaccounts`),
+    crds: await names('/apis/apiextensions.k8s.io/v1/customresourcedefinitions'),
+  };
+}
+
+/** Revision Secrets: every head's chunks present, and no chunk without its head. */
+async function revisionProblems(): Promise<string[]> {
+  const r = await adminKube().request<{ items?: { metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> } }[] }>(
+    'GET',
+    `/api/v1/namespaces/${SYSTEM_NAMESPACE}/secrets?labelSelector=${encodeURIComponent(OWNER)}`,
+  );
+  const items = r.body.items ?? [];
+  const present = new Set(items.map((s) => s.metadata.name));
+  const problems: string[] = [];
+  for (const s of items) {
+    const chunks = s.metadata.annotations?.['olm.operatorframework.io/revision-chunks'];
+    if (chunks !== undefined) {
+      for (let i = 0; i < Number(chunks); i++) if (!present.has(`${s.metadata.name}.${i}`)) problems.push(`head ${s.metadata.name} misses chunk ${i}`);
+    } else {
+      const head = s.metadata.name.replace(/\.\d+$/, '');
+      if (!present.has(head)) problems.push(`chunk ${s.metadata.name} has no head`);
+    }
+  }
+  return problems;
+}
+
+describe('SIGKILL at a random point', () => {
+  it(`converges to exactly the target bundle's objects, ${RUNS} runs in a row`, async () => {
+    const targets: string[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const version = run % 2 === 0 ? '1.0.0' : '1.1.0';
+      targets.push(version);
+      await applyExtension('crash', { namespace, packageName: 'crash', version, catalogName: catalog, upgradeConstraintPolicy: 'SelfCertified' });
+      const first = startController();
+      await first.started;
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 1500)));
+      await stop(first, 'SIGKILL');
+
+      const second = startController();
+      const b = bundles[version]!;
+      await waitForExtension('crash', `installed ${version} after the kill (run ${run})`, installedBundle(b.name), 90_000);
+      // The status is written after the old revision is pruned; give a late prune one resync.
+      const want = {
+        configmaps: [version === '1.0.0' ? 'crash-a' : 'crash-b'],
+        deployments: [b.deploymentName],
+        serviceaccounts: [b.serviceAccountName],
+        crds: [b.crdName],
+      };
+      let got = await owned();
+      for (let i = 0; i < 20 && JSON.stringify(got) !== JSON.stringify(want); i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        got = await owned();
+      }
+      expect(got, `run ${run} (${version})`).toEqual(want);
+      expect(await revisionProblems(), `run ${run}`).toEqual([]);
+      await stop(second, 'SIGTERM');
+    }
+    expect(targets).toHaveLength(RUNS);
+  }, 600_000); // 20 × (two process starts + convergence): about 160 s on an idle 2-core machine
+});

@@ -1,0 +1,225 @@
+// Runs operator-controller in this process against the shared control plane, registry and a
+// catalogd started by the catalogd harness, the way the manager runs it, with its cache in a
+// sandbox directory and its logs kept for assertions. Helpers create ClusterExtensions and wait
+// for their conditions.
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Condition } from '../../../api/meta/v1.ts';
+import type { ClusterExtension } from '../../../api/v1/index.ts';
+import { defaultImplementations } from '../../../internal/operator-controller/implementations.ts';
+import { operatorControllerSetup, type OperatorControllerOptions, type OperatorControllerParts } from '../../../internal/operator-controller/index.ts';
+import { ItemExponentialFailureRateLimiter } from '../../../internal/shared/controller/index.ts';
+import { forceRemove } from '../../../internal/shared/image/apply.ts';
+import { KubeClient } from '../../../internal/shared/kube/index.ts';
+import { createMetrics } from '../../../internal/shared/observability/index.ts';
+import { adminKube, controlPlane, registry } from '../../support/env.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { catalogFiles, type CatalogEntry } from '../../support/bundles.ts';
+import { pushCatalogImage } from '../../support/images.ts';
+import { simulateRollouts } from '../../support/workloads.ts';
+import { createCatalog, deleteCatalogs, releaseFinalizers, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
+import { startCatalogd, stopAll } from '../catalogd/harness.ts';
+import { capturedLogger, inProcessManagerOptions, type LogLine } from '../../support/in-process.ts';
+
+export interface RunningOperatorController {
+  readonly parts: OperatorControllerParts;
+  readonly logs: LogLine[];
+  stop(): Promise<void>;
+}
+
+const running = new Set<RunningOperatorController>();
+
+export async function stopAllOperatorControllers(): Promise<void> {
+  for (const r of [...running]) await r.stop();
+}
+
+/** Where revision records live in the tests (created when missing). */
+export const SYSTEM_NAMESPACE = 'olmv1-system';
+
+export async function startOperatorController(overrides: Partial<OperatorControllerOptions> = {}): Promise<RunningOperatorController> {
+  const ns = await adminKube().request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: SYSTEM_NAMESPACE } });
+  if (ns.status !== 201 && ns.status !== 409) throw new Error(`create namespace ${SYSTEM_NAMESPACE}: ${ns.status} ${JSON.stringify(ns.body)}`);
+  const sandbox = await mkdtemp(join(tmpdir(), 'operator-controller-it-'));
+  const { logger, logs } = capturedLogger('operator-controller', 'OC_TEST_LOG');
+  const client = await KubeClient.fromConfig({ kubeconfig: controlPlane().kubeconfigPath });
+  const managerOptions = inProcessManagerOptions('operator-controller.olm.operatorframework.io');
+  const options: OperatorControllerOptions = {
+    cachePath: join(sandbox, 'cache'),
+    systemNamespace: SYSTEM_NAMESPACE,
+    insecureRegistries: [registry().host],
+    registry: { retries: 1, retryDelayMs: 50 },
+    rateLimiter: () => new ItemExponentialFailureRateLimiter(100, 2000),
+    resyncMs: 5_000,
+    ...overrides,
+  };
+  const parts = await operatorControllerSetup(options, defaultImplementations)({ options: managerOptions, client, logger, metrics: createMetrics({ defaultMetrics: false }) });
+  const stop = new AbortController();
+  for (const i of parts.informers) i.start();
+  const runnables = (parts.runnables ?? []).map((r) => r(stop.signal));
+  await Promise.all(parts.informers.map((i) => i.waitForSync(stop.signal)));
+  const controllers = Promise.all(parts.controllers.map((c) => c.start(stop.signal)));
+  let stopped = false;
+  const handle: RunningOperatorController = {
+    parts,
+    logs,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      running.delete(handle);
+      stop.abort();
+      await controllers;
+      await Promise.allSettled(runnables);
+      await Promise.all(parts.informers.map((i) => i.stop()));
+      await client.close();
+      await forceRemove(sandbox);
+    },
+  };
+  running.add(handle);
+  return handle;
+}
+
+// ---------------------------------------------------------------------------------------------
+// ClusterExtensions
+
+export interface ExtensionSpec {
+  readonly namespace: string;
+  readonly packageName: string;
+  readonly version?: string;
+  readonly channels?: readonly string[];
+  readonly catalogName?: string;
+  readonly upgradeConstraintPolicy?: 'CatalogProvided' | 'SelfCertified';
+  readonly serviceAccount?: string;
+  readonly crdUpgradeSafety?: 'None' | 'Strict';
+  /** `spec.config.inline` (experimental CRD only). */
+  readonly config?: Record<string, unknown>;
+}
+
+export function extensionManifest(name: string, s: ExtensionSpec): ClusterExtension {
+  return {
+    apiVersion: 'olm.operatorframework.io/v1',
+    kind: 'ClusterExtension',
+    metadata: { name },
+    spec: {
+      namespace: s.namespace,
+      ...(s.serviceAccount && { serviceAccount: { name: s.serviceAccount } }),
+      source: {
+        sourceType: 'Catalog',
+        catalog: {
+          packageName: s.packageName,
+          ...(s.version && { version: s.version }),
+          ...(s.channels && { channels: [...s.channels] }),
+          ...(s.upgradeConstraintPolicy && { upgradeConstraintPolicy: s.upgradeConstraintPolicy }),
+          ...(s.catalogName && { selector: { matchLabels: { 'olm.operatorframework.io/metadata.name': s.catalogName } } }),
+        },
+      },
+      ...(s.crdUpgradeSafety && { install: { preflight: { crdUpgradeSafety: { enforcement: s.crdUpgradeSafety } } } }),
+      ...(s.config && { config: { configType: 'Inline', inline: s.config } }),
+    },
+  };
+}
+
+const CE_PATH = '/apis/olm.operatorframework.io/v1/clusterextensions';
+
+export async function applyExtension(name: string, s: ExtensionSpec): Promise<void> {
+  const kube = adminKube();
+  const body = extensionManifest(name, s);
+  const res = await kube.request('PATCH', `${CE_PATH}/${name}?fieldManager=e2e&force=true`, body, 'application/apply-patch+yaml');
+  if (res.status >= 300) throw new Error(`apply ClusterExtension ${name}: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+export async function getExtension(name: string): Promise<ClusterExtension | undefined> {
+  const res = await adminKube().request('GET', `${CE_PATH}/${name}`);
+  return res.status === 404 ? undefined : (res.body as unknown as ClusterExtension);
+}
+
+export async function deleteExtension(name: string): Promise<void> {
+  await adminKube().request('DELETE', `${CE_PATH}/${name}`);
+}
+
+export const extCondition = (ext: ClusterExtension | undefined, type: string): Condition | undefined => ext?.status?.conditions?.find((c) => c.type === type);
+
+export async function waitForExtension(name: string, what: string, ok: (e: ClusterExtension) => boolean, timeoutMs = 60_000): Promise<ClusterExtension> {
+  const deadline = Date.now() + timeoutMs;
+  let last: ClusterExtension | undefined;
+  while (Date.now() < deadline) {
+    last = await getExtension(name);
+    if (last && ok(last)) return last;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`ClusterExtension ${name} never became ${what}; last status: ${JSON.stringify(last?.status ?? null)}`);
+}
+
+export const installedBundle = (name: string) => (e: ClusterExtension): boolean =>
+  e.status?.install?.bundle.name === name && extCondition(e, 'Installed')?.status === 'True' && extCondition(e, 'Progressing')?.reason === 'Succeeded';
+
+export const progressingWith = (reason: string, message: RegExp | string) => (e: ClusterExtension): boolean => {
+  const c = extCondition(e, 'Progressing');
+  if (!c || c.reason !== reason) return false;
+  return typeof message === 'string' ? c.message.includes(message) : message.test(c.message);
+};
+
+export async function waitGone(name: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!(await getExtension(name))) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`ClusterExtension ${name} was not deleted`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// One e2e file's environment
+
+export interface Suite {
+  /** A fresh namespace for the file's extensions (set in beforeAll). */
+  readonly namespace: () => string;
+  /** Applies a ClusterExtension and deletes it (waiting for its finalizer) after the file. */
+  install(name: string, spec: ExtensionSpec): Promise<void>;
+  /** Pushes a catalog image of `pkg` listing `entries` and creates a ClusterCatalog for it; waits for Serving. */
+  serveCatalog(pkg: string, entries: readonly CatalogEntry[], opts?: { readonly tag?: string; readonly poll?: boolean }): Promise<{ catalog: string; tag: string }>;
+}
+
+/**
+ * Registers beforeAll/afterAll for an e2e file: catalogd and operator-controller in process, the
+ * rollout stand-in, a namespace; afterwards extensions, catalogs and processes are cleaned up.
+ */
+export function operatorControllerSuite(prefix: string, hooks: { readonly before?: () => Promise<void>; readonly after?: () => Promise<void> } = {}): Suite {
+  const catalogs = new Set<string>();
+  const extensions = new Set<string>();
+  let stopRollouts: (() => Promise<void>) | undefined;
+  let namespace = '';
+  beforeAll(async () => {
+    await hooks.before?.();
+    await startCatalogd();
+    await startOperatorController();
+    stopRollouts = simulateRollouts();
+    namespace = await adminKube().namespace(prefix);
+  });
+  afterAll(async () => {
+    for (const e of extensions) await deleteExtension(e);
+    for (const e of extensions) await waitGone(e).catch(() => undefined);
+    await deleteCatalogs(catalogs);
+    await stopRollouts?.();
+    await stopAllOperatorControllers();
+    await stopAll();
+    await releaseFinalizers();
+    await hooks.after?.();
+  });
+  return {
+    namespace: () => namespace,
+    async install(name, spec) {
+      extensions.add(name);
+      await applyExtension(name, spec);
+    },
+    async serveCatalog(pkg, entries, opts = {}) {
+      const tag = opts.tag ?? `catalogs/${pkg}:latest`;
+      const pushed = await pushCatalogImage(registry(), tag, { files: catalogFiles(pkg, entries) });
+      const catalog = uniqueName(pkg);
+      catalogs.add(catalog);
+      await createCatalog(catalog, { ref: pushed.ref, ...(opts.poll && { pollIntervalMinutes: 1 }) });
+      await waitForCatalog(catalog, 'Serving', serving);
+      return { catalog, tag };
+    },
+  };
+}

@@ -1,0 +1,149 @@
+// operator-controller end to end against the real API server, registry and catalogd: install from
+// a channel, a version range and a pinned version; upgrade along a successor edge when a new
+// catalog image appears under the same tag; no move to a non-successor under CatalogProvided;
+// SelfCertified forces an upgrade and a downgrade; deletion leaves nothing behind.
+import { describe, expect, it } from 'vitest';
+import { adminKube, registry } from '../../support/env.ts';
+import { catalogFiles, pushTestBundle, type CatalogEntry, type TestBundle } from '../../support/bundles.ts';
+import { pushCatalogImage } from '../../support/images.ts';
+import { waitFor } from '../../support/net.ts';
+import { deleteCatalogs, waitForCatalog } from '../catalogd/catalogs.ts';
+import { applyExtension, deleteExtension, extCondition, installedBundle, operatorControllerSuite, SYSTEM_NAMESPACE, waitForExtension, waitGone } from './harness.ts';
+
+const suite = operatorControllerSuite('oc-lifecycle');
+const { install } = suite;
+const ns = (): string => suite.namespace();
+
+/** Pushes bundles of `pkg` and a catalog image listing them (`entries` by version), served by a new ClusterCatalog. */
+async function publish(pkg: string, versions: readonly string[], edges: (b: Record<string, TestBundle>) => CatalogEntry[], poll = false): Promise<{ catalog: string; bundles: Record<string, TestBundle>; tag: string }> {
+  const bundles: Record<string, TestBundle> = {};
+  for (const v of versions) bundles[v] = await pushTestBundle(registry(), { packageName: pkg, version: v });
+  const { catalog, tag } = await suite.serveCatalog(pkg, edges(bundles), { poll });
+  return { catalog, bundles, tag };
+}
+
+const chain = (b: Record<string, TestBundle>, order: readonly string[]): CatalogEntry[] =>
+  order.map((v, i) => ({ bundle: b[v]!, ...(i > 0 && { replaces: b[order[i - 1]!]!.name }) }));
+
+describe('install', () => {
+  it('from a channel: the highest bundle in it, with its objects applied and owned', async () => {
+    const pkg = 'chan';
+    const { catalog, bundles } = await publish(pkg, ['1.0.0', '1.1.0', '2.0.0'], (b) => [
+      ...chain(b, ['1.0.0', '1.1.0']),
+      { bundle: b['2.0.0']!, channels: ['candidate'], replaces: b['1.1.0']!.name },
+    ]);
+    await install('chan', { namespace: ns(), packageName: pkg, channels: ['stable'], catalogName: catalog });
+    const ext = await waitForExtension('chan', 'installed 1.1.0', installedBundle(bundles['1.1.0']!.name));
+    expect(ext.status?.install?.bundle).toEqual({ name: 'chan.v1.1.0', version: '1.1.0' });
+    expect(extCondition(ext, 'Installed')?.message).toBe('Installed bundle ' + bundles['1.1.0']!.image + ' successfully');
+    expect(extCondition(ext, 'Available')).toMatchObject({ status: 'True', reason: 'Available' });
+    const crd = await adminKube().must<{ metadata: { labels?: Record<string, string> } }>(
+      adminKube().request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${bundles['1.1.0']!.crdName}`),
+    );
+    expect(crd.metadata.labels).toMatchObject({ 'olm.operatorframework.io/owner-kind': 'ClusterExtension', 'olm.operatorframework.io/owner-name': 'chan' });
+    const dep = await adminKube().request('GET', `/apis/apps/v1/namespaces/${ns()}/deployments/${bundles['1.1.0']!.deploymentName}`);
+    expect(dep.status).toBe(200);
+    const events = await adminKube().request<{ items: { reason: string; message: string; involvedObject: { kind: string; name: string } }[] }>(
+      'GET',
+      `/api/v1/namespaces/default/events?fieldSelector=${encodeURIComponent('involvedObject.name=chan')}`,
+    );
+    expect(events.body.items.filter((e) => e.involvedObject.kind === 'ClusterExtension').map((e) => [e.reason, e.message])).toContainEqual([
+      'Installed',
+      'Installed bundle chan.v1.1.0 (version 1.1.0)',
+    ]);
+  });
+
+  it('from a version range and from a pinned version', async () => {
+    const pkg = 'ranged';
+    const { catalog, bundles } = await publish(pkg, ['1.0.0', '1.5.0', '2.0.0'], (b) => chain(b, ['1.0.0', '1.5.0', '2.0.0']));
+    await install('ranged', { namespace: ns(), packageName: pkg, version: '>=1.0.0 <2.0.0', catalogName: catalog });
+    await waitForExtension('ranged', 'installed 1.5.0', installedBundle(bundles['1.5.0']!.name));
+
+    const pinnedPkg = 'pinned';
+    const pinned = await publish(pinnedPkg, ['1.0.0', '1.5.0'], (b) => chain(b, ['1.0.0', '1.5.0']));
+    await install('pinned', { namespace: ns(), packageName: pinnedPkg, version: '1.0.0', catalogName: pinned.catalog });
+    await waitForExtension('pinned', 'installed 1.0.0', installedBundle(pinned.bundles['1.0.0']!.name));
+  });
+});
+
+describe('upgrade', () => {
+  it('follows a successor added by a new catalog image, refuses a non-successor, and SelfCertified forces upgrades and downgrades', async () => {
+    const pkg = 'upg';
+    const first = await publish(pkg, ['1.0.0'], (b) => chain(b, ['1.0.0']), true);
+    await install('upg', { namespace: ns(), packageName: pkg, catalogName: first.catalog });
+    await waitForExtension('upg', 'installed 1.0.0', installedBundle('upg.v1.0.0'));
+
+    // A successor appears: 1.1.0 replaces 1.0.0.
+    const b110 = await pushTestBundle(registry(), { packageName: pkg, version: '1.1.0' });
+    const b100 = first.bundles['1.0.0']!;
+    await pushCatalogImage(registry(), first.tag, { files: catalogFiles(pkg, [{ bundle: b100 }, { bundle: b110, replaces: b100.name }]) });
+    await waitForExtension('upg', 'upgraded to 1.1.0', installedBundle('upg.v1.1.0'));
+
+    // 2.0.0 is in the channel but has no edge from 1.1.0: CatalogProvided stays.
+    const b200 = await pushTestBundle(registry(), { packageName: pkg, version: '2.0.0' });
+    const third = await pushCatalogImage(registry(), first.tag, {
+      files: catalogFiles(pkg, [{ bundle: b100 }, { bundle: b110, replaces: b100.name }, { bundle: b200 }]),
+    });
+    await waitForCatalog(first.catalog, 'on the third image', (c) => c.status?.resolvedSource?.image.ref === third.digestRef, 30_000);
+    await new Promise((r) => setTimeout(r, 3_000));
+    const stayed = await waitForExtension('upg', 'still 1.1.0', installedBundle('upg.v1.1.0'));
+    expect(stayed.status?.install?.bundle.version).toBe('1.1.0');
+
+    // SelfCertified: the highest version, edge or not …
+    await applyExtension('upg', { namespace: ns(), packageName: pkg, catalogName: first.catalog, upgradeConstraintPolicy: 'SelfCertified' });
+    await waitForExtension('upg', 'forced to 2.0.0', installedBundle('upg.v2.0.0'));
+    // … and down again to a pinned older version.
+    await applyExtension('upg', { namespace: ns(), packageName: pkg, version: '1.0.0', catalogName: first.catalog, upgradeConstraintPolicy: 'SelfCertified' });
+    await waitForExtension('upg', 'downgraded to 1.0.0', installedBundle('upg.v1.0.0'));
+  });
+});
+
+describe('recover', () => {
+  it('repairs a deleted object, and keeps the installed bundle when its catalog is gone', async () => {
+    const pkg = 'heal';
+    const { catalog, bundles } = await publish(pkg, ['1.0.0'], (b) => chain(b, ['1.0.0']));
+    await install('heal', { namespace: ns(), packageName: pkg, catalogName: catalog });
+    await waitForExtension('heal', 'installed', installedBundle('heal.v1.0.0'));
+    const b = bundles['1.0.0']!;
+    const depPath = `/apis/apps/v1/namespaces/${ns()}/deployments/${b.deploymentName}`;
+    expect((await adminKube().request('DELETE', depPath)).status).toBe(200);
+    const deadline = Date.now() + 30_000;
+    while ((await adminKube().request('GET', depPath)).status !== 200 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    expect((await adminKube().request('GET', depPath)).status).toBe(200);
+
+    await deleteCatalogs([catalog]);
+    await new Promise((r) => setTimeout(r, 6_000)); // one resync of the harness (5 s) with no catalog
+    const kept = await waitForExtension('heal', 'still installed without its catalog', installedBundle('heal.v1.0.0'));
+    expect(extCondition(kept, 'Deprecated')?.reason).toBe('DeprecationStatusUnknown');
+  });
+});
+
+describe('uninstall', () => {
+  it('removes every object the extension installed', async () => {
+    const pkg = 'gone';
+    const { catalog, bundles } = await publish(pkg, ['1.0.0'], (b) => chain(b, ['1.0.0']));
+    await install('gone', { namespace: ns(), packageName: pkg, catalogName: catalog });
+    await waitForExtension('gone', 'installed', installedBundle('gone.v1.0.0'));
+    await deleteExtension('gone');
+    await waitGone('gone');
+    const b = bundles['1.0.0']!;
+    // Deletion is asynchronous for CRDs (the API server's finalizer removes their objects first).
+    for (const path of [
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${b.crdName}`,
+      `/apis/apps/v1/namespaces/${ns()}/deployments/${b.deploymentName}`,
+      `/api/v1/namespaces/${ns()}/serviceaccounts/${b.serviceAccountName}`,
+    ]) {
+      await waitFor(`${path} to be gone`, async () => (await adminKube().request('GET', path)).status === 404, { timeoutMs: 30_000, intervalMs: 100 });
+    }
+    const left = await adminKube().request<{ items: unknown[] }>(
+      'GET',
+      `/apis/rbac.authorization.k8s.io/v1/clusterroles?labelSelector=${encodeURIComponent('olm.operatorframework.io/owner-name=gone')}`,
+    );
+    expect(left.body.items).toEqual([]);
+    const records = await adminKube().request<{ items: unknown[] }>(
+      'GET',
+      `/api/v1/namespaces/${SYSTEM_NAMESPACE}/secrets?labelSelector=${encodeURIComponent('olm.operatorframework.io/owner-name=gone')}`,
+    );
+    expect(records.body.items).toEqual([]);
+  });
+});

@@ -1,0 +1,238 @@
+// operator-controller end to end, the scenarios beyond the happy path: a service account without
+// permissions (every missing rule reported, nothing applied; granting them installs), a CRD
+// upgrade that removes a field (blocked by the crdify check; `enforcement: None` lets it
+// through), a bundle with a 2 MiB CRD, an existing Deployment nobody owns (never taken over),
+// the real bundle in ../shared/bundles in AllNamespaces mode, and invalid bundles (upstream's
+// message in Progressing, nothing applied).
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { adminKube, registry } from '../../support/env.ts';
+import { bundleFiles, catalogFiles, crdManifest, pushTestBundle, type CatalogEntry, type TestBundle, type TestBundleSpec } from '../../support/bundles.ts';
+import { pushBundleImage, pushCatalogImage } from '../../support/images.ts';
+import { applyExtension, extCondition, installedBundle, operatorControllerSuite, progressingWith, waitForExtension } from './harness.ts';
+
+const SHARED = process.env['OLM_SHARED_DIR'] ?? '/work/shared';
+const suite = operatorControllerSuite('oc-scenarios');
+const { install } = suite;
+let namespace = '';
+beforeAll(() => {
+  namespace = suite.namespace();
+});
+
+async function serveCatalog(pkg: string, entries: readonly CatalogEntry[], tag?: string, poll = false): Promise<string> {
+  return (await suite.serveCatalog(pkg, entries, { ...(tag && { tag }), poll })).catalog;
+}
+
+const exists = async (path: string): Promise<boolean> => (await adminKube().request('GET', path)).status === 200;
+const crdPath = (name: string): string => `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`;
+
+describe('least privilege', () => {
+  it('lists every missing permission of the service account, applies nothing, and installs once they are granted', async () => {
+    const b = await pushTestBundle(registry(), { packageName: 'perm', version: '1.0.0' });
+    const catalog = await serveCatalog('perm', [{ bundle: b }]);
+    const kube = adminKube();
+    await kube.serviceAccountToken(namespace, 'perm-installer'); // creates the account
+    await install('perm', { namespace, packageName: 'perm', catalogName: catalog, serviceAccount: 'perm-installer' });
+    const blocked = await waitForExtension('perm', 'refused by the permission preflight', progressingWith('Retrying', 'pre-authorization failed: service account requires the following permissions to manage cluster extension:'));
+    const message = extCondition(blocked, 'Progressing')!.message;
+    expect(message).toMatch(/^error for resolved bundle "perm\.v1\.0\.0" with version "1\.0\.0": pre-authorization failed: /);
+    expect(message).toContain(`Namespace:"" APIGroups:[apiextensions.k8s.io] Resources:[customresourcedefinitions] ResourceNames:[${b.crdName}]`);
+    expect(message).toContain(`Namespace:"${namespace}" APIGroups:[apps] Resources:[deployments]`);
+    expect(await exists(crdPath(b.crdName))).toBe(false);
+    expect(await exists(`/apis/apps/v1/namespaces/${namespace}/deployments/${b.deploymentName}`)).toBe(false);
+
+    await kube.must(
+      kube.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: `perm-installer-${namespace}` },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+        subjects: [{ kind: 'ServiceAccount', name: 'perm-installer', namespace }],
+      }),
+    );
+    await waitForExtension('perm', 'installed after the grant', installedBundle(b.name), 90_000);
+    expect(await exists(crdPath(b.crdName))).toBe(true);
+  });
+});
+
+describe('CRD upgrade safety', () => {
+  it('blocks an upgrade that removes a field with the crdify message; enforcement None lets it through', async () => {
+    const pkg = 'crdsafe';
+    const v1 = await pushTestBundle(registry(), { packageName: pkg, version: '1.0.0', crdFields: ['size', 'color'] });
+    const tag = `catalogs/${pkg}:latest`;
+    const catalog = await serveCatalog(pkg, [{ bundle: v1 }], tag, true);
+    await install(pkg, { namespace, packageName: pkg, catalogName: catalog });
+    await waitForExtension(pkg, 'installed 1.0.0', installedBundle(v1.name));
+
+    const v2 = await pushTestBundle(registry(), { packageName: pkg, version: '1.1.0', crdFields: ['size'] });
+    await pushCatalogImage(registry(), tag, { files: catalogFiles(pkg, [{ bundle: v1 }, { bundle: v2, replaces: v1.name }]) });
+    const blocked = await waitForExtension(pkg, 'blocked by CRD upgrade safety', progressingWith('Retrying', `validating upgrade for CRD "${v1.crdName}"`), 60_000);
+    const message = extCondition(blocked, 'Progressing')!.message;
+    expect(message).toContain('existingFieldRemoval: removed field : v1.^.spec.color');
+    expect(blocked.status?.install?.bundle.name).toBe(v1.name);
+
+    await applyExtension(pkg, { namespace, packageName: pkg, catalogName: catalog, crdUpgradeSafety: 'None' });
+    await waitForExtension(pkg, 'upgraded with enforcement None', installedBundle(v2.name), 60_000);
+  });
+});
+
+describe('big and contested objects', () => {
+  // No single object can exceed what etcd accepts in one request (1.5 MiB with etcd's default
+  // --max-request-bytes: a 2 MiB CRD is refused with "etcdserver: request is too large" by any
+  // default cluster). So the bundle carries 2.8 MiB of CRDs in two 1.4 MiB CRDs: the revision
+  // record holding them is far over a Secret's 1 MiB and must be split.
+  it('installs a bundle with 2.8 MiB of CRDs (two of 1.4 MiB)', async () => {
+    const pad = Math.round(1.4 * 1024 * 1024);
+    const b = await pushTestBundle(registry(), {
+      packageName: 'bigcrd',
+      version: '1.0.0',
+      crdPadBytes: pad,
+      extraManifests: { 'crd2.yaml': { ...(crdManifest('second.bigcrd.example.com', ['size'], pad) as object) } },
+      csvSpec: {
+        customresourcedefinitions: {
+          owned: [
+            { name: 'widgets.bigcrd.example.com', version: 'v1', kind: 'Widget' },
+            { name: 'widgets.second.bigcrd.example.com', version: 'v1', kind: 'Widget' },
+          ],
+        },
+      },
+    });
+    const catalog = await serveCatalog('bigcrd', [{ bundle: b }]);
+    await install('bigcrd', { namespace, packageName: 'bigcrd', catalogName: catalog });
+    await waitForExtension('bigcrd', 'installed', installedBundle(b.name), 90_000);
+    expect(await exists(crdPath(b.crdName))).toBe(true);
+    expect(await exists(crdPath('widgets.second.bigcrd.example.com'))).toBe(true);
+  });
+
+  it('never takes over an existing Deployment that nobody owns', async () => {
+    const pkg = 'taken';
+    const b = await pushTestBundle(registry(), { packageName: pkg, version: '1.0.0' });
+    const catalog = await serveCatalog(pkg, [{ bundle: b }]);
+    const kube = adminKube();
+    const theirs = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: b.deploymentName, namespace, labels: { owner: 'someone-else' } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'theirs' } },
+        template: { metadata: { labels: { app: 'theirs' } }, spec: { containers: [{ name: 'c', image: 'registry.test/theirs:v1' }] } },
+      },
+    };
+    await kube.must(kube.request('POST', `/apis/apps/v1/namespaces/${namespace}/deployments`, theirs));
+    await install(pkg, { namespace, packageName: pkg, catalogName: catalog });
+    await waitForExtension(
+      pkg,
+      'refusing the collision',
+      progressingWith('Retrying', `Deployment '${b.deploymentName}' already exists in namespace '${namespace}' and cannot be managed by operator-controller`),
+    );
+    const still = await kube.must<{ metadata: { labels: Record<string, string> }; spec: { selector: { matchLabels: Record<string, string> } } }>(
+      kube.request('GET', `/apis/apps/v1/namespaces/${namespace}/deployments/${b.deploymentName}`),
+    );
+    expect(still.metadata.labels).toEqual({ owner: 'someone-else' });
+    expect(still.spec.selector.matchLabels).toEqual({ app: 'theirs' });
+  });
+});
+
+async function filesOf(dir: string): Promise<Record<string, Uint8Array>> {
+  const out: Record<string, Uint8Array> = {};
+  for (const e of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!e.isFile()) continue;
+    const abs = join(e.parentPath, e.name);
+    out[relative(dir, abs)] = await readFile(abs);
+  }
+  return out;
+}
+
+describe('a real bundle', () => {
+  it('installs rabbitmq-messaging-topology-operator 1.19.3 in AllNamespaces mode from an image built by the test helper', async () => {
+    const pkg = 'rabbitmq-messaging-topology-operator';
+    const pushed = await pushBundleImage(registry(), `bundles/${pkg}:v1.19.3`, { files: await filesOf(join(SHARED, 'bundles', `${pkg}-1.19.3`)) }, { packageName: pkg });
+    const bundle = { name: `${pkg}.v1.19.3`, version: '1.19.3', image: pushed.digestRef };
+    const catalog = await serveCatalog(pkg, [{ bundle }]);
+    // Its webhooks need cert-manager's Certificate and Issuer kinds (upstream's default provider).
+    await installCertManagerCrds();
+    const ns = await adminKube().namespace('rabbitmq');
+    await install('rabbitmq', { namespace: ns, packageName: pkg, catalogName: catalog });
+    await waitForExtension('rabbitmq', 'installed', installedBundle(bundle.name), 120_000);
+    const dep = await adminKube().must<{ spec: { template: { metadata: { annotations: Record<string, string> } } } }>(
+      adminKube().request('GET', `/apis/apps/v1/namespaces/${ns}/deployments/messaging-topology-operator`),
+    );
+    expect(dep.spec.template.metadata.annotations['olm.targetNamespaces']).toBe('');
+    expect(await exists(crdPath('queues.rabbitmq.com'))).toBe(true);
+  });
+});
+
+async function installCertManagerCrds(): Promise<void> {
+  for (const [kind, plural] of [
+    ['Certificate', 'certificates'],
+    ['Issuer', 'issuers'],
+  ] as const) {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `${plural}.cert-manager.io` },
+      spec: {
+        group: 'cert-manager.io',
+        names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
+        scope: 'Namespaced',
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            subresources: { status: {} },
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
+      },
+    };
+    const r = await adminKube().request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
+    if (r.status !== 201 && r.status !== 409) throw new Error(`cert-manager CRD ${plural}: ${r.status} ${JSON.stringify(r.body)}`);
+  }
+}
+
+describe('invalid bundles', () => {
+  const cases: { name: string; spec: Omit<TestBundleSpec, 'packageName' | 'version'>; message: RegExp }[] = [
+    {
+      name: 'badkind',
+      spec: { extraManifests: { 'pod.yaml': { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'x' }] } } } },
+      message: /unsupported resource "p" with kind "Pod"/,
+    },
+    {
+      name: 'dupdeploy',
+      spec: {
+        csvSpec: {
+          install: {
+            strategy: 'deployment',
+            spec: {
+              deployments: [
+                { name: 'same', spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } } },
+                { name: 'same', spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } } },
+              ],
+            },
+          },
+        },
+      },
+      message: /cluster service version contains duplicate strategy deployment spec 'same'/,
+    },
+    {
+      name: 'missingcrd',
+      spec: { csvSpec: { customresourcedefinitions: { owned: [{ name: 'gadgets.missingcrd.example.com', version: 'v1', kind: 'Gadget' }] } } },
+      message: /cluster service definition references owned custom resource definition 'gadgets\.missingcrd\.example\.com' not found in bundle/,
+    },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: upstream's message in Progressing and nothing applied`, async () => {
+      const spec: TestBundleSpec = { packageName: c.name, version: '1.0.0', ...c.spec };
+      const b: TestBundle = await pushTestBundle(registry(), spec);
+      expect(bundleFiles(spec)['manifests/csv.yaml']).toBeDefined();
+      const catalog = await serveCatalog(c.name, [{ bundle: b }]);
+      await install(c.name, { namespace, packageName: c.name, catalogName: catalog });
+      const ext = await waitForExtension(c.name, 'failing with the validation message', (e) => c.message.test(extCondition(e, 'Progressing')?.message ?? ''));
+      expect(extCondition(ext, 'Installed')?.status).toBe('False');
+      expect(await exists(crdPath(b.crdName))).toBe(false);
+    });
+  }
+});

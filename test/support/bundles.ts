@@ -1,0 +1,181 @@
+// Builds small registry+v1 operator bundles and the file-based catalogs that list them, for the
+// operator-controller tests: a CSV with one Deployment, namespaced and cluster permissions and one
+// owned CRD (`widgets.<group>`), optionally extra manifests and a padded CRD of any size.
+//
+//   const b = await pushTestBundle(registry(), { packageName: 'p', version: '1.0.0' });
+//   await pushCatalogImage(registry(), 'catalogs/p:latest', { files: catalogFiles('p', [{ bundle: b }]) });
+import { dump } from 'js-yaml';
+import { pushBundleImage, type RegistryLike } from './images.ts';
+
+export interface TestBundleSpec {
+  readonly packageName: string;
+  readonly version: string;
+  /** Group of the owned CRD; default `<package>.example.com`. */
+  readonly group?: string;
+  /** Properties of the CRD's `spec` (string fields); default `['size']`. */
+  readonly crdFields?: readonly string[];
+  /** Pads the CRD's description to about this many bytes (a large CRD). */
+  readonly crdPadBytes?: number;
+  /** Install modes the CSV supports; default all four. */
+  readonly installModes?: Partial<Record<'AllNamespaces' | 'OwnNamespace' | 'SingleNamespace' | 'MultiNamespace', boolean>>;
+  /** More manifests, file name → object. */
+  readonly extraManifests?: Readonly<Record<string, object>>;
+  /** Replaces the generated CSV's `spec` fields given here. */
+  readonly csvSpec?: Readonly<Record<string, unknown>>;
+}
+
+export interface TestBundle {
+  readonly packageName: string;
+  readonly name: string;
+  readonly version: string;
+  readonly group: string;
+  readonly crdName: string;
+  readonly deploymentName: string;
+  readonly serviceAccountName: string;
+  /** Digest reference of the pushed image. */
+  readonly image: string;
+}
+
+export const bundleName = (pkg: string, version: string): string => `${pkg}.v${version}`;
+
+export function crdManifest(group: string, fields: readonly string[], padBytes = 0): object {
+  const description = padBytes > 0 ? 'x'.repeat(padBytes) : 'A widget.';
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `widgets.${group}` },
+    spec: {
+      group,
+      names: { kind: 'Widget', listKind: 'WidgetList', plural: 'widgets', singular: 'widget' },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              description,
+              properties: {
+                spec: { type: 'object', properties: Object.fromEntries(fields.map((f) => [f, { type: 'string' }])) },
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+/** The files of a bundle image (`manifests/`, `metadata/`). */
+export function bundleFiles(spec: TestBundleSpec): Record<string, string> {
+  const pkg = spec.packageName;
+  const group = spec.group ?? `${pkg}.example.com`;
+  const name = bundleName(pkg, spec.version);
+  const sa = `${pkg}-controller`;
+  const modes = { AllNamespaces: true, OwnNamespace: true, SingleNamespace: true, MultiNamespace: false, ...spec.installModes };
+  const csv = {
+    apiVersion: 'operators.coreos.com/v1alpha1',
+    kind: 'ClusterServiceVersion',
+    metadata: { name },
+    spec: {
+      displayName: pkg,
+      version: spec.version,
+      installModes: Object.entries(modes).map(([type, supported]) => ({ type, supported })),
+      customresourcedefinitions: { owned: [{ name: `widgets.${group}`, version: 'v1', kind: 'Widget' }] },
+      install: {
+        strategy: 'deployment',
+        spec: {
+          clusterPermissions: [{ serviceAccountName: sa, rules: [{ apiGroups: [group], resources: ['widgets'], verbs: ['get', 'list', 'watch'] }] }],
+          permissions: [{ serviceAccountName: sa, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create'] }] }],
+          deployments: [
+            {
+              name: `${pkg}-controller`,
+              spec: {
+                replicas: 1,
+                selector: { matchLabels: { app: `${pkg}-controller` } },
+                template: {
+                  metadata: { labels: { app: `${pkg}-controller` } },
+                  spec: { serviceAccountName: sa, containers: [{ name: 'manager', image: `registry.test/${pkg}:v${spec.version}` }] },
+                },
+              },
+            },
+          ],
+        },
+      },
+      ...spec.csvSpec,
+    },
+  };
+  const files: Record<string, string> = {
+    'manifests/csv.yaml': dump(csv),
+    'manifests/crd.yaml': dump(crdManifest(group, spec.crdFields ?? ['size'], spec.crdPadBytes)),
+    'metadata/annotations.yaml': dump({
+      annotations: {
+        'operators.operatorframework.io.bundle.mediatype.v1': 'registry+v1',
+        'operators.operatorframework.io.bundle.manifests.v1': 'manifests/',
+        'operators.operatorframework.io.bundle.metadata.v1': 'metadata/',
+        'operators.operatorframework.io.bundle.package.v1': pkg,
+        'operators.operatorframework.io.bundle.channels.v1': 'stable',
+      },
+    }),
+  };
+  for (const [file, obj] of Object.entries(spec.extraManifests ?? {})) files[`manifests/${file}`] = dump(obj);
+  return files;
+}
+
+export async function pushTestBundle(reg: RegistryLike, spec: TestBundleSpec): Promise<TestBundle> {
+  const pkg = spec.packageName;
+  const group = spec.group ?? `${pkg}.example.com`;
+  const pushed = await pushBundleImage(reg, `bundles/${pkg}:v${spec.version}`, { files: bundleFiles(spec) }, { packageName: pkg });
+  return {
+    packageName: pkg,
+    name: bundleName(pkg, spec.version),
+    version: spec.version,
+    group,
+    crdName: `widgets.${group}`,
+    deploymentName: `${pkg}-controller`,
+    serviceAccountName: `${pkg}-controller`,
+    image: pushed.digestRef,
+  };
+}
+
+export interface CatalogEntry {
+  readonly bundle: Pick<TestBundle, 'name' | 'version' | 'image'>;
+  /** Channels listing it; default `['stable']`. */
+  readonly channels?: readonly string[];
+  readonly replaces?: string;
+  readonly skips?: readonly string[];
+  readonly skipRange?: string;
+}
+
+/** An FBC directory's files: the package, its channels (entries in the given order) and bundles. */
+export function catalogFiles(pkg: string, entries: readonly CatalogEntry[], defaultChannel = 'stable'): Record<string, object> {
+  const channels = new Map<string, object[]>();
+  for (const e of entries) {
+    for (const ch of e.channels ?? ['stable']) {
+      const list = channels.get(ch) ?? [];
+      list.push({
+        name: e.bundle.name,
+        ...(e.replaces && { replaces: e.replaces }),
+        ...(e.skips && { skips: e.skips }),
+        ...(e.skipRange && { skipRange: e.skipRange }),
+      });
+      channels.set(ch, list);
+    }
+  }
+  const files: Record<string, object> = {
+    [`${pkg}/package.json`]: { schema: 'olm.package', name: pkg, defaultChannel },
+  };
+  for (const [ch, list] of channels) files[`${pkg}/channel-${ch}.json`] = { schema: 'olm.channel', name: ch, package: pkg, entries: list };
+  entries.forEach((e, i) => {
+    files[`${pkg}/bundle-${i}.json`] = {
+      schema: 'olm.bundle',
+      name: e.bundle.name,
+      package: pkg,
+      image: e.bundle.image,
+      properties: [{ type: 'olm.package', value: { packageName: pkg, version: e.bundle.version } }],
+    };
+  });
+  return files;
+}
