@@ -1,11 +1,12 @@
 // operator-controller end to end, the scenarios beyond the happy path: a service account without
 // permissions (every missing rule reported, nothing applied; granting them installs), a CRD
 // upgrade that removes a field (blocked by the crdify check; `enforcement: None` lets it
-// through), a bundle with a 2 MiB CRD, an existing Deployment nobody owns (never taken over),
+// through), bundles with a 2 MiB CRD file and 2.8 MiB of CRDs, an existing Deployment nobody owns (never taken over),
 // the real bundle in ../shared/bundles in AllNamespaces mode, and invalid bundles (upstream's
 // message in Progressing, nothing applied).
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { dump } from 'js-yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminKube, registry } from '../../support/env.ts';
 import { bundleFiles, catalogFiles, crdManifest, pushTestBundle, type CatalogEntry, type TestBundle, type TestBundleSpec } from '../../support/bundles.ts';
@@ -105,6 +106,21 @@ describe('big and contested objects', () => {
     expect(await exists(crdPath('widgets.second.bigcrd.example.com'))).toBe(true);
   });
 
+  // What a bundle ships is YAML: a big CRD as controller-gen writes it (deep schema, wrapped
+  // descriptions) is a 2 MiB file that the API server stores as about 1.2 MiB of JSON.
+  it('installs a bundle whose CRD manifest is a 2 MiB file', async () => {
+    const pkg = 'bigyaml';
+    const crd = wideCrd(`${pkg}.example.com`, 4, 300, 4000);
+    const file = dump(crd);
+    expect(file.length).toBeGreaterThan(2 * 1024 * 1024);
+    const b = await pushTestBundle(registry(), { packageName: pkg, version: '1.0.0', extraManifests: { 'crd.yaml': crd } });
+    const catalog = await serveCatalog(pkg, [{ bundle: b }]);
+    await install(pkg, { namespace, packageName: pkg, catalogName: catalog });
+    await waitForExtension(pkg, 'installed', installedBundle(b.name), 90_000);
+    const stored = await adminKube().must<{ spec: { versions: { schema: { openAPIV3Schema: unknown } }[] } }>(adminKube().request('GET', crdPath(b.crdName)));
+    expect(stored.spec.versions[0]!.schema.openAPIV3Schema).toEqual(crd.spec.versions[0]!.schema.openAPIV3Schema);
+  });
+
   it('never takes over an existing Deployment that nobody owns', async () => {
     const pkg = 'taken';
     const b = await pushTestBundle(registry(), { packageName: pkg, version: '1.0.0' });
@@ -134,6 +150,36 @@ describe('big and contested objects', () => {
     expect(still.spec.selector.matchLabels).toEqual({ app: 'theirs' });
   });
 });
+
+/** A CRD `Widget` whose spec nests `depth` objects around `fields` string fields with `descriptionChars` of prose each. */
+function wideCrd(group: string, depth: number, fields: number, descriptionChars: number) {
+  const words = 'the operator reconciles this field when it observes a change in the desired state and reports progress through status conditions'.split(' ');
+  const prose = (n: number, seed: number): string => {
+    const out: string[] = [];
+    for (let i = seed, len = 0; len < n; i++) {
+      const w = words[i % words.length]!;
+      out.push(w);
+      len += w.length + 1;
+    }
+    return out.join(' ');
+  };
+  let node: object = {
+    type: 'object',
+    properties: Object.fromEntries(Array.from({ length: fields }, (_, i) => [`field${i}`, { type: 'string', description: prose(descriptionChars, i) }])),
+  };
+  for (let d = depth; d > 0; d--) node = { type: 'object', description: prose(200, d), properties: { [`level${d}`]: node } };
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `widgets.${group}` },
+    spec: {
+      group,
+      names: { kind: 'Widget', listKind: 'WidgetList', plural: 'widgets', singular: 'widget' },
+      scope: 'Namespaced',
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: node } } } }],
+    },
+  };
+}
 
 async function filesOf(dir: string): Promise<Record<string, Uint8Array>> {
   const out: Record<string, Uint8Array> = {};
