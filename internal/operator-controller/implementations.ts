@@ -13,5 +13,5 @@ export const defaultImplementations: OperatorControllerImplementations = {
   resolver: ({ listCatalogs, content, metrics }) => new CatalogResolver({ listCatalogs, content, metrics: createResolutionMetrics(metrics.registry) }),
   renderer: () => registryV1Renderer(),
   preflights: ({ client }) => [clusterPreflights(client)],
-  applier: ({ client, systemNamespace, logger }) => new RevisionApplier({ client, systemNamespace, logger }),
+  applier: (o) => new RevisionApplier(o),
 };

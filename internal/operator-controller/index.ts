@@ -17,7 +17,9 @@ import {
 import { registryAccess } from '../catalogd/controller/pull-secret.ts';
 import { Controller } from '../shared/controller/index.ts';
 import { createImagePuller, readCertificateDir } from '../shared/image/index.ts';
+import type { KubeObject } from '../../api/meta/v1.ts';
 import { Informer, stripManagedFields, type KubeClient } from '../shared/kube/index.ts';
+import { OwnedObjectWatcher } from './applier/watch.ts';
 import type { Cache, ManagerContext, ManagerParts } from '../shared/manager/index.ts';
 import type { Logger, Metrics } from '../shared/observability/index.ts';
 import type { CatalogContentClient } from './contentclient/types.ts';
@@ -43,7 +45,13 @@ export interface OperatorControllerImplementations {
   readonly resolver: (o: { readonly listCatalogs: () => readonly ClusterCatalog[]; readonly content: CatalogContentClient; readonly metrics: Metrics }) => BundleResolver;
   readonly renderer: () => BundleRenderer;
   readonly preflights: (o: { readonly client: KubeClient; readonly logger: Logger }) => readonly InstallPreflight[];
-  readonly applier: (o: { readonly client: KubeClient; readonly systemNamespace: string; readonly logger: Logger }) => BundleApplier;
+  readonly applier: (o: {
+    readonly client: KubeClient;
+    readonly systemNamespace: string;
+    readonly logger: Logger;
+    /** To be told of every object a rollout applied (the owned-object watches follow them). */
+    readonly applied: (objects: readonly KubeObject[]) => void;
+  }) => BundleApplier;
 }
 
 export interface OperatorControllerParts extends ManagerParts {
@@ -52,6 +60,8 @@ export interface OperatorControllerParts extends ManagerParts {
   readonly content: CatalogContentCache;
   readonly reconciler: ClusterExtensionReconciler;
   readonly controller: Controller;
+  /** Watches the kinds of installed objects, so drift is repaired at once rather than at the next resync. */
+  readonly owned: OwnedObjectWatcher;
 }
 
 const resolvedRef = (c: ClusterCatalog | undefined): string | undefined => c?.status?.resolvedSource?.image?.ref;
@@ -82,6 +92,8 @@ export function operatorControllerSetup(
     const content = impl.content({ ...(caCerts && { caCerts }), logger: logger.child({ component: 'catalog-content' }) });
 
     const log = logger.child({ controller: 'clusterextension' });
+    // Bound late: events only arrive once the controller below exists.
+    const owned = new OwnedObjectWatcher({ client, enqueue: (name) => controller.enqueue(name), logger: logger.child({ component: 'owned-objects' }) });
     const reconciler = new ClusterExtensionReconciler({
       client,
       get: (key) => extensions.get(key),
@@ -89,7 +101,7 @@ export function operatorControllerSetup(
       unpacker: imageBundleUnpacker(puller),
       renderer: impl.renderer(),
       preflights: impl.preflights({ client, logger: log }),
-      applier: impl.applier({ client, systemNamespace: options.systemNamespace, logger: log }),
+      applier: impl.applier({ client, systemNamespace: options.systemNamespace, logger: log, applied: (objects) => owned.watch(objects) }),
       events: eventRecorder(client, 'operator-controller', log),
       logger: log,
       ...(options.resyncMs !== undefined && { resyncMs: options.resyncMs }),
@@ -113,11 +125,11 @@ export function operatorControllerSetup(
       }
     });
 
-    const closeRegistry = async (signal: AbortSignal): Promise<void> => {
+    const closeAll = async (signal: AbortSignal): Promise<void> => {
       await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
-      await registry.close();
+      await Promise.all([registry.close(), owned.stop()]);
     };
 
-    return { informers, controllers: [controller], runnables: [closeRegistry], extensions, catalogs, content, reconciler, controller };
+    return { informers, controllers: [controller], runnables: [closeAll], extensions, catalogs, content, reconciler, controller, owned };
   };
 }

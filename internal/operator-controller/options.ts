@@ -18,7 +18,7 @@ export interface OperatorControllerOptions {
   readonly insecureRegistries: readonly string[];
 
   // Knobs for tests and embedding; no flags.
-  /** Re-run every extension this often (drift repair nobody reported); default 10 minutes. */
+  /** Re-run every extension this often (a safety net: drift of installed objects is watched); default 10 minutes. */
   readonly resyncMs?: number;
   readonly registry?: Pick<RegistryClientOptions, 'retries' | 'retryDelayMs' | 'headersTimeoutMs' | 'bodyTimeoutMs'>;
   readonly rateLimiter?: () => RateLimiter<string>;

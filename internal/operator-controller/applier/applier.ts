@@ -34,6 +34,8 @@ export interface RevisionApplierOptions {
   /** Bytes per revision chunk; default (1024-8) KiB. */
   readonly chunkBytes?: number;
   readonly logger?: Logger;
+  /** Told of every object a rollout applied (whether or not it is healthy yet), e.g. to watch its kind. */
+  readonly applied?: (objects: readonly KubeObject[]) => void;
 }
 
 /** Upstream's collision message (Helm's conflict error as operator-controller rewrites it). */
@@ -58,6 +60,7 @@ export class RevisionApplier implements BundleApplier {
   readonly #retain: number;
   readonly #concurrency: number;
   readonly #log: Logger;
+  readonly #applied: ((objects: readonly KubeObject[]) => void) | undefined;
 
   constructor(o: RevisionApplierOptions) {
     this.#client = o.client;
@@ -67,6 +70,7 @@ export class RevisionApplier implements BundleApplier {
     this.#retain = o.retainArchived ?? 5;
     this.#concurrency = Math.max(1, o.concurrency ?? 8);
     this.#log = o.logger ?? noopLogger;
+    this.#applied = o.applied;
   }
 
   /** The client for the extension's objects: its service account when it names one. */
@@ -143,17 +147,21 @@ export class RevisionApplier implements BundleApplier {
     // Also on every later pass: drift repair must not take over an object someone re-created.
     if (!collisionsChecked) await this.#checkCollisions(client, name, phases, signal);
     const applied: KubeObject[] = [];
-    for (const phase of phases) {
-      signal.throwIfAborted();
-      // Objects of one phase go out together (as upstream applies a phase), a few at a time.
-      const inPhase = await mapLimit(phase.objects, this.#concurrency, (obj) => client.apply(obj, { fieldManager: this.#fieldManager, force: true, signal }));
-      if (phase.name === 'crds') {
-        const latest = await this.#waitEstablished(client, inPhase, signal);
-        const waiting = probeAll(latest);
-        if (waiting.length) return { installed: false, message: waiting.join('\n') };
-        inPhase.splice(0, inPhase.length, ...latest);
+    try {
+      for (const phase of phases) {
+        signal.throwIfAborted();
+        // Objects of one phase go out together (as upstream applies a phase), a few at a time.
+        const inPhase = await mapLimit(phase.objects, this.#concurrency, (obj) => client.apply(obj, { fieldManager: this.#fieldManager, force: true, signal }));
+        if (phase.name === 'crds') {
+          const latest = await this.#waitEstablished(client, inPhase, signal);
+          const waiting = probeAll(latest);
+          if (waiting.length) return { installed: false, message: waiting.join('\n') };
+          inPhase.splice(0, inPhase.length, ...latest);
+        }
+        applied.push(...inPhase);
       }
-      applied.push(...inPhase);
+    } finally {
+      if (applied.length) this.#applied?.(applied);
     }
     const problems = probeAll(applied);
     if (problems.length) return { installed: false, message: problems.join('\n') };

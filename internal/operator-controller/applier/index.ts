@@ -8,3 +8,5 @@ export type { RevisionRecord } from './record.ts';
 export { CHUNK_BYTES, decodeRecord, encodeRecord, ownedBy, revisionName, sanitize } from './record.ts';
 export type { RevisionHead } from './store.ts';
 export { RevisionSecretType, RevisionStore } from './store.ts';
+export type { OwnedObjectWatcherOptions } from './watch.ts';
+export { OwnedObjectWatcher, drifted } from './watch.ts';

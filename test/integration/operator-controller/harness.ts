@@ -174,6 +174,8 @@ export async function waitGone(name: string, timeoutMs = 60_000): Promise<void> 
 export interface Suite {
   /** A fresh namespace for the file's extensions (set in beforeAll). */
   readonly namespace: () => string;
+  /** The operator-controller of the file (set in beforeAll). */
+  readonly controller: () => RunningOperatorController;
   /** Applies a ClusterExtension and deletes it (waiting for its finalizer) after the file. */
   install(name: string, spec: ExtensionSpec): Promise<void>;
   /** Pushes a catalog image of `pkg` listing `entries` and creates a ClusterCatalog for it; waits for Serving. */
@@ -184,15 +186,19 @@ export interface Suite {
  * Registers beforeAll/afterAll for an e2e file: catalogd and operator-controller in process, the
  * rollout stand-in, a namespace; afterwards extensions, catalogs and processes are cleaned up.
  */
-export function operatorControllerSuite(prefix: string, hooks: { readonly before?: () => Promise<void>; readonly after?: () => Promise<void> } = {}): Suite {
+export function operatorControllerSuite(
+  prefix: string,
+  hooks: { readonly before?: () => Promise<void>; readonly after?: () => Promise<void>; readonly controller?: Partial<OperatorControllerOptions> } = {},
+): Suite {
   const catalogs = new Set<string>();
   const extensions = new Set<string>();
   let stopRollouts: (() => Promise<void>) | undefined;
   let namespace = '';
+  let controller: RunningOperatorController | undefined;
   beforeAll(async () => {
     await hooks.before?.();
     await startCatalogd();
-    await startOperatorController();
+    controller = await startOperatorController(hooks.controller);
     stopRollouts = simulateRollouts();
     namespace = await adminKube().namespace(prefix);
   });
@@ -208,6 +214,7 @@ export function operatorControllerSuite(prefix: string, hooks: { readonly before
   });
   return {
     namespace: () => namespace,
+    controller: () => controller!,
     async install(name, spec) {
       extensions.add(name);
       await applyExtension(name, spec);

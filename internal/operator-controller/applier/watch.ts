@@ -1,0 +1,107 @@
+// Drift repair without waiting for a resync: one informer per kind the applier has applied,
+// selecting the objects labelled as owned by a ClusterExtension, that re-enqueues the owner when
+// one of its objects is deleted or changed by someone (upstream's content manager watches the same
+// way). Caches keep only identity, labels, generation and a digest of the annotations, so a
+// cluster with thousands of installed objects costs little memory.
+//
+// Which updates count: a delete; a change of labels or annotations; for kinds with a
+// metadata.generation (spec/status split) a new generation — status-only updates (a Deployment's
+// replicas becoming ready) are ignored; for kinds without one (ConfigMaps, RBAC, …) every update.
+import { createHash } from 'node:crypto';
+import type { KubeObject } from '../../../api/meta/v1.ts';
+import { ClusterExtensionKind, OwnerKindKey, OwnerNameKey, RevisionNameKey } from '../../../api/v1/index.ts';
+import { Informer, type KubeClient } from '../../shared/kube/index.ts';
+import { noopLogger, type Logger } from '../../shared/observability/index.ts';
+
+export interface OwnedObjectWatcherOptions {
+  /** The controller's own client (watches need list/watch on every kind a bundle holds). */
+  readonly client: KubeClient;
+  /** Called with a ClusterExtension's name when one of its objects drifted. */
+  readonly enqueue: (extension: string) => void;
+  readonly logger?: Logger;
+  /** Server-side watch timeout range in seconds (tests shorten it). */
+  readonly watchTimeoutSeconds?: readonly [number, number];
+}
+
+/** What the cache keeps of an owned object. */
+interface Slim extends KubeObject {
+  readonly annotationsDigest: string;
+}
+
+const selector = `${OwnerKindKey}=${ClusterExtensionKind},!${RevisionNameKey}`;
+
+function slim(obj: KubeObject): Slim {
+  const m = obj.metadata;
+  const annotations = m.annotations ? createHash('sha1').update(JSON.stringify(m.annotations)).digest('base64') : '';
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    metadata: {
+      name: m.name,
+      ...(m.namespace && { namespace: m.namespace }),
+      ...(m.uid && { uid: m.uid }),
+      ...(m.resourceVersion && { resourceVersion: m.resourceVersion }),
+      ...(m.generation !== undefined && { generation: m.generation }),
+      ...(m.labels && { labels: m.labels }),
+    },
+    annotationsDigest: annotations,
+  } as Slim;
+}
+
+/** Whether an update of an owned object may have undone what the applier wrote. */
+export function drifted(old: Slim | undefined, cur: Slim): boolean {
+  if (!old) return true;
+  if (old.annotationsDigest !== cur.annotationsDigest) return true;
+  if (JSON.stringify(old.metadata.labels ?? {}) !== JSON.stringify(cur.metadata.labels ?? {})) return true;
+  const gen = cur.metadata.generation;
+  return gen === undefined || gen !== old.metadata.generation;
+}
+
+export class OwnedObjectWatcher {
+  readonly #o: OwnedObjectWatcherOptions;
+  readonly #log: Logger;
+  readonly #informers = new Map<string, Informer<Slim>>();
+  #stopped = false;
+
+  constructor(o: OwnedObjectWatcherOptions) {
+    this.#o = o;
+    this.#log = o.logger ?? noopLogger;
+  }
+
+  /** `apiVersion/kind` of every kind watched so far. */
+  kinds(): string[] {
+    return [...this.#informers.keys()].sort();
+  }
+
+  /** Starts watching the kinds of `objects` not watched yet (idempotent, cheap when nothing is new). */
+  watch(objects: readonly KubeObject[]): void {
+    if (this.#stopped) return;
+    for (const obj of objects) {
+      if (!obj.apiVersion || !obj.kind) continue;
+      const key = `${obj.apiVersion}/${obj.kind}`;
+      if (this.#informers.has(key)) continue;
+      const informer = new Informer<Slim>({
+        client: this.#o.client,
+        apiVersion: obj.apiVersion,
+        kind: obj.kind,
+        labelSelector: selector,
+        transform: (o) => slim(o),
+        logger: this.#log.child({ informer: `owned ${key}` }),
+        ...(this.#o.watchTimeoutSeconds && { watchTimeoutSeconds: this.#o.watchTimeoutSeconds }),
+      });
+      informer.onEvent((type, cur, old) => {
+        if (type === 'add' || (type === 'update' && !drifted(old, cur))) return;
+        const owner = cur.metadata.labels?.[OwnerNameKey];
+        if (owner) this.#o.enqueue(owner);
+      });
+      this.#informers.set(key, informer);
+      informer.start();
+      this.#log.info('watching installed objects', { kind: key });
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await Promise.all([...this.#informers.values()].map((i) => i.stop()));
+  }
+}
