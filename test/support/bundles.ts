@@ -38,8 +38,8 @@ export interface TestBundle {
 
 export const bundleName = (pkg: string, version: string): string => `${pkg}.v${version}`;
 
-export function crdManifest(group: string, fields: readonly string[], padBytes = 0): object {
-  const description = padBytes > 0 ? 'x'.repeat(padBytes) : 'A widget.';
+/** A namespaced CRD `widgets.<group>` (kind `Widget`, version v1) with the given schema. */
+export function widgetCrdWithSchema(group: string, openAPIV3Schema: object) {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -48,24 +48,17 @@ export function crdManifest(group: string, fields: readonly string[], padBytes =
       group,
       names: { kind: 'Widget', listKind: 'WidgetList', plural: 'widgets', singular: 'widget' },
       scope: 'Namespaced',
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              description,
-              properties: {
-                spec: { type: 'object', properties: Object.fromEntries(fields.map((f) => [f, { type: 'string' }])) },
-              },
-            },
-          },
-        },
-      ],
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema } }],
     },
   };
+}
+
+export function crdManifest(group: string, fields: readonly string[], padBytes = 0): object {
+  return widgetCrdWithSchema(group, {
+    type: 'object',
+    description: padBytes > 0 ? 'x'.repeat(padBytes) : 'A widget.',
+    properties: { spec: { type: 'object', properties: Object.fromEntries(fields.map((f) => [f, { type: 'string' }])) } },
+  });
 }
 
 /** The files of a bundle image (`manifests/`, `metadata/`). */

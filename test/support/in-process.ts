@@ -1,7 +1,9 @@
 // What a controller run inside a test process needs from the manager: a logger whose JSON lines
 // are kept for assertions (echoed when `echoEnv` is set), and manager options with leader
-// election, health and metrics servers off.
-import type { ManagerOptions } from '../../internal/shared/manager/index.ts';
+// election, health and metrics servers off; and running a setup's parts as the manager would.
+import { forceRemove } from '../../internal/shared/image/apply.ts'; // read-only trees; not public
+import type { KubeClient } from '../../internal/shared/kube/index.ts';
+import type { ManagerOptions, ManagerParts } from '../../internal/shared/manager/index.ts';
 import { createLogger, type Logger } from '../../internal/shared/observability/index.ts';
 
 export interface LogLine {
@@ -32,3 +34,35 @@ export const inProcessManagerOptions = (leaderElectionId: string): ManagerOption
   metricsBindAddress: '0',
   logLevel: 'debug',
 });
+
+/**
+ * Runs what a setup function returned as the manager would (informers, runnables, and — when
+ * `leader` — the controllers once the informers synced); `stop()` ends it all, closes `client`
+ * and removes `sandbox`.
+ */
+export async function runParts(
+  parts: ManagerParts,
+  o: { readonly client: KubeClient; readonly sandbox: string; readonly leader?: boolean },
+): Promise<{ stop(): Promise<void> }> {
+  const stop = new AbortController();
+  for (const i of parts.informers) i.start();
+  const runnables = (parts.runnables ?? []).map((r) => r(stop.signal));
+  let controllers: Promise<unknown> = Promise.resolve();
+  if (o.leader ?? true) {
+    await Promise.all(parts.informers.map((i) => i.waitForSync(stop.signal)));
+    controllers = Promise.all(parts.controllers.map((c) => c.start(stop.signal)));
+  }
+  let stopped = false;
+  return {
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      stop.abort();
+      await controllers;
+      await Promise.allSettled(runnables);
+      await Promise.all(parts.informers.map((i) => i.stop()));
+      await o.client.close();
+      await forceRemove(o.sandbox);
+    },
+  };
+}

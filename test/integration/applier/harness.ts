@@ -7,6 +7,7 @@ import { RevisionApplier, RevisionSecretType, type RevisionApplierOptions } from
 import type { BundleRef } from '../../../internal/operator-controller/controller/ports.ts';
 import { KubeClient, isNotFound, type ApplyOptions, type DeleteOptions, type ObjectRef, type PatchOptions, type PatchType, type WriteOptions } from '../../../internal/shared/kube/index.ts';
 import { controlPlane } from '../../support/env.ts';
+import { widgetCrdWithSchema } from '../../support/bundles.ts';
 
 export const adminClient = (): Promise<KubeClient> => KubeClient.fromConfig({ kubeconfig: controlPlane().kubeconfigPath });
 
@@ -41,24 +42,7 @@ export const bundleRef = (version: string): BundleRef => ({
 /** A CRD `Widget` in `group`; `padding` bytes of description make it as large as wanted. */
 export function widgetCrd(group: string, padding = ''): KubeObject {
   const free = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `widgets.${group}` },
-    spec: {
-      group,
-      scope: 'Namespaced',
-      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: { type: 'object', ...(padding && { description: padding }), properties: { spec: free } } },
-        },
-      ],
-    },
-  };
+  return widgetCrdWithSchema(group, { type: 'object', ...(padding && { description: padding }), properties: { spec: free } });
 }
 
 export interface BundleOptions {

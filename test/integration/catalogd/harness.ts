@@ -7,11 +7,10 @@ import { join } from 'node:path';
 import { defaultImplementations } from '../../../internal/catalogd/implementations.ts';
 import { catalogdSetup, type CatalogdOptions, type CatalogdParts } from '../../../internal/catalogd/index.ts';
 import { ItemExponentialFailureRateLimiter } from '../../../internal/shared/controller/index.ts';
-import { forceRemove } from '../../../internal/shared/image/apply.ts'; // read-only trees; not public
 import { KubeClient } from '../../../internal/shared/kube/index.ts';
 import { createMetrics } from '../../../internal/shared/observability/index.ts';
 import { controlPlane, registry } from '../../support/env.ts';
-import { capturedLogger, inProcessManagerOptions, type LogLine } from '../../support/in-process.ts';
+import { capturedLogger, inProcessManagerOptions, runParts, type LogLine } from '../../support/in-process.ts';
 import { freePort } from '../../support/net.ts';
 
 export type { LogLine } from '../../support/in-process.ts';
@@ -59,15 +58,7 @@ export async function startCatalogd(start: StartOptions = {}): Promise<RunningCa
     ...start.options,
   };
   const parts = await catalogdSetup(options, defaultImplementations)({ options: managerOptions, client, logger, metrics: createMetrics({ defaultMetrics: false }) });
-  const stop = new AbortController();
-  for (const i of parts.informers) i.start();
-  const runnables = (parts.runnables ?? []).map((r) => r(stop.signal));
-  let controllers: Promise<unknown> = Promise.resolve();
-  if (start.leader ?? true) {
-    await Promise.all(parts.informers.map((i) => i.waitForSync(stop.signal)));
-    controllers = Promise.all(parts.controllers.map((c) => c.start(stop.signal)));
-  }
-  let stopped = false;
+  const run = await runParts(parts, { client, sandbox, leader: start.leader ?? true });
   const handle: RunningCatalogd = {
     parts,
     sandbox,
@@ -75,15 +66,8 @@ export async function startCatalogd(start: StartOptions = {}): Promise<RunningCa
     serverUrl: `http://127.0.0.1:${port}`,
     logs,
     async stop() {
-      if (stopped) return;
-      stopped = true;
       running.delete(handle);
-      stop.abort();
-      await controllers;
-      await Promise.allSettled(runnables);
-      await Promise.all(parts.informers.map((i) => i.stop()));
-      await client.close();
-      await forceRemove(sandbox);
+      await run.stop();
     },
   };
   running.add(handle);

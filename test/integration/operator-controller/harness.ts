@@ -10,7 +10,6 @@ import type { ClusterExtension } from '../../../api/v1/index.ts';
 import { defaultImplementations } from '../../../internal/operator-controller/implementations.ts';
 import { operatorControllerSetup, type OperatorControllerOptions, type OperatorControllerParts } from '../../../internal/operator-controller/index.ts';
 import { ItemExponentialFailureRateLimiter } from '../../../internal/shared/controller/index.ts';
-import { forceRemove } from '../../../internal/shared/image/apply.ts';
 import { KubeClient } from '../../../internal/shared/kube/index.ts';
 import { createMetrics } from '../../../internal/shared/observability/index.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
@@ -20,7 +19,7 @@ import { pushCatalogImage } from '../../support/images.ts';
 import { simulateRollouts } from '../../support/workloads.ts';
 import { createCatalog, deleteCatalogs, releaseFinalizers, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
 import { startCatalogd, stopAll } from '../catalogd/harness.ts';
-import { capturedLogger, inProcessManagerOptions, type LogLine } from '../../support/in-process.ts';
+import { capturedLogger, inProcessManagerOptions, runParts, type LogLine } from '../../support/in-process.ts';
 
 export interface RunningOperatorController {
   readonly parts: OperatorControllerParts;
@@ -54,25 +53,13 @@ export async function startOperatorController(overrides: Partial<OperatorControl
     ...overrides,
   };
   const parts = await operatorControllerSetup(options, defaultImplementations)({ options: managerOptions, client, logger, metrics: createMetrics({ defaultMetrics: false }) });
-  const stop = new AbortController();
-  for (const i of parts.informers) i.start();
-  const runnables = (parts.runnables ?? []).map((r) => r(stop.signal));
-  await Promise.all(parts.informers.map((i) => i.waitForSync(stop.signal)));
-  const controllers = Promise.all(parts.controllers.map((c) => c.start(stop.signal)));
-  let stopped = false;
+  const run = await runParts(parts, { client, sandbox });
   const handle: RunningOperatorController = {
     parts,
     logs,
     async stop() {
-      if (stopped) return;
-      stopped = true;
       running.delete(handle);
-      stop.abort();
-      await controllers;
-      await Promise.allSettled(runnables);
-      await Promise.all(parts.informers.map((i) => i.stop()));
-      await client.close();
-      await forceRemove(sandbox);
+      await run.stop();
     },
   };
   running.add(handle);

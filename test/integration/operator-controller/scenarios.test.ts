@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { dump } from 'js-yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminKube, registry } from '../../support/env.ts';
-import { bundleFiles, catalogFiles, crdManifest, pushTestBundle, type CatalogEntry, type TestBundle, type TestBundleSpec } from '../../support/bundles.ts';
+import { bundleFiles, catalogFiles, crdManifest, pushTestBundle, widgetCrdWithSchema, type CatalogEntry, type TestBundle, type TestBundleSpec } from '../../support/bundles.ts';
 import { pushBundleImage, pushCatalogImage } from '../../support/images.ts';
 import { applyExtension, extCondition, installedBundle, operatorControllerSuite, progressingWith, waitForExtension } from './harness.ts';
 
@@ -168,17 +168,7 @@ function wideCrd(group: string, depth: number, fields: number, descriptionChars:
     properties: Object.fromEntries(Array.from({ length: fields }, (_, i) => [`field${i}`, { type: 'string', description: prose(descriptionChars, i) }])),
   };
   for (let d = depth; d > 0; d--) node = { type: 'object', description: prose(200, d), properties: { [`level${d}`]: node } };
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `widgets.${group}` },
-    spec: {
-      group,
-      names: { kind: 'Widget', listKind: 'WidgetList', plural: 'widgets', singular: 'widget' },
-      scope: 'Namespaced',
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: node } } } }],
-    },
-  };
+  return widgetCrdWithSchema(group, { type: 'object', properties: { spec: node } });
 }
 
 async function filesOf(dir: string): Promise<Record<string, Uint8Array>> {
