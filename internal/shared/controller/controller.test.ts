@@ -309,6 +309,36 @@ describe('Controller: stopping', () => {
     expect(c.queue.shuttingDown()).toBe(true);
   });
 
+  it('gives each reconcile a signal of its own: many requests in flight on it, none left on the process-wide one', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w.name);
+    process.on('warning', onWarning);
+    const signals: AbortSignal[] = [];
+    const reconciler: Reconciler = {
+      async reconcile(_key, s) {
+        signals.push(s);
+        // Twenty requests in flight at once, each listening for the abort, as a phase of applies does.
+        const listeners = Array.from({ length: 20 }, () => () => undefined);
+        for (const l of listeners) s.addEventListener('abort', l);
+        await Promise.resolve();
+        for (const l of listeners) s.removeEventListener('abort', l);
+      },
+    };
+    const c = new Controller({ name: 'test', reconciler });
+    const ac = new AbortController();
+    const done = c.start(ac.signal);
+    for (let i = 0; i < 5; i++) c.enqueue(`k${i}`);
+    await vi.advanceTimersByTimeAsync(0);
+    await new Promise((r) => process.nextTick(r)); // warnings are emitted on the next tick
+    process.off('warning', onWarning);
+    expect(signals).toHaveLength(5);
+    expect(new Set(signals).size).toBe(5);
+    expect(signals.includes(ac.signal)).toBe(false);
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+    ac.abort();
+    await done;
+  });
+
   it('does not retry an error caused by the shutdown', async () => {
     const lines: Line[] = [];
     const reconciler: Reconciler = {

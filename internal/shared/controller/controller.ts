@@ -11,6 +11,7 @@
 //
 // A key is never reconciled by two workers at once (the queue guarantees it); a key that changes
 // while it is being reconciled is reconciled once more afterwards.
+import { setMaxListeners } from 'node:events';
 import type { Logger } from '../observability/logger.ts';
 import { noopLogger } from '../observability/logger.ts';
 import type { MetricsProvider, ReconcileMetrics } from '../observability/metrics-hooks.ts';
@@ -19,6 +20,9 @@ import { type Clock, realClock } from './clock.ts';
 import { isTerminal } from './errors.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { WorkQueue } from './workqueue.ts';
+
+/** Abort listeners one reconcile may have on its signal at once before Node warns of a leak. */
+const REQUESTS_PER_RECONCILE = 64;
 
 /** What a reconcile asks for besides "done". Both unset (or no result at all) means success. */
 export interface Result {
@@ -218,11 +222,20 @@ export class Controller {
     let result: Result | void = undefined;
     let failed = false;
     let error: unknown;
+    // A signal of its own per reconcile: a pass may have many requests in flight on it (each adds
+    // an abort listener), which would otherwise pile up on the process-wide signal.
+    const own = new AbortController();
+    setMaxListeners(REQUESTS_PER_RECONCILE, own.signal);
+    const stop = (): void => own.abort(signal.reason);
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
     try {
-      result = await this.#reconciler.reconcile(key, signal);
+      result = await this.#reconciler.reconcile(key, own.signal);
     } catch (err) {
       failed = true;
       error = err;
+    } finally {
+      signal.removeEventListener('abort', stop);
     }
     m.time.observe((this.#clock.now() - started) / 1000);
     m.activeWorkers.dec();
