@@ -13,7 +13,7 @@ import type { ClusterExtension } from '../../../api/v1/index.ts';
 import { ClusterExtensionControllerFieldOwner } from '../../../api/v1/index.ts';
 import { ignoreNotFound, isNoKindMatch, isNotFound, noopLogger, type KubeClient, type Logger } from '../../shared/kube/index.ts';
 import type { ApplyOutcome, BundleApplier, BundleRef, InstalledBundle } from '../controller/ports.ts';
-import { probe, probeAll } from './health.ts';
+import { probe, probeAll, stuckSince } from './health.ts';
 import { objectKey, PHASE_ORDER, type Phase } from './phases.ts';
 import { buildPhases, fingerprint, ownedBy, phasesOf } from './record.ts';
 import { RevisionStore, type RevisionHead } from './store.ts';
@@ -155,7 +155,10 @@ export class RevisionApplier implements BundleApplier {
         if (phase.name === 'crds') {
           const latest = await this.#waitEstablished(client, inPhase, signal);
           const waiting = probeAll(latest);
-          if (waiting.length) return { installed: false, message: waiting.join('\n') };
+          if (waiting.length) {
+            await this.#nudgeStuckCrds(client, latest, signal);
+            return { installed: false, message: waiting.join('\n') };
+          }
           inPhase.splice(0, inPhase.length, ...latest);
         }
         applied.push(...inPhase);
@@ -229,6 +232,28 @@ export class RevisionApplier implements BundleApplier {
     await ignoreNotFound(client.delete(ref, { propagationPolicy: 'Background', preconditions: { uid: current.metadata.uid! }, signal }));
   }
 
+  /**
+   * The API server establishes a CRD when it sees an update of one whose names are accepted; if it
+   * stopped between accepting the names and establishing (a crash, a kill), nothing updates the
+   * CRD again and it stays `Established=False` for good. A CRD whose names were accepted
+   * `STUCK_CRD_MS` ago and is still not Established gets a metadata-only update (an annotation, by
+   * a field manager of its own) that makes the API server look at it again.
+   */
+  async #nudgeStuckCrds(client: KubeClient, crds: readonly KubeObject[], signal: AbortSignal): Promise<void> {
+    for (const crd of crds) {
+      const since = stuckSince(crd);
+      if (since === undefined || Date.now() - since < STUCK_CRD_MS) continue;
+      this.#log.warn('CRD names were accepted but it is not Established; asking the API server to establish it again', {
+        crd: crd.metadata.name,
+        namesAcceptedAt: new Date(since).toISOString(),
+      });
+      const ref = { apiVersion: crd.apiVersion!, kind: crd.kind!, name: crd.metadata.name! };
+      await ignoreNotFound(
+        client.patch(ref, 'merge', { metadata: { annotations: { [ESTABLISH_REQUESTED]: new Date().toISOString() } } }, { fieldManager: `${this.#fieldManager}-establish`, signal }),
+      );
+    }
+  }
+
   /** Polls CRDs until all are Established or the timeout passes; returns their latest state. */
   async #waitEstablished(client: KubeClient, crds: readonly KubeObject[], signal: AbortSignal): Promise<KubeObject[]> {
     const deadline = Date.now() + this.#crdTimeoutMs;
@@ -242,6 +267,11 @@ export class RevisionApplier implements BundleApplier {
     return latest;
   }
 }
+
+/** How long after its names were accepted a CRD that is not Established counts as stuck. */
+const STUCK_CRD_MS = 30_000;
+/** Annotation of the update that makes the API server look at a stuck CRD again. */
+export const ESTABLISH_REQUESTED = 'olm.operatorframework.io/establish-requested';
 
 /** `items.map(fn)` with at most `limit` calls pending; results in input order; stops starting new calls after a failure. */
 async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import { probe, probeAll } from './health.ts';
+import { probe, probeAll, stuckSince } from './health.ts';
 
 const crd = (established?: string): KubeObject => ({
   apiVersion: 'apiextensions.k8s.io/v1',
@@ -35,5 +35,17 @@ describe('health probes', () => {
       'Object CustomResourceDefinition.apiextensions.k8s.io/v1 widgets.example.com: condition "Established" is "False", not "True"',
       'Object Deployment.apps/v1 ns/d: .status.updatedReplicas 0 != .status.replicas 1; condition "Available" is "missing", not "True"',
     ]);
+  });
+});
+
+describe('stuckSince', () => {
+  const withConditions = (conditions: { type: string; status: string; lastTransitionTime?: string }[]) => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'x' }, status: { conditions } });
+  it('is when the names were accepted, for a CRD not Established', () => {
+    expect(stuckSince(withConditions([{ type: 'NamesAccepted', status: 'True', lastTransitionTime: '2026-01-02T03:04:05Z' }, { type: 'Established', status: 'False' }]))).toBe(Date.parse('2026-01-02T03:04:05Z'));
+  });
+  it('is undefined once Established, or while the names are not accepted', () => {
+    expect(stuckSince(withConditions([{ type: 'NamesAccepted', status: 'True', lastTransitionTime: '2026-01-02T03:04:05Z' }, { type: 'Established', status: 'True' }]))).toBeUndefined();
+    expect(stuckSince(withConditions([{ type: 'NamesAccepted', status: 'False', lastTransitionTime: '2026-01-02T03:04:05Z' }]))).toBeUndefined();
+    expect(stuckSince(withConditions([]))).toBeUndefined();
   });
 });

@@ -79,3 +79,13 @@ export function probeAll(objects: readonly KubeObject[]): string[] {
   }
   return lines;
 }
+
+/** When a CRD's names were accepted, if it is still not Established (undefined otherwise). */
+export function stuckSince(crd: KubeObject): number | undefined {
+  const conditions = (crd as { status?: { conditions?: { type: string; status: string; lastTransitionTime?: string }[] } }).status?.conditions ?? [];
+  if (conditions.some((c) => c.type === 'Established' && c.status === 'True')) return undefined;
+  const accepted = conditions.find((c) => c.type === 'NamesAccepted' && c.status === 'True');
+  if (!accepted?.lastTransitionTime) return undefined;
+  const at = Date.parse(accepted.lastTransitionTime);
+  return Number.isNaN(at) ? undefined : at;
+}
