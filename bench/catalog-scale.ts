@@ -16,6 +16,7 @@ import { loadAll } from 'js-yaml';
 import { writeSyntheticCatalog } from '../internal/catalogd/storage/test-helpers.ts';
 import { encodeJsonl, listCatalogFiles, loadCatalog, validate } from '../internal/shared/fbc/index.ts';
 import type { Figure } from './control-plane.ts';
+import { fullGc, held } from './gc.ts';
 
 const SHARED = process.env.OLM_SHARED_DIR ?? '/work/shared';
 const CERTIFIED = join(SHARED, 'catalogs', 'certified-operators-v4.21');
@@ -39,19 +40,9 @@ interface Measurement {
 
 // ---- child ----------------------------------------------------------------------------------
 
-function gc(): void {
-  const f = (globalThis as { gc?: () => void }).gc;
-  if (!f) throw new Error('run with node --expose-gc');
-  f();
-  f();
-}
-const held = (): number => {
-  const m = process.memoryUsage();
-  return m.heapUsed + m.external;
-};
 
 async function measure(kind: 'fbc' | 'baseline', dir: string): Promise<Measurement> {
-  gc();
+  fullGc();
   const rss0 = process.memoryUsage().rss;
   const held0 = held();
   const t0 = performance.now();
@@ -85,7 +76,7 @@ async function measure(kind: 'fbc' | 'baseline', dir: string): Promise<Measureme
   }
   const totalMs = performance.now() - t0;
   const peak = process.resourceUsage().maxRSS * 1024;
-  gc();
+  fullGc();
   const retained = held() - held0;
   void keep;
   return { totalMs, loadMs, validateMs, encodeMs, sourceBytes, blobs, errors, peakGrowth: peak - rss0, retained };

@@ -35,6 +35,7 @@ import { sniffFile } from '../internal/shared/image/compression.ts';
 import { CATALOG_LABEL, pushImage, tarBytes, tarDirectory } from '../test/support/images.ts';
 import { Registry } from '../test/support/registry.ts';
 import type { Figure } from './control-plane.ts';
+import { fullGc } from './gc.ts';
 
 const SHARED = process.env.OLM_SHARED_DIR ?? '/work/shared';
 const CERTIFIED = join(SHARED, 'catalogs', 'certified-operators-v4.21');
@@ -69,15 +70,9 @@ interface Measurement {
 
 // ---- child ----------------------------------------------------------------------------------
 
-function gc(): void {
-  const f = (globalThis as { gc?: () => void }).gc;
-  if (!f) throw new Error('run with node --expose-gc');
-  f();
-  f();
-}
 
 async function measure(job: Job): Promise<Measurement> {
-  gc();
+  fullGc();
   const rss0 = process.memoryUsage().rss;
   const t0 = performance.now();
   let unpackMs: number;

@@ -21,30 +21,13 @@ import type { ClusterCatalog } from '../api/v1/index.ts';
 import { HttpContentClient } from '../internal/operator-controller/contentclient/index.ts';
 import { encodeJsonl, loadCatalog } from '../internal/shared/fbc/index.ts';
 import type { Figure } from './control-plane.ts';
+import { held, settledGc } from './gc.ts';
 
 const SHARED = process.env.OLM_SHARED_DIR ?? '/work/shared';
 const CERTIFIED = join(SHARED, 'catalogs', 'certified-operators-v4.21');
 const PACKAGES = Number(process.env.BENCH_CONTENT_PACKAGES ?? 5000);
 const BUNDLES = 10;
 const WARM_ITERATIONS = 20_000;
-
-/** Full GCs until heap + external stop falling: ArrayBuffer backing stores are freed off-thread. */
-async function gc(): Promise<void> {
-  const f = (globalThis as { gc?: () => void }).gc;
-  if (!f) throw new Error('run with node --expose-gc');
-  let last = Infinity;
-  for (let i = 0; i < 10; i++) {
-    f();
-    await new Promise((r) => setTimeout(r, 20));
-    const now = held();
-    if (now >= last - 4096) break;
-    last = now;
-  }
-}
-const held = (): number => {
-  const m = process.memoryUsage();
-  return m.heapUsed + m.external;
-};
 
 function percentiles(samples: number[]): { p50: number; p99: number } {
   const s = [...samples].sort((a, b) => a - b);
@@ -130,7 +113,7 @@ async function downloadMs(url: string): Promise<number> {
 
 /** The baseline for memory: every line kept as a decoded object. */
 async function decodedHeld(url: string): Promise<number> {
-  await gc();
+  await settledGc();
   const before = held();
   const res = await request(url);
   const objects: unknown[] = [];
@@ -141,7 +124,7 @@ async function decodedHeld(url: string): Promise<number> {
     rest = lines.pop() ?? '';
     for (const l of lines) if (l !== '') objects.push(JSON.parse(l));
   }
-  await gc();
+  await settledGc();
   const after = held();
   if (objects.length === 0) throw new Error('nothing decoded');
   return after - before;
@@ -162,11 +145,11 @@ async function benchOne(src: Source, base: string): Promise<Figure[]> {
     populate = Math.min(populate, performance.now() - t0);
   }
   client.remove(src.name);
-  await gc();
+  await settledGc();
   const before = held();
   const cat = catalogOf(src.name, base, 'bench@sha256:final');
   const index = await client.populateCache(cat);
-  await gc();
+  await settledGc();
   const afterPopulate = held() - before;
 
   // First read of every package (decode), then the retained size with the LRU full.
@@ -177,7 +160,7 @@ async function benchOne(src: Source, base: string): Promise<Figure[]> {
     await client.getPackage(cat, p);
     cold.push(performance.now() - t0);
   }
-  await gc();
+  await settledGc();
   const afterSweep = held() - before;
 
   // Warm: one package (the resolver's hot path), against a bare Map lookup.

@@ -4,14 +4,12 @@ import type { KubeObject } from '../api/meta/v1.ts';
 import { KubeClient, Informer, stripManagedFields } from '../internal/shared/kube/index.ts';
 import { ControlPlane } from '../test/support/control-plane.ts';
 import type { Figure } from './control-plane.ts';
+import { fullGc } from './gc.ts';
 
 const COUNT = Number(process.env.BENCH_INFORMER_COUNT ?? 10_000);
 
 function heapAfterGc(): number {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) throw new Error('run with node --expose-gc');
-  gc();
-  gc();
+  fullGc();
   return process.memoryUsage().heapUsed;
 }
 

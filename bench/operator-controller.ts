@@ -34,6 +34,7 @@ import { TestKube } from '../test/support/kube.ts';
 import { freePort } from '../test/support/net.ts';
 import { Registry, type RegistryInfo } from '../test/support/registry.ts';
 import type { Figure } from './control-plane.ts';
+import { fullGc } from './gc.ts';
 
 const COUNT = Number(process.env.BENCH_OC_COUNT ?? 200);
 const MINUTE_MS = 2_000;
@@ -41,13 +42,6 @@ const SYSTEM_NS = 'olmv1-system';
 const OWNER_LABEL = 'olm.operatorframework.io/owner-kind';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const ms = (n: number): number => Math.round(n);
-
-function gcNow(): void {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) throw new Error('run with node --expose-gc');
-  gc();
-  gc();
-}
 
 /** user+system CPU of another process (the kube-apiserver with its embedded etcd), from /proc. */
 async function procCpuMs(pid: number | undefined): Promise<number> {
@@ -336,7 +330,7 @@ export async function benchOperatorController(): Promise<Figure[]> {
     await createCatalog('many', cat1.ref);
     await until('catalog many serving', () => servedRef('many') === cat1.digestRef, 120_000);
     await sleep(1000);
-    gcNow();
+    fullGc();
     const mem0 = process.memoryUsage();
     const i0 = performance.now();
     for (let i = 0; i < COUNT; i += 16) await Promise.all(pkgs.slice(i, i + 16).map((p) => createExt(p, nsN, p, 'many')));
@@ -344,7 +338,7 @@ export async function benchOperatorController(): Promise<Figure[]> {
     const installMs = performance.now() - i0;
     figures.push({ name: `${COUNT} extensions: create all → all Installed=True`, value: ms(installMs / 1000 * 10) / 10, unit: 's', note: `${(installMs / COUNT).toFixed(0)} ms per extension` });
     await sleep(2000);
-    gcNow();
+    fullGc();
     const mem1 = process.memoryUsage();
     figures.push({ name: '  heap growth per installed extension (after GC)', value: ms((mem1.heapUsed - mem0.heapUsed) / COUNT), unit: 'bytes' });
     figures.push({ name: '  RSS growth per installed extension (after GC)', value: ms((mem1.rss - mem0.rss) / COUNT), unit: 'bytes', note: `RSS ${(mem1.rss / 1e6).toFixed(0)} MB total, heap ${(mem1.heapUsed / 1e6).toFixed(0)} MB` });
