@@ -14,17 +14,21 @@ interface DeploymentLike {
 
 const OWNER_LABEL = 'olm.operatorframework.io/owner-kind';
 
-async function markAvailable(d: DeploymentLike): Promise<void> {
+async function markAvailable(d: DeploymentLike, available = true): Promise<void> {
   const replicas = d.spec?.replicas ?? 1;
+  const ready = available ? replicas : 0;
   const now = new Date().toISOString();
   const status = {
     observedGeneration: d.metadata.generation ?? 1,
     replicas,
     updatedReplicas: replicas,
-    readyReplicas: replicas,
-    availableReplicas: replicas,
+    readyReplicas: ready,
+    availableReplicas: ready,
+    unavailableReplicas: replicas - ready,
     conditions: [
-      { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.', lastUpdateTime: now, lastTransitionTime: now },
+      available
+        ? { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.', lastUpdateTime: now, lastTransitionTime: now }
+        : { type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable', message: 'Deployment does not have minimum availability.', lastUpdateTime: now, lastTransitionTime: now },
       { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: 'ReplicaSet has successfully progressed.', lastUpdateTime: now, lastTransitionTime: now },
     ],
   };
@@ -58,6 +62,12 @@ async function markCertManagerReady(): Promise<void> {
       await adminKube().request('PATCH', `/apis/cert-manager.io/v1/namespaces/${o.metadata.namespace}/${plural}/${o.metadata.name}/status`, { status }, 'application/merge-patch+json');
     }
   }
+}
+
+/** Writes a Deployment's status as the Deployment controller would once its pods are (or stop being) available. */
+export async function setDeploymentAvailable(namespace: string, name: string, available: boolean): Promise<void> {
+  const d = await adminKube().must<DeploymentLike>(adminKube().request('GET', `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`));
+  await markAvailable(d, available);
 }
 
 /** Starts marking owned Deployments Available; call the returned function to stop. */

@@ -175,7 +175,13 @@ export interface Suite {
  */
 export function operatorControllerSuite(
   prefix: string,
-  hooks: { readonly before?: () => Promise<void>; readonly after?: () => Promise<void>; readonly controller?: Partial<OperatorControllerOptions> } = {},
+  hooks: {
+    readonly before?: () => Promise<void>;
+    readonly after?: () => Promise<void>;
+    readonly controller?: Partial<OperatorControllerOptions>;
+    /** Run the rollout stand-in (default true); without it the test sets Deployment status itself. */
+    readonly rollouts?: boolean;
+  } = {},
 ): Suite {
   const catalogs = new Set<string>();
   const extensions = new Set<string>();
@@ -186,7 +192,7 @@ export function operatorControllerSuite(
     await hooks.before?.();
     await startCatalogd();
     controller = await startOperatorController(hooks.controller);
-    stopRollouts = simulateRollouts();
+    if (hooks.rollouts ?? true) stopRollouts = simulateRollouts();
     namespace = await adminKube().namespace(prefix);
   });
   afterAll(async () => {
