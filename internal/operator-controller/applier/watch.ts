@@ -2,8 +2,7 @@
 // selecting the objects labelled as owned by a ClusterExtension, that re-enqueues the owner when
 // one of its objects is deleted or changed by someone (upstream's content manager watches the same
 // way). Caches keep only identity, labels, generation, a digest of the annotations and the health
-// probe's verdict, so a
-// cluster with thousands of installed objects costs little memory.
+// probe's verdict, so a cluster with thousands of installed objects costs little memory.
 //
 // Which updates count: a delete; a change of labels or annotations; for kinds with a
 // metadata.generation (spec/status split) a new generation; for kinds without one (ConfigMaps,
@@ -14,8 +13,8 @@ import { createHash } from 'node:crypto';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { ClusterExtensionKind, OwnerKindKey, OwnerNameKey, RevisionNameKey } from '../../../api/v1/index.ts';
 import { Informer, type KubeClient } from '../../shared/kube/index.ts';
-import { probe } from './health.ts';
 import { noopLogger, type Logger } from '../../shared/observability/index.ts';
+import { probe } from './health.ts';
 
 export interface OwnedObjectWatcherOptions {
   /** The controller's own client (watches need list/watch on every kind a bundle holds). */
@@ -23,8 +22,6 @@ export interface OwnedObjectWatcherOptions {
   /** Called with a ClusterExtension's name when one of its objects drifted. */
   readonly enqueue: (extension: string) => void;
   readonly logger?: Logger;
-  /** Server-side watch timeout range in seconds (tests shorten it). */
-  readonly watchTimeoutSeconds?: readonly [number, number];
 }
 
 /** What the cache keeps of an owned object. */
@@ -94,7 +91,6 @@ export class OwnedObjectWatcher {
         labelSelector: selector,
         transform: (o) => slim(o),
         logger: this.#log.child({ informer: `owned ${key}` }),
-        ...(this.#o.watchTimeoutSeconds && { watchTimeoutSeconds: this.#o.watchTimeoutSeconds }),
       });
       informer.onEvent((type, cur, old) => {
         if (type === 'add' || (type === 'update' && !drifted(old, cur))) return;
