@@ -12,6 +12,7 @@ import { adminKube, registry, useControlPlane } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
+import { fetchAll, getCatalog } from '../catalogd/catalogs.ts';
 import { installedBundle, operatorControllerSuite, SYSTEM_NAMESPACE, waitForExtension } from './harness.ts';
 
 const cp = new ControlPlane();
@@ -103,8 +104,17 @@ describe('the API server is killed and comes back', () => {
     await waitForExtension('later', 'installed 1.0.0', installedBundle(v1.name));
 
     const v2 = await bundle('later', '1.1.0');
-    // catalogd polls every second in the tests: it sees the new digest while its writes fail.
-    await outage(3_000, async () => void (await pushCatalogImage(registry(), tag, { files: catalogFiles('later', [{ bundle: v1 }, { bundle: v2, replaces: v1.name }]) })));
+    const base = (await getCatalog(catalog))!.status!.urls!.base;
+    const served = await fetchAll(base);
+    expect(served.status).toBe(200);
+    // catalogd polls every second in the tests: it sees the new digest while its writes fail, and
+    // keeps serving what it served.
+    await outage(3_000, async () => {
+      await pushCatalogImage(registry(), tag, { files: catalogFiles('later', [{ bundle: v1 }, { bundle: v2, replaces: v1.name }]) });
+      const during = await fetchAll(base);
+      expect(during.status).toBe(200);
+      expect(during.body).toBe(served.body);
+    });
 
     await waitForExtension('later', 'upgraded to 1.1.0 after the outage', installedBundle(v2.name), 120_000);
     expect(await names(`/api/v1/namespaces/${ns}/configmaps?labelSelector=olm.operatorframework.io%2Fowner-name%3Dlater`)).toEqual(
