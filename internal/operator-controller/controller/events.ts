@@ -1,6 +1,9 @@
 // Kubernetes Events about ClusterExtensions (installs, upgrades, failures), as `kubectl describe`
 // and `kubectl get events` show them. Cluster-scoped objects' events live in `default`, as
-// client-go's recorder puts them. Best effort: a failed event write is logged, never retried.
+// client-go's recorder puts them. As client-go's correlator does, the same event (object, type,
+// reason, message) again within 10 minutes bumps `count` and `lastTimestamp` of the one already
+// written instead of adding another, so a failure retried for hours is one line `(x120 over 2h)`.
+// Best effort: a failed event write is logged, never retried.
 import { randomBytes } from 'node:crypto';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
@@ -11,10 +14,44 @@ export interface EventRecorder {
   warning(obj: KubeObject, reason: string, message: string): void;
 }
 
-export function eventRecorder(client: KubeClient, component: string, logger: Logger): EventRecorder {
+/** How long a repeated event is folded into the one already written (client-go's 10 minutes). */
+const AGGREGATE_MS = 10 * 60_000;
+/** Distinct recent events remembered for folding. */
+const REMEMBERED = 4096;
+
+interface Written {
+  readonly name: string;
+  readonly namespace: string;
+  count: number;
+  at: number;
+}
+
+export function eventRecorder(client: KubeClient, component: string, logger: Logger, now: () => number = Date.now): EventRecorder {
+  const recent = new Map<string, Written>();
+  const remember = (key: string, w: Written): void => {
+    recent.delete(key);
+    recent.set(key, w);
+    if (recent.size > REMEMBERED) recent.delete(recent.keys().next().value!);
+  };
   const emit = (type: 'Normal' | 'Warning', obj: KubeObject, reason: string, message: string): void => {
-    const now = new Date().toISOString();
+    const at = now();
+    const stamp = new Date(at).toISOString();
     const name = obj.metadata.name ?? 'unknown';
+    const text = message.length > 1024 ? `${message.slice(0, 1021)}...` : message;
+    const key = JSON.stringify([obj.metadata.uid ?? name, type, reason, text]);
+    const prev = recent.get(key);
+    if (prev && at - prev.at < AGGREGATE_MS) {
+      prev.count++;
+      prev.at = at;
+      remember(key, prev);
+      client
+        .patch({ apiVersion: 'v1', kind: 'Event', namespace: prev.namespace, name: prev.name }, 'merge', { count: prev.count, lastTimestamp: stamp })
+        .catch((err: unknown) => {
+          recent.delete(key); // gone (expired by the API server's TTL): the next one starts afresh
+          logger.warn('could not record event', { reason, err });
+        });
+      return;
+    }
     const event = {
       apiVersion: 'v1',
       kind: 'Event',
@@ -29,15 +66,19 @@ export function eventRecorder(client: KubeClient, component: string, logger: Log
       },
       type,
       reason,
-      message: message.length > 1024 ? `${message.slice(0, 1021)}...` : message,
+      message: text,
       source: { component },
       reportingComponent: component,
       reportingInstance: component,
-      firstTimestamp: now,
-      lastTimestamp: now,
+      firstTimestamp: stamp,
+      lastTimestamp: stamp,
       count: 1,
     };
-    client.create(event).catch((err: unknown) => logger.warn('could not record event', { reason, err }));
+    remember(key, { name: event.metadata.name, namespace: event.metadata.namespace, count: 1, at });
+    client.create(event).catch((err: unknown) => {
+      recent.delete(key);
+      logger.warn('could not record event', { reason, err });
+    });
   };
   return {
     normal: (obj, reason, message) => emit('Normal', obj, reason, message),

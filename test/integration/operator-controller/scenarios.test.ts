@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { adminKube, registry } from '../../support/env.ts';
 import { bundleFiles, catalogFiles, crdManifest, pushTestBundle, widgetCrdWithSchema, type CatalogEntry, type TestBundle, type TestBundleSpec } from '../../support/bundles.ts';
 import { pushBundleImage, pushCatalogImage } from '../../support/images.ts';
+import { waitFor } from '../../support/net.ts';
 import { applyExtension, extCondition, installedBundle, operatorControllerSuite, progressingWith, waitForExtension } from './harness.ts';
 
 const SHARED = process.env['OLM_SHARED_DIR'] ?? '/work/shared';
@@ -42,6 +43,19 @@ describe('least privilege', () => {
     expect(message).toContain(`Namespace:"${namespace}" APIGroups:[apps] Resources:[deployments]`);
     expect(await exists(crdPath(b.crdName))).toBe(false);
     expect(await exists(`/apis/apps/v1/namespaces/${namespace}/deployments/${b.deploymentName}`)).toBe(false);
+    // Every retry fails the same way: one Warning event counting them, as client-go's recorder folds them.
+    const failures = async () =>
+      (
+        await adminKube().request<{ items: { type: string; reason: string; count?: number; message: string }[] }>(
+          'GET',
+          `/api/v1/namespaces/default/events?fieldSelector=${encodeURIComponent(`involvedObject.uid=${blocked.metadata.uid!}`)}`,
+        )
+      ).body.items.filter((e) => e.reason === 'InstallFailed');
+    await waitFor('repeated failures folded into one event', async () => (await failures()).some((e) => (e.count ?? 0) >= 3), { timeoutMs: 30_000 });
+    const [folded, ...others] = await failures();
+    expect(others).toEqual([]);
+    expect(folded!.type).toBe('Warning');
+    expect(folded!.message).toBe(message.length > 1024 ? `${message.slice(0, 1021)}...` : message); // events are capped
 
     await kube.must(
       kube.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
