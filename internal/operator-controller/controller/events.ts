@@ -24,6 +24,8 @@ interface Written {
   readonly namespace: string;
   count: number;
   at: number;
+  /** The writes of this event, one after another (a patch must not overtake the create or a later count). */
+  chain: Promise<void>;
 }
 
 export function eventRecorder(client: KubeClient, component: string, logger: Logger, now: () => number = Date.now): EventRecorder {
@@ -41,15 +43,20 @@ export function eventRecorder(client: KubeClient, component: string, logger: Log
     const key = JSON.stringify([obj.metadata.uid ?? name, type, reason, text]);
     const prev = recent.get(key);
     if (prev && at - prev.at < AGGREGATE_MS) {
-      prev.count++;
+      const count = ++prev.count;
       prev.at = at;
       remember(key, prev);
-      client
-        .patch({ apiVersion: 'v1', kind: 'Event', namespace: prev.namespace, name: prev.name }, 'merge', { count: prev.count, lastTimestamp: stamp })
-        .catch((err: unknown) => {
-          recent.delete(key); // gone (expired by the API server's TTL): the next one starts afresh
-          logger.warn('could not record event', { reason, err });
-        });
+      prev.chain = prev.chain.then(() =>
+        client
+          .patch({ apiVersion: 'v1', kind: 'Event', namespace: prev.namespace, name: prev.name }, 'merge', { count, lastTimestamp: stamp })
+          .then(
+            () => undefined,
+            (err: unknown) => {
+              if (recent.get(key) === prev) recent.delete(key); // gone (the API server's TTL): the next one starts afresh
+              logger.warn('could not record event', { reason, err });
+            },
+          ),
+      );
       return;
     }
     const event = {
@@ -74,11 +81,15 @@ export function eventRecorder(client: KubeClient, component: string, logger: Log
       lastTimestamp: stamp,
       count: 1,
     };
-    remember(key, { name: event.metadata.name, namespace: event.metadata.namespace, count: 1, at });
-    client.create(event).catch((err: unknown) => {
-      recent.delete(key);
-      logger.warn('could not record event', { reason, err });
-    });
+    const written: Written = { name: event.metadata.name, namespace: event.metadata.namespace, count: 1, at, chain: Promise.resolve() };
+    remember(key, written);
+    written.chain = client.create(event).then(
+      () => undefined,
+      (err: unknown) => {
+        if (recent.get(key) === written) recent.delete(key);
+        logger.warn('could not record event', { reason, err });
+      },
+    );
   };
   return {
     normal: (obj, reason, message) => emit('Normal', obj, reason, message),
