@@ -22,7 +22,7 @@ describe('Available', () => {
     expect(extCondition(rolling, 'Available')?.message).toContain(`Deployment.apps/v1 ${ns}/${b.deploymentName}`);
 
     await setDeploymentAvailable(ns, b.deploymentName, true);
-    const up = await waitForExtension('avail', 'installed and available', (e) => installedBundle(b.name)(e) && available('True')(e), 20_000);
+    const up = await waitForExtension('avail', 'installed and available', (e) => installedBundle(b.name)(e) && available('True')(e), 60_000);
     expect(extCondition(up, 'Available')?.reason).toBeDefined();
 
     // Let the pass that follows the status write (the extension's own update event) and the
@@ -31,11 +31,11 @@ describe('Available', () => {
     await sleep(6_000);
     // Pods go away: nothing about the extension or its catalog changes, only the Deployment's status.
     await setDeploymentAvailable(ns, b.deploymentName, false);
-    const down = await waitForExtension('avail', 'unavailable', available('False'), 20_000);
+    const down = await waitForExtension('avail', 'unavailable', available('False'), 60_000);
     expect(extCondition(down, 'Available')?.message).toContain('condition "Available" is "False", not "True"');
     expect(down.status?.install?.bundle.name).toBe(b.name);
 
     await setDeploymentAvailable(ns, b.deploymentName, true);
-    await waitForExtension('avail', 'available again', available('True'), 20_000);
+    await waitForExtension('avail', 'available again', available('True'), 60_000);
   });
 });

@@ -31,14 +31,14 @@ describe('drift repair', () => {
     await waitFor(
       'the image put back',
       async () => (await kube.must<Deployment>(kube.request('GET', depPath))).spec.template.spec.containers[0]!.image === image,
-      { timeoutMs: 20_000 },
+      { timeoutMs: 60_000 },
     );
 
     // Deleted objects come back.
     expect((await kube.request('DELETE', depPath)).status).toBe(200);
     expect((await kube.request('DELETE', saPath)).status).toBe(200);
-    await waitFor('the Deployment re-created', async () => (await kube.request('GET', depPath)).status === 200, { timeoutMs: 20_000 });
-    await waitFor('the ServiceAccount re-created', async () => (await kube.request('GET', saPath)).status === 200, { timeoutMs: 20_000 });
+    await waitFor('the Deployment re-created', async () => (await kube.request('GET', depPath)).status === 200, { timeoutMs: 60_000 });
+    await waitFor('the ServiceAccount re-created', async () => (await kube.request('GET', saPath)).status === 200, { timeoutMs: 60_000 });
     await waitForExtension('drift', 'still installed', installedBundle(b.name));
   });
 });
