@@ -1,8 +1,7 @@
 // catalogd's own flags (names as upstream's cmd/catalogd where upstream has them) and their
 // translation into CatalogdOptions. Problems are a UsageError naming the flag.
-import { parseSecretRef } from '../../internal/catalogd/controller/pull-secret.ts';
 import { DEFAULT_EXTERNAL_ADDRESS, type CatalogdOptions } from '../../internal/catalogd/options.ts';
-import { UsageError, parseBindAddress, type Flag } from '../../internal/shared/manager/options.ts';
+import { parseBindAddress, registryFlags, registryOptions, UsageError, type Flag } from '../../internal/shared/manager/index.ts';
 
 export const catalogdFlags = {
   'catalogs-server-addr': { type: 'string', default: ':8443', help: 'address the catalog content server listens on' },
@@ -13,16 +12,10 @@ export const catalogdFlags = {
   },
   'cache-dir': { type: 'string', default: '/var/cache/catalogd', help: 'directory of image caches (unpack/) and served catalogs (catalogs/)' },
   'gc-interval': { type: 'string', default: '12h', help: 'interval between garbage collections of orphaned content (Go duration)' },
-  'global-pull-secret': { type: 'string', help: '<namespace>/<name> of a dockerconfigjson Secret whose credentials every pull uses' },
   'tls-cert': { type: 'string', help: 'certificate (PEM) of the catalog server; with --tls-key it serves HTTPS' },
   'tls-key': { type: 'string', help: 'private key (PEM) of the catalog server' },
-  'pull-cas-dir': { type: 'string', help: 'directory of CA certificates (PEM) trusted for registries, besides the system ones' },
-  'insecure-registries': {
-    type: 'string',
-    default: process.env.OLM_INSECURE_REGISTRIES ?? '',
-    help: 'comma-separated host[:port] registries reached over plain HTTP (default: env OLM_INSECURE_REGISTRIES)',
-  },
   platform: { type: 'string', default: 'linux/amd64', help: 'os/arch[/variant] picked from multi-platform catalog images' },
+  ...registryFlags,
 } as const satisfies Record<string, Flag>;
 
 export type CatalogdFlagValues = Record<keyof typeof catalogdFlags, string | boolean | undefined>;
@@ -67,31 +60,15 @@ export function catalogdOptions(values: CatalogdFlagValues): CatalogdOptions {
   const cert = str(values['tls-cert']);
   const key = str(values['tls-key']);
   if ((cert === '') !== (key === '')) throw new UsageError('catalogd: tls-cert and tls-key flags must be used together');
-  const secret = str(values['global-pull-secret']);
-  let globalPullSecret: CatalogdOptions['globalPullSecret'];
-  if (secret !== '') {
-    try {
-      globalPullSecret = parseSecretRef(secret);
-    } catch (err) {
-      fail('global-pull-secret', (err as Error).message);
-    }
-  }
   const platform = str(values.platform);
   if (!/^[a-z0-9_.-]+\/[a-z0-9_.-]+(\/[a-z0-9_.-]+)?$/i.test(platform)) fail('platform', `must be os/arch[/variant], got ${JSON.stringify(platform)}`);
-  const insecureRegistries = str(values['insecure-registries'])
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-  const pullCasDir = str(values['pull-cas-dir']);
   return {
     catalogsServerAddr: addr,
     externalAddress: external,
     cacheDir,
     gcIntervalMs: gc!,
-    insecureRegistries,
     platform,
-    ...(globalPullSecret && { globalPullSecret }),
+    ...registryOptions('catalogd', values),
     ...(cert !== '' && { tls: { certFile: cert, keyFile: key } }),
-    ...(pullCasDir !== '' && { pullCasDir }),
   };
 }

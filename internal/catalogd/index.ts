@@ -6,14 +6,13 @@ import { ClusterCatalogKind, GroupVersion, type ClusterCatalog } from '../../api
 import { Controller } from '../shared/controller/index.ts';
 import { Informer, stripManagedFields } from '../shared/kube/index.ts';
 import type { Cache, ManagerContext, ManagerParts } from '../shared/manager/index.ts';
-import { parseBindAddress } from '../shared/manager/index.ts';
+import { parseBindAddress, registryAccess } from '../shared/manager/index.ts';
 import {
   createCatalogContent,
   garbageCollector,
   kubeCatalogApi,
   newClusterCatalogReconciler,
   newContentFollower,
-  registryAccess,
   type CatalogContent,
   type ClusterCatalogReconciler,
   type ContentFollower,

@@ -14,13 +14,12 @@ import {
   type ClusterCatalog,
   type ClusterExtension,
 } from '../../api/v1/index.ts';
-import { registryAccess } from '../catalogd/controller/pull-secret.ts';
 import { Controller } from '../shared/controller/index.ts';
 import { createImagePuller, readCertificateDir } from '../shared/image/index.ts';
 import type { KubeObject } from '../../api/meta/v1.ts';
 import { Informer, stripManagedFields, type KubeClient } from '../shared/kube/index.ts';
 import { OwnedObjectWatcher } from './applier/watch.ts';
-import type { Cache, ManagerContext, ManagerParts } from '../shared/manager/index.ts';
+import { registryAccess, type Cache, type ManagerContext, type ManagerParts } from '../shared/manager/index.ts';
 import type { Logger, Metrics } from '../shared/observability/index.ts';
 import type { CatalogContentClient } from './contentclient/types.ts';
 import { eventRecorder } from './controller/events.ts';

@@ -8,8 +8,6 @@ export type { ContentFollower, ContentFollowerOptions } from './follower.ts';
 export { desiredRef, newContentFollower } from './follower.ts';
 export type { GarbageCollectorOptions } from './gc.ts';
 export { garbageCollector } from './gc.ts';
-export type { GlobalPullSecret, Secret } from './pull-secret.ts';
-export { globalPullSecret, parseSecretRef, registryAccess } from './pull-secret.ts';
 export type { ClusterCatalogReconciler, ClusterCatalogReconcilerOptions } from './reconciler.ts';
 export { POLL_JITTER_FACTOR, newClusterCatalogReconciler } from './reconciler.ts';
 export { MessageServing, MessageSucceeded, MessageUserSpecifiedUnavailable } from './status.ts';

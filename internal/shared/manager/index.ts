@@ -3,3 +3,5 @@ export { runManager } from './manager.ts';
 export type { Flag, ManagerOptions } from './options.ts';
 export { UsageError, parseBindAddress, parseManagerArgs } from './options.ts';
 export { main } from './main.ts';
+export type { GlobalPullSecret, RegistryAccessOptions, RegistryFlagOptions, RegistryFlagValues, Secret } from './registry.ts';
+export { globalPullSecret, parseSecretRef, registryAccess, registryFlags, registryOptions } from './registry.ts';

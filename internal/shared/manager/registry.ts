@@ -1,11 +1,15 @@
-// The global pull secret (`--global-pull-secret <namespace>/<name>`): a `kubernetes.io/dockerconfigjson`
-// (or legacy `dockercfg`) Secret, watched by an informer, whose auths are the registry
-// credentials of every pull. Changes apply to the next pull; a missing Secret means anonymous
-// pulls, an unreadable one is logged (once per version) and ignored.
+// How both controllers reach registries: the flags they share (`--global-pull-secret`,
+// `--pull-cas-dir`, `--insecure-registries`), and a registry client built from them.
+//
+// The global pull secret is a `kubernetes.io/dockerconfigjson` (or legacy `dockercfg`) Secret,
+// watched by an informer, whose auths are the registry credentials of every pull. Changes apply to
+// the next pull; a missing Secret means anonymous pulls, an unreadable one is logged (once per
+// version) and ignored.
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import { credentialsFromSecretData, readCertificateDir, RegistryClient, type CredentialProvider, type RegistryClientOptions } from '../../shared/image/index.ts';
-import { Informer, stripManagedFields, type KubeClient } from '../../shared/kube/index.ts';
-import type { Logger } from '../../shared/observability/index.ts';
+import { credentialsFromSecretData, readCertificateDir, RegistryClient, type CredentialProvider, type RegistryClientOptions } from '../image/index.ts';
+import { Informer, stripManagedFields, type KubeClient } from '../kube/index.ts';
+import type { Logger } from '../observability/index.ts';
+import { UsageError, type Flag } from './options.ts';
 
 export interface Secret extends KubeObject {
   data?: Record<string, string>;
@@ -77,4 +81,38 @@ export async function registryAccess(o: RegistryAccessOptions): Promise<{ readon
     logger: o.logger.child({ component: 'registry' }),
   });
   return { registry, ...(secret && { informer: secret.informer }) };
+}
+
+/** The registry flags of both controllers. */
+export const registryFlags = {
+  'global-pull-secret': { type: 'string', help: '<namespace>/<name> of a dockerconfigjson Secret whose credentials every pull uses' },
+  'pull-cas-dir': { type: 'string', help: 'directory of CA certificates (PEM) trusted for registries, besides the system ones' },
+  'insecure-registries': {
+    type: 'string',
+    default: process.env.OLM_INSECURE_REGISTRIES ?? '',
+    help: 'comma-separated host[:port] registries reached over plain HTTP (default: env OLM_INSECURE_REGISTRIES)',
+  },
+} as const satisfies Record<string, Flag>;
+
+export type RegistryFlagValues = Record<keyof typeof registryFlags, string | boolean | undefined>;
+export type RegistryFlagOptions = Pick<RegistryAccessOptions, 'insecureRegistries' | 'globalPullSecret' | 'pullCasDir'>;
+
+/** The registry flags' values as options; a bad value is a UsageError naming `<binary>: --<flag>`. */
+export function registryOptions(binary: string, values: RegistryFlagValues): RegistryFlagOptions {
+  const str = (v: string | boolean | undefined): string => (typeof v === 'string' ? v.trim() : '');
+  const secret = str(values['global-pull-secret']);
+  let globalPullSecret: RegistryFlagOptions['globalPullSecret'];
+  if (secret !== '') {
+    try {
+      globalPullSecret = parseSecretRef(secret);
+    } catch (err) {
+      throw new UsageError(`${binary}: --global-pull-secret: ${(err as Error).message}`);
+    }
+  }
+  const insecureRegistries = str(values['insecure-registries'])
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  const pullCasDir = str(values['pull-cas-dir']);
+  return { insecureRegistries, ...(globalPullSecret && { globalPullSecret }), ...(pullCasDir !== '' && { pullCasDir }) };
 }
