@@ -6,7 +6,6 @@
 //    the same files and parses them (js-yaml / JSON.parse) without keeping anything
 // Each measurement runs in a fresh child process (this file with `--measure`), so its peak RSS
 // (getrusage maxrss) is its own; growth is that peak minus the RSS after start-up and a GC.
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,7 +15,7 @@ import { loadAll } from 'js-yaml';
 import { writeSyntheticCatalog } from '../internal/catalogd/storage/test-helpers.ts';
 import { encodeJsonl, listCatalogFiles, loadCatalog, validate } from '../internal/shared/fbc/index.ts';
 import type { Figure } from './control-plane.ts';
-import { fullGc, held } from './gc.ts';
+import { fullGc, held, measureInChild } from './memory.ts';
 
 const SHARED = process.env.OLM_SHARED_DIR ?? '/work/shared';
 const CERTIFIED = join(SHARED, 'catalogs', 'certified-operators-v4.21');
@@ -82,15 +81,7 @@ async function measure(kind: 'fbc' | 'baseline', dir: string): Promise<Measureme
   return { totalMs, loadMs, validateMs, encodeMs, sourceBytes, blobs, errors, peakGrowth: peak - rss0, retained };
 }
 
-async function inChild(kind: 'fbc' | 'baseline', dir: string): Promise<Measurement> {
-  const file = fileURLToPath(import.meta.url);
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', file, '--measure', kind, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  if (code !== 0) throw new Error(`measurement exited with ${String(code)}`);
-  return JSON.parse(out.trim().split('\n').pop() ?? '{}') as Measurement;
-}
+const inChild = (kind: 'fbc' | 'baseline', dir: string): Promise<Measurement> => measureInChild<Measurement>(fileURLToPath(import.meta.url), [kind, dir]);
 
 // ---- benches ----------------------------------------------------------------------------------
 

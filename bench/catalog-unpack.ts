@@ -11,7 +11,7 @@
 //  - baseline: `tar -xzf` of the same layer, then read + js-yaml/JSON.parse of the same files
 // Peak RSS growth = getrusage maxrss minus the RSS after start-up and a GC (the tar process of
 // the baseline is not counted: only the parse is).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,7 +35,7 @@ import { sniffFile } from '../internal/shared/image/compression.ts';
 import { CATALOG_LABEL, pushImage, tarBytes, tarDirectory } from '../test/support/images.ts';
 import { Registry } from '../test/support/registry.ts';
 import type { Figure } from './control-plane.ts';
-import { fullGc } from './gc.ts';
+import { fullGc, measureInChild } from './memory.ts';
 
 const SHARED = process.env.OLM_SHARED_DIR ?? '/work/shared';
 const CERTIFIED = join(SHARED, 'catalogs', 'certified-operators-v4.21');
@@ -139,15 +139,7 @@ async function measure(job: Job): Promise<Measurement> {
   return { totalMs, unpackMs, indexMs, validateMs, servedBytes, blobs, errors, peakGrowth: peak - rss0 };
 }
 
-async function inChild(job: Job): Promise<Measurement> {
-  const file = fileURLToPath(import.meta.url);
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', file, '--measure', JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  if (code !== 0) throw new Error(`measurement exited with ${String(code)}`);
-  return JSON.parse(out.trim().split('\n').pop() ?? '{}') as Measurement;
-}
+const inChild = (job: Job): Promise<Measurement> => measureInChild<Measurement>(fileURLToPath(import.meta.url), [JSON.stringify(job)]);
 
 // ---- bench ----------------------------------------------------------------------------------
 

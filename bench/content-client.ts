@@ -21,7 +21,7 @@ import type { ClusterCatalog } from '../api/v1/index.ts';
 import { HttpContentClient } from '../internal/operator-controller/contentclient/index.ts';
 import { encodeJsonl, loadCatalog } from '../internal/shared/fbc/index.ts';
 import type { Figure } from './control-plane.ts';
-import { held, settledGc } from './gc.ts';
+import { held, settledGc } from './memory.ts';
 
 const SHARED = process.env.OLM_SHARED_DIR ?? '/work/shared';
 const CERTIFIED = join(SHARED, 'catalogs', 'certified-operators-v4.21');

@@ -4,7 +4,7 @@ import type { KubeObject } from '../api/meta/v1.ts';
 import { KubeClient, Informer, stripManagedFields } from '../internal/shared/kube/index.ts';
 import { ControlPlane } from '../test/support/control-plane.ts';
 import type { Figure } from './control-plane.ts';
-import { fullGc } from './gc.ts';
+import { fullGc } from './memory.ts';
 
 const COUNT = Number(process.env.BENCH_INFORMER_COUNT ?? 10_000);
 

@@ -35,7 +35,7 @@ import { TestKube } from '../test/support/kube.ts';
 import { freePort } from '../test/support/net.ts';
 import { Registry, type RegistryInfo } from '../test/support/registry.ts';
 import type { Figure } from './control-plane.ts';
-import { fullGc } from './gc.ts';
+import { fullGc } from './memory.ts';
 
 const COUNT = Number(process.env.BENCH_OC_COUNT ?? 200);
 const MINUTE_MS = 2_000;
