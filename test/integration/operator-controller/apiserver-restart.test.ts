@@ -13,7 +13,7 @@ import { pushCatalogImage } from '../../support/images.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 import { fetchAll, getCatalog } from '../catalogd/catalogs.ts';
-import { installedBundle, operatorControllerSuite, SYSTEM_NAMESPACE, waitForExtension } from './harness.ts';
+import { installedBundle, operatorControllerSuite, revisionProblems, waitForExtension } from './harness.ts';
 
 const cp = new ControlPlane();
 const suite = operatorControllerSuite('oc-restart', {
@@ -41,22 +41,6 @@ async function bundle(pkg: string, version: string): Promise<TestBundle> {
 async function names(path: string): Promise<string[]> {
   const r = await adminKube().must<{ items: { metadata: { name: string } }[] }>(adminKube().request('GET', path));
   return r.items.map((i) => i.metadata.name).sort();
-}
-
-/** Revision Secrets of `ext`: heads with every chunk, no chunk without its head. */
-async function revisionProblems(ext: string): Promise<string[]> {
-  const r = await adminKube().must<{ items: { metadata: { name: string; annotations?: Record<string, string> } }[] }>(
-    adminKube().request('GET', `/api/v1/namespaces/${SYSTEM_NAMESPACE}/secrets?labelSelector=${encodeURIComponent(`olm.operatorframework.io/owner-name=${ext}`)}`),
-  );
-  const present = new Set(r.items.map((s) => s.metadata.name));
-  const problems: string[] = [];
-  for (const s of r.items) {
-    const chunks = s.metadata.annotations?.['olm.operatorframework.io/revision-chunks'];
-    if (chunks !== undefined) {
-      for (let i = 0; i < Number(chunks); i++) if (!present.has(`${s.metadata.name}.${i}`)) problems.push(`head ${s.metadata.name} misses chunk ${i}`);
-    } else if (!present.has(s.metadata.name.replace(/\.\d+$/, ''))) problems.push(`chunk ${s.metadata.name} has no head`);
-  }
-  return problems;
 }
 
 /** SIGKILLs the API server, runs `meanwhile`, waits `downMs`, and starts it again on the same data. */

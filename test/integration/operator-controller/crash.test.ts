@@ -12,7 +12,7 @@ import { pushCatalogImage } from '../../support/images.ts';
 import { simulateRollouts } from '../../support/workloads.ts';
 import { createCatalog, deleteCatalogs, releaseFinalizers, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
 import { startCatalogd, stopAll } from '../catalogd/harness.ts';
-import { applyExtension, deleteExtension, installedBundle, SYSTEM_NAMESPACE, waitForExtension, waitGone } from './harness.ts';
+import { applyExtension, deleteExtension, installedBundle, revisionProblems, SYSTEM_NAMESPACE, waitForExtension, waitGone } from './harness.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const RUNS = 20;
@@ -97,27 +97,6 @@ async function owned(): Promise<Record<string, string[]>> {
   };
 }
 
-/** Revision Secrets: every head's chunks present, and no chunk without its head. */
-async function revisionProblems(): Promise<string[]> {
-  const r = await adminKube().request<{ items?: { metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> } }[] }>(
-    'GET',
-    `/api/v1/namespaces/${SYSTEM_NAMESPACE}/secrets?labelSelector=${encodeURIComponent(OWNER)}`,
-  );
-  const items = r.body.items ?? [];
-  const present = new Set(items.map((s) => s.metadata.name));
-  const problems: string[] = [];
-  for (const s of items) {
-    const chunks = s.metadata.annotations?.['olm.operatorframework.io/revision-chunks'];
-    if (chunks !== undefined) {
-      for (let i = 0; i < Number(chunks); i++) if (!present.has(`${s.metadata.name}.${i}`)) problems.push(`head ${s.metadata.name} misses chunk ${i}`);
-    } else {
-      const head = s.metadata.name.replace(/\.\d+$/, '');
-      if (!present.has(head)) problems.push(`chunk ${s.metadata.name} has no head`);
-    }
-  }
-  return problems;
-}
-
 describe('SIGKILL at a random point', () => {
   it(`converges to exactly the target bundle's objects, ${RUNS} runs in a row`, async () => {
     const targets: string[] = [];
@@ -146,7 +125,7 @@ describe('SIGKILL at a random point', () => {
         got = await owned();
       }
       expect(got, `run ${run} (${version})`).toEqual(want);
-      expect(await revisionProblems(), `run ${run}`).toEqual([]);
+      expect(await revisionProblems('crash'), `run ${run}`).toEqual([]);
       await stop(second, 'SIGTERM');
     }
     expect(targets).toHaveLength(RUNS);

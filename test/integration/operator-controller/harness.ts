@@ -146,6 +146,22 @@ export const progressingWith = (reason: string, message: RegExp | string) => (e:
   return typeof message === 'string' ? c.message.includes(message) : message.test(c.message);
 };
 
+/** The revision Secrets of extension `ext`: every head's chunks present, and no chunk without its head. */
+export async function revisionProblems(ext: string): Promise<string[]> {
+  const r = await adminKube().must<{ items: { metadata: { name: string; annotations?: Record<string, string> } }[] }>(
+    adminKube().request('GET', `/api/v1/namespaces/${SYSTEM_NAMESPACE}/secrets?labelSelector=${encodeURIComponent(`olm.operatorframework.io/owner-name=${ext}`)}`),
+  );
+  const present = new Set(r.items.map((s) => s.metadata.name));
+  const problems: string[] = [];
+  for (const s of r.items) {
+    const chunks = s.metadata.annotations?.['olm.operatorframework.io/revision-chunks'];
+    if (chunks !== undefined) {
+      for (let i = 0; i < Number(chunks); i++) if (!present.has(`${s.metadata.name}.${i}`)) problems.push(`head ${s.metadata.name} misses chunk ${i}`);
+    } else if (!present.has(s.metadata.name.replace(/\.\d+$/, ''))) problems.push(`chunk ${s.metadata.name} has no head`);
+  }
+  return problems;
+}
+
 export async function waitGone(name: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
