@@ -8,6 +8,10 @@
 #   OLM_TEST_BIN_DIR        cache root (default: <repo>/.cache/envtest)
 #   OLM_TEST_APISERVER      use this prebuilt apiserver binary instead of building
 #   OLM_TEST_REGISTRY       use this prebuilt registry binary instead of building
+#   OLM_TEST_KWOK           use this prebuilt kwok binary (test/envtest/kwok) instead of building
+#
+# The apiserver binary is multi-call: `apiserver kube-controller-manager ...`,
+# `apiserver kube-scheduler ...` and `apiserver kubectl ...` run those upstream commands.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -17,7 +21,7 @@ export GOTOOLCHAIN=local GOFLAGS=-mod=mod CGO_ENABLED=0
 build() { # name module-dir ldflags
   local name=$1 dir=$2 ldflags=$3
   local key
-  key=$(cat "$dir/go.sum" "$dir/go.mod" "$dir"/*.go "$here/build.sh" | sha256sum | cut -c1-16)
+  key=$(find "$dir" -maxdepth 1 -type f | sort | xargs cat "$here/build.sh" | sha256sum | cut -c1-16)
   local out="$cache/$name-$key"
   if [ ! -x "$out" ]; then
     mkdir -p "$cache"
@@ -39,4 +43,7 @@ if [ -n "${OLM_TEST_APISERVER:-}" ]; then echo "apiserver=$OLM_TEST_APISERVER"; 
 fi
 if [ -n "${OLM_TEST_REGISTRY:-}" ]; then echo "registry=$OLM_TEST_REGISTRY"; else
   build registry "$here/registry" ""
+fi
+if [ -n "${OLM_TEST_KWOK:-}" ]; then echo "kwok=$OLM_TEST_KWOK"; else
+  build kwok "$here/kwok" ""
 fi

@@ -1,6 +1,10 @@
 // Command apiserver runs a real kube-apiserver (k8s.io/kubernetes, unmodified) for the
 // project's integration tests, optionally with an etcd server embedded in the same process.
 //
+// It is a multi-call binary: a first argument of "kube-controller-manager", "kube-scheduler" or
+// "kubectl" runs that upstream command instead (same module, same version), with every upstream
+// flag; so does invoking it through a link named "kubectl".
+//
 // Every upstream kube-apiserver flag works unchanged. Three private flags, removed from the
 // argument list before the upstream command parses it, start the embedded etcd:
 //
@@ -13,17 +17,42 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
 	"k8s.io/component-base/cli"
+	_ "k8s.io/component-base/logs/json/register"
+	_ "k8s.io/component-base/metrics/prometheus/clientgo"
+	_ "k8s.io/component-base/metrics/prometheus/version"
 	"k8s.io/kubernetes/cmd/kube-apiserver/app"
+	kubectl "k8s.io/kubectl/pkg/cmd"
+	kubectlutil "k8s.io/kubectl/pkg/cmd/util"
+	kcm "k8s.io/kubernetes/cmd/kube-controller-manager/app"
+	scheduler "k8s.io/kubernetes/cmd/kube-scheduler/app"
 
 	_ "time/tzdata"
 )
 
 func main() {
+	if filepath.Base(os.Args[0]) == "kubectl" {
+		os.Exit(runKubectl(os.Args[1:]))
+	}
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "kube-controller-manager":
+			cmd := kcm.NewControllerManagerCommand()
+			cmd.SetArgs(os.Args[2:])
+			os.Exit(cli.Run(cmd))
+		case "kube-scheduler":
+			cmd := scheduler.NewSchedulerCommand()
+			cmd.SetArgs(os.Args[2:])
+			os.Exit(cli.Run(cmd))
+		case "kubectl":
+			os.Exit(runKubectl(os.Args[2:]))
+		}
+	}
 	args, etcdDir, clientPort, peerPort := splitPrivateFlags(os.Args[1:])
 	if etcdDir != "" {
 		if clientPort == "" || peerPort == "" {
@@ -40,6 +69,17 @@ func main() {
 	cmd := app.NewAPIServerCommand()
 	cmd.SetArgs(args)
 	os.Exit(cli.Run(cmd))
+}
+
+// runKubectl runs kubectl as upstream's cmd/kubectl does (plugins such as kubectl-olm on the
+// PATH included).
+func runKubectl(args []string) int {
+	os.Args = append([]string{"kubectl"}, args...)
+	if err := cli.RunNoErrOutput(kubectl.NewDefaultKubectlCommand()); err != nil {
+		kubectlutil.CheckErr(err)
+		return 1
+	}
+	return 0
 }
 
 func splitPrivateFlags(in []string) (rest []string, dir, clientPort, peerPort string) {
