@@ -79,14 +79,10 @@ export function tarEntryHeader(e: TarWriteEntry): Buffer {
   const size = e.type === 'file' ? e.size : 0;
   const linkpath = e.linkpath ?? '';
   const records: string[] = [];
-  let prefix = '';
-  let name = e.path;
   const split = splitUstar(e.path);
-  if (split) [prefix, name] = split;
-  else {
-    records.push(paxRecord('path', e.path));
-    name = Buffer.from(e.path).subarray(0, 99).toString('latin1').replace(/[^\x20-\x7e]/g, '_');
-  }
+  // Without a ustar split the pax `path` record carries the name; the header keeps an ASCII stand-in.
+  const [prefix, name] = split ?? ['', Buffer.from(e.path).subarray(0, 99).toString('latin1').replace(/[^\x20-\x7e]/g, '_')];
+  if (!split) records.push(paxRecord('path', e.path));
   let link = linkpath;
   if (Buffer.byteLength(linkpath) > 100 || !isPlainAscii(linkpath)) {
     records.push(paxRecord('linkpath', linkpath));
