@@ -1,7 +1,7 @@
 // The push side of the registry client on a mocked https registry (undici MockAgent): HEAD skips
 // existing blobs, POST + PUT or PATCH chunks + PUT, Location handling, auth, and pushImage's one
 // line per failure. The real registry is used in test/integration/cli.
-import { MockAgent, type MockInterceptor } from 'undici';
+import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseDockerConfig } from './auth.ts';
 import { sha256 } from './digest.ts';
@@ -56,12 +56,18 @@ function readBody(body: unknown, into: Seen): void {
 }
 
 /** A scripted registry: each request is recorded, and answered by `answer`. */
-function registry(origin: string, answer: (s: Seen) => { status: number; headers?: Record<string, string>; body?: string }): Seen[] {
+interface Answer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+function registry(origin: string, answer: (s: Seen) => Answer): Seen[] {
   const seen: Seen[] = [];
   const pool = agent.get(origin);
   pool
     .intercept({ path: () => true, method: () => true })
-    .reply((opts: MockInterceptor.MockResponseCallbackOptions) => {
+    .reply((opts) => {
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries((opts.headers ?? {}) as Record<string, string>)) headers[k.toLowerCase()] = String(v);
       const s: Seen = { method: opts.method, path: opts.path, headers, body: '' };
@@ -120,7 +126,7 @@ describe('RegistryClient push (https, mocked network)', () => {
   });
 
   it('answers a Basic challenge with the credentials, and sends none to an upload Location on another origin', async () => {
-    const seen = registry('https://reg.example', (s) => {
+    const seen = registry('https://reg.example', (s): Answer => {
       if (s.headers.authorization !== BASIC) return { status: 401, headers: { 'www-authenticate': 'Basic realm="registry"' } };
       if (s.method === 'HEAD') return { status: 404 };
       return { status: 202, headers: { location: 'https://storage.example/upload/1' } };
