@@ -1,6 +1,8 @@
 // Argument handling of `catalog push` / `bundle push`, and what fails before any registry is
 // reached. Pushing to a real registry: test/integration/cli.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -127,6 +129,21 @@ describe('catalog push before the registry', () => {
     expect(fromEnv.stderr).toMatch(/^push to 127\.0\.0\.1:1\/demo\/catalog: cannot reach 127\.0\.0\.1:1: /);
     const https = await run(['catalog', 'push', dir, NOWHERE]);
     expect(https.stderr).toMatch(/^push to 127\.0\.0\.1:1\/demo\/catalog: cannot reach 127\.0\.0\.1:1 over https: /);
+  });
+
+  it('suggests --plain-http when an https connection meets a plain-HTTP server', async () => {
+    const server = createServer((_req, res) => res.end('{}'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const dir = await tree('valid-tls', VALID);
+      const r = await run(['catalog', 'push', dir, `${host}/demo/catalog:v1`]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(new RegExp(`^push to ${host}/demo/catalog: cannot reach ${host} over https \\(it may serve plain HTTP: use --plain-http\\): .+\n$`));
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it('names a credential file that does not parse (exit 1)', async () => {

@@ -113,6 +113,7 @@ async function push(
       client,
       ...(args.platform && { platform: args.platform }),
       ...(onProgress && { onProgress }),
+      plainHttpHint: 'use --plain-http',
     });
     io.stdout.write(`${pushed.digestRef}\n`);
     return 0;

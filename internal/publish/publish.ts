@@ -14,7 +14,7 @@ import {
   type BuildImageOptions,
   type ImageReference,
   type Platform,
-  type PushContext,
+  type PushImageOptions,
   type PushResult,
   type RegistryClient,
 } from '../shared/image/index.ts';
@@ -29,7 +29,7 @@ export class PublishContentError extends Error {
   override readonly name = 'PublishContentError';
 }
 
-export interface PublishOptions extends PushContext {
+export interface PublishOptions extends PushImageOptions {
   readonly client: RegistryClient;
   /** The image config's platform (default linux/amd64). */
   readonly platform?: Platform;

@@ -39,7 +39,7 @@ export { RegistryClient, MAX_CONFIG_BYTES, MAX_MANIFEST_BYTES } from './registry
 
 export type { BuildImageOptions, BuiltImage, BuiltLayer, LayerContent } from './build.ts';
 export { buildImage, imageConfig } from './build.ts';
-export type { PushableImage, PushResult } from './push.ts';
+export type { PushableImage, PushImageOptions, PushResult } from './push.ts';
 export { pushImage } from './push.ts';
 
 export type { ImageErrorCode, ImageErrorOptions } from './errors.ts';

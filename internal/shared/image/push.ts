@@ -16,12 +16,17 @@ export interface PushResult {
 
 export type PushableImage = Pick<BuiltImage, 'mediaType' | 'manifest' | 'blobs'>;
 
+export interface PushImageOptions extends PushContext {
+  /** What to tell a user whose https connection failed as if the registry spoke plain HTTP (e.g. a flag to use). */
+  readonly plainHttpHint?: string;
+}
+
 /** Pushes `image` to `reference` (which must have a tag, not a digest) with `client`. */
 export async function pushImage(
   client: RegistryClient,
   reference: string | ImageReference,
   image: PushableImage,
-  ctx: PushContext = {},
+  ctx: PushImageOptions = {},
 ): Promise<PushResult> {
   const ref = typeof reference === 'string' ? parseReference(reference) : reference;
   if (ref.digest !== undefined || ref.tag === undefined) {
@@ -38,7 +43,7 @@ export async function pushImage(
 
 const TLS_MISMATCH = /wrong version number|packet length too long|EPROTO|ERR_SSL/i;
 
-function pushFailure(client: RegistryClient, ref: ImageReference, err: unknown, ctx: PushContext): unknown {
+function pushFailure(client: RegistryClient, ref: ImageReference, err: unknown, ctx: PushImageOptions): unknown {
   if (!(err instanceof ImageError)) return err;
   const what = `push to ${ref.name}`;
   const withCredentials = client.hasCredentials(ref, ctx);
@@ -50,10 +55,11 @@ function pushFailure(client: RegistryClient, ref: ImageReference, err: unknown, 
       ? `${what}: the registry refused the credentials for ${ref.domain} (${answer})`
       : `${what}: ${ref.domain} wants credentials and none are configured for it (${answer})`;
   } else if (err.code === 'RegistryUnavailable' && status === undefined) {
-    const detail = describeError(err.cause ?? err);
+    // One line: OpenSSL's messages end with a newline (and a colon).
+    const detail = describeError(err.cause ?? err).replace(/\s+/g, ' ').replace(/[\s:]+$/, '');
     const host = registryApiHost(ref.domain);
     const overHttps = !client.isInsecure(ref.domain) && !client.isInsecure(host);
-    const hint = overHttps && TLS_MISMATCH.test(detail) ? ' (it may serve plain HTTP, which must be asked for)' : '';
+    const hint = overHttps && TLS_MISMATCH.test(detail) ? ` (it may serve plain HTTP${ctx.plainHttpHint ? `: ${ctx.plainHttpHint}` : ''})` : '';
     message = `${what}: cannot reach ${host}${overHttps ? ' over https' : ''}${hint}: ${detail}`;
   } else {
     message = `${what}: ${err.message}`;
