@@ -2,12 +2,14 @@
 // process through the CLI dispatcher, and the images pulled back with the project's own puller
 // (catalog mode; the bundle filter operator-controller uses). A second registry with htpasswd
 // auth checks credentials from a temp DOCKER_CONFIG / REGISTRY_AUTH_FILE.
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { commands } from '../../../internal/cli/commands.ts';
@@ -29,6 +31,13 @@ import {
 import { registry } from '../../support/env.ts';
 import { Registry, type RegistryInfo } from '../../support/registry.ts';
 import { rejectionOf, sandbox, type Sandbox } from '../image/support.ts';
+
+const exec = promisify(execFile);
+// Optional independent readers (Debian packages `skopeo`, `umoci`), as in test/integration/image/independent-tools.
+const TOOLS_MISSING = (
+  await Promise.all(['skopeo', 'umoci'].map((t) => exec('sh', ['-c', `command -v ${t}`]).then(() => undefined, () => t)))
+).filter((t): t is string => t !== undefined);
+if (TOOLS_MISSING.length) console.warn(`[cli push] independent-tool checks SKIPPED: ${TOOLS_MISSING.join(', ')} not installed`);
 
 const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../../../shared');
 const RABBITMQ = join(SHARED, 'bundles/rabbitmq-messaging-topology-operator-1.19.3');
@@ -311,6 +320,25 @@ describe('a registry with htpasswd auth', () => {
       stderr: `push to ${reg.host}/demo/none: ${reg.host} wants credentials and none are configured for it (401 Unauthorized)\n`,
     });
     expect(existsSync(repoDir('demo/none'))).toBe(false);
+  });
+});
+
+describe.skipIf(TOOLS_MISSING.length > 0)('independent tools read what is pushed (skopeo, umoci)', () => {
+  it('skopeo sees the labels and platform; skopeo copy + umoci unpack give back the catalog', async () => {
+    const reg = registry();
+    const dir = await tree('catalog-tools', catalogFiles('tools'));
+    const ref = `${reg.host}/demo/tools:v1`;
+    const r = await run(['catalog', 'push', dir, ref, '--plain-http']);
+    expect(r.code).toBe(0);
+    const { stdout } = await exec('skopeo', ['inspect', '--tls-verify=false', `docker://${ref}`]);
+    const info = JSON.parse(stdout) as { Digest: string; Labels: Record<string, string>; Os: string; Architecture: string };
+    expect(`${reg.host}/demo/tools@${info.Digest}\n`).toBe(r.stdout);
+    expect(info).toMatchObject({ Os: 'linux', Architecture: 'amd64', Labels: { [CATALOG_CONFIGS_LABEL]: '/configs' } });
+    const work = join(tmp, 'tools-oci');
+    await mkdir(work);
+    await exec('skopeo', ['copy', '--src-tls-verify=false', `docker://${ref}`, `oci:${join(work, 'layout')}:v1`]);
+    await exec('umoci', ['unpack', '--rootless', '--image', `${join(work, 'layout')}:v1`, join(work, 'bundle')]);
+    expect(await files(join(work, 'bundle/rootfs/configs'))).toEqual(catalogFiles('tools'));
   });
 });
 
