@@ -15,7 +15,7 @@ function parse(args: readonly string[], options: Record<string, { type: 'string'
   }
 }
 
-export async function catalogDir(positionals: readonly string[], io: CliIO): Promise<string> {
+async function catalogDir(positionals: readonly string[], io: CliIO): Promise<string> {
   if (positionals.length !== 1) throw new CliUsageError(`expected exactly one catalog directory, got ${positionals.length}`);
   const dir = resolve(io.cwd, positionals[0] as string);
   const st = await stat(dir).catch(() => undefined);
