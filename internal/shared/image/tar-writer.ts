@@ -2,6 +2,10 @@
 // field does not fit (a long or non-ASCII name or link target, a size of 8 GiB or more).
 // Everything that varies between machines is fixed: mtime 0, uid/gid 0, no user or group names,
 // so the same tree always gives the same bytes. The reader is tar.ts.
+//
+// Why not tar-stream or node-tar: only three entry types are ever written and every header byte
+// must be fixed for reproducible digests; this is smaller than pinning each library's defaults
+// (mtime, uname/gname, pax extras), and adds no dependency.
 
 export type TarWriteType = 'file' | 'dir' | 'symlink';
 
