@@ -4,8 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 export interface Binaries {
+  /** Multi-call: kube-apiserver, or `kube-controller-manager`, `kube-scheduler`, `kubectl` as first argument. */
   readonly apiserver: string;
   readonly registry: string;
+  readonly kwok: string;
 }
 
 const buildScript = fileURLToPath(new URL('../envtest/build.sh', import.meta.url));
@@ -24,8 +26,8 @@ export function binaries(): Promise<Binaries> {
         .split('\n')
         .map((l) => l.split('=', 2) as [string, string]),
     );
-    if (!found.apiserver || !found.registry) throw new Error(`build.sh printed no binaries: ${stdout}`);
-    return { apiserver: found.apiserver, registry: found.registry };
+    if (!found.apiserver || !found.registry || !found.kwok) throw new Error(`build.sh printed no binaries: ${stdout}`);
+    return { apiserver: found.apiserver, registry: found.registry, kwok: found.kwok };
   })();
   return cached;
 }

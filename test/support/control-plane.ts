@@ -1,6 +1,11 @@
-// A real kube-apiserver with embedded etcd on 127.0.0.1, started from the binary that
-// test/envtest builds. Used by the vitest global setup (one per run) and by tests that need
-// a control plane of their own (restarts, compaction).
+// A real cluster on 127.0.0.1, started from the binaries that test/envtest builds:
+// kube-apiserver with embedded etcd, kube-controller-manager (every default controller: garbage
+// collector, namespace, deployment, replicaset, serviceaccount and token, endpointslice, job …),
+// kube-scheduler, and KWOK simulating `nodes` Nodes that report Ready and run the Pods scheduled on
+// them as a kubelet would report them (no container runs). Used by the vitest global setup (one per
+// run), by `make run`, and by tests that need a cluster of their own (restarts, compaction).
+// `restart`/`kill`/`resume` act on the API server only; the other components reconnect to it as
+// they would on a real cluster.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,15 +28,23 @@ export interface ControlPlaneInfo {
   readonly kubeconfigPath: string;
   readonly dir: string;
   readonly etcdClientUrl: string;
+  /** Names of the simulated nodes (empty when only the API server runs). */
+  readonly nodes: readonly string[];
 }
 
 export interface ControlPlaneOptions {
   /** Extra kube-apiserver flags. */
   readonly extraArgs?: readonly string[];
+  /** Simulated nodes (default 2). 0 runs the API server alone: no controllers, scheduler or nodes. */
+  readonly nodes?: number;
 }
+
+/** A Pod carrying this annotation runs with Ready=False (KWOK stage pod-not-ready, test/envtest/kwok). */
+export const NOT_READY_ANNOTATION = 'olmv1.test/not-ready';
 
 export class ControlPlane {
   private proc: Managed | undefined;
+  private components: Managed[] = [];
   private info: ControlPlaneInfo | undefined;
   private ports: { api: number; etcdClient: number; etcdPeer: number } | undefined;
   private readonly options: ControlPlaneOptions;
@@ -40,8 +53,14 @@ export class ControlPlane {
     this.options = options;
   }
 
+  /** The API server's pid. */
   get pid(): number | undefined {
     return this.proc?.pid;
+  }
+
+  /** Every pid of the cluster (API server, controller-manager, scheduler, KWOK). */
+  get pids(): number[] {
+    return [this.proc?.pid, ...this.components.map((c) => c.pid)].filter((p): p is number => p !== undefined);
   }
 
   get details(): ControlPlaneInfo {
@@ -72,6 +91,8 @@ export class ControlPlane {
     const caPem = await readFile(join(dir, 'certs', 'apiserver.crt'), 'utf8');
     const kubeconfigPath = join(dir, 'kubeconfig');
     await writeFile(kubeconfigPath, kubeconfig(server, caPem, adminToken), { mode: 0o600 });
+    const nodes = Array.from({ length: this.options.nodes ?? 2 }, (_, i) => `kwok-node-${i}`);
+    if (nodes.length > 0) await this.startComponents(dir, { server, caPem, adminToken }, nodes);
     this.info = {
       server,
       caPem,
@@ -80,8 +101,83 @@ export class ControlPlane {
       kubeconfigPath,
       dir,
       etcdClientUrl: `http://127.0.0.1:${this.ports.etcdClient}`,
+      nodes,
     };
     return this.info;
+  }
+
+  /**
+   * kube-controller-manager, kube-scheduler and KWOK, each as a client of the API server with the
+   * admin kubeconfig; then the Nodes, waiting until each reports Ready (KWOK's node stages).
+   */
+  private async startComponents(dir: string, api: { server: string; caPem: string; adminToken: string }, nodes: readonly string[]): Promise<void> {
+    const { apiserver, kwok } = await binaries();
+    const kc = join(dir, 'kubeconfig');
+    const flexDir = join(dir, 'flexvolume');
+    await mkdir(flexDir);
+    // A HOME of its own keeps KWOK from reading a developer's ~/.kwok/kwok.yaml.
+    await mkdir(join(dir, 'kwok-home'));
+    this.components = [
+      startProcess(
+        apiserver,
+        [
+          'kube-controller-manager',
+          `--kubeconfig=${kc}`,
+          `--service-account-private-key-file=${join(dir, 'sa.key')}`,
+          `--root-ca-file=${join(dir, 'certs', 'apiserver.crt')}`,
+          '--controllers=*',
+          '--leader-elect=false',
+          '--use-service-account-credentials=false',
+          '--secure-port=0',
+          `--flex-volume-plugin-dir=${flexDir}`,
+        ],
+        join(dir, 'kube-controller-manager.log'),
+      ),
+      startProcess(apiserver, ['kube-scheduler', `--kubeconfig=${kc}`, '--leader-elect=false', '--secure-port=0'], join(dir, 'kube-scheduler.log')),
+      startProcess(
+        kwok,
+        [
+          `--kubeconfig=${kc}`,
+          '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
+          '--node-lease-duration-seconds=40',
+          // KWOK's default pod range overlaps the API server's service range.
+          '--cidr=10.244.0.0/16',
+        ],
+        join(dir, 'kwok.log'),
+        { ...process.env, HOME: join(dir, 'kwok-home') },
+      ),
+    ];
+    const dispatcher = new Agent({ connect: { ca: api.caPem } });
+    const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> => {
+      const res = await request(`${api.server}${path}`, {
+        method: method as 'GET',
+        dispatcher,
+        headers: { authorization: `Bearer ${api.adminToken}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.body.text();
+      return { status: res.statusCode, body: text ? (JSON.parse(text) as unknown) : {} };
+    };
+    try {
+      for (const name of nodes) {
+        const res = await call('POST', '/api/v1/nodes', fakeNode(name));
+        if (res.status !== 201) throw new Error(`creating node ${name}: ${res.status} ${JSON.stringify(res.body)}`);
+      }
+      for (const name of nodes) {
+        await waitFor(
+          `node ${name} Ready (KWOK log: ${join(dir, 'kwok.log')})`,
+          async () => {
+            for (const c of this.components) if (c.child.exitCode !== null) throw new Error(`${c.logFile}: process exited`);
+            const res = await call('GET', `/api/v1/nodes/${name}`);
+            const conditions = (res.body as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions ?? [];
+            return conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+          },
+          { timeoutMs: 60_000, intervalMs: 100 },
+        );
+      }
+    } finally {
+      await dispatcher.close();
+    }
   }
 
   private async launch(dir: string): Promise<void> {
@@ -150,8 +246,10 @@ export class ControlPlane {
     if (this.proc) await stopProcess(this.proc);
   }
 
-  /** Stops the process and removes its directory. */
+  /** Stops every process (nodes, scheduler, controllers, then the API server) and removes the directory. */
   async stop(): Promise<void> {
+    await Promise.all(this.components.map((c) => stopProcess(c)));
+    this.components = [];
     await this.stopProcess();
     if (this.info) await rm(this.info.dir, { recursive: true, force: true });
   }
@@ -179,4 +277,21 @@ export function kubeconfig(server: string, caPem: string, token: string, name = 
     `current-context: ${name}`,
     '',
   ].join('\n');
+}
+
+/** A Node that KWOK manages (its annotation selector) with room for many Pods. */
+function fakeNode(name: string): object {
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name,
+      annotations: { 'node.alpha.kubernetes.io/ttl': '0', 'kwok.x-k8s.io/node': 'fake' },
+      labels: { 'kubernetes.io/arch': 'amd64', 'kubernetes.io/os': 'linux', 'kubernetes.io/hostname': name, type: 'kwok' },
+    },
+    status: {
+      allocatable: { cpu: '32', memory: '256Gi', pods: '110' },
+      capacity: { cpu: '32', memory: '256Gi', pods: '110' },
+    },
+  };
 }

@@ -1,5 +1,5 @@
-// vitest globalSetup for the integration project: one kube-apiserver (+etcd) and one registry
-// for the whole run, CRDs from config/crd and policies from config/admission installed. Tests
+// vitest globalSetup for the integration project: one cluster (kube-apiserver + etcd,
+// controller-manager, scheduler, KWOK nodes) and one registry for the whole run, CRDs from config/crd and policies from config/admission installed. Tests
 // reach them with `cluster()` and `registry()` from ./env.ts. Teardown stops both and checks
 // that no process is left.
 import { existsSync } from 'node:fs';
@@ -23,9 +23,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   if (existsSync(admissionDir)) await installAdmissionPolicies(new TestKube(info), admissionDir);
   project.provide('controlPlane', info);
   project.provide('registry', regInfo);
-  console.log(`[global-setup] control plane ${info.server} and registry ${regInfo.host} ready in ${Date.now() - started}ms`);
+  console.log(`[global-setup] cluster ${info.server} (${info.nodes.length} nodes) and registry ${regInfo.host} ready in ${Date.now() - started}ms`);
   return async () => {
-    const pids = [cp.pid, reg.pid].filter((p): p is number => p !== undefined);
+    const pids = [...cp.pids, reg.pid].filter((p): p is number => p !== undefined);
     await Promise.all([cp.stop(), reg.stop()]);
     const left = pids.filter(processAlive);
     if (left.length) throw new Error(`teardown left processes behind: ${left.join(', ')}`);

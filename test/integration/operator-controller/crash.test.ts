@@ -9,7 +9,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
 import { pushCatalogImage } from '../../support/images.ts';
-import { simulateRollouts } from '../../support/workloads.ts';
 import { createCatalog, deleteCatalogs, releaseFinalizers, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
 import { startCatalogd, stopAll } from '../catalogd/harness.ts';
 import { applyExtension, deleteExtension, installedBundle, revisionProblems, SYSTEM_NAMESPACE, waitForExtension, waitGone } from './harness.ts';
@@ -19,7 +18,6 @@ const RUNS = 20;
 const OWNER = 'olm.operatorframework.io/owner-name=crash';
 let catalog: string;
 let namespace: string;
-let stopRollouts: () => Promise<void>;
 let bundles: Record<string, TestBundle>;
 let current: ChildProcess | undefined;
 
@@ -54,7 +52,6 @@ async function stop(c: Controller, signal: NodeJS.Signals): Promise<void> {
 
 beforeAll(async () => {
   await startCatalogd();
-  stopRollouts = simulateRollouts();
   namespace = await adminKube().namespace('oc-crash');
   await adminKube().request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: SYSTEM_NAMESPACE } });
   const cm = (name: string) => ({ [`${name}.yaml`]: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { version: name } } });
@@ -77,7 +74,6 @@ afterAll(async () => {
   await waitGone('crash').catch(() => undefined);
   await stop(c, 'SIGTERM');
   await deleteCatalogs([catalog]);
-  await stopRollouts();
   await stopAll();
   await releaseFinalizers();
 });

@@ -16,7 +16,7 @@ import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { afterAll, beforeAll } from 'vitest';
 import { catalogFiles, type CatalogEntry } from '../../support/bundles.ts';
 import { pushCatalogImage } from '../../support/images.ts';
-import { simulateRollouts } from '../../support/workloads.ts';
+import { simulateCertManager } from '../../support/workloads.ts';
 import { createCatalog, deleteCatalogs, releaseFinalizers, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
 import { startCatalogd, stopAll } from '../catalogd/harness.ts';
 import { capturedLogger, inProcessManagerOptions, runParts, type LogLine } from '../../support/in-process.ts';
@@ -186,8 +186,9 @@ export interface Suite {
 }
 
 /**
- * Registers beforeAll/afterAll for an e2e file: catalogd and operator-controller in process, the
- * rollout stand-in, a namespace; afterwards extensions, catalogs and processes are cleaned up.
+ * Registers beforeAll/afterAll for an e2e file: catalogd and operator-controller in process, a
+ * namespace; afterwards extensions, catalogs and processes are cleaned up. Deployments roll out
+ * through the cluster's own controllers and nodes.
  */
 export function operatorControllerSuite(
   prefix: string,
@@ -195,30 +196,32 @@ export function operatorControllerSuite(
     readonly before?: () => Promise<void>;
     readonly after?: () => Promise<void>;
     readonly controller?: Partial<OperatorControllerOptions>;
-    /** Run the rollout stand-in (default true); without it the test sets Deployment status itself. */
-    readonly rollouts?: boolean;
+    /** Do cert-manager's part for owned Issuers and Certificates (default false; cert-manager is not part of the cluster). */
+    readonly certManager?: boolean;
   } = {},
 ): Suite {
   const catalogs = new Set<string>();
   const extensions = new Set<string>();
-  let stopRollouts: (() => Promise<void>) | undefined;
+  let stopCertManager: (() => Promise<void>) | undefined;
   let namespace = '';
   let controller: RunningOperatorController | undefined;
   beforeAll(async () => {
     await hooks.before?.();
     await startCatalogd();
     controller = await startOperatorController(hooks.controller);
-    if (hooks.rollouts ?? true) stopRollouts = simulateRollouts();
+    if (hooks.certManager) stopCertManager = simulateCertManager();
     namespace = await adminKube().namespace(prefix);
   });
   afterAll(async () => {
     for (const e of extensions) await deleteExtension(e);
     for (const e of extensions) await waitGone(e).catch(() => undefined);
     await deleteCatalogs(catalogs);
-    await stopRollouts?.();
+    await stopCertManager?.();
     await stopAllOperatorControllers();
     await stopAll();
     await releaseFinalizers();
+    // The namespace controller removes what is left in the file's namespace.
+    if (namespace) await adminKube().request('DELETE', `/api/v1/namespaces/${namespace}`);
     await hooks.after?.();
   });
   return {

@@ -119,31 +119,53 @@ describe('recover', () => {
 });
 
 describe('uninstall', () => {
-  it('removes every object the extension installed', async () => {
+  it('removes every object the extension installed; the garbage collector takes what they owned, and the namespace goes', async () => {
     const pkg = 'gone';
     const { catalog, bundles } = await publish(pkg, ['1.0.0'], (b) => chain(b, ['1.0.0']));
-    await install('gone', { namespace: ns(), packageName: pkg, catalogName: catalog });
+    const kube = adminKube();
+    const installNs = await kube.namespace('gone');
+    await install('gone', { namespace: installNs, packageName: pkg, catalogName: catalog });
     await waitForExtension('gone', 'installed', installedBundle('gone.v1.0.0'));
+    const b = bundles['1.0.0']!;
+    // The Deployment rolled out for real: a ReplicaSet and Pods owned through ownerReferences.
+    type Owned = { metadata: { name: string; ownerReferences?: { kind: string; name: string }[] }; status?: { phase?: string } };
+    const replicaSets = await kube.must<{ items: Owned[] }>(kube.request('GET', `/apis/apps/v1/namespaces/${installNs}/replicasets`));
+    const rs = replicaSets.items.find((r) => r.metadata.ownerReferences?.some((o) => o.kind === 'Deployment' && o.name === b.deploymentName));
+    expect(rs).toBeDefined();
+    const pods = await kube.must<{ items: Owned[] }>(kube.request('GET', `/api/v1/namespaces/${installNs}/pods`));
+    const owned = pods.items.filter((p) => p.metadata.ownerReferences?.some((o) => o.kind === 'ReplicaSet' && o.name === rs!.metadata.name));
+    expect(owned.length).toBeGreaterThan(0);
+    expect(owned.every((p) => p.status?.phase === 'Running')).toBe(true);
+
     await deleteExtension('gone');
     await waitGone('gone');
-    const b = bundles['1.0.0']!;
-    // Deletion is asynchronous for CRDs (the API server's finalizer removes their objects first).
+    // Deletion is asynchronous for CRDs (the API server's finalizer removes their objects first),
+    // and the ReplicaSet and Pods go through the garbage collector.
     for (const path of [
       `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${b.crdName}`,
-      `/apis/apps/v1/namespaces/${ns()}/deployments/${b.deploymentName}`,
-      `/api/v1/namespaces/${ns()}/serviceaccounts/${b.serviceAccountName}`,
+      `/apis/apps/v1/namespaces/${installNs}/deployments/${b.deploymentName}`,
+      `/api/v1/namespaces/${installNs}/serviceaccounts/${b.serviceAccountName}`,
+      `/apis/apps/v1/namespaces/${installNs}/replicasets/${rs!.metadata.name}`,
+      ...owned.map((p) => `/api/v1/namespaces/${installNs}/pods/${p.metadata.name}`),
     ]) {
-      await waitFor(`${path} to be gone`, async () => (await adminKube().request('GET', path)).status === 404, { timeoutMs: 30_000, intervalMs: 100 });
+      await waitFor(`${path} to be gone`, async () => (await kube.request('GET', path)).status === 404, { timeoutMs: 30_000, intervalMs: 100 });
     }
-    const left = await adminKube().request<{ items: unknown[] }>(
+    const left = await kube.request<{ items: unknown[] }>(
       'GET',
       `/apis/rbac.authorization.k8s.io/v1/clusterroles?labelSelector=${encodeURIComponent('olm.operatorframework.io/owner-name=gone')}`,
     );
     expect(left.body.items).toEqual([]);
-    const records = await adminKube().request<{ items: unknown[] }>(
+    const records = await kube.request<{ items: unknown[] }>(
       'GET',
       `/api/v1/namespaces/${SYSTEM_NAMESPACE}/secrets?labelSelector=${encodeURIComponent('olm.operatorframework.io/owner-name=gone')}`,
     );
     expect(records.body.items).toEqual([]);
+
+    // The namespace controller empties and removes the install namespace.
+    expect((await kube.request('DELETE', `/api/v1/namespaces/${installNs}`)).status).toBe(200);
+    await waitFor(`namespace ${installNs} to be gone`, async () => (await kube.request('GET', `/api/v1/namespaces/${installNs}`)).status === 404, {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+    });
   });
 });

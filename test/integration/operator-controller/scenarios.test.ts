@@ -15,7 +15,7 @@ import { waitFor } from '../../support/net.ts';
 import { applyExtension, extCondition, installedBundle, operatorControllerSuite, progressingWith, waitForExtension } from './harness.ts';
 
 const SHARED = process.env['OLM_SHARED_DIR'] ?? '/work/shared';
-const suite = operatorControllerSuite('oc-scenarios');
+const suite = operatorControllerSuite('oc-scenarios', { certManager: true });
 const { install } = suite;
 let namespace = '';
 beforeAll(() => {
