@@ -21,7 +21,7 @@ import { ControlPlane } from './control-plane.ts';
 import { installAdmissionPolicies } from './admission.ts';
 import { installCrds, yamlFiles } from './crds.ts';
 import { TestKube } from './kube.ts';
-import { waitFor } from './net.ts';
+import { portFree, waitFor } from './net.ts';
 import { PortInUseError, Registry } from './registry.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -30,7 +30,8 @@ const REGISTRY_PORT = 5001;
 const REGISTRY_HOST = `localhost:${REGISTRY_PORT}`;
 const DEMO_CATALOG_IMAGE = `${REGISTRY_HOST}/olm-demo/catalog:latest`;
 /** catalogd's content server (plain HTTP). */
-const CATALOGD_ADDRESS = '127.0.0.1:18443';
+const CATALOGD_PORT = 18443;
+const CATALOGD_ADDRESS = `127.0.0.1:${CATALOGD_PORT}`;
 /** Where operator-controller keeps revision records (its --system-namespace default). */
 const SYSTEM_NAMESPACE = 'olmv1-system';
 const stops: (() => Promise<void>)[] = [];
@@ -43,6 +44,10 @@ async function main(): Promise<void> {
   const runDir = join(root, '.cache', 'run');
   await mkdir(runDir, { recursive: true });
   let kubectlDir: string | undefined;
+  // Fail before starting anything when another make run holds the fixed ports.
+  for (const port of [...(kubeconfigPath ? [] : [REGISTRY_PORT]), CATALOGD_PORT]) {
+    if (!(await portFree(port))) throw new PortInUseError(port);
+  }
   if (!kubeconfigPath) {
     console.log(`starting a local cluster (kube-apiserver + etcd, controller-manager, scheduler, simulated nodes) and a registry on 127.0.0.1:${REGISTRY_PORT} ...`);
     const cp = new ControlPlane();
