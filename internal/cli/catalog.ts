@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { stat } from 'node:fs/promises';
 import { dump } from 'js-yaml';
-import { encodeJsonl, FbcLoadError, FbcValidationError, loadCatalog, validate } from '../shared/fbc/index.ts';
+import { encodeJsonl, FbcLoadError, FbcValidationError, loadCatalog, validateDirectory } from '../shared/fbc/index.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
 
 function parse(args: readonly string[], options: Record<string, { type: 'string'; short?: string }> = {}) {
@@ -15,7 +15,7 @@ function parse(args: readonly string[], options: Record<string, { type: 'string'
   }
 }
 
-async function catalogDir(positionals: readonly string[], io: CliIO): Promise<string> {
+export async function catalogDir(positionals: readonly string[], io: CliIO): Promise<string> {
   if (positionals.length !== 1) throw new CliUsageError(`expected exactly one catalog directory, got ${positionals.length}`);
   const dir = resolve(io.cwd, positionals[0] as string);
   const st = await stat(dir).catch(() => undefined);
@@ -46,14 +46,7 @@ export const catalogValidate: CliCommand = {
     const output = values.output ?? 'text';
     if (!['text', 'json', 'yaml'].includes(output as string)) throw new CliUsageError(`invalid output format "${String(output)}": want text, json or yaml`);
     const dir = await catalogDir(positionals, io);
-    let message: string | undefined;
-    try {
-      const catalog = await loadCatalog(dir, { strict: true });
-      message = validate(catalog).errors[0]?.message;
-    } catch (err) {
-      message = problemMessage(err);
-      if (message === undefined) throw err;
-    }
+    const message = await validateDirectory(dir);
     if (output === 'text') {
       if (message !== undefined) io.stderr.write(`${message}\n`);
     } else {

@@ -1,6 +1,6 @@
-// Builds container images in memory (or streamed) and pushes them to a registry through the
-// distribution API: blob upload (POST, then one PUT, or PATCH chunks then PUT), manifest PUT by
-// tag or digest. OCI or Docker media types; gzip, zstd (the `zstd` CLI, Debian package `zstd`)
+// Builds container images in memory (or streamed) and pushes them to a registry with the
+// production client's push side (internal/shared/image RegistryClient.pushBlob / putManifest:
+// POST then one PUT, or PATCH chunks then PUT; manifest PUT by tag or digest). OCI or Docker media types; gzip, zstd (the `zstd` CLI, Debian package `zstd`)
 // or uncompressed layers; labels in the config; multi-arch indexes.
 //
 //   await pushCatalogImage(registry(), 'catalogs/test:v1', { files: { 'pkg/catalog.yaml': yaml } });
@@ -13,8 +13,18 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
-import { request } from 'undici';
+import { getGlobalDispatcher } from 'undici';
+import {
+  parseReference,
+  RegistryClient,
+  sha256,
+  type BlobSource,
+  type Credential,
+  type CredentialProvider,
+  type ImageReference,
+} from '../../internal/shared/image/index.ts';
 
 export const CATALOG_LABEL = 'operators.operatorframework.io.index.configs.v1';
 
@@ -36,7 +46,7 @@ export interface RegistryLike {
   readonly host: string;
   /** http://host:port */
   readonly url: string;
-  /** Sent with every request (e.g. `authorization` for a registry with auth). */
+  /** `authorization: Bearer <token>` or `Basic <base64>`: the credentials that answer the registry's auth challenge. */
   readonly headers?: Readonly<Record<string, string>>;
 }
 
@@ -236,21 +246,29 @@ export function zeroFileGzipLayer(fileBytes: number, path = 'configs/huge'): Str
 }
 
 // ---------------------------------------------------------------------------------------------
-// registry API
+// registry API: the production client's push side (RegistryClient.pushBlob / putManifest)
 
-const sha256 = (data: Uint8Array | string): string => `sha256:${createHash('sha256').update(data).digest('hex')}`;
-
-async function expectStatus(res: Awaited<ReturnType<typeof request>>, want: number[], what: string): Promise<void> {
-  if (want.includes(res.statusCode)) return;
-  const body = await res.body.text().catch(() => '');
-  throw new Error(`${what}: HTTP ${res.statusCode}: ${body.slice(0, 300)}`);
+/** `authorization: Bearer …` / `Basic …` headers as the credentials the client answers a challenge with. */
+function credentialsFrom(headers: RegistryLike['headers']): CredentialProvider | undefined {
+  const auth = headers?.authorization;
+  if (!auth) return undefined;
+  const [scheme = '', value = ''] = auth.split(' ');
+  let cred: Credential;
+  if (scheme.toLowerCase() === 'bearer') cred = { registryToken: value };
+  else {
+    const decoded = Buffer.from(value, 'base64').toString();
+    const colon = decoded.indexOf(':');
+    cred = { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+  }
+  return { lookup: () => cred };
 }
 
-function withQuery(location: string, base: string, key: string, value: string): string {
-  const u = new URL(location, base);
-  u.searchParams.set(key, value);
-  return u.href;
+function clientFor(reg: RegistryLike): RegistryClient {
+  const credentials = credentialsFrom(reg.headers);
+  return new RegistryClient({ insecureRegistries: [reg.host], dispatcher: getGlobalDispatcher(), ...(credentials && { credentials }) });
 }
+
+const repoRef = (reg: RegistryLike, repo: string): ImageReference => parseReference(`${reg.host}/${repo}`);
 
 export type UploadMode = 'monolithic' | 'chunked';
 
@@ -261,89 +279,28 @@ export interface BlobInfo {
 
 /** Uploads bytes as one blob (skipped when the registry has it): POST, then PUT (or PATCHes + PUT). */
 export async function uploadBlob(reg: RegistryLike, repo: string, data: Uint8Array, mode: UploadMode = 'monolithic', chunkSize = 1 << 20): Promise<BlobInfo> {
-  const digest = sha256(data);
-  const head = await request(`${reg.url}/v2/${repo}/blobs/${digest}`, { method: 'HEAD', headers: { ...reg.headers } });
-  await head.body.dump();
-  if (head.statusCode === 200) return { digest, size: data.length };
-  if (mode === 'chunked') {
-    return uploadBlobStream(reg, repo, async function* () {
-      for (let i = 0; i < data.length; i += chunkSize) yield data.subarray(i, i + chunkSize);
-    }, chunkSize);
-  }
-  const start = await request(`${reg.url}/v2/${repo}/blobs/uploads/`, { method: 'POST', headers: { ...reg.headers } });
-  await expectStatus(start, [202], `start upload to ${repo}`);
-  await start.body.dump();
-  const location = String(start.headers.location);
-  const put = await request(withQuery(location, reg.url, 'digest', digest), {
-    method: 'PUT',
-    body: data,
-    headers: { ...reg.headers, 'content-type': 'application/octet-stream', 'content-length': String(data.length) },
-  });
-  await expectStatus(put, [201], `upload blob ${digest} to ${repo}`);
-  await put.body.dump();
-  return { digest, size: data.length };
+  const blob: BlobSource = { digest: sha256(data), size: data.length, open: () => data };
+  await clientFor(reg).pushBlob(repoRef(reg, repo), blob, mode === 'chunked' ? { chunkSize: Math.min(chunkSize, Math.max(1, data.length - 1)) } : {});
+  return { digest: blob.digest, size: blob.size };
 }
 
-/** Uploads a stream as one blob with chunked PATCHes, hashing as it goes. */
-export async function uploadBlobStream(
-  reg: RegistryLike,
-  repo: string,
-  source: () => AsyncIterable<Uint8Array>,
-  chunkSize = 8 << 20,
-): Promise<BlobInfo> {
-  const start = await request(`${reg.url}/v2/${repo}/blobs/uploads/`, { method: 'POST', headers: { ...reg.headers } });
-  await expectStatus(start, [202], `start upload to ${repo}`);
-  await start.body.dump();
-  let location = new URL(String(start.headers.location), reg.url).href;
+/** Uploads a stream as one blob: a first pass hashes it, a second one uploads it. */
+async function uploadStream(reg: RegistryLike, repo: string, source: () => AsyncIterable<Uint8Array>): Promise<BlobInfo> {
   const hash = createHash('sha256');
-  let offset = 0;
-  let pending: Buffer[] = [];
-  let pendingLen = 0;
-  const flush = async (): Promise<void> => {
-    if (pendingLen === 0) return;
-    const body = Buffer.concat(pending, pendingLen);
-    const res = await request(location, {
-      method: 'PATCH',
-      body,
-      headers: {
-        ...reg.headers,
-        'content-type': 'application/octet-stream',
-        'content-length': String(body.length),
-        'content-range': `${offset}-${offset + body.length - 1}`,
-      },
-    });
-    await expectStatus(res, [202], `upload chunk to ${repo}`);
-    await res.body.dump();
-    location = new URL(String(res.headers.location), reg.url).href;
-    offset += body.length;
-    pending = [];
-    pendingLen = 0;
-  };
+  let size = 0;
   for await (const chunk of source()) {
     hash.update(chunk);
-    pending.push(Buffer.from(chunk));
-    pendingLen += chunk.length;
-    if (pendingLen >= chunkSize) await flush();
+    size += chunk.length;
   }
-  await flush();
-  const digest = `sha256:${hash.digest('hex')}`;
-  const put = await request(withQuery(location, reg.url, 'digest', digest), { method: 'PUT', headers: { ...reg.headers, 'content-length': '0' } });
-  await expectStatus(put, [201], `finish upload of ${digest} to ${repo}`);
-  await put.body.dump();
-  return { digest, size: offset };
+  const blob: BlobSource = { digest: `sha256:${hash.digest('hex')}`, size, open: () => Readable.from(source()) };
+  await clientFor(reg).pushBlob(repoRef(reg, repo), blob);
+  return { digest: blob.digest, size };
 }
 
-/** PUTs a manifest by tag or digest; returns its digest. */
+/** PUTs a manifest (any bytes, e.g. a custom or broken one) by tag or digest; returns its digest. */
 export async function putManifest(reg: RegistryLike, repo: string, reference: string, mediaType: string, manifest: Uint8Array | object): Promise<string> {
   const body = manifest instanceof Uint8Array ? Buffer.from(manifest) : Buffer.from(JSON.stringify(manifest));
-  const res = await request(`${reg.url}/v2/${repo}/manifests/${reference}`, {
-    method: 'PUT',
-    body,
-    headers: { ...reg.headers, 'content-type': mediaType },
-  });
-  await expectStatus(res, [201], `put manifest ${repo}:${reference}`);
-  await res.body.dump();
-  return sha256(body);
+  return clientFor(reg).putManifest(repoRef(reg, repo), reference, mediaType, body);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -402,7 +359,7 @@ function layerMediaType(format: 'oci' | 'docker', c: LayerCompression): string {
 async function buildLayer(reg: RegistryLike, repo: string, spec: ImageSpec, layer: LayerSpec): Promise<BlobInfo & { mediaType: string; diffId: string }> {
   const format = spec.format ?? 'oci';
   if ('stream' in layer) {
-    const info = await uploadBlobStream(reg, repo, layer.stream);
+    const info = await uploadStream(reg, repo, layer.stream);
     return { ...info, mediaType: layer.mediaType ?? layerMediaType(format, 'gzip'), diffId: layer.diffId ?? `sha256:${'0'.repeat(64)}` };
   }
   if ('blob' in layer) {

@@ -31,7 +31,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-async function readAnnotations(dir: string): Promise<Record<string, string>> {
+/** metadata/annotations.yaml's string annotations. Throws BundleLoadError when the file is missing, js-yaml's error when it does not parse. */
+export async function readBundleAnnotations(dir: string): Promise<Record<string, string>> {
   let text: string;
   try {
     text = await readFile(join(dir, 'metadata', 'annotations.yaml'), 'utf8');
@@ -65,7 +66,7 @@ async function readProperties(dir: string): Promise<unknown[] | undefined> {
 
 /** Reads a registry+v1 bundle directory. Throws BundleLoadError. */
 export async function loadRegistryV1(dir: string): Promise<RegistryV1> {
-  const annotations = await readAnnotations(dir);
+  const annotations = await readBundleAnnotations(dir);
   const manifestsDir = join(dir, 'manifests');
   let entries;
   try {

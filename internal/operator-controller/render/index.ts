@@ -1,5 +1,5 @@
 // Public surface of the registry+v1 renderer. See README.md.
-export { BundleLoadError, loadRegistryV1, PACKAGE_ANNOTATION } from './bundle.ts';
+export { BundleLoadError, loadRegistryV1, PACKAGE_ANNOTATION, readBundleAnnotations } from './bundle.ts';
 export type { RegistryV1 } from './bundle.ts';
 export { CERT_PROVIDERS, certConfigFor, certManagerProvider, openshiftServiceCAProvider } from './certproviders.ts';
 export type { CertConfig, CertificateProvider, CertSecretInfo } from './certproviders.ts';

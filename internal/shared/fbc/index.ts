@@ -16,7 +16,7 @@ export type {
 } from './declcfg.ts';
 export type { PackageProperty, PropertySummary } from './properties.ts';
 
-export { validate, validateCatalog } from './validate.ts';
+export { validate, validateCatalog, validateDirectory } from './validate.ts';
 export type { ValidationResult } from './validate.ts';
 export { channelHead, convertToModel, replacesChainError, validateModel, versionString } from './model.ts';
 export type { Deprecation, Model, ModelBundle, ModelChannel, ModelPackage } from './model.ts';

@@ -1,8 +1,8 @@
 // `opm validate` over a loaded catalog: ConvertToModel's checks (first error wins) then the model
 // error tree. The result carries opm's exact message plus, for conversion errors, the blob.
 
-import type { Catalog } from './load.ts';
-import { FbcValidationError } from './messages.ts';
+import { loadCatalog, type Catalog } from './load.ts';
+import { FbcLoadError, FbcValidationError } from './messages.ts';
 import { convertToModel, type Model } from './model.ts';
 
 export interface ValidationResult {
@@ -25,4 +25,18 @@ export function validate(c: Pick<Catalog, 'config'>): ValidationResult {
 /** opm's validation errors for a loaded catalog (empty when valid). */
 export function validateCatalog(c: Pick<Catalog, 'config'>): FbcValidationError[] {
   return [...validate(c).errors];
+}
+
+/**
+ * What `opm validate <dir>` reports for a catalog directory: the first problem's message (a load
+ * error naming the file and blob, or a validation error), or undefined when the catalog is valid.
+ * Loads strictly, as opm's LoadFS does.
+ */
+export async function validateDirectory(dir: string): Promise<string | undefined> {
+  try {
+    return validate(await loadCatalog(dir, { strict: true })).errors[0]?.message;
+  } catch (err) {
+    if (err instanceof FbcLoadError || err instanceof FbcValidationError) return err.message;
+    throw err;
+  }
 }

@@ -7,6 +7,8 @@
 // (`https://index.docker.io/v1/` → `docker.io`, scheme and `/v1/`-style suffixes dropped) and
 // looked up most specific first: `host/ns/repo`, `host/ns`, `host`.
 import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { ImageError } from './errors.ts';
 
 export interface Credential {
@@ -140,6 +142,36 @@ export function credentialsFromSecretData(data: Readonly<Record<string, string>>
 /** Reads a docker `config.json` / containers `auth.json` file. */
 export async function loadDockerConfigFile(path: string): Promise<DockerConfigCredentials> {
   return parseDockerConfig(await readFile(path, 'utf8'), path);
+}
+
+/**
+ * The credential files a user's docker and podman logins write, in the order they are asked:
+ * `$REGISTRY_AUTH_FILE`, `$DOCKER_CONFIG/config.json` when DOCKER_CONFIG is set,
+ * `$XDG_RUNTIME_DIR/containers/auth.json`, then `~/.docker/config.json` (DOCKER_CONFIG unset).
+ */
+export function userCredentialFiles(env: Readonly<Record<string, string | undefined>>): string[] {
+  const files: string[] = [];
+  if (env.REGISTRY_AUTH_FILE) files.push(env.REGISTRY_AUTH_FILE);
+  if (env.DOCKER_CONFIG) files.push(join(env.DOCKER_CONFIG, 'config.json'));
+  if (env.XDG_RUNTIME_DIR) files.push(join(env.XDG_RUNTIME_DIR, 'containers', 'auth.json'));
+  if (!env.DOCKER_CONFIG) files.push(join(env.HOME || homedir(), '.docker', 'config.json'));
+  return files;
+}
+
+/** The credentials of `userCredentialFiles(env)`; missing files are skipped, unreadable ones throw. */
+export async function loadUserCredentials(env: Readonly<Record<string, string | undefined>>): Promise<CredentialProvider> {
+  const providers: CredentialProvider[] = [];
+  for (const file of userCredentialFiles(env)) {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw new ImageError('InvalidCredentials', `${file}: ${(err as Error).message}`, { terminal: true });
+    }
+    providers.push(parseDockerConfig(text, file));
+  }
+  return chainCredentials(...providers);
 }
 
 /** The first provider that has credentials wins. */

@@ -28,7 +28,8 @@ export type ImageErrorCode =
   | 'MissingCatalogLabel'
   | 'InvalidCatalogLabel'
   | 'InvalidCredentials'
-  | 'CacheError';
+  | 'CacheError'
+  | 'InvalidLayerContent';
 
 const BRAND = Symbol.for('olmv1.image.ImageError');
 

@@ -16,21 +16,31 @@ export {
   credentialsFromSecretData,
   DockerConfigCredentials,
   loadDockerConfigFile,
+  loadUserCredentials,
   normalizeAuthKey,
   parseChallenges,
   parseDockerConfig,
+  userCredentialFiles,
 } from './auth.ts';
 
 export type {
+  BlobSource,
   Descriptor,
   FetchedManifest,
   ImageIndex,
   ImageManifest,
+  PushContext,
   RegistryClientOptions,
   RequestContext,
   ResolvedImage,
+  UploadProgress,
 } from './registry.ts';
 export { RegistryClient, MAX_CONFIG_BYTES, MAX_MANIFEST_BYTES } from './registry.ts';
+
+export type { BuildImageOptions, BuiltImage, BuiltLayer, LayerContent } from './build.ts';
+export { buildImage, imageConfig } from './build.ts';
+export type { PushableImage, PushResult } from './push.ts';
+export { pushImage } from './push.ts';
 
 export type { ImageErrorCode, ImageErrorOptions } from './errors.ts';
 export {

@@ -11,8 +11,12 @@
 // * Blob redirects (S3, CDNs) are followed up to 5 hops; Authorization is dropped when the
 //   origin changes, and an https → http downgrade is refused unless the target is insecure.
 // * GET/HEAD are retried on connection errors, 429 and 5xx (honouring Retry-After);
-//   a digest mismatch is not retried.
+//   a digest mismatch is not retried. A blob upload (POST, then one PUT or PATCHes + PUT) is
+//   retried whole, from a fresh session, and a manifest PUT as is (both are idempotent).
+// * Pushing asks for the scope `repository:<name>:pull,push`; an existing blob (HEAD 200) is not
+//   uploaded again. An upload Location on another origin gets no Authorization.
 import { createWriteStream } from 'node:fs';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import { anonymous, parseChallenges, type Challenge, type Credential, type CredentialProvider } from './auth.ts';
@@ -100,6 +104,37 @@ export interface RequestContext {
   readonly credentials?: CredentialProvider;
 }
 
+/** A blob to push: its digest and size, and a way to read it (again, when an upload is retried). */
+export interface BlobSource {
+  readonly digest: string;
+  readonly size: number;
+  /** The blob's bytes from the start; called once per upload attempt. */
+  open(): Readable | AsyncIterable<Uint8Array> | Uint8Array;
+}
+
+/** Bytes of one blob sent so far (`sent` restarts at 0 when an upload is retried). */
+export interface UploadProgress {
+  readonly digest: string;
+  readonly sent: number;
+  readonly total: number;
+}
+
+export interface PushContext extends RequestContext {
+  /** Called as the blob's bytes are sent. */
+  readonly onProgress?: (progress: UploadProgress) => void;
+  /** Blobs larger than this go up in PATCH chunks of this size; default: one monolithic PUT. */
+  readonly chunkSize?: number;
+}
+
+type RequestBody = Readable | Uint8Array;
+
+interface SendOptions {
+  readonly accept?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Made anew for every attempt (the auth challenge re-sends the request). */
+  readonly body?: () => RequestBody;
+}
+
 interface CachedAuth {
   readonly header: string;
   readonly expiresAt: number;
@@ -113,6 +148,10 @@ interface Repo {
   readonly credential: Credential | undefined;
   readonly signal: AbortSignal | undefined;
 }
+
+const REDIRECTS = [301, 302, 303, 307, 308];
+/** Redirects a request with a body may follow: the ones that keep the method and the body. */
+const BODY_REDIRECTS = [307, 308];
 
 const RETRYABLE_CODES = new Set([
   'ECONNRESET',
@@ -138,7 +177,7 @@ function isRetryableNetworkError(err: unknown): boolean {
 }
 
 /** `message` plus the causes' messages (undici puts the useful part, e.g. ECONNREFUSED, in `cause`). */
-function describeError(err: unknown): string {
+export function describeError(err: unknown): string {
   const parts: string[] = [];
   for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
     const msg = e instanceof Error ? e.message : String(e);
@@ -302,14 +341,19 @@ export class RegistryClient {
     return this.insecure.has(host.toLowerCase());
   }
 
-  private repo(ref: ImageReference, ctx: RequestContext): Repo {
+  /** True when a request for `ref` would carry credentials (the context's, or this client's). */
+  hasCredentials(ref: ImageReference, ctx: RequestContext = {}): boolean {
+    return (ctx.credentials ?? this.credentials).lookup(ref.domain, ref.path) !== undefined;
+  }
+
+  private repo(ref: ImageReference, ctx: RequestContext, actions: 'pull' | 'pull,push' = 'pull'): Repo {
     const apiHost = registryApiHost(ref.domain);
     const scheme = this.isInsecure(ref.domain) || this.isInsecure(apiHost) ? 'http' : 'https';
     return {
       ref,
       apiHost,
       base: `${scheme}://${apiHost}/v2/${ref.path}`,
-      scope: `repository:${ref.path}:pull`,
+      scope: `repository:${ref.path}:${actions}`,
       credential: (ctx.credentials ?? this.credentials).lookup(ref.domain, ref.path),
       signal: ctx.signal,
     };
@@ -499,23 +543,25 @@ export class RegistryClient {
 
   /**
    * One request with auth (cached token, or the 401 challenge flow) and redirects. Returns a
-   * response whose body the caller must consume; on a status the caller handles.
+   * response whose body the caller must consume; on a status the caller handles. Authorization
+   * goes only to the registry's own origin; a request with a body follows only 307/308.
    */
-  private async send(repo: Repo, method: 'GET' | 'HEAD', url: string, extra: { accept?: string }): Promise<Dispatcher.ResponseData> {
+  private async send(repo: Repo, method: Dispatcher.HttpMethod, url: string, extra: SendOptions = {}): Promise<Dispatcher.ResponseData> {
     const cacheKey = this.authKey(repo, repo.scope);
     let auth = this.cachedAuth(cacheKey);
     let challenged = false;
     let current = new URL(url);
-    const origin = current.origin;
+    const origin = new URL(repo.base).origin;
     for (let hop = 0; ; ) {
       const sameOrigin = current.origin === origin;
-      const headers: Record<string, string> = { 'user-agent': this.userAgent };
+      const headers: Record<string, string> = { 'user-agent': this.userAgent, ...extra.headers };
       if (extra.accept) headers.accept = extra.accept;
       if (auth && sameOrigin) headers.authorization = auth;
       this.log.debug('registry request', { method, url: current.href });
       const res = await request(current, {
         method,
         headers,
+        ...(extra.body ? { body: extra.body() } : {}),
         dispatcher: this.dispatcher,
         headersTimeout: this.headersTimeoutMs,
         bodyTimeout: this.bodyTimeoutMs,
@@ -530,23 +576,125 @@ export class RegistryClient {
         auth = answer.header;
         continue;
       }
-      if ([301, 302, 303, 307, 308].includes(res.statusCode)) {
+      if ((extra.body ? BODY_REDIRECTS : REDIRECTS).includes(res.statusCode)) {
         const location = header(res, 'location');
         await res.body.dump().catch(() => undefined);
         if (!location) throw new RegistryHttpError('RegistryError', res.statusCode, current.href, `${current.href}: redirect without a Location`);
         if (++hop > MAX_REDIRECTS) throw new RegistryHttpError('RegistryError', res.statusCode, current.href, `${url}: more than ${MAX_REDIRECTS} redirects`);
-        const next = new URL(location, current);
-        if (next.protocol !== 'https:' && next.protocol !== 'http:') {
-          throw new RegistryHttpError('RegistryError', res.statusCode, current.href, `${url}: redirect to unsupported URL scheme ${next.protocol}`);
-        }
-        if (next.protocol === 'http:' && current.protocol === 'https:' && !this.isInsecure(next.host)) {
-          throw new ImageError('InsecureRegistry', `${url}: refusing a redirect from https to plain http (${next.origin})`);
-        }
-        current = next;
+        current = this.nextUrl(location, current, url, res.statusCode);
         continue;
       }
       return res;
     }
+  }
+
+  /** `location` resolved against `current`: http(s) only, and no https → http downgrade unless insecure. */
+  private nextUrl(location: string, current: URL, url: string, status: number): URL {
+    const next = new URL(location, current);
+    if (next.protocol !== 'https:' && next.protocol !== 'http:') {
+      throw new RegistryHttpError('RegistryError', status, current.href, `${url}: redirect to unsupported URL scheme ${next.protocol}`);
+    }
+    if (next.protocol === 'http:' && current.protocol === 'https:' && !this.isInsecure(next.host)) {
+      throw new ImageError('InsecureRegistry', `${url}: refusing a redirect from https to plain http (${next.origin})`);
+    }
+    return next;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // push
+
+  /**
+   * Uploads `blob` to `ref`'s repository unless the registry has it already (HEAD). One POST
+   * starts an upload session, then one PUT sends the whole blob, or (above `chunkSize`) PATCHes
+   * send it in chunks and a PUT closes it. The registry checks the digest. Returns whether bytes
+   * were sent.
+   */
+  async pushBlob(ref: ImageReference, blob: BlobSource, ctx: PushContext = {}): Promise<{ uploaded: boolean }> {
+    parseDigest(blob.digest, 'blob digest');
+    const repo = this.repo(ref, ctx, 'pull,push');
+    const where = `blob ${ref.name}@${blob.digest}`;
+    const blobUrl = `${repo.base}/blobs/${blob.digest}`;
+    const exists = await this.withRetries(where, repo.signal, async () => {
+      const res = await this.send(repo, 'HEAD', blobUrl);
+      if (res.statusCode === 200 || res.statusCode === 404) {
+        await res.body.dump().catch(() => undefined);
+        return res.statusCode === 200;
+      }
+      throw await this.statusError(res, blobUrl, where, repo);
+    });
+    if (exists) return { uploaded: false };
+    const upload = `upload of ${where}`;
+    await this.withRetries(upload, repo.signal, async () => {
+      const startUrl = `${repo.base}/blobs/uploads/`;
+      const start = await this.send(repo, 'POST', startUrl, { headers: { 'content-length': '0' } });
+      if (start.statusCode !== 202) throw await this.statusError(start, startUrl, upload, repo);
+      await start.body.dump().catch(() => undefined);
+      let location = this.uploadLocation(start, new URL(startUrl), upload);
+      const progress = (sent: number): void => ctx.onProgress?.({ digest: blob.digest, sent, total: blob.size });
+      const chunkSize = ctx.chunkSize;
+      if (chunkSize === undefined || blob.size <= chunkSize) {
+        const put = withQuery(location, 'digest', blob.digest);
+        const res = await this.send(repo, 'PUT', put.href, {
+          headers: { 'content-type': 'application/octet-stream', 'content-length': String(blob.size) },
+          body: () => Readable.from(counted(blob.open(), progress)),
+        });
+        if (res.statusCode !== 201) throw await this.statusError(res, put.href, upload, repo);
+        await res.body.dump().catch(() => undefined);
+        return;
+      }
+      let offset = 0;
+      progress(0);
+      for await (const chunk of rechunk(blob.open(), chunkSize)) {
+        const res = await this.send(repo, 'PATCH', location.href, {
+          headers: {
+            'content-type': 'application/octet-stream',
+            'content-length': String(chunk.length),
+            'content-range': `${offset}-${offset + chunk.length - 1}`,
+          },
+          body: () => chunk,
+        });
+        if (res.statusCode !== 202) throw await this.statusError(res, location.href, upload, repo);
+        await res.body.dump().catch(() => undefined);
+        location = this.uploadLocation(res, location, upload);
+        offset += chunk.length;
+        progress(offset);
+      }
+      const put = withQuery(location, 'digest', blob.digest);
+      const res = await this.send(repo, 'PUT', put.href, { headers: { 'content-length': '0' } });
+      if (res.statusCode !== 201) throw await this.statusError(res, put.href, upload, repo);
+      await res.body.dump().catch(() => undefined);
+    });
+    return { uploaded: true };
+  }
+
+  /** PUTs a manifest (or index) by tag or digest; returns its digest (sha256 of the bytes). */
+  async putManifest(ref: ImageReference, tagOrDigest: string, mediaType: string, bytes: Uint8Array, ctx: RequestContext = {}): Promise<string> {
+    const repo = this.repo(ref, ctx, 'pull,push');
+    const byDigest = tagOrDigest.includes(':');
+    const where = `manifest ${ref.name}${byDigest ? '@' : ':'}${tagOrDigest}`;
+    const url = `${repo.base}/manifests/${tagOrDigest}`;
+    const digest = byDigest ? digestOf(bytes, tagOrDigest) : sha256(bytes);
+    if (byDigest && digest !== tagOrDigest) throw new DigestMismatchError(where, tagOrDigest, digest);
+    return this.withRetries(where, repo.signal, async () => {
+      const res = await this.send(repo, 'PUT', url, {
+        headers: { 'content-type': mediaType, 'content-length': String(bytes.length) },
+        body: () => bytes,
+      });
+      if (res.statusCode !== 201) throw await this.statusError(res, url, where, repo);
+      await res.body.dump().catch(() => undefined);
+      const claimed = header(res, 'docker-content-digest');
+      if (claimed !== undefined && digestProblem(claimed) === undefined && digestOf(bytes, claimed) !== claimed) {
+        throw new DigestMismatchError(where, claimed, digestOf(bytes, claimed));
+      }
+      return digest;
+    });
+  }
+
+  /** The upload session URL a POST/PATCH answered with (`Location`, relative to the request). */
+  private uploadLocation(res: Dispatcher.ResponseData, requested: URL, where: string): URL {
+    const location = header(res, 'location');
+    if (!location) throw new RegistryHttpError('RegistryError', res.statusCode, requested.href, `${where}: the registry answered ${res.statusCode} without a Location`);
+    return this.nextUrl(location, requested, where, res.statusCode);
   }
 
   private authKey(repo: Repo, scope: string): string {
@@ -665,3 +813,46 @@ export class RegistryClient {
 }
 
 const basicHeader = (user: string, pass: string): string => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
+
+function withQuery(url: URL, key: string, value: string): URL {
+  const u = new URL(url);
+  u.searchParams.set(key, value);
+  return u;
+}
+
+async function* bodyChunks(source: Readable | AsyncIterable<Uint8Array> | Uint8Array): AsyncGenerator<Uint8Array> {
+  if (source instanceof Uint8Array) yield source;
+  else yield* source as AsyncIterable<Uint8Array>;
+}
+
+/** Passes `source` through, reporting the running byte count. */
+async function* counted(source: Readable | AsyncIterable<Uint8Array> | Uint8Array, progress: (sent: number) => void): AsyncGenerator<Uint8Array> {
+  let sent = 0;
+  progress(0);
+  for await (const chunk of bodyChunks(source)) {
+    sent += chunk.length;
+    yield chunk;
+    progress(sent);
+  }
+}
+
+/** `source` cut into buffers of exactly `size` bytes (the last may be shorter). */
+async function* rechunk(source: Readable | AsyncIterable<Uint8Array> | Uint8Array, size: number): AsyncGenerator<Buffer> {
+  let parts: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of bodyChunks(source)) {
+    let c = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    while (c.length > 0) {
+      const take = Math.min(size - length, c.length);
+      parts.push(c.subarray(0, take));
+      length += take;
+      c = c.subarray(take);
+      if (length === size) {
+        yield Buffer.concat(parts, length);
+        parts = [];
+        length = 0;
+      }
+    }
+  }
+  if (length > 0) yield Buffer.concat(parts, length);
+}
