@@ -9,7 +9,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['internal/**/*.test.ts', 'api/**/*.test.ts', 'cmd/**/*.test.ts'],
+          include: ['internal/**/*.test.ts', 'api/**/*.test.ts', 'cmd/**/*.test.ts', 'demo/**/*.test.ts'],
           testTimeout: 30_000,
         },
       },

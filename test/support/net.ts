@@ -15,6 +15,16 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** True when nothing listens on 127.0.0.1:`port` (it could be bound a moment ago). */
+export function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' || err.code === 'EACCES' ? resolve(false) : reject(err)));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `check` until it returns true or `timeoutMs` passes; the last failure is in the error. */

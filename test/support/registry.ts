@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { binaries } from './binaries.ts';
-import { freePort, waitFor } from './net.ts';
+import { freePort, portFree, waitFor } from './net.ts';
 import { startProcess, stopProcess, type Managed } from './process.ts';
 
 export interface RegistryInfo {
@@ -17,6 +17,18 @@ export interface RegistryInfo {
 export interface RegistryOptions {
   /** Extra top-level YAML appended to the registry config (e.g. an `auth:` section). */
   readonly extraConfig?: string;
+  /** Listen on this port of 127.0.0.1 (default: a free one); `start` fails with `PortInUseError` when taken. */
+  readonly port?: number;
+}
+
+/** The fixed port asked for is taken. */
+export class PortInUseError extends Error {
+  override readonly name = 'PortInUseError';
+  readonly port: number;
+  constructor(port: number) {
+    super(`port ${port} is in use`);
+    this.port = port;
+  }
 }
 
 export class Registry {
@@ -39,8 +51,9 @@ export class Registry {
 
   async start(): Promise<RegistryInfo> {
     const { registry } = await binaries();
+    const port = this.options.port ?? (await freePort());
+    if (this.options.port !== undefined && !(await portFree(port))) throw new PortInUseError(port);
     const dir = await mkdtemp(join(tmpdir(), 'olm-registry-'));
-    const port = await freePort();
     const config = [
       'version: 0.1',
       'log:',

@@ -1,47 +1,82 @@
 // `make run`: a local control plane and registry (unless KUBECONFIG names a cluster), the CRDs
-// installed, and both controllers running with their logs in this terminal. Ctrl-C stops all.
+// installed, the demo catalog and bundles (demo/) pushed to the registry, and both controllers
+// running with their logs in this terminal. Ctrl-C stops all.
+//
+// The registry listens on 127.0.0.1:5001 and catalogd's content server on 127.0.0.1:18443, both
+// fixed: the demo catalog names its images `localhost:5001/...` and the README tutorial reaches
+// catalogd there. One `make run` at a time, then.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, rm, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import { commands } from '../../internal/cli/commands.ts';
+import { dispatch } from '../../internal/cli/dispatch.ts';
+import { isAlreadyExists, KubeClient } from '../../internal/shared/kube/index.ts';
+import { loadCatalog } from '../../internal/shared/fbc/index.ts';
+import { binaries } from './binaries.ts';
 import { ControlPlane } from './control-plane.ts';
 import { installAdmissionPolicies } from './admission.ts';
 import { installCrds, yamlFiles } from './crds.ts';
 import { TestKube } from './kube.ts';
-import { Registry } from './registry.ts';
+import { portFree, waitFor } from './net.ts';
+import { PortInUseError, Registry } from './registry.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
+/** The demo catalog's image references name this registry (demo/catalog). */
+const REGISTRY_PORT = 5001;
+const REGISTRY_HOST = `localhost:${REGISTRY_PORT}`;
+const DEMO_CATALOG_IMAGE = `${REGISTRY_HOST}/olm-demo/catalog:latest`;
+/** catalogd's content server (plain HTTP). */
+const CATALOGD_PORT = 18443;
+const CATALOGD_ADDRESS = `127.0.0.1:${CATALOGD_PORT}`;
+/** Where operator-controller keeps revision records (its --system-namespace default). */
+const SYSTEM_NAMESPACE = 'olmv1-system';
 const stops: (() => Promise<void>)[] = [];
 const children: ChildProcess[] = [];
 let stopping = false;
 
 async function main(): Promise<void> {
   let kubeconfigPath = process.env.KUBECONFIG;
-  let registryHost: string | undefined;
+  let registryHosts: string[] = [];
+  const runDir = join(root, '.cache', 'run');
+  await mkdir(runDir, { recursive: true });
+  let kubectlDir: string | undefined;
+  // Fail before starting anything when another make run holds the fixed ports.
+  for (const port of [...(kubeconfigPath ? [] : [REGISTRY_PORT]), CATALOGD_PORT]) {
+    if (!(await portFree(port))) throw new PortInUseError(port);
+  }
   if (!kubeconfigPath) {
-    console.log('starting a local kube-apiserver (+etcd) and registry on 127.0.0.1 ...');
+    console.log(`starting a local cluster (kube-apiserver + etcd, controller-manager, scheduler, simulated nodes) and a registry on 127.0.0.1:${REGISTRY_PORT} ...`);
     const cp = new ControlPlane();
-    const reg = new Registry();
+    const reg = new Registry({ port: REGISTRY_PORT });
     stops.push(() => reg.stop(), () => cp.stop());
-    const [info, regInfo] = await Promise.all([cp.start(), reg.start()]);
-    await mkdir(`${root}.cache/run`, { recursive: true });
-    kubeconfigPath = `${root}.cache/run/kubeconfig`;
+    const [info] = await Promise.all([cp.start(), reg.start()]);
+    kubeconfigPath = join(runDir, 'kubeconfig');
     await copyFile(info.kubeconfigPath, kubeconfigPath);
-    registryHost = regInfo.host;
+    registryHosts = [REGISTRY_HOST, `127.0.0.1:${REGISTRY_PORT}`];
     const kube = new TestKube(info);
     await installCrds(kube, await yamlFiles(`${root}config/crd/bases`));
     await installAdmissionPolicies(kube, `${root}config/admission`);
-    console.log(`control plane: ${info.server}\nregistry:      ${regInfo.host} (plain HTTP)`);
-    console.log(`in another terminal:  export KUBECONFIG=${kubeconfigPath}`);
+    kubectlDir = await kubectlLink(runDir);
+    console.log(`control plane: ${info.server}\nregistry:      ${REGISTRY_HOST} (plain HTTP)`);
+    await publishDemo();
   } else {
     console.log(`using the cluster in KUBECONFIG=${kubeconfigPath}; apply the CRDs and policies with: kubectl apply -k config/crd && kubectl apply -k config/admission`);
   }
-  const env = { ...process.env, KUBECONFIG: kubeconfigPath, ...(registryHost ? { OLM_INSECURE_REGISTRIES: registryHost } : {}) };
+  await ensureNamespace(kubeconfigPath, SYSTEM_NAMESPACE);
+  const env = {
+    ...process.env,
+    KUBECONFIG: kubeconfigPath,
+    ...(registryHosts.length > 0 ? { OLM_INSECURE_REGISTRIES: registryHosts.join(',') } : {}),
+  };
   const ports: Record<string, [number, number]> = { catalogd: [18081, 18080], 'operator-controller': [18083, 18082] };
-  // catalogd serves catalogs on 127.0.0.1:18443 and keeps its cache under .cache/run.
+  // catalogd serves catalogs over plain HTTP on 127.0.0.1:18443 and keeps its cache under .cache/run.
   const extra: Record<string, string[]> = {
-    catalogd: ['--catalogs-server-addr=127.0.0.1:18443', '--external-address=127.0.0.1:18443', `--cache-dir=${root}.cache/run/catalogd`],
-    'operator-controller': [`--cache-path=${root}.cache/run/operator-controller`],
+    catalogd: [`--catalogs-server-addr=${CATALOGD_ADDRESS}`, `--external-address=${CATALOGD_ADDRESS}`, `--cache-dir=${runDir}/catalogd`],
+    'operator-controller': [`--cache-path=${runDir}/operator-controller`, `--system-namespace=${SYSTEM_NAMESPACE}`],
   };
   for (const [name, [health, metrics]] of Object.entries(ports)) {
     const args = [`--health-probe-bind-address=127.0.0.1:${health}`, `--metrics-bind-address=127.0.0.1:${metrics}`, ...(extra[name] ?? [])];
@@ -62,6 +97,70 @@ async function main(): Promise<void> {
       }
     });
   }
+  for (const [name, [health]] of Object.entries(ports)) {
+    await waitFor(`${name} /readyz`, async () => {
+      const res = await request(`http://127.0.0.1:${health}/readyz`);
+      await res.body.dump();
+      return res.statusCode === 200;
+    }, { timeoutMs: 180_000, intervalMs: 500 });
+  }
+  console.log(nextSteps(kubeconfigPath, kubectlDir));
+}
+
+/** `.cache/run/bin/kubectl`: a link to the control-plane binary, which runs kubectl v1.36 when called so. */
+async function kubectlLink(runDir: string): Promise<string> {
+  const dir = join(runDir, 'bin');
+  await mkdir(dir, { recursive: true });
+  await rm(join(dir, 'kubectl'), { force: true });
+  await symlink((await binaries()).apiserver, join(dir, 'kubectl'));
+  return dir;
+}
+
+/** Runs a kubectl-olm command in this process; its output is shown only when it fails. */
+async function olm(argv: string[]): Promise<void> {
+  const out = new PassThrough();
+  const chunks: Buffer[] = [];
+  out.on('data', (c: Buffer) => chunks.push(c));
+  const code = await dispatch(commands, argv, { stdout: out, stderr: out, cwd: root, env: process.env });
+  if (code !== 0) throw new Error(`kubectl olm ${argv.join(' ')} failed (exit ${code}):\n${Buffer.concat(chunks).toString().trimEnd()}`);
+}
+
+/** Pushes every bundle the demo catalog lists (from demo/bundles/<bundle name>) and then the catalog. */
+async function publishDemo(): Promise<void> {
+  const catalogDir = join(root, 'demo', 'catalog');
+  const { config } = await loadCatalog(catalogDir);
+  for (const b of config.bundles) {
+    await olm(['bundle', 'push', join(root, 'demo', 'bundles', b.name), b.image, '--plain-http']);
+  }
+  await olm(['catalog', 'push', catalogDir, DEMO_CATALOG_IMAGE, '--plain-http']);
+  console.log(`demo:          pushed ${config.bundles.length} bundles of ${config.packages.map((p) => p.name).join(', ')} and the catalog ${DEMO_CATALOG_IMAGE}`);
+}
+
+async function ensureNamespace(kubeconfig: string, name: string): Promise<void> {
+  const client = await KubeClient.fromConfig({ kubeconfig });
+  try {
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+  } finally {
+    await client.close();
+  }
+}
+
+function nextSteps(kubeconfig: string, kubectlDir: string | undefined): string {
+  return [
+    '',
+    'olmv1 is running. In another terminal, from this checkout:',
+    `  export KUBECONFIG=${kubeconfig}`,
+    ...(kubectlDir ? [`  export PATH=${kubectlDir}:$PATH   # optional: kubectl v1.36 from the control-plane binary`] : []),
+    '  kubectl apply -f config/samples/clustercatalog.yaml       # the demo catalog',
+    '  kubectl wait --for=condition=Serving clustercatalog/olm-demo --timeout=5m',
+    '  kubectl apply -f config/samples/clusterextension.yaml     # installs demo-operator from it',
+    '  kubectl wait --for=condition=Installed clusterextension/demo-operator --timeout=5m',
+    '  node --import tsx cmd/kubectl-olm/main.ts --help           # the CLI (or: npm run build && npm link; kubectl olm --help)',
+    'README.md ("Tutorial") walks through upgrade, downgrade and uninstall. Ctrl-C stops everything.',
+    '',
+  ].join('\n');
 }
 
 async function shutdown(code: number): Promise<void> {
@@ -77,6 +176,7 @@ process.on('exit', () => children.forEach((c) => c.exitCode === null && c.kill('
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : String(err));
+  if (err instanceof PortInUseError) console.error(`${err.message} (another make run?)`);
+  else console.error(err instanceof Error ? err.message : String(err));
   void shutdown(1);
 });

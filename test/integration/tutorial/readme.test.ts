@@ -1,0 +1,257 @@
+// The README tutorial, end to end: starts `make run` (test/support/run-local.ts) as a user would,
+// then runs the ```sh blocks of README.md's "Tutorial" section in order with bash, exactly as
+// written, and after each step checks the cluster: the catalog serving, the installed bundle
+// version, the operator's Pods Running on simulated nodes, everything gone after uninstall.
+// `make run` listens on fixed ports (registry 5001, catalogd 18443): only this test uses them.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../../api/meta/v1.ts';
+import { isNotFound, KubeClient } from '../../../internal/shared/kube/index.ts';
+import { binaries } from '../../support/binaries.ts';
+import { portFree, sleep, waitFor } from '../../support/net.ts';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+const FIXED_PORTS = [5001, 18443];
+
+interface Section {
+  readonly title: string;
+  readonly blocks: string[];
+}
+
+/** The ```sh blocks of the README's `## Tutorial` section, grouped by `###` heading ('' before the first). */
+function tutorialSections(markdown: string): Section[] {
+  const lines = markdown.split('\n');
+  const start = lines.findIndex((l) => l.startsWith('## Tutorial'));
+  if (start < 0) throw new Error('README.md has no "## Tutorial" section');
+  const sections: Section[] = [{ title: '', blocks: [] }];
+  let block: string[] | undefined;
+  for (const line of lines.slice(start + 1)) {
+    if (block) {
+      if (line.trim() === '```') {
+        sections.at(-1)!.blocks.push(block.join('\n'));
+        block = undefined;
+      } else block.push(line);
+    } else if (line.startsWith('## ')) break;
+    else if (line.startsWith('### ')) sections.push({ title: line.slice(4).trim(), blocks: [] });
+    else if (line.trim() === '```sh') block = [];
+  }
+  return sections;
+}
+
+interface Ran {
+  readonly code: number | null;
+  readonly output: string;
+}
+
+/**
+ * Runs one block as a bash script with `set -euo pipefail` (any failing command stops it and is
+ * named), in the checkout, carrying exported variables from block to block as a terminal would.
+ */
+function runBlock(block: string, env: NodeJS.ProcessEnv, stateFile: string, timeoutMs = 10 * 60_000): Promise<Ran> {
+  const script = [
+    `source ${stateFile}`,
+    'set -euo pipefail',
+    `trap 'echo "FAILED (exit $?): $BASH_COMMAND" >&2' ERR`,
+    block,
+    `export -p > ${stateFile}`,
+  ].join('\n');
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', script], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => out.push(c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output: Buffer.concat(out).toString() });
+    });
+  });
+}
+
+let runLocal: ChildProcess | undefined;
+let runLocalExit: Promise<void> | undefined;
+let logFile = '';
+let tmp = '';
+let env: NodeJS.ProcessEnv = {};
+let kube: KubeClient | undefined;
+
+async function logTail(lines = 40): Promise<string> {
+  const text = await readFile(logFile, 'utf8').catch(() => '');
+  return text.split('\n').slice(-lines).join('\n');
+}
+
+beforeAll(async () => {
+  for (const p of FIXED_PORTS) {
+    if (!(await portFree(p))) throw new Error(`port ${p} is in use (a make run?): the tutorial test needs it`);
+  }
+  tmp = await mkdtemp(join(tmpdir(), 'olm-tutorial-'));
+  logFile = join(tmp, 'make-run.log');
+  // kubectl v1.36: the multi-call control-plane binary, called through a link named kubectl.
+  const bin = join(tmp, 'bin');
+  await mkdir(bin);
+  await symlink((await binaries()).apiserver, join(bin, 'kubectl'));
+
+  // `make run` without a KUBECONFIG: it starts its own cluster and registry.
+  const runEnv = { ...process.env };
+  delete runEnv.KUBECONFIG;
+  const log = createWriteStream(logFile);
+  runLocal = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/support/run-local.ts')], {
+    cwd: root,
+    env: runEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const child = runLocal;
+  runLocalExit = new Promise((r) => child.once('exit', () => r()));
+  let ready = false;
+  for (const s of [child.stdout!, child.stderr!]) {
+    createInterface({ input: s }).on('line', (l) => {
+      log.write(`${l}\n`);
+      if (l.startsWith('olmv1 is running')) ready = true;
+    });
+  }
+  await waitFor(
+    'make run to print its next steps',
+    async () => {
+      if (child.exitCode !== null) throw new Error(`make run exited (${child.exitCode}):\n${await logTail()}`);
+      return ready;
+    },
+    { timeoutMs: 5 * 60_000, intervalMs: 500 },
+  ).catch(async (err: unknown) => {
+    throw new Error(`${(err as Error).message}\n--- make run log ---\n${await logTail()}`);
+  });
+
+  const kubeconfig = join(root, '.cache/run/kubeconfig');
+  kube = await KubeClient.fromConfig({ kubeconfig });
+  env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, KUBECONFIG: kubeconfig };
+  await writeFile(join(tmp, 'state.sh'), '');
+}, 6 * 60_000);
+
+afterAll(async () => {
+  await kube?.close();
+  if (runLocal?.pid !== undefined && runLocal.exitCode === null) {
+    runLocal.kill('SIGTERM');
+    const stopped = await Promise.race([runLocalExit!.then(() => true), sleep(90_000).then(() => false)]);
+    if (!stopped) process.kill(-runLocal.pid, 'SIGKILL');
+  }
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+}, 120_000);
+
+// ---------------------------------------------------------------------------------------------
+// Cluster checks
+
+type Obj = KubeObject & Record<string, unknown>;
+const CE = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', name: 'demo-operator' };
+const CATALOG = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', name: 'olm-demo' };
+const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: 'greetings.demo.olm.dev' };
+
+async function getOrUndefined(ref: { apiVersion: string; kind: string; name: string; namespace?: string }): Promise<Obj | undefined> {
+  try {
+    return await kube!.get<Obj>(ref);
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+const condition = (o: Obj | undefined, type: string): string | undefined =>
+  ((o?.['status'] as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).find((c) => c.type === type)?.status;
+
+/** Polls until `check` holds (it returns a description of what is still wrong, or undefined). */
+async function eventually(what: string, check: () => Promise<string | undefined>, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: string | undefined = 'not checked';
+  while (Date.now() < deadline) {
+    last = await check();
+    if (last === undefined) return;
+    await sleep(500);
+  }
+  throw new Error(`${what}: ${last}`);
+}
+
+/** The extension has `version` installed and Available, and the operator runs that version in Running Pods on simulated nodes. */
+async function installedAndRunning(version: string): Promise<void> {
+  await eventually(`demo-operator ${version} installed and running`, async () => {
+    const ext = await getOrUndefined(CE);
+    const bundle = (ext?.['status'] as { install?: { bundle: { name: string; version: string } } } | undefined)?.install?.bundle;
+    if (bundle?.version !== version || bundle.name !== `demo-operator.v${version}`) return `installed bundle ${JSON.stringify(bundle)}`;
+    if (condition(ext, 'Installed') !== 'True' || condition(ext, 'Available') !== 'True') return `conditions ${JSON.stringify(ext?.['status'])}`;
+    const pods = await kube!.list<Obj>({ apiVersion: 'v1', kind: 'Pod', namespace: 'demo' }, { labelSelector: 'app.kubernetes.io/name=demo-operator' });
+    const live = pods.items.filter((p) => !p.metadata.deletionTimestamp);
+    const image = `registry.example.com/olm-demo/demo-operator:v${version}`;
+    const summary = live.map((p) => {
+      const spec = p['spec'] as { nodeName?: string; containers: { image: string }[] };
+      return `${p.metadata.name} ${(p['status'] as { phase?: string }).phase} on ${spec.nodeName ?? '-'} ${spec.containers[0]!.image}`;
+    });
+    const ok = live.filter((p) => {
+      const spec = p['spec'] as { nodeName?: string; containers: { image: string }[] };
+      return (p['status'] as { phase?: string }).phase === 'Running' && spec.nodeName?.startsWith('kwok-node-') && spec.containers[0]!.image === image;
+    });
+    return ok.length === 1 && live.length === 1 ? undefined : `pods: ${summary.join('; ') || 'none'}`;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const outputs = new Map<string, string>();
+
+/** What each tutorial step must leave behind; every step here must exist in the README. */
+const checkpoints: Record<string, () => Promise<void>> = {
+  '': async () => {},
+  'Add a catalog': async () => {
+    expect(condition(await getOrUndefined(CATALOG), 'Serving')).toBe('True');
+    expect(outputs.get('Add a catalog')).toMatch(/olm-demo\s+\S+\s+True/);
+  },
+  'Browse it': async () => {
+    const out = outputs.get('Browse it')!;
+    expect(out).toContain('demo-operator (default channel stable)');
+    expect(out).toContain('{"channel":"stable","entries":[{"name":"demo-operator.v0.1.0"}');
+    expect(out).toContain('demo-operator.v0.2.0 is deprecated');
+    expect(out).toContain('bundle: demo-operator.v0.1.0');
+  },
+  'Install an extension': async () => {
+    await installedAndRunning('0.1.0');
+    expect(outputs.get('Install an extension')).toMatch(/greetings\s+greet\s+demo\.olm\.dev\/v1alpha1\s+true\s+Greeting/);
+  },
+  Upgrade: async () => {
+    await installedAndRunning('0.3.0');
+  },
+  Downgrade: async () => {
+    expect(outputs.get('Downgrade')).toContain('error upgrading from currently installed version "0.3.0"');
+    await installedAndRunning('0.1.0');
+  },
+  Uninstall: async () => {
+    expect(await getOrUndefined(CE)).toBeUndefined();
+    expect(await getOrUndefined(CRD)).toBeUndefined();
+    expect(await getOrUndefined(CATALOG)).toBeUndefined();
+    expect(await getOrUndefined({ apiVersion: 'v1', kind: 'Namespace', name: 'demo' })).toBeUndefined();
+    expect(await getOrUndefined({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', name: 'demo-installer' })).toBeUndefined();
+  },
+};
+
+describe('README tutorial', () => {
+  it('runs every command block against make run, and the cluster follows', async () => {
+    const sections = tutorialSections(await readFile(join(root, 'README.md'), 'utf8'));
+    expect(sections.map((s) => s.title)).toEqual(Object.keys(checkpoints));
+    const state = join(tmp, 'state.sh');
+    for (const section of sections) {
+      const outs: string[] = [];
+      for (const block of section.blocks) {
+        const r = await runBlock(block, env, state);
+        outs.push(r.output);
+        if (r.code !== 0) {
+          throw new Error(`tutorial step "${section.title}" failed (exit ${r.code}):\n${block}\n--- output ---\n${r.output}\n--- make run log ---\n${await logTail()}`);
+        }
+      }
+      outputs.set(section.title, outs.join(''));
+      await checkpoints[section.title]!();
+    }
+  }, 20 * 60_000);
+});
