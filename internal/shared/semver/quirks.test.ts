@@ -86,7 +86,7 @@ describe('fbc.md §6.3: differences at a glance', () => {
 
   it('the empty string fails differently in each engine', () => {
     expect(blangMessage('')).toBe("Last element in range is '||'");
-    expect(() => parseConstraints('')).toThrow(new MastermindsError('MASTERMINDS_INVALID_CONSTRAINT', 'improper constraint: ', ''));
+    expect(() => parseConstraints('')).toThrow(new MastermindsError('MASTERMINDS_INVALID_CONSTRAINT', 'improper constraint: ""', ''));
   });
 });
 
