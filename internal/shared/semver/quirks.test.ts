@@ -1,4 +1,4 @@
-// The differences between the two engines, as listed in /work/shared/reference/fbc.md §6 (results
+// The differences between the two engines, as listed in shared/reference/fbc.md §6 (results
 // there are actual library output). Each row pins both engines on the same input.
 import { describe, expect, it } from 'vitest';
 import {
