@@ -17,7 +17,7 @@ import { encodeJsonl, listCatalogFiles, loadCatalog, validate } from '../interna
 import type { Figure } from './control-plane.ts';
 import { fullGc, held, measureInChild } from './memory.ts';
 
-const SHARED = process.env.OLM_SHARED_DIR ?? '/work/shared';
+const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../shared');
 const CERTIFIED = join(SHARED, 'catalogs', 'certified-operators-v4.21');
 const SIZES = (process.env.BENCH_CATALOG_SCALE_SIZES ?? '1000,2500,5000').split(',').map(Number);
 const BUNDLES = 20;

@@ -24,7 +24,7 @@ import { createCatalogServer } from '../internal/catalogd/server/index.ts';
 import { LocalDirStore } from '../internal/catalogd/storage/index.ts';
 import type { Figure } from './control-plane.ts';
 
-const SHARED = process.env.OLM_SHARED_DIR ?? '/work/shared';
+const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../shared');
 const CERTIFIED = join(SHARED, 'catalogs', 'certified-operators-v4.21');
 const PACKAGE = 'openshift-fusion-access-operator';
 const SECONDS = Number(process.env.BENCH_CATALOG_SERVER_SECONDS ?? 5);

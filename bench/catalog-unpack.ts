@@ -37,7 +37,7 @@ import { Registry } from '../test/support/registry.ts';
 import type { Figure } from './control-plane.ts';
 import { fullGc, measureInChild } from './memory.ts';
 
-const SHARED = process.env.OLM_SHARED_DIR ?? '/work/shared';
+const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../shared');
 const CERTIFIED = join(SHARED, 'catalogs', 'certified-operators-v4.21');
 const CONFIGS = 'configs';
 const RUNS = Number(process.env.BENCH_CATALOG_UNPACK_RUNS ?? 3);

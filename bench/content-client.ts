@@ -23,7 +23,7 @@ import { encodeJsonl, loadCatalog } from '../internal/shared/fbc/index.ts';
 import type { Figure } from './control-plane.ts';
 import { held, settledGc } from './memory.ts';
 
-const SHARED = process.env.OLM_SHARED_DIR ?? '/work/shared';
+const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../shared');
 const CERTIFIED = join(SHARED, 'catalogs', 'certified-operators-v4.21');
 const PACKAGES = Number(process.env.BENCH_CONTENT_PACKAGES ?? 5000);
 const BUNDLES = 10;

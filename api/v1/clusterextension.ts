@@ -25,7 +25,7 @@ export type CRDUpgradeSafetyEnforcement =
   | typeof CRDUpgradeSafetyEnforcementNone
   | typeof CRDUpgradeSafetyEnforcementStrict;
 
-/** Deprecated and ignored: the controller always uses its own identity. */
+/** The ServiceAccount the controller acts as for an extension's objects (see ClusterExtensionSpec.serviceAccount). */
 export interface ServiceAccountReference {
   name?: string;
 }
@@ -73,7 +73,10 @@ export interface ClusterExtensionConfig {
 export interface ClusterExtensionSpec {
   /** Namespace the extension's namespaced objects go to by default; must exist; immutable. */
   namespace: string;
-  /** @deprecated Ignored; kept so existing manifests stay valid. */
+  /**
+   * The ServiceAccount (in `namespace`) the controller acts as for the extension's objects: permission preflight,
+   * then every apply, prune and delete impersonates it. Omitted: the controller's own identity. Upstream ignores it.
+   */
   serviceAccount?: ServiceAccountReference;
   source: SourceConfig;
   install?: ClusterExtensionInstallConfig;
@@ -84,6 +87,11 @@ export interface ClusterExtensionSpec {
 export interface BundleMetadata {
   name: string;
   version: string;
+  /**
+   * Experimental CRD only (BundleReleaseSupport): the bundle's release, a re-publication of the same version.
+   * Set when the installed bundle has one; the standard CRD prunes it.
+   */
+  release?: string;
 }
 
 export interface ClusterExtensionInstallStatus {

@@ -128,7 +128,7 @@ describe('generated manifests', () => {
     expect([...renderAll()]).toEqual([...renderAll()]);
   });
 
-  it('experimental set: on disk, the standard CRDs except ClusterExtension spec.config and the generator annotation', () => {
+  it('experimental set: on disk, the standard CRDs except ClusterExtension spec.config, status.install.bundle.release and the generator annotation', () => {
     for (const [name, content] of renderExperimental()) {
       expect(readFileSync(experimentalDir + name, 'utf8'), `config/crd/experimental/${name} is stale`).toBe(content);
     }
@@ -145,7 +145,21 @@ describe('generated manifests', () => {
     ]);
     expect(config.properties?.['configType']?.enum).toEqual(['Inline']);
     expect(config.properties?.['inline']).toMatchObject({ type: 'object', minProperties: 1, 'x-kubernetes-preserve-unknown-fields': true });
+    const release = at(rootSchema(exp), 'status.install.bundle.release');
+    // upstream's experimental CRD (BundleReleaseSupport), rule and message exactly
+    expect({ ...release, description: undefined }).toEqual({
+      type: 'string',
+      maxLength: 20,
+      description: undefined,
+      'x-kubernetes-validations': [
+        {
+          rule: String.raw`self.matches("^$|^(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)(\\.(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*))*$")`,
+          message: 'release must be empty or consist of dot-separated identifiers (numeric without leading zeros, or alphanumeric)',
+        },
+      ],
+    });
     delete spec.properties!['config'];
+    delete at(rootSchema(exp), 'status.install.bundle').properties!['release'];
     exp.metadata.annotations!['olm.operatorframework.io/generator'] = 'standard';
     expect(exp).toEqual(clusterExtensionCRD);
   });
@@ -274,7 +288,7 @@ const fullExtensionSpec: Complete<ClusterExtensionSpec> = {
 };
 const fullExtensionStatus: Complete<ClusterExtensionStatus> = {
   conditions: [condition],
-  install: { bundle: { name: 'p.v1.0.0', version: '1.0.0' } },
+  install: { bundle: { name: 'p.v1.0.0', version: '1.0.0', release: '2' } },
 };
 
 // Compile-time: the listed keys are exactly the required keys of T; run-time: they are the schema's.
@@ -293,7 +307,7 @@ describe('TypeScript types', () => {
     ['ClusterExtension', 'spec', fullExtensionSpec],
     ['ClusterExtension', 'status', fullExtensionStatus],
   ] as const)('%s %s has the fields of the schema', (kind, part, sample) => {
-    // The types cover the experimental ClusterExtension (standard + spec.config).
+    // The types cover the experimental ClusterExtension (standard + spec.config + status.install.bundle.release).
     const crd = kind === 'ClusterCatalog' ? clusterCatalogCRD : clusterExtensionExperimentalCRD;
     const problems: string[] = [];
     sameShape(sample, at(rootSchema(crd), part), part, problems);

@@ -52,20 +52,39 @@ describe('kubectl olm bundle render', () => {
     expect(loadAll(r.stdout)).toEqual(files.map((f) => load(readFileSync(join(RENDER, c.expectedDir, f), 'utf8'))));
   });
 
-  it('renders the rabbitmq bundle (webhooks, cert-manager by default) and with OpenShift service-ca', async () => {
+  it('renders a webhook bundle without a certificate provider by default, as upstream’s renderer library; --cert-provider adds one', async () => {
+    type Doc = { kind: string; metadata: { name: string; annotations?: Record<string, string> }; spec?: { template?: { spec?: { volumes?: { name: string }[] } } } };
     const r = await run('bundle', 'render', RABBITMQ, '--install-namespace', 'rmq');
     expect(r.code).toBe(0);
-    const docs = loadAll(r.stdout) as { kind: string }[];
+    expect(r.stderr).toBe('');
+    const docs = loadAll(r.stdout) as Doc[];
     const kinds = docs.map((d) => d.kind);
     expect(kinds.filter((k) => k === 'ValidatingWebhookConfiguration')).toHaveLength(13);
     expect(kinds.filter((k) => k === 'CustomResourceDefinition')).toHaveLength(13);
-    expect(kinds).toContain('Certificate');
+    expect(kinds).not.toContain('Certificate');
+    expect(kinds).not.toContain('Issuer');
     expect(kinds).toEqual([...kinds].sort());
+    const annotations = docs.flatMap((d) => Object.keys(d.metadata.annotations ?? {}));
+    expect(annotations.filter((a) => a.startsWith('cert-manager.io/') || a.startsWith('service.beta.openshift.io/'))).toEqual([]);
+    const volumes = docs.filter((d) => d.kind === 'Deployment').flatMap((d) => (d.spec?.template?.spec?.volumes ?? []).map((v) => v.name));
+    expect(volumes).not.toContain('webhook-cert');
+    const none = await run('bundle', 'render', RABBITMQ, '--install-namespace', 'rmq', '--cert-provider', 'none');
+    expect(none).toEqual(r);
+
+    const cm = await run('bundle', 'render', RABBITMQ, '--install-namespace', 'rmq', '--cert-provider', 'cert-manager');
+    expect(cm.code).toBe(0);
+    const cmDocs = loadAll(cm.stdout) as Doc[];
+    expect(cmDocs.filter((d) => d.kind === 'Certificate' || d.kind === 'Issuer').map((d) => `${d.kind}/${d.metadata.name}`)).toEqual([
+      'Certificate/messaging-topology-operator-service-cert',
+      'Issuer/messaging-topology-operator-service-cert-selfsigned-issuer',
+    ]);
+    const vwc = cmDocs.find((d) => d.kind === 'ValidatingWebhookConfiguration')!;
+    expect(vwc.metadata.annotations).toEqual({ 'cert-manager.io/inject-ca-from': 'rmq/messaging-topology-operator-service-cert' });
     const os = await run('bundle', 'render', RABBITMQ, '--install-namespace', 'rmq', '--cert-provider', 'openshift-serviceca');
     expect(os.code).toBe(0);
-    expect((loadAll(os.stdout) as { kind: string }[]).map((d) => d.kind)).not.toContain('Certificate');
-    const none = await run('bundle', 'render', RABBITMQ, '--install-namespace', 'rmq', '--cert-provider', 'none');
-    expect(none).toEqual({ code: 1, stdout: '', stderr: 'unsupported bundle: webhookDefinitions are not supported: certificate provider is nil\n' });
+    const osDocs = loadAll(os.stdout) as Doc[];
+    expect(osDocs.map((d) => d.kind)).not.toContain('Certificate');
+    expect(osDocs.find((d) => d.kind === 'ValidatingWebhookConfiguration')!.metadata.annotations).toEqual({ 'service.beta.openshift.io/inject-cabundle': 'true' });
   });
 
   it('prints every validation problem and exits 1', async () => {

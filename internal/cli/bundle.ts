@@ -46,15 +46,17 @@ export const bundleRender: CliCommand = {
     '(--config: a YAML or JSON file with watchNamespace and/or deploymentConfig, as spec.config.inline),',
     'RBAC with upstream’s generated names, Deployments, webhooks and certificates. Prints one YAML',
     'document per object, sorted by kind, namespace and name. When the bundle or configuration is',
-    'invalid, prints every problem and exits 1. Bundles with webhooks need a certificate provider',
-    '(default cert-manager, as upstream).',
+    'invalid, prints every problem and exits 1. Like upstream’s renderer library there is no',
+    'certificate provider unless --cert-provider names one: webhook configurations, Services and',
+    'Deployments then carry no CA injection, certificate volumes or issuer objects (operator-controller',
+    'itself refuses to install such a bundle without a provider). --cert-provider none is the default.',
   ].join('\n'),
   async run(args, io) {
     const { values, positionals } = parse(args);
     if (positionals.length !== 1) throw new CliUsageError(`expected exactly one bundle directory, got ${positionals.length}`);
     const installNamespace = values['install-namespace'];
     if (installNamespace === undefined || installNamespace === '') throw new CliUsageError('--install-namespace is required');
-    const certProvider = values['cert-provider'] ?? 'cert-manager';
+    const certProvider = values['cert-provider'] ?? 'none';
     if (!(CERT_PROVIDERS as readonly string[]).includes(certProvider)) {
       throw new CliUsageError(`invalid --cert-provider "${certProvider}": want ${CERT_PROVIDERS.join(', ')}`);
     }

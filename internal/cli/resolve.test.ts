@@ -137,7 +137,7 @@ describe('kubectl olm resolve', () => {
   });
 
   it.each([
-    [['--version', 'foobar'], 'desired version range "foobar" is invalid: improper constraint: foobar\n'],
+    [['--version', 'foobar'], 'desired version range "foobar" is invalid: improper constraint: "foobar"\n'],
     [['--installed', 'foo.v9.9.9'], 'installed bundle "foo.v9.9.9" not found in package "foo" of any catalog\n'],
   ])('input problems exit 1: %j', async (extra, stderr) => {
     const r = await run('resolve', '--catalog', 'main', '--package', P, ...extra);

@@ -192,17 +192,23 @@ absent) runs it on every upgrade; "None" skips it, which can lose data and shoul
 
 const serviceAccount: JSONSchemaProps = {
   type: 'object',
-  description: `serviceAccount is deprecated and has no effect. Anyone allowed to write ClusterExtensions is
-trusted like a cluster administrator: the controller installs everything with its own identity.
-It will be removed in a later release.`,
+  description: `serviceAccount is optional. When set, the controller acts as this ServiceAccount of spec.namespace for
+everything it does to the extension's objects: it checks before installing that the account may create,
+update and delete all of them (listing every missing permission and stopping if any is missing), then
+applies, upgrades, prunes and finally deletes them as system:serviceaccount:<namespace>:<name>. The account
+and its RBAC must exist first. When omitted, the controller uses its own identity, so anyone allowed to
+write ClusterExtensions is trusted like a cluster administrator.
+Upstream OLM v1 ignores this field and marks it deprecated; here it is how an installation is kept to
+least privilege.`,
   minProperties: 1,
   properties: {
     name: {
       type: 'string',
       minLength: 1,
       maxLength: 253,
-      description: `name is deprecated and has no effect; it will be removed in a later release. It cannot be changed
-once set, only removed. It is an RFC 1123 subdomain: lowercase letters, digits, "-" and ".",
+      description: `name is the ServiceAccount, in spec.namespace, that the controller acts as for this extension's
+objects (see serviceAccount). It cannot be changed once set, only removed, which returns the extension to the
+controller's own identity. It is an RFC 1123 subdomain: lowercase letters, digits, "-" and ".",
 starting and ending with a letter or digit, at most 253 characters.`,
       'x-kubernetes-validations': [
         immutableRule('name is immutable once set but may be cleared'),
@@ -366,11 +372,32 @@ version its spec allows, upgrading it as new versions appear.`,
   },
 };
 
-/** The experimental feature set's ClusterExtension CRD: the standard one plus `spec.config`. */
+/** Experimental feature set only (BundleReleaseSupport): `status.install.bundle.release`. */
+const bundleRelease: JSONSchemaProps = {
+  type: 'string',
+  maxLength: 20,
+  description: `release identifies one release of the bundle's version: a re-publication of the same version,
+usually to fix packaging or metadata. Among releases of one version the higher is preferred, and a bundle without
+a release comes last. It is dot-separated identifiers, each a number without leading zeros or an alphanumeric
+string ("2", "1.el9", "3.alpha.1"), compared one by one: numbers as integers, strings lexically, numbers before
+strings. It is the bundle's explicit release when its package metadata has one, otherwise the release a
+registry+v1 bundle carries in its version's build metadata ("2" of "1.0.0+2"); absent when there is none.`,
+  'x-kubernetes-validations': [
+    {
+      rule: 'self.matches("^$|^(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)(\\\\.(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*))*$")',
+      message: 'release must be empty or consist of dot-separated identifiers (numeric without leading zeros, or alphanumeric)',
+    },
+  ],
+};
+
+/** The experimental feature set's ClusterExtension CRD: the standard one plus `spec.config` and `status.install.bundle.release`. */
 export const clusterExtensionExperimentalCRD: CustomResourceDefinition = (() => {
   const crd = structuredClone(clusterExtensionCRD);
   crd.metadata.annotations = { ...crd.metadata.annotations, 'olm.operatorframework.io/generator': 'experimental' };
-  const specSchema = crd.spec.versions[0]!.schema.openAPIV3Schema.properties!['spec']!;
+  const root = crd.spec.versions[0]!.schema.openAPIV3Schema.properties!;
+  const specSchema = root['spec']!;
   specSchema.properties = { config: structuredClone(config), ...specSchema.properties };
+  const bundleSchema = root['status']!.properties!['install']!.properties!['bundle']!;
+  bundleSchema.properties = { ...bundleSchema.properties, release: structuredClone(bundleRelease) };
   return crd;
 })();

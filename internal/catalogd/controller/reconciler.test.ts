@@ -395,7 +395,7 @@ describe('failures', () => {
     api.failStatusWith(new Error('etcdserver: request timed out'));
     const err = await rejection(rec.reconcile('ops', signal));
     expect(err.message).toBe('error updating status: etcdserver: request timed out');
-    expect(rec.remembered('ops')).toBeDefined(); // the unpack itself succeeded
+    expect(rec.remembered('ops')).toMatchObject({ ref: `${REPO}@${DIGEST_A}`, digest: DIGEST_A }); // the unpack itself succeeded
   });
 
   it('a failed status write after a failed pull carries both messages and stays terminal when the pull error was', async () => {

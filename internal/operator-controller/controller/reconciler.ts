@@ -154,7 +154,12 @@ export class ClusterExtensionReconciler implements Reconciler {
       return { stop: true, result: { requeueAfterMs: 5_000 } };
     }
     const previous = installed;
-    setInstalledFromBundle(ext, { name: bundle.name, version: bundle.version, image: bundle.image });
+    setInstalledFromBundle(ext, {
+      name: bundle.name,
+      version: bundle.version,
+      image: bundle.image,
+      ...(bundle.release !== undefined && { release: bundle.release }),
+    });
     setDeprecationConditions(ext, { hasCatalogData: true, installedBundleName: bundle.name, entries: resolution.deprecations });
     setProgressing(ext, undefined);
     if (!previous) o.events?.normal(ext, 'Installed', `Installed bundle ${bundle.name} (version ${bundle.version})`);

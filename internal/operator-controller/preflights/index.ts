@@ -3,10 +3,11 @@ import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
 import type { InstallPreflight } from '../controller/ports.ts';
-import { CrdUpgradeSafetyPreflight, kubeCrdGetter } from './crdupgradesafety/index.ts';
+import { CrdUpgradeSafetyPreflight, kubeCrdGetter, type CrdUpgradeSafetyOptions } from './crdupgradesafety/index.ts';
 import { kubePermissionSource, PermissionPreflight } from './permissions/index.ts';
 
-export { CrdUpgradeSafetyError, CrdUpgradeSafetyPreflight, kubeCrdGetter } from './crdupgradesafety/index.ts';
+export type { CrdifyConfig, CrdUpgradeSafetyOptions, EnforcementPolicy, ValidationConfig } from './crdupgradesafety/index.ts';
+export { CrdUpgradeSafetyError, CrdUpgradeSafetyPreflight, kubeCrdGetter, OLM_CRDIFY_CONFIG } from './crdupgradesafety/index.ts';
 export { kubePermissionSource, PermissionPreflight, PermissionPreflightError } from './permissions/index.ts';
 
 /** Runs each preflight in order; the first that fails stops the install with its message. */
@@ -22,7 +23,15 @@ export class Preflights implements InstallPreflight {
   }
 }
 
+export interface ClusterPreflightOptions {
+  /** CRD upgrade safety's options (its crdify configuration); operator-controller's defaults when absent. */
+  readonly crdUpgradeSafety?: CrdUpgradeSafetyOptions;
+}
+
 /** Both preflights over the API server, in upstream's order (pre-authorization before CRD safety). */
-export function clusterPreflights(client: KubeClient): Preflights {
-  return new Preflights([new PermissionPreflight(kubePermissionSource(client)), new CrdUpgradeSafetyPreflight(kubeCrdGetter(client))]);
+export function clusterPreflights(client: KubeClient, options: ClusterPreflightOptions = {}): Preflights {
+  return new Preflights([
+    new PermissionPreflight(kubePermissionSource(client)),
+    new CrdUpgradeSafetyPreflight(kubeCrdGetter(client), options.crdUpgradeSafety),
+  ]);
 }

@@ -140,7 +140,10 @@ describe('webhook generators', () => {
   });
 
   it('cert-manager adds a self-signed Issuer and a Certificate per webhook deployment, last in the output', () => {
-    const objs = renderRegistryV1(bundle(csvWith(webhookSpec([hook({})])), { crds: [crd('things.x.io')] }), { installNamespace: 'inst' });
+    const objs = renderRegistryV1(bundle(csvWith(webhookSpec([hook({})])), { crds: [crd('things.x.io')] }), {
+      installNamespace: 'inst',
+      certProvider: 'cert-manager',
+    });
     expect(objs.map((o) => o.kind)).toEqual(['CustomResourceDefinition', 'Deployment', 'ValidatingWebhookConfiguration', 'Service', 'Issuer', 'Certificate']);
     expect(objs.slice(-2)).toEqual([
       {

@@ -103,18 +103,19 @@ describe('renderRegistryV1', () => {
       want: 'unsupported bundle: apiServiceDefintions are not supported',
     },
     {
-      name: 'webhooks without a certificate provider',
+      name: 'webhooks without a certificate provider, on the install path',
       s: { ...spec(ALL), webhookdefinitions: [{ type: 'ValidatingAdmissionWebhook' as const, generateName: 'v', deploymentName: 'op' }] },
       want: 'unsupported bundle: webhookDefinitions are not supported: certificate provider is nil',
       certProvider: null,
+      requireCertProviderForWebhooks: true,
     },
     {
       name: 'MultiNamespace only',
       s: spec(MULTI),
       want: 'unsupported bundle: bundle must support at least one of [AllNamespaces SingleNamespace OwnNamespace] install modes',
     },
-  ])('gates unsupported bundles: $name', ({ s, want, certProvider }) => {
-    const err = errorOf(() => render(s, { installNamespace: 'ns', certProvider }));
+  ])('gates unsupported bundles: $name', ({ s, want, certProvider, requireCertProviderForWebhooks }) => {
+    const err = errorOf(() => render(s, { installNamespace: 'ns', certProvider, requireCertProviderForWebhooks }));
     expect(err.kind).toBe('UnsupportedBundle');
     expect(err.message).toBe(want);
   });
@@ -193,6 +194,24 @@ describe('renderRegistryV1', () => {
   it('validates the configuration before the bundle, and the bundle before generating', () => {
     expect(errorOf(() => render(spec(ALL), { installNamespace: 'ns' }, { packageName: '' })).message).toBe('package name is empty');
     expect(errorOf(() => render(spec(ALL), { installNamespace: 'ns', config: { x: 1 } }, { packageName: '' })).kind).toBe('InvalidConfiguration');
+  });
+
+  it('the library renders a bundle with webhooks without a certificate provider; the controller port refuses it, and uses cert-manager by default', async () => {
+    const webhooks = { ...spec(ALL), webhookdefinitions: [{ type: 'ValidatingAdmissionWebhook' as const, generateName: 'v.x.io', deploymentName: 'op', sideEffects: 'None', admissionReviewVersions: ['v1'], containerPort: 443 }] };
+    const plain = render(webhooks, { installNamespace: 'ns' });
+    expect(plain.map((o) => o.kind)).not.toContain('Certificate');
+    const vwc = plain.find((o) => o.kind === 'ValidatingWebhookConfiguration')!;
+    expect(vwc.metadata.annotations).toBeUndefined();
+
+    const dir = join(SHARED, 'bundles/rabbitmq-messaging-topology-operator-1.19.3');
+    const refused = await registryV1Renderer({ certProvider: null }).render(dir, { installNamespace: 'rmq' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(RenderError);
+    expect((refused as Error).message).toBe('unsupported bundle: webhookDefinitions are not supported: certificate provider is nil');
+    const installed = await registryV1Renderer().render(dir, { installNamespace: 'rmq' });
+    expect(installed.filter((o) => o.kind === 'Certificate' || o.kind === 'Issuer').map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+      'Issuer/messaging-topology-operator-service-cert-selfsigned-issuer',
+      'Certificate/messaging-topology-operator-service-cert',
+    ]);
   });
 
   it('the controller port makes configuration errors terminal (InvalidConfiguration) and leaves the rest retryable', async () => {

@@ -35,17 +35,25 @@ export interface RenderOptions {
   readonly watchNamespace?: string;
   /** The bundle configuration (`spec.config.inline`): `{watchNamespace?, deploymentConfig?}`. */
   readonly config?: unknown;
-  /** Certificate provider for bundles with webhooks; upstream's default is cert-manager. */
+  /**
+   * Certificate provider for bundles with webhooks. None by default, as upstream's renderer library: webhook
+   * configurations, Services and Deployments render without CA injection, certificate volumes or issuer objects.
+   */
   readonly certProvider?: CertificateProvider | 'cert-manager' | 'openshift-serviceca' | null;
+  /**
+   * The controller's install path (upstream's RegistryV1ManifestProvider): refuse a bundle with webhooks when there
+   * is no certificate provider (`unsupported bundle: webhookDefinitions are not supported: certificate provider is nil`).
+   */
+  readonly requireCertProviderForWebhooks?: boolean;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function gate(rv1: RegistryV1, certProvider: CertificateProvider | undefined): void {
+function gate(rv1: RegistryV1, certProvider: CertificateProvider | undefined, requireCertProvider: boolean): void {
   if ((rv1.csv.spec?.apiservicedefinitions?.owned ?? []).length > 0) {
     throw new RenderError('UnsupportedBundle', ['unsupported bundle: apiServiceDefintions are not supported']);
   }
-  if (webhooksOf(rv1.csv).length > 0 && !certProvider) {
+  if (requireCertProvider && webhooksOf(rv1.csv).length > 0 && !certProvider) {
     throw new RenderError('UnsupportedBundle', ['unsupported bundle: webhookDefinitions are not supported: certificate provider is nil']);
   }
   const modes = supportedInstallModes(rv1.csv);
@@ -57,8 +65,7 @@ function gate(rv1: RegistryV1, certProvider: CertificateProvider | undefined): v
 }
 
 function resolveProvider(p: RenderOptions['certProvider']): CertificateProvider | undefined {
-  if (p === null) return undefined;
-  if (p === undefined) return CERT_PROVIDERS['cert-manager'];
+  if (p === null || p === undefined) return undefined;
   return typeof p === 'string' ? CERT_PROVIDERS[p] : p;
 }
 
@@ -83,7 +90,7 @@ function deploymentConfigTypeError(dc: DeploymentConfig | undefined): string | u
 /** Renders an already loaded bundle. Throws RenderError. */
 export function renderRegistryV1(rv1: RegistryV1, opts: RenderOptions): KubeObject[] {
   const certProvider = resolveProvider(opts.certProvider);
-  gate(rv1, certProvider);
+  gate(rv1, certProvider, opts.requireCertProviderForWebhooks === true);
 
   let value: unknown = opts.config ?? {};
   if (opts.watchNamespace !== undefined && opts.watchNamespace !== '' && isObject(value)) value = { ...value, watchNamespace: opts.watchNamespace };
@@ -125,14 +132,16 @@ export async function renderBundle(dir: string, opts: RenderOptions): Promise<Ku
 }
 
 /**
- * The controller's BundleRenderer: configuration problems are terminal (InvalidConfiguration),
- * as upstream's; everything else is retried, as upstream does for unsupported or invalid bundles.
+ * The controller's BundleRenderer: cert-manager unless another provider (or `null`, none) is given, and a bundle
+ * with webhooks refused without one, as upstream's manifest provider; configuration problems are terminal
+ * (InvalidConfiguration), everything else is retried, as upstream does for unsupported or invalid bundles.
  */
 export function registryV1Renderer(defaults: Pick<RenderOptions, 'certProvider'> = {}): BundleRenderer {
+  const certProvider = defaults.certProvider === undefined ? 'cert-manager' : defaults.certProvider;
   return {
     async render(dir: string, request: RenderRequest): Promise<KubeObject[]> {
       try {
-        return await renderBundle(dir, { ...defaults, ...request });
+        return await renderBundle(dir, { ...request, certProvider, requireCertProviderForWebhooks: true });
       } catch (err) {
         if (err instanceof RenderError && err.kind === 'InvalidConfiguration') {
           throw new TerminalError(ReasonInvalidConfiguration, err.message, { cause: err });

@@ -18,7 +18,7 @@ describe('newVersionRange (TestNewVersionRange)', () => {
     expect(newVersionRange(range)(parseBlang(version))).toBe(want);
   });
   it('invalid range returns error', () => {
-    expect(() => newVersionRange('not-a-valid-version')).toThrow('improper constraint: not-a-valid-version');
+    expect(() => newVersionRange('not-a-valid-version')).toThrow('improper constraint: "not-a-valid-version"');
   });
 });
 

@@ -10,7 +10,7 @@ export type VersionRange = (v: Version) => boolean;
 /**
  * compare.NewVersionRange: a Masterminds constraint (build metadata ignored on both sides,
  * prereleases only matched by groups that name one). Throws Masterminds' error
- * (`improper constraint: foobar`).
+ * (`improper constraint: "foobar"`).
  */
 export function newVersionRange(range: string): VersionRange {
   let r = ranges.get(range);

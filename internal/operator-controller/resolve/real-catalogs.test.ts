@@ -1,4 +1,4 @@
-// Both real catalogs in /work/shared/catalogs, every package: resolving without a version picks
+// Both real catalogs in shared/catalogs (beside the repository), every package: resolving without a version picks
 // the highest bundle, and from every bundle the allowed set is exactly what replaces / skips /
 // skipRange give plus the installed version — both computed here independently of the resolver
 // (own version parser and comparator, edges indexed from the predecessor side).

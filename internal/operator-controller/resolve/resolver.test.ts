@@ -23,7 +23,7 @@ async function failure(p: Promise<unknown>): Promise<ResolutionError> {
 describe('errors before any catalog is read', () => {
   it('TestInvalidClusterExtensionVersionRange', async () => {
     const err = await failure(fakeResolver({}).resolveBundle(buildExtension(PKG, [], 'foobar'), undefined));
-    expect(err.message).toBe('desired version range "foobar" is invalid: improper constraint: foobar');
+    expect(err.message).toBe('desired version range "foobar" is invalid: improper constraint: "foobar"');
   });
   it('TestErrorWalkingCatalogs (listing fails)', async () => {
     const r = new CatalogResolver({

@@ -58,6 +58,15 @@ describe('Installed', () => {
     expect(brief(e).Installed).toEqual(['True', 'Succeeded', 'Installed bundle quay.io/x/foo@sha256:abc successfully']);
     expect(e.status?.install).toEqual({ bundle: { name: 'foo.v1.0.0', version: '1.0.0' } });
   });
+  it('carries the bundle release when the install has one (BundleReleaseSupport), an explicit empty one included', () => {
+    const e = ext();
+    setInstalledFromBundle(e, { name: 'foo.v1.0.0', version: '1.0.0', release: '2', image: 'i' }, NOW);
+    expect(e.status?.install).toEqual({ bundle: { name: 'foo.v1.0.0', version: '1.0.0', release: '2' } });
+    setInstalledFromBundle(e, { name: 'foo.v1.0.0', version: '1.0.0', release: '', image: 'i' }, NOW);
+    expect(e.status?.install).toEqual({ bundle: { name: 'foo.v1.0.0', version: '1.0.0', release: '' } });
+    setInstalledFromBundle(e, { name: 'foo.v1.0.0', version: '1.0.0', image: 'i' }, NOW);
+    expect(e.status?.install).toEqual({ bundle: { name: 'foo.v1.0.0', version: '1.0.0' } });
+  });
   it('is False/Failed "No bundle installed" when nothing is installed, and clears status.install', () => {
     const e = ext();
     setInstalledFromBundle(e, { name: 'a', version: '1.0.0', image: 'i' }, NOW);

@@ -39,6 +39,8 @@ import { errorMessage, findCondition, isTerminal, sanitizeNetworkError, setCondi
 export interface InstalledBundleInfo {
   readonly name: string;
   readonly version: string;
+  /** The bundle's release, recorded only under BundleReleaseSupport; `""` is an explicit empty release. */
+  readonly release?: string;
   /** The bundle image reference it was installed from. */
   readonly image: string;
 }
@@ -91,7 +93,10 @@ export function setInstalledFromBundle(ext: ClusterExtension, installed: Install
     setCondition(conds, { type: TypeInstalled, status: 'False', reason: ReasonFailed, message: MSG_NO_BUNDLE_INSTALLED, observedGeneration: generation(ext) ?? 0 }, now);
     return;
   }
-  (ext.status ??= {}).install = { bundle: { name: installed.name, version: installed.version } };
+  // As upstream, release is reported when the install record carries one (BundleReleaseSupport); the standard CRD
+  // has no such field, so there the API server prunes it.
+  const bundle = { name: installed.name, version: installed.version, ...(installed.release !== undefined && { release: installed.release }) };
+  (ext.status ??= {}).install = { bundle };
   setCondition(
     conds,
     {

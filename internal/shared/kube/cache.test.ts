@@ -31,7 +31,7 @@ describe('Indexer', () => {
     expect(s.byIndex('owner', 'ext1').map(cacheKey)).toEqual(['a/x']);
     expect(s.byIndex('owner', 'ext2').map(cacheKey).sort()).toEqual(['a/y', 'b/z']);
 
-    expect(s.delete('a/x')).toBeDefined();
+    expect(s.delete('a/x')).toEqual(cm('a', 'x', 'ext1'));
     expect(s.delete('a/x')).toBeUndefined();
     expect(s.byIndex('owner', 'ext1')).toEqual([]);
     expect(s.size).toBe(2);

@@ -1,4 +1,4 @@
-// Masterminds/semver v3.4.0 constraints (`NewConstraint`, `Check`, `Validate`, `String`), the
+// Masterminds/semver v3.5.0 constraints (`NewConstraint`, `Check`, `Validate`, `String`), the
 // semantics of ClusterExtension `spec.source.catalog.version`. Written from the library's documented
 // grammar and behaviour; error and validation texts are the library's.
 //
@@ -11,6 +11,7 @@
 // (`|` really is accepted inside N by upstream's character class; such a version then fails to parse.)
 
 import { MastermindsError } from './errors.ts';
+import { goQuote } from './golang.ts';
 import { tryParseMastermindsVersion } from './masterminds-version.ts';
 import { compareVersions, comparePrerelease, formatVersion } from './version.ts';
 import type { Version } from './version.ts';
@@ -189,7 +190,7 @@ export function parseComparator(s: string): Comparator {
   }
   const parts = splitGroup(s, true);
   const first = parts?.[0];
-  if (!first) throw new MastermindsError('MASTERMINDS_INVALID_CONSTRAINT', `improper constraint: ${s}`, s);
+  if (!first) throw new MastermindsError('MASTERMINDS_INVALID_CONSTRAINT', `improper constraint: ${goQuote(s)}`, s);
   return buildComparator(first.op, first.version);
 }
 
@@ -207,20 +208,20 @@ function zero(): Version {
 export function evaluateComparator(c: Comparator, v: Version, includePre: boolean): string | undefined {
   const vs = formatVersion(v);
   if (v.prerelease.length > 0 && !includePre) {
-    return `${vs} is a prerelease version and the constraint is only looking for release versions`;
+    return `${goQuote(vs)} is a prerelease version and the constraint is only looking for release versions`;
   }
   const con = c.con;
   const cmp = compareVersions(v, con);
   switch (c.kind) {
     case 'tildeOrEqual':
       if (c.dirty) return tilde(c, v, vs, cmp);
-      return cmp === 0 ? undefined : `${vs} is not equal to ${c.orig}`;
+      return cmp === 0 ? undefined : `${goQuote(vs)} is not equal to ${goQuote(c.orig)}`;
     case 'tilde':
       return tilde(c, v, vs, cmp);
     case 'notEqual':
       return notEqual(c, v, vs, cmp);
     case 'greaterThan': {
-      const bad = `${vs} is less than or equal to ${c.orig}`;
+      const bad = `${goQuote(vs)} is less than or equal to ${goQuote(c.orig)}`;
       if (!c.dirty) return cmp === 1 ? undefined : bad;
       if (v.major > con.major) return undefined;
       if (v.major < con.major || c.minorDirty) return bad;
@@ -228,11 +229,11 @@ export function evaluateComparator(c: Comparator, v: Version, includePre: boolea
       return cmp === 1 ? undefined : bad;
     }
     case 'lessThan':
-      return cmp < 0 ? undefined : `${vs} is greater than or equal to ${c.orig}`;
+      return cmp < 0 ? undefined : `${goQuote(vs)} is greater than or equal to ${goQuote(c.orig)}`;
     case 'greaterThanEqual':
-      return cmp >= 0 ? undefined : `${vs} is less than ${c.orig}`;
+      return cmp >= 0 ? undefined : `${goQuote(vs)} is less than ${goQuote(c.orig)}`;
     case 'lessThanEqual': {
-      const bad = `${vs} is greater than ${c.orig}`;
+      const bad = `${goQuote(vs)} is greater than ${goQuote(c.orig)}`;
       if (!c.dirty) return cmp <= 0 ? undefined : bad;
       if (v.major > con.major) return bad;
       if (v.major === con.major && v.minor > con.minor && !c.minorDirty) return bad;
@@ -245,17 +246,17 @@ export function evaluateComparator(c: Comparator, v: Version, includePre: boolea
 
 function tilde(c: Comparator, v: Version, vs: string, cmp: number): string | undefined {
   const con = c.con;
-  if (cmp < 0) return `${vs} is less than ${c.orig}`;
+  if (cmp < 0) return `${goQuote(vs)} is less than ${goQuote(c.orig)}`;
   // ~0.0.0 (but not ~0 or ~0.0) accepts everything at or above 0.0.0.
   if (con.major === 0 && con.minor === 0 && con.patch === 0 && !c.minorDirty && !c.patchDirty) return undefined;
-  if (v.major !== con.major) return `${vs} does not have same major version as ${c.orig}`;
-  if (v.minor !== con.minor && !c.minorDirty) return `${vs} does not have same major and minor version as ${c.orig}`;
+  if (v.major !== con.major) return `${goQuote(vs)} does not have same major version as ${goQuote(c.orig)}`;
+  if (v.minor !== con.minor && !c.minorDirty) return `${goQuote(vs)} does not have same major and minor version as ${goQuote(c.orig)}`;
   return undefined;
 }
 
 function notEqual(c: Comparator, v: Version, vs: string, cmp: number): string | undefined {
   const con = c.con;
-  const equal = `${vs} is equal to ${c.orig}`;
+  const equal = `${goQuote(vs)} is equal to ${goQuote(c.orig)}`;
   if (c.dirty) {
     if (con.major !== v.major) return undefined;
     if (con.minor !== v.minor && !c.minorDirty) return undefined;
@@ -273,21 +274,21 @@ function notEqual(c: Comparator, v: Version, vs: string, cmp: number): string | 
 
 function caret(c: Comparator, v: Version, vs: string, cmp: number): string | undefined {
   const con = c.con;
-  if (cmp < 0) return `${vs} is less than ${c.orig}`;
+  if (cmp < 0) return `${goQuote(vs)} is less than ${goQuote(c.orig)}`;
   if (con.major > 0 || c.minorDirty) {
-    return v.major === con.major ? undefined : `${vs} does not have same major version as ${c.orig}`;
+    return v.major === con.major ? undefined : `${goQuote(vs)} does not have same major version as ${goQuote(c.orig)}`;
   }
-  if (v.major > 0) return `${vs} does not have same major version as ${c.orig}`;
+  if (v.major > 0) return `${goQuote(vs)} does not have same major version as ${goQuote(c.orig)}`;
   if (con.minor > 0 || c.patchDirty) {
     return v.minor === con.minor
       ? undefined
-      : `${vs} does not have same minor version as ${c.orig}. ` +
+      : `${goQuote(vs)} does not have same minor version as ${goQuote(c.orig)}. ` +
           'Expected minor versions to match when constraint major version is 0';
   }
-  if (v.minor > 0) return `${vs} does not have same minor version as ${c.orig}`;
+  if (v.minor > 0) return `${goQuote(vs)} does not have same minor version as ${goQuote(c.orig)}`;
   return con.patch === v.patch
     ? undefined
-    : `${vs} does not equal ${c.orig}. Expect version and constraint to equal when major and minor versions are 0`;
+    : `${goQuote(vs)} does not equal ${goQuote(c.orig)}. Expect version and constraint to equal when major and minor versions are 0`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -331,7 +332,7 @@ export function parseConstraints(s: string, options: ConstraintOptions = {}): Co
   const groupHasPre: boolean[] = [];
   for (const group of rewritten.split('||')) {
     const raw = splitGroup(group, false);
-    if (!raw) throw new MastermindsError('MASTERMINDS_INVALID_CONSTRAINT', `improper constraint: ${group}`, s);
+    if (!raw) throw new MastermindsError('MASTERMINDS_INVALID_CONSTRAINT', `improper constraint: ${goQuote(group)}`, s);
     let comparators: Comparator[];
     try {
       comparators = raw.map((r) => buildComparator(r.op, r.version));
@@ -360,7 +361,7 @@ export function parseConstraints(s: string, options: ConstraintOptions = {}): Co
           if (v.prerelease.length > 0 && !includePreFor(i)) {
             if (!preReported) {
               reasons.push(
-                `${formatVersion(v)} is a prerelease version and the constraint is only looking for release versions`,
+                `${goQuote(formatVersion(v))} is a prerelease version and the constraint is only looking for release versions`,
               );
               preReported = true;
             }

@@ -1,4 +1,4 @@
-// Masterminds/semver v3.4.0 version parsing: `NewVersion` with its default CoerceNewVersion=true
+// Masterminds/semver v3.5.0 version parsing: `NewVersion` with its default CoerceNewVersion=true
 // (lenient: optional `v`, 1-3 numeric parts, leading zeros coerced) and `StrictNewVersion`.
 // Error texts are the library's (lower-case since v3.4.0).
 

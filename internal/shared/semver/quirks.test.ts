@@ -1,4 +1,4 @@
-// The differences between the two engines, as listed in /work/shared/reference/fbc.md §6 (results
+// The differences between the two engines, as listed in shared/reference/fbc.md §6 (results
 // there are actual library output). Each row pins both engines on the same input.
 import { describe, expect, it } from 'vitest';
 import {
@@ -86,7 +86,7 @@ describe('fbc.md §6.3: differences at a glance', () => {
 
   it('the empty string fails differently in each engine', () => {
     expect(blangMessage('')).toBe("Last element in range is '||'");
-    expect(() => parseConstraints('')).toThrow(new MastermindsError('MASTERMINDS_INVALID_CONSTRAINT', 'improper constraint: ', ''));
+    expect(() => parseConstraints('')).toThrow(new MastermindsError('MASTERMINDS_INVALID_CONSTRAINT', 'improper constraint: ""', ''));
   });
 });
 

@@ -140,7 +140,7 @@ describe('drift', () => {
       // The fields it owns are back; a field only someone else set is theirs to keep.
       expect((await admin.get(cmRef))['data']).toEqual({ version: '1.0.0', extra: 'x' });
       expect(((await admin.get(crRef))['rules'] as { verbs: string[] }[])[0]!.verbs).toEqual(['get', 'list', 'watch']);
-      expect(await getOrUndefined(admin, svcRef)).toBeDefined();
+      expect(await getOrUndefined(admin, svcRef)).toMatchObject({ kind: 'Service', metadata: { name: 'widgets-metrics', namespace: ns } });
     };
 
     await breakIt();

@@ -14,7 +14,7 @@ import { pushBundleImage, pushCatalogImage } from '../../support/images.ts';
 import { waitFor } from '../../support/net.ts';
 import { applyExtension, extCondition, installedBundle, operatorControllerSuite, progressingWith, waitForExtension } from './harness.ts';
 
-const SHARED = process.env['OLM_SHARED_DIR'] ?? '/work/shared';
+const SHARED = process.env['OLM_SHARED_DIR'] ?? join(import.meta.dirname, '../../../../shared');
 const suite = operatorControllerSuite('oc-scenarios', { certManager: true });
 const { install } = suite;
 let namespace = '';

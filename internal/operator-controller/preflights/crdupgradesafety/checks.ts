@@ -2,28 +2,30 @@
 // the whole CRD and per-property comparators. A comparator reads one field of the old and new schema,
 // reports what makes the change unsafe, then deletes that field from both copies; whatever differs
 // once every comparator has run is an "unhandled" change and fails closed.
-import {
-  canonicalJson,
-  flattenVersion,
-  goList,
-  goNumber,
-  goQuote,
-  walkSchema,
-  type Crd,
-  type Schema,
-} from './schema.ts';
+import type { CheckOptions, ResolvedConfig } from './config.ts';
+import { goFloat, goSchemaString } from './gofmt.ts';
+import { canonicalJson, flattenVersion, goList, goQuote, walkSchema, type Crd, type Schema } from './schema.ts';
+import { unhandledChanges } from './unhandled.ts';
 
-/** What one check found: its name and its messages (empty when the change is safe). */
+/** What one check found: its name and its messages (empty when the change is safe), split by enforcement. */
 export interface CheckResult {
   readonly name: string;
   readonly errors: readonly string[];
+  readonly warnings: readonly string[];
+}
+
+/** crdify's HandleErrors: `Error` reports errors, `Warn` warnings, `None` nothing. */
+export function enforce(name: string, options: Pick<CheckOptions, 'enforcement'>, found: readonly string[]): CheckResult {
+  if (options.enforcement === 'Error') return { name, errors: found, warnings: [] };
+  if (options.enforcement === 'Warn') return { name, errors: [], warnings: found };
+  return { name, errors: [], warnings: [] };
 }
 
 // ---- CRD-wide ----------------------------------------------------------------------------------
 
 export interface CrdCheck {
   readonly name: string;
-  compare(oldCrd: Crd, newCrd: Crd): string[];
+  compare(oldCrd: Crd, newCrd: Crd, options: CheckOptions): string[];
 }
 
 const existingFieldRemoval: CrdCheck = {
@@ -72,7 +74,7 @@ export const CRD_CHECKS: readonly CrdCheck[] = [existingFieldRemoval, scope, sto
 export interface PropertyCheck {
   readonly name: string;
   /** Reads and then deletes its field(s) from both (mutable) copies. */
-  compare(a: Schema, b: Schema): string[];
+  compare(a: Schema, b: Schema, options: CheckOptions): string[];
 }
 
 const num = (s: Schema, k: string): number | undefined => (typeof s[k] === 'number' ? (s[k] as number) : undefined);
@@ -90,8 +92,8 @@ function maxCheck(name: string): PropertyCheck {
     name,
     compare(a, b) {
       const [older, newer] = take(a, b, name, num);
-      if (older === undefined && newer !== undefined) return [`maximum constraint added when there was none previously : ${goNumber(newer)}`];
-      if (older !== undefined && newer !== undefined && newer < older) return [`maximum decreased : ${goNumber(older)} -> ${goNumber(newer)}`];
+      if (older === undefined && newer !== undefined) return [`maximum constraint added when there was none previously : ${goFloat(newer)}`];
+      if (older !== undefined && newer !== undefined && newer < older) return [`maximum decreased : ${goFloat(older)} -> ${goFloat(newer)}`];
       return [];
     },
   };
@@ -103,8 +105,8 @@ function minCheck(name: string): PropertyCheck {
     name,
     compare(a, b) {
       const [older, newer] = take(a, b, name, num);
-      if (older === undefined && newer !== undefined) return [`minimum constraint added when there was none previously : ${goNumber(newer)}`];
-      if (older !== undefined && newer !== undefined && newer > older) return [`minimum increased : ${goNumber(older)} -> ${goNumber(newer)}`];
+      if (older === undefined && newer !== undefined) return [`minimum constraint added when there was none previously : ${goFloat(newer)}`];
+      if (older !== undefined && newer !== undefined && newer > older) return [`minimum increased : ${goFloat(older)} -> ${goFloat(newer)}`];
       return [];
     },
   };
@@ -126,15 +128,17 @@ const defaultCheck: PropertyCheck = {
 const enumValues = (s: Schema, k: string): Set<string> =>
   new Set(Array.isArray(s[k]) ? (s[k] as unknown[]).map((v) => canonicalJson(v)) : []);
 
-/** OLM configures `additionPolicy: Allow`: new values are fine, removed ones and a new constraint are not. */
+/** A new constraint and removed values fail; new values fail unless `additionPolicy: Allow` (OLM's setting). */
 const enumCheck: PropertyCheck = {
   name: 'enum',
-  compare(a, b) {
+  compare(a, b, options) {
     const [older, newer] = take(a, b, 'enum', enumValues);
     const sorted = (s: Iterable<string>): string[] => [...s].sort(byBytes);
     if (older.size === 0 && newer.size > 0) return [`enum constraint added when there was none previously : ${goList(sorted(newer))}`];
     const removed = [...older].filter((v) => !newer.has(v));
     if (removed.length > 0) return [`allowed enum values removed : ${goList(sorted(removed))}`];
+    const added = [...newer].filter((v) => !older.has(v));
+    if (added.length > 0 && options.additionPolicy !== 'Allow') return [`allowed enum values added : ${goList(sorted(added))}`];
     return [];
   },
 };
@@ -160,35 +164,74 @@ const typeCheck: PropertyCheck = {
   },
 };
 
-/** Description changes never block in OLM (enforcement None): the field is only cleared. */
+/** Any change fails; OLM sets enforcement None, so description changes never block. */
 const descriptionCheck: PropertyCheck = {
   name: 'description',
   compare(a, b) {
-    take(a, b, 'description', str);
-    return [];
+    const [older, newer] = take(a, b, 'description', str);
+    return older === newer ? [] : [`description changed : ${goQuote(older)} -> ${goQuote(newer)}`];
   },
 };
 
+/** Added or changed fails; removed fails unless `removalPolicy: Allow`. */
 const patternCheck: PropertyCheck = {
   name: 'pattern',
-  compare(a, b) {
+  compare(a, b, options) {
     const [older, newer] = take(a, b, 'pattern', str);
-    if (older === newer || newer === '') return []; // removing a pattern is safe
+    if (older === newer) return [];
     if (older === '') return [`pattern added : ${goQuote(older)} -> ${goQuote(newer)}`];
+    if (newer === '') return options.removalPolicy === 'Allow' ? [] : [`pattern removed : ${goQuote(older)} -> ${goQuote(newer)}`];
     return [`pattern changed : ${goQuote(older)} -> ${goQuote(newer)}`];
   },
 };
 
 const bool = (s: Schema, k: string): boolean => s[k] === true;
 
+/** Allowing or disallowing null fails unless the matching policy is `Allow`. */
 const nullableCheck: PropertyCheck = {
   name: 'nullable',
-  compare(a, b) {
+  compare(a, b, options) {
     const [older, newer] = take(a, b, 'nullable', bool);
     if (older === newer) return [];
-    return [`${newer ? 'nullable added' : 'nullable removed'} : ${older} -> ${newer}`];
+    if (newer && options.additionPolicy !== 'Allow') return [`nullable added : ${older} -> ${newer}`];
+    if (!newer && options.removalPolicy !== 'Allow') return [`nullable removed : ${older} -> ${newer}`];
+    return [];
   },
 };
+
+/**
+ * oneOf subschemas compared as a set, each identified by Go's `String()` of it with description, title, example
+ * and externalDocs cleared. A new constraint fails (with `additionPolicy: Allow` only when the property's old schema
+ * is not one of the new subschemas); otherwise removed subschemas fail, then added ones, each unless its policy is
+ * `Allow`. The lists print sorted, as Go's `%v` of a `[]string`.
+ */
+const oneOfCheck: PropertyCheck = {
+  name: 'oneOf',
+  compare(a, b, options) {
+    const identity = (s: unknown): string => goSchemaString(normalizeSubschema(s));
+    const older = new Set((Array.isArray(a['oneOf']) ? (a['oneOf'] as unknown[]) : []).map(identity));
+    const newer = new Set((Array.isArray(b['oneOf']) ? (b['oneOf'] as unknown[]) : []).map(identity));
+    delete a['oneOf'];
+    delete b['oneOf'];
+    const sorted = (s: Iterable<string>): string[] => [...s].sort(byBytes);
+    if (older.size === 0 && newer.size > 0) {
+      if (options.additionPolicy !== 'Allow') return [`oneOf constraint added when there was none previously: ${goList(sorted(newer))}`];
+      if (newer.has(identity(a))) return [];
+      return [`oneOf constraint added and pre-existing property schema is not preserved in the new oneOf entries: ${goList(sorted(newer))}`];
+    }
+    const removed = sorted([...older].filter((s) => !newer.has(s)));
+    if (removed.length > 0 && options.removalPolicy !== 'Allow') return [`allowed oneOf schemas removed: ${goList(removed)}`];
+    const added = sorted([...newer].filter((s) => !older.has(s)));
+    if (added.length > 0 && options.additionPolicy !== 'Allow') return [`allowed oneOf schemas added: ${goList(added)}`];
+    return [];
+  },
+};
+
+function normalizeSubschema(s: unknown): Schema {
+  const copy: Schema = typeof s === 'object' && s !== null && !Array.isArray(s) ? { ...(s as Schema) } : {};
+  for (const key of ['description', 'title', 'example', 'externalDocs']) delete copy[key];
+  return copy;
+}
 
 /** In the order results are reported. */
 export const PROPERTY_CHECKS: readonly PropertyCheck[] = [
@@ -207,90 +250,22 @@ export const PROPERTY_CHECKS: readonly PropertyCheck[] = [
   descriptionCheck,
   patternCheck,
   nullableCheck,
+  oneOfCheck,
 ];
 
 function byBytes(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-// ---- unhandled ---------------------------------------------------------------------------------
-
-/** JSONSchemaProps fields in Go struct order, with their Go names and how Go holds them. */
-const GO_FIELDS: readonly (readonly [json: string, go: string, kind: 'string' | 'bool' | 'pointer' | 'slice'])[] = [
-  ['id', 'ID', 'string'],
-  ['$schema', 'Schema', 'string'],
-  ['$ref', 'Ref', 'pointer'],
-  ['description', 'Description', 'string'],
-  ['type', 'Type', 'string'],
-  ['format', 'Format', 'string'],
-  ['title', 'Title', 'string'],
-  ['default', 'Default', 'pointer'],
-  ['maximum', 'Maximum', 'pointer'],
-  ['exclusiveMaximum', 'ExclusiveMaximum', 'bool'],
-  ['minimum', 'Minimum', 'pointer'],
-  ['exclusiveMinimum', 'ExclusiveMinimum', 'bool'],
-  ['maxLength', 'MaxLength', 'pointer'],
-  ['minLength', 'MinLength', 'pointer'],
-  ['pattern', 'Pattern', 'string'],
-  ['maxItems', 'MaxItems', 'pointer'],
-  ['minItems', 'MinItems', 'pointer'],
-  ['uniqueItems', 'UniqueItems', 'bool'],
-  ['multipleOf', 'MultipleOf', 'pointer'],
-  ['enum', 'Enum', 'slice'],
-  ['maxProperties', 'MaxProperties', 'pointer'],
-  ['minProperties', 'MinProperties', 'pointer'],
-  ['required', 'Required', 'slice'],
-  ['externalDocs', 'ExternalDocs', 'pointer'],
-  ['example', 'Example', 'pointer'],
-  ['nullable', 'Nullable', 'bool'],
-  ['x-kubernetes-preserve-unknown-fields', 'XPreserveUnknownFields', 'pointer'],
-  ['x-kubernetes-embedded-resource', 'XEmbeddedResource', 'bool'],
-  ['x-kubernetes-int-or-string', 'XIntOrString', 'bool'],
-  ['x-kubernetes-list-map-keys', 'XListMapKeys', 'slice'],
-  ['x-kubernetes-list-type', 'XListType', 'pointer'],
-  ['x-kubernetes-map-type', 'XMapType', 'pointer'],
-  ['x-kubernetes-validations', 'XValidations', 'slice'],
-];
-
-/**
- * What is left different after every comparator: `unhandled changes found (<GoField> <old> -> <new>; …)`,
- * the condensed form operator-controller makes of crdify's diff.
- */
-export function unhandledChanges(a: Schema, b: Schema): string[] {
-  if (canonicalJson(a) === canonicalJson(b)) return [];
-  const details: string[] = [];
-  const known = new Set<string>();
-  for (const [json, go, kind] of GO_FIELDS) {
-    known.add(json);
-    if (canonicalJson(a[json]) === canonicalJson(b[json])) continue;
-    details.push(`${go} ${goValue(a[json], kind)} -> ${goValue(b[json], kind)}`);
-  }
-  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
-    if (known.has(key) || canonicalJson(a[key]) === canonicalJson(b[key])) continue;
-    details.push(`${key} ${goValue(a[key], 'pointer')} -> ${goValue(b[key], 'pointer')}`);
-  }
-  return [details.length > 0 ? `unhandled changes found (${details.join('; ')})` : 'unhandled changes found'];
-}
-
-function goValue(v: unknown, kind: 'string' | 'bool' | 'pointer' | 'slice'): string {
-  if (v === undefined) {
-    if (kind === 'string') return '""';
-    if (kind === 'bool') return 'false';
-    return 'nil';
-  }
-  const pointer = kind === 'pointer' ? '&' : '';
-  if (typeof v === 'string') return pointer + goQuote(v);
-  if (typeof v === 'number') return pointer + goNumber(v);
-  if (typeof v === 'boolean') return pointer + String(v);
-  return '<complex value>';
-}
-
 /** Runs every property check and the unhandled check over copies of one property's old and new schema. */
-export function compareProperty(oldSchema: Schema, newSchema: Schema): CheckResult[] {
+export function compareProperty(oldSchema: Schema, newSchema: Schema, config: ResolvedConfig): CheckResult[] {
   const a: Schema = { ...oldSchema };
   const b: Schema = { ...newSchema };
-  const results: CheckResult[] = PROPERTY_CHECKS.map((check) => ({ name: check.name, errors: check.compare(a, b) }));
-  results.push({ name: 'unhandled', errors: unhandledChanges(a, b) });
+  const results: CheckResult[] = PROPERTY_CHECKS.map((check) => {
+    const options = config.checks.get(check.name)!;
+    return enforce(check.name, options, check.compare(a, b, options));
+  });
+  results.push(enforce('unhandled', { enforcement: config.unhandledEnforcement }, unhandledChanges(a, b)));
   return results;
 }
 
@@ -298,6 +273,7 @@ export function compareProperty(oldSchema: Schema, newSchema: Schema): CheckResu
 export function compareVersions(
   oldVersion: Parameters<typeof flattenVersion>[0],
   newVersion: Parameters<typeof flattenVersion>[0],
+  config: ResolvedConfig,
 ): Map<string, CheckResult[]> {
   const oldFlat = flattenVersion(oldVersion);
   const newFlat = flattenVersion(newVersion);
@@ -306,7 +282,7 @@ export function compareVersions(
     const before = oldFlat.get(path) ?? {};
     const after = newFlat.get(path) ?? {};
     if (newFlat.has(path) && canonicalJson(before) === canonicalJson(after)) continue;
-    out.set(path, compareProperty(before, after));
+    out.set(path, compareProperty(before, after, config));
   }
   return out;
 }

@@ -140,13 +140,13 @@ describe('validateUpgrade: same version', () => {
     ]);
   });
 
-  it('pattern added or changed, nullable added or removed; removing a pattern is safe', () => {
+  it('pattern added, changed or removed (crdify default removalPolicy: Disallow), nullable added or removed', () => {
     const withPattern = withSpec({ ...base, image: { type: 'string', pattern: '^a' } });
     expect(validateUpgrade(old, withPattern)).toEqual(['v1: ^.spec.image: pattern: pattern added : "" -> "^a"']);
     expect(validateUpgrade(withPattern, withSpec({ ...base, image: { type: 'string', pattern: '^b' } }))).toEqual([
       'v1: ^.spec.image: pattern: pattern changed : "^a" -> "^b"',
     ]);
-    expect(validateUpgrade(withPattern, old)).toEqual([]);
+    expect(validateUpgrade(withPattern, old)).toEqual(['v1: ^.spec.image: pattern: pattern removed : "^a" -> ""']);
     const nullable = withSpec({ ...base, image: { type: 'string', nullable: true } });
     expect(validateUpgrade(old, nullable)).toEqual(['v1: ^.spec.image: nullable: nullable added : false -> true']);
     expect(validateUpgrade(nullable, old)).toEqual(['v1: ^.spec.image: nullable: nullable removed : true -> false']);

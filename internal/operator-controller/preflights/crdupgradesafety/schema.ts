@@ -62,20 +62,12 @@ export function flattenVersion(version: CrdVersion): Map<string, Schema> {
   return flat;
 }
 
-/** Fields holding child schemas: dropped before comparing a property with itself. */
-const CHILD_FIELDS = [
-  'properties',
-  'items',
-  'allOf',
-  'anyOf',
-  'oneOf',
-  'not',
-  'additionalProperties',
-  'patternProperties',
-  'additionalItems',
-  'definitions',
-  'dependencies',
-];
+/**
+ * Child schemas dropped before comparing a property with itself: `properties` and `items`, whose schemas are judged
+ * at their own paths. Other child schemas (`allOf`, `anyOf`, `oneOf`, `not`, `additionalProperties`, …) stay: the
+ * oneOf check reads `oneOf`, and a change in any other is unhandled at the parent (fail closed), as crdify does.
+ */
+const CHILD_FIELDS = ['properties', 'items'];
 
 /** Fields that are plain values (not pointers) in Go: their zero value is the same as absent. */
 const ZERO_IS_ABSENT = new Set([
@@ -131,7 +123,7 @@ export function goQuote(s: string): string {
   return JSON.stringify(s).replace(/\\u00([0-7][0-9a-f])/g, '\\x$1');
 }
 
-/** Go's `%v` of a number. */
+/** Go's `%v` of a number whose magnitude JavaScript prints without an exponent the same way (see gofmt.ts goFloat). */
 export function goNumber(n: number): string {
   if (Number.isInteger(n) && Math.abs(n) < 1e21) return String(n);
   const s = String(n);
