@@ -96,14 +96,33 @@ export function decodeQuery(body: RequestBody | undefined): string | undefined {
   }
   if (value === null) return '';
   if (typeof value !== 'object' || Array.isArray(value)) return undefined; // cannot unmarshal into a struct
+  // Go sets the field for every matching key in order (JSON.parse keeps only the last duplicate).
   let query = '';
   let typeError = false;
-  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+  for (const [key, v] of members(text, start)) {
     if (key.toLowerCase() !== 'query') continue;
     if (typeof v === 'string') query = v;
     else if (v !== null) typeError = true; // Go keeps decoding, then reports the type error
   }
   return typeError ? undefined : query;
+}
+
+/** The members of the (valid) JSON object at `start`, in order, duplicates included. */
+function* members(text: string, start: number): Generator<[string, unknown]> {
+  const skip = (i: number): number => {
+    while (i < text.length && isJsonSpace(text.charCodeAt(i))) i++;
+    return i;
+  };
+  let i = skip(start + 1);
+  while (text.charAt(i) === '"') {
+    const keyEnd = stringEnd(text, i);
+    const key = JSON.parse(text.slice(i, keyEnd)) as string;
+    i = skip(skip(keyEnd) + 1); // past the colon
+    const end = valueEnd(text, i);
+    yield [key, JSON.parse(text.slice(i, end))];
+    i = skip(end);
+    if (text.charAt(i) === ',') i = skip(i + 1);
+  }
 }
 
 /** The endpoint's outcome before (or instead of) running the query. */
