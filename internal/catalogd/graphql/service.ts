@@ -19,7 +19,7 @@ import { noopLogger, type Logger } from '../../shared/observability/index.ts';
 import type { CatalogStore, StoredCatalog } from '../storage/index.ts';
 import { discoverShape, type CatalogShape } from './discover.ts';
 import { complexityError } from './limits.ts';
-import { SchemaBuildError, buildSchema, goMarshal, type BlobReader } from './schema.ts';
+import { SchemaBuildError, buildSchema, type BlobReader } from './schema.ts';
 
 export interface CatalogQueries {
   /**
@@ -250,17 +250,57 @@ function readBlobs(fd: number, entries: readonly BlobIndexEntry[]): Record<strin
  * are none —, path when set), `<>&` escaped. `dataNull`: errors before execution, data is null.
  */
 export function encodeResult(result: ExecutionResult, dataNull: boolean): string {
-  let out = '{"data":' + (dataNull || result.data === undefined || result.data === null ? 'null' : goMarshal(result.data));
+  let out = '{"data":' + (dataNull || result.data === undefined || result.data === null ? 'null' : encodeData(result.data));
   const errors = result.errors ?? [];
   if (errors.length > 0) out += ',"errors":[' + errors.map(encodeError).join(',') + ']';
-  return out + '}';
+  out += '}';
+  return GO_ESCAPED.test(out) ? out.replace(GO_ESCAPED_ALL, (c) => GO_ESCAPES[c] ?? c) : out;
 }
 
 function encodeError(e: GraphQLError): string {
   const locations = (e.locations ?? []).map((l) => `{"line":${l.line},"column":${l.column}}`).join(',');
-  let out = `{"message":${goMarshal(e.message)},"locations":[${locations}]`;
-  if (e.path !== undefined && e.path.length > 0) out += `,"path":${goMarshal(e.path)}`;
+  let out = `{"message":${JSON.stringify(e.message)},"locations":[${locations}]`;
+  if (e.path !== undefined && e.path.length > 0) out += `,"path":${JSON.stringify(e.path)}`;
   return out + '}';
+}
+
+/** Characters json.Encoder escapes that JSON.stringify leaves (they only occur inside strings). */
+const GO_ESCAPED = /[<>&\u2028\u2029]/;
+const GO_ESCAPED_ALL = /[<>&\u2028\u2029]/g;
+const GO_ESCAPES: Readonly<Record<string, string>> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
+
+/**
+ * An execution's data as JSON with every object's keys sorted (response keys are GraphQL names,
+ * ASCII, so code-unit order is Go's); escaping is left to encodeResult's single pass.
+ */
+function encodeData(v: unknown): string {
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+      return Number.isFinite(v) ? String(v) : 'null';
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'object': {
+      if (v === null) return 'null';
+      if (Array.isArray(v)) {
+        let out = '[';
+        for (let i = 0; i < v.length; i++) out += (i > 0 ? ',' : '') + encodeData(v[i]);
+        return out + ']';
+      }
+      const obj = v as Record<string, unknown>;
+      const keys = Object.keys(obj);
+      if (keys.length > 1) keys.sort();
+      let out = '{';
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i] as string;
+        out += (i > 0 ? ',"' : '"') + k + '":' + encodeData(obj[k]);
+      }
+      return out + '}';
+    }
+    default:
+      return 'null';
+  }
 }
 
 /** What a store gets wrapped with when the schema is built at store time. */
