@@ -1,6 +1,8 @@
 // catalogd's wiring: from CatalogdOptions (flags) and the manager's context to informers, the
 // leader's ClusterCatalog controller, and what every replica runs — the content follower, the
-// catalog HTTP server and garbage collection. See controller/README.md for the design.
+// catalog HTTP server and garbage collection. Feature gates: APIV1MetasHandler routes
+// /api/v1/metas, GraphQLCatalogQueries wraps the store with GraphQL schemas and routes
+// /api/v1/graphql. See controller/README.md for the design.
 import { join } from 'node:path';
 import { ClusterCatalogKind, GroupVersion, type ClusterCatalog } from '../../api/v1/index.ts';
 import { Controller } from '../shared/controller/index.ts';
