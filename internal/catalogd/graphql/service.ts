@@ -316,7 +316,8 @@ export function withGraphQLSchemas(store: CatalogStore, queries: CatalogQueries)
         const why = err instanceof SchemaBuildError ? `error building GraphQL schema: ${err.message}` : `error loading catalog schema: ${(err as Error).message}`;
         let message = `failed to pre-build GraphQL schema for catalog ${JSON.stringify(name)}: ${why}`;
         try {
-          await store.delete(name);
+          // (only that content: a store of another digest since then is left alone)
+          if (store.get(name)?.jsonlPath === stored.jsonlPath) await store.delete(name);
         } catch (removeErr) {
           message += ` (rollback also failed: ${(removeErr as Error).message})`;
         }
