@@ -15,7 +15,7 @@
 //   (its type from the first), and both are looked up when answering.
 //
 // Only the shape is kept: nothing of a blob outlives its analysis.
-import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type { BlobIndexEntry } from '../../shared/fbc/index.ts';
 import { FieldNames } from './names.ts';
 
@@ -160,14 +160,15 @@ function mergeInto(into: Map<string, FieldShape>, from: ReadonlyMap<string, Fiel
   return into;
 }
 
-/** Reads per line; big enough that a 30 MB catalog is a few dozen reads. */
+/** Bytes read at a time into one reused buffer (it grows only for a longer line). */
 const READ_CHUNK = 1 << 20;
 const NEWLINE = 0x0a;
 
 /**
  * The shape of a stored catalog, from one streaming pass over its `catalog.jsonl`: each line is
  * parsed, analysed and dropped. A line's schema is the one its index entry has (the index holds
- * every blob with a schema; a line without an entry has none).
+ * every blob with a schema; a line without an entry has none). The file is read into one reused
+ * buffer, so the pass leaves no read buffers behind for the collector.
  */
 export async function discoverShape(jsonlPath: string, entries: readonly BlobIndexEntry[], signal?: AbortSignal): Promise<CatalogShape> {
   const builder = new ShapeBuilder();
@@ -176,25 +177,40 @@ export async function discoverShape(jsonlPath: string, entries: readonly BlobInd
   for (let i = 1; i < entries.length; i++) if ((entries[i] as BlobIndexEntry).offset < (entries[i - 1] as BlobIndexEntry).offset) sorted = false;
   const ordered = sorted ? entries : [...entries].sort((a, b) => a.offset - b.offset);
   let next = 0;
-  let offset = 0; // file offset of `pending`'s first byte
-  let pending: Buffer | undefined;
   const line = (buf: Buffer, start: number, end: number, at: number): void => {
     while (next < ordered.length && (ordered[next] as BlobIndexEntry).offset < at) next++;
     const entry = ordered[next];
     if (entry === undefined || entry.offset !== at || entry.schema === '') return;
     builder.add(entry.schema, JSON.parse(buf.toString('utf8', start, end)));
   };
-  const stream = createReadStream(jsonlPath, { highWaterMark: READ_CHUNK, ...(signal && { signal }) });
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    const buf = pending ? Buffer.concat([pending, chunk]) : chunk;
-    let start = 0;
-    for (let nl = buf.indexOf(NEWLINE); nl >= 0; nl = buf.indexOf(NEWLINE, start)) {
-      if (nl > start) line(buf, start, nl, offset + start);
-      start = nl + 1;
+  const file = await open(jsonlPath, 'r');
+  try {
+    let buf = Buffer.allocUnsafe(READ_CHUNK);
+    let filled = 0; // bytes of buf holding data
+    let offset = 0; // file offset of buf[0]
+    for (;;) {
+      signal?.throwIfAborted();
+      if (filled === buf.length) {
+        const bigger = Buffer.allocUnsafe(buf.length * 2); // a line longer than the buffer
+        buf.copy(bigger, 0, 0, filled);
+        buf = bigger;
+      }
+      const { bytesRead } = await file.read(buf, filled, buf.length - filled, offset + filled);
+      if (bytesRead === 0) break;
+      const scanFrom = filled;
+      filled += bytesRead;
+      let start = 0;
+      for (let nl = buf.indexOf(NEWLINE, scanFrom); nl >= 0 && nl < filled; nl = buf.indexOf(NEWLINE, nl + 1)) {
+        if (nl > start) line(buf, start, nl, offset + start);
+        start = nl + 1;
+      }
+      buf.copy(buf, 0, start, filled); // the unfinished line to the front
+      offset += start;
+      filled -= start;
     }
-    offset += start;
-    pending = start < buf.length ? buf.subarray(start) : undefined;
+    if (filled > 0) line(buf, 0, filled, offset);
+  } finally {
+    await file.close();
   }
-  if (pending && pending.length > 0) line(pending, 0, pending.length, offset);
   return builder.result();
 }
