@@ -33,11 +33,11 @@ const OPEN_LOOP_RATES = (process.env.BENCH_CATALOG_SERVER_RATES ?? '1000,2000,30
 const STEP_SECONDS = Math.max(2, Math.round(SECONDS / 2));
 const P99_TARGET_MS = 5;
 
-type LoadSpec =
+export type LoadSpec =
   | { mode: 'download'; url: string; connections: number; downloads: number }
-  | { mode: 'closed' | 'open'; url: string; connections: number; seconds: number; rate?: number };
+  | { mode: 'closed' | 'open'; url: string; connections: number; seconds: number; rate?: number; post?: { body: string; contentType: string } };
 
-interface LoadResult {
+export interface LoadResult {
   bytes: number;
   seconds: number;
   requests: number;
@@ -82,7 +82,11 @@ function percentile(sorted: Float64Array, p: number): number {
  */
 async function latency(spec: Extract<LoadSpec, { mode: 'closed' | 'open' }>): Promise<LoadResult> {
   const u = new URL(spec.url);
-  const request = Buffer.from(`GET ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\n\r\n`, 'latin1');
+  const request = spec.post
+    ? Buffer.from(
+        `POST ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: ${spec.post.contentType}\r\nContent-Length: ${Buffer.byteLength(spec.post.body)}\r\n\r\n${spec.post.body}`,
+      )
+    : Buffer.from(`GET ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\n\r\n`, 'latin1');
   const samples: number[] = [];
   let bytes = 0;
   let errors = 0;
@@ -206,7 +210,8 @@ async function latency(spec: Extract<LoadSpec, { mode: 'closed' | 'open' }>): Pr
   return { bytes, seconds, requests: samples.length, errors, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted[sorted.length - 1] ?? 0 };
 }
 
-async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+/** Runs one load in a child process (closed/open loops may POST a body). */
+export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   // Start each load with a collected heap (the catalog was just stored in this process), so a
   // full GC of that garbage does not land inside a latency measurement.
   (globalThis as { gc?: () => void }).gc?.();

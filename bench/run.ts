@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark, printed as a table of figures. Never pass/fail.
 // Select some with `npm run bench -- workqueue informer`; BENCH_COLD=1 adds the cold build.
+import { benchCatalogGraphQL } from './catalog-graphql.ts';
 import { benchCatalogServer } from './catalog-server.ts';
 import { benchCatalogCertified, benchCatalogScale } from './catalog-scale.ts';
 import { benchCatalogUnpack } from './catalog-unpack.ts';
@@ -16,6 +17,7 @@ const benches: Record<string, () => Promise<Figure[]>> = {
   informer: benchInformer,
   'control-plane': benchControlPlane,
   'catalog-server': benchCatalogServer,
+  'catalog-graphql': benchCatalogGraphQL,
   'catalog-scale': benchCatalogScale,
   'catalog-certified': benchCatalogCertified,
   'catalog-unpack': benchCatalogUnpack,

@@ -40,6 +40,7 @@ describe('catalogd flags', () => {
       '--pull-cas-dir=/cas',
       '--insecure-registries= localhost:5000, registry.local ,',
       '--platform=linux/arm64/v8',
+      '--feature-gates=GraphQLCatalogQueries=true, APIV1MetasHandler=false',
     );
     expect(o).toEqual({
       catalogsServerAddr: '127.0.0.1:9443',
@@ -51,6 +52,8 @@ describe('catalogd flags', () => {
       pullCasDir: '/cas',
       insecureRegistries: ['localhost:5000', 'registry.local'],
       platform: 'linux/arm64/v8',
+      metasHandler: false,
+      graphqlQueries: true,
     });
   });
 
@@ -65,6 +68,8 @@ describe('catalogd flags', () => {
     expect(usageError(() => parse('--catalogs-server-addr=0'))).toBe('catalogd: --catalogs-server-addr: the catalog server cannot be turned off');
     expect(usageError(() => parse('--catalogs-server-addr=:99999'))).toBe('catalogd: --catalogs-server-addr: invalid bind address ":99999"');
     expect(usageError(() => parse('--platform=amd64'))).toBe('catalogd: --platform: must be os/arch[/variant], got "amd64"');
+    expect(usageError(() => parse('--feature-gates=GraphQLCatalogQueries'))).toBe('catalogd: --feature-gates: missing bool value for GraphQLCatalogQueries');
+    expect(usageError(() => parse('--feature-gates=Nope=true'))).toBe('catalogd: --feature-gates: unrecognized feature gate: Nope');
   });
 
   it('parses Go durations', () => {

@@ -1,7 +1,10 @@
 // catalogd's own flags (names as upstream's cmd/catalogd where upstream has them) and their
 // translation into CatalogdOptions. Problems are a UsageError naming the flag.
 import { DEFAULT_EXTERNAL_ADDRESS, type CatalogdOptions } from '../../internal/catalogd/options.ts';
-import { parseBindAddress, registryFlags, registryOptions, UsageError, type Flag } from '../../internal/shared/manager/index.ts';
+import { parseBindAddress, parseFeatureGates, registryFlags, registryOptions, UsageError, type Flag } from '../../internal/shared/manager/index.ts';
+
+/** catalogd's feature gates and their defaults here (upstream's APIV1MetasHandler defaults to false). */
+export const CATALOGD_FEATURE_GATES = { APIV1MetasHandler: true, GraphQLCatalogQueries: false } as const;
 
 export const catalogdFlags = {
   'catalogs-server-addr': { type: 'string', default: ':8443', help: 'address the catalog content server listens on' },
@@ -15,6 +18,11 @@ export const catalogdFlags = {
   'tls-cert': { type: 'string', help: 'certificate (PEM) of the catalog server; with --tls-key it serves HTTPS' },
   'tls-key': { type: 'string', help: 'private key (PEM) of the catalog server' },
   platform: { type: 'string', default: 'linux/amd64', help: 'os/arch[/variant] picked from multi-platform catalog images' },
+  'feature-gates': {
+    type: 'string',
+    default: '',
+    help: 'key=value pairs of feature gates: APIV1MetasHandler=true|false (default true), GraphQLCatalogQueries=true|false (default false)',
+  },
   ...registryFlags,
 } as const satisfies Record<string, Flag>;
 
@@ -62,6 +70,12 @@ export function catalogdOptions(values: CatalogdFlagValues): CatalogdOptions {
   if ((cert === '') !== (key === '')) throw new UsageError('catalogd: tls-cert and tls-key flags must be used together');
   const platform = str(values.platform);
   if (!/^[a-z0-9_.-]+\/[a-z0-9_.-]+(\/[a-z0-9_.-]+)?$/i.test(platform)) fail('platform', `must be os/arch[/variant], got ${JSON.stringify(platform)}`);
+  let gates: { APIV1MetasHandler: boolean; GraphQLCatalogQueries: boolean } = { ...CATALOGD_FEATURE_GATES };
+  try {
+    gates = parseFeatureGates(typeof values['feature-gates'] === 'string' ? values['feature-gates'] : '', CATALOGD_FEATURE_GATES);
+  } catch (err) {
+    fail('feature-gates', (err as Error).message);
+  }
   return {
     catalogsServerAddr: addr,
     externalAddress: external,
@@ -70,5 +84,7 @@ export function catalogdOptions(values: CatalogdFlagValues): CatalogdOptions {
     platform,
     ...registryOptions('catalogd', values),
     ...(cert !== '' && { tls: { certFile: cert, keyFile: key } }),
+    ...(!gates.APIV1MetasHandler && { metasHandler: false }),
+    ...(gates.GraphQLCatalogQueries && { graphqlQueries: true }),
   };
 }

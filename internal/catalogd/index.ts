@@ -1,6 +1,8 @@
 // catalogd's wiring: from CatalogdOptions (flags) and the manager's context to informers, the
 // leader's ClusterCatalog controller, and what every replica runs — the content follower, the
-// catalog HTTP server and garbage collection. See controller/README.md for the design.
+// catalog HTTP server and garbage collection. Feature gates: APIV1MetasHandler routes
+// /api/v1/metas, GraphQLCatalogQueries wraps the store with GraphQL schemas and routes
+// /api/v1/graphql. See controller/README.md for the design.
 import { join } from 'node:path';
 import { ClusterCatalogKind, GroupVersion, type ClusterCatalog } from '../../api/v1/index.ts';
 import { Controller } from '../shared/controller/index.ts';
@@ -18,16 +20,20 @@ import {
   type ContentFollower,
 } from './controller/index.ts';
 import { catalogBaseUrl, type CatalogdImplementations, type CatalogdOptions } from './options.ts';
+import type { GraphQLQueries } from './server/index.ts';
 import type { CatalogStore } from './storage/types.ts';
 
-export type { CatalogServer, CatalogServerOptions, CatalogdImplementations, CatalogdOptions } from './options.ts';
+export type { CatalogGraphQL, CatalogServer, CatalogServerOptions, CatalogdImplementations, CatalogdOptions } from './options.ts';
 export { DEFAULT_EXTERNAL_ADDRESS, catalogBaseUrl } from './options.ts';
 
 /** What catalogdSetup builds; the manager uses the ManagerParts part, tests the rest. */
 export interface CatalogdParts extends ManagerParts {
   readonly catalogs: Informer<ClusterCatalog>;
   readonly content: CatalogContent;
+  /** The store the controller and the server use (wrapped for GraphQL when that is on). */
   readonly store: CatalogStore;
+  /** GraphQL queries, when `graphqlQueries` is on. */
+  readonly graphql?: GraphQLQueries;
   readonly reconciler: ClusterCatalogReconciler;
   /** The leader-only ClusterCatalog controller. */
   readonly controller: Controller;
@@ -49,7 +55,14 @@ export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementa
     });
     const { registry, informer: secretInformer } = await registryAccess({ client, logger, ...options });
     const informers: Cache[] = secretInformer ? [catalogs, secretInformer] : [catalogs];
-    const store = await impl.store(join(options.cacheDir, 'catalogs'), logger.child({ component: 'storage' }));
+    const features = { APIV1MetasHandler: options.metasHandler ?? true, GraphQLCatalogQueries: options.graphqlQueries ?? false };
+    logger.info('catalogd feature gate status', features);
+    let store = await impl.store(join(options.cacheDir, 'catalogs'), logger.child({ component: 'storage' }));
+    let graphql: GraphQLQueries | undefined;
+    if (features.GraphQLCatalogQueries) {
+      if (!impl.graphql) throw new Error('the GraphQLCatalogQueries feature gate is on but no GraphQL implementation is wired');
+      ({ store, queries: graphql } = impl.graphql(store, logger.child({ component: 'graphql' })));
+    }
     const content = createCatalogContent({
       unpackDir: join(options.cacheDir, 'unpack'),
       store,
@@ -92,6 +105,8 @@ export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementa
       host: bind.host,
       port: bind.port,
       ...(options.tls && { tls: options.tls }),
+      metasEnabled: features.APIV1MetasHandler,
+      ...(graphql && { graphql }),
       logger: logger.child({ component: 'catalog-server' }),
       metrics,
     });
@@ -114,6 +129,7 @@ export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementa
       catalogs,
       content,
       store,
+      ...(graphql && { graphql }),
       reconciler,
       controller,
       follower,

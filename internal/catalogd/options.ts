@@ -3,6 +3,7 @@
 import type { RateLimiter } from '../shared/controller/index.ts';
 import type { RegistryClientOptions, UnpackLimits } from '../shared/image/index.ts';
 import type { Logger, Metrics } from '../shared/observability/index.ts';
+import type { GraphQLQueries } from './server/index.ts';
 import type { CatalogStore } from './storage/types.ts';
 
 /** Upstream's default `--external-address`: the catalogd Service in olmv1-system. */
@@ -27,6 +28,10 @@ export interface CatalogdOptions {
   readonly platform?: string;
   /** `--pull-cas-dir`. */
   readonly pullCasDir?: string;
+  /** `--feature-gates` APIV1MetasHandler: `/api/v1/metas` served (default true here; upstream's default is false). */
+  readonly metasHandler?: boolean;
+  /** `--feature-gates` GraphQLCatalogQueries: `POST /catalogs/<name>/api/v1/graphql` served (default false). */
+  readonly graphqlQueries?: boolean;
 
   // Knobs for tests and embedding; no flags.
   /** Length of one `pollIntervalMinutes` minute (default 60,000 ms). */
@@ -51,8 +56,19 @@ export interface CatalogServerOptions {
   readonly port: number;
   /** PEM certificate and key files: HTTPS. */
   readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  /** Serve `/api/v1/metas` (default true). */
+  readonly metasEnabled?: boolean;
+  /** Serve `/api/v1/graphql` with these queries (unrouted when absent). */
+  readonly graphql?: GraphQLQueries;
   readonly logger: Logger;
   readonly metrics: Metrics;
+}
+
+/** What the GraphQL implementation gives the wiring: the store to use instead, and the queries. */
+export interface CatalogGraphQL {
+  /** The store wrapped so that a catalog's schema is built when it is stored and dropped when it goes. */
+  readonly store: CatalogStore;
+  readonly queries: GraphQLQueries;
 }
 
 /**
@@ -64,6 +80,8 @@ export interface CatalogdImplementations {
   readonly store: (root: string, logger: Logger) => Promise<CatalogStore> | CatalogStore;
   /** Starts the server; rejects when it cannot listen. */
   readonly server: (options: CatalogServerOptions) => Promise<CatalogServer>;
+  /** GraphQL queries over `store` (used when `graphqlQueries` is on). */
+  readonly graphql?: (store: CatalogStore, logger: Logger) => CatalogGraphQL;
 }
 
 /** `<scheme>://<external-address>/catalogs/<name>`. */

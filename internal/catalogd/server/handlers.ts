@@ -4,6 +4,7 @@
 //
 //   GET|HEAD /catalogs/{catalog}/api/v1/all      http.ServeContent of catalog.jsonl
 //   GET|HEAD /catalogs/{catalog}/api/v1/metas    ?schema=&package=&name= from the byte-offset index
+//   POST /catalogs/{catalog}/api/v1/graphql      GraphQL query (graphql.ts), routed only when enabled
 //   other methods on those paths                  405 "Method Not Allowed" (no Allow header)
 //   invalid catalog name                          400 "invalid catalog name: <IsDNS1123Subdomain>"
 //   catalog without content                       404 "404 Not Found"
@@ -15,6 +16,7 @@ import type { Readable } from 'node:stream';
 import { dns1123SubdomainErrors } from '../storage/names.ts';
 import type { CatalogStore, StoredCatalog } from '../storage/types.ts';
 import type { AnswerCache } from './cache.ts';
+import { graphQLRequest, type GraphQLQueries, type RequestBody } from './graphql.ts';
 import { SYNC_READ_LIMIT, closeFile, mergeSections, openFile, readSectionsSync, streamParts, streamRange, type Section } from './body.ts';
 import {
   NO_OVERLAP,
@@ -61,6 +63,8 @@ export interface HandlerOptions {
   readonly prefix: string;
   /** Metas answers kept in memory, by request target (none when absent). */
   readonly cache?: AnswerCache<CachedMetas>;
+  /** `/api/v1/graphql` served with these queries (upstream feature gate GraphQLCatalogQueries; unrouted when absent). */
+  readonly graphql?: GraphQLQueries;
 }
 
 export interface RequestInfo {
@@ -68,6 +72,8 @@ export interface RequestInfo {
   /** The request target as sent (path and query, still escaped). */
   readonly url: string;
   readonly headers: IncomingHttpHeaders;
+  /** The body, read only for the GraphQL route. */
+  readonly body?: RequestBody;
 }
 
 export const JSONL = 'application/jsonl';
@@ -111,8 +117,11 @@ function redirect(method: string, location: string): Answer {
   return { status: 301, headers, ...(body && { body }) };
 }
 
-/** Routes one request. Never throws for a request's content; I/O errors become 403/500. */
-export function answer(req: RequestInfo, options: HandlerOptions): Answer {
+/**
+ * Routes one request. Never throws for a request's content; I/O errors become 403/500. Only a
+ * GraphQL query is answered asynchronously.
+ */
+export function answer(req: RequestInfo, options: HandlerOptions): Answer | Promise<Answer> {
   if (req.method === 'GET' && options.cache) {
     const hit = cachedMetas(req, options.cache, options.store);
     if (hit) return hit;
@@ -137,9 +146,11 @@ export function answer(req: RequestInfo, options: HandlerOptions): Answer {
   if (segments.some((s) => s === undefined)) return BAD_REQUEST;
   const route = matchRoute(segments as string[], options);
   if (!route) return goError(404, '404 page not found');
-  if (req.method !== 'GET' && req.method !== 'HEAD') return goError(405, 'Method Not Allowed');
+  const allowed = route.endpoint === 'graphql' ? req.method === 'POST' : req.method === 'GET' || req.method === 'HEAD';
+  if (!allowed) return goError(405, 'Method Not Allowed');
   const nameErrors = dns1123SubdomainErrors(route.catalog);
   if (nameErrors.length) return goError(400, `invalid catalog name: ${nameErrors.join('; ')}`);
+  if (route.endpoint === 'graphql') return serveGraphQL(req, route.catalog, options.graphql as GraphQLQueries);
   try {
     return route.endpoint === 'all' ? serveAll(req, route.catalog, options) : serveMetas(req, route.catalog, rawQuery, options);
   } catch (err) {
@@ -147,7 +158,9 @@ export function answer(req: RequestInfo, options: HandlerOptions): Answer {
   }
 }
 
-function matchRoute(segments: readonly string[], options: HandlerOptions): { catalog: string; endpoint: 'all' | 'metas' } | undefined {
+type Endpoint = 'all' | 'metas' | 'graphql';
+
+function matchRoute(segments: readonly string[], options: HandlerOptions): { catalog: string; endpoint: Endpoint } | undefined {
   const prefix = options.prefix.split('/').filter((s) => s !== '');
   if (segments.length !== prefix.length + 4) return undefined;
   if (prefix.some((p, i) => segments[i] !== p)) return undefined;
@@ -155,7 +168,27 @@ function matchRoute(segments: readonly string[], options: HandlerOptions): { cat
   if (catalog === '' || api !== 'api' || v1 !== 'v1') return undefined;
   if (endpoint === 'all') return { catalog, endpoint };
   if (endpoint === 'metas' && options.metasEnabled) return { catalog, endpoint };
+  if (endpoint === 'graphql' && options.graphql) return { catalog, endpoint };
   return undefined;
+}
+
+/** Whether a request target could be the GraphQL route (its body is worth reading). */
+export function isGraphQLTarget(url: string): boolean {
+  const q = url.indexOf('?');
+  return (q < 0 ? url : url.slice(0, q)).endsWith('/api/v1/graphql');
+}
+
+/** The GraphQL route once method and name are checked: the body, then the query (graphql.ts). */
+async function serveGraphQL(req: RequestInfo, catalog: string, graphql: GraphQLQueries): Promise<Answer> {
+  const request = graphQLRequest(req.body);
+  if ('status' in request) return goError(request.status, request.message);
+  let json: string;
+  try {
+    json = await graphql.execute(catalog, request.query);
+  } catch (err) {
+    return ioError(err);
+  }
+  return { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(json + '\n') };
 }
 
 /** catalogd's httpError for file errors: not-exist 404, permission 403, else 500. */

@@ -21,7 +21,8 @@ import { noopLogger, type Logger } from '../../shared/observability/index.ts';
 import type { CatalogStore } from '../storage/types.ts';
 import { answerCache } from './cache.ts';
 import { gzipQuality } from './gohttp.ts';
-import { BAD_REQUEST, answer, type Answer, type CachedMetas, type HandlerOptions } from './handlers.ts';
+import { GRAPHQL_BODY_LIMIT, type GraphQLQueries, type RequestBody } from './graphql.ts';
+import { BAD_REQUEST, answer, isGraphQLTarget, type Answer, type CachedMetas, type HandlerOptions } from './handlers.ts';
 import { watchCertificate, type CertWatcher } from './tls.ts';
 
 /** Upstream's `--catalogs-server-addr` default. */
@@ -40,6 +41,8 @@ export interface CatalogServerOptions {
   readonly registry?: Registry;
   /** Serve `/api/v1/metas` (default true). */
   readonly metasEnabled?: boolean;
+  /** Serve `POST /api/v1/graphql` with these queries (the GraphQLCatalogQueries gate; unrouted when absent). */
+  readonly graphql?: GraphQLQueries;
   /** Serve HTTPS with this pair, reloaded when the files change. */
   readonly tls?: { readonly certFile: string; readonly keyFile: string };
   /** Re-read period of the TLS files besides change events (default 10 s). */
@@ -110,6 +113,7 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
     store: options.store,
     metasEnabled: options.metasEnabled ?? true,
     prefix: options.pathPrefix ?? '/catalogs/',
+    ...(options.graphql && { graphql: options.graphql }),
     ...(options.metasCacheBytes !== 0 && { cache: answerCache<CachedMetas>(options.metasCacheBytes ?? DEFAULT_METAS_CACHE_BYTES) }),
   };
   const readTimeout = options.readTimeoutMs ?? 5000;
@@ -228,8 +232,40 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
     return sendBuffer(reply, a.status, p.plain, body);
   };
 
-  const handler = (req: FastifyRequest, reply: FastifyReply): void => {
-    send(req, reply, answer({ method: req.raw.method ?? 'GET', url: req.raw.url ?? '/', headers: req.headers }, handlerOptions));
+  const handler = (req: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> => {
+    const body = req.body as RequestBody | undefined;
+    const a = answer({ method: req.raw.method ?? 'GET', url: req.raw.url ?? '/', headers: req.headers, ...(body && { body }) }, handlerOptions);
+    // A body left partly unread: the connection cannot carry another request (net/http closes it too).
+    const sendIt = (x: Answer): FastifyReply => send(req, reply, body?.truncated && !x.close ? { ...x, close: true } : x);
+    return a instanceof Promise ? a.then(sendIt) : sendIt(a);
+  };
+
+  /**
+   * The body of a request to the GraphQL route: up to GRAPHQL_BODY_LIMIT bytes and one more to
+   * tell a longer body (the rest is left unread and the connection closes after the answer).
+   */
+  const readBody = (payload: NodeJS.ReadableStream, done: (err: Error | null, body?: RequestBody) => void): void => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    let finished = false;
+    const finish = (truncated: boolean): void => {
+      if (finished) return;
+      finished = true;
+      payload.removeListener('data', onData);
+      done(null, { bytes: Buffer.concat(chunks, length), truncated });
+    };
+    const onData = (chunk: Buffer): void => {
+      const room = GRAPHQL_BODY_LIMIT + 1 - length;
+      chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+      length += Math.min(room, chunk.length);
+      if (length > GRAPHQL_BODY_LIMIT) {
+        payload.pause();
+        finish(true);
+      }
+    };
+    payload.on('data', onData);
+    payload.once('end', () => finish(false));
+    payload.once('error', () => finish(true)); // a body that cannot be read cannot be decoded
   };
 
   const build = async (): Promise<FastifyInstance> => {
@@ -253,9 +289,12 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
       return503OnClosing: true,
       frameworkErrors: (_err: Error, req: FastifyRequest, reply: FastifyReply) => void send(req, reply, BAD_REQUEST),
     } as Parameters<typeof Fastify>[0]) as unknown as FastifyInstance;
-    // Bodies are never read: a POST gets its 405 whatever it carries.
+    // Bodies are read only for the GraphQL route: any other POST gets its 405 whatever it carries.
     fastify.removeAllContentTypeParsers();
-    fastify.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
+    fastify.addContentTypeParser('*', { bodyLimit: Number.MAX_SAFE_INTEGER }, (req, payload, done) => {
+      if (options.graphql && isGraphQLTarget(req.raw.url ?? '')) readBody(payload, done);
+      else done(null, undefined);
+    });
     fastify.addHook('onRequest', onRequest);
     fastify.all('*', handler);
     fastify.setNotFoundHandler(handler); // methods the router does not know

@@ -5,3 +5,5 @@ export { UsageError, parseBindAddress, parseManagerArgs } from './options.ts';
 export { main } from './main.ts';
 export type { GlobalPullSecret, RegistryAccessOptions, RegistryFlagOptions, RegistryFlagValues, Secret } from './registry.ts';
 export { globalPullSecret, parseSecretRef, registryAccess, registryFlags, registryOptions } from './registry.ts';
+export type { FeatureGateDefaults } from './featuregates.ts';
+export { parseFeatureGates } from './featuregates.ts';
