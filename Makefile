@@ -15,8 +15,8 @@ $(NODE_MODULES): package.json package-lock.json
 
 install: $(NODE_MODULES) ## npm ci (only when package-lock.json changed)
 
-SYSTEM_TOOLS := skopeo umoci zstd
-system-deps: ## Debian tools the image tests use (skopeo, umoci, zstd); installed when missing
+SYSTEM_TOOLS := skopeo umoci zstd jq curl
+system-deps: ## Debian tools the tests use (skopeo, umoci, zstd; jq, curl for the README tutorial); installed when missing
 	@missing=""; for t in $(SYSTEM_TOOLS); do command -v $$t >/dev/null || missing="$$missing $$t"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
