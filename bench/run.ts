@@ -7,6 +7,7 @@ import { benchCatalogUnpack } from './catalog-unpack.ts';
 import { benchContentClient } from './content-client.ts';
 import { benchControlPlane, type Figure } from './control-plane.ts';
 import { benchInformer } from './informer.ts';
+import { benchMakeRun } from './make-run.ts';
 import { benchOperatorController } from './operator-controller.ts';
 import { benchResolveClassic } from './resolve-classic.ts';
 import { benchResolveV1 } from './resolve-v1.ts';
@@ -25,6 +26,7 @@ const benches: Record<string, () => Promise<Figure[]>> = {
   'resolve-classic': benchResolveClassic,
   'content-client': benchContentClient,
   'operator-controller': benchOperatorController,
+  'make-run': benchMakeRun,
 };
 
 const wanted = process.argv.slice(2);

@@ -15,7 +15,7 @@ import {
   createNamespace,
   expectedObjects,
   extension,
-  markDeploymentAvailable,
+  waitForRollout,
   newApplier,
   ownedObjects,
   RecordingClient,
@@ -42,7 +42,7 @@ afterAll(async () => {
 async function drive(applier: RevisionApplier, ext: ClusterExtension, ns: string, bundle: BundleRef, objects: KubeObject[], signal: AbortSignal): Promise<void> {
   for (let pass = 0; pass < 4; pass++) {
     if ((await applier.apply(ext, bundle, objects, signal)).installed) return;
-    await markDeploymentAvailable(admin, ns);
+    await waitForRollout(admin, ns);
   }
   throw new Error('apply did not converge');
 }

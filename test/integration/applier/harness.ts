@@ -78,18 +78,23 @@ export function bundleObjects(o: BundleOptions): KubeObject[] {
 }
 
 /** Plays the Deployment controller: reports the Deployment rolled out and Available. */
-export async function markDeploymentAvailable(client: KubeClient, ns: string, name = 'widgets-operator'): Promise<void> {
-  const d = await client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name });
-  await client.patchStatus({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name }, 'merge', {
-    status: {
-      observedGeneration: d.metadata.generation,
-      replicas: 1,
-      updatedReplicas: 1,
-      readyReplicas: 1,
-      availableReplicas: 1,
-      conditions: [{ type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.' }],
-    },
-  });
+/**
+ * Waits until the cluster's deployment controller has rolled the Deployment out: its current
+ * generation observed, every replica updated, Available=True (Pods Running and Ready on KWOK nodes).
+ */
+export async function waitForRollout(client: KubeClient, ns: string, name = 'widgets-operator'): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const d = await client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name });
+    const status = (d['status'] ?? {}) as { observedGeneration?: number; replicas?: number; updatedReplicas?: number; conditions?: { type: string; status: string }[] };
+    const done =
+      (status.observedGeneration ?? 0) >= (d.metadata.generation ?? 1) &&
+      status.updatedReplicas === status.replicas &&
+      (status.conditions ?? []).some((c) => c.type === 'Available' && c.status === 'True');
+    if (done) return;
+    if (Date.now() > deadline) throw new Error(`Deployment ${ns}/${name} not rolled out after 60 s: ${JSON.stringify(status)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 export async function getOrUndefined(client: KubeClient, ref: ObjectRef): Promise<KubeObject | undefined> {

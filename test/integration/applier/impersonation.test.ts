@@ -11,7 +11,7 @@ import {
   createNamespace,
   expectedObjects,
   extension,
-  markDeploymentAvailable,
+  waitForRollout,
   newApplier,
   ownedObjects,
   revisionSecrets,
@@ -87,7 +87,7 @@ describe('impersonation', () => {
     await admin.create(binding);
 
     await untilAllowed(() => applier.apply(ext, bundleRef('1.0.0'), objects, never));
-    await markDeploymentAvailable(admin, ns);
+    await waitForRollout(admin, ns);
     expect(await applier.apply(ext, bundleRef('1.0.0'), objects, never)).toEqual({ installed: true });
     expect(await ownedObjects(admin, name, group)).toEqual(expectedObjects(opts));
     expect(await revisionSecrets(admin, system, name)).toEqual([`${name}-1 Active Succeeded`]);

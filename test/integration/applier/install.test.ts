@@ -13,7 +13,7 @@ import {
   expectedObjects,
   extension,
   getOrUndefined,
-  markDeploymentAvailable,
+  waitForRollout,
   newApplier,
   ownedObjects,
   RecordingClient,
@@ -38,7 +38,7 @@ afterAll(async () => {
 async function installHealthy(applier: RevisionApplier, ns: string, extName: string, group: string, version = '1.0.0'): Promise<void> {
   const ext = extension(extName, ns);
   await applier.apply(ext, bundleRef(version), bundleObjects({ ns, group, version }), never);
-  await markDeploymentAvailable(admin, ns);
+  await waitForRollout(admin, ns);
   expect(await applier.apply(ext, bundleRef(version), bundleObjects({ ns, group, version }), never)).toEqual({ installed: true });
 }
 
@@ -74,7 +74,7 @@ describe('install', () => {
     expect(await applier.installed(ext, never)).toBeUndefined();
     expect(await revisionSecrets(admin, system, name)).toEqual([`${name}-1 Active`]);
 
-    await markDeploymentAvailable(admin, ns);
+    await waitForRollout(admin, ns);
     expect(await applier.apply(ext, bundleRef('1.0.0'), bundleObjects(opts), never)).toEqual({ installed: true });
     expect(await revisionSecrets(admin, system, name)).toEqual([`${name}-1 Active Succeeded`]);
     expect(await applier.installed(ext, never)).toEqual({ ...bundleRef('1.0.0'), revision: `${name}-1` });
@@ -199,7 +199,7 @@ describe('upgrade and uninstall', () => {
     expect(await revisionSecrets(admin, system, name)).toEqual([`${name}-1 Active Succeeded`, `${name}-2 Active`]);
     expect((await applier.installed(ext, never))?.version).toBe('1.0.0');
 
-    await markDeploymentAvailable(admin, ns);
+    await waitForRollout(admin, ns);
     expect(await applier.apply(ext, bundleRef('2.0.0'), bundleObjects(v2), never)).toEqual({ installed: true });
     expect(await ownedObjects(admin, name, group)).toEqual(expectedObjects(v2));
     expect(await revisionSecrets(admin, system, name)).toEqual([`${name}-1 Archived Succeeded`, `${name}-2 Active Succeeded`]);
@@ -208,7 +208,7 @@ describe('upgrade and uninstall', () => {
     // A third revision: only one archived revision is kept here.
     const v3 = { ns, group, version: '3.0.0' };
     await applier.apply(ext, bundleRef('3.0.0'), bundleObjects(v3), never);
-    await markDeploymentAvailable(admin, ns);
+    await waitForRollout(admin, ns);
     expect(await applier.apply(ext, bundleRef('3.0.0'), bundleObjects(v3), never)).toEqual({ installed: true });
     expect(await revisionSecrets(admin, system, name)).toEqual([`${name}-2 Archived Succeeded`, `${name}-3 Active Succeeded`]);
     expect(await ownedObjects(admin, name, group)).toEqual(expectedObjects(v3));
@@ -238,7 +238,7 @@ describe('upgrade and uninstall', () => {
     expect(JSON.stringify(objects).length).toBeGreaterThan(2 << 20);
 
     await applier.apply(ext, bundleRef('1.0.0'), objects, never);
-    await markDeploymentAvailable(admin, ns);
+    await waitForRollout(admin, ns);
     expect(await applier.apply(ext, bundleRef('1.0.0'), objects, never)).toEqual({ installed: true });
     expect(await revisionSecrets(admin, system, name)).toEqual([`${name}-1 Active Succeeded (2 chunks)`]);
     const crd = await admin.get<KubeObject & { spec: { versions: { schema: { openAPIV3Schema: { description: string } } }[] } }>({
