@@ -79,17 +79,27 @@ export function bundleObjects(o: BundleOptions): KubeObject[] {
 
 /** Plays the Deployment controller: reports the Deployment rolled out and Available. */
 /**
- * Waits until the cluster's deployment controller has rolled the Deployment out: its current
- * generation observed, every replica updated, Available=True (Pods Running and Ready on KWOK nodes).
+ * Waits until the cluster's deployment controller has rolled the Deployment out, as `kubectl rollout
+ * status` decides it: the current generation observed, every replica updated, no old replica left,
+ * every updated replica available (Pods Running and Ready on KWOK nodes), Available=True.
  */
 export async function waitForRollout(client: KubeClient, ns: string, name = 'widgets-operator'): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     const d = await client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name });
-    const status = (d['status'] ?? {}) as { observedGeneration?: number; replicas?: number; updatedReplicas?: number; conditions?: { type: string; status: string }[] };
+    const want = ((d['spec'] ?? {}) as { replicas?: number }).replicas ?? 1;
+    const status = (d['status'] ?? {}) as {
+      observedGeneration?: number;
+      replicas?: number;
+      updatedReplicas?: number;
+      availableReplicas?: number;
+      conditions?: { type: string; status: string }[];
+    };
     const done =
       (status.observedGeneration ?? 0) >= (d.metadata.generation ?? 1) &&
-      status.updatedReplicas === status.replicas &&
+      status.updatedReplicas === want &&
+      status.replicas === want &&
+      status.availableReplicas === want &&
       (status.conditions ?? []).some((c) => c.type === 'Available' && c.status === 'True');
     if (done) return;
     if (Date.now() > deadline) throw new Error(`Deployment ${ns}/${name} not rolled out after 60 s: ${JSON.stringify(status)}`);
