@@ -24,6 +24,7 @@ describe('catalogd flags', () => {
       gcIntervalMs: 12 * 3600_000,
       insecureRegistries: [],
       platform: 'linux/amd64',
+      maxCatalogFiles: 100_000,
     });
   });
 
@@ -40,6 +41,7 @@ describe('catalogd flags', () => {
       '--pull-cas-dir=/cas',
       '--insecure-registries= localhost:5000, registry.local ,',
       '--platform=linux/arm64/v8',
+      '--max-catalog-files=250000',
     );
     expect(o).toEqual({
       catalogsServerAddr: '127.0.0.1:9443',
@@ -51,6 +53,7 @@ describe('catalogd flags', () => {
       pullCasDir: '/cas',
       insecureRegistries: ['localhost:5000', 'registry.local'],
       platform: 'linux/arm64/v8',
+      maxCatalogFiles: 250_000,
     });
   });
 
@@ -65,6 +68,8 @@ describe('catalogd flags', () => {
     expect(usageError(() => parse('--catalogs-server-addr=0'))).toBe('catalogd: --catalogs-server-addr: the catalog server cannot be turned off');
     expect(usageError(() => parse('--catalogs-server-addr=:99999'))).toBe('catalogd: --catalogs-server-addr: invalid bind address ":99999"');
     expect(usageError(() => parse('--platform=amd64'))).toBe('catalogd: --platform: must be os/arch[/variant], got "amd64"');
+    expect(usageError(() => parse('--max-catalog-files=0'))).toBe('catalogd: --max-catalog-files: must be a positive whole number, got "0"');
+    expect(usageError(() => parse('--max-catalog-files=1e5'))).toBe('catalogd: --max-catalog-files: must be a positive whole number, got "1e5"');
   });
 
   it('parses Go durations', () => {

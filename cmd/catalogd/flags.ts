@@ -1,6 +1,6 @@
 // catalogd's own flags (names as upstream's cmd/catalogd where upstream has them) and their
 // translation into CatalogdOptions. Problems are a UsageError naming the flag.
-import { DEFAULT_EXTERNAL_ADDRESS, type CatalogdOptions } from '../../internal/catalogd/options.ts';
+import { DEFAULT_EXTERNAL_ADDRESS, DEFAULT_MAX_CATALOG_FILES, type CatalogdOptions } from '../../internal/catalogd/options.ts';
 import { parseBindAddress, registryFlags, registryOptions, UsageError, type Flag } from '../../internal/shared/manager/index.ts';
 
 export const catalogdFlags = {
@@ -15,6 +15,11 @@ export const catalogdFlags = {
   'tls-cert': { type: 'string', help: 'certificate (PEM) of the catalog server; with --tls-key it serves HTTPS' },
   'tls-key': { type: 'string', help: 'private key (PEM) of the catalog server' },
   platform: { type: 'string', default: 'linux/amd64', help: 'os/arch[/variant] picked from multi-platform catalog images' },
+  'max-catalog-files': {
+    type: 'string',
+    default: String(DEFAULT_MAX_CATALOG_FILES),
+    help: 'files (regular files and links) one catalog image may unpack into its configs directory; a catalog with more is refused',
+  },
   ...registryFlags,
 } as const satisfies Record<string, Flag>;
 
@@ -62,12 +67,16 @@ export function catalogdOptions(values: CatalogdFlagValues): CatalogdOptions {
   if ((cert === '') !== (key === '')) throw new UsageError('catalogd: tls-cert and tls-key flags must be used together');
   const platform = str(values.platform);
   if (!/^[a-z0-9_.-]+\/[a-z0-9_.-]+(\/[a-z0-9_.-]+)?$/i.test(platform)) fail('platform', `must be os/arch[/variant], got ${JSON.stringify(platform)}`);
+  const maxFilesText = str(values['max-catalog-files']);
+  const maxFiles = /^[0-9]+$/.test(maxFilesText) ? Number(maxFilesText) : NaN;
+  if (!Number.isSafeInteger(maxFiles) || maxFiles < 1) fail('max-catalog-files', `must be a positive whole number, got ${JSON.stringify(values['max-catalog-files'])}`);
   return {
     catalogsServerAddr: addr,
     externalAddress: external,
     cacheDir,
     gcIntervalMs: gc!,
     platform,
+    maxCatalogFiles: maxFiles,
     ...registryOptions('catalogd', values),
     ...(cert !== '' && { tls: { certFile: cert, keyFile: key } }),
   };
