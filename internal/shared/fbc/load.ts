@@ -7,7 +7,7 @@
 // Memory: files are read and parsed one at a time (the next one is read while the current one is
 // parsed); for each blob only its canonical JSON (a Buffer) and a few typed fields survive.
 
-import { lstat, readdir, readFile, stat } from 'node:fs/promises';
+import { lstat, opendir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ExcessiveAliasingError, UnsupportedValueError, canonicalJSON, extractMeta } from './canonical.ts';
 import { addBlob, emptyDeclarativeConfig, type DeclarativeConfig, type MutableDeclarativeConfig } from './declcfg.ts';
@@ -95,11 +95,18 @@ async function* catalogFiles(root: string): AsyncGenerator<FileEntry> {
   };
 
   async function* visit(absDir: string, relDir: string): AsyncGenerator<FileEntry> {
-    const dirents = await readdir(absDir, { withFileTypes: true });
-    const names = dirents.map((d) => d.name);
-    const dirs = new Uint8Array(dirents.length);
-    dirents.forEach((d, i) => (dirs[i] = d.isDirectory() ? 1 : 0));
-    dirents.length = 0;
+    // The names (to sort them) and which are directories; entries are read a few at a time.
+    const names: string[] = [];
+    let dirs = new Uint8Array(64);
+    for await (const d of await opendir(absDir, { bufferSize: 128 })) {
+      if (names.length === dirs.length) {
+        const grown = new Uint8Array(dirs.length * 2);
+        grown.set(dirs);
+        dirs = grown;
+      }
+      dirs[names.length] = d.isDirectory() ? 1 : 0;
+      names.push(d.name);
+    }
     const order = Array.from(names.keys()).sort((a, b) => compareGoStrings(names[a]!, names[b]!));
     const ignoreAt = names.findIndex((n, i) => n === INDEX_IGNORE_FILE && !dirs[i]);
     const ignore = ignoreAt >= 0 ? parseIgnoreFile(relDir, await readFile(join(absDir, INDEX_IGNORE_FILE), 'utf8')) : undefined;

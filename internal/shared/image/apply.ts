@@ -27,7 +27,7 @@
 //
 // Refusals are UnsafeLayerEntryError / UnpackLimitError naming the layer digest and the entry.
 import { constants, type Stats } from 'node:fs';
-import { chmod, link, lstat, mkdir, open, readdir, readlink, rm, symlink } from 'node:fs/promises';
+import { chmod, link, lstat, mkdir, open, opendir, readdir, readlink, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ImageError, UnpackLimitError, UnsafeLayerEntryError, type UnpackLimitKind } from './errors.ts';
 import { readTar, TarFormatError, type TarEntry } from './tar.ts';
@@ -511,9 +511,9 @@ async function escapesRoot(root: string, linkRel: string): Promise<boolean> {
   return false;
 }
 
-/** Removes write permission from everything under `root` (symlinks untouched). */
+/** Removes write permission from everything under `root` (symlinks untouched). Lists directories as it goes (no array of a huge directory's entries). */
 export async function makeReadOnly(root: string): Promise<void> {
-  for (const d of await readdir(root, { withFileTypes: true })) {
+  for await (const d of await opendir(root, { bufferSize: 128 })) {
     const p = join(root, d.name);
     if (d.isDirectory()) await makeReadOnly(p);
     if (d.isSymbolicLink()) continue;
