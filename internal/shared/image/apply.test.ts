@@ -10,6 +10,7 @@ import {
   makeReadOnly,
   newUnpackState,
   PathSelector,
+  SYMLINKS_LISTED,
   verifySymlinks,
   type UnpackLimits,
 } from './apply.ts';
@@ -282,6 +283,18 @@ describe('applyLayer', () => {
       expect(e.message).toMatch(reason);
       expect(await readdir(parent)).toEqual(['root']);
     });
+  });
+
+  it('still finds an escaping symlink chain among more symlinks than it lists, naming the layers', async () => {
+    const many: TarEntrySpec[] = Array.from({ length: SYMLINKS_LISTED + 10 }, (_, i) => ({ path: `configs/l${i}`, type: 'symlink' as const, linkpath: 'self' }));
+    const err = await refusal(unpack([[{ path: 'configs/', type: 'dir' }, ...many], HOSTILE_ENTRIES.symlinkChain!]));
+    expect(err).toBeInstanceOf(UnsafeLayerEntryError);
+    // Both layers wrote symlinks it did not list: it names both.
+    expect(err.message).toBe(
+      `layer ${layerDigest(0)} or ${layerDigest(1)}: refusing entry "configs/chain": symlink target "self/self/../../.." resolves outside the image root`,
+    );
+    const fine = await unpack([[{ path: 'configs/', type: 'dir' }, ...many]]);
+    expect((await readdir(join(fine.root, 'configs'))).length).toBe(SYMLINKS_LISTED + 10);
   });
 
   it('refuses to write through a symlinked parent directory', async () => {

@@ -60,11 +60,24 @@ export interface UnpackState {
   files: number;
   /** Layers applied completely. */
   layers: number;
-  /** Symlinks written (root-relative path → digest of the layer that wrote it). */
+  /** Symlinks written (root-relative path → digest of the layer that wrote it), the first `SYMLINKS_LISTED`. */
   readonly symlinks: Map<string, string>;
+  /** Layers that wrote symlinks beyond those listed: `verifySymlinks` then walks the whole tree. */
+  readonly unlistedSymlinkLayers: Set<string>;
 }
 
-export const newUnpackState = (): UnpackState => ({ bytesRead: 0, bytesWritten: 0, entries: 0, files: 0, layers: 0, symlinks: new Map() });
+export const newUnpackState = (): UnpackState => ({
+  bytesRead: 0,
+  bytesWritten: 0,
+  entries: 0,
+  files: 0,
+  layers: 0,
+  symlinks: new Map(),
+  unlistedSymlinkLayers: new Set(),
+});
+
+/** Symlinks remembered by path for `verifySymlinks`; with more, it finds them by walking the tree. */
+export const SYMLINKS_LISTED = 4096;
 
 /** Root-relative paths kept in the known-directories cache at most (it is only a cache of lstat answers). */
 const KNOWN_DIRS_MAX = 4096;
@@ -414,7 +427,8 @@ class LayerApplier {
     }
     await this.replace(rel);
     await symlink(target, this.abs(rel));
-    this.state.symlinks.set(rel, this.layer);
+    if (this.state.symlinks.size < SYMLINKS_LISTED || this.state.symlinks.has(rel)) this.state.symlinks.set(rel, this.layer);
+    else this.state.unlistedSymlinkLayers.add(this.layer);
   }
 
   private async writeHardlink(rel: string, e: TarEntry): Promise<void> {
@@ -473,14 +487,30 @@ function isZlibError(err: unknown): boolean {
  * is refused; dangling links and loops are harmless and kept.
  */
 export async function verifySymlinks(root: string, state: UnpackState): Promise<void> {
-  for (const [rel, layer] of state.symlinks) {
-    const st = await lstatOrUndefined(join(root, rel));
-    if (!st?.isSymbolicLink()) continue;
+  const check = async (rel: string, layer: string): Promise<void> => {
     const target = await readlink(join(root, rel));
     if (await escapesRoot(root, rel)) {
       throw new UnsafeLayerEntryError(layer, rel, `symlink target ${JSON.stringify(target)} resolves outside the image root`);
     }
+  };
+  if (state.unlistedSymlinkLayers.size === 0) {
+    for (const [rel, layer] of state.symlinks) {
+      const st = await lstatOrUndefined(join(root, rel));
+      if (st?.isSymbolicLink()) await check(rel, layer);
+    }
+    return;
   }
+  // Too many to have remembered each: every symlink in the tree, named by the layer that wrote it
+  // when it was listed, else by the layers whose symlinks were not listed.
+  const unlisted = [...state.unlistedSymlinkLayers].join(' or ');
+  const walk = async (dir: string): Promise<void> => {
+    for await (const d of await opendir(dir === '' ? root : join(root, dir), { bufferSize: 128 })) {
+      const rel = dir === '' ? d.name : `${dir}/${d.name}`;
+      if (d.isDirectory()) await walk(rel);
+      else if (d.isSymbolicLink()) await check(rel, state.symlinks.get(rel) ?? unlisted);
+    }
+  };
+  await walk('');
 }
 
 async function escapesRoot(root: string, linkRel: string): Promise<boolean> {
