@@ -61,7 +61,7 @@ async function measure(kind: 'fbc' | 'baseline', dir: string): Promise<Measureme
     const t3 = performance.now();
     [loadMs, validateMs, encodeMs] = [t1 - t0, t2 - t1, t3 - t2];
     sourceBytes = catalog.sourceBytes;
-    blobs = encoded.index.entries.length;
+    blobs = encoded.index.size;
     keep = [catalog, encoded];
   } else {
     for (const rel of await listCatalogFiles(dir)) {

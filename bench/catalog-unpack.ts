@@ -104,7 +104,7 @@ async function measure(job: Job): Promise<Measurement> {
       const stored = await content.commit('certified', pulled);
       if (!stored) throw new Error('commit skipped');
       [unpackMs, indexMs] = [t1 - t0, performance.now() - t1];
-      [servedBytes, blobs] = [stored.size, stored.index.entries.length];
+      [servedBytes, blobs] = [stored.size, stored.index.size];
       await registry.close();
     } else {
       const root = join(job.work, 'fs');
@@ -121,7 +121,7 @@ async function measure(job: Job): Promise<Measurement> {
       if (job.kind === 'layer') {
         const stored = await store.store('certified', digest, configsDir);
         indexMs = performance.now() - t1;
-        [servedBytes, blobs] = [stored.size, stored.index.entries.length];
+        [servedBytes, blobs] = [stored.size, stored.index.size];
       } else {
         // One parse: load with opm's checks, validate the model, encode + index from the loaded catalog.
         const catalog = await loadCatalog(configsDir);
@@ -130,7 +130,7 @@ async function measure(job: Job): Promise<Measurement> {
         const t3 = performance.now();
         const encoded = encodeJsonl(catalog);
         [indexMs, validateMs] = [t2 - t1 + (performance.now() - t3), t3 - t2];
-        [servedBytes, blobs] = [encoded.byteLength, encoded.index.entries.length];
+        [servedBytes, blobs] = [encoded.byteLength, encoded.index.size];
       }
     }
   }

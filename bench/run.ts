@@ -4,6 +4,7 @@ import { benchCatalogGraphQL } from './catalog-graphql.ts';
 import { benchCatalogServer } from './catalog-server.ts';
 import { benchCatalogCertified, benchCatalogScale } from './catalog-scale.ts';
 import { benchCatalogUnpack } from './catalog-unpack.ts';
+import { benchCatalogdFiles } from './catalogd-files.ts';
 import { benchContentClient } from './content-client.ts';
 import { benchControlPlane, type Figure } from './control-plane.ts';
 import { benchInformer } from './informer.ts';
@@ -22,6 +23,7 @@ const benches: Record<string, () => Promise<Figure[]>> = {
   'catalog-scale': benchCatalogScale,
   'catalog-certified': benchCatalogCertified,
   'catalog-unpack': benchCatalogUnpack,
+  'catalogd-files': benchCatalogdFiles,
   'resolve-v1': benchResolveV1,
   'resolve-classic': benchResolveClassic,
   'content-client': benchContentClient,

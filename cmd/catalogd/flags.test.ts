@@ -24,6 +24,7 @@ describe('catalogd flags', () => {
       gcIntervalMs: 12 * 3600_000,
       insecureRegistries: [],
       platform: 'linux/amd64',
+      maxCatalogFiles: 100_000,
     });
   });
 
@@ -41,6 +42,7 @@ describe('catalogd flags', () => {
       '--insecure-registries= localhost:5000, registry.local ,',
       '--platform=linux/arm64/v8',
       '--feature-gates=GraphQLCatalogQueries=true, APIV1MetasHandler=false',
+      '--max-catalog-files=250000',
     );
     expect(o).toEqual({
       catalogsServerAddr: '127.0.0.1:9443',
@@ -54,6 +56,7 @@ describe('catalogd flags', () => {
       platform: 'linux/arm64/v8',
       metasHandler: false,
       graphqlQueries: true,
+      maxCatalogFiles: 250_000,
     });
   });
 
@@ -70,6 +73,8 @@ describe('catalogd flags', () => {
     expect(usageError(() => parse('--platform=amd64'))).toBe('catalogd: --platform: must be os/arch[/variant], got "amd64"');
     expect(usageError(() => parse('--feature-gates=GraphQLCatalogQueries'))).toBe('catalogd: --feature-gates: missing bool value for GraphQLCatalogQueries');
     expect(usageError(() => parse('--feature-gates=Nope=true'))).toBe('catalogd: --feature-gates: unrecognized feature gate: Nope');
+    expect(usageError(() => parse('--max-catalog-files=0'))).toBe('catalogd: --max-catalog-files: must be a positive whole number, got "0"');
+    expect(usageError(() => parse('--max-catalog-files=1e5'))).toBe('catalogd: --max-catalog-files: must be a positive whole number, got "1e5"');
   });
 
   it('parses Go durations', () => {

@@ -1,6 +1,6 @@
 // catalogd's own flags (names as upstream's cmd/catalogd where upstream has them) and their
 // translation into CatalogdOptions. Problems are a UsageError naming the flag.
-import { DEFAULT_EXTERNAL_ADDRESS, type CatalogdOptions } from '../../internal/catalogd/options.ts';
+import { DEFAULT_EXTERNAL_ADDRESS, DEFAULT_MAX_CATALOG_FILES, type CatalogdOptions } from '../../internal/catalogd/options.ts';
 import { parseBindAddress, parseFeatureGates, registryFlags, registryOptions, UsageError, type Flag } from '../../internal/shared/manager/index.ts';
 
 /** catalogd's feature gates and their defaults here (upstream's APIV1MetasHandler defaults to false). */
@@ -22,6 +22,11 @@ export const catalogdFlags = {
     type: 'string',
     default: '',
     help: 'key=value pairs of feature gates: APIV1MetasHandler=true|false (default true), GraphQLCatalogQueries=true|false (default false)',
+  },
+  'max-catalog-files': {
+    type: 'string',
+    default: String(DEFAULT_MAX_CATALOG_FILES),
+    help: 'files (regular files and links) one catalog image may unpack into its configs directory; a catalog with more is refused',
   },
   ...registryFlags,
 } as const satisfies Record<string, Flag>;
@@ -76,12 +81,16 @@ export function catalogdOptions(values: CatalogdFlagValues): CatalogdOptions {
   } catch (err) {
     fail('feature-gates', (err as Error).message);
   }
+  const maxFilesText = str(values['max-catalog-files']);
+  const maxFiles = /^[0-9]+$/.test(maxFilesText) ? Number(maxFilesText) : NaN;
+  if (!Number.isSafeInteger(maxFiles) || maxFiles < 1) fail('max-catalog-files', `must be a positive whole number, got ${JSON.stringify(values['max-catalog-files'])}`);
   return {
     catalogsServerAddr: addr,
     externalAddress: external,
     cacheDir,
     gcIntervalMs: gc!,
     platform,
+    maxCatalogFiles: maxFiles,
     ...registryOptions('catalogd', values),
     ...(cert !== '' && { tls: { certFile: cert, keyFile: key } }),
     ...(!gates.APIV1MetasHandler && { metasHandler: false }),

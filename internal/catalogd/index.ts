@@ -19,12 +19,12 @@ import {
   type ClusterCatalogReconciler,
   type ContentFollower,
 } from './controller/index.ts';
-import { catalogBaseUrl, type CatalogdImplementations, type CatalogdOptions } from './options.ts';
+import { catalogBaseUrl, DEFAULT_MAX_CATALOG_FILES, type CatalogdImplementations, type CatalogdOptions } from './options.ts';
 import type { GraphQLQueries } from './server/index.ts';
 import type { CatalogStore } from './storage/types.ts';
 
 export type { CatalogGraphQL, CatalogServer, CatalogServerOptions, CatalogdImplementations, CatalogdOptions } from './options.ts';
-export { DEFAULT_EXTERNAL_ADDRESS, catalogBaseUrl } from './options.ts';
+export { DEFAULT_EXTERNAL_ADDRESS, DEFAULT_MAX_CATALOG_FILES, catalogBaseUrl } from './options.ts';
 
 /** What catalogdSetup builds; the manager uses the ManagerParts part, tests the rest. */
 export interface CatalogdParts extends ManagerParts {
@@ -67,7 +67,11 @@ export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementa
       unpackDir: join(options.cacheDir, 'unpack'),
       store,
       registry,
-      ...(options.unpackLimits && { limits: options.unpackLimits }),
+      limits: {
+        maxFiles: options.maxCatalogFiles ?? DEFAULT_MAX_CATALOG_FILES,
+        hints: { files: "catalogd's limit per catalog, set with its --max-catalog-files flag" },
+        ...options.unpackLimits,
+      },
       ...(options.platform && { platform: options.platform }),
       logger: logger.child({ component: 'image' }),
     });

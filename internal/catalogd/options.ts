@@ -6,6 +6,9 @@ import type { Logger, Metrics } from '../shared/observability/index.ts';
 import type { GraphQLQueries } from './server/index.ts';
 import type { CatalogStore } from './storage/types.ts';
 
+/** Default `--max-catalog-files`: files one catalog image may unpack (its configs directory). */
+export const DEFAULT_MAX_CATALOG_FILES = 100_000;
+
 /** Upstream's default `--external-address`: the catalogd Service in olmv1-system. */
 export const DEFAULT_EXTERNAL_ADDRESS = 'catalogd-service.olmv1-system.svc';
 
@@ -32,6 +35,8 @@ export interface CatalogdOptions {
   readonly metasHandler?: boolean;
   /** `--feature-gates` GraphQLCatalogQueries: `POST /catalogs/<name>/api/v1/graphql` served (default false). */
   readonly graphqlQueries?: boolean;
+  /** `--max-catalog-files` (default DEFAULT_MAX_CATALOG_FILES). */
+  readonly maxCatalogFiles?: number;
 
   // Knobs for tests and embedding; no flags.
   /** Length of one `pollIntervalMinutes` minute (default 60,000 ms). */

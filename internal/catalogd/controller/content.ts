@@ -20,7 +20,7 @@ export interface CatalogContentOptions {
   readonly store: CatalogStore;
   /** Shared by every catalog's puller; not closed by this module. */
   readonly registry: RegistryClient;
-  /** Unpack limits per image (default: the image client's, 1 GiB and 1,000,000 entries). */
+  /** Unpack limits per image (default: the image client's, 1 GiB and 1,000,000 entries; the wiring adds `--max-catalog-files`). */
   readonly limits?: Partial<UnpackLimits>;
   /** Platform picked from multi-arch catalog images (default: the image client's). */
   readonly platform?: string;

@@ -24,17 +24,6 @@ export const STREAM_CHUNK = 1 << 20;
 
 const readAsync = promisify(read);
 
-/** Joins sections that touch (consecutive blobs of a query are usually adjacent in the file). */
-export function mergeSections(sections: Iterable<Section>): Section[] {
-  const out: { offset: number; length: number }[] = [];
-  for (const s of sections) {
-    const last = out[out.length - 1];
-    if (last && last.offset + last.length === s.offset) last.length += s.length;
-    else out.push({ offset: s.offset, length: s.length });
-  }
-  return out;
-}
-
 /** Opens for reading (synchronously; see above). Throws the fs error (ENOENT, EACCES, …). */
 export function openFile(path: string): number {
   return openSync(path, 'r');

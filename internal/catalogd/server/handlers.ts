@@ -17,7 +17,7 @@ import { dns1123SubdomainErrors } from '../storage/names.ts';
 import type { CatalogStore, StoredCatalog } from '../storage/types.ts';
 import type { AnswerCache } from './cache.ts';
 import { graphQLRequest, type GraphQLQueries, type RequestBody } from './graphql.ts';
-import { SYNC_READ_LIMIT, closeFile, mergeSections, openFile, readSectionsSync, streamParts, streamRange, type Section } from './body.ts';
+import { SYNC_READ_LIMIT, closeFile, openFile, readSectionsSync, streamParts, streamRange, type Section } from './body.ts';
 import {
   NO_OVERLAP,
   checkPreconditions,
@@ -326,7 +326,7 @@ function serveMetas(req: RequestInfo, name: string, rawQuery: string, options: H
 
     const sections: Section[] = whole
       ? [{ offset: 0, length: stored.size }]
-      : mergeSections(stored.index.query({ schema, package: pkg, name: blobName }));
+      : stored.index.sections({ schema, package: pkg, name: blobName });
     const length = sections.reduce((n, s) => n + s.length, 0);
     if (req.method === 'HEAD') return { status: 200, headers, length };
     if (length === 0) return { status: 200, headers, length, body: Buffer.alloc(0) };

@@ -18,7 +18,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { BlobIndex, walkMetas, type BlobIndexEntry } from '../../shared/fbc/index.ts';
+import { BlobIndex, BlobIndexBuilder, walkMetas } from '../../shared/fbc/index.ts';
 import { noopLogger, type Logger } from '../../shared/observability/index.ts';
 import { digestPath, isCatalogName } from './names.ts';
 import type { CatalogStore, StoredCatalog } from './types.ts';
@@ -101,7 +101,7 @@ export class LocalDirStore implements CatalogStore {
       this.#log.info('stored catalog content', {
         catalog: name,
         digest,
-        blobs: stored.index.entries.length,
+        blobs: stored.index.size,
         bytes: stored.size,
         durationMs: Math.round(performance.now() - started),
       });
@@ -164,9 +164,8 @@ export class LocalDirStore implements CatalogStore {
     this.#inflight.add(tmp);
     try {
       await mkdir(tmp);
-      const { size, entries } = await writeJsonl(join(tmp, CATALOG_FILE), fbcDir, signal);
-      const index = new BlobIndex(entries);
-      await writeFile(join(tmp, INDEX_FILE), index.toCatalogdJSON());
+      const { size, index } = await writeJsonl(join(tmp, CATALOG_FILE), fbcDir, signal);
+      await writePieces(join(tmp, INDEX_FILE), index.catalogdJSON());
       const stored = new Date();
       const record: ContentRecord = { catalog: name, digest, encoding: ENCODING_VERSION, stored: stored.toISOString() };
       await writeFile(join(tmp, CONTENT_FILE), JSON.stringify(record) + '\n');
@@ -241,11 +240,11 @@ function makeStored(name: string, digest: string, dir: string, size: number, mod
   };
 }
 
-/** Streams the catalog's blobs into `path` (catalogd's catalog.jsonl) and lays out the index entries. */
-async function writeJsonl(path: string, fbcDir: string, signal?: AbortSignal): Promise<{ size: number; entries: BlobIndexEntry[] }> {
+/** Streams the catalog's blobs into `path` (catalogd's catalog.jsonl) and indexes them. */
+async function writeJsonl(path: string, fbcDir: string, signal?: AbortSignal): Promise<{ size: number; index: BlobIndex }> {
   const fh = await open(path, 'wx');
   try {
-    const entries: BlobIndexEntry[] = [];
+    const entries = new BlobIndexBuilder();
     let batch: Buffer[] = [];
     let batched = 0;
     let offset = 0;
@@ -256,7 +255,7 @@ async function writeJsonl(path: string, fbcDir: string, signal?: AbortSignal): P
       for (let done = 0; done < buf.length; ) done += (await fh.write(buf, done, buf.length - done)).bytesWritten;
     };
     for await (const meta of walkMetas(fbcDir, { strict: false, signal })) {
-      entries.push({ index: entries.length, offset, length: meta.json.length, schema: meta.schema, package: meta.package, name: meta.name });
+      entries.add(offset, meta.json.length, meta.schema, meta.package, meta.name);
       offset += meta.json.length;
       batch.push(meta.json);
       batched += meta.json.length;
@@ -264,7 +263,28 @@ async function writeJsonl(path: string, fbcDir: string, signal?: AbortSignal): P
     }
     if (batched > 0) await flush();
     await fh.sync();
-    return { size: offset, entries };
+    return { size: offset, index: entries.finish() };
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Writes text given in pieces (index.json), in 1 MiB writes, then `fsync`s. */
+async function writePieces(path: string, pieces: Iterable<string>): Promise<void> {
+  const fh = await open(path, 'wx');
+  try {
+    let pending = '';
+    const flush = async (): Promise<void> => {
+      const buf = Buffer.from(pending, 'utf8');
+      pending = '';
+      for (let done = 0; done < buf.length; ) done += (await fh.write(buf, done, buf.length - done)).bytesWritten;
+    };
+    for (const piece of pieces) {
+      pending += piece;
+      if (pending.length >= WRITE_BATCH) await flush();
+    }
+    if (pending.length) await flush();
+    await fh.sync();
   } finally {
     await fh.close();
   }

@@ -11,9 +11,10 @@
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
 import { ClusterExtensionControllerFieldOwner } from '../../../api/v1/index.ts';
-import { ignoreNotFound, isNoKindMatch, isNotFound, noopLogger, type KubeClient, type Logger } from '../../shared/kube/index.ts';
-import type { ApplyOutcome, BundleApplier, BundleRef, InstalledBundle } from '../controller/ports.ts';
-import { probe, probeAll, stuckSince } from './health.ts';
+import { ignoreNotFound, isConflict, isNoKindMatch, isNotFound, noopLogger, type KubeClient, type Logger } from '../../shared/kube/index.ts';
+import type { ApplyOutcome, BundleApplier, BundleRef, InstalledBundle, UninstallOutcome } from '../controller/ports.ts';
+import { ESTABLISH_REQUESTED, establishAction, probe, probeAll, STUCK_CRD_MS, stuckSince } from './health.ts';
+import { describeRemaining, type Remaining } from './teardown.ts';
 import { objectKey, PHASE_ORDER, type Phase } from './phases.ts';
 import { buildPhases, fingerprint, ownedBy, phasesOf } from './record.ts';
 import { RevisionStore, type RevisionHead } from './store.ts';
@@ -27,6 +28,10 @@ export interface RevisionApplierOptions {
   readonly fieldManager?: string;
   /** How long one call waits for new CRDs to become Established; default 10 s. */
   readonly crdEstablishedTimeoutMs?: number;
+  /** How long after its names were accepted a CRD that is not Established gets an establish request; default 5 s. */
+  readonly stuckCrdMs?: number;
+  /** How long one `uninstall` call waits for a phase's deleted objects to disappear; default 5 s. */
+  readonly deleteWaitMs?: number;
   /** Archived revisions kept per extension; default 5 (upstream's retention limit). */
   readonly retainArchived?: number;
   /** Requests in flight at once within a phase (and for collision reads); default 8. */
@@ -57,6 +62,8 @@ export class RevisionApplier implements BundleApplier {
   readonly #client: KubeClient;
   readonly #fieldManager: string;
   readonly #crdTimeoutMs: number;
+  readonly #stuckCrdMs: number;
+  readonly #deleteWaitMs: number;
   readonly #retain: number;
   readonly #concurrency: number;
   readonly #log: Logger;
@@ -67,6 +74,8 @@ export class RevisionApplier implements BundleApplier {
     this.store = new RevisionStore(o.client, o.systemNamespace, o.chunkBytes !== undefined ? { chunkBytes: o.chunkBytes } : {});
     this.#fieldManager = o.fieldManager ?? ClusterExtensionControllerFieldOwner;
     this.#crdTimeoutMs = o.crdEstablishedTimeoutMs ?? 10_000;
+    this.#stuckCrdMs = o.stuckCrdMs ?? STUCK_CRD_MS;
+    this.#deleteWaitMs = o.deleteWaitMs ?? 5_000;
     this.#retain = o.retainArchived ?? 5;
     this.#concurrency = Math.max(1, o.concurrency ?? 8);
     this.#log = o.logger ?? noopLogger;
@@ -114,11 +123,18 @@ export class RevisionApplier implements BundleApplier {
     return this.#rollout(this.clientFor(ext), name, head, phases, heads, signal);
   }
 
-  async uninstall(ext: ClusterExtension, signal: AbortSignal): Promise<void> {
+  /**
+   * Deletes every object any revision holds, phase by phase in reverse order (webhooks first,
+   * namespaces last), and waits (≤ `deleteWaitMs` per call) for each phase's objects to be gone
+   * before the next phase is deleted. While an object is still there (finalizers, a CRD whose
+   * custom resources are being removed) the call returns `done: false` with one line per such
+   * object saying why; the records go only once every object is gone, so a later call picks up
+   * where this one stopped.
+   */
+  async uninstall(ext: ClusterExtension, signal: AbortSignal): Promise<UninstallOutcome> {
     const name = ext.metadata.name!;
     const client = this.clientFor(ext);
     const heads = await this.store.list(name, signal);
-    // Every object any revision holds, deleted in reverse phase order (webhooks first, namespaces last).
     const byPhase = new Map<string, Map<string, KubeObject>>();
     for (const head of heads) {
       for (const phase of phasesOf(await this.store.read(head, signal))) {
@@ -128,11 +144,27 @@ export class RevisionApplier implements BundleApplier {
       }
     }
     for (const phase of [...PHASE_ORDER].reverse()) {
-      for (const obj of byPhase.get(phase)?.values() ?? []) await this.#deleteOwned(client, name, obj, signal);
+      const objects = [...(byPhase.get(phase)?.values() ?? [])];
+      if (!objects.length) continue;
+      let left = (await mapLimit(objects, this.#concurrency, (obj) => this.#deleteOwned(client, name, obj, signal, true))).filter((o) => o !== undefined);
+      const deadline = Date.now() + this.#deleteWaitMs;
+      for (let delay = 50; left.length && Date.now() < deadline; delay = Math.min(delay * 2, 500)) {
+        await sleep(Math.min(delay, Math.max(0, deadline - Date.now())), signal);
+        left = (await mapLimit(left, this.#concurrency, (obj) => this.#stillOwned(client, name, obj, signal))).filter((o) => o !== undefined);
+      }
+      if (left.length) {
+        // Described: the first few (a condition message has room for about 32 KiB).
+        const shown = await mapLimit(left.slice(0, MAX_DESCRIBED), this.#concurrency, (obj) => this.#remaining(client, obj, signal));
+        const lines = shown.map(describeRemaining);
+        if (left.length > shown.length) lines.push(`and ${left.length - shown.length} more`);
+        this.#log.info('uninstall waits for objects to be deleted', { clusterExtension: name, phase, objects: lines });
+        return { done: false, message: `waiting for ${left.length === 1 ? '1 object' : `${left.length} objects`} to be deleted:\n${lines.join('\n')}` };
+      }
     }
     for (const head of heads.reverse()) await this.store.delete(head, signal);
     await this.store.sweep(name, signal);
     this.#log.info('uninstalled', { clusterExtension: name, revisions: heads.length });
+    return { done: true };
   }
 
   async #rollout(
@@ -155,10 +187,8 @@ export class RevisionApplier implements BundleApplier {
         if (phase.name === 'crds') {
           const latest = await this.#waitEstablished(client, inPhase, signal);
           const waiting = probeAll(latest);
-          if (waiting.length) {
-            await this.#nudgeStuckCrds(client, latest, signal);
-            return { installed: false, message: waiting.join('\n') };
-          }
+          await this.#establishRequests(client, latest, signal);
+          if (waiting.length) return { installed: false, message: waiting.join('\n') };
           inPhase.splice(0, inPhase.length, ...latest);
         }
         applied.push(...inPhase);
@@ -224,33 +254,70 @@ export class RevisionApplier implements BundleApplier {
     if (i >= 0) throw new CollisionError(objects[i]!);
   }
 
-  /** Deletes an object only while it still carries this extension's owner labels. */
-  async #deleteOwned(client: KubeClient, name: string, obj: KubeObject, signal: AbortSignal): Promise<void> {
+  /**
+   * Deletes an object only while it still carries this extension's owner labels. With `check`,
+   * resolves the object when it is still there afterwards (being deleted), undefined when gone.
+   */
+  async #deleteOwned(client: KubeClient, name: string, obj: KubeObject, signal: AbortSignal, check = false): Promise<KubeObject | undefined> {
     const current = await this.#current(client, obj, signal);
-    if (!current || !ownedBy(current, name) || current.metadata.deletionTimestamp) return;
-    const ref = { apiVersion: obj.apiVersion!, kind: obj.kind!, name: obj.metadata.name!, ...(obj.metadata.namespace && { namespace: obj.metadata.namespace }) };
-    await ignoreNotFound(client.delete(ref, { propagationPolicy: 'Background', preconditions: { uid: current.metadata.uid! }, signal }));
+    if (!current || !ownedBy(current, name)) return undefined;
+    if (!current.metadata.deletionTimestamp) {
+      const ref = { apiVersion: obj.apiVersion!, kind: obj.kind!, name: obj.metadata.name!, ...(obj.metadata.namespace && { namespace: obj.metadata.namespace }) };
+      try {
+        await ignoreNotFound(client.delete(ref, { propagationPolicy: 'Background', preconditions: { uid: current.metadata.uid! }, signal }));
+      } catch (err) {
+        // Replaced since the read (another uid): the next pass looks at the new one.
+        if (!isConflict(err)) throw err;
+      }
+    }
+    return check ? this.#stillOwned(client, name, obj, signal) : undefined;
+  }
+
+  /** The object as it is now, when it still exists with this extension's owner labels. */
+  async #stillOwned(client: KubeClient, name: string, obj: KubeObject, signal: AbortSignal): Promise<KubeObject | undefined> {
+    const current = await this.#current(client, obj, signal);
+    return current && ownedBy(current, name) ? current : undefined;
+  }
+
+  /** What holds a deleted object: its own state, and for a CRD the first few custom resources left. */
+  async #remaining(client: KubeClient, obj: KubeObject, signal: AbortSignal): Promise<Remaining> {
+    if (obj.kind !== 'CustomResourceDefinition' || !obj.metadata.deletionTimestamp) return { object: obj };
+    const spec = (obj as { spec?: { group?: string; names?: { kind?: string }; versions?: { name: string; served?: boolean; storage?: boolean }[] } }).spec;
+    const version = spec?.versions?.find((v) => v.storage) ?? spec?.versions?.find((v) => v.served);
+    if (!spec?.group || !spec.names?.kind || !version) return { object: obj };
+    try {
+      const list = await client.list({ apiVersion: `${spec.group}/${version.name}`, kind: spec.names.kind }, { limit: 3, signal });
+      const more = list.metadata?.remainingItemCount ?? 0;
+      return { object: obj, customResources: { items: list.items, total: list.items.length + more } };
+    } catch (err) {
+      if (signal.aborted) throw err;
+      return { object: obj }; // not allowed to list them, or the kind is no longer served: say what the CRD says
+    }
   }
 
   /**
    * The API server establishes a CRD when it sees an update of one whose names are accepted; if it
    * stopped between accepting the names and establishing (a crash, a kill), nothing updates the
    * CRD again and it stays `Established=False` for good. A CRD whose names were accepted
-   * `STUCK_CRD_MS` ago and is still not Established gets a metadata-only update (an annotation, by
-   * a field manager of its own) that makes the API server look at it again.
+   * `stuckCrdMs` ago and is still not Established gets a metadata-only update (an annotation, by
+   * a field manager of its own) that makes the API server look at it again; once it is
+   * Established the annotation is removed again.
    */
-  async #nudgeStuckCrds(client: KubeClient, crds: readonly KubeObject[], signal: AbortSignal): Promise<void> {
+  async #establishRequests(client: KubeClient, crds: readonly KubeObject[], signal: AbortSignal): Promise<void> {
     for (const crd of crds) {
-      const since = stuckSince(crd);
-      if (since === undefined || Date.now() - since < STUCK_CRD_MS) continue;
-      this.#log.warn('CRD names were accepted but it is not Established; asking the API server to establish it again', {
-        crd: crd.metadata.name,
-        namesAcceptedAt: new Date(since).toISOString(),
-      });
+      const action = establishAction(crd, Date.now(), this.#stuckCrdMs);
+      if (!action) continue;
+      if (action === 'request') {
+        this.#log.warn('CRD names were accepted but it is not Established; asking the API server to establish it again', {
+          crd: crd.metadata.name,
+          namesAcceptedAt: new Date(stuckSince(crd) ?? 0).toISOString(),
+        });
+      } else {
+        this.#log.info('CRD is Established; removing the establish request', { crd: crd.metadata.name });
+      }
       const ref = { apiVersion: crd.apiVersion!, kind: crd.kind!, name: crd.metadata.name! };
-      await ignoreNotFound(
-        client.patch(ref, 'merge', { metadata: { annotations: { [ESTABLISH_REQUESTED]: new Date().toISOString() } } }, { fieldManager: `${this.#fieldManager}-establish`, signal }),
-      );
+      const value = action === 'request' ? new Date().toISOString() : null;
+      await ignoreNotFound(client.patch(ref, 'merge', { metadata: { annotations: { [ESTABLISH_REQUESTED]: value } } }, { fieldManager: `${this.#fieldManager}-establish`, signal }));
     }
   }
 
@@ -268,10 +335,8 @@ export class RevisionApplier implements BundleApplier {
   }
 }
 
-/** How long after its names were accepted a CRD that is not Established counts as stuck. */
-const STUCK_CRD_MS = 30_000;
-/** Annotation of the update that makes the API server look at a stuck CRD again. */
-export const ESTABLISH_REQUESTED = 'olm.operatorframework.io/establish-requested';
+/** Objects an unfinished uninstall describes by name (the rest are counted). */
+const MAX_DESCRIBED = 10;
 
 /** `items.map(fn)` with at most `limit` calls pending; results in input order; stops starting new calls after a failure. */
 async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import { probe, probeAll, stuckSince } from './health.ts';
+import { ESTABLISH_REQUESTED, establishAction, probe, probeAll, STUCK_CRD_MS, stuckSince } from './health.ts';
 
 const crd = (established?: string): KubeObject => ({
   apiVersion: 'apiextensions.k8s.io/v1',
@@ -47,5 +47,39 @@ describe('stuckSince', () => {
     expect(stuckSince(withConditions([{ type: 'NamesAccepted', status: 'True', lastTransitionTime: '2026-01-02T03:04:05Z' }, { type: 'Established', status: 'True' }]))).toBeUndefined();
     expect(stuckSince(withConditions([{ type: 'NamesAccepted', status: 'False', lastTransitionTime: '2026-01-02T03:04:05Z' }]))).toBeUndefined();
     expect(stuckSince(withConditions([]))).toBeUndefined();
+  });
+});
+
+describe('establishAction', () => {
+  const accepted = '2026-01-02T03:04:05Z';
+  const at = Date.parse(accepted);
+  const stuck = (annotated: boolean) => ({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'x', ...(annotated && { annotations: { [ESTABLISH_REQUESTED]: accepted } }) },
+    status: { conditions: [{ type: 'NamesAccepted', status: 'True', lastTransitionTime: accepted }, { type: 'Established', status: 'False' }] },
+  });
+  const established = (annotations?: Record<string, string>) => ({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'x', ...(annotations && { annotations }) },
+    status: { conditions: [{ type: 'NamesAccepted', status: 'True', lastTransitionTime: accepted }, { type: 'Established', status: 'True' }] },
+  });
+
+  it('waits a few seconds (not half a minute) before asking a stuck CRD to be established', () => {
+    expect(STUCK_CRD_MS).toBeGreaterThanOrEqual(5_000);
+    expect(STUCK_CRD_MS).toBeLessThanOrEqual(10_000);
+    expect(establishAction(stuck(false), at + 1_000)).toBeUndefined();
+    expect(establishAction(stuck(false), at + STUCK_CRD_MS)).toBe('request');
+    expect(establishAction(stuck(true), at + 60_000)).toBe('request'); // still stuck: ask again
+    expect(establishAction(stuck(false), at + 1_000, 500)).toBe('request');
+  });
+
+  it('clears the request once the CRD is Established, and leaves other CRDs alone', () => {
+    expect(establishAction(established({ [ESTABLISH_REQUESTED]: accepted, other: 'x' }), at + 60_000)).toBe('clear');
+    expect(establishAction(established({ other: 'x' }), at + 60_000)).toBeUndefined();
+    expect(establishAction(established(), at)).toBeUndefined();
+    // Names not accepted yet: neither stuck nor established.
+    expect(establishAction({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'x', annotations: { [ESTABLISH_REQUESTED]: accepted } } }, at)).toBeUndefined();
   });
 });

@@ -89,3 +89,23 @@ export function stuckSince(crd: KubeObject): number | undefined {
   const at = Date.parse(accepted.lastTransitionTime);
   return Number.isNaN(at) ? undefined : at;
 }
+
+/** Annotation of the update that makes the API server look at a stuck CRD again. */
+export const ESTABLISH_REQUESTED = 'olm.operatorframework.io/establish-requested';
+/**
+ * How long after its names were accepted a CRD that is not Established counts as stuck. A CRD
+ * normally establishes well under a second after its names are accepted.
+ */
+export const STUCK_CRD_MS = 5_000;
+
+/**
+ * What to do about a CRD and the establish request: `request` when it is stuck (names accepted
+ * `stuckMs` ago or longer, not Established), `clear` when it is Established and still carries the
+ * annotation of an earlier request, nothing otherwise.
+ */
+export function establishAction(crd: KubeObject, now: number, stuckMs = STUCK_CRD_MS): 'request' | 'clear' | undefined {
+  const since = stuckSince(crd);
+  if (since !== undefined) return now - since >= stuckMs ? 'request' : undefined;
+  const established = conditionIs(crd, 'Established', 'True') === undefined;
+  return established && crd.metadata.annotations?.[ESTABLISH_REQUESTED] !== undefined ? 'clear' : undefined;
+}

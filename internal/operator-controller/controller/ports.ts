@@ -66,10 +66,18 @@ export interface ApplyOutcome {
   readonly message?: string;
 }
 
+export interface UninstallOutcome {
+  /** Every object the extension installed is gone (not only asked to go) and its records are deleted. */
+  readonly done: boolean;
+  /** What is still being deleted and why, one line per object (when not done). */
+  readonly message?: string;
+}
+
 export interface BundleApplier {
   installed(ext: ClusterExtension, signal: AbortSignal): Promise<InstalledBundle | undefined>;
   apply(ext: ClusterExtension, bundle: BundleRef, objects: readonly KubeObject[], signal: AbortSignal): Promise<ApplyOutcome>;
   /** Re-applies what is installed without a new bundle (catalogs gone: keep it healthy). */
   maintain(ext: ClusterExtension, installed: InstalledBundle, signal: AbortSignal): Promise<ApplyOutcome>;
-  uninstall(ext: ClusterExtension, signal: AbortSignal): Promise<void>;
+  /** Deletes what the extension installed; call again until `done` (objects with finalizers take their time). */
+  uninstall(ext: ClusterExtension, signal: AbortSignal): Promise<UninstallOutcome>;
 }

@@ -47,6 +47,9 @@ export interface ClusterExtensionReconcilerOptions {
   readonly resyncMs?: number;
 }
 
+/** How soon an uninstall that waits for objects to be deleted looks again (their deletion also re-enqueues it). */
+const UNINSTALL_RECHECK_MS = 2_000;
+
 /** A step's verdict: go on, or stop with this error (undefined = stop quietly). */
 type Stop = { readonly stop: true; readonly err?: unknown; readonly result?: Result };
 
@@ -63,10 +66,24 @@ export class ClusterExtensionReconciler implements Reconciler {
     const ext = structuredClone(cached);
     const log = this.#o.logger.child({ clusterExtension: key });
 
-    // Finalizer: on create, add it and let the update event bring us back; on delete, tear down.
+    // Finalizer: on create, add it and let the update event bring us back; on delete, tear down,
+    // and let the extension go only once every object it installed is gone.
     if (ext.metadata.deletionTimestamp) {
       if (hasFinalizer(ext, CLEANUP_FINALIZER)) {
-        await this.#o.applier.uninstall(ext, signal);
+        let outcome;
+        try {
+          outcome = await this.#o.applier.uninstall(ext, signal);
+        } catch (err) {
+          setProgressing(ext, new Error(`uninstalling: ${errorMessage(err)}`, { cause: err }));
+          await this.#writeStatus(cached, ext, signal);
+          throw err;
+        }
+        if (!outcome.done) {
+          setProgressing(ext, new Error(`uninstalling: ${outcome.message ?? 'waiting for the installed objects to be deleted'}`));
+          await this.#writeStatus(cached, ext, signal);
+          log.info('uninstall waits for objects to be deleted', { waitingFor: outcome.message });
+          return { requeueAfterMs: UNINSTALL_RECHECK_MS };
+        }
         await removeFinalizer(this.#o.client, ext, CLEANUP_FINALIZER, { signal });
         this.#o.events?.normal(ext, 'Uninstalled', 'Removed every object the extension installed');
         log.info('uninstalled');

@@ -2,7 +2,8 @@
 // upgrade-graph helper.
 
 import { describe, expect, it } from 'vitest';
-import { encodeJsonl, sliceEntries } from './encode.ts';
+import { BlobIndex, BlobIndexBuilder, encodeJsonl, sliceEntries, type BlobIndexEntry } from './encode.ts';
+import { sortedGoStrings } from './go.ts';
 import { buildGraphs } from './graph.ts';
 import { catalogFromFiles } from './load.ts';
 import { validate } from './validate.ts';
@@ -58,6 +59,69 @@ describe('encodeJsonl', () => {
     const first = encoded.index.entries[0];
     expect(idx.by_schema['olm.package']).toEqual([[0, first?.length]]);
     expect(idx.by_name['foo.v1']).toHaveLength(2);
+  });
+});
+
+describe('BlobIndex', () => {
+  /** The former index: an object per blob, index.json through JSON.stringify. */
+  function referenceJSON(entries: readonly BlobIndexEntry[]): string {
+    const dim = (field: 'schema' | 'package' | 'name'): Record<string, [number, number][]> => {
+      const m = new Map<string, [number, number][]>();
+      for (const e of entries) if (e[field] !== '') m.set(e[field], [...(m.get(e[field]) ?? []), [e.offset, e.length]]);
+      return Object.fromEntries(sortedGoStrings(m.keys()).map((k) => [k, m.get(k)!]));
+    };
+    const json = JSON.stringify({ by_schema: dim('schema'), by_package: dim('package'), by_name: dim('name') });
+    return json.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029') + '\n';
+  }
+
+  // Keys that sort differently in UTF-16 and UTF-8, need escaping, or look like numbers / __proto__.
+  const odd = ['\uffff', '\u{1f600}', 'a"b', 'line\u2028sep', '10', '9', '__proto__', 'é', ''];
+  const entries: BlobIndexEntry[] = [];
+  let offset = 0;
+  for (let i = 0; i < 300; i++) {
+    const length = 10 + (i % 7);
+    entries.push({ index: i, offset, length, schema: odd[i % 5]!, package: odd[(i * 3) % odd.length]!, name: i % 4 === 0 ? '' : `n${i % 23}${odd[i % odd.length]!}` });
+    offset += length;
+  }
+
+  it('writes the same index.json as an object per blob did, in pieces', () => {
+    const b = new BlobIndexBuilder();
+    for (const e of entries) b.add(e.offset, e.length, e.schema, e.package, e.name);
+    const index = b.finish();
+    expect(index.toCatalogdJSON()).toBe(referenceJSON(entries));
+    expect([...index.catalogdJSON()].join('')).toBe(referenceJSON(entries));
+    expect(new BlobIndex(entries).toCatalogdJSON()).toBe(referenceJSON(entries));
+    expect(index.size).toBe(300);
+    expect(index.entries).toEqual(entries);
+  });
+
+  it('answers queries and sections like filtering the entries', () => {
+    const index = new BlobIndex(entries);
+    const filter = (q: { schema?: string; package?: string; name?: string }): BlobIndexEntry[] =>
+      entries.filter((e) => (q.schema ? e.schema === q.schema : e.schema !== '') && (!q.package || e.package === q.package) && (!q.name || e.name === q.name));
+    for (const q of [{ schema: '10' }, { package: 'é' }, { name: 'n1\uffff' }, { schema: '\u{1f600}', package: '9' }, { package: '__proto__' }, { name: 'missing' }, { schema: 'a"b', name: 'n5line\u2028sep' }]) {
+      const want = filter(q);
+      expect(index.query(q), JSON.stringify(q)).toEqual(want);
+      const merged: { offset: number; length: number }[] = [];
+      for (const e of want) {
+        const last = merged.at(-1);
+        if (last && last.offset + last.length === e.offset) last.length += e.length;
+        else merged.push({ offset: e.offset, length: e.length });
+      }
+      expect(index.sections(q), JSON.stringify(q)).toEqual(merged);
+    }
+    expect(index.query({})).toHaveLength(300);
+    expect(index.sections({ schema: '\uffff' }).length).toBeGreaterThan(1);
+  });
+
+  it('grows past its first columns and keeps each distinct value once', () => {
+    const b = new BlobIndexBuilder();
+    for (let i = 0; i < 5000; i++) b.add(i * 2, 2, 's', `p${i % 3}`, `n${i}`);
+    const index = b.finish();
+    expect(index.size).toBe(5000);
+    expect(index.query({ package: 'p1' })).toHaveLength(1667);
+    expect(index.entry(4999)).toEqual({ index: 4999, offset: 9998, length: 2, schema: 's', package: 'p1', name: 'n4999' });
+    expect(index.sections({ schema: 's' })).toEqual([{ offset: 0, length: 10000 }]);
   });
 });
 

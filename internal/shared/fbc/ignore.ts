@@ -186,18 +186,33 @@ function matchPattern(p: Pattern, path: readonly string[], isDir: boolean): Matc
   return p.inclusion ? 'include' : 'exclude';
 }
 
+/** The patterns of one `.indexignore`, parsed once (see `IgnoreMatcher.addPatterns`). */
+export type IgnorePatterns = readonly Pattern[];
+
+/** Parses the lines of one `.indexignore` found in directory `dir` (relative, `/`-separated, `''` for the root). */
+export function parseIgnoreFile(dir: string, content: string): IgnorePatterns {
+  const domain = dir === '' || dir === '.' ? [] : dir.split('/');
+  const out: Pattern[] = [];
+  for (const raw of content.split('\n')) {
+    const line = goTrimSpace(raw);
+    if (line === '' || line.startsWith('#')) continue;
+    out.push(parsePattern(line, domain));
+  }
+  return out;
+}
+
 /** Collects `.indexignore` patterns and answers "is this file ignored?". */
 export class IgnoreMatcher {
   private readonly patterns: Pattern[] = [parsePattern(INDEX_IGNORE_FILE, [])];
 
   /** Adds the lines of one `.indexignore` found in directory `dir` (relative, `/`-separated, `''` for the root). */
   addFile(dir: string, content: string): void {
-    const domain = dir === '' || dir === '.' ? [] : dir.split('/');
-    for (const raw of content.split('\n')) {
-      const line = goTrimSpace(raw);
-      if (line === '' || line.startsWith('#')) continue;
-      this.patterns.push(parsePattern(line, domain));
-    }
+    this.addPatterns(parseIgnoreFile(dir, content));
+  }
+
+  /** Adds the patterns of one `.indexignore`; files added later win over earlier ones. */
+  addPatterns(patterns: IgnorePatterns): void {
+    this.patterns.push(...patterns);
   }
 
   /** Whether the file (or, with isDir, directory) at `path` (relative, `/`-separated) is ignored. */

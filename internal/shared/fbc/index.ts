@@ -22,8 +22,8 @@ export { channelHead, convertToModel, replacesChainError, validateModel, version
 export type { Deprecation, Model, ModelBundle, ModelChannel, ModelPackage } from './model.ts';
 export { renderTree } from './tree.ts';
 
-export { BlobIndex, encodeJsonl, sliceEntries } from './encode.ts';
-export type { BlobIndexEntry, EncodedCatalog, MetasQuery } from './encode.ts';
+export { BlobIndex, BlobIndexBuilder, encodeJsonl, sliceEntries } from './encode.ts';
+export type { BlobIndexEntry, EncodedCatalog, MetasQuery, Section } from './encode.ts';
 
 export { buildGraphs } from './graph.ts';
 export type { ChannelGraph, GraphEntry, PackageGraph } from './graph.ts';

@@ -1,11 +1,13 @@
 // Loading: walk order, `.indexignore`, mixed JSON/YAML files, the stored lines, and loader
 // errors (which name the file and the document) with opm's texts.
 
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compareGoStrings } from './go.ts';
+import { IgnoreMatcher } from './ignore.ts';
 import { catalogFromFiles, listCatalogFiles, loadCatalog, walkMetas, type Catalog } from './load.ts';
 import { FbcLoadError } from './messages.ts';
 import { validateCatalog } from './validate.ts';
@@ -185,5 +187,74 @@ describe('loadCatalog on a directory', () => {
 
   it('reports a directory that does not exist', async () => {
     await expect(loadCatalog(join(dir, 'missing'))).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe('the walk keeps nothing per file, with the same .indexignore semantics as reading every one first', () => {
+  /** The former walk: every file and every `.indexignore` listed first, then the patterns applied in walk order. */
+  async function reference(root: string): Promise<string[]> {
+    const all: string[] = [];
+    const ignores: { dir: string; abs: string }[] = [];
+    const visit = async (abs: string, rel: string): Promise<void> => {
+      const entries = (await readdir(abs, { withFileTypes: true })).sort((a, b) => compareGoStrings(a.name, b.name));
+      for (const e of entries) {
+        const r = rel === '' ? e.name : `${rel}/${e.name}`;
+        if (e.isDirectory()) await visit(join(abs, e.name), r);
+        else if (e.name === '.indexignore') ignores.push({ dir: rel, abs: join(abs, e.name) });
+        else all.push(r);
+      }
+    };
+    await visit(root, '');
+    const m = new IgnoreMatcher();
+    for (const f of ignores) m.addFile(f.dir, await readFile(f.abs, 'utf8'));
+    return all.filter((f) => !m.match(f, false));
+  }
+
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'fbc-walk-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('lets the later .indexignore in walk order win: a directory sorting before it is walked first', async () => {
+    const root = join(dir, 'order');
+    for (const d of ['-a', 'b']) {
+      await mkdir(join(root, d), { recursive: true });
+      await writeFile(join(root, d, '.indexignore'), '!*.json\n');
+      await writeFile(join(root, d, 'f.json'), '{}');
+    }
+    await writeFile(join(root, '.indexignore'), '*.json\n');
+    await writeFile(join(root, 'top.json'), '{}');
+    // '-a' is walked before the root's .indexignore is found, so the root's '*.json' is later and
+    // wins there; 'b' is walked after it, so its own '!*.json' wins.
+    expect(await listCatalogFiles(root)).toEqual(['b/f.json']);
+    expect(await reference(root)).toEqual(['b/f.json']);
+  });
+
+  it('matches the former walk on trees whose directories sort before and after .indexignore', async () => {
+    // Names around '.indexignore' in Go order: '-a' and '.a' before it, '.z' and 'a' after it.
+    const dirNames = ['-a', '.a', '.z', 'a', 'b'];
+    const patterns = ['*.md', '!keep.md', 'x*', '!x1.json', '-a/', 'a/**/deep.json', '/top.json', '*.json', '!*.json'];
+    let seed = 7;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let t = 0; t < 25; t++) {
+      const root = join(dir, `t${t}`);
+      const make = async (abs: string, depth: number): Promise<void> => {
+        await mkdir(abs, { recursive: true });
+        for (const f of ['keep.md', 'x.md', 'x1.json', 'top.json', 'deep.json', 'c.yaml']) if (rand(2)) await writeFile(join(abs, f), '{}');
+        if (rand(2)) {
+          const lines = Array.from({ length: 1 + rand(3) }, () => patterns[rand(patterns.length)]!);
+          await writeFile(join(abs, '.indexignore'), lines.join('\n') + '\n');
+        }
+        if (depth < 3) for (const d of dirNames) if (rand(3) === 0) await make(join(abs, d), depth + 1);
+      };
+      await make(root, 0);
+      expect(await listCatalogFiles(root), `tree ${t}`).toEqual(await reference(root));
+    }
   });
 });

@@ -7,12 +7,12 @@
 // Memory: files are read and parsed one at a time (the next one is read while the current one is
 // parsed); for each blob only its canonical JSON (a Buffer) and a few typed fields survive.
 
-import { lstat, readdir, readFile, stat } from 'node:fs/promises';
+import { lstat, opendir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ExcessiveAliasingError, UnsupportedValueError, canonicalJSON, extractMeta } from './canonical.ts';
 import { addBlob, emptyDeclarativeConfig, type DeclarativeConfig, type MutableDeclarativeConfig } from './declcfg.ts';
 import { compareGoStrings } from './go.ts';
-import { INDEX_IGNORE_FILE, IgnoreMatcher } from './ignore.ts';
+import { INDEX_IGNORE_FILE, IgnoreMatcher, parseIgnoreFile, type IgnorePatterns } from './ignore.ts';
 import { FbcLoadError, msg, type BlobRef } from './messages.ts';
 import { DocumentSyntaxError, bytesLookLikeJSON, decodeDocumentBytes, decodeDocuments, looksLikeJSON } from './yaml.ts';
 
@@ -56,30 +56,77 @@ interface FileEntry {
  * directories descended where they sort), minus `.indexignore` files and what they ignore.
  */
 export async function listCatalogFiles(root: string): Promise<string[]> {
-  return (await listFiles(root)).map((f) => f.rel);
+  const out: string[] = [];
+  for await (const f of catalogFiles(root)) out.push(f.rel);
+  return out;
 }
 
-async function listFiles(root: string): Promise<FileEntry[]> {
-  const all: FileEntry[] = [];
-  const ignoreFiles: { dir: string; abs: string }[] = [];
+/** A directory on the walk's current path, and what its `.indexignore` says. */
+interface Level {
+  readonly rel: string;
+  readonly ignore: IgnorePatterns | undefined;
+  /** Whether the child being descended sorts before `.indexignore` (so is walked before it). */
+  childFirst: boolean;
+}
+
+/**
+ * The files of `catalogFiles`, as the walk finds them: nothing is kept per file, only the sorted
+ * names of the directories on the current path. `.indexignore` files count as they would if every
+ * one in the tree were read first and applied in walk order (later ones win): only those of a
+ * file's own directory and its ancestors can match it, and their walk order follows from where
+ * `.indexignore` sorts among each ancestor's entries.
+ */
+async function* catalogFiles(root: string): AsyncGenerator<FileEntry> {
   const rootStat = await stat(root);
   if (!rootStat.isDirectory()) throw new FbcLoadError('FBC_READ', msg.notADirectory(root), '.');
-  const visit = async (absDir: string, relDir: string): Promise<void> => {
-    const entries = await readdir(absDir, { withFileTypes: true });
-    entries.sort((a, b) => compareGoStrings(a.name, b.name));
-    for (const e of entries) {
-      const rel = relDir === '' ? e.name : `${relDir}/${e.name}`;
-      const abs = join(absDir, e.name);
-      if (e.isDirectory()) await visit(abs, rel);
-      else if (e.name === INDEX_IGNORE_FILE) ignoreFiles.push({ dir: relDir, abs });
-      else all.push({ rel, abs });
+  const stack: Level[] = [];
+
+  /** The matcher for files directly in the deepest directory of `stack`, or undefined when no `.indexignore` applies. */
+  const matcherHere = (): IgnoreMatcher | undefined => {
+    if (!stack.some((l) => l.ignore)) return undefined;
+    let order: Level[] = [stack[stack.length - 1]!];
+    for (let i = stack.length - 2; i >= 0; i--) {
+      const level = stack[i]!;
+      order = level.childFirst ? [...order, level] : [level, ...order];
     }
+    const m = new IgnoreMatcher();
+    for (const l of order) if (l.ignore) m.addPatterns(l.ignore);
+    return m;
   };
-  await visit(root, '');
-  if (ignoreFiles.length === 0) return all;
-  const matcher = new IgnoreMatcher();
-  for (const f of ignoreFiles) matcher.addFile(f.dir, await readFile(f.abs, 'utf8'));
-  return all.filter((f) => !matcher.match(f.rel, false));
+
+  async function* visit(absDir: string, relDir: string): AsyncGenerator<FileEntry> {
+    // The names (to sort them) and which are directories; entries are read a few at a time.
+    const names: string[] = [];
+    let dirs = new Uint8Array(64);
+    for await (const d of await opendir(absDir, { bufferSize: 128 })) {
+      if (names.length === dirs.length) {
+        const grown = new Uint8Array(dirs.length * 2);
+        grown.set(dirs);
+        dirs = grown;
+      }
+      dirs[names.length] = d.isDirectory() ? 1 : 0;
+      names.push(d.name);
+    }
+    const order = Array.from(names.keys()).sort((a, b) => compareGoStrings(names[a]!, names[b]!));
+    const ignoreAt = names.findIndex((n, i) => n === INDEX_IGNORE_FILE && !dirs[i]);
+    const ignore = ignoreAt >= 0 ? parseIgnoreFile(relDir, await readFile(join(absDir, INDEX_IGNORE_FILE), 'utf8')) : undefined;
+    const level: Level = { rel: relDir, ignore, childFirst: false };
+    stack.push(level);
+    let matcher: IgnoreMatcher | undefined | null = null; // null: not built yet
+    for (const i of order) {
+      const name = names[i]!;
+      const rel = relDir === '' ? name : `${relDir}/${name}`;
+      if (dirs[i]) {
+        level.childFirst = compareGoStrings(name, INDEX_IGNORE_FILE) < 0;
+        yield* visit(join(absDir, name), rel);
+      } else if (name !== INDEX_IGNORE_FILE) {
+        if (matcher === null) matcher = matcherHere();
+        if (!matcher?.match(rel, false)) yield { rel, abs: join(absDir, name) };
+      }
+    }
+    stack.pop();
+  }
+  yield* visit(root, '');
 }
 
 /** A decoded blob and its Meta. */
@@ -164,7 +211,7 @@ interface FileBytes {
   readonly bytes: Buffer;
 }
 
-async function* readFiles(files: readonly FileEntry[], signal?: AbortSignal): AsyncGenerator<FileBytes> {
+async function* readFiles(files: AsyncIterable<FileEntry>, signal?: AbortSignal): AsyncGenerator<FileBytes> {
   const read = async (f: FileEntry): Promise<FileBytes> => {
     try {
       // Kept as bytes: decodeDocumentBytes turns one document at a time into a string.
@@ -177,21 +224,30 @@ async function* readFiles(files: readonly FileEntry[], signal?: AbortSignal): As
       throw new FbcLoadError('FBC_READ', (e as Error).message, f.rel, undefined, { cause: e });
     }
   };
-  // Read one file ahead so disk I/O overlaps with parsing.
-  let pending = files.length > 0 ? read(files[0] as FileEntry) : undefined;
-  for (let i = 0; i < files.length; i++) {
-    checkAborted(signal);
-    const current = await (pending as Promise<FileBytes>);
-    pending = i + 1 < files.length ? read(files[i + 1] as FileEntry) : undefined;
-    pending?.catch(() => undefined); // surfaced when awaited
-    yield current;
+  const it = files[Symbol.asyncIterator]();
+  const readNext = async (): Promise<FileBytes | undefined> => {
+    const next = await it.next();
+    return next.done ? undefined : read(next.value);
+  };
+  try {
+    // Read one file ahead so disk I/O overlaps with parsing.
+    let pending = readNext();
+    for (;;) {
+      checkAborted(signal);
+      const current = await pending;
+      if (current === undefined) return;
+      pending = readNext();
+      pending.catch(() => undefined); // surfaced when awaited
+      yield current;
+    }
+  } finally {
+    await it.return?.();
   }
 }
 
 async function* walk(root: string, opts: LoadOptions, stats?: { files: number; bytes: number }): AsyncGenerator<LoadedBlob> {
   const strict = opts.strict ?? true;
-  const files = await listFiles(root);
-  for await (const file of readFiles(files, opts.signal)) {
+  for await (const file of readFiles(catalogFiles(root), opts.signal)) {
     if (stats) {
       stats.files++;
       stats.bytes += file.bytes.length;

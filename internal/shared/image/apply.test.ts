@@ -10,6 +10,7 @@ import {
   makeReadOnly,
   newUnpackState,
   PathSelector,
+  SYMLINKS_LISTED,
   verifySymlinks,
   type UnpackLimits,
 } from './apply.ts';
@@ -154,6 +155,42 @@ describe('applyLayer', () => {
     });
   });
 
+  it('an opaque whiteout keeps what the layer wrote, in directories it created and in ones it merged', async () => {
+    const { root } = await unpack([
+      [
+        { path: 'd/old', content: 'o' },
+        { path: 'd/sub/old2', content: 'o2' },
+        { path: 'd/sub/deeper/old3', content: 'o3' },
+      ],
+      [{ path: 'x', content: 'x' }],
+      [
+        { path: 'd/sub/deeper/new3', content: 'n3' },
+        { path: 'd/fresh/a/b', content: 'b' },
+        { path: 'd/.wh..wh..opq' },
+        { path: 'd/fresh/.wh..wh..opq' },
+        { path: 'd/fresh2/', type: 'dir' },
+        { path: 'd/fresh2/c', content: 'c' },
+      ],
+    ]);
+    expect(await tree(root)).toEqual({
+      d: 'dir',
+      'd/fresh': 'dir',
+      'd/fresh/a': 'dir',
+      'd/fresh/a/b': 'file:b',
+      'd/fresh2': 'dir',
+      'd/fresh2/c': 'file:c',
+      'd/sub': 'dir',
+      'd/sub/deeper': 'dir',
+      'd/sub/deeper/new3': 'file:n3',
+      x: 'file:x',
+    });
+  });
+
+  it('an opaque whiteout in the first layer hides nothing', async () => {
+    const { root } = await unpack([[{ path: 'd/a', content: 'a' }, { path: 'd/.wh..wh..opq' }, { path: 'd/b', content: 'b' }]]);
+    expect(await tree(root)).toEqual({ d: 'dir', 'd/a': 'file:a', 'd/b': 'file:b' });
+  });
+
   it('replaces a path unless both old and new are directories', async () => {
     const { root } = await unpack([
       [
@@ -248,6 +285,18 @@ describe('applyLayer', () => {
     });
   });
 
+  it('still finds an escaping symlink chain among more symlinks than it lists, naming the layers', async () => {
+    const many: TarEntrySpec[] = Array.from({ length: SYMLINKS_LISTED + 10 }, (_, i) => ({ path: `configs/l${i}`, type: 'symlink' as const, linkpath: 'self' }));
+    const err = await refusal(unpack([[{ path: 'configs/', type: 'dir' }, ...many], HOSTILE_ENTRIES.symlinkChain!]));
+    expect(err).toBeInstanceOf(UnsafeLayerEntryError);
+    // Both layers wrote symlinks it did not list: it names both.
+    expect(err.message).toBe(
+      `layer ${layerDigest(0)} or ${layerDigest(1)}: refusing entry "configs/chain": symlink target "self/self/../../.." resolves outside the image root`,
+    );
+    const fine = await unpack([[{ path: 'configs/', type: 'dir' }, ...many]]);
+    expect((await readdir(join(fine.root, 'configs'))).length).toBe(SYMLINKS_LISTED + 10);
+  });
+
   it('refuses to write through a symlinked parent directory', async () => {
     const err = await refusal(
       unpack([
@@ -287,8 +336,55 @@ describe('applyLayer', () => {
     made.push(parent);
     const err = await refusal(applyLayer(chunks(header), { root: parent, layerDigest: layerDigest(3), state: newUnpackState(), limits }));
     expect(err).toBeInstanceOf(UnpackLimitError);
-    expect(err.message).toBe(`layer ${layerDigest(3)}: entry "configs/huge": declared size 10737418240 exceeds the limit of 1048576`);
+    expect(err.message).toBe(
+      `layer ${layerDigest(3)}: entry "configs/huge": decompressed size would exceed the limit of 1048576 bytes: ` +
+        '1536 bytes read before this entry + its declared size of 10737418240 bytes = 10737419776',
+    );
     expect(await readdir(parent)).toEqual([]);
+  });
+
+  it('names the running total, not one file’s size, when files that each fit add up to more than the limit', async () => {
+    // Three files of 400 KiB against a 1 MiB limit: each fits, the third does not fit after the
+    // first two. The refusal comes at the third's header, before any of its data is read.
+    const limits = { maxBytes: 1 << 20, maxEntries: 100 };
+    const size = 400 * 1024;
+    const tar = tarBytes(['a', 'b', 'c'].map((n) => ({ path: `configs/${n}`, content: Buffer.alloc(size, 1) })));
+    let pulled = 0;
+    async function* counting(): AsyncGenerator<Buffer> {
+      for await (const c of chunks(tar, 4096)) {
+        pulled += c.length;
+        yield c;
+      }
+    }
+    const parent = await mkdtemp(join(tmpdir(), 'apply-total-'));
+    made.push(parent);
+    const err = await refusal(applyLayer(counting(), { root: parent, layerDigest: layerDigest(6), state: newUnpackState(), limits }));
+    expect(err).toBeInstanceOf(UnpackLimitError);
+    const before = 2 * (512 + size) + 512; // two entries, then the third's header
+    expect(err.message).toBe(
+      `layer ${layerDigest(6)}: entry "configs/c": decompressed size would exceed the limit of 1048576 bytes: ` +
+        `${before} bytes read before this entry + its declared size of ${size} bytes = ${before + size}`,
+    );
+    expect(err.message).not.toMatch(/declared size \d+ exceeds/);
+    expect((err as UnpackLimitError).kind).toBe('bytes');
+    expect((err as UnpackLimitError).total).toBe(before + size);
+    expect((err as UnpackLimitError).limit).toBe(1 << 20);
+    // Nothing of the third file was read, let alone written.
+    expect(pulled).toBeLessThanOrEqual(before + 4096);
+    expect((await readdir(join(parent, 'configs'))).sort()).toEqual(['a', 'b']);
+  });
+
+  it('counts the bytes of earlier layers in the total', async () => {
+    const limits = { maxBytes: 1 << 20, maxEntries: 100 };
+    const size = 600 * 1024;
+    const first = tarBytes([{ path: 'a', content: Buffer.alloc(size, 1) }]);
+    const err = await refusal(unpack([[{ path: 'a', content: Buffer.alloc(size, 1) }], [{ path: 'b', content: Buffer.alloc(size, 2) }]], { limits }));
+    expect(err).toBeInstanceOf(UnpackLimitError);
+    const before = first.length + 512;
+    expect(err.message).toBe(
+      `layer ${layerDigest(1)}: entry "b": decompressed size would exceed the limit of 1048576 bytes: ` +
+        `${before} bytes read before this entry + its declared size of ${size} bytes = ${before + size}`,
+    );
   });
 
   it('stops reading as soon as the unpacked size crosses the limit, even for entries it skips', async () => {
@@ -307,15 +403,38 @@ describe('applyLayer', () => {
     made.push(parent);
     const err = await refusal(applyLayer(counting(), { root: parent, layerDigest: layerDigest(4), state: newUnpackState(), limits, keep }));
     expect(err).toBeInstanceOf(UnpackLimitError);
-    expect(err.message).toMatch(/^layer sha256:4{64}: entry "f10": unpacked size exceeds the limit of 1048576$/);
+    expect(err.message).toMatch(/^layer sha256:4{64}: entry "f10": decompressed size would exceed the limit of 1048576 bytes: 1009152 bytes read before this entry/);
     expect(pulled).toBeLessThanOrEqual((1 << 20) + 64 * 1024);
+  });
+
+  it('stops reading when entries without data (headers only) pass the limit', async () => {
+    const limits = { maxBytes: 64 * 1024, maxEntries: 100_000 };
+    const tar = tarBytes(Array.from({ length: 200 }, (_, i) => ({ path: `d${i}/`, type: 'dir' as const })));
+    const err = await refusal(unpack([[]]).then(async ({ root }) => applyLayer(chunks(tar, 4096), { root, layerDigest: layerDigest(7), state: newUnpackState(), limits })));
+    expect(err).toBeInstanceOf(UnpackLimitError);
+    expect(err.message).toMatch(/^layer sha256:7{64}: entry "d\d+\/": decompressed size exceeds the limit of 65536 bytes \(69632 bytes read\)$/);
   });
 
   it('limits the number of entries', async () => {
     const err = await refusal(
       unpack([Array.from({ length: 5 }, (_, i) => ({ path: `f${i}`, content: 'x' }))], { limits: { maxBytes: 1 << 20, maxEntries: 3 } }),
     );
-    expect(err.message).toBe(`layer ${layerDigest(0)}: entry "f3": number of entries exceeds the limit of 3`);
+    expect(err.message).toBe(`layer ${layerDigest(0)}: entry "f3": number of entries (4) exceeds the limit of 3`);
+  });
+
+  it('limits the number of files written, saying how to change the limit', async () => {
+    const limits = { maxBytes: 1 << 20, maxEntries: 100, maxFiles: 3, hints: { files: 'change it with --max-files' } };
+    const keep = PathSelector.all().and(['configs']);
+    const entries = [
+      { path: 'other/1', content: 'x' },
+      { path: 'other/2', content: 'x' },
+      { path: 'configs/', type: 'dir' as const },
+      ...Array.from({ length: 5 }, (_, i) => ({ path: `configs/f${i}`, content: 'x' })),
+    ];
+    const err = await refusal(unpack([entries], { limits, keep }));
+    expect(err).toBeInstanceOf(UnpackLimitError);
+    expect((err as UnpackLimitError).kind).toBe('files');
+    expect(err.message).toBe(`layer ${layerDigest(0)}: entry "configs/f3": number of files (4) exceeds the limit of 3; change it with --max-files`);
   });
 
   it('reports a corrupt archive with the layer digest', async () => {

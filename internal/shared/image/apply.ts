@@ -17,14 +17,19 @@
 //   that is a symlink is refused) and files are created with O_EXCL|O_NOFOLLOW.
 // * An existing path is replaced unless both old and new are directories (then they merge).
 // * Modes keep owner rwx plus group/other r-x bits; setuid/setgid/sticky and ownership are dropped.
-// * Limits: the decompressed bytes read (checked as they stream, and against each file's
-//   declared size before writing it) and the number of entries.
+// * Limits: the decompressed bytes read (checked as they stream, and before any entry's data is
+//   read or written: the bytes read before it plus its declared size), the number of entries and
+//   the number of files written.
+//
+// Memory does not grow with the number of files: entries stream from the tar reader to disk, and
+// what a layer remembers for opaque whiteouts is only the paths it writes into directories that
+// existed before it (the first layer remembers nothing: there is nothing below it to hide).
 //
 // Refusals are UnsafeLayerEntryError / UnpackLimitError naming the layer digest and the entry.
 import { constants, type Stats } from 'node:fs';
-import { chmod, link, lstat, mkdir, open, readdir, readlink, rm, symlink } from 'node:fs/promises';
+import { chmod, link, lstat, mkdir, open, opendir, readdir, readlink, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ImageError, UnpackLimitError, UnsafeLayerEntryError } from './errors.ts';
+import { ImageError, UnpackLimitError, UnsafeLayerEntryError, type UnpackLimitKind } from './errors.ts';
 import { readTar, TarFormatError, type TarEntry } from './tar.ts';
 import { ZstdFormatError } from './zstd.ts';
 
@@ -38,6 +43,10 @@ export interface UnpackLimits {
   readonly maxBytes: number;
   /** Tar entries across all layers. */
   readonly maxEntries: number;
+  /** Files (regular files, symlinks, hardlinks) written across all layers; default: no limit but `maxEntries`. */
+  readonly maxFiles?: number;
+  /** How each limit is changed, added to its message (e.g. `change it with catalogd's --max-catalog-files flag`). */
+  readonly hints?: { readonly [K in UnpackLimitKind]?: string };
 }
 
 export const DEFAULT_UNPACK_LIMITS: UnpackLimits = { maxBytes: 1024 ** 3, maxEntries: 1_000_000 };
@@ -47,11 +56,31 @@ export interface UnpackState {
   bytesRead: number;
   bytesWritten: number;
   entries: number;
-  /** Symlinks written (root-relative path → digest of the layer that wrote it). */
+  /** Files (regular files, symlinks, hardlinks) written. */
+  files: number;
+  /** Layers applied completely. */
+  layers: number;
+  /** Symlinks written (root-relative path → digest of the layer that wrote it), the first `SYMLINKS_LISTED`. */
   readonly symlinks: Map<string, string>;
+  /** Layers that wrote symlinks beyond those listed: `verifySymlinks` then walks the whole tree. */
+  readonly unlistedSymlinkLayers: Set<string>;
 }
 
-export const newUnpackState = (): UnpackState => ({ bytesRead: 0, bytesWritten: 0, entries: 0, symlinks: new Map() });
+export const newUnpackState = (): UnpackState => ({
+  bytesRead: 0,
+  bytesWritten: 0,
+  entries: 0,
+  files: 0,
+  layers: 0,
+  symlinks: new Map(),
+  unlistedSymlinkLayers: new Set(),
+});
+
+/** Symlinks remembered by path for `verifySymlinks`; with more, it finds them by walking the tree. */
+export const SYMLINKS_LISTED = 4096;
+
+/** Root-relative paths kept in the known-directories cache at most (it is only a cache of lstat answers). */
+const KNOWN_DIRS_MAX = 4096;
 
 /**
  * Which archive paths are kept: an entry is kept when, for every group, it is at or under one
@@ -117,8 +146,18 @@ class LayerApplier {
   private readonly limits: UnpackLimits;
   private readonly state: UnpackState;
   private readonly signal: AbortSignal | undefined;
-  /** Root-relative paths this layer wrote, with all their ancestors. */
+  /**
+   * Whether lower layers exist, so opaque whiteouts can hide something and this layer must
+   * remember what it wrote (false for the first layer).
+   */
+  private readonly lower: boolean;
+  /**
+   * Paths this layer wrote (with their ancestors) whose parent directory existed before this
+   * layer. Children of a directory this layer created are all this layer's and are not listed.
+   */
   private readonly written = new Set<string>();
+  /** Directories this layer created (only when `lower`). */
+  private readonly fresh = new Set<string>();
   private readonly opaque: string[] = [];
   /** Root-relative paths known to be real directories. */
   private knownDirs = new Set<string>(['']);
@@ -131,6 +170,7 @@ class LayerApplier {
     this.limits = o.limits ?? DEFAULT_UNPACK_LIMITS;
     this.state = o.state;
     this.signal = o.signal;
+    this.lower = o.state.layers > 0;
   }
 
   async run(tar: AsyncIterable<Uint8Array>): Promise<void> {
@@ -138,25 +178,43 @@ class LayerApplier {
       this.state.bytesRead += n;
       if (this.state.bytesRead > this.limits.maxBytes) throw new LimitCrossed();
     };
+    const readBefore = this.state.bytesRead;
     try {
       for await (const entry of readTar(tar, { onBytes })) {
         this.signal?.throwIfAborted();
         this.current = entry.path;
         if (++this.state.entries > this.limits.maxEntries) {
-          throw new UnpackLimitError(this.layer, entry.path, 'number of entries', this.limits.maxEntries);
+          throw this.limitError('entries', this.state.entries, `number of entries (${this.state.entries}) exceeds the limit of ${this.limits.maxEntries}`);
+        }
+        // Every entry's data is read (written or skipped): refuse one that cannot fit before
+        // reading any of it, with the total it would reach.
+        const before = readBefore + entry.offset;
+        if (entry.size > 0 && before + entry.size > this.limits.maxBytes) {
+          throw this.limitError(
+            'bytes',
+            before + entry.size,
+            `decompressed size would exceed the limit of ${this.limits.maxBytes} bytes: ${before} bytes read before this entry + its declared size of ${entry.size} bytes = ${before + entry.size}`,
+          );
         }
         await this.entry(entry);
       }
       this.current = '';
       for (const dir of this.opaque) await this.applyOpaque(dir);
+      this.state.layers++;
     } catch (err) {
       throw this.classify(err);
     }
   }
 
+  private limitError(kind: UnpackLimitKind, total: number, detail: string): UnpackLimitError {
+    const limit = kind === 'bytes' ? this.limits.maxBytes : kind === 'entries' ? this.limits.maxEntries : (this.limits.maxFiles ?? Infinity);
+    const hint = this.limits.hints?.[kind];
+    return new UnpackLimitError(this.layer, this.current, kind, limit, total, hint ? `${detail}; ${hint}` : detail);
+  }
+
   private classify(err: unknown): unknown {
     if (err instanceof LimitCrossed) {
-      return new UnpackLimitError(this.layer, this.current, 'unpacked size', this.limits.maxBytes);
+      return this.limitError('bytes', this.state.bytesRead, `decompressed size exceeds the limit of ${this.limits.maxBytes} bytes (${this.state.bytesRead} bytes read)`);
     }
     const where = this.current ? ` (at entry ${JSON.stringify(this.current)})` : '';
     if (err instanceof TarFormatError || err instanceof ZstdFormatError || isZlibError(err)) {
@@ -201,15 +259,15 @@ class LayerApplier {
     }
     if (!this.keep.keeps(rel)) return;
 
+    if ((e.type === 'file' || e.type === 'symlink' || e.type === 'hardlink') && ++this.state.files > (this.limits.maxFiles ?? Infinity)) {
+      throw this.limitError('files', this.state.files, `number of files (${this.state.files}) exceeds the limit of ${this.limits.maxFiles}`);
+    }
     switch (e.type) {
       case 'dir':
         await this.ensureParents(parts, e.path);
         await this.writeDir(rel, e.mode);
         break;
       case 'file':
-        if (e.size > this.limits.maxBytes - this.state.bytesWritten) {
-          throw new UnpackLimitError(this.layer, e.path, `declared size ${e.size}`, this.limits.maxBytes);
-        }
         await this.ensureParents(parts, e.path);
         await this.writeFile(rel, e);
         break;
@@ -235,12 +293,27 @@ class LayerApplier {
   }
 
   private markWritten(rel: string): void {
+    if (!this.lower) return;
     let p = rel;
-    while (p !== '' && !this.written.has(p)) {
-      this.written.add(p);
+    while (p !== '') {
       const slash = p.lastIndexOf('/');
-      p = slash === -1 ? '' : p.slice(0, slash);
+      const parent = slash === -1 ? '' : p.slice(0, slash);
+      if (!this.fresh.has(parent)) {
+        if (this.written.has(p)) return;
+        this.written.add(p);
+      }
+      p = parent;
     }
+  }
+
+  /** Remembers a directory this layer created (see `written`). */
+  private created(rel: string): void {
+    if (this.lower) this.fresh.add(rel);
+  }
+
+  private knownDir(rel: string): void {
+    if (this.knownDirs.size >= KNOWN_DIRS_MAX) this.knownDirs = new Set(['']);
+    this.knownDirs.add(rel);
   }
 
   private abs(rel: string): string {
@@ -258,9 +331,10 @@ class LayerApplier {
       if (st && !st.isDirectory()) await this.remove(rel);
       if (!st?.isDirectory()) {
         await mkdir(this.abs(rel), { mode: 0o755 });
+        this.created(rel);
         this.markWritten(rel);
       }
-      this.knownDirs.add(rel);
+      this.knownDir(rel);
     }
   }
 
@@ -291,6 +365,8 @@ class LayerApplier {
   }
 
   private async applyOpaque(dir: string): Promise<void> {
+    // Nothing lies below the first layer, and a directory this layer created holds only its own.
+    if (!this.lower || this.fresh.has(dir)) return;
     if (dir !== '' && !(await this.parentsAreDirs(dir, `${dir}/${WHITEOUT_OPAQUE}`))) return;
     const st = await lstatOrUndefined(this.abs(dir));
     if (!st?.isDirectory()) return;
@@ -300,6 +376,7 @@ class LayerApplier {
   private async hideUnwritten(dir: string): Promise<void> {
     for (const child of await readdir(this.abs(dir), { withFileTypes: true })) {
       const rel = dir ? `${dir}/${child.name}` : child.name;
+      if (this.fresh.has(rel)) continue; // created by this layer: all of it is this layer's
       if (!this.written.has(rel)) await this.remove(rel);
       else if (child.isDirectory()) await this.hideUnwritten(rel);
     }
@@ -308,9 +385,12 @@ class LayerApplier {
   private async writeDir(rel: string, mode: number): Promise<void> {
     const st = await lstatOrUndefined(this.abs(rel));
     if (st && !st.isDirectory()) await this.remove(rel);
-    if (!st?.isDirectory()) await mkdir(this.abs(rel));
+    if (!st?.isDirectory()) {
+      await mkdir(this.abs(rel));
+      this.created(rel);
+    }
     await chmod(this.abs(rel), dirMode(mode));
-    this.knownDirs.add(rel);
+    this.knownDir(rel);
   }
 
   private async replace(rel: string): Promise<void> {
@@ -347,7 +427,8 @@ class LayerApplier {
     }
     await this.replace(rel);
     await symlink(target, this.abs(rel));
-    this.state.symlinks.set(rel, this.layer);
+    if (this.state.symlinks.size < SYMLINKS_LISTED || this.state.symlinks.has(rel)) this.state.symlinks.set(rel, this.layer);
+    else this.state.unlistedSymlinkLayers.add(this.layer);
   }
 
   private async writeHardlink(rel: string, e: TarEntry): Promise<void> {
@@ -406,14 +487,30 @@ function isZlibError(err: unknown): boolean {
  * is refused; dangling links and loops are harmless and kept.
  */
 export async function verifySymlinks(root: string, state: UnpackState): Promise<void> {
-  for (const [rel, layer] of state.symlinks) {
-    const st = await lstatOrUndefined(join(root, rel));
-    if (!st?.isSymbolicLink()) continue;
+  const check = async (rel: string, layer: string): Promise<void> => {
     const target = await readlink(join(root, rel));
     if (await escapesRoot(root, rel)) {
       throw new UnsafeLayerEntryError(layer, rel, `symlink target ${JSON.stringify(target)} resolves outside the image root`);
     }
+  };
+  if (state.unlistedSymlinkLayers.size === 0) {
+    for (const [rel, layer] of state.symlinks) {
+      const st = await lstatOrUndefined(join(root, rel));
+      if (st?.isSymbolicLink()) await check(rel, layer);
+    }
+    return;
   }
+  // Too many to have remembered each: every symlink in the tree, named by the layer that wrote it
+  // when it was listed, else by the layers whose symlinks were not listed.
+  const unlisted = [...state.unlistedSymlinkLayers].join(' or ');
+  const walk = async (dir: string): Promise<void> => {
+    for await (const d of await opendir(dir === '' ? root : join(root, dir), { bufferSize: 128 })) {
+      const rel = dir === '' ? d.name : `${dir}/${d.name}`;
+      if (d.isDirectory()) await walk(rel);
+      else if (d.isSymbolicLink()) await check(rel, state.symlinks.get(rel) ?? unlisted);
+    }
+  };
+  await walk('');
 }
 
 async function escapesRoot(root: string, linkRel: string): Promise<boolean> {
@@ -444,9 +541,9 @@ async function escapesRoot(root: string, linkRel: string): Promise<boolean> {
   return false;
 }
 
-/** Removes write permission from everything under `root` (symlinks untouched). */
+/** Removes write permission from everything under `root` (symlinks untouched). Lists directories as it goes (no array of a huge directory's entries). */
 export async function makeReadOnly(root: string): Promise<void> {
-  for (const d of await readdir(root, { withFileTypes: true })) {
+  for await (const d of await opendir(root, { bufferSize: 128 })) {
     const p = join(root, d.name);
     if (d.isDirectory()) await makeReadOnly(p);
     if (d.isSymbolicLink()) continue;

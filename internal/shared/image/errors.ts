@@ -106,21 +106,29 @@ export class UnsafeLayerEntryError extends ImageError {
   }
 }
 
-/** The unpacked size (or entry count) went over the configured limit; unpacking stopped there. */
+/** Which unpack limit was crossed. */
+export type UnpackLimitKind = 'bytes' | 'entries' | 'files';
+
+/**
+ * The decompressed size, the number of entries or the number of files went over the configured
+ * limit; unpacking stopped there. The message says what was exceeded (the running total, not one
+ * entry's size), at which entry, and the limit.
+ */
 export class UnpackLimitError extends ImageError {
   override readonly name = 'UnpackLimitError';
   readonly layerDigest: string;
   readonly entryPath: string;
+  readonly kind: UnpackLimitKind;
   readonly limit: number;
-  constructor(layerDigest: string, entryPath: string, what: string, limit: number, options: ImageErrorOptions = {}) {
-    super(
-      'UnpackLimitExceeded',
-      `layer ${layerDigest}: entry ${JSON.stringify(entryPath)}: ${what} exceeds the limit of ${limit}`,
-      options,
-    );
+  /** The total that exceeded (or would have exceeded) the limit. */
+  readonly total: number;
+  constructor(layerDigest: string, entryPath: string, kind: UnpackLimitKind, limit: number, total: number, detail: string, options: ImageErrorOptions = {}) {
+    super('UnpackLimitExceeded', `layer ${layerDigest}: entry ${JSON.stringify(entryPath)}: ${detail}`, options);
     this.layerDigest = layerDigest;
     this.entryPath = entryPath;
+    this.kind = kind;
     this.limit = limit;
+    this.total = total;
   }
 }
 

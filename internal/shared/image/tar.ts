@@ -25,6 +25,8 @@ export interface TarEntry {
   readonly size: number;
   /** Link target of a symlink or hardlink. */
   readonly linkpath: string;
+  /** Bytes of the archive before this entry's data (its header blocks included). */
+  readonly offset: number;
   /** Yields the entry's data; may be called once. */
   body(): AsyncGenerator<Buffer>;
 }
@@ -44,6 +46,8 @@ class ByteReader {
   private chunks: Buffer[] = [];
   private length = 0;
   private eof = false;
+  /** Bytes handed out so far (read-ahead not counted). */
+  consumed = 0;
 
   constructor(source: AsyncIterable<Uint8Array>, onBytes: (n: number) => void) {
     this.it = source[Symbol.asyncIterator]();
@@ -69,6 +73,7 @@ class ByteReader {
   }
 
   private take(n: number): Buffer {
+    this.consumed += n;
     const first = this.chunks[0];
     if (first && first.length >= n) {
       const out = first.subarray(0, n);
@@ -274,6 +279,7 @@ export async function* readTar(source: AsyncIterable<Uint8Array>, options: ReadT
         mode,
         size,
         linkpath,
+        offset: reader.consumed,
         body: async function* () {
           if (started) throw new Error('tar entry body read twice');
           started = true;

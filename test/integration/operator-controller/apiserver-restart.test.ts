@@ -78,6 +78,13 @@ describe('the API server is killed and comes back', () => {
     );
     expect(await names(`/apis/apps/v1/namespaces/${ns}/deployments?labelSelector=olm.operatorframework.io%2Fowner-name%3Dmidway`)).toEqual([b.deploymentName]);
     expect(await revisionProblems('midway')).toEqual([]);
+    // If the applier had to ask for the CRD to be established, the request does not stay behind.
+    await waitFor('no establish request left on the CRD', async () => {
+      const crd = await adminKube().must<{ metadata: { annotations?: Record<string, string> } }>(
+        adminKube().request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${b.crdName}`),
+      );
+      return crd.metadata.annotations?.['olm.operatorframework.io/establish-requested'] === undefined;
+    }, { timeoutMs: 15_000 });
   });
 
   it('while a successor is published: once it is back, the catalog serves the new image and the extension upgrades', async () => {
