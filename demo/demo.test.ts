@@ -4,11 +4,9 @@
 // tutorial says.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { ClusterCatalog, ClusterExtension } from '../api/v1/index.ts';
-import { commands } from '../internal/cli/commands.ts';
-import { dispatch } from '../internal/cli/dispatch.ts';
+import { runCaptured, type CapturedRun } from '../internal/cli/index.ts';
 import { indexFromDirectory } from '../internal/operator-controller/contentclient/index.ts';
 import { renderBundle } from '../internal/operator-controller/render/index.ts';
 import { CatalogResolver, StaticContentClient } from '../internal/operator-controller/resolve/index.ts';
@@ -22,16 +20,7 @@ const VERSIONS = ['0.1.0', '0.2.0', '0.3.0', '0.4.0'];
 const bundleDir = (v: string): string => join(DEMO, 'bundles', `${PKG}.v${v}`);
 const bundleImage = (v: string): string => `localhost:5001/olm-demo/demo-operator-bundle:v${v}`;
 
-async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  const o: Buffer[] = [];
-  const e: Buffer[] = [];
-  out.on('data', (c: Buffer) => o.push(c));
-  err.on('data', (c: Buffer) => e.push(c));
-  const code = await dispatch(commands, argv, { stdout: out, stderr: err, cwd: DEMO, env: {} });
-  return { code, stdout: Buffer.concat(o).toString(), stderr: Buffer.concat(e).toString() };
-}
+const cli = (...argv: string[]): Promise<CapturedRun> => runCaptured(argv, { cwd: DEMO });
 
 describe('demo catalog and bundles', () => {
   it('passes `kubectl olm catalog validate`', async () => {

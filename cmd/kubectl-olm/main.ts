@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 // kubectl-olm: the kubectl / oc plugin. Wiring only; commands live in internal/cli.
-import { commands } from '../../internal/cli/commands.ts';
-import { dispatch } from '../../internal/cli/dispatch.ts';
+import { commands, dispatch } from '../../internal/cli/index.ts';
 
 const code = await dispatch(commands, process.argv.slice(2), {
   stdout: process.stdout,

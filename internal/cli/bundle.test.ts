@@ -1,27 +1,16 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { loadAll, load } from 'js-yaml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { commands } from './commands.ts';
-import { dispatch } from './dispatch.ts';
+import { runCaptured, type CapturedRun } from './run.ts';
 
 const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../../shared');
 const RENDER = join(SHARED, 'conformance/render');
 const ARGOCD = join(RENDER, 'bundles/argocd-operator.v0.6.0');
 const RABBITMQ = join(SHARED, 'bundles/rabbitmq-messaging-topology-operator-1.19.3');
 
-async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  const o: Buffer[] = [];
-  const e: Buffer[] = [];
-  out.on('data', (c: Buffer) => o.push(c));
-  err.on('data', (c: Buffer) => e.push(c));
-  const code = await dispatch(commands, argv, { stdout: out, stderr: err, cwd: process.cwd(), env: {} });
-  return { code, stdout: Buffer.concat(o).toString(), stderr: Buffer.concat(e).toString() };
-}
+const run = (...argv: string[]): Promise<CapturedRun> => runCaptured(argv);
 
 const tmp = mkdtempSync(join(tmpdir(), 'cli-bundle-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -2,10 +2,8 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commands } from './commands.ts';
-import { dispatch } from './dispatch.ts';
+import { runCaptured } from './run.ts';
 
 const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../../shared');
 const expected = JSON.parse(readFileSync(join(SHARED, 'catalogs/EXPECTED-SUMMARY.json'), 'utf8')) as {
@@ -19,14 +17,8 @@ interface Run {
 }
 
 async function run(...argv: string[]): Promise<Run> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  const outChunks: Buffer[] = [];
-  const errChunks: Buffer[] = [];
-  out.on('data', (c: Buffer) => outChunks.push(c));
-  err.on('data', (c: Buffer) => errChunks.push(c));
-  const code = await dispatch(commands, argv, { stdout: out, stderr: err, cwd: process.cwd(), env: {} });
-  return { code, stdout: Buffer.concat(outChunks), stderr: Buffer.concat(errChunks).toString() };
+  const r = await runCaptured(argv);
+  return { code: r.code, stdout: Buffer.from(r.stdout), stderr: r.stderr }; // the output is UTF-8 JSON: bytes survive
 }
 
 let tmp: string;

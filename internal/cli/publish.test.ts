@@ -7,8 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commands } from './commands.ts';
-import { dispatch } from './dispatch.ts';
+import { runCaptured, type CapturedRun } from './run.ts';
 import { progressReporter } from './publish.ts';
 
 let tmp: string;
@@ -21,16 +20,7 @@ afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });
 });
 
-async function run(argv: string[], runEnv: NodeJS.ProcessEnv = env): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  const o: Buffer[] = [];
-  const e: Buffer[] = [];
-  out.on('data', (c: Buffer) => o.push(c));
-  err.on('data', (c: Buffer) => e.push(c));
-  const code = await dispatch(commands, argv, { stdout: out, stderr: err, cwd: tmp, env: runEnv });
-  return { code, stdout: Buffer.concat(o).toString(), stderr: Buffer.concat(e).toString() };
-}
+const run = (argv: string[], runEnv: NodeJS.ProcessEnv = env): Promise<CapturedRun> => runCaptured(argv, { cwd: tmp, env: runEnv });
 
 async function tree(name: string, files: Record<string, string>): Promise<string> {
   const dir = join(tmp, name);

@@ -1,10 +1,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commands } from './commands.ts';
-import { dispatch } from './dispatch.ts';
+import { runCaptured } from './run.ts';
 
 interface Run {
   code: number;
@@ -12,16 +10,7 @@ interface Run {
   stderr: string;
 }
 
-async function run(...argv: string[]): Promise<Run> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  const o: Buffer[] = [];
-  const e: Buffer[] = [];
-  out.on('data', (c: Buffer) => o.push(c));
-  err.on('data', (c: Buffer) => e.push(c));
-  const code = await dispatch(commands, argv, { stdout: out, stderr: err, cwd: tmp, env: {} });
-  return { code, stdout: Buffer.concat(o).toString(), stderr: Buffer.concat(e).toString() };
-}
+const run = (...argv: string[]): Promise<Run> => runCaptured(argv, { cwd: tmp });
 
 let tmp: string;
 const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../../shared');

@@ -9,11 +9,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFile, mkdir, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { commands } from '../../internal/cli/commands.ts';
-import { dispatch } from '../../internal/cli/dispatch.ts';
+import { runCaptured } from '../../internal/cli/index.ts';
 import { isAlreadyExists, KubeClient } from '../../internal/shared/kube/index.ts';
 import { loadCatalog } from '../../internal/shared/fbc/index.ts';
 import { binaries } from './binaries.ts';
@@ -118,11 +116,8 @@ async function kubectlLink(runDir: string): Promise<string> {
 
 /** Runs a kubectl-olm command in this process; its output is shown only when it fails. */
 async function olm(argv: string[]): Promise<void> {
-  const out = new PassThrough();
-  const chunks: Buffer[] = [];
-  out.on('data', (c: Buffer) => chunks.push(c));
-  const code = await dispatch(commands, argv, { stdout: out, stderr: out, cwd: root, env: process.env });
-  if (code !== 0) throw new Error(`kubectl olm ${argv.join(' ')} failed (exit ${code}):\n${Buffer.concat(chunks).toString().trimEnd()}`);
+  const r = await runCaptured(argv, { cwd: root, env: process.env });
+  if (r.code !== 0) throw new Error(`kubectl olm ${argv.join(' ')} failed (exit ${r.code}):\n${(r.stdout + r.stderr).trimEnd()}`);
 }
 
 /** Pushes every bundle the demo catalog lists (from demo/bundles/<bundle name>) and then the catalog. */

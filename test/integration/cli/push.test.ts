@@ -8,12 +8,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { commands } from '../../../internal/cli/commands.ts';
-import { dispatch } from '../../../internal/cli/dispatch.ts';
+import { runCaptured } from '../../../internal/cli/index.ts';
 import { loadRegistryV1 } from '../../../internal/operator-controller/render/index.ts';
 import { BUNDLE_PATHS } from '../../../internal/operator-controller/unpack/unpacker.ts';
 import { bundleImage, publishCatalog } from '../../../internal/publish/index.ts';
@@ -66,16 +64,7 @@ interface Run {
   stderr: string;
 }
 
-async function run(argv: string[], env: NodeJS.ProcessEnv = { HOME: home }): Promise<Run> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  const o: Buffer[] = [];
-  const e: Buffer[] = [];
-  out.on('data', (c: Buffer) => o.push(c));
-  err.on('data', (c: Buffer) => e.push(c));
-  const code = await dispatch(commands, argv, { stdout: out, stderr: err, cwd: tmp, env });
-  return { code, stdout: Buffer.concat(o).toString(), stderr: Buffer.concat(e).toString() };
-}
+const run = (argv: string[], env: NodeJS.ProcessEnv = { HOME: home }): Promise<Run> => runCaptured(argv, { cwd: tmp, env });
 
 async function tree(name: string, files: Record<string, string | Buffer>): Promise<string> {
   const dir = join(tmp, name);
