@@ -21,7 +21,7 @@ import { runLoad } from './catalog-server.ts';
 import type { Figure } from './control-plane.ts';
 import { held, measureInChild, settledGc } from './memory.ts';
 
-const SHARED = process.env.OLM_SHARED_DIR ?? '/work/shared';
+const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../shared');
 const ROOTS = ['certified-operators-v4.21', 'community-operators-v4.21'];
 const PACKAGE = 'apicurio-registry-3';
 const SECONDS = Number(process.env.BENCH_CATALOG_SERVER_SECONDS ?? 5);
