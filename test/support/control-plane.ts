@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { binaries } from './binaries.ts';
 import { freePort, waitFor } from './net.ts';
+import { TestKube } from './kube.ts';
 import { killProcess, startProcess, stopProcess, type Managed } from './process.ts';
 
 /** Static users in the token file. `admin` is in system:masters; the others have no rights until granted. */
@@ -92,7 +93,6 @@ export class ControlPlane {
     const kubeconfigPath = join(dir, 'kubeconfig');
     await writeFile(kubeconfigPath, kubeconfig(server, caPem, adminToken), { mode: 0o600 });
     const nodes = Array.from({ length: this.options.nodes ?? 2 }, (_, i) => `kwok-node-${i}`);
-    if (nodes.length > 0) await this.startComponents(dir, { server, caPem, adminToken }, nodes);
     this.info = {
       server,
       caPem,
@@ -103,6 +103,7 @@ export class ControlPlane {
       etcdClientUrl: `http://127.0.0.1:${this.ports.etcdClient}`,
       nodes,
     };
+    if (nodes.length > 0) await this.startComponents(this.info);
     return this.info;
   }
 
@@ -110,9 +111,10 @@ export class ControlPlane {
    * kube-controller-manager, kube-scheduler and KWOK, each as a client of the API server with the
    * admin kubeconfig; then the Nodes, waiting until each reports Ready (KWOK's node stages).
    */
-  private async startComponents(dir: string, api: { server: string; caPem: string; adminToken: string }, nodes: readonly string[]): Promise<void> {
+  private async startComponents(info: ControlPlaneInfo): Promise<void> {
+    const { dir, nodes } = info;
     const { apiserver, kwok } = await binaries();
-    const kc = join(dir, 'kubeconfig');
+    const kc = info.kubeconfigPath;
     const flexDir = join(dir, 'flexvolume');
     await mkdir(flexDir);
     // A HOME of its own keeps KWOK from reading a developer's ~/.kwok/kwok.yaml.
@@ -147,36 +149,18 @@ export class ControlPlane {
         { ...process.env, HOME: join(dir, 'kwok-home') },
       ),
     ];
-    const dispatcher = new Agent({ connect: { ca: api.caPem } });
-    const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> => {
-      const res = await request(`${api.server}${path}`, {
-        method: method as 'GET',
-        dispatcher,
-        headers: { authorization: `Bearer ${api.adminToken}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await res.body.text();
-      return { status: res.statusCode, body: text ? (JSON.parse(text) as unknown) : {} };
-    };
-    try {
-      for (const name of nodes) {
-        const res = await call('POST', '/api/v1/nodes', fakeNode(name));
-        if (res.status !== 201) throw new Error(`creating node ${name}: ${res.status} ${JSON.stringify(res.body)}`);
-      }
-      for (const name of nodes) {
-        await waitFor(
-          `node ${name} Ready (KWOK log: ${join(dir, 'kwok.log')})`,
-          async () => {
-            for (const c of this.components) if (c.child.exitCode !== null) throw new Error(`${c.logFile}: process exited`);
-            const res = await call('GET', `/api/v1/nodes/${name}`);
-            const conditions = (res.body as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions ?? [];
-            return conditions.some((c) => c.type === 'Ready' && c.status === 'True');
-          },
-          { timeoutMs: 60_000, intervalMs: 100 },
-        );
-      }
-    } finally {
-      await dispatcher.close();
+    const kube = new TestKube(info);
+    for (const name of nodes) await kube.must(kube.request('POST', '/api/v1/nodes', fakeNode(name)));
+    for (const name of nodes) {
+      await waitFor(
+        `node ${name} Ready (KWOK log: ${join(dir, 'kwok.log')})`,
+        async () => {
+          for (const c of this.components) if (c.child.exitCode !== null) throw new Error(`${c.logFile}: process exited`);
+          const node = await kube.request<{ status?: { conditions?: { type: string; status: string }[] } }>('GET', `/api/v1/nodes/${name}`);
+          return (node.body.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+        },
+        { timeoutMs: 60_000, intervalMs: 100 },
+      );
     }
   }
 
