@@ -3,21 +3,19 @@
 // written, and after each step checks the cluster: the catalog serving, the installed bundle
 // version, the operator's Pods Running on simulated nodes, everything gone after uninstall.
 // `make run` listens on fixed ports (registry 5001, catalogd 18443): only this test uses them.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { isNotFound, KubeClient } from '../../../internal/shared/kube/index.ts';
 import { binaries } from '../../support/binaries.ts';
-import { portFree, sleep, waitFor } from '../../support/net.ts';
+import { MakeRun } from '../../support/make-run.ts';
+import { sleep } from '../../support/net.ts';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
-const FIXED_PORTS = [5001, 18443];
 
 interface Section {
   readonly title: string;
@@ -75,72 +73,29 @@ function runBlock(block: string, env: NodeJS.ProcessEnv, stateFile: string, time
   });
 }
 
-let runLocal: ChildProcess | undefined;
-let runLocalExit: Promise<void> | undefined;
-let logFile = '';
+let makeRun: MakeRun | undefined;
 let tmp = '';
 let env: NodeJS.ProcessEnv = {};
 let kube: KubeClient | undefined;
 
-async function logTail(lines = 40): Promise<string> {
-  const text = await readFile(logFile, 'utf8').catch(() => '');
-  return text.split('\n').slice(-lines).join('\n');
-}
+const logTail = async (): Promise<string> => (await makeRun?.logTail()) ?? '';
 
 beforeAll(async () => {
-  for (const p of FIXED_PORTS) {
-    if (!(await portFree(p))) throw new Error(`port ${p} is in use (a make run?): the tutorial test needs it`);
-  }
   tmp = await mkdtemp(join(tmpdir(), 'olm-tutorial-'));
-  logFile = join(tmp, 'make-run.log');
   // kubectl v1.36: the multi-call control-plane binary, called through a link named kubectl.
   const bin = join(tmp, 'bin');
   await mkdir(bin);
   await symlink((await binaries()).apiserver, join(bin, 'kubectl'));
-
   // `make run` without a KUBECONFIG: it starts its own cluster and registry.
-  const runEnv = { ...process.env };
-  delete runEnv.KUBECONFIG;
-  const log = createWriteStream(logFile);
-  runLocal = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/support/run-local.ts')], {
-    cwd: root,
-    env: runEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  const child = runLocal;
-  runLocalExit = new Promise((r) => child.once('exit', () => r()));
-  let ready = false;
-  for (const s of [child.stdout!, child.stderr!]) {
-    createInterface({ input: s }).on('line', (l) => {
-      log.write(`${l}\n`);
-      if (l.startsWith('olmv1 is running')) ready = true;
-    });
-  }
-  await waitFor(
-    'make run to print its next steps',
-    async () => {
-      if (child.exitCode !== null) throw new Error(`make run exited (${child.exitCode}):\n${await logTail()}`);
-      return ready;
-    },
-    { timeoutMs: 5 * 60_000, intervalMs: 500 },
-  ).catch(async (err: unknown) => {
-    throw new Error(`${(err as Error).message}\n--- make run log ---\n${await logTail()}`);
-  });
-
-  const kubeconfig = join(root, '.cache/run/kubeconfig');
-  kube = await KubeClient.fromConfig({ kubeconfig });
-  env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, KUBECONFIG: kubeconfig };
+  makeRun = await MakeRun.start(join(tmp, 'make-run.log'));
+  kube = await KubeClient.fromConfig({ kubeconfig: makeRun.kubeconfig });
+  env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, KUBECONFIG: makeRun.kubeconfig };
   await writeFile(join(tmp, 'state.sh'), '');
 }, 6 * 60_000);
 
 afterAll(async () => {
   await kube?.close();
-  if (runLocal?.pid !== undefined && runLocal.exitCode === null) {
-    runLocal.kill('SIGTERM');
-    const stopped = await Promise.race([runLocalExit!.then(() => true), sleep(90_000).then(() => false)]);
-    if (!stopped) process.kill(-runLocal.pid, 'SIGKILL');
-  }
+  await makeRun?.stop();
   if (tmp) await rm(tmp, { recursive: true, force: true });
 }, 120_000);
 
