@@ -1,7 +1,6 @@
 // The concrete store, HTTP server and GraphQL queries catalogd runs with: LocalDirStore
 // (internal/catalogd/storage), createCatalogServer (internal/catalogd/server) and
 // createCatalogQueries (internal/catalogd/graphql), adapted to the CatalogdImplementations seam.
-import { createCatalogQueries, withGraphQLSchemas } from './graphql/index.ts';
 import type { CatalogdImplementations } from './options.ts';
 import { createCatalogServer } from './server/index.ts';
 import { LocalDirStore } from './storage/index.ts';
@@ -24,7 +23,9 @@ export const defaultImplementations: CatalogdImplementations = {
     const { url } = await server.listen(host, port);
     return { url, close: () => server.close() };
   },
-  graphql(store, logger) {
+  // Imported only when the GraphQLCatalogQueries gate is on: the graphql library costs ~40 ms of start-up.
+  async graphql(store, logger) {
+    const { createCatalogQueries, withGraphQLSchemas } = await import('./graphql/index.ts');
     const queries = createCatalogQueries({ store, logger });
     return { store: withGraphQLSchemas(store, queries), queries };
   },

@@ -61,7 +61,7 @@ export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementa
     let graphql: GraphQLQueries | undefined;
     if (features.GraphQLCatalogQueries) {
       if (!impl.graphql) throw new Error('the GraphQLCatalogQueries feature gate is on but no GraphQL implementation is wired');
-      ({ store, queries: graphql } = impl.graphql(store, logger.child({ component: 'graphql' })));
+      ({ store, queries: graphql } = await impl.graphql(store, logger.child({ component: 'graphql' })));
     }
     const content = createCatalogContent({
       unpackDir: join(options.cacheDir, 'unpack'),

@@ -85,8 +85,8 @@ export interface CatalogdImplementations {
   readonly store: (root: string, logger: Logger) => Promise<CatalogStore> | CatalogStore;
   /** Starts the server; rejects when it cannot listen. */
   readonly server: (options: CatalogServerOptions) => Promise<CatalogServer>;
-  /** GraphQL queries over `store` (used when `graphqlQueries` is on). */
-  readonly graphql?: (store: CatalogStore, logger: Logger) => CatalogGraphQL;
+  /** GraphQL queries over `store` (used when `graphqlQueries` is on; loaded only then). */
+  readonly graphql?: (store: CatalogStore, logger: Logger) => Promise<CatalogGraphQL>;
 }
 
 /** `<scheme>://<external-address>/catalogs/<name>`. */
