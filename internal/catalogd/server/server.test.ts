@@ -527,6 +527,35 @@ describe('TLS', () => {
       sock.on('error', reject);
     });
 
+  it('answers plain HTTP on the TLS port as Go does (400, one line) and still serves TLS on the same port', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'catalog-tls-'));
+    openssl(dir, 'plain');
+    const tlsServer = createCatalogServer({ store, tls: { certFile: join(dir, 'plain.crt'), keyFile: join(dir, 'plain.key') } });
+    const agent = new Agent({ connect: { rejectUnauthorized: false } });
+    try {
+      const { port, url } = await tlsServer.listen('127.0.0.1', 0);
+      const raw = await new Promise<string>((resolve, reject) => {
+        const sock = netConnect({ host: '127.0.0.1', port }, () => sock.write(`GET ${ALL} HTTP/1.1\r\nHost: x\r\n\r\n`));
+        const got: Buffer[] = [];
+        sock.on('data', (c: Buffer) => got.push(c));
+        sock.on('end', () => resolve(Buffer.concat(got).toString()));
+        sock.on('error', reject);
+      });
+      expect(raw).toBe('HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n');
+      const plain = await request(`http://127.0.0.1:${port}${ALL}`, { method: 'HEAD' });
+      expect(plain.statusCode).toBe(400);
+      // The same port still speaks TLS.
+      expect(await peerSubject(port)).toBe('CN=plain http/1.1');
+      const res = await request(`${url}${ALL}`, { dispatcher: agent });
+      expect(res.statusCode).toBe(200);
+      expect(Buffer.from(await res.body.arrayBuffer()).equals(fileBytes)).toBe(true);
+    } finally {
+      await agent.close();
+      await tlsServer.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('serves HTTPS from cert files and reloads them when they change', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'catalog-tls-'));
     const logs: Record<string, unknown>[] = [];

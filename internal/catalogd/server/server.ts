@@ -23,7 +23,7 @@ import { answerCache } from './cache.ts';
 import { gzipQuality } from './gohttp.ts';
 import { GRAPHQL_BODY_LIMIT, type GraphQLQueries, type RequestBody } from './graphql.ts';
 import { BAD_REQUEST, answer, isGraphQLTarget, type Answer, type CachedMetas, type HandlerOptions } from './handlers.ts';
-import { watchCertificate, type CertWatcher } from './tls.ts';
+import { answerPlainHttp, watchCertificate, type CertWatcher } from './tls.ts';
 
 /** Upstream's `--catalogs-server-addr` default. */
 export const DEFAULT_CATALOGS_SERVER_ADDR = ':8443';
@@ -295,6 +295,7 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
       if (options.graphql && isGraphQLTarget(req.raw.url ?? '')) readBody(payload, done);
       else done(null, undefined);
     });
+    if (https) answerPlainHttp(fastify.server, readTimeout);
     fastify.addHook('onRequest', onRequest);
     fastify.all('*', handler);
     fastify.setNotFoundHandler(handler); // methods the router does not know

@@ -41,7 +41,7 @@ export async function pushImage(
   }
 }
 
-const TLS_MISMATCH = /wrong version number|packet length too long|EPROTO|ERR_SSL/i;
+const TLS_MISMATCH = /server gave HTTP response to HTTPS client|does not look like a TLS handshake|wrong version number|packet length too long|EPROTO|ERR_SSL/i;
 
 function pushFailure(client: RegistryClient, ref: ImageReference, err: unknown, ctx: PushImageOptions): unknown {
   if (!(err instanceof ImageError)) return err;

@@ -2,6 +2,7 @@
 // registry is plain http): undici's MockAgent stands in for the network. Everything else is
 // tested against the real registry in test/integration/image.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
@@ -142,6 +143,57 @@ describe('RegistryClient (https, mocked network)', () => {
       expect(streamed.message).toBe(`${where}: more than the ${blob.length} bytes the manifest declares`);
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('RegistryClient against a server that does not speak TLS (real sockets)', () => {
+  async function listen(onConnection: (socket: Socket) => void): Promise<{ host: string; close: () => Promise<void> }> {
+    const sockets = new Set<Socket>();
+    const server = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      onConnection(socket);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const close = (): Promise<void> =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      });
+    return { host: `127.0.0.1:${port}`, close };
+  }
+
+  it('says Go’s one line for a plain-HTTP registry: http: server gave HTTP response to HTTPS client', async () => {
+    // A minimal HTTP/1.1 server on raw sockets: whatever arrives (a ClientHello, or a request), it answers 400.
+    const srv = await listen((socket) => {
+      socket.once('data', () => socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'));
+      socket.on('error', () => undefined);
+    });
+    const client = new RegistryClient({ retries: 0 });
+    try {
+      const err = await failure(client.resolve(parseReference(`${srv.host}/ns/app:v1`)));
+      expect(err.message).toBe(`manifest ${srv.host}/ns/app:v1: http: server gave HTTP response to HTTPS client`);
+    } finally {
+      await client.close();
+      await srv.close();
+    }
+  });
+
+  it('says Go’s other line for something that is neither TLS nor HTTP', async () => {
+    const srv = await listen((socket) => {
+      socket.end('SSH-2.0-OpenSSH_9.6\r\n');
+      socket.on('error', () => undefined);
+    });
+    const client = new RegistryClient({ retries: 0 });
+    try {
+      const err = await failure(client.resolve(parseReference(`${srv.host}/ns/app:v1`)));
+      expect(err.message).toBe(`manifest ${srv.host}/ns/app:v1: tls: first record does not look like a TLS handshake`);
+      expect(err.message).not.toMatch(/\n|openssl|ssl3_get_record/);
+    } finally {
+      await client.close();
+      await srv.close();
     }
   });
 });

@@ -176,6 +176,30 @@ function isRetryableNetworkError(err: unknown): boolean {
   return false;
 }
 
+const TLS_RECORD_CODES = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'ERR_SSL_HTTP_REQUEST']);
+
+function isTlsRecordMismatch(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && TLS_RECORD_CODES.has(code)) return true;
+    if (e instanceof Error && /wrong version number|packet length too long/i.test(e.message)) return true;
+  }
+  return false;
+}
+
+/**
+ * Go's one-line message for a non-TLS answer to a TLS handshake. The OpenSSL error is kept as `tlsError`, not as
+ * `cause`, so `describeError` does not append its source path and newline.
+ */
+export class TlsRecordError extends Error {
+  readonly tlsError: unknown;
+  constructor(message: string, tlsError: unknown) {
+    super(message);
+    this.name = 'TlsRecordError';
+    this.tlsError = tlsError;
+  }
+}
+
 /** `message` plus the causes' messages (undici puts the useful part, e.g. ECONNREFUSED, in `cause`). */
 export function describeError(err: unknown): string {
   const parts: string[] = [];
@@ -558,15 +582,21 @@ export class RegistryClient {
       if (extra.accept) headers.accept = extra.accept;
       if (auth && sameOrigin) headers.authorization = auth;
       this.log.debug('registry request', { method, url: current.href });
-      const res = await request(current, {
-        method,
-        headers,
-        ...(extra.body ? { body: extra.body() } : {}),
-        dispatcher: this.dispatcher,
-        headersTimeout: this.headersTimeoutMs,
-        bodyTimeout: this.bodyTimeoutMs,
-        ...(repo.signal ? { signal: repo.signal } : {}),
-      });
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await request(current, {
+          method,
+          headers,
+          ...(extra.body ? { body: extra.body() } : {}),
+          dispatcher: this.dispatcher,
+          headersTimeout: this.headersTimeoutMs,
+          bodyTimeout: this.bodyTimeoutMs,
+          ...(repo.signal ? { signal: repo.signal } : {}),
+        });
+      } catch (err) {
+        if (current.protocol === 'https:' && isTlsRecordMismatch(err)) throw await this.tlsMismatch(current, err, repo.signal);
+        throw err;
+      }
       if (res.statusCode === 401 && sameOrigin && !challenged) {
         const challengeHeader = header(res, 'www-authenticate');
         await res.body.dump().catch(() => undefined);
@@ -586,6 +616,29 @@ export class RegistryClient {
       }
       return res;
     }
+  }
+
+  /**
+   * A TLS handshake answered by something that is not TLS. OpenSSL says only "wrong version number" (with its
+   * source path and a newline); Go's client tells a plain-HTTP server apart from anything else, so one plain
+   * request to the same host decides which of Go's two one-line messages this is.
+   */
+  private async tlsMismatch(url: URL, err: unknown, signal: AbortSignal | undefined): Promise<Error> {
+    let http = false;
+    try {
+      const probe = await request(`http://${url.host}/`, {
+        method: 'GET',
+        dispatcher: this.dispatcher,
+        headersTimeout: Math.min(this.headersTimeoutMs, 5_000),
+        bodyTimeout: Math.min(this.bodyTimeoutMs, 5_000),
+        ...(signal ? { signal } : {}),
+      });
+      await probe.body.dump().catch(() => undefined);
+      http = true;
+    } catch {
+      // not an HTTP server either
+    }
+    return new TlsRecordError(http ? 'http: server gave HTTP response to HTTPS client' : 'tls: first record does not look like a TLS handshake', err);
   }
 
   /** `location` resolved against `current`: http(s) only, and no https → http downgrade unless insecure. */
