@@ -9,7 +9,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['internal/**/*.test.ts', 'api/**/*.test.ts', 'cmd/**/*.test.ts', 'demo/**/*.test.ts'],
+          include: ['internal/**/*.test.ts', 'api/**/*.test.ts', 'cmd/**/*.test.ts', 'demo/**/*.test.ts', 'test/repo/**/*.test.ts'],
           testTimeout: 30_000,
         },
       },
