@@ -1,9 +1,11 @@
-// Writes config/crd/{bases,experimental}/*.yaml from the CRD data in api/v1/schema.
+// Writes config/crd/{bases,experimental}/*.yaml from the CRD data in api/v1/schema, and
+// config/crd/classic/*.yaml (operators.coreos.com) from api/operators/schema.
 //   npm run crd:generate            write the manifests
 //   npm run crd:generate -- --check exit 1 when the manifests on disk differ (CI drift check)
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { renderClassic } from './operators/schema/index.ts';
 import { renderAll, renderExperimental } from './v1/schema/index.ts';
 
 const crdDir = fileURLToPath(new URL('../config/crd/', import.meta.url));
@@ -21,6 +23,7 @@ const drifted: string[] = [];
 for (const [dir, manifests] of [
   ['bases', renderAll()],
   ['experimental', renderExperimental()],
+  ['classic', renderClassic()],
 ] as const) {
   if (!check) await mkdir(join(crdDir, dir), { recursive: true });
   for (const [name, content] of manifests) {

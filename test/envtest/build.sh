@@ -3,12 +3,14 @@
 # keyed by each module's go.sum hash, so a binary is rebuilt only when its inputs change.
 #
 #   test/envtest/build.sh            build what is missing, print "name=path" lines
+#   test/envtest/build.sh opm ...    only the named binaries (apiserver, registry, kwok, opm)
 #
 # Environment:
 #   OLM_TEST_BIN_DIR        cache root (default: <repo>/.cache/envtest)
 #   OLM_TEST_APISERVER      use this prebuilt apiserver binary instead of building
 #   OLM_TEST_REGISTRY       use this prebuilt registry binary instead of building
 #   OLM_TEST_KWOK           use this prebuilt kwok binary (test/envtest/kwok) instead of building
+#   OLM_TEST_OPM            use this prebuilt opm binary (test/envtest/opm: `opm serve` and `opm version`)
 #
 # The apiserver binary is multi-call: `apiserver kube-controller-manager ...`,
 # `apiserver kube-scheduler ...` and `apiserver kubectl ...` run those upstream commands.
@@ -18,10 +20,12 @@ root=$(cd "$here/../.." && pwd)
 cache=${OLM_TEST_BIN_DIR:-$root/.cache/envtest}
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod CGO_ENABLED=0
 
+# The cache key covers what goes into a binary: its module's files, this function (the go build
+# line), the ldflags and the Go toolchain, so an edit elsewhere in this script rebuilds nothing.
 build() { # name module-dir ldflags
   local name=$1 dir=$2 ldflags=$3
   local key
-  key=$(find "$dir" -maxdepth 1 -type f | sort | xargs cat "$here/build.sh" | sha256sum | cut -c1-16)
+  key=$( (declare -f build; echo "$name $ldflags"; go version; find "$dir" -maxdepth 1 -type f | sort | xargs cat) | sha256sum | cut -c1-16)
   local out="$cache/$name-$key"
   if [ ! -x "$out" ]; then
     mkdir -p "$cache"
@@ -38,12 +42,30 @@ k8s_version=$(awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v1\./ {print substr($2, 2
                     $1 == "require" && $2 == "k8s.io/kubernetes" {print substr($3, 2); exit}' "$here/apiserver/go.mod")
 k8s_minor=$(echo "$k8s_version" | cut -d. -f2)
 [ -n "$k8s_minor" ] || { echo "build.sh: cannot read the k8s.io/kubernetes version from apiserver/go.mod" >&2; exit 1; }
-if [ -n "${OLM_TEST_APISERVER:-}" ]; then echo "apiserver=$OLM_TEST_APISERVER"; else
-  build apiserver "$here/apiserver" "-X k8s.io/component-base/version.gitVersion=v$k8s_version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$k8s_minor"
+want=("$@")
+for name in "${want[@]}"; do
+  case $name in apiserver | registry | kwok | opm) ;; *) echo "build.sh: unknown binary $name" >&2; exit 2 ;; esac
+done
+is_wanted() { [ ${#want[@]} -eq 0 ] || [[ " ${want[*]} " == *" $1 "* ]]; }
+
+if is_wanted apiserver; then
+  if [ -n "${OLM_TEST_APISERVER:-}" ]; then echo "apiserver=$OLM_TEST_APISERVER"; else
+    build apiserver "$here/apiserver" "-X k8s.io/component-base/version.gitVersion=v$k8s_version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$k8s_minor"
+  fi
 fi
-if [ -n "${OLM_TEST_REGISTRY:-}" ]; then echo "registry=$OLM_TEST_REGISTRY"; else
-  build registry "$here/registry" ""
+if is_wanted registry; then
+  if [ -n "${OLM_TEST_REGISTRY:-}" ]; then echo "registry=$OLM_TEST_REGISTRY"; else
+    build registry "$here/registry" ""
+  fi
 fi
-if [ -n "${OLM_TEST_KWOK:-}" ]; then echo "kwok=$OLM_TEST_KWOK"; else
-  build kwok "$here/kwok" ""
+if is_wanted kwok; then
+  if [ -n "${OLM_TEST_KWOK:-}" ]; then echo "kwok=$OLM_TEST_KWOK"; else
+    build kwok "$here/kwok" ""
+  fi
+fi
+if is_wanted opm; then
+  if [ -n "${OLM_TEST_OPM:-}" ]; then echo "opm=$OLM_TEST_OPM"; else
+    opm_version=$(awk '$1 == "github.com/operator-framework/operator-registry" {print $2; exit}' "$here/opm/go.mod")
+    build opm "$here/opm" "-X github.com/operator-framework/operator-registry/cmd/opm/version.opmVersion=$opm_version"
+  fi
 fi

@@ -16,7 +16,7 @@ let cached: Promise<Binaries> | undefined;
 /** Builds the binaries if missing (minutes, once) and returns their paths. */
 export function binaries(): Promise<Binaries> {
   cached ??= (async () => {
-    const { stdout } = await promisify(execFile)('bash', [buildScript], {
+    const { stdout } = await promisify(execFile)('bash', [buildScript, 'apiserver', 'registry', 'kwok'], {
       maxBuffer: 16 << 20,
       timeout: 60 * 60_000,
     });
@@ -30,4 +30,17 @@ export function binaries(): Promise<Binaries> {
     return { apiserver: found.apiserver, registry: found.registry, kwok: found.kwok };
   })();
   return cached;
+}
+
+let cachedOpm: Promise<string> | undefined;
+
+/** operator-registry's `opm` (serve and version only), built on first use like the others; `OLM_TEST_OPM` overrides. */
+export function opmBinary(): Promise<string> {
+  cachedOpm ??= (async () => {
+    const { stdout } = await promisify(execFile)('bash', [buildScript, 'opm'], { maxBuffer: 16 << 20, timeout: 60 * 60_000 });
+    const line = stdout.trim().split('\n').find((l) => l.startsWith('opm='));
+    if (!line) throw new Error(`build.sh printed no opm binary: ${stdout}`);
+    return line.slice('opm='.length);
+  })();
+  return cachedOpm;
 }

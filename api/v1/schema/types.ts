@@ -20,6 +20,7 @@ export interface JSONSchemaProps {
   required?: string[];
   items?: JSONSchemaProps;
   additionalProperties?: JSONSchemaProps | boolean;
+  anyOf?: JSONSchemaProps[];
   enum?: (string | number | boolean)[];
   default?: unknown;
   minimum?: number;

@@ -1,0 +1,11 @@
+export { catalogSourceCRD } from './catalogsource.ts';
+export { clusterServiceVersionCRD } from './clusterserviceversion.ts';
+export { installPlanCRD } from './installplan.ts';
+export { kube, kubeTypeNames } from './kube.ts';
+export type { KubeTypeName } from './kube.ts';
+export { olmConfigCRD } from './olmconfig.ts';
+export { operatorCRD } from './operator.ts';
+export { operatorConditionCRD } from './operatorcondition.ts';
+export { operatorGroupCRD } from './operatorgroup.ts';
+export { classicCrds, renderClassic } from './render.ts';
+export { subscriptionCRD } from './subscription.ts';

@@ -1,0 +1,165 @@
+// A typed client of the registry gRPC API (`api.Registry`, registry.proto beside this file) that
+// CatalogSources with spec.address point at, e.g. `opm serve`. Field names are the proto's.
+import { fileURLToPath } from 'node:url';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+
+export interface Deprecation {
+  message: string;
+}
+export interface Channel {
+  name: string;
+  /** The channel head's CSV (bundle) name. */
+  csvName: string;
+  deprecation: Deprecation | null;
+}
+export interface Package {
+  name: string;
+  channels: Channel[];
+  defaultChannelName: string;
+  deprecation: Deprecation | null;
+}
+export interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+}
+export interface Dependency {
+  type: string;
+  value: string;
+}
+export interface Property {
+  type: string;
+  /** JSON text. */
+  value: string;
+}
+export interface Bundle {
+  csvName: string;
+  packageName: string;
+  channelName: string;
+  /** The CSV as JSON text ("" unless the server has it). */
+  csvJson: string;
+  /** Each manifest of the bundle as JSON text (empty for image-only entries). */
+  object: string[];
+  /** The bundle image. */
+  bundlePath: string;
+  providedApis: GroupVersionKind[];
+  requiredApis: GroupVersionKind[];
+  version: string;
+  skipRange: string;
+  dependencies: Dependency[];
+  properties: Property[];
+  replaces: string;
+  skips: string[];
+  deprecation: Deprecation | null;
+}
+
+export interface RegistryClientOptions {
+  /** Deadline of each call in milliseconds (default 30 s). */
+  readonly timeoutMs?: number;
+}
+
+const protoFile = fileURLToPath(new URL('./registry.proto', import.meta.url));
+let serviceCtor: grpc.ServiceClientConstructor | undefined;
+
+function registryService(): grpc.ServiceClientConstructor {
+  if (!serviceCtor) {
+    const definition = protoLoader.loadSync(protoFile, {
+      keepCase: true,
+      longs: String,
+      enums: String,
+      defaults: true,
+      arrays: true,
+      oneofs: true,
+    });
+    const api = grpc.loadPackageDefinition(definition)['api'] as grpc.GrpcObject;
+    serviceCtor = api['Registry'] as grpc.ServiceClientConstructor;
+  }
+  return serviceCtor;
+}
+
+type Unary = (req: object, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res: unknown) => void) => grpc.ClientUnaryCall;
+type Streaming = (req: object, opts: grpc.CallOptions) => grpc.ClientReadableStream<unknown>;
+
+/** One connection to a registry server at `host:port` (plaintext, as CatalogSource spec.address). */
+export class RegistryClient {
+  private readonly client: grpc.Client;
+  private readonly timeoutMs: number;
+
+  constructor(address: string, options: RegistryClientOptions = {}) {
+    const Ctor = registryService();
+    this.client = new Ctor(address, grpc.credentials.createInsecure());
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+  }
+
+  /** Names of every package, in the server's order. */
+  async listPackages(): Promise<string[]> {
+    const names = await this.stream<{ name: string }>('ListPackages', {});
+    return names.map((p) => p.name);
+  }
+
+  getPackage(name: string): Promise<Package> {
+    return this.unary<Package>('GetPackage', { name });
+  }
+
+  getBundle(pkgName: string, channelName: string, csvName: string): Promise<Bundle> {
+    return this.unary<Bundle>('GetBundle', { pkgName, channelName, csvName });
+  }
+
+  /** The head of a channel (deprecated upstream, still served). */
+  getBundleForChannel(pkgName: string, channelName: string): Promise<Bundle> {
+    return this.unary<Bundle>('GetBundleForChannel', { pkgName, channelName });
+  }
+
+  /** Every bundle of every channel: a bundle in two channels comes twice, once per channel. */
+  listBundles(): Promise<Bundle[]> {
+    return this.stream<Bundle>('ListBundles', {});
+  }
+
+  /** The bundle of `channelName` in `pkgName` that replaces `csvName` (RPC GetBundleThatReplaces). */
+  getReplacementBundleInChannel(csvName: string, pkgName: string, channelName: string): Promise<Bundle> {
+    return this.unary<Bundle>('GetBundleThatReplaces', { csvName, pkgName, channelName });
+  }
+
+  /** Resolves once the channel is connected, or rejects after `timeoutMs`. */
+  waitForReady(timeoutMs = this.timeoutMs): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.client.waitForReady(Date.now() + timeoutMs, (err) => (err ? reject(err) : resolve()));
+    });
+  }
+
+  close(): void {
+    this.client.close();
+  }
+
+  private deadline(): grpc.CallOptions {
+    return { deadline: Date.now() + this.timeoutMs };
+  }
+
+  private method<T>(name: string): T {
+    const fn = (this.client as unknown as Record<string, unknown>)[name];
+    if (typeof fn !== 'function') throw new Error(`registry.proto has no method ${name}`);
+    return (fn as (...args: unknown[]) => unknown).bind(this.client) as T;
+  }
+
+  private unary<T>(name: string, req: object): Promise<T> {
+    const call = this.method<Unary>(name);
+    return new Promise((resolve, reject) => {
+      call(req, this.deadline(), (err, res) => (err ? reject(err) : resolve(res as T)));
+    });
+  }
+
+  private stream<T>(name: string, req: object): Promise<T[]> {
+    const call = this.method<Streaming>(name)(req, this.deadline());
+    return new Promise((resolve, reject) => {
+      const out: T[] = [];
+      call.on('data', (d: unknown) => out.push(d as T));
+      call.on('error', reject);
+      call.on('end', () => resolve(out));
+    });
+  }
+}
+
+/** gRPC status codes callers branch on (NOT_FOUND for a missing package or bundle, UNAVAILABLE when the server is down). */
+export const RegistryStatus = grpc.status;
