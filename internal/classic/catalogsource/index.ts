@@ -51,9 +51,9 @@ export function catalogSourceSetup(options: CatalogSourceOptions): (ctx: Manager
     });
     const { registry, informer: secretInformer } = await registryAccess({ client, logger, ...options });
     const informers: Cache[] = secretInformer ? [catalogSources, secretInformer] : [catalogSources];
-    let controller: Controller | undefined;
+    const late: { controller?: Controller } = {}; // the controller exists once the reconciler does
     const addresses = addressSources({
-      onChange: (key) => controller?.enqueue(key),
+      onChange: (key) => late.controller?.enqueue(key),
       ...(options.registryClient && { client: options.registryClient }),
     });
     const images = imageSources({
@@ -82,13 +82,14 @@ export function catalogSourceSetup(options: CatalogSourceOptions): (ctx: Manager
       ...(options.notReadyRecheckMs && { notReadyRecheckMs: options.notReadyRecheckMs }),
       logger: log,
     });
-    controller = new Controller({
+    const controller = new Controller({
       name: 'catalogsource',
       reconciler,
       logger,
       metrics,
       ...(options.rateLimiter && { rateLimiter: options.rateLimiter() }),
     });
+    late.controller = controller;
     controller.watch(catalogSources);
     log.info('global catalog namespace', { namespace: options.globalCatalogNamespace });
 
