@@ -31,3 +31,14 @@ export async function installCrds(kube: TestKube, files: readonly string[]): Pro
 export async function yamlFiles(dir: string): Promise<string[]> {
   return (await readdir(dir)).filter((f) => f.endsWith('.yaml')).sort().map((f) => join(dir, f));
 }
+
+const classicDir = new URL('../../config/crd/classic/', import.meta.url);
+
+/**
+ * Installs the OLM classic CRDs (config/crd/classic, operators.coreos.com) into the test cluster and
+ * waits until each is Established; safe to call from several test files (apply is idempotent).
+ * The global setup does not install them: only the classic tests need them.
+ */
+export async function installClassicCRDs(kube: TestKube): Promise<string[]> {
+  return installCrds(kube, await yamlFiles(classicDir.pathname));
+}

@@ -22,9 +22,12 @@ export class OpmServe {
   private info: OpmServeInfo | undefined;
 
   private readonly catalogDir: string;
+  private readonly fixedPort: number | undefined;
 
-  constructor(catalogDir: string) {
+  /** `port`: listen there (e.g. an address a CatalogSource already points at); default a free one. */
+  constructor(catalogDir: string, port?: number) {
     this.catalogDir = catalogDir;
+    this.fixedPort = port;
   }
 
   get pid(): number | undefined {
@@ -38,7 +41,7 @@ export class OpmServe {
 
   async start(timeoutMs = 60_000): Promise<OpmServeInfo> {
     const opm = await opmBinary();
-    const port = await freePort();
+    const port = this.fixedPort ?? (await freePort());
     this.dir = await mkdtemp(join(tmpdir(), 'olm-opm-'));
     const logFile = join(this.dir, 'opm.log');
     // No pprof endpoint (its fixed default port would clash between servers), termination log in the temp dir.

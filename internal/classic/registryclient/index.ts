@@ -58,7 +58,12 @@ export interface Bundle {
 export interface RegistryClientOptions {
   /** Deadline of each call in milliseconds (default 30 s). */
   readonly timeoutMs?: number;
+  /** Channel options of @grpc/grpc-js, e.g. `grpc.max_reconnect_backoff_ms` (gRPC's default backoff tops out at 120 s). */
+  readonly channelOptions?: grpc.ChannelOptions;
 }
+
+/** A channel's connectivity state, spelled as grpc-go's connectivity.State.String(). */
+export type ConnectivityState = 'IDLE' | 'CONNECTING' | 'READY' | 'TRANSIENT_FAILURE' | 'SHUTDOWN';
 
 const protoFile = fileURLToPath(new URL('./registry.proto', import.meta.url));
 let serviceCtor: grpc.ServiceClientConstructor | undefined;
@@ -89,7 +94,7 @@ export class RegistryClient {
 
   constructor(address: string, options: RegistryClientOptions = {}) {
     const Ctor = registryService();
-    this.client = new Ctor(address, grpc.credentials.createInsecure());
+    this.client = new Ctor(address, grpc.credentials.createInsecure(), options.channelOptions ?? {});
     this.timeoutMs = options.timeoutMs ?? 30_000;
   }
 
@@ -127,6 +132,29 @@ export class RegistryClient {
     return new Promise((resolve, reject) => {
       this.client.waitForReady(Date.now() + timeoutMs, (err) => (err ? reject(err) : resolve()));
     });
+  }
+
+  /** The channel's state now; `connect` starts connecting an IDLE channel (grpc-go's Connect()). */
+  state(connect = false): ConnectivityState {
+    return grpc.connectivityState[this.client.getChannel().getConnectivityState(connect)] as ConnectivityState;
+  }
+
+  /**
+   * Calls `onChange(state)` on every state change until `close()`, and asks an IDLE channel to
+   * connect again each time (as upstream's source store does), so a stopped server is retried.
+   */
+  watch(onChange: (state: ConnectivityState) => void): void {
+    const channel = this.client.getChannel();
+    const loop = (current: grpc.connectivityState): void => {
+      if (current === grpc.connectivityState.SHUTDOWN) return;
+      // A far deadline: the callback fires on a change (or with an error at the deadline, then we loop).
+      channel.watchConnectivityState(current, Date.now() + 3_600_000, (err) => {
+        const next = channel.getConnectivityState(true);
+        if (!err && next !== current) onChange(grpc.connectivityState[next] as ConnectivityState);
+        loop(next);
+      });
+    };
+    loop(channel.getConnectivityState(true));
   }
 
   close(): void {

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError, parseManagerArgs } from '../../internal/shared/manager/index.ts';
+import { olmClassicFlags, olmClassicOptions } from './flags.ts';
+
+const parse = (...argv: string[]) => olmClassicOptions(parseManagerArgs('olm-classic', argv, olmClassicFlags).extra);
+
+describe('olm-classic flags', () => {
+  it('defaults: the global catalog namespace is upstream’s olm', () => {
+    expect(parse('--insecure-registries=')).toEqual({
+      globalCatalogNamespace: 'olm',
+      cacheDir: '/var/cache/olm-classic',
+      platform: 'linux/amd64',
+      insecureRegistries: [],
+    });
+  });
+
+  it('takes every flag', () => {
+    const o = parse('--namespace=operators', '--cache-dir=/tmp/c', '--platform=linux/arm64', '--insecure-registries=localhost:5000');
+    expect(o).toMatchObject({ globalCatalogNamespace: 'operators', cacheDir: '/tmp/c', platform: 'linux/arm64', insecureRegistries: ['localhost:5000'] });
+  });
+
+  it('refuses a namespace that cannot be one, naming the flag', () => {
+    expect(() => parse('--namespace=Not_A_Namespace')).toThrow(UsageError);
+    expect(() => parse('--namespace=Not_A_Namespace')).toThrow('olm-classic: --namespace: must be a namespace name, got "Not_A_Namespace"');
+  });
+
+  it('lists its flags in --help', () => {
+    const { help } = parseManagerArgs('olm-classic', ['--help'], olmClassicFlags);
+    for (const f of Object.keys(olmClassicFlags)) expect(help).toContain(`--${f}`);
+  });
+});

@@ -1,0 +1,33 @@
+// olm-classic's own flags (upstream's catalog operator names where it has them) and their
+// translation into CatalogSourceOptions. Problems are a UsageError naming the flag.
+import type { CatalogSourceOptions } from '../../internal/classic/catalogsource/index.ts';
+import { registryFlags, registryOptions, UsageError, type Flag } from '../../internal/shared/manager/index.ts';
+
+export const olmClassicFlags = {
+  namespace: {
+    type: 'string',
+    default: 'olm',
+    help: 'the global catalog namespace: its CatalogSources serve Subscriptions in every namespace (upstream catalog operator flag)',
+  },
+  'cache-dir': { type: 'string', default: '/var/cache/olm-classic', help: 'directory of the CatalogSource image caches' },
+  platform: { type: 'string', default: 'linux/amd64', help: 'os/arch[/variant] picked from multi-platform catalog images' },
+  ...registryFlags,
+} as const satisfies Record<string, Flag>;
+
+export type OlmClassicFlagValues = Record<keyof typeof olmClassicFlags, string | boolean | undefined>;
+
+const str = (v: string | boolean | undefined): string => (typeof v === 'string' ? v.trim() : '');
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+export function olmClassicOptions(values: OlmClassicFlagValues): CatalogSourceOptions {
+  const fail = (flag: string, why: string): never => {
+    throw new UsageError(`olm-classic: --${flag}: ${why}`);
+  };
+  const namespace = str(values.namespace);
+  if (namespace.length > 63 || !DNS1123_LABEL.test(namespace)) fail('namespace', `must be a namespace name, got ${JSON.stringify(namespace)}`);
+  const cacheDir = str(values['cache-dir']);
+  if (!cacheDir) fail('cache-dir', 'must not be empty');
+  const platform = str(values.platform);
+  if (!/^[a-z0-9]+\/[a-z0-9_]+(\/[a-z0-9]+)?$/.test(platform)) fail('platform', `must be os/arch[/variant], got ${JSON.stringify(platform)}`);
+  return { globalCatalogNamespace: namespace, cacheDir, platform, ...registryOptions('olm-classic', values) };
+}

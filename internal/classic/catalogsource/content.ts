@@ -1,0 +1,117 @@
+// One content model for a CatalogSource, whichever way it came in: packages with their channels
+// (entries with replaces/skips/skipRange) and bundles with their properties (type + JSON text, as
+// the registry API serves them). `spec.image` fills it from the FBC of the unpacked image,
+// `spec.address` from the registry gRPC API.
+import { SCHEMA_BUNDLE, type Catalog } from '../../shared/fbc/index.ts';
+import type { Bundle as RegistryBundle, RegistryClient } from '../registryclient/index.ts';
+
+export interface ContentProperty {
+  readonly type: string;
+  /** The value as JSON text. */
+  readonly value: string;
+}
+
+export interface ContentBundle {
+  readonly name: string;
+  readonly package: string;
+  /** The bundle image ('' when the catalog has none). */
+  readonly image: string;
+  /** From the `olm.package` property ('' when absent). */
+  readonly version: string;
+  readonly properties: readonly ContentProperty[];
+}
+
+export interface ContentChannelEntry {
+  readonly name: string;
+  readonly replaces: string;
+  readonly skips: readonly string[];
+  readonly skipRange: string;
+}
+
+export interface ContentChannel {
+  readonly name: string;
+  readonly entries: readonly ContentChannelEntry[];
+}
+
+export interface ContentPackage {
+  readonly name: string;
+  readonly defaultChannel: string;
+  readonly channels: readonly ContentChannel[];
+}
+
+/** A CatalogSource's content as loaded. */
+export interface CatalogContent {
+  /** Where it came from: the image's digest reference, or the registry address. */
+  readonly origin: string;
+  /** RFC 3339 time of the load. */
+  readonly loadedAt: string;
+  readonly packages: readonly ContentPackage[];
+  /** Every bundle once, in catalog order. */
+  readonly bundles: readonly ContentBundle[];
+}
+
+/** Small lookups over a CatalogContent. */
+export function findPackage(c: CatalogContent, name: string): ContentPackage | undefined {
+  return c.packages.find((p) => p.name === name);
+}
+export function findBundle(c: CatalogContent, pkg: string, name: string): ContentBundle | undefined {
+  return c.bundles.find((b) => b.package === pkg && b.name === name);
+}
+
+const versionOf = (props: readonly ContentProperty[]): string => {
+  const p = props.find((x) => x.type === 'olm.package');
+  if (!p) return '';
+  try {
+    const v = (JSON.parse(p.value) as { version?: unknown }).version;
+    return typeof v === 'string' ? v : '';
+  } catch {
+    return '';
+  }
+};
+
+/** From a loaded FBC (the bundles' properties come from their blobs, values re-encoded as JSON text). */
+export function contentFromFbc(catalog: Catalog, origin: string, now: Date): CatalogContent {
+  const cfg = catalog.config;
+  const packages: ContentPackage[] = cfg.packages.map((p) => ({
+    name: p.name,
+    defaultChannel: p.defaultChannel,
+    channels: cfg.channels
+      .filter((c) => c.package === p.name)
+      .map((c) => ({ name: c.name, entries: c.entries.map((e) => ({ name: e.name, replaces: e.replaces, skips: [...e.skips], skipRange: e.skipRange })) })),
+  }));
+  const bundles: ContentBundle[] = [];
+  for (const meta of catalog.metas) {
+    if (meta.schema !== SCHEMA_BUNDLE) continue;
+    const blob = JSON.parse(meta.json.toString('utf8')) as { name?: string; package?: string; image?: string; properties?: { type?: string; value?: unknown }[] };
+    const properties = (blob.properties ?? []).map((p) => ({ type: String(p.type ?? ''), value: JSON.stringify(p.value ?? null) }));
+    bundles.push({ name: blob.name ?? '', package: blob.package ?? '', image: blob.image ?? '', version: versionOf(properties), properties });
+  }
+  return { origin, loadedAt: now.toISOString(), packages, bundles };
+}
+
+/** From a registry server: ListPackages + GetPackage for the default channels, ListBundles for entries and bundles. */
+export async function contentFromRegistry(client: RegistryClient, origin: string, now: Date): Promise<CatalogContent> {
+  const names = await client.listPackages();
+  const pkgs = await Promise.all(names.map((n) => client.getPackage(n)));
+  const listed: RegistryBundle[] = await client.listBundles();
+  const packages: ContentPackage[] = pkgs.map((p) => ({
+    name: p.name,
+    defaultChannel: p.defaultChannelName,
+    channels: p.channels.map((ch) => ({
+      name: ch.name,
+      entries: listed
+        .filter((b) => b.packageName === p.name && b.channelName === ch.name)
+        .map((b) => ({ name: b.csvName, replaces: b.replaces, skips: [...b.skips], skipRange: b.skipRange })),
+    })),
+  }));
+  const seen = new Set<string>();
+  const bundles: ContentBundle[] = [];
+  for (const b of listed) {
+    const key = `${b.packageName}/${b.csvName}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const properties = b.properties.map((p) => ({ type: p.type, value: p.value }));
+    bundles.push({ name: b.csvName, package: b.packageName, image: b.bundlePath, version: b.version || versionOf(properties), properties });
+  }
+  return { origin, loadedAt: now.toISOString(), packages, bundles };
+}

@@ -1,0 +1,156 @@
+// Where a CatalogSource's content comes from. ImageSources: spec.image pulled and unpacked in this
+// process with the shared image client (one digest cache per CatalogSource), its FBC loaded with the
+// shared FBC code. AddressSources: one gRPC channel per spec.address, its connectivity state
+// watched (a change calls onChange so the CatalogSource is reconciled), content read when READY.
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ConnectionState } from '../../../api/operators/index.ts';
+import { loadCatalog } from '../../shared/fbc/index.ts';
+import { CachingImagePuller, type RegistryClient as ImageRegistry, type UnpackLimits } from '../../shared/image/index.ts';
+import type { Logger } from '../../shared/observability/index.ts';
+import { RegistryClient, type RegistryClientOptions } from '../registryclient/index.ts';
+import { contentFromFbc, contentFromRegistry, type CatalogContent } from './content.ts';
+
+export interface LoadedImage {
+  /** spec.image as loaded. */
+  readonly image: string;
+  readonly digest: string;
+  readonly content: CatalogContent;
+}
+
+export interface ImageSources {
+  current(key: string): LoadedImage | undefined;
+  /** Pulls `image` (a tag is resolved to its digest); loads the FBC when the digest or image is new. */
+  load(key: string, image: string, signal?: AbortSignal): Promise<{ readonly loaded: boolean }>;
+  remove(key: string): void;
+}
+
+export interface ImageSourcesOptions {
+  readonly cacheDir: string;
+  readonly registry: ImageRegistry;
+  readonly platform?: string;
+  readonly limits?: Partial<UnpackLimits>;
+  readonly now?: () => Date;
+  readonly logger?: Logger;
+}
+
+export function imageSources(o: ImageSourcesOptions): ImageSources {
+  const loaded = new Map<string, LoadedImage>();
+  const pullers = new Map<string, CachingImagePuller>();
+  const now = o.now ?? ((): Date => new Date());
+  const dirOf = (key: string): string => join(o.cacheDir, ...key.split('/'));
+  const pullerFor = (key: string): CachingImagePuller => {
+    let p = pullers.get(key);
+    if (!p) {
+      p = new CachingImagePuller({
+        cacheDir: dirOf(key),
+        registry: o.registry,
+        ...(o.limits && { limits: o.limits }),
+        ...(o.platform && { platform: o.platform }),
+        ...(o.logger && { logger: o.logger.child({ catalogSource: key }) }),
+      });
+      pullers.set(key, p);
+    }
+    return p;
+  };
+  return {
+    current: (key) => loaded.get(key),
+    async load(key, image, signal) {
+      const puller = pullerFor(key);
+      const pulled = await puller.pull(image, { catalog: true, ...(signal && { signal }) });
+      const cur = loaded.get(key);
+      if (cur && cur.image === image && cur.digest === pulled.digest) return { loaded: false };
+      if (!pulled.configsDir) throw new Error(`image ${pulled.digestRef} was not pulled as a catalog`);
+      const catalog = await loadCatalog(pulled.configsDir, signal ? { signal } : {});
+      loaded.set(key, { image, digest: pulled.digest, content: contentFromFbc(catalog, pulled.digestRef, now()) });
+      await puller.gc([pulled.digestRef]);
+      return { loaded: true };
+    },
+    remove(key) {
+      loaded.delete(key);
+      const p = pullers.get(key);
+      if (!p) return;
+      pullers.delete(key);
+      void p
+        .gc([])
+        .then(() => rm(dirOf(key), { recursive: true, force: true }))
+        .catch((err: unknown) => o.logger?.warn('could not remove a CatalogSource image cache', { catalogSource: key, err }));
+    },
+  };
+}
+
+export interface AddressConnection {
+  readonly address: string;
+  readonly state: ConnectionState;
+  /** When the state last changed (or the channel was created): upstream's LastConnect. */
+  readonly lastChange: Date;
+}
+
+export interface AddressSources {
+  ensure(key: string, address: string): AddressConnection;
+  /** READY and no content read since it became READY. */
+  needsSnapshot(key: string): boolean;
+  snapshot(key: string): Promise<void>;
+  content(key: string): CatalogContent | undefined;
+  remove(key: string): void;
+  close(): void;
+}
+
+export interface AddressSourcesOptions {
+  /** Called on every connectivity state change of a CatalogSource's channel. */
+  readonly onChange: (key: string) => void;
+  readonly client?: RegistryClientOptions;
+  readonly now?: () => Date;
+}
+
+interface Conn {
+  address: string;
+  state: ConnectionState;
+  lastChange: Date;
+  readySince?: Date;
+  content?: CatalogContent;
+  client: RegistryClient;
+}
+
+export function addressSources(o: AddressSourcesOptions): AddressSources {
+  const conns = new Map<string, Conn>();
+  const now = o.now ?? ((): Date => new Date());
+  const drop = (key: string): void => {
+    conns.get(key)?.client.close();
+    conns.delete(key);
+  };
+  return {
+    ensure(key, address) {
+      const have = conns.get(key);
+      if (have && have.address === address) return have;
+      drop(key);
+      const client = new RegistryClient(address, o.client ?? {});
+      const conn: Conn = { address, client, state: client.state(true), lastChange: now() };
+      conns.set(key, conn);
+      client.watch((state) => {
+        if (conns.get(key) !== conn) return;
+        conn.state = state;
+        conn.lastChange = now();
+        if (state === 'READY') conn.readySince = conn.lastChange;
+        o.onChange(key);
+      });
+      return conn;
+    },
+    needsSnapshot(key) {
+      const c = conns.get(key);
+      if (!c || c.state !== 'READY') return false;
+      return !c.content || (c.readySince !== undefined && Date.parse(c.content.loadedAt) < c.readySince.getTime());
+    },
+    async snapshot(key) {
+      const c = conns.get(key);
+      if (!c) return;
+      const content = await contentFromRegistry(c.client, c.address, now());
+      if (conns.get(key) === c) c.content = content;
+    },
+    content: (key) => conns.get(key)?.content,
+    remove: drop,
+    close() {
+      for (const key of [...conns.keys()]) drop(key);
+    },
+  };
+}

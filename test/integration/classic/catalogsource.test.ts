@@ -1,0 +1,189 @@
+// The CatalogSource controller (internal/classic/catalogsource) in process against the real cluster,
+// the real registry (the demo catalog pushed with the project's publish code) and a real `opm serve`.
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as ops from '../../../api/operators/index.ts';
+import { catalogSourceSetup, configMapUnsupportedMessage, findPackage, type CatalogSourceParts } from '../../../internal/classic/catalogsource/index.ts';
+import { publishCatalog } from '../../../internal/publish/index.ts';
+import { RegistryClient as ImageRegistry, parseReference } from '../../../internal/shared/image/index.ts';
+import { KubeClient } from '../../../internal/shared/kube/index.ts';
+import { createMetrics, type Metrics } from '../../../internal/shared/observability/index.ts';
+import { installClassicCRDs } from '../../support/crds.ts';
+import { adminKube, controlPlane, registry } from '../../support/env.ts';
+import { capturedLogger, inProcessManagerOptions, runParts } from '../../support/in-process.ts';
+import { TestKube } from '../../support/kube.ts';
+import { freePort, waitFor } from '../../support/net.ts';
+import { OpmServe } from '../../support/opm.ts';
+
+const demoCatalog = fileURLToPath(new URL('../../../demo/catalog', import.meta.url));
+let ns: string;
+let parts: CatalogSourceParts;
+let metrics: Metrics;
+let run: { stop(): Promise<void> };
+const kube = (): TestKube => adminKube();
+
+beforeAll(async () => {
+  await installClassicCRDs(kube());
+  ns = await kube().namespace('classic-cs');
+  const { logger } = capturedLogger('olm-classic', 'CLASSIC_TEST_LOG');
+  const client = await KubeClient.fromConfig({ kubeconfig: controlPlane().kubeconfigPath });
+  const sandbox = await mkdtemp(join(tmpdir(), 'olm-classic-'));
+  metrics = createMetrics({ defaultMetrics: false });
+  parts = await catalogSourceSetup({
+    globalCatalogNamespace: 'olm',
+    cacheDir: sandbox,
+    insecureRegistries: [registry().host],
+    registryClient: { channelOptions: { 'grpc.initial_reconnect_backoff_ms': 200, 'grpc.max_reconnect_backoff_ms': 1000 } },
+    notReadyRecheckMs: 1000,
+  })({ options: inProcessManagerOptions('olm-classic-test'), client, logger, metrics });
+  run = await runParts(parts, { client, sandbox });
+}, 120_000);
+afterAll(async () => {
+  await run?.stop();
+  if (ns) await kube().request('DELETE', `/api/v1/namespaces/${ns}`);
+});
+
+let seq = 0;
+async function createCatalogSource(spec: ops.CatalogSourceSpec): Promise<string> {
+  const name = `cs-${seq++}`;
+  const obj = { apiVersion: ops.V1alpha1, kind: ops.CatalogSourceKind, metadata: { name, namespace: ns }, spec };
+  await kube().must(kube().request('POST', TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, undefined, ns), obj));
+  return name;
+}
+async function statusOf(name: string): Promise<ops.CatalogSourceStatus> {
+  const cs = await kube().must<ops.CatalogSource>(kube().request('GET', TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, name, ns)));
+  return cs.status ?? {};
+}
+async function waitForStatus(name: string, what: string, ok: (s: ops.CatalogSourceStatus) => boolean, timeoutMs = 60_000): Promise<ops.CatalogSourceStatus> {
+  let last: ops.CatalogSourceStatus = {};
+  await waitFor(
+    `CatalogSource ${name}: ${what}`,
+    async () => {
+      last = await statusOf(name);
+      return ok(last);
+    },
+    { timeoutMs },
+  );
+  return last;
+}
+const state = (s: ops.CatalogSourceStatus): string | undefined => s.connectionState?.lastObservedState;
+async function metricText(): Promise<string> {
+  return metrics.registry.metrics();
+}
+
+async function pushDemo(tag: string): Promise<string> {
+  const client = new ImageRegistry({ insecureRegistries: [registry().host] });
+  try {
+    return (await publishCatalog(demoCatalog, parseReference(`${registry().host}/classic/${tag}`), { client })).digestRef;
+  } finally {
+    await client.close();
+  }
+}
+
+describe('CatalogSource', () => {
+  it('spec.image: READY, the demo catalog’s content loaded in memory, metrics set', async () => {
+    await pushDemo('demo:v1');
+    const name = await createCatalogSource({ sourceType: 'grpc', image: `${registry().host}/classic/demo:v1` });
+    const s = await waitForStatus(name, 'READY', (x) => state(x) === ops.ConnectionStateReady);
+    expect(s.reason).toBeUndefined();
+    expect(s.connectionState?.lastConnect).toMatch(/^\d{4}-/);
+    const content = parts.contents.get(ns, name)!;
+    expect(content.origin).toMatch(new RegExp(`^${registry().host}/classic/demo@sha256:`));
+    const pkg = findPackage(content, 'demo-operator')!;
+    expect(pkg.channels.find((c) => c.name === 'stable')?.entries.map((e) => e.name)).toContain('demo-operator.v0.3.0');
+    const b = content.bundles.find((x) => x.name === 'demo-operator.v0.3.0')!;
+    expect(b.version).toBe('0.3.0');
+    expect(JSON.parse(b.properties.find((p) => p.type === 'olm.package')!.value)).toEqual({ packageName: 'demo-operator', version: '0.3.0' });
+    const text = await metricText();
+    expect(text).toContain(`catalogsource_ready{namespace="${ns}",name="${name}"} 1`);
+    expect(text).toContain(`catalog_source_snapshots_total{namespace="${ns}",name="${name}"} 1`);
+    expect(text).toMatch(/^catalog_source_count \d+$/m);
+  });
+
+  it('spec.image missing from the registry: TRANSIENT_FAILURE with a one-line message', async () => {
+    const name = await createCatalogSource({ sourceType: 'grpc', image: `${registry().host}/classic/absent:v1` });
+    const s = await waitForStatus(name, 'TRANSIENT_FAILURE', (x) => state(x) === ops.ConnectionStateTransientFailure);
+    expect(s.reason).toBe(ops.CatalogSourceRegistryServerError);
+    expect(s.message).toBeTruthy();
+    expect(s.message).not.toContain('\n');
+    expect(parts.contents.get(ns, name)).toBeUndefined();
+    expect(await metricText()).toContain(`catalogsource_ready{namespace="${ns}",name="${name}"} 0`);
+  });
+
+  it('registryPoll: a new digest pushed under the tag is loaded after the interval', async () => {
+    await pushDemo('poll:latest');
+    const name = await createCatalogSource({ sourceType: 'grpc', image: `${registry().host}/classic/poll:latest`, updateStrategy: { registryPoll: { interval: '5s' } } });
+    const first = await waitForStatus(name, 'READY', (x) => state(x) === ops.ConnectionStateReady);
+    expect(first.latestImageRegistryPoll).toMatch(/^\d{4}-/);
+    const before = parts.contents.get(ns, name)!.origin;
+    // A different catalog under the same tag: the demo catalog plus one blob of a custom schema.
+    const { writeFile, cp } = await import('node:fs/promises');
+    const dir = await mkdtemp(join(tmpdir(), 'classic-poll-'));
+    await cp(demoCatalog, dir, { recursive: true });
+    await writeFile(join(dir, 'extra.yaml'), 'schema: example.classic-test\nname: second-push\n');
+    const client = new ImageRegistry({ insecureRegistries: [registry().host] });
+    const pushed = await publishCatalog(dir, parseReference(`${registry().host}/classic/poll:latest`), { client }).finally(() => client.close());
+    await waitFor('the new digest loaded', async () => parts.contents.get(ns, name)?.origin === pushed.digestRef, { timeoutMs: 30_000 });
+    expect(pushed.digestRef).not.toBe(before);
+    expect(findPackage(parts.contents.get(ns, name)!, 'demo-operator')).toBeDefined();
+    const later = await statusOf(name);
+    expect(Date.parse(later.latestImageRegistryPoll!)).toBeGreaterThan(Date.parse(first.latestImageRegistryPoll!));
+  });
+
+  it('registryPoll with an unparsable interval: upstream’s InvalidIntervalError message, still READY', async () => {
+    await pushDemo('demo:v1');
+    const name = await createCatalogSource({ sourceType: 'grpc', image: `${registry().host}/classic/demo:v1`, updateStrategy: { registryPoll: { interval: 'soon' } } });
+    const s = await waitForStatus(name, 'InvalidIntervalError', (x) => x.reason === ops.CatalogSourceIntervalInvalidError);
+    expect(s.message).toBe('error parsing spec.updateStrategy.registryPoll.interval. Using the default value of 15m0s instead. Error: time: invalid duration "soon"');
+    expect(state(s)).toBe(ops.ConnectionStateReady);
+  });
+
+  describe('spec.address against a real opm serve', () => {
+    const opm = new OpmServe(demoCatalog);
+    afterAll(() => opm.stop());
+
+    it('READY, registryService grpc, content read over gRPC in the same shape', async () => {
+      const { address } = await opm.start();
+      const name = await createCatalogSource({ sourceType: 'grpc', address });
+      const s = await waitForStatus(name, 'READY', (x) => state(x) === ops.ConnectionStateReady);
+      expect(s.connectionState?.address).toBe(address);
+      expect(s.registryService?.protocol).toBe('grpc');
+      await waitFor('content read', async () => parts.contents.get(ns, name) !== undefined, { timeoutMs: 20_000 });
+      const content = parts.contents.get(ns, name)!;
+      expect(content.origin).toBe(address);
+      const stable = findPackage(content, 'demo-operator')!.channels.find((c) => c.name === 'stable')!;
+      expect(stable.entries.map((e) => e.name).sort()).toEqual(['demo-operator.v0.1.0', 'demo-operator.v0.2.0', 'demo-operator.v0.3.0']);
+      expect(content.bundles.find((b) => b.name === 'demo-operator.v0.3.0')?.version).toBe('0.3.0');
+    });
+
+    it('an address refusing connections: TRANSIENT_FAILURE, then READY once a server listens there', async () => {
+      const port = await freePort();
+      const address = `127.0.0.1:${port}`;
+      const name = await createCatalogSource({ sourceType: 'grpc', address });
+      await waitForStatus(name, 'TRANSIENT_FAILURE', (x) => state(x) === ops.ConnectionStateTransientFailure);
+      const server = new OpmServe(demoCatalog, port);
+      try {
+        await server.start();
+        const s = await waitForStatus(name, 'READY', (x) => state(x) === ops.ConnectionStateReady);
+        expect(s.connectionState?.address).toBe(address);
+      } finally {
+        await server.stop();
+      }
+    });
+  });
+
+  it('sourceType configmap: a status message that it is unsupported, nothing else', async () => {
+    const name = await createCatalogSource({ sourceType: 'configmap', configMap: 'legacy-catalog' });
+    const s = await waitForStatus(name, 'unsupported', (x) => x.reason !== undefined);
+    expect(s).toEqual({ reason: ops.CatalogSourceConfigMapError, message: configMapUnsupportedMessage('configmap') });
+  });
+
+  it('an invalid source type: upstream’s SpecInvalidError message', async () => {
+    const name = await createCatalogSource({ sourceType: 'grpc' });
+    const s = await waitForStatus(name, 'SpecInvalidError', (x) => x.reason !== undefined);
+    expect(s).toEqual({ reason: ops.CatalogSourceSpecInvalidError, message: 'image and address unset: at least one must be set for sourcetype: grpc' });
+  });
+});
