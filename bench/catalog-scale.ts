@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadAll } from 'js-yaml';
-import { writeSyntheticCatalog } from '../internal/catalogd/storage/test-helpers.ts';
+import { writeSyntheticCatalog } from '../internal/catalogd/storage/testing.ts';
 import { encodeJsonl, listCatalogFiles, loadCatalog, validate } from '../internal/shared/fbc/index.ts';
 import type { Figure } from './control-plane.ts';
 import { fullGc, held, measureInChild } from './memory.ts';

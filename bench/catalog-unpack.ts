@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { loadAll } from 'js-yaml';
-import { createCatalogContent } from '../internal/catalogd/controller/content.ts';
+import { createCatalogContent } from '../internal/catalogd/controller/index.ts';
 import { LocalDirStore } from '../internal/catalogd/storage/index.ts';
 import { encodeJsonl, listCatalogFiles, loadCatalog, validate } from '../internal/shared/fbc/index.ts';
 import {
@@ -30,8 +30,8 @@ import {
   sha256,
   verifySymlinks,
 } from '../internal/shared/image/index.ts';
-import { makeReadOnly } from '../internal/shared/image/apply.ts';
-import { sniffFile } from '../internal/shared/image/compression.ts';
+import { makeReadOnly } from '../internal/shared/image/index.ts';
+import { sniffFile } from '../internal/shared/image/index.ts';
 import { CATALOG_LABEL, pushImage, tarBytes, tarDirectory } from '../test/support/images.ts';
 import { Registry } from '../test/support/registry.ts';
 import type { Figure } from './control-plane.ts';

@@ -1,6 +1,6 @@
 // catalogd's own flags (names as upstream's cmd/catalogd where upstream has them) and their
 // translation into CatalogdOptions. Problems are a UsageError naming the flag.
-import { DEFAULT_EXTERNAL_ADDRESS, DEFAULT_MAX_CATALOG_FILES, type CatalogdOptions } from '../../internal/catalogd/options.ts';
+import { DEFAULT_EXTERNAL_ADDRESS, DEFAULT_MAX_CATALOG_FILES, type CatalogdOptions } from '../../internal/catalogd/index.ts';
 import { parseBindAddress, parseFeatureGates, registryFlags, registryOptions, UsageError, type Flag } from '../../internal/shared/manager/index.ts';
 
 /** catalogd's feature gates and their defaults here (upstream's APIV1MetasHandler defaults to false). */

@@ -1,6 +1,6 @@
 // catalogd: reconciles ClusterCatalogs and serves their content. Wiring only; behaviour lives in
 // internal/catalogd.
-import { defaultImplementations } from '../../internal/catalogd/implementations.ts';
+import { defaultImplementations } from '../../internal/catalogd/index.ts';
 import { catalogdSetup } from '../../internal/catalogd/index.ts';
 import { UsageError, main } from '../../internal/shared/manager/index.ts';
 import { catalogdFlags, catalogdOptions } from './flags.ts';

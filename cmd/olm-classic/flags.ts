@@ -1,5 +1,6 @@
 // olm-classic's own flags (upstream's catalog operator names where it has them) and their
 // translation into CatalogSourceOptions. Problems are a UsageError naming the flag.
+import { DNS1123_LABEL } from '../../internal/shared/gocompat/index.ts';
 import type { CatalogSourceOptions } from '../../internal/classic/catalogsource/index.ts';
 import { registryFlags, registryOptions, UsageError, type Flag } from '../../internal/shared/manager/index.ts';
 
@@ -17,7 +18,6 @@ export const olmClassicFlags = {
 export type OlmClassicFlagValues = Record<keyof typeof olmClassicFlags, string | boolean | undefined>;
 
 const str = (v: string | boolean | undefined): string => (typeof v === 'string' ? v.trim() : '');
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 export function olmClassicOptions(values: OlmClassicFlagValues): CatalogSourceOptions {
   const fail = (flag: string, why: string): never => {

@@ -1,6 +1,6 @@
 // operator-controller's own flags (names as upstream's where upstream has the flag) and their
 // translation into OperatorControllerOptions. Problems are a UsageError naming the flag.
-import type { OperatorControllerOptions } from '../../internal/operator-controller/options.ts';
+import type { OperatorControllerOptions } from '../../internal/operator-controller/index.ts';
 import { registryFlags, registryOptions, UsageError, type Flag } from '../../internal/shared/manager/index.ts';
 
 export const operatorControllerFlags = {

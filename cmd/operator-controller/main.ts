@@ -1,5 +1,5 @@
 // operator-controller: reconciles ClusterExtensions. Wiring only; behaviour lives in internal/operator-controller.
-import { defaultImplementations } from '../../internal/operator-controller/implementations.ts';
+import { defaultImplementations } from '../../internal/operator-controller/index.ts';
 import { operatorControllerSetup } from '../../internal/operator-controller/index.ts';
 import { UsageError, main } from '../../internal/shared/manager/index.ts';
 import { operatorControllerFlags, operatorControllerOptions } from './flags.ts';

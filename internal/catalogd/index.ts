@@ -21,7 +21,7 @@ import {
 } from './controller/index.ts';
 import { catalogBaseUrl, DEFAULT_MAX_CATALOG_FILES, type CatalogdImplementations, type CatalogdOptions } from './options.ts';
 import type { GraphQLQueries } from './server/index.ts';
-import type { CatalogStore } from './storage/types.ts';
+import type { CatalogStore } from './storage/index.ts';
 
 export type { CatalogGraphQL, CatalogServer, CatalogServerOptions, CatalogdImplementations, CatalogdOptions } from './options.ts';
 export { DEFAULT_EXTERNAL_ADDRESS, DEFAULT_MAX_CATALOG_FILES, catalogBaseUrl } from './options.ts';
@@ -141,3 +141,4 @@ export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementa
     };
   };
 }
+export { defaultImplementations } from './implementations.ts';

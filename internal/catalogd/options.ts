@@ -4,7 +4,7 @@ import type { RateLimiter } from '../shared/controller/index.ts';
 import type { RegistryClientOptions, UnpackLimits } from '../shared/image/index.ts';
 import type { Logger, Metrics } from '../shared/observability/index.ts';
 import type { GraphQLQueries } from './server/index.ts';
-import type { CatalogStore } from './storage/types.ts';
+import type { CatalogStore } from './storage/index.ts';
 
 /** Default `--max-catalog-files`: files one catalog image may unpack (its configs directory). */
 export const DEFAULT_MAX_CATALOG_FILES = 100_000;

@@ -15,7 +15,7 @@ import {
   formatExplanation,
   getVersionAndRelease,
 } from '../operator-controller/resolve/index.ts';
-import { bundleMetadataVersion } from '../operator-controller/resolve/version-release.ts';
+import { bundleMetadataVersion } from '../operator-controller/resolve/index.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
 
 interface CatalogArg {

@@ -18,15 +18,13 @@ import { Controller } from '../shared/controller/index.ts';
 import { createImagePuller, readCertificateDir } from '../shared/image/index.ts';
 import type { KubeObject } from '../../api/meta/v1.ts';
 import { Informer, stripManagedFields, type KubeClient } from '../shared/kube/index.ts';
-import { OwnedObjectWatcher } from './applier/watch.ts';
+import { OwnedObjectWatcher } from './applier/index.ts';
 import { registryAccess, type Cache, type ManagerContext, type ManagerParts } from '../shared/manager/index.ts';
 import type { Logger, Metrics } from '../shared/observability/index.ts';
-import type { CatalogContentClient } from './contentclient/types.ts';
-import { eventRecorder } from './controller/events.ts';
-import type { BundleApplier, BundleRenderer, BundleResolver, InstallPreflight } from './controller/ports.ts';
-import { ClusterExtensionReconciler } from './controller/reconciler.ts';
+import type { CatalogContentClient } from './contentclient/index.ts';
+import { ClusterExtensionReconciler, eventRecorder, type BundleApplier, type BundleRenderer, type BundleResolver, type InstallPreflight } from './controller/index.ts';
 import type { OperatorControllerOptions } from './options.ts';
-import { imageBundleUnpacker } from './unpack/unpacker.ts';
+import { imageBundleUnpacker } from './unpack/index.ts';
 
 export type { OperatorControllerOptions } from './options.ts';
 
@@ -132,3 +130,4 @@ export function operatorControllerSetup(
     return { informers, controllers: [controller], runnables: [closeAll], extensions, catalogs, content, reconciler, controller, owned };
   };
 }
+export { defaultImplementations } from './implementations.ts';

@@ -1,7 +1,7 @@
 // What a controller run inside a test process needs from the manager: a logger whose JSON lines
 // are kept for assertions (echoed when `echoEnv` is set), and manager options with leader
 // election, health and metrics servers off; and running a setup's parts as the manager would.
-import { forceRemove } from '../../internal/shared/image/apply.ts'; // read-only trees; not public
+import { forceRemove } from '../../internal/shared/image/index.ts';
 import type { KubeClient } from '../../internal/shared/kube/index.ts';
 import type { ManagerOptions, ManagerParts } from '../../internal/shared/manager/index.ts';
 import { createLogger, type Logger } from '../../internal/shared/observability/index.ts';

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RegistryClient, type PulledImage } from '../../shared/image/index.ts';
-import { forceRemove } from '../../shared/image/apply.ts';
-import type { CatalogStore, StoredCatalog } from '../storage/types.ts';
+import { forceRemove } from '../../shared/image/index.ts';
+import type { CatalogStore, StoredCatalog } from '../storage/index.ts';
 import { createCatalogContent, type CatalogContent } from './content.ts';
 
 const D = (c: string): string => `sha256:${c.repeat(64)}`;

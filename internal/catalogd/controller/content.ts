@@ -3,6 +3,7 @@
 // HTTP server reads. The reconciler (leader) and the follower (every replica) both go through
 // it; every change to what is served (commit, delete, garbage collection) runs one at a time,
 // so a commit can never race a delete or a collection of the same catalog.
+import { DNS1123_SUBDOMAIN } from '../../shared/gocompat/index.ts';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -12,7 +13,7 @@ import {
   type UnpackLimits,
 } from '../../shared/image/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
-import type { CatalogStore, StoredCatalog } from '../storage/types.ts';
+import type { CatalogStore, StoredCatalog } from '../storage/index.ts';
 
 export interface CatalogContentOptions {
   /** Root of the per-catalog image caches (`<cache-dir>/unpack`). */
@@ -55,7 +56,6 @@ export interface CatalogContent {
 }
 
 // metadata.name of a cluster-scoped object: a DNS-1123 subdomain, so always one safe path component.
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 function checkName(name: string): string {
   if (name.length > 253 || !DNS1123_SUBDOMAIN.test(name)) throw new Error(`invalid catalog name ${JSON.stringify(name)}`);

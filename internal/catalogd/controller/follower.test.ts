@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ClusterCatalog } from '../../../api/v1/index.ts';
 import { ItemExponentialFailureRateLimiter, type EventSource, type EventType } from '../../shared/controller/index.ts';
 import { ImageError, type PulledImage } from '../../shared/image/index.ts';
-import type { StoredCatalog } from '../storage/types.ts';
+import type { StoredCatalog } from '../storage/index.ts';
 import type { CatalogContent } from './content.ts';
 import { desiredRef, newContentFollower } from './follower.ts';
 

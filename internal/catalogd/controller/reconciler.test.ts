@@ -6,7 +6,7 @@ import {
 } from '../../../api/v1/index.ts';
 import { TerminalError, isTerminal } from '../../shared/controller/index.ts';
 import { ImageError, MissingCatalogLabelError, type PulledImage } from '../../shared/image/index.ts';
-import type { StoredCatalog } from '../storage/types.ts';
+import type { StoredCatalog } from '../storage/index.ts';
 import type { CatalogApi } from './api.ts';
 import type { CatalogContent } from './content.ts';
 import { POLL_JITTER_FACTOR, newClusterCatalogReconciler, type ClusterCatalogReconciler } from './reconciler.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalDirStore } from '../storage/index.ts';
-import { writeSyntheticCatalog } from '../storage/test-helpers.ts';
+import { writeSyntheticCatalog } from '../storage/testing.ts';
 import { ShapeBuilder, discoverShape, type CatalogShape } from './discover.ts';
 
 /** The shape as plain data: schema → field → "Type" / "[Type]" / { nested fields }. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../shared/observability/index.ts';
 import { LocalDirStore } from '../storage/index.ts';
-import { writeSyntheticCatalog } from '../storage/test-helpers.ts';
+import { writeSyntheticCatalog } from '../storage/testing.ts';
 import { createCatalogQueries, withGraphQLSchemas, type CatalogQueries } from './service.ts';
 
 const D1 = `sha256:${'1'.repeat(64)}`;

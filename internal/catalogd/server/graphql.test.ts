@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { Registry } from 'prom-client';
 import { Client } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoredCatalog } from '../storage/types.ts';
+import type { StoredCatalog } from '../storage/index.ts';
 import { GRAPHQL_BODY_LIMIT, decodeQuery, type GraphQLQueries } from './graphql.ts';
 import { createCatalogServer, type CatalogServer } from './server.ts';
 

@@ -13,8 +13,8 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { dns1123SubdomainErrors } from '../storage/names.ts';
-import type { CatalogStore, StoredCatalog } from '../storage/types.ts';
+import { dns1123SubdomainErrors } from '../storage/index.ts';
+import type { CatalogStore, StoredCatalog } from '../storage/index.ts';
 import type { AnswerCache } from './cache.ts';
 import { graphQLRequest, type GraphQLQueries, type RequestBody } from './graphql.ts';
 import { SYNC_READ_LIMIT, closeFile, openFile, readSectionsSync, streamParts, streamRange, type Section } from './body.ts';

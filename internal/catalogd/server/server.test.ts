@@ -14,9 +14,9 @@ import { Registry } from 'prom-client';
 import { Agent, Client, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../shared/observability/index.ts';
-import { LocalDirStore } from '../storage/localdir.ts';
-import { writeSyntheticCatalog } from '../storage/test-helpers.ts';
-import type { StoredCatalog } from '../storage/types.ts';
+import { LocalDirStore } from '../storage/index.ts';
+import { writeSyntheticCatalog } from '../storage/testing.ts';
+import type { StoredCatalog } from '../storage/index.ts';
 import { createCatalogServer, type CatalogServer } from './server.ts';
 
 const D1 = `sha256:${'1'.repeat(64)}`;

@@ -18,7 +18,7 @@ import { Readable, pipeline } from 'node:stream';
 import { createGzip, gzipSync } from 'node:zlib';
 import { Histogram, type Registry } from 'prom-client';
 import { noopLogger, type Logger } from '../../shared/observability/index.ts';
-import type { CatalogStore } from '../storage/types.ts';
+import type { CatalogStore } from '../storage/index.ts';
 import { answerCache } from './cache.ts';
 import { gzipQuality } from './gohttp.ts';
 import { GRAPHQL_BODY_LIMIT, type GraphQLQueries, type RequestBody } from './graphql.ts';

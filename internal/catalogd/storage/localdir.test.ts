@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FbcLoadError, encodeJsonl, loadCatalog } from '../../shared/fbc/index.ts';
 import { CONTENT_FILE, LocalDirStore, indexFromCatalogdJSON } from './localdir.ts';
 import { dns1123SubdomainErrors } from './names.ts';
-import { writeSyntheticCatalog } from './test-helpers.ts';
+import { writeSyntheticCatalog } from './testing.ts';
 
 const MIXED = fileURLToPath(new URL('../../shared/fbc/testdata/mixed', import.meta.url));
 const D1 = `sha256:${'1'.repeat(64)}`;

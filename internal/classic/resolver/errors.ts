@@ -1,7 +1,7 @@
 // Every error the classic solver and resolver raise. Texts are upstream's (OLM R/solver/solve.go,
 // lit_mapping.go, R/resolver.go, operator-framework/api pkg/constraints) where upstream has one;
 // the others name the offending value. Match on `code`, show `message`.
-import { goQuote } from '../../shared/semver/index.ts';
+import { goQuote } from '../../shared/gocompat/index.ts';
 import { appliedString, type AppliedConstraint } from './constraints.ts';
 
 export type ClassicErrorCode =

@@ -3,7 +3,8 @@
 // @marcbachmann/cel-js. Texts are upstream's; where upstream prints a cel-go or encoding/json
 // error we cannot reproduce, the message names the offending value.
 import { Environment } from '@marcbachmann/cel-js';
-import { compareVersions, goQuote, parseBlang, parseBlangRange, parseTolerant, type BlangRange } from '../../shared/semver/index.ts';
+import { compareVersions, parseBlang, parseBlangRange, parseTolerant, type BlangRange } from '../../shared/semver/index.ts';
+import { goQuote } from '../../shared/gocompat/index.ts';
 import type { Entry } from './entries.ts';
 
 export interface Predicate {

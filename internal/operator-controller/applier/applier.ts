@@ -12,7 +12,7 @@ import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
 import { ClusterExtensionControllerFieldOwner } from '../../../api/v1/index.ts';
 import { ignoreNotFound, isConflict, isNoKindMatch, isNotFound, noopLogger, type KubeClient, type Logger } from '../../shared/kube/index.ts';
-import type { ApplyOutcome, BundleApplier, BundleRef, InstalledBundle, UninstallOutcome } from '../controller/ports.ts';
+import type { ApplyOutcome, BundleApplier, BundleRef, InstalledBundle, UninstallOutcome } from '../controller/index.ts';
 import { ESTABLISH_REQUESTED, establishAction, probe, probeAll, STUCK_CRD_MS, stuckSince } from './health.ts';
 import { describeRemaining, type Remaining } from './teardown.ts';
 import { objectKey, PHASE_ORDER, type Phase } from './phases.ts';

@@ -15,7 +15,7 @@ import {
   OwnerNameKey,
   PackageNameKey,
 } from '../../../api/v1/index.ts';
-import type { BundleRef } from '../controller/ports.ts';
+import type { BundleRef } from '../controller/index.ts';
 import { sortIntoPhases, type Phase, type PhaseName } from './phases.ts';
 
 /** The revision record's own shape (a ClusterObjectSet without status). */

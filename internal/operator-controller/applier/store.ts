@@ -7,7 +7,7 @@
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { OwnerKindKey, OwnerNameKey, ClusterExtensionKind, RevisionNameKey } from '../../../api/v1/index.ts';
 import { ignoreNotFound, isAlreadyExists, type KubeClient } from '../../shared/kube/index.ts';
-import type { BundleRef } from '../controller/ports.ts';
+import type { BundleRef } from '../controller/index.ts';
 import type { Phase } from './phases.ts';
 import {
   bundleAnnotations,

@@ -3,7 +3,7 @@
 // the reconciler only strings them together and owns the status.
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
-import type { DeprecationEntryInfo } from '../status/status.ts';
+import type { DeprecationEntryInfo } from '../status/index.ts';
 
 /** A bundle as resolution names it. */
 export interface BundleRef {

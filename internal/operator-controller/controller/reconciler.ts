@@ -25,7 +25,7 @@ import {
   setInstalledUnknown,
   setProgressing,
   wrapWithResolution,
-} from '../status/status.ts';
+} from '../status/index.ts';
 import type { EventRecorder } from './events.ts';
 import type { BundleApplier, BundleRef, BundleRenderer, BundleResolver, BundleUnpacker, InstallPreflight, InstalledBundle } from './ports.ts';
 

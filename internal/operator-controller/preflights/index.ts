@@ -2,7 +2,7 @@
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
-import type { InstallPreflight } from '../controller/ports.ts';
+import type { InstallPreflight } from '../controller/index.ts';
 import { CrdUpgradeSafetyPreflight, kubeCrdGetter, type CrdUpgradeSafetyOptions } from './crdupgradesafety/index.ts';
 import { kubePermissionSource, PermissionPreflight } from './permissions/index.ts';
 

@@ -9,7 +9,7 @@ import type { KubeObject } from '../../../api/meta/v1.ts';
 import { canonicalJSON, GO_YAML_SCHEMA } from '../../shared/fbc/index.ts';
 // decodeDocuments is not on the fbc surface: it is apimachinery's YAMLOrJSONDecoder, which the
 // bundle source uses too.
-import { decodeDocuments } from '../../shared/fbc/yaml.ts';
+import { decodeDocuments } from '../../shared/fbc/index.ts';
 import { goJSONString, goJSONValue } from './names.ts';
 import type { ClusterServiceVersion } from './types.ts';
 

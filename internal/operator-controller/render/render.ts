@@ -4,7 +4,7 @@
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { ReasonInvalidConfiguration } from '../../../api/v1/index.ts';
 import { TerminalError } from '../../shared/controller/index.ts';
-import type { BundleRenderer, RenderRequest } from '../controller/ports.ts';
+import type { BundleRenderer, RenderRequest } from '../controller/index.ts';
 import { loadRegistryV1, type RegistryV1 } from './bundle.ts';
 import { CERT_PROVIDERS, type CertificateProvider } from './certproviders.ts';
 import { bundleConfigSchema, configErrors, formatConfigErrors } from './config.ts';

@@ -1,5 +1,6 @@
 // The 13 registry+v1 bundle checks, in upstream's order (render/registryv1/registryv1.go), with
 // upstream's messages and per-check ordering of messages. Every check runs; all messages are kept.
+import { dns1123SubdomainErrors } from '../../shared/gocompat/index.ts';
 import type { RegistryV1 } from './bundle.ts';
 import { deploymentsOf, goList, supportedInstallModes, webhooksOf, type WebhookDescription } from './types.ts';
 
@@ -8,20 +9,8 @@ export type BundleCheck = (rv1: RegistryV1) => string[];
 const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 const sorted = (items: Iterable<string>): string[] => [...items].sort(byString);
 
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const DNS1123_SUBDOMAIN_MAX = 253;
-
 /** k8s validation.IsDNS1123Subdomain: the list of problems (empty when valid). */
-export function dns1123SubdomainErrors(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > DNS1123_SUBDOMAIN_MAX) errs.push(`must be no more than ${DNS1123_SUBDOMAIN_MAX} characters`);
-  if (!DNS1123_SUBDOMAIN.test(value)) {
-    errs.push(
-      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
-    );
-  }
-  return errs;
-}
+export { dns1123SubdomainErrors };
 
 function duplicates(names: Iterable<string>): string[] {
   const seen = new Set<string>();

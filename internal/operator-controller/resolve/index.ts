@@ -7,6 +7,6 @@ export type { ResolutionMetrics, ResolutionOutcome } from './metrics.ts';
 export { RESOLUTION_DURATION_METRIC, createResolutionMetrics, noopResolutionMetrics } from './metrics.ts';
 export type { InstalledBundleMetadata, SuccessorReason } from './successors.ts';
 export type { Release, VersionOptions, VersionRelease } from './version-release.ts';
-export { getVersionAndRelease, parseLegacyVersionRelease } from './version-release.ts';
+export { bundleMetadataVersion, getVersionAndRelease, parseLegacyVersionRelease } from './version-release.ts';
 export type { PackageSource } from './offline.ts';
 export { StaticContentClient } from './offline.ts';

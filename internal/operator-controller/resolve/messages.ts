@@ -1,6 +1,6 @@
 // Every message resolution produces, worded as upstream's (operator-controller
 // internal/operator-controller/resolve/catalog.go and friends); users and alerts grep for them.
-import { goQuote } from '../../shared/semver/index.ts';
+import { goQuote } from '../../shared/gocompat/index.ts';
 
 /** Go's `%v` of a []string: `[a b]`. */
 export const goList = (items: readonly string[]): string => `[${items.join(' ')}]`;

@@ -2,7 +2,7 @@
 // CLI and tests index catalog directories with the content client's `indexFromDirectory` /
 // `indexFromCatalog` (../contentclient) and resolve against them without catalogd.
 import type { ClusterCatalog } from '../../../api/v1/index.ts';
-import type { CatalogContentClient, PackageContent } from '../contentclient/types.ts';
+import type { CatalogContentClient, PackageContent } from '../contentclient/index.ts';
 
 /** What the client needs of one catalog: a content client CatalogIndex has this shape. */
 export interface PackageSource {

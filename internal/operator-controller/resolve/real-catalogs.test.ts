@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseBlang, parseBlangRange } from '../../shared/semver/index.ts';
-import type { PackageBundle, PackageContent } from '../contentclient/types.ts';
+import type { PackageBundle, PackageContent } from '../contentclient/index.ts';
 import { indexFromDirectory, type CatalogIndex } from '../contentclient/index.ts';
 import { StaticContentClient } from './offline.ts';
 import { CatalogResolver, type ResolutionError } from './resolver.ts';

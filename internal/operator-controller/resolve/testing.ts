@@ -2,7 +2,7 @@
 // a ClusterExtension builder and a content client over named catalogs. Not exported by index.ts.
 import type { ClusterCatalog, ClusterCatalogSpec, ClusterExtension, UpgradeConstraintPolicy } from '../../../api/v1/index.ts';
 import type { DeclDeprecation } from '../../shared/fbc/index.ts';
-import type { CatalogContentClient, PackageBundle, PackageContent } from '../contentclient/types.ts';
+import type { CatalogContentClient, PackageBundle, PackageContent } from '../contentclient/index.ts';
 import { CatalogResolver, type CatalogResolverOptions } from './resolver.ts';
 
 export const bundleName = (pkg: string, version: string): string => `${pkg}.v${version}`;

@@ -1,8 +1,9 @@
 // A bundle's version and release (upstream bundleutil and declcfg.VersionRelease): the version
 // comes from the bundle's `olm.package` property, parsed with blang; registry+v1 bundles may carry
 // their release in the build metadata (`1.0.0+2` is version 1.0.0, release 2).
-import type { PackageBundle } from '../contentclient/types.ts';
-import { compareVersions, comparePrerelease, formatVersion, goQuote, parseBlang, type Version } from '../../shared/semver/index.ts';
+import type { PackageBundle } from '../contentclient/index.ts';
+import { compareVersions, comparePrerelease, formatVersion, parseBlang, type Version } from '../../shared/semver/index.ts';
+import { goQuote } from '../../shared/gocompat/index.ts';
 import { msg } from './messages.ts';
 
 /**

@@ -32,7 +32,7 @@ import {
   TypeProgressing,
   type ClusterExtension,
 } from '../../../api/v1/index.ts';
-import { goQuote } from '../../shared/semver/index.ts';
+import { goQuote } from '../../shared/gocompat/index.ts';
 import { errorMessage, findCondition, isTerminal, sanitizeNetworkError, setCondition } from '../../shared/controller/index.ts';
 
 /** The installed bundle as the status reports it. */

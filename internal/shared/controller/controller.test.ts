@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { LogFields, Logger } from '../observability/logger.ts';
-import { createMetrics } from '../observability/metrics.ts';
+import type { LogFields, Logger } from '../observability/index.ts';
+import { createMetrics } from '../observability/index.ts';
 import { Controller, type EventSource, type EventType, type Reconciler, type Result, objectKey, splitKey } from './controller.ts';
 import { TerminalError } from './errors.ts';
 

@@ -12,10 +12,10 @@
 // A key is never reconciled by two workers at once (the queue guarantees it); a key that changes
 // while it is being reconciled is reconciled once more afterwards.
 import { setMaxListeners } from 'node:events';
-import type { Logger } from '../observability/logger.ts';
-import { noopLogger } from '../observability/logger.ts';
-import type { MetricsProvider, ReconcileMetrics } from '../observability/metrics-hooks.ts';
-import { noopMetrics } from '../observability/metrics-hooks.ts';
+import type { Logger } from '../observability/index.ts';
+import { noopLogger } from '../observability/index.ts';
+import type { MetricsProvider, ReconcileMetrics } from '../observability/index.ts';
+import { noopMetrics } from '../observability/index.ts';
 import { type Clock, realClock } from './clock.ts';
 import { isTerminal } from './errors.ts';
 import type { RateLimiter } from './rate-limiter.ts';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { WorkQueueMetrics } from '../observability/metrics-hooks.ts';
+import type { WorkQueueMetrics } from '../observability/index.ts';
 import { ItemExponentialFailureRateLimiter } from './rate-limiter.ts';
 import { WorkQueue } from './workqueue.ts';
 

@@ -12,7 +12,7 @@
 // - After `shutDown`, adds are ignored and pending delayed adds dropped; `get` still hands out
 //   what is already queued, then resolves `undefined`. `shutDownWithDrain` also waits until
 //   every item handed out has been marked done.
-import type { WorkQueueMetrics } from '../observability/metrics-hooks.ts';
+import type { WorkQueueMetrics } from '../observability/index.ts';
 import { type Clock, realClock } from './clock.ts';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.ts';
 

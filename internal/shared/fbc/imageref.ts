@@ -2,10 +2,9 @@
 // names, and docker-reference ParseNormalizedNamed (go.podman.io/image/v5/docker/reference with
 // opencontainers/go-digest) for bundle and related images. Only validity and error texts.
 
+import { DNS1123_LABEL, DNS1123_SUBDOMAIN } from '../gocompat/index.ts';
 import { msg } from './messages.ts';
 
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** validation.IsDNS1123Label: the list of problems (empty when valid). */
 export function dns1123LabelErrors(value: string): string[] {

@@ -32,7 +32,7 @@ export { summarizeCatalog } from './summary.ts';
 export type { CatalogSummary, ChannelSummary, PackageSummary } from './summary.ts';
 
 export { canonicalJSON } from './canonical.ts';
-export { GO_YAML_SCHEMA } from './yaml.ts';
+export { GO_YAML_SCHEMA, decodeDocuments, type DecodedDocument } from './yaml.ts';
 
 export { FbcLoadError, FbcValidationError, describeRef as describeBlobRef } from './messages.ts';
 export type { BlobRef, ErrorTree, FbcErrorCode } from './messages.ts';

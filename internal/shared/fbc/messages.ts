@@ -264,11 +264,4 @@ export const msg = {
   semverPrereleaseInvalid: (s: string) => `Invalid character(s) found in prerelease ${q(s)}`,
   semverBuildEmpty: 'Build meta data is empty',
   semverBuildInvalid: (s: string) => `Invalid character(s) found in build meta data ${q(s)}`,
-  rangeFirstOr: "First element in range is '||'",
-  rangeLastOr: "Last element in range is '||'",
-  rangeNoVersion: (s: string) => `Could not get version from string: ${q(s)}`,
-  rangeParse: (part: string, err: string) => `Could not parse Range ${q(part)}: ${err}`,
-  rangeComparator: (op: string, part: string) => `Could not parse comparator ${q(op)} in ${q(part)}`,
-  rangeVersion: (v: string, part: string, err: string) => `Could not parse version ${q(v)} in ${q(part)}: ${err}`,
-  strconvAtoi: (s: string) => `strconv.Atoi: parsing ${q(s)}: invalid syntax`,
 } as const;

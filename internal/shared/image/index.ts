@@ -58,7 +58,8 @@ export {
 export type { UnpackLimits, UnpackState, ApplyLayerOptions } from './apply.ts';
 export { applyLayer, DEFAULT_UNPACK_LIMITS, newUnpackState, PathSelector, verifySymlinks } from './apply.ts';
 export type { Compression } from './compression.ts';
-export { decompressedStream, sniffCompression } from './compression.ts';
+export { decompressedStream, sniffCompression, sniffFile } from './compression.ts';
 export { MediaTypes } from './media-types.ts';
 export { digestProblem, parseDigest, sha256 } from './digest.ts';
 export type { Logger, LogFields } from './logger.ts';
+export { forceRemove, makeReadOnly } from './apply.ts';

@@ -1,8 +1,9 @@
 // Client-side label selectors: apimachinery's metav1.LabelSelectorAsSelector and
 // labels.Selector.Matches, with NewRequirement's validation and its exact error texts, for code
 // that filters objects it already holds (e.g. ClusterCatalogs picked by a ClusterExtension).
+import { DNS1123_SUBDOMAIN, DNS1123_SUBDOMAIN_FMT, maxLenError, regexError } from '../gocompat/index.ts';
 import type { LabelSelector } from '../../../api/meta/v1.ts';
-import { goQuote } from '../semver/index.ts';
+import { goQuote } from '../gocompat/index.ts';
 
 /** A parsed selector; `matches` is apimachinery's `Selector.Matches(labels.Set)`. */
 export interface LabelMatcher {
@@ -31,23 +32,10 @@ const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_FMT})?`;
 const LABEL_VALUE_RE = new RegExp(`^${LABEL_VALUE_FMT}$`);
 const LABEL_VALUE_MSG =
   "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const DNS1123_SUBDOMAIN_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*';
-const DNS1123_SUBDOMAIN_RE = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
+const DNS1123_SUBDOMAIN_RE = DNS1123_SUBDOMAIN;
 const DNS1123_SUBDOMAIN_MSG =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 
-/** validation.RegexError (its double space between examples included). */
-function regexError(msg: string, fmt: string, ...examples: string[]): string {
-  if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
-  let s = `${msg} (e.g. `;
-  examples.forEach((e, i) => {
-    if (i > 0) s += ' or ';
-    s += `'${e}', `;
-  });
-  return `${s}regex used for validation is '${fmt}')`;
-}
-
-const maxLenError = (n: number): string => `must be no more than ${n} characters`;
 const byteLength = (s: string): number => Buffer.byteLength(s, 'utf8');
 
 /** validation.IsQualifiedName. */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { TerminalError } from '../controller/errors.ts';
+import { TerminalError } from '../controller/index.ts';
 import { type LogLevel, type LoggerOptions, createLogger, noopLogger, parseLogLevel } from './logger.ts';
 
 const NOW = new Date('2026-11-22T07:40:00.123Z');

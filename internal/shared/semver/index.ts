@@ -19,4 +19,3 @@ export { parseConstraints } from './masterminds-constraints.ts';
 
 export type { SemverErrorCode } from './errors.ts';
 export { BlangError, MastermindsError, SemverError, isSemverError } from './errors.ts';
-export { goQuote } from './golang.ts';

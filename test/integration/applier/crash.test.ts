@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
 import type { RevisionApplier } from '../../../internal/operator-controller/applier/index.ts';
-import type { BundleRef } from '../../../internal/operator-controller/controller/ports.ts';
+import type { BundleRef } from '../../../internal/operator-controller/controller/index.ts';
 import type { KubeClient } from '../../../internal/shared/kube/index.ts';
 import {
   adminClient,

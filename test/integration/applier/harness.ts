@@ -4,7 +4,7 @@
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
 import { RevisionApplier, RevisionSecretType, type RevisionApplierOptions } from '../../../internal/operator-controller/applier/index.ts';
-import type { BundleRef } from '../../../internal/operator-controller/controller/ports.ts';
+import type { BundleRef } from '../../../internal/operator-controller/controller/index.ts';
 import { KubeClient, isNotFound, type ApplyOptions, type DeleteOptions, type ObjectRef, type PatchOptions, type PatchType, type WriteOptions } from '../../../internal/shared/kube/index.ts';
 import { controlPlane } from '../../support/env.ts';
 import { widgetCrdWithSchema } from '../../support/bundles.ts';

@@ -4,7 +4,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaultImplementations } from '../../../internal/catalogd/implementations.ts';
+import { defaultImplementations } from '../../../internal/catalogd/index.ts';
 import { catalogdSetup, type CatalogdOptions, type CatalogdParts } from '../../../internal/catalogd/index.ts';
 import { ItemExponentialFailureRateLimiter } from '../../../internal/shared/controller/index.ts';
 import { KubeClient } from '../../../internal/shared/kube/index.ts';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { forceRemove } from '../../../internal/shared/image/apply.ts'; // read-only trees; not public
+import { forceRemove } from '../../../internal/shared/image/index.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
 import { freePort, waitFor } from '../../support/net.ts';

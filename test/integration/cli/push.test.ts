@@ -13,7 +13,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCaptured } from '../../../internal/cli/index.ts';
 import { loadRegistryV1 } from '../../../internal/operator-controller/render/index.ts';
-import { BUNDLE_PATHS } from '../../../internal/operator-controller/unpack/unpacker.ts';
+import { BUNDLE_PATHS } from '../../../internal/operator-controller/unpack/index.ts';
 import { bundleImage, publishCatalog } from '../../../internal/publish/index.ts';
 import { validateDirectory } from '../../../internal/shared/fbc/index.ts';
 import {

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request, type Dispatcher } from 'undici';
-import { forceRemove } from '../../../internal/shared/image/apply.ts'; // read-only trees; not public
+import { forceRemove } from '../../../internal/shared/image/index.ts';
 import { CachingImagePuller, type CachingImagePullerOptions } from '../../../internal/shared/image/index.ts';
 
 export interface Seen {

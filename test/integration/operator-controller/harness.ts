@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Condition } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
-import { defaultImplementations } from '../../../internal/operator-controller/implementations.ts';
+import { defaultImplementations } from '../../../internal/operator-controller/index.ts';
 import { operatorControllerSetup, type OperatorControllerOptions, type OperatorControllerParts } from '../../../internal/operator-controller/index.ts';
 import { ItemExponentialFailureRateLimiter } from '../../../internal/shared/controller/index.ts';
 import { KubeClient } from '../../../internal/shared/kube/index.ts';

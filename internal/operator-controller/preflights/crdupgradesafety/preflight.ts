@@ -2,7 +2,7 @@
 // is checked against the existing one; all failures are reported in one error.
 import type { KubeObject } from '../../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../../api/v1/index.ts';
-import type { InstallPreflight } from '../../controller/ports.ts';
+import type { InstallPreflight } from '../../controller/index.ts';
 import { OLM_CRDIFY_CONFIG, resolveConfig, type CrdifyConfig } from './config.ts';
 import { isCrd, type Crd } from './schema.ts';
 import { upgradeMessage, validateUpgrade } from './validate.ts';

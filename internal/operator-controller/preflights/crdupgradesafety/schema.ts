@@ -118,10 +118,7 @@ function goJsonString(s: string): string {
 
 export const schemasEqual = (a: Schema, b: Schema): boolean => canonicalJson(a) === canonicalJson(b);
 
-/** Go's `%q` of a string. */
-export function goQuote(s: string): string {
-  return JSON.stringify(s).replace(/\\u00([0-7][0-9a-f])/g, '\\x$1');
-}
+export { goQuote } from '../../../shared/gocompat/index.ts';
 
 /** Go's `%v` of a number whose magnitude JavaScript prints without an exponent the same way (see gofmt.ts goFloat). */
 export function goNumber(n: number): string {
@@ -130,8 +127,7 @@ export function goNumber(n: number): string {
   return s.replace(/e([+-])(\d)$/, 'e$10$2');
 }
 
-/** Go's `%v` of a []string: `[a b c]`. */
-export const goList = (items: readonly string[]): string => `[${items.join(' ')}]`;
+export { goStringSlice as goList } from '../../../shared/gocompat/index.ts';
 
 /** Orders version names as apimachinery's CompareKubeAwareVersionStrings: least important first. */
 export function compareKubeAwareVersions(a: string, b: string): number {

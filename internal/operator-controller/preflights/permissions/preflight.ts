@@ -3,7 +3,7 @@
 // do everything the apply needs, and report every missing rule at once.
 import type { KubeObject } from '../../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../../api/v1/index.ts';
-import type { InstallPreflight } from '../../controller/ports.ts';
+import type { InstallPreflight } from '../../controller/index.ts';
 import {
   attributesKey,
   breakdownRule,

@@ -1,7 +1,7 @@
 // Policy rules and the requests an apply makes, in the shapes operator-controller's historical
 // pre-authorizer used (olmv1.md §5.5): what to ask the authorizer, how a denied request becomes a
 // missing rule, how missing rules are compacted, and the message listing them.
-import { goQuote } from '../crdupgradesafety/schema.ts';
+import { goQuote } from '../../../shared/gocompat/index.ts';
 
 /** rbac.authorization.k8s.io/v1 PolicyRule. */
 export interface PolicyRule {

@@ -1,0 +1,15 @@
+// Go and Kubernetes compatibility helpers: the one home for Go's string quoting and trimming and apimachinery's
+// name validation. See README.md.
+export { goQuote, goSplitN, goStringSlice, goTrimSpace, isGoSpace } from './go.ts';
+export {
+  DNS1123_LABEL,
+  DNS1123_LABEL_FMT,
+  DNS1123_LABEL_MAX_LENGTH,
+  DNS1123_SUBDOMAIN,
+  DNS1123_SUBDOMAIN_FMT,
+  DNS1123_SUBDOMAIN_MAX_LENGTH,
+  dns1123LabelErrors,
+  dns1123SubdomainErrors,
+  maxLenError,
+  regexError,
+} from './validation.ts';
