@@ -22,7 +22,7 @@ import { OwnedObjectWatcher } from './applier/index.ts';
 import { registryAccess, type Cache, type ManagerContext, type ManagerParts } from '../shared/manager/index.ts';
 import type { Logger, Metrics } from '../shared/observability/index.ts';
 import type { CatalogContentClient } from './contentclient/index.ts';
-import { ClusterExtensionReconciler, eventRecorder, type BundleApplier, type BundleRenderer, type BundleResolver, type InstallPreflight } from './controller/index.ts';
+import { ClusterExtensionReconciler, clusterExtensionSteps, eventRecorder, kubeFinalizers, type BundleApplier, type BundleRenderer, type BundleResolver, type InstallPreflight } from './controller/index.ts';
 import type { OperatorControllerOptions } from './options.ts';
 import { imageBundleUnpacker } from './unpack/index.ts';
 
@@ -91,15 +91,20 @@ export function operatorControllerSetup(
     const log = logger.child({ controller: 'clusterextension' });
     // Bound late: events only arrive once the controller below exists.
     const owned = new OwnedObjectWatcher({ client, enqueue: (name) => controller.enqueue(name), logger: logger.child({ component: 'owned-objects' }) });
-    const reconciler = new ClusterExtensionReconciler({
-      client,
-      get: (key) => extensions.get(key),
+    // The pipeline is assembled here, where its implementations are chosen.
+    const steps = clusterExtensionSteps({
+      finalizers: kubeFinalizers(client),
       resolver: impl.resolver({ listCatalogs: () => catalogs.list(), content, metrics }),
       unpacker: imageBundleUnpacker(puller),
       renderer: impl.renderer(),
       preflights: impl.preflights({ client, logger: log }),
       applier: impl.applier({ client, systemNamespace: options.systemNamespace, logger: log, applied: (objects) => owned.watch(objects) }),
       events: eventRecorder(client, 'operator-controller', log),
+    });
+    const reconciler = new ClusterExtensionReconciler({
+      client,
+      get: (key) => extensions.get(key),
+      steps,
       logger: log,
       ...(options.resyncMs !== undefined && { resyncMs: options.resyncMs }),
     });

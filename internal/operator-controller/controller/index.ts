@@ -1,5 +1,5 @@
-// The ClusterExtension pipeline: the ports each stage implements (ports.ts), the reconciler that strings them
-// together (reconciler.ts) and its Events (events.ts). See README.md.
+// The ClusterExtension pipeline: the ports each stage implements (ports.ts), the steps over them (steps.ts), the
+// reconciler that runs the step list and writes status (reconciler.ts) and its Events (events.ts). See README.md.
 export type {
   ApplyOutcome,
   BundleApplier,
@@ -13,5 +13,26 @@ export type {
   Resolution,
   UninstallOutcome,
 } from './ports.ts';
-export { CLEANUP_FINALIZER, ClusterExtensionReconciler, type ClusterExtensionReconcilerOptions } from './reconciler.ts';
+export { ClusterExtensionReconciler, type ClusterExtensionReconcilerOptions } from './reconciler.ts';
+export {
+  CLEANUP_FINALIZER,
+  NOT_READY_RECHECK_MS,
+  UNINSTALL_RECHECK_MS,
+  apply,
+  clusterExtensionSteps,
+  kubeFinalizers,
+  ensureFinalizer,
+  handleDeletion,
+  preflights,
+  readInstalled,
+  render,
+  reportInstalled,
+  resolve,
+  unpack,
+  validate,
+  type ExtensionState,
+  type ExtensionStep,
+  type ExtensionStepPorts,
+  type Finalizers,
+} from './steps.ts';
 export { eventRecorder, type EventRecorder } from './events.ts';
