@@ -119,6 +119,7 @@ export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementa
     const serveUntilStopped = async (signal: AbortSignal): Promise<void> => {
       await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
       await server.close();
+      await content.close();
       await registry.close();
     };
 

@@ -129,6 +129,7 @@ export function operatorControllerSetup(
 
     const closeAll = async (signal: AbortSignal): Promise<void> => {
       await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+      await puller.close(); // in-flight bundle unpacks stop and clean up before the process goes
       await Promise.all([registry.close(), owned.stop()]);
     };
 

@@ -53,6 +53,8 @@ export interface CatalogContent {
    * under the lock (so nothing committed after it was computed can be collected by mistake).
    */
   garbageCollect(keep: () => ReadonlySet<string>): Promise<string[]>;
+  /** Stops the pulls in flight and waits until they have cleaned up (on shutdown). */
+  close(): Promise<void>;
 }
 
 // metadata.name of a cluster-scoped object: a DNS-1123 subdomain, so always one safe path component.
@@ -99,6 +101,9 @@ export function createCatalogContent(options: CatalogContentOptions): CatalogCon
 
   return {
     pull: async (name, ref, signal) => pullerFor(name).pull(ref, { catalog: true, ...(signal && { signal }) }),
+    close: async () => {
+      await Promise.all([...pullers.values()].map((p) => p.close()));
+    },
 
     commit: (name, image, opts = {}) =>
       serial(async () => {

@@ -50,6 +50,7 @@ function fakeContent() {
   const log: string[] = [];
   let failPull: Error | undefined;
   const content: CatalogContent = {
+    close: async () => undefined,
     async pull(name, ref) {
       log.push(`pull ${name} ${ref}`);
       if (failPull) throw failPull;

@@ -85,6 +85,7 @@ function fakeContent() {
   const deletes: string[] = [];
   const failures: { pull?: Error; store?: Error; delete?: Error } = {};
   const content: CatalogContent = {
+    close: async () => undefined,
     async pull(name, ref) {
       pulls.push(`${name} ${ref}`);
       if (failures.pull) throw failures.pull;

@@ -160,7 +160,15 @@ export class CachingImagePuller implements ImagePuller {
     this.log = options.logger ?? silentLogger;
   }
 
+  /**
+   * Stops every pull in flight and waits until each has cleaned up after itself (a caller that gave up on a pull
+   * returns at once, while the unpack it started still removes its temporary directory), then closes the client
+   * when this puller made it. After close, nothing writes under the cache directory.
+   */
   async close(): Promise<void> {
+    const flights = [...this.inflight.values()];
+    for (const f of flights) f.controller.abort(new Error('the image puller is closing'));
+    await Promise.allSettled(flights.map((f) => f.promise));
     if (this.ownsClient) await this.client.close();
   }
 
