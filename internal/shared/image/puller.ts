@@ -141,6 +141,7 @@ export class CachingImagePuller implements ImagePuller {
   private readonly layerConcurrency: number;
   private readonly log: Logger;
   private readonly inflight = new Map<string, InFlight>();
+  private closing: Promise<void> | undefined;
   private readonly tmpInUse = new Set<string>();
   private ready: Promise<void> | undefined;
 
@@ -165,11 +166,14 @@ export class CachingImagePuller implements ImagePuller {
    * returns at once, while the unpack it started still removes its temporary directory), then closes the client
    * when this puller made it. After close, nothing writes under the cache directory.
    */
-  async close(): Promise<void> {
-    const flights = [...this.inflight.values()];
-    for (const f of flights) f.controller.abort(new Error('the image puller is closing'));
-    await Promise.allSettled(flights.map((f) => f.promise));
-    if (this.ownsClient) await this.client.close();
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      const flights = [...this.inflight.values()];
+      for (const f of flights) f.controller.abort(new Error('the image puller is closing'));
+      await Promise.allSettled(flights.map((f) => f.promise));
+      if (this.ownsClient) await this.client.close();
+    })();
+    return this.closing;
   }
 
   async pull(refText: string, opts: PullOptions = {}): Promise<PulledImage> {

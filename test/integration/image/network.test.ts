@@ -172,6 +172,37 @@ describe('flaky connections', () => {
   });
 });
 
+describe('shutdown', () => {
+  it('close() stops a pull its caller gave up on and returns only once its temporary directory is gone', async () => {
+    const pushed = await push();
+    const layer = pushed.layers[0]?.digest ?? '';
+    let stalled!: () => void;
+    const reachedBlob = new Promise<void>((resolve) => (stalled = resolve));
+    const proxy = await track(
+      startProxy(registry().url, async (req, res, ctx) => {
+        if (!isBlobGet(req) || !req.url?.endsWith(layer)) return false;
+        const up = await ctx.forward();
+        const body = Buffer.from(await up.body.arrayBuffer());
+        // Half the blob, then nothing until the client goes away.
+        res.writeHead(200, { 'content-length': String(body.length), 'content-type': 'application/octet-stream' });
+        res.write(body.subarray(0, body.length >> 1));
+        stalled();
+        await new Promise<void>((resolve) => res.on('close', () => resolve()));
+        return true;
+      }),
+    );
+    const puller = box.puller({ registry: { insecureRegistries: [proxy.host], retries: 0 } });
+    const caller = new AbortController();
+    const pulling = rejectionOf(puller.pull(`${proxy.host}/${repoOf(pushed)}`, { catalog: true, signal: caller.signal }));
+    await reachedBlob;
+    expect((await box.cacheContents()).filter((e) => e.startsWith('.tmp-'))).toHaveLength(1);
+    caller.abort(new Error('the caller gave up'));
+    expect((await pulling).message).toBe('the caller gave up');
+    await puller.close();
+    expect((await box.cacheContents()).filter((e) => e.startsWith('.tmp-'))).toEqual([]);
+  });
+});
+
 describe('auth', () => {
   /** A proxy that wants `Bearer tok-<n>` tokens from its own /token endpoint, given Basic alice:s3cret. */
   async function bearerProxy(): Promise<{ proxy: TestServer; tokens: IncomingMessage[] }> {
