@@ -1,8 +1,8 @@
 // The CatalogSource CRD (operators.coreos.com, v1alpha1): the single source of
 // config/crd/bases/operators.coreos.com_catalogsources.yaml. Field for field upstream's CRD; descriptions are our own words.
 // Embedded Kubernetes types come from kube-types.json (see README.md).
-import type { CustomResourceDefinition, JSONSchemaProps } from '../../v1/schema/types.ts';
-import { apiVersionProperty, kindProperty, metadataProperty } from './common.ts';
+import type { JSONSchemaProps } from '../../v1/schema/types.ts';
+import { apiVersionProperty, classicCRD, kindProperty, metadataProperty } from './common.ts';
 import { kube } from './kube.ts';
 
 const v1alpha1Schema: JSONSchemaProps = {
@@ -218,23 +218,12 @@ const v1alpha1Schema: JSONSchemaProps = {
   },
 };
 
-export const catalogSourceCRD: CustomResourceDefinition = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'catalogsources.operators.coreos.com' },
-  spec: {
-    group: 'operators.coreos.com',
-    names: { categories: ['olm'], kind: 'CatalogSource', listKind: 'CatalogSourceList', plural: 'catalogsources', shortNames: ['catsrc'], singular: 'catalogsource' },
-    scope: 'Namespaced',
-    versions: [
-    {
-      name: 'v1alpha1',
-      served: true,
-      storage: true,
-      additionalPrinterColumns: [{ description: 'displayName of the catalog', jsonPath: '.spec.displayName', name: 'Display', type: 'string' }, { description: 'how the catalog is served', jsonPath: '.spec.sourceType', name: 'Type', type: 'string' }, { description: 'who publishes the catalog', jsonPath: '.spec.publisher', name: 'Publisher', type: 'string' }, { jsonPath: '.metadata.creationTimestamp', name: 'Age', type: 'date' }],
-      schema: { openAPIV3Schema: v1alpha1Schema },
-      subresources: { status: {} },
-    },
-    ],
-  },
-};
+export const catalogSourceCRD = classicCRD({
+  kind: 'CatalogSource',
+  plural: 'catalogsources',
+  shortNames: ['catsrc'],
+  scope: 'Namespaced',
+  versions: [
+    { name: 'v1alpha1', storage: true, schema: v1alpha1Schema, printerColumns: [{ description: 'displayName of the catalog', jsonPath: '.spec.displayName', name: 'Display', type: 'string' }, { description: 'how the catalog is served', jsonPath: '.spec.sourceType', name: 'Type', type: 'string' }, { description: 'who publishes the catalog', jsonPath: '.spec.publisher', name: 'Publisher', type: 'string' }, { jsonPath: '.metadata.creationTimestamp', name: 'Age', type: 'date' }] },
+  ],
+});

@@ -1,9 +1,137 @@
 // The ClusterServiceVersion CRD (operators.coreos.com, v1alpha1): the single source of
 // config/crd/bases/operators.coreos.com_clusterserviceversions.yaml. Field for field upstream's CRD; descriptions are our own words.
 // Embedded Kubernetes types come from kube-types.json (see README.md).
-import type { CustomResourceDefinition, JSONSchemaProps } from '../../v1/schema/types.ts';
-import { apiVersionProperty, kindProperty, metadataProperty } from './common.ts';
+import type { JSONSchemaProps } from '../../v1/schema/types.ts';
+import { apiVersionProperty, classicCRD, kindProperty, metadataProperty } from './common.ts';
 import { kube } from './kube.ts';
+
+/** A list of descriptors (actions, spec or status fields) of an API, for user interfaces. */
+function descriptors(description: string): JSONSchemaProps {
+  return {
+    type: 'array',
+    items: {
+      description,
+      type: 'object',
+      required: ['path'],
+      properties: {
+        description: {
+          type: 'string',
+        },
+        displayName: {
+          type: 'string',
+        },
+        path: {
+          type: 'string',
+        },
+        value: {
+          description: 'value is arbitrary JSON kept as written.',
+          type: 'string',
+          format: 'byte',
+        },
+        'x-descriptors': {
+          type: 'array',
+          items: {
+            type: 'string',
+          },
+        },
+      },
+    },
+  };
+}
+
+/** The kinds of Kubernetes objects an API makes use of. */
+const apiResources: JSONSchemaProps = {
+  type: 'array',
+  items: {
+    description: 'A kind of Kubernetes object the API makes use of.',
+    type: 'object',
+    required: ['kind', 'name', 'version'],
+    properties: {
+      kind: {
+        description: 'kind of the object type.',
+        type: 'string',
+      },
+      name: {
+        description: 'name is the plural resource name of a custom resource type; empty for built-in types.',
+        type: 'string',
+      },
+      version: {
+        description: 'version of the object type.',
+        type: 'string',
+      },
+    },
+  },
+};
+
+const apiServiceDescriptions: JSONSchemaProps = {
+  type: 'array',
+  items: {
+    description: 'One aggregated API (APIService) and how it is served.',
+    type: 'object',
+    required: ['group', 'kind', 'name', 'version'],
+    properties: {
+      actionDescriptors: descriptors('An action that can be taken on an instance of the API, for user interfaces.'),
+      containerPort: {
+        type: 'integer',
+        format: 'int32',
+      },
+      deploymentName: {
+        type: 'string',
+      },
+      description: {
+        type: 'string',
+      },
+      displayName: {
+        type: 'string',
+      },
+      group: {
+        type: 'string',
+      },
+      kind: {
+        type: 'string',
+      },
+      name: {
+        type: 'string',
+      },
+      resources: apiResources,
+      specDescriptors: descriptors('Describes one field of the spec of the API, for user interfaces.'),
+      statusDescriptors: descriptors('Describes one field of the status of the API, for user interfaces.'),
+      version: {
+        type: 'string',
+      },
+    },
+  },
+};
+
+const crdDescriptions: JSONSchemaProps = {
+  type: 'array',
+  items: {
+    description: 'One custom resource type with the details user interfaces show.',
+    type: 'object',
+    required: ['kind', 'name', 'version'],
+    properties: {
+      actionDescriptors: descriptors('An action that can be taken on an instance of the API, for user interfaces.'),
+      description: {
+        type: 'string',
+      },
+      displayName: {
+        type: 'string',
+      },
+      kind: {
+        type: 'string',
+      },
+      name: {
+        type: 'string',
+      },
+      resources: apiResources,
+      specDescriptors: descriptors('Describes one field of the spec of the API, for user interfaces.'),
+      statusDescriptors: descriptors('Describes one field of the status of the API, for user interfaces.'),
+      version: {
+        type: 'string',
+      },
+    },
+  },
+};
 
 const v1alpha1Schema: JSONSchemaProps = {
   description: 'A ClusterServiceVersion describes one version of an operator: what it installs, which APIs it owns and needs, and how it may be installed.',
@@ -29,300 +157,8 @@ const v1alpha1Schema: JSONSchemaProps = {
           description: 'apiservicedefinitions lists the aggregated APIs the operator serves (owned) and needs (required).',
           type: 'object',
           properties: {
-            owned: {
-              type: 'array',
-              items: {
-                description: 'One aggregated API (APIService) and how it is served.',
-                type: 'object',
-                required: ['group', 'kind', 'name', 'version'],
-                properties: {
-                  actionDescriptors: {
-                    type: 'array',
-                    items: {
-                      description: 'An action that can be taken on an instance of the API, for user interfaces.',
-                      type: 'object',
-                      required: ['path'],
-                      properties: {
-                        description: {
-                          type: 'string',
-                        },
-                        displayName: {
-                          type: 'string',
-                        },
-                        path: {
-                          type: 'string',
-                        },
-                        value: {
-                          description: 'value is arbitrary JSON kept as written.',
-                          type: 'string',
-                          format: 'byte',
-                        },
-                        'x-descriptors': {
-                          type: 'array',
-                          items: {
-                            type: 'string',
-                          },
-                        },
-                      },
-                    },
-                  },
-                  containerPort: {
-                    type: 'integer',
-                    format: 'int32',
-                  },
-                  deploymentName: {
-                    type: 'string',
-                  },
-                  description: {
-                    type: 'string',
-                  },
-                  displayName: {
-                    type: 'string',
-                  },
-                  group: {
-                    type: 'string',
-                  },
-                  kind: {
-                    type: 'string',
-                  },
-                  name: {
-                    type: 'string',
-                  },
-                  resources: {
-                    type: 'array',
-                    items: {
-                      description: 'A kind of Kubernetes object the API makes use of.',
-                      type: 'object',
-                      required: ['kind', 'name', 'version'],
-                      properties: {
-                        kind: {
-                          description: 'kind of the object type.',
-                          type: 'string',
-                        },
-                        name: {
-                          description: 'name is the plural resource name of a custom resource type; empty for built-in types.',
-                          type: 'string',
-                        },
-                        version: {
-                          description: 'version of the object type.',
-                          type: 'string',
-                        },
-                      },
-                    },
-                  },
-                  specDescriptors: {
-                    type: 'array',
-                    items: {
-                      description: 'Describes one field of the spec of the API, for user interfaces.',
-                      type: 'object',
-                      required: ['path'],
-                      properties: {
-                        description: {
-                          type: 'string',
-                        },
-                        displayName: {
-                          type: 'string',
-                        },
-                        path: {
-                          type: 'string',
-                        },
-                        value: {
-                          description: 'value is arbitrary JSON kept as written.',
-                          type: 'string',
-                          format: 'byte',
-                        },
-                        'x-descriptors': {
-                          type: 'array',
-                          items: {
-                            type: 'string',
-                          },
-                        },
-                      },
-                    },
-                  },
-                  statusDescriptors: {
-                    type: 'array',
-                    items: {
-                      description: 'Describes one field of the status of the API, for user interfaces.',
-                      type: 'object',
-                      required: ['path'],
-                      properties: {
-                        description: {
-                          type: 'string',
-                        },
-                        displayName: {
-                          type: 'string',
-                        },
-                        path: {
-                          type: 'string',
-                        },
-                        value: {
-                          description: 'value is arbitrary JSON kept as written.',
-                          type: 'string',
-                          format: 'byte',
-                        },
-                        'x-descriptors': {
-                          type: 'array',
-                          items: {
-                            type: 'string',
-                          },
-                        },
-                      },
-                    },
-                  },
-                  version: {
-                    type: 'string',
-                  },
-                },
-              },
-            },
-            required: {
-              type: 'array',
-              items: {
-                description: 'One aggregated API (APIService) and how it is served.',
-                type: 'object',
-                required: ['group', 'kind', 'name', 'version'],
-                properties: {
-                  actionDescriptors: {
-                    type: 'array',
-                    items: {
-                      description: 'An action that can be taken on an instance of the API, for user interfaces.',
-                      type: 'object',
-                      required: ['path'],
-                      properties: {
-                        description: {
-                          type: 'string',
-                        },
-                        displayName: {
-                          type: 'string',
-                        },
-                        path: {
-                          type: 'string',
-                        },
-                        value: {
-                          description: 'value is arbitrary JSON kept as written.',
-                          type: 'string',
-                          format: 'byte',
-                        },
-                        'x-descriptors': {
-                          type: 'array',
-                          items: {
-                            type: 'string',
-                          },
-                        },
-                      },
-                    },
-                  },
-                  containerPort: {
-                    type: 'integer',
-                    format: 'int32',
-                  },
-                  deploymentName: {
-                    type: 'string',
-                  },
-                  description: {
-                    type: 'string',
-                  },
-                  displayName: {
-                    type: 'string',
-                  },
-                  group: {
-                    type: 'string',
-                  },
-                  kind: {
-                    type: 'string',
-                  },
-                  name: {
-                    type: 'string',
-                  },
-                  resources: {
-                    type: 'array',
-                    items: {
-                      description: 'A kind of Kubernetes object the API makes use of.',
-                      type: 'object',
-                      required: ['kind', 'name', 'version'],
-                      properties: {
-                        kind: {
-                          description: 'kind of the object type.',
-                          type: 'string',
-                        },
-                        name: {
-                          description: 'name is the plural resource name of a custom resource type; empty for built-in types.',
-                          type: 'string',
-                        },
-                        version: {
-                          description: 'version of the object type.',
-                          type: 'string',
-                        },
-                      },
-                    },
-                  },
-                  specDescriptors: {
-                    type: 'array',
-                    items: {
-                      description: 'Describes one field of the spec of the API, for user interfaces.',
-                      type: 'object',
-                      required: ['path'],
-                      properties: {
-                        description: {
-                          type: 'string',
-                        },
-                        displayName: {
-                          type: 'string',
-                        },
-                        path: {
-                          type: 'string',
-                        },
-                        value: {
-                          description: 'value is arbitrary JSON kept as written.',
-                          type: 'string',
-                          format: 'byte',
-                        },
-                        'x-descriptors': {
-                          type: 'array',
-                          items: {
-                            type: 'string',
-                          },
-                        },
-                      },
-                    },
-                  },
-                  statusDescriptors: {
-                    type: 'array',
-                    items: {
-                      description: 'Describes one field of the status of the API, for user interfaces.',
-                      type: 'object',
-                      required: ['path'],
-                      properties: {
-                        description: {
-                          type: 'string',
-                        },
-                        displayName: {
-                          type: 'string',
-                        },
-                        path: {
-                          type: 'string',
-                        },
-                        value: {
-                          description: 'value is arbitrary JSON kept as written.',
-                          type: 'string',
-                          format: 'byte',
-                        },
-                        'x-descriptors': {
-                          type: 'array',
-                          items: {
-                            type: 'string',
-                          },
-                        },
-                      },
-                    },
-                  },
-                  version: {
-                    type: 'string',
-                  },
-                },
-              },
-            },
+            owned: apiServiceDescriptions,
+            required: apiServiceDescriptions,
           },
         },
         cleanup: {
@@ -339,280 +175,8 @@ const v1alpha1Schema: JSONSchemaProps = {
           description: 'customresourcedefinitions lists the CRDs the operator owns and needs; an owned CRD counts as required too.',
           type: 'object',
           properties: {
-            owned: {
-              type: 'array',
-              items: {
-                description: 'One custom resource type with the details user interfaces show.',
-                type: 'object',
-                required: ['kind', 'name', 'version'],
-                properties: {
-                  actionDescriptors: {
-                    type: 'array',
-                    items: {
-                      description: 'An action that can be taken on an instance of the API, for user interfaces.',
-                      type: 'object',
-                      required: ['path'],
-                      properties: {
-                        description: {
-                          type: 'string',
-                        },
-                        displayName: {
-                          type: 'string',
-                        },
-                        path: {
-                          type: 'string',
-                        },
-                        value: {
-                          description: 'value is arbitrary JSON kept as written.',
-                          type: 'string',
-                          format: 'byte',
-                        },
-                        'x-descriptors': {
-                          type: 'array',
-                          items: {
-                            type: 'string',
-                          },
-                        },
-                      },
-                    },
-                  },
-                  description: {
-                    type: 'string',
-                  },
-                  displayName: {
-                    type: 'string',
-                  },
-                  kind: {
-                    type: 'string',
-                  },
-                  name: {
-                    type: 'string',
-                  },
-                  resources: {
-                    type: 'array',
-                    items: {
-                      description: 'A kind of Kubernetes object the API makes use of.',
-                      type: 'object',
-                      required: ['kind', 'name', 'version'],
-                      properties: {
-                        kind: {
-                          description: 'kind of the object type.',
-                          type: 'string',
-                        },
-                        name: {
-                          description: 'name is the plural resource name of a custom resource type; empty for built-in types.',
-                          type: 'string',
-                        },
-                        version: {
-                          description: 'version of the object type.',
-                          type: 'string',
-                        },
-                      },
-                    },
-                  },
-                  specDescriptors: {
-                    type: 'array',
-                    items: {
-                      description: 'Describes one field of the spec of the API, for user interfaces.',
-                      type: 'object',
-                      required: ['path'],
-                      properties: {
-                        description: {
-                          type: 'string',
-                        },
-                        displayName: {
-                          type: 'string',
-                        },
-                        path: {
-                          type: 'string',
-                        },
-                        value: {
-                          description: 'value is arbitrary JSON kept as written.',
-                          type: 'string',
-                          format: 'byte',
-                        },
-                        'x-descriptors': {
-                          type: 'array',
-                          items: {
-                            type: 'string',
-                          },
-                        },
-                      },
-                    },
-                  },
-                  statusDescriptors: {
-                    type: 'array',
-                    items: {
-                      description: 'Describes one field of the status of the API, for user interfaces.',
-                      type: 'object',
-                      required: ['path'],
-                      properties: {
-                        description: {
-                          type: 'string',
-                        },
-                        displayName: {
-                          type: 'string',
-                        },
-                        path: {
-                          type: 'string',
-                        },
-                        value: {
-                          description: 'value is arbitrary JSON kept as written.',
-                          type: 'string',
-                          format: 'byte',
-                        },
-                        'x-descriptors': {
-                          type: 'array',
-                          items: {
-                            type: 'string',
-                          },
-                        },
-                      },
-                    },
-                  },
-                  version: {
-                    type: 'string',
-                  },
-                },
-              },
-            },
-            required: {
-              type: 'array',
-              items: {
-                description: 'One custom resource type with the details user interfaces show.',
-                type: 'object',
-                required: ['kind', 'name', 'version'],
-                properties: {
-                  actionDescriptors: {
-                    type: 'array',
-                    items: {
-                      description: 'An action that can be taken on an instance of the API, for user interfaces.',
-                      type: 'object',
-                      required: ['path'],
-                      properties: {
-                        description: {
-                          type: 'string',
-                        },
-                        displayName: {
-                          type: 'string',
-                        },
-                        path: {
-                          type: 'string',
-                        },
-                        value: {
-                          description: 'value is arbitrary JSON kept as written.',
-                          type: 'string',
-                          format: 'byte',
-                        },
-                        'x-descriptors': {
-                          type: 'array',
-                          items: {
-                            type: 'string',
-                          },
-                        },
-                      },
-                    },
-                  },
-                  description: {
-                    type: 'string',
-                  },
-                  displayName: {
-                    type: 'string',
-                  },
-                  kind: {
-                    type: 'string',
-                  },
-                  name: {
-                    type: 'string',
-                  },
-                  resources: {
-                    type: 'array',
-                    items: {
-                      description: 'A kind of Kubernetes object the API makes use of.',
-                      type: 'object',
-                      required: ['kind', 'name', 'version'],
-                      properties: {
-                        kind: {
-                          description: 'kind of the object type.',
-                          type: 'string',
-                        },
-                        name: {
-                          description: 'name is the plural resource name of a custom resource type; empty for built-in types.',
-                          type: 'string',
-                        },
-                        version: {
-                          description: 'version of the object type.',
-                          type: 'string',
-                        },
-                      },
-                    },
-                  },
-                  specDescriptors: {
-                    type: 'array',
-                    items: {
-                      description: 'Describes one field of the spec of the API, for user interfaces.',
-                      type: 'object',
-                      required: ['path'],
-                      properties: {
-                        description: {
-                          type: 'string',
-                        },
-                        displayName: {
-                          type: 'string',
-                        },
-                        path: {
-                          type: 'string',
-                        },
-                        value: {
-                          description: 'value is arbitrary JSON kept as written.',
-                          type: 'string',
-                          format: 'byte',
-                        },
-                        'x-descriptors': {
-                          type: 'array',
-                          items: {
-                            type: 'string',
-                          },
-                        },
-                      },
-                    },
-                  },
-                  statusDescriptors: {
-                    type: 'array',
-                    items: {
-                      description: 'Describes one field of the status of the API, for user interfaces.',
-                      type: 'object',
-                      required: ['path'],
-                      properties: {
-                        description: {
-                          type: 'string',
-                        },
-                        displayName: {
-                          type: 'string',
-                        },
-                        path: {
-                          type: 'string',
-                        },
-                        value: {
-                          description: 'value is arbitrary JSON kept as written.',
-                          type: 'string',
-                          format: 'byte',
-                        },
-                        'x-descriptors': {
-                          type: 'array',
-                          items: {
-                            type: 'string',
-                          },
-                        },
-                      },
-                    },
-                  },
-                  version: {
-                    type: 'string',
-                  },
-                },
-              },
-            },
+            owned: crdDescriptions,
+            required: crdDescriptions,
           },
         },
         description: {
@@ -1094,23 +658,12 @@ const v1alpha1Schema: JSONSchemaProps = {
   },
 };
 
-export const clusterServiceVersionCRD: CustomResourceDefinition = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'clusterserviceversions.operators.coreos.com' },
-  spec: {
-    group: 'operators.coreos.com',
-    names: { categories: ['olm'], kind: 'ClusterServiceVersion', listKind: 'ClusterServiceVersionList', plural: 'clusterserviceversions', shortNames: ['csv', 'csvs'], singular: 'clusterserviceversion' },
-    scope: 'Namespaced',
-    versions: [
-    {
-      name: 'v1alpha1',
-      served: true,
-      storage: true,
-      additionalPrinterColumns: [{ description: 'displayName of the operator', jsonPath: '.spec.displayName', name: 'Display', type: 'string' }, { description: 'version of the operator', jsonPath: '.spec.version', name: 'Version', type: 'string' }, { description: 'release of that version', jsonPath: '.spec.release', name: 'Release', type: 'string' }, { description: 'CSV this one upgrades', jsonPath: '.spec.replaces', name: 'Replaces', type: 'string' }, { jsonPath: '.status.phase', name: 'Phase', type: 'string' }],
-      schema: { openAPIV3Schema: v1alpha1Schema },
-      subresources: { status: {} },
-    },
-    ],
-  },
-};
+export const clusterServiceVersionCRD = classicCRD({
+  kind: 'ClusterServiceVersion',
+  plural: 'clusterserviceversions',
+  shortNames: ['csv', 'csvs'],
+  scope: 'Namespaced',
+  versions: [
+    { name: 'v1alpha1', storage: true, schema: v1alpha1Schema, printerColumns: [{ description: 'displayName of the operator', jsonPath: '.spec.displayName', name: 'Display', type: 'string' }, { description: 'version of the operator', jsonPath: '.spec.version', name: 'Version', type: 'string' }, { description: 'release of that version', jsonPath: '.spec.release', name: 'Release', type: 'string' }, { description: 'CSV this one upgrades', jsonPath: '.spec.replaces', name: 'Replaces', type: 'string' }, { jsonPath: '.status.phase', name: 'Phase', type: 'string' }] },
+  ],
+});

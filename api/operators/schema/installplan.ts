@@ -1,8 +1,8 @@
 // The InstallPlan CRD (operators.coreos.com, v1alpha1): the single source of
 // config/crd/bases/operators.coreos.com_installplans.yaml. Field for field upstream's CRD; descriptions are our own words.
 // Embedded Kubernetes types come from kube-types.json (see README.md).
-import type { CustomResourceDefinition, JSONSchemaProps } from '../../v1/schema/types.ts';
-import { apiVersionProperty, kindProperty, metadataProperty } from './common.ts';
+import type { JSONSchemaProps } from '../../v1/schema/types.ts';
+import { apiVersionProperty, classicCRD, conditionTextFields, kindProperty, metadataProperty } from './common.ts';
 import { kube } from './kube.ts';
 
 const v1alpha1Schema: JSONSchemaProps = {
@@ -74,22 +74,7 @@ const v1alpha1Schema: JSONSchemaProps = {
                       type: 'string',
                       format: 'date-time',
                     },
-                    message: {
-                      description: 'message explains the condition in words meant for people.',
-                      type: 'string',
-                    },
-                    reason: {
-                      description: 'reason is a short CamelCase word for the last change.',
-                      type: 'string',
-                    },
-                    status: {
-                      description: 'status is True, False or Unknown.',
-                      type: 'string',
-                    },
-                    type: {
-                      description: 'type of the condition.',
-                      type: 'string',
-                    },
+                    ...conditionTextFields,
                   },
                 },
               },
@@ -215,23 +200,12 @@ const v1alpha1Schema: JSONSchemaProps = {
   },
 };
 
-export const installPlanCRD: CustomResourceDefinition = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'installplans.operators.coreos.com' },
-  spec: {
-    group: 'operators.coreos.com',
-    names: { categories: ['olm'], kind: 'InstallPlan', listKind: 'InstallPlanList', plural: 'installplans', shortNames: ['ip'], singular: 'installplan' },
-    scope: 'Namespaced',
-    versions: [
-    {
-      name: 'v1alpha1',
-      served: true,
-      storage: true,
-      additionalPrinterColumns: [{ description: 'first CSV the plan installs', jsonPath: '.spec.clusterServiceVersionNames[0]', name: 'CSV', type: 'string' }, { description: 'Automatic or Manual', jsonPath: '.spec.approval', name: 'Approval', type: 'string' }, { jsonPath: '.spec.approved', name: 'Approved', type: 'boolean' }],
-      schema: { openAPIV3Schema: v1alpha1Schema },
-      subresources: { status: {} },
-    },
-    ],
-  },
-};
+export const installPlanCRD = classicCRD({
+  kind: 'InstallPlan',
+  plural: 'installplans',
+  shortNames: ['ip'],
+  scope: 'Namespaced',
+  versions: [
+    { name: 'v1alpha1', storage: true, schema: v1alpha1Schema, printerColumns: [{ description: 'first CSV the plan installs', jsonPath: '.spec.clusterServiceVersionNames[0]', name: 'CSV', type: 'string' }, { description: 'Automatic or Manual', jsonPath: '.spec.approval', name: 'Approval', type: 'string' }, { jsonPath: '.spec.approved', name: 'Approved', type: 'boolean' }] },
+  ],
+});

@@ -1,8 +1,8 @@
 // The OLMConfig CRD (operators.coreos.com, v1): the single source of
 // config/crd/bases/operators.coreos.com_olmconfigs.yaml. Field for field upstream's CRD; descriptions are our own words.
 // Embedded Kubernetes types come from kube-types.json (see README.md).
-import type { CustomResourceDefinition, JSONSchemaProps } from '../../v1/schema/types.ts';
-import { apiVersionProperty, kindProperty, metadataProperty } from './common.ts';
+import type { JSONSchemaProps } from '../../v1/schema/types.ts';
+import { apiVersionProperty, classicCRD, kindProperty, metadataProperty } from './common.ts';
 import { kube } from './kube.ts';
 
 const v1Schema: JSONSchemaProps = {
@@ -47,22 +47,11 @@ const v1Schema: JSONSchemaProps = {
   },
 };
 
-export const olmConfigCRD: CustomResourceDefinition = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'olmconfigs.operators.coreos.com' },
-  spec: {
-    group: 'operators.coreos.com',
-    names: { categories: ['olm'], kind: 'OLMConfig', listKind: 'OLMConfigList', plural: 'olmconfigs', singular: 'olmconfig' },
-    scope: 'Cluster',
-    versions: [
-    {
-      name: 'v1',
-      served: true,
-      storage: true,
-      schema: { openAPIV3Schema: v1Schema },
-      subresources: { status: {} },
-    },
-    ],
-  },
-};
+export const olmConfigCRD = classicCRD({
+  kind: 'OLMConfig',
+  plural: 'olmconfigs',
+  scope: 'Cluster',
+  versions: [
+    { name: 'v1', storage: true, schema: v1Schema },
+  ],
+});

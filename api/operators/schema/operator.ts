@@ -1,8 +1,8 @@
 // The Operator CRD (operators.coreos.com, v1): the single source of
 // config/crd/bases/operators.coreos.com_operators.yaml. Field for field upstream's CRD; descriptions are our own words.
 // Embedded Kubernetes types come from kube-types.json (see README.md).
-import type { CustomResourceDefinition, JSONSchemaProps } from '../../v1/schema/types.ts';
-import { apiVersionProperty, kindProperty, metadataProperty } from './common.ts';
+import type { JSONSchemaProps } from '../../v1/schema/types.ts';
+import { apiVersionProperty, classicCRD, conditionTextFields, kindProperty, metadataProperty } from './common.ts';
 import { kube } from './kube.ts';
 
 const v1Schema: JSONSchemaProps = {
@@ -55,22 +55,7 @@ const v1Schema: JSONSchemaProps = {
                           type: 'string',
                           format: 'date-time',
                         },
-                        message: {
-                          description: 'message explains the condition in words meant for people.',
-                          type: 'string',
-                        },
-                        reason: {
-                          description: 'reason is a short CamelCase word for the last change.',
-                          type: 'string',
-                        },
-                        status: {
-                          description: 'status is True, False or Unknown.',
-                          type: 'string',
-                        },
-                        type: {
-                          description: 'type of the condition.',
-                          type: 'string',
-                        },
+                        ...conditionTextFields,
                       },
                     },
                   },
@@ -109,22 +94,11 @@ const v1Schema: JSONSchemaProps = {
   },
 };
 
-export const operatorCRD: CustomResourceDefinition = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'operators.operators.coreos.com' },
-  spec: {
-    group: 'operators.coreos.com',
-    names: { categories: ['olm'], kind: 'Operator', listKind: 'OperatorList', plural: 'operators', singular: 'operator' },
-    scope: 'Cluster',
-    versions: [
-    {
-      name: 'v1',
-      served: true,
-      storage: true,
-      schema: { openAPIV3Schema: v1Schema },
-      subresources: { status: {} },
-    },
-    ],
-  },
-};
+export const operatorCRD = classicCRD({
+  kind: 'Operator',
+  plural: 'operators',
+  scope: 'Cluster',
+  versions: [
+    { name: 'v1', storage: true, schema: v1Schema },
+  ],
+});

@@ -1,8 +1,8 @@
 // The Subscription CRD (operators.coreos.com, v1alpha1): the single source of
 // config/crd/bases/operators.coreos.com_subscriptions.yaml. Field for field upstream's CRD; descriptions are our own words.
 // Embedded Kubernetes types come from kube-types.json (see README.md).
-import type { CustomResourceDefinition, JSONSchemaProps } from '../../v1/schema/types.ts';
-import { apiVersionProperty, kindProperty, metadataProperty } from './common.ts';
+import type { JSONSchemaProps } from '../../v1/schema/types.ts';
+import { apiVersionProperty, classicCRD, conditionTextFields, kindProperty, metadataProperty } from './common.ts';
 import { kube } from './kube.ts';
 
 const v1alpha1Schema: JSONSchemaProps = {
@@ -130,22 +130,7 @@ const v1alpha1Schema: JSONSchemaProps = {
                 type: 'string',
                 format: 'date-time',
               },
-              message: {
-                description: 'message explains the condition in words meant for people.',
-                type: 'string',
-              },
-              reason: {
-                description: 'reason is a short CamelCase word for the last change.',
-                type: 'string',
-              },
-              status: {
-                description: 'status is True, False or Unknown.',
-                type: 'string',
-              },
-              type: {
-                description: 'type of the condition.',
-                type: 'string',
-              },
+              ...conditionTextFields,
             },
           },
         },
@@ -200,23 +185,12 @@ const v1alpha1Schema: JSONSchemaProps = {
   },
 };
 
-export const subscriptionCRD: CustomResourceDefinition = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'subscriptions.operators.coreos.com' },
-  spec: {
-    group: 'operators.coreos.com',
-    names: { categories: ['olm'], kind: 'Subscription', listKind: 'SubscriptionList', plural: 'subscriptions', shortNames: ['sub', 'subs'], singular: 'subscription' },
-    scope: 'Namespaced',
-    versions: [
-    {
-      name: 'v1alpha1',
-      served: true,
-      storage: true,
-      additionalPrinterColumns: [{ description: 'package', jsonPath: '.spec.name', name: 'Package', type: 'string' }, { description: 'CatalogSource of the package', jsonPath: '.spec.source', name: 'Source', type: 'string' }, { description: 'channel followed for upgrades', jsonPath: '.spec.channel', name: 'Channel', type: 'string' }],
-      schema: { openAPIV3Schema: v1alpha1Schema },
-      subresources: { status: {} },
-    },
-    ],
-  },
-};
+export const subscriptionCRD = classicCRD({
+  kind: 'Subscription',
+  plural: 'subscriptions',
+  shortNames: ['sub', 'subs'],
+  scope: 'Namespaced',
+  versions: [
+    { name: 'v1alpha1', storage: true, schema: v1alpha1Schema, printerColumns: [{ description: 'package', jsonPath: '.spec.name', name: 'Package', type: 'string' }, { description: 'CatalogSource of the package', jsonPath: '.spec.source', name: 'Source', type: 'string' }, { description: 'channel followed for upgrades', jsonPath: '.spec.channel', name: 'Channel', type: 'string' }] },
+  ],
+});
