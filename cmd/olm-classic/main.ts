@@ -1,14 +1,18 @@
-// olm-classic: the OLM classic (operators.coreos.com) controllers — for now the CatalogSource
-// controller. Wiring only; behaviour lives in internal/classic.
+// olm-classic: the OLM classic (operators.coreos.com) controllers, one process, each capability's parts
+// merged into one manager. Wiring only; behaviour lives in internal/classic.
 import { catalogSourceSetup } from '../../internal/classic/catalogsource/index.ts';
-import { UsageError, main } from '../../internal/shared/manager/index.ts';
+import { UsageError, main, mergeParts, type ManagerParts } from '../../internal/shared/manager/index.ts';
 import { olmClassicFlags, olmClassicOptions } from './flags.ts';
 
 main(
   'olm-classic',
   (values) => {
     try {
-      return catalogSourceSetup(olmClassicOptions(values));
+      const options = olmClassicOptions(values);
+      return async (ctx): Promise<ManagerParts> => {
+        const catalog = await catalogSourceSetup(options)(ctx);
+        return mergeParts(catalog);
+      };
     } catch (err) {
       if (!(err instanceof UsageError)) throw err;
       process.stderr.write(`${err.message}\nRun 'olm-classic --help' for usage.\n`);

@@ -41,6 +41,15 @@ export interface ManagerParts {
 
 export type Setup = (ctx: ManagerContext) => Promise<ManagerParts> | ManagerParts;
 
+/** Several capabilities in one process (e.g. olm-classic's catalog and OLM controllers): their parts side by side. */
+export function mergeParts(...parts: readonly ManagerParts[]): ManagerParts {
+  return {
+    informers: parts.flatMap((p) => p.informers),
+    controllers: parts.flatMap((p) => p.controllers),
+    runnables: parts.flatMap((p) => p.runnables ?? []),
+  };
+}
+
 /**
  * Runs until SIGTERM/SIGINT (exit 0) or until leadership is lost (exit 1, as controller-runtime
  * does, so the pod restarts with a clean state). Never returns normally.
