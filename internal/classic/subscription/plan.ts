@@ -65,7 +65,7 @@ interface Subject {
   name: string;
   namespace: string;
 }
-function bindingHash(roleKind: string, roleName: string, subject: Subject): string {
+export function bindingHash(roleKind: string, roleName: string, subject: Subject): string {
   const roleRef = `{"apiGroup":"rbac.authorization.k8s.io","kind":${goJSONString(roleKind)},"name":${goJSONString(roleName)}}`;
   const subj = `{"kind":${goJSONString(subject.kind)},"name":${goJSONString(subject.name)}${subject.namespace ? `,"namespace":${goJSONString(subject.namespace)}` : ''}}`;
   return sha224base62(`{"RoleRef":${roleRef},"Subjects":[${subj}]}`);
