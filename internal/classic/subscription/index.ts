@@ -29,7 +29,7 @@ import { newNamespaceReconciler } from './sync.ts';
 
 export { bundleSteps, orderSteps, propertiesAnnotation, rbacObjects, stepFor, subscriptionStep } from './plan.ts';
 export { installedEntries, isCopiedCSV, namespaceCatalogs, PropertiesAnnotation } from './sources.ts';
-export { catalogHealth, checkInstallPlan, updateHealth } from './status.ts';
+export { catalogHealth, checkInstallPlan, entryDeprecations, updateDeprecations, updateHealth } from './status.ts';
 export { ExcludeGlobalNamespaceAnnotation, namespaceSyncSteps, newNamespaceReconciler } from './sync.ts';
 export type { NamespaceState, SyncPorts } from './sync.ts';
 

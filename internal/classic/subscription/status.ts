@@ -1,6 +1,7 @@
 // Subscription status rules of upstream's catalog operator: condition set/remove with their equality (type, status,
-// reason, message), catalog health (catalog/subscription/state.go UpdateHealth) and the referenced InstallPlan's
-// conditions (CheckInstallPlanStatus, InstallPlanNotFound).
+// reason, message), catalog health (catalog/subscription/state.go UpdateHealth), the referenced InstallPlan's
+// conditions (CheckInstallPlanStatus, InstallPlanNotFound) and the deprecation conditions (updateDeprecatedStatus).
+import type { CatalogContent } from '../catalogsource/index.ts';
 import {
   AllCatalogSourcesHealthy,
   CatalogSourcesAdded,
@@ -11,10 +12,14 @@ import {
   InstallPlanNotYetReconciled,
   NoCatalogSourcesFound,
   ReferencedInstallPlanNotFound,
+  SubscriptionBundleDeprecated,
   SubscriptionCatalogSourcesUnhealthy,
+  SubscriptionChannelDeprecated,
+  SubscriptionDeprecated,
   SubscriptionInstallPlanFailed,
   SubscriptionInstallPlanMissing,
   SubscriptionInstallPlanPending,
+  SubscriptionPackageDeprecated,
   SubscriptionStateNone,
   SubscriptionStateUpgradePending,
   UnhealthyCatalogSourceFound,
@@ -206,4 +211,63 @@ export function checkInstallPlan(s: Status, ip: InstallPlan | undefined, now: st
   if (conditionsDiffer(before, s.conditions)) s.lastUpdated = now;
   else s.conditions = before ?? [];
   if (s.conditions?.length === 0) delete s.conditions;
+}
+
+export interface EntryDeprecations {
+  readonly package?: string;
+  readonly channel?: string;
+  readonly bundle?: string;
+}
+
+/**
+ * The deprecations of the installed CSV's catalog entry (the Subscription's catalog, package and channel), each
+ * message prefixed as upstream's registry source does: `olm.package/<pkg>: …`, `olm.channel/<ch>: …`,
+ * `olm.bundle/<csv>: …`. Undefined when the entry is not in the catalog.
+ */
+export function entryDeprecations(sub: Subscription, content: CatalogContent | undefined): EntryDeprecations | undefined {
+  const installed = sub.status?.installedCSV;
+  if (!content || !installed) return undefined;
+  const pkg = content.packages.find((p) => p.name === sub.spec.name);
+  const channel = pkg?.channels.find((c) => (!sub.spec.channel || c.name === sub.spec.channel) && c.entries.some((e) => e.name === installed));
+  if (!pkg || !channel) return undefined;
+  const bundle = content.bundles.find((b) => b.package === pkg.name && b.name === installed);
+  return {
+    ...(pkg.deprecation !== undefined && { package: `olm.package/${pkg.name}: ${pkg.deprecation}` }),
+    ...(channel.deprecation !== undefined && { channel: `olm.channel/${channel.name}: ${channel.deprecation}` }),
+    ...(bundle?.deprecation !== undefined && { bundle: `olm.bundle/${installed}: ${bundle.deprecation}` }),
+  };
+}
+
+/** updateDeprecatedStatus: Package/Channel/BundleDeprecated and the Deprecated roll-up (messages joined by "; "). */
+export function updateDeprecations(sub: Subscription, s: Status, deprecations: EntryDeprecations | undefined, now: string): void {
+  if (deprecations === undefined) return;
+  let changed = false;
+  const rollup: string[] = [];
+  const kinds: [string, string | undefined][] = [
+    [SubscriptionPackageDeprecated, deprecations.package],
+    [SubscriptionChannelDeprecated, deprecations.channel],
+    [SubscriptionBundleDeprecated, deprecations.bundle],
+  ];
+  for (const [type, message] of kinds) {
+    const old = getCondition(s, type);
+    if (message !== undefined) {
+      if (type === SubscriptionChannelDeprecated && !sub.spec.channel) {
+        removeConditions(s, type);
+        if (old?.status === 'True') changed = true;
+        continue;
+      }
+      rollup.push(message);
+      if (old?.message !== message) {
+        setCondition(s, { type, status: 'True', message, lastTransitionTime: now });
+        changed = true;
+      }
+    } else if (old?.status === 'True') {
+      removeConditions(s, type);
+      changed = true;
+    }
+  }
+  if (!changed) return;
+  s.lastUpdated = now;
+  if (rollup.length > 0) setCondition(s, { type: SubscriptionDeprecated, status: 'True', message: rollup.join('; '), lastTransitionTime: now });
+  else removeConditions(s, SubscriptionDeprecated);
 }

@@ -37,7 +37,7 @@ import type { CatalogContent } from '../catalogsource/index.ts';
 import { isNotSatisfiable, resolve, type ClassicResolutionMetrics, type ResolvedEntry } from '../resolver/index.ts';
 import { bundleSteps, orderSteps, subscriptionStep } from './plan.ts';
 import { installedEntries, namespaceCatalogs } from './sources.ts';
-import { catalogHealth, checkInstallPlan, removeIfPresent, setIfChanged, updateHealth } from './status.ts';
+import { catalogHealth, checkInstallPlan, entryDeprecations, removeIfPresent, setIfChanged, updateDeprecations, updateHealth } from './status.ts';
 import type { RegistryV1 } from '../../operator-controller/render/index.ts';
 
 /** The OperatorGroup annotation that keeps the global catalog namespace out of a namespace's resolution. */
@@ -119,6 +119,7 @@ export function namespaceSyncSteps(p: SyncPorts): SyncStep<NamespaceState>[] {
         const plans = new Map(p.installPlans(st.namespace).map((ip) => [ip.metadata.name ?? '', ip]));
         for (const w of st.subs) {
           updateHealth(w.sub, w.status, health, st.now);
+          updateDeprecations(w.sub, w.status, entryDeprecations(w.sub, p.content(w.sub.spec.sourceNamespace, w.sub.spec.source)), st.now);
           const ref = w.status.installPlanRef?.name ?? w.status.installplan?.name;
           if (ref !== undefined) checkInstallPlan(w.status, plans.get(ref), st.now);
         }

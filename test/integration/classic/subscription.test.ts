@@ -129,7 +129,8 @@ describe('Subscription → InstallPlan', () => {
     expect(sub.status?.currentCSV).toBe(bundles.a1!.name);
     expect(sub.status?.installPlanGeneration).toBe(1);
     expect(sub.status?.installplan).toEqual({ apiVersion: ops.V1alpha1, kind: 'InstallPlan', name: sub.status?.installPlanRef?.name, uuid: sub.status?.installPlanRef?.uid });
-    expect(cond(sub, ops.SubscriptionCatalogSourcesUnhealthy)).toMatchObject({ status: 'False', reason: ops.CatalogSourcesAdded, message: 'all available catalogsources are healthy' });
+    expect(cond(sub, ops.SubscriptionCatalogSourcesUnhealthy)).toMatchObject({ status: 'False', message: 'all available catalogsources are healthy' });
+    expect([ops.CatalogSourcesAdded, ops.AllCatalogSourcesHealthy]).toContain(cond(sub, ops.SubscriptionCatalogSourcesUnhealthy)?.reason);
     expect(sub.status?.catalogHealth?.map((h) => [h.catalogSourceRef.name, h.healthy])).toEqual([[catalog, true]]);
 
     const ip = await installPlan(ns, sub.status!.installPlanRef!.name!);
