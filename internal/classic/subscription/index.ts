@@ -60,33 +60,19 @@ export function subscriptionSetup(options: SubscriptionOptions): (ctx: ManagerCo
       ...(options.platform && { platform: options.platform }),
       logger: log.child({ component: 'image' }),
     });
-    // Plans this process created that the informer has not shown yet (a sync right after a create must see them,
-    // or it would think the plan missing and create another).
-    const created = new Map<string, { readonly ip: InstallPlan; readonly at: number }>();
-    const plansIn = (ns: string): InstallPlan[] => {
-      const cached = inNamespace(installPlans, ns);
-      for (const [key, { ip, at }] of created) {
-        if (installPlans.get(key) || Date.now() - at > 60_000) created.delete(key);
-        else if (ip.metadata.namespace === ns) cached.push(ip);
-      }
-      return cached;
-    };
     const resolutionMetrics = createClassicResolutionMetrics(metrics.registry);
     const subMetrics = subscriptionMetrics(metrics.registry, () => subscriptions.keys().length);
     const reconciler = newNamespaceReconciler({
-      subscriptions: (ns) => inNamespace(subscriptions, ns).sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1)),
+      listSubscriptions: async (ns, signal) => (await client.list<Subscription>({ apiVersion: V1alpha1, kind: SubscriptionKind, namespace: ns }, { signal })).items,
+      listInstallPlans: async (ns, signal) => (await client.list<InstallPlan>({ apiVersion: V1alpha1, kind: InstallPlanKind, namespace: ns }, { signal })).items,
       csvs: (ns) => inNamespace(csvs, ns),
-      installPlans: plansIn,
       operatorGroups: (ns) => inNamespace(operatorGroups, ns),
       catalogSources: (ns) => inNamespace(options.catalogSources, ns),
       content: (ns, name) => options.contents.get(ns, name),
       bundle: async (image, signal) => loadRegistryV1((await puller.pull(image, { filter: BUNDLE_PATHS, signal })).dir),
       createInstallPlan: async (plan, status, signal) => {
         const ip = await client.create<InstallPlan>(plan, { signal });
-        created.set(`${ip.metadata.namespace ?? ''}/${ip.metadata.name ?? ''}`, { ip, at: Date.now() });
-        const withStatus = await client.updateStatus<InstallPlan>({ ...ip, status }, { signal });
-        created.set(`${withStatus.metadata.namespace ?? ''}/${withStatus.metadata.name ?? ''}`, { ip: withStatus, at: Date.now() });
-        return withStatus;
+        return client.updateStatus<InstallPlan>({ ...ip, status }, { signal });
       },
       synced: (sub) => subMetrics.synced(sub),
       writeStatus: async (sub, status, signal) => {

@@ -1,9 +1,9 @@
 // Subscriptions resolved per namespace (internal/classic/subscription) in process against the real cluster and
 // registry: CatalogSources from catalog images, bundles pulled in process, InstallPlans with upstream's steps,
 // Subscription states and conditions with upstream's texts.
-import { mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { catalogSourceSetup } from '../../../internal/classic/catalogsource/index.ts';
@@ -18,6 +18,7 @@ import { pushCatalogImage } from '../../support/images.ts';
 import { capturedLogger, inProcessManagerOptions, runParts } from '../../support/in-process.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
+import { OpmServe } from '../../support/opm.ts';
 
 const kube = (): TestKube => adminKube();
 let run: { stop(): Promise<void> };
@@ -25,6 +26,7 @@ let metrics: Metrics;
 let catalogNs: string;
 const catalog = 'cls-catalog';
 const bundles: Record<string, TestBundle> = {};
+let catalogFilesPushed: Record<string, object> = {};
 const namespaces: string[] = [];
 
 const gvk = (group: string): { group: string; version: string; kind: string } => ({ group, version: 'v1', kind: 'Widget' });
@@ -46,6 +48,7 @@ beforeAll(async () => {
     ...catalogFiles('cls-b', [{ bundle: bundles.b, properties: [{ type: 'olm.gvk.required', value: gvk('cls-dep.example.com') }] }]),
     ...catalogFiles('cls-c', [{ bundle: bundles.c, properties: [{ type: 'olm.package.required', value: { packageName: 'nowhere', versionRange: '>=1.0.0' } }] }]),
   };
+  catalogFilesPushed = files;
   const image = await pushCatalogImage(registry(), 'classic-sub/catalog:v1', { files });
   await kube().must(
     kube().request('POST', TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, undefined, catalogNs), {
@@ -258,5 +261,64 @@ describe('Subscription → InstallPlan', () => {
       reason: 'ConstraintsNotSatisfiable',
       message: `constraints not satisfiable: no operators found from catalog nope in namespace ${ns} referenced by subscription x, subscription x exists`,
     });
+  });
+});
+
+// These add CatalogSources to the global namespace, so they run after the tests above.
+describe('the same resolution from other sources', () => {
+  const addCatalogSource = (name: string, spec: ops.CatalogSourceSpec): Promise<void> =>
+    create(ops.V1alpha1, ops.CatalogSourceResource, catalogNs, { apiVersion: ops.V1alpha1, kind: ops.CatalogSourceKind, metadata: { name, namespace: catalogNs }, spec });
+  const planOf = async (ns: string, sub: string): Promise<ops.InstallPlan> => {
+    const s = await waitForSub(ns, sub, 'a plan', (x) => !!x.status?.installPlanRef);
+    return installPlan(ns, s.status!.installPlanRef!.name!);
+  };
+  // the plans live in two namespaces and come from two CatalogSources: those names, and the hashes that include
+  // the namespace, set aside
+  const comparable = (ip: ops.InstallPlan): unknown[] =>
+    JSON.parse(
+      JSON.stringify((ip.status?.plan ?? []).map((st) => ({ kind: st.resource.kind, name: st.resource.name, status: st.status, manifest: JSON.parse(st.resource.manifest!) })))
+        .replaceAll(ip.metadata.namespace!, 'NS')
+        .replaceAll(ip.status!.catalogSources[0]!, 'CATALOG')
+        .replace(/([-"])[0-9A-Za-z]{30,}"/g, '$1HASH"')
+        .replace(/-[0-9A-Za-z]{30,}/g, '-HASH'),
+    ) as unknown[];
+
+  it('spec.address (a real opm serve of the same catalog) gives the same plan as spec.image', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'classic-sub-opm-'));
+    for (const [file, obj] of Object.entries(catalogFilesPushed)) {
+      await mkdir(dirname(join(dir, file)), { recursive: true });
+      await writeFile(join(dir, file), JSON.stringify(obj));
+    }
+    const opm = new OpmServe(dir);
+    try {
+      const { address } = await opm.start();
+      await addCatalogSource('cls-grpc', { sourceType: 'grpc', address });
+      const viaImage = await namespaceWithGroups('cls-img');
+      const viaAddress = await namespaceWithGroups('cls-addr');
+      await subscribe(viaImage, 'b', 'cls-b');
+      await subscribe(viaAddress, 'b', 'cls-b', { source: 'cls-grpc' });
+      const a = await planOf(viaImage, 'b');
+      const b = await planOf(viaAddress, 'b');
+      expect(b.status?.catalogSources).toEqual(['cls-grpc']);
+      expect(comparable(b)).toEqual(comparable(a));
+    } finally {
+      await opm.stop();
+    }
+  });
+
+  it('registryPoll: a successor pushed under the tag is planned as an upgrade after the poll', async () => {
+    const p1 = await pushTestBundle(registry(), { packageName: 'cls-p', version: '1.0.0' });
+    const p2 = await pushTestBundle(registry(), { packageName: 'cls-p', version: '1.1.0' });
+    await pushCatalogImage(registry(), 'classic-sub/poll:latest', { files: catalogFiles('cls-p', [{ bundle: p1 }]) });
+    await addCatalogSource('cls-poll', { sourceType: 'grpc', image: `${registry().host}/classic-sub/poll:latest`, updateStrategy: { registryPoll: { interval: '3s' } } });
+    const ns = await namespaceWithGroups('cls-poll');
+    await subscribe(ns, 'p', 'cls-p', { source: 'cls-poll' });
+    const first = await planOf(ns, 'p');
+    expect(first.spec.clusterServiceVersionNames).toEqual([p1.name]);
+    await create(ops.V1alpha1, 'clusterserviceversions', ns, JSON.parse(first.status!.plan![0]!.resource.manifest!));
+    await waitForSub(ns, 'p', 'AtLatestKnown', (s) => s.status?.state === ops.SubscriptionStateAtLatest);
+    await pushCatalogImage(registry(), 'classic-sub/poll:latest', { files: catalogFiles('cls-p', [{ bundle: p1 }, { bundle: p2, replaces: p1.name }]) });
+    const upgraded = await waitForSub(ns, 'p', 'the upgrade planned', (s) => s.status?.currentCSV === p2.name);
+    expect(upgraded.status).toMatchObject({ state: ops.SubscriptionStateUpgradePending, installedCSV: p1.name, installPlanGeneration: 2 });
   });
 });
