@@ -35,4 +35,4 @@ export {
   type ExtensionStepPorts,
   type Finalizers,
 } from './steps.ts';
-export { eventRecorder, type EventRecorder } from './events.ts';
+export { eventRecorder, type EventRecorder } from '../../shared/kube/index.ts';

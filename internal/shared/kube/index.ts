@@ -48,6 +48,8 @@ export { Indexer, NAMESPACE_INDEX, byNamespace } from './cache.ts';
 export type { InformerEventType, InformerHandler, InformerOptions, InformerStats } from './informer.ts';
 export { Informer, stripManagedFields } from './informer.ts';
 export type { Mutation, RetryOptions, StatusUpdateOptions } from './helpers.ts';
+export type { EventRecorder } from './events.ts';
+export { eventRecorder } from './events.ts';
 export { addFinalizer, hasFinalizer, removeFinalizer, retryOnConflict, updateStatus } from './helpers.ts';
 export type { ElectionOutcome, Lease, LeaseSpec, LeaderElectionOptions } from './leader-election.ts';
 export { LeaderElector, microTime } from './leader-election.ts';
