@@ -1,17 +1,22 @@
 // olm-classic: the OLM classic (operators.coreos.com) controllers, one process, each capability's parts
 // merged into one manager. Wiring only; behaviour lives in internal/classic.
 import { catalogSourceSetup } from '../../internal/classic/catalogsource/index.ts';
+import { classicGatingSetup } from '../../internal/openshift/index.ts';
 import { UsageError, main, mergeParts, type ManagerParts } from '../../internal/shared/manager/index.ts';
-import { olmClassicFlags, olmClassicOptions } from './flags.ts';
+import { olmClassicFlags, olmClassicOptions, writeStatusName } from './flags.ts';
 
 main(
   'olm-classic',
   (values) => {
     try {
       const options = olmClassicOptions(values);
+      const statusName = writeStatusName(values);
       return async (ctx): Promise<ManagerParts> => {
         const catalog = await catalogSourceSetup(options)(ctx);
-        return mergeParts(catalog);
+        const gating = statusName
+          ? [classicGatingSetup({ name: statusName, releaseVersion: process.env.RELEASE_VERSION, namespace: options.globalCatalogNamespace })(ctx)]
+          : [];
+        return mergeParts(catalog, ...gating);
       };
     } catch (err) {
       if (!(err instanceof UsageError)) throw err;
