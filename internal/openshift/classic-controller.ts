@@ -18,6 +18,8 @@ export interface ClassicGatingOptions {
   readonly releaseVersion: string | undefined;
   /** OLM's namespace: its non-copied CSVs are the ClusterOperator's relatedObjects ('' = every namespace). */
   readonly namespace: string;
+  /** Watch CSVs of this namespace only, as upstream's `--watchedNamespaces` narrows its cache (default: all). */
+  readonly watchedNamespace?: string;
   /** OLM's version in `status.versions` and the Progressing message (default this project's). */
   readonly olmVersion?: string;
   /** Safety-net recomputation period (default 10 min; every CSV change triggers one anyway). */
@@ -63,6 +65,7 @@ export function classicGatingSetup(options: ClassicGatingOptions): (ctx: Manager
       client,
       apiVersion: V1alpha1,
       kind: ClusterServiceVersionKind,
+      ...(options.watchedNamespace && { namespace: options.watchedNamespace }),
       transform: slim,
       logger: logger.child({ informer: 'clusterserviceversions' }),
     });
