@@ -9,7 +9,9 @@ import { createMetrics, type Metrics } from '../../../internal/shared/observabil
 import { installClassicCRDs, installOpenShiftCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane } from '../../support/env.ts';
 import { capturedLogger, inProcessManagerOptions, runParts } from '../../support/in-process.ts';
-import { clusterOperatorEvents, deleteClusterOperator, getClusterOperator, waitForCondition } from './demo.ts';
+import { runCaptured } from '../../../internal/cli/index.ts';
+import { registry } from '../../support/env.ts';
+import { clusterOperatorEvents, deleteClusterOperator, getClusterOperator, publishDemo, waitForCondition } from './demo.ts';
 
 const CO = 'operator-lifecycle-manager';
 const HEADER = 'ClusterServiceVersions blocking minor version upgrades to 4.23 or major version upgrades to 5.0:';
@@ -122,6 +124,67 @@ describe('classic gating: ClusterOperator operator-lifecycle-manager', () => {
       ].join('\n'),
     );
     expect(await gauge()).toBe('olm_upgrade_blocking_installs{kind="ClusterServiceVersion"} 3');
+  });
+
+  it('upgrade-check names them, and for the subscribed demo operator the newest bundle reachable in its CatalogSource’s channel', async () => {
+    const image = await publishDemo();
+    const base = `/apis/operators.coreos.com/v1alpha1/namespaces/${ns}`;
+    await adminKube().must(
+      adminKube().request('POST', `${base}/catalogsources`, {
+        apiVersion: 'operators.coreos.com/v1alpha1',
+        kind: 'CatalogSource',
+        metadata: { name: 'demo', namespace: ns },
+        spec: { sourceType: 'grpc', image },
+      }),
+    );
+    await adminKube().must(
+      adminKube().request('POST', `${base}/subscriptions`, {
+        apiVersion: 'operators.coreos.com/v1alpha1',
+        kind: 'Subscription',
+        metadata: { name: 'demo-operator', namespace: ns },
+        spec: { name: 'demo-operator', source: 'demo', sourceNamespace: ns, channel: 'stable' },
+      }),
+    );
+    const r = await runCaptured(
+      ['upgrade-check', '--current', '4.22.0', '-o', 'json', '--kubeconfig', controlPlane().kubeconfigPath, '--insecure-registries', registry().host],
+      { env: {} },
+    );
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout) as { current: string; target: string; blocking: { namespace?: string }[] };
+    expect(report.current).toBe('4.22.0');
+    expect(report.target).toBe('4.23');
+    expect(report.blocking.filter((b) => b.namespace === ns)).toEqual([
+      {
+        kind: 'ClusterServiceVersion',
+        namespace: ns,
+        name: 'demo-operator.v0.1.0',
+        bundle: 'demo-operator.v0.1.0',
+        maxOpenShiftVersion: '4.22',
+        upgradeTo: { bundle: 'demo-operator.v0.3.0', version: '0.3.0', source: `CatalogSource ${ns}/demo channel stable` },
+      },
+      {
+        kind: 'ClusterServiceVersion',
+        namespace: ns,
+        name: 'garbage.v1',
+        bundle: 'garbage.v1',
+        error: 'failed to parse "garbage" as semver: Invalid character(s) found in major number "0garbage"',
+        upgradeTo: { none: `no Subscription in ${ns} installs it` },
+      },
+      {
+        kind: 'ClusterServiceVersion',
+        namespace: ns,
+        name: 'older.v1',
+        bundle: 'older.v1',
+        maxOpenShiftVersion: '4.21',
+        upgradeTo: { none: `no bundle reachable from older.v1 in channel stable of CatalogSource ${ns}/demo allows it` },
+      },
+    ]);
+    // --to 4.21: the 4.21 and 4.22 maxima allow it; only the invalid property still blocks.
+    const lower = await runCaptured(['upgrade-check', '--current', '4.20.0', '--to', '4.21', '--kubeconfig', controlPlane().kubeconfigPath, '--insecure-registries', registry().host], { env: {} });
+    expect(lower.stdout).toContain('Cluster version 4.20.0; checking the upgrade to 4.21.');
+    expect(lower.stdout).not.toContain('older.v1');
+    expect(lower.stdout).toContain('garbage.v1');
   });
 
   it('upgrading to a bundle without the limit and removing the others turns it True again', async () => {

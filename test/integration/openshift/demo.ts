@@ -85,3 +85,26 @@ export async function clusterOperatorEvents(name: string): Promise<EventSeen[]> 
   );
   return r.items;
 }
+
+/** ClusterVersion `version` at `version` (what the cluster-version operator would report; there is none here). */
+export async function setClusterVersion(version: string): Promise<void> {
+  const path = '/apis/config.openshift.io/v1/clusterversions/version';
+  let cv = await adminKube().request<{ metadata: { resourceVersion: string }; status?: unknown }>('GET', path);
+  if (cv.status === 404) {
+    cv = await adminKube().request('POST', '/apis/config.openshift.io/v1/clusterversions', {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ClusterVersion',
+      metadata: { name: 'version' },
+      spec: { clusterID: '5d6e4c3b-2a19-4f87-9e61-0c3b2a1d4e5f' },
+    });
+    if (cv.status !== 201) throw new Error(`create ClusterVersion: ${cv.status} ${JSON.stringify(cv.body)}`);
+  }
+  const status = {
+    desired: { version, image: `quay.io/openshift-release-dev/ocp-release:${version}-x86_64` },
+    history: [{ state: 'Completed', version, image: `quay.io/openshift-release-dev/ocp-release:${version}-x86_64`, startedTime: '2026-01-01T00:00:00Z', completionTime: '2026-01-01T01:00:00Z', verified: false }],
+    observedGeneration: 1,
+    versionHash: 'test',
+    availableUpdates: null,
+  };
+  await adminKube().must(adminKube().request('PUT', `${path}/status`, { ...(cv.body as object), status }));
+}

@@ -12,7 +12,8 @@ import { adminKube, controlPlane } from '../../support/env.ts';
 import { capturedLogger, inProcessManagerOptions, runParts } from '../../support/in-process.ts';
 import { createCatalog, deleteCatalogs, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
 import { SYSTEM_NAMESPACE, applyExtension, installedBundle, operatorControllerSuite, waitForExtension } from '../operator-controller/harness.ts';
-import { clusterOperatorEvents, deleteClusterOperator, getClusterOperator, publishDemo, waitForCondition } from './demo.ts';
+import { runCaptured } from '../../../internal/cli/index.ts';
+import { clusterOperatorEvents, deleteClusterOperator, getClusterOperator, publishDemo, setClusterVersion, waitForCondition } from './demo.ts';
 
 const CO = 'olm';
 const suite = operatorControllerSuite('gating-v1', { before: async () => void (await installOpenShiftCRDs(adminKube())) });
@@ -45,6 +46,7 @@ afterAll(async () => {
   await stopGating?.();
   await deleteCatalogs(catalogs);
   await deleteClusterOperator(CO);
+  await adminKube().request('DELETE', '/apis/config.openshift.io/v1/clusterversions/version');
 });
 
 const blockingMessage = (ext: string): string =>
@@ -76,6 +78,32 @@ describe('v1 gating: ClusterOperator olm', () => {
     expect(await gauge()).toBe('olm_upgrade_blocking_installs{kind="ClusterExtension"} 1');
   });
 
+  it('upgrade-check reads the ClusterVersion, names the extension and the bundle to upgrade to (exit 1)', async () => {
+    await setClusterVersion('4.22.0');
+    const r = await runCaptured(['upgrade-check', '-o', 'json', '--kubeconfig', controlPlane().kubeconfigPath, '--system-namespace', SYSTEM_NAMESPACE], { env: {} });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout) as { current: string; target: string; blocking: { kind: string; name: string }[] };
+    expect(report).toMatchObject({ current: '4.22.0', target: '4.23' });
+    expect(report.blocking.filter((b) => b.kind === 'ClusterExtension')).toEqual([
+      {
+        kind: 'ClusterExtension',
+        name: ext,
+        bundle: 'demo-operator.v0.1.0',
+        maxOpenShiftVersion: '4.22',
+        // Pinned to 0.1.0, the extension’s range allows nothing newer: the resolver’s pick with the range widened.
+        upgradeTo: { bundle: 'demo-operator.v0.3.0', version: '0.3.0', source: `ClusterCatalog ${catalog}`, note: 'outside spec.source.catalog.version "0.1.0": widen it' },
+      },
+    ]);
+    const table = await runCaptured(['upgrade-check', '--kubeconfig', controlPlane().kubeconfigPath, '--system-namespace', SYSTEM_NAMESPACE], { env: {} });
+    expect(table.code).toBe(1);
+    expect(table.stdout).toContain('Cluster version 4.22.0; checking the upgrade to 4.23.');
+    expect(table.stdout).toMatch(new RegExp(`ClusterExtension +${ext} +demo-operator\.v0\.1\.0 +4\.22 +demo-operator\.v0\.3\.0 \(ClusterCatalog ${catalog}; outside`));
+    // Checked against 4.22 itself, nothing blocks.
+    const same = await runCaptured(['upgrade-check', '--to', '4.22', '-o', 'yaml', '--kubeconfig', controlPlane().kubeconfigPath, '--system-namespace', SYSTEM_NAMESPACE], { env: {} });
+    expect(same.stdout).not.toContain(ext);
+  });
+
   it('a record from before properties were kept gets them on the next pass (no new revision)', async () => {
     const path = `/api/v1/namespaces/${SYSTEM_NAMESPACE}/secrets/${ext}-1`;
     await adminKube().must(adminKube().request('PATCH', path, { metadata: { annotations: { 'olm.properties': null } } }, 'application/merge-patch+json'));
@@ -96,6 +124,8 @@ describe('v1 gating: ClusterOperator olm', () => {
     const c = await waitForCondition(CO, 'Upgradeable', (c) => c.status === 'True');
     expect(c).toMatchObject({ reason: 'AsExpected', message: 'All is well' });
     expect(await gauge()).toBe('olm_upgrade_blocking_installs{kind="ClusterExtension"} 0');
+    const r = await runCaptured(['upgrade-check', '-o', 'json', '--kubeconfig', controlPlane().kubeconfigPath, '--system-namespace', SYSTEM_NAMESPACE], { env: {} });
+    expect((JSON.parse(r.stdout) as { blocking: { name: string }[] }).blocking.map((b) => b.name)).not.toContain(ext);
     await expect.poll(async () => (await clusterOperatorEvents(CO)).map((e) => e.message)).toContain(
       `Status for clusteroperator/${CO} changed: Upgradeable changed from False to True ("All is well")`,
     );
