@@ -124,6 +124,15 @@ export async function clusterFinders(o: ClusterFindersOptions): Promise<Finders 
   const cacheDir = await mkdtemp(join(tmpdir(), 'olm-upgrade-check-'));
   const images = imageSources({ cacheDir, registry: o.registry, ...(o.platform && { platform: o.platform }) });
   const loaded = new Map<string, Promise<CatalogContent>>();
+  const subscriptions = new Map<string, Promise<Subscription[]>>();
+  const subscriptionsIn = (namespace: string): Promise<Subscription[]> => {
+    let p = subscriptions.get(namespace);
+    if (!p) {
+      p = o.client.listAll<Subscription>({ apiVersion: V1alpha1, kind: SubscriptionKind, namespace }, opts).then((l) => l.items);
+      subscriptions.set(namespace, p);
+    }
+    return p;
+  };
 
   const catalogSourceContent = (cs: CatalogSource): Promise<CatalogContent> => {
     const key = `${cs.metadata.namespace}/${cs.metadata.name}`;
@@ -186,7 +195,7 @@ export async function clusterFinders(o: ClusterFindersOptions): Promise<Finders 
     },
 
     async csv(csv, allows) {
-      const subs = (await o.client.listAll<Subscription>({ apiVersion: V1alpha1, kind: SubscriptionKind, namespace: csv.namespace }, opts)).items;
+      const subs = await subscriptionsIn(csv.namespace);
       const pkg = csvPackage(csv);
       const sub =
         subs.find((s) => s.status?.installedCSV === csv.name) ??
@@ -226,7 +235,7 @@ export async function clusterFinders(o: ClusterFindersOptions): Promise<Finders 
     },
 
     async close() {
-      await Promise.allSettled(loaded.values());
+      await Promise.allSettled([...loaded.values(), ...subscriptions.values()]);
       await forceRemove(cacheDir);
     },
   };
