@@ -33,11 +33,27 @@ export interface CsvInfo {
 
 export const isCopied = (csv: CsvInfo): boolean => csv.labels?.[CopiedLabelKey] !== undefined;
 
+/** Verdicts by annotation text: every recompute reads every CSV, and their annotations rarely change. */
+const byAnnotation = new Map<string, { readonly max?: Version; readonly error?: string }>();
+const CACHED_ANNOTATIONS = 8192;
+
 /** A CSV's max, undefined without one; throws with upstream's text when the annotation or property is invalid. */
 export function csvMaxOpenShiftVersion(csv: CsvInfo): Version | undefined {
   const annotation = csv.annotations?.[CSV_PROPERTIES_ANNOTATION];
   if (annotation === undefined) return undefined;
-  return classicMaxOpenShiftVersion(classicPropertiesFromAnnotation(annotation));
+  let v = byAnnotation.get(annotation);
+  if (!v) {
+    try {
+      const max = classicMaxOpenShiftVersion(classicPropertiesFromAnnotation(annotation));
+      v = max === undefined ? {} : { max };
+    } catch (err) {
+      v = { error: (err as Error).message };
+    }
+    if (byAnnotation.size >= CACHED_ANNOTATIONS) byAnnotation.delete(byAnnotation.keys().next().value!);
+    byAnnotation.set(annotation, v);
+  }
+  if (v.error !== undefined) throw new Error(v.error);
+  return v.max;
 }
 
 /**
