@@ -103,6 +103,8 @@ describe('v1 gating: ClusterOperator olm', () => {
     // Checked against 4.22 itself, nothing blocks.
     const same = await runCaptured(['upgrade-check', '--to', '4.22', '-o', 'yaml', '--kubeconfig', controlPlane().kubeconfigPath, '--system-namespace', SYSTEM_NAMESPACE], { env: {} });
     expect(same.stdout).not.toContain(ext);
+    expect(same.code).toBe(0);
+    expect(same.stdout).toBe("current: 4.22.0\ntarget: '4.22'\nblocking: []\n");
   });
 
   it('a record from before properties were kept gets them on the next pass (no new revision)', async () => {
