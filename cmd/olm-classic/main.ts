@@ -1,6 +1,7 @@
 // olm-classic: the OLM classic (operators.coreos.com) controllers, one process, each capability's parts
 // merged into one manager. Wiring only; behaviour lives in internal/classic.
 import { catalogSourceSetup } from '../../internal/classic/catalogsource/index.ts';
+import { subscriptionSetup } from '../../internal/classic/subscription/index.ts';
 import { classicGatingSetup } from '../../internal/openshift/index.ts';
 import { UsageError, main, mergeParts, type ManagerParts } from '../../internal/shared/manager/index.ts';
 import { olmClassicFlags, olmClassicOptions, writeStatusName } from './flags.ts';
@@ -13,10 +14,11 @@ main(
       const statusName = writeStatusName(values);
       return async (ctx): Promise<ManagerParts> => {
         const catalog = await catalogSourceSetup(options)(ctx);
+        const subscriptions = await subscriptionSetup({ ...options, catalogSources: catalog.catalogSources, contents: catalog.contents, registry: catalog.registry })(ctx);
         const gating = statusName
           ? [classicGatingSetup({ name: statusName, releaseVersion: process.env.RELEASE_VERSION, namespace: options.globalCatalogNamespace })(ctx)]
           : [];
-        return mergeParts(catalog, ...gating);
+        return mergeParts(catalog, subscriptions, ...gating);
       };
     } catch (err) {
       if (!(err instanceof UsageError)) throw err;
