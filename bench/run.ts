@@ -7,6 +7,7 @@ import { benchCatalogUnpack } from './catalog-unpack.ts';
 import { benchCatalogdFiles } from './catalogd-files.ts';
 import { benchContentClient } from './content-client.ts';
 import { benchControlPlane, type Figure } from './control-plane.ts';
+import { benchGating } from './gating.ts';
 import { benchInformer } from './informer.ts';
 import { benchMakeRun } from './make-run.ts';
 import { benchOperatorController } from './operator-controller.ts';
@@ -29,6 +30,7 @@ const benches: Record<string, () => Promise<Figure[]>> = {
   'content-client': benchContentClient,
   'operator-controller': benchOperatorController,
   'make-run': benchMakeRun,
+  gating: benchGating,
 };
 
 const wanted = process.argv.slice(2);

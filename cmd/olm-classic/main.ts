@@ -2,18 +2,23 @@
 // merged into one manager. Wiring only; behaviour lives in internal/classic.
 import { catalogSourceSetup } from '../../internal/classic/catalogsource/index.ts';
 import { subscriptionSetup } from '../../internal/classic/subscription/index.ts';
+import { classicGatingSetup } from '../../internal/openshift/index.ts';
 import { UsageError, main, mergeParts, type ManagerParts } from '../../internal/shared/manager/index.ts';
-import { olmClassicFlags, olmClassicOptions } from './flags.ts';
+import { olmClassicFlags, olmClassicOptions, writeStatusName } from './flags.ts';
 
 main(
   'olm-classic',
   (values) => {
     try {
       const options = olmClassicOptions(values);
+      const statusName = writeStatusName(values);
       return async (ctx): Promise<ManagerParts> => {
         const catalog = await catalogSourceSetup(options)(ctx);
         const subscriptions = await subscriptionSetup({ ...options, catalogSources: catalog.catalogSources, contents: catalog.contents, registry: catalog.registry })(ctx);
-        return mergeParts(catalog, subscriptions);
+        const gating = statusName
+          ? [classicGatingSetup({ name: statusName, releaseVersion: process.env.RELEASE_VERSION, namespace: options.globalCatalogNamespace })(ctx)]
+          : [];
+        return mergeParts(catalog, subscriptions, ...gating);
       };
     } catch (err) {
       if (!(err instanceof UsageError)) throw err;

@@ -16,6 +16,9 @@ import { addressSources, imageSources } from './sources.ts';
 
 export type { CatalogContent, ContentBundle, ContentChannel, ContentChannelEntry, ContentPackage, ContentProperty } from './content.ts';
 export { findBundle, findPackage };
+export { contentFromRegistry } from './content.ts';
+export type { ImageSources, ImageSourcesOptions } from './sources.ts';
+export { imageSources } from './sources.ts';
 export type { ContentRegistry } from './reconciler.ts';
 export { configMapUnsupportedMessage, sourceTypeProblem } from './reconciler.ts';
 export { parseGoDuration, pollInterval } from './interval.ts';
