@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark, printed as a table of figures. Never pass/fail.
 // Select some with `npm run bench -- workqueue informer`; BENCH_COLD=1 adds the cold build.
 import { benchCatalogGraphQL } from './catalog-graphql.ts';
+import { benchClassicSubscriptions } from './classic-subscriptions.ts';
 import { benchCatalogServer } from './catalog-server.ts';
 import { benchCatalogCertified, benchCatalogScale } from './catalog-scale.ts';
 import { benchCatalogUnpack } from './catalog-unpack.ts';
@@ -27,6 +28,7 @@ const benches: Record<string, () => Promise<Figure[]>> = {
   'catalogd-files': benchCatalogdFiles,
   'resolve-v1': benchResolveV1,
   'resolve-classic': benchResolveClassic,
+  'classic-subscriptions': benchClassicSubscriptions,
   'content-client': benchContentClient,
   'operator-controller': benchOperatorController,
   'make-run': benchMakeRun,
