@@ -1,5 +1,6 @@
 // Every kubectl-olm command, in help order: one line each, its module imported only when it runs
 // (so `kubectl olm --help` loads none of them). commands.test.ts checks each line against its module.
+// Paths starting with `__` are not listed in help.
 import { lazy, type CliCommandEntry } from './types.ts';
 
 export const commands: readonly CliCommandEntry[] = [
@@ -21,4 +22,5 @@ export const commands: readonly CliCommandEntry[] = [
   lazy(['bundle', 'render'], 'print the manifests operator-controller would install from a registry+v1 bundle directory', async () => (await import('./bundle.ts')).bundleRender),
   lazy(['bundle', 'push'], 'push a registry+v1 bundle directory as a bundle image (no container engine needed)', async () => (await import('./publish.ts')).bundlePush),
   lazy(['completion'], 'print a bash or zsh completion script', async () => (await import('./completion.ts')).completionCommand),
+  lazy(['__complete'], 'shell completion (cobra protocol); used by the completion scripts', async () => (await import('./completion.ts')).completeCommand),
 ];

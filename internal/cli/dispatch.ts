@@ -7,7 +7,7 @@ function write(stream: NodeJS.WritableStream, text: string): void {
 }
 
 export function helpText(commands: readonly CliCommandEntry[], prefix: readonly string[] = []): string {
-  const shown = commands.filter((c) => prefix.every((w, i) => c.path[i] === w));
+  const shown = commands.filter((c) => !c.path[0]!.startsWith('__') && prefix.every((w, i) => c.path[i] === w));
   const width = Math.max(...shown.map((c) => c.path.join(' ').length));
   const lines = shown.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`);
   return [
