@@ -145,7 +145,19 @@ async function collect(io: CliIO, flags: { kubeconfig?: string | undefined; cont
     const content = new LiveContent(client, { timeoutMs: Number.isFinite(timeout) ? timeout : 24 * 3_600_000 });
     try {
       const out: PackageSummary[] = [];
-      const indexes = await Promise.all(catalogs.map(async (c) => ({ c, index: await content.index(c) })));
+      // A catalog whose content cannot be read is named on stderr; the others still answer.
+      const read = await Promise.all(
+        catalogs.map(async (c) => {
+          try {
+            return { c, index: await content.index(c) };
+          } catch (err) {
+            io.stderr.write(`warning: catalog "${c.metadata.name ?? ''}": ${(err as Error).message}\n`);
+            return undefined;
+          }
+        }),
+      );
+      const indexes = read.filter((r) => r !== undefined);
+      if (indexes.length === 0) return undefined;
       for (const { c, index } of indexes) {
         for (const name of index.packageNames()) {
           if (!keep(name)) continue;
