@@ -4,6 +4,7 @@ import { benchCatalogGraphQL } from './catalog-graphql.ts';
 import { benchCatalogServer } from './catalog-server.ts';
 import { benchCatalogCertified, benchCatalogScale } from './catalog-scale.ts';
 import { benchCatalogUnpack } from './catalog-unpack.ts';
+import { benchCliStartup } from './cli-startup.ts';
 import { benchCatalogdFiles } from './catalogd-files.ts';
 import { benchContentClient } from './content-client.ts';
 import { benchControlPlane, type Figure } from './control-plane.ts';
@@ -29,6 +30,7 @@ const benches: Record<string, () => Promise<Figure[]>> = {
   'content-client': benchContentClient,
   'operator-controller': benchOperatorController,
   'make-run': benchMakeRun,
+  'cli-startup': benchCliStartup,
 };
 
 const wanted = process.argv.slice(2);
