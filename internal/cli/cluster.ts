@@ -17,10 +17,35 @@ export const CONNECTION_USAGE = [
   '      --context <name>      kubeconfig context to use (default: its current-context)',
 ];
 
+/**
+ * pflag's rule for a flag that takes a value: the next argument is its value even when it starts
+ * with a dash (`--priority -5`), which node:util parseArgs would refuse as ambiguous.
+ */
+export function attachValues(args: readonly string[], options: Options): string[] {
+  const out: string[] = [];
+  const takesValue = (flag: string): boolean => {
+    if (flag.startsWith('--')) return options[flag.slice(2)]?.type === 'string';
+    return Object.values(options).some((o) => o.type === 'string' && o.short === flag.slice(1));
+  };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') {
+      out.push(...args.slice(i));
+      break;
+    }
+    const next = args[i + 1];
+    if (next !== undefined && next.startsWith('-') && /^(--[^=]+|-[^-])$/.test(a) && takesValue(a)) {
+      out.push(a.startsWith('--') ? `${a}=${next}` : `${a}${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
 /** node:util parseArgs with positionals, strict, every problem a usage error. */
 export function parseFlags<O extends Options>(args: readonly string[], options: O) {
   try {
-    return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+    return parseArgs({ args: attachValues(args, options), options, allowPositionals: true, strict: true });
   } catch (err) {
     throw new CliUsageError((err as Error).message);
   }

@@ -104,3 +104,15 @@ describe('states and words', () => {
     expect(conditionWords(cond('Deprecated', 'Unknown', 'DeprecationStatusUnknown'))).toBe('unknown');
   });
 });
+
+describe('flag values that start with a dash (pflag)', () => {
+  it('--priority -5 and -o-… take the next argument as the value', async () => {
+    const { attachValues } = await import('./cluster.ts');
+    const opts = { priority: { type: 'string' }, wait: { type: 'boolean' }, output: { type: 'string', short: 'o' } } as const;
+    expect(attachValues(['c', '--priority', '-5', '--wait'], opts)).toEqual(['c', '--priority=-5', '--wait']);
+    expect(attachValues(['-o', '-x'], opts)).toEqual(['-o-x']);
+    expect(attachValues(['--wait', '--priority', '3', '--', '--priority', '-1'], opts)).toEqual(['--wait', '--priority', '3', '--', '--priority', '-1']);
+    const r = await runCaptured(['catalog', 'add', 'c', 'img', '--priority', '-5', '--available', 'maybe']);
+    expect(r.stderr).toContain('invalid `--available` value "maybe"');
+  });
+});
