@@ -1,6 +1,6 @@
-// Builds the CLI that bin/kubectl-olm runs: cmd/kubectl-olm/main.ts and everything it imports (npm
-// packages included) bundled by esbuild into dist/kubectl-olm/, one ES module per lazily loaded
-// command (code splitting), so `kubectl olm --help` parses only the small entry chunk. Also writes
+// Builds the CLI that bin/kubectl-olm runs: cmd/kubectl-olm/cli.ts (its `main`) and everything it
+// imports (npm packages included) bundled by esbuild into dist/kubectl-olm/, one ES module per lazily
+// loaded command (code splitting), so `kubectl olm --help` parses only the small entry chunk. Also writes
 // inputs.json — the checkout files the bundle was built from — so bin/kubectl-olm rebuilds when one
 // changed. Run by `make build`, `npm pack` (prepack) and, on first use in a checkout, bin/kubectl-olm.
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
@@ -16,7 +16,7 @@ export async function bundleCli(outdir = BUNDLE_DIR): Promise<{ readonly files: 
   await rm(tmp, { recursive: true, force: true });
   const started = Date.now();
   const result = await build({
-    entryPoints: { main: join(root, 'cmd', 'kubectl-olm', 'main.ts') },
+    entryPoints: { cli: join(root, 'cmd', 'kubectl-olm', 'cli.ts') },
     outdir: tmp,
     bundle: true,
     splitting: true,
