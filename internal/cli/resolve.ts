@@ -17,6 +17,7 @@ import {
 } from '../operator-controller/resolve/index.ts';
 import { bundleMetadataVersion } from '../operator-controller/resolve/index.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
+import { NAMESPACE_USAGE } from './resolve-namespace-usage.ts';
 
 interface CatalogArg {
   readonly dir: string;
@@ -116,7 +117,7 @@ const write = (stream: NodeJS.WritableStream, lines: readonly string[]): void =>
 
 export const resolveCommand: CliCommand = {
   path: ['resolve'],
-  summary: 'show which bundle a ClusterExtension would get from catalog directories (offline)',
+  summary: 'show which bundle a ClusterExtension would get from catalog directories (offline), or a namespace’s classic resolution (-n)',
   usage: [
     'Usage: kubectl olm resolve --catalog <dir> [--priority N] [--catalog <dir> [--priority N] ...]',
     '                          --package <name> [--version <range>] [--channel <name> ...]',
@@ -132,8 +133,14 @@ export const resolveCommand: CliCommand = {
     'Prints the chosen bundle, its version and catalog and exits 0. When nothing fits, prints',
     'operator-controller\'s error followed by what happened to each bundle and exits 1.',
     '--explain prints that explanation on success too.',
+    '',
+    ...NAMESPACE_USAGE,
   ].join('\n'),
   async run(args, io: CliIO) {
+    // `--namespace`: OLM classic's resolution of a namespace on the live cluster (resolve-namespace.ts)
+    if (args.some((x) => x === '-n' || x === '--namespace' || x.startsWith('--namespace=') || /^-n\S/.test(x))) {
+      return (await import('./resolve-namespace.ts')).resolveNamespaceCommand(args, io);
+    }
     const a = parseResolveArgs(args);
     const indexes = new Map<string, CatalogIndex>();
     const catalogs: ClusterCatalog[] = [];

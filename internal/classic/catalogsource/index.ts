@@ -17,6 +17,8 @@ import { addressSources, imageSources } from './sources.ts';
 export type { CatalogContent, ContentBundle, ContentChannel, ContentChannelEntry, ContentPackage, ContentProperty } from './content.ts';
 export { contentFromFbc, contentFromRegistry, findBundle, findPackage };
 export type { ImageSources, ImageSourcesOptions } from './sources.ts';
+export type { CatalogSourceReader, CatalogSourceReaderOptions } from './reader.ts';
+export { catalogSourceReader } from './reader.ts';
 export { imageSources } from './sources.ts';
 export type { ContentRegistry } from './reconciler.ts';
 export { configMapUnsupportedMessage, sourceTypeProblem } from './reconciler.ts';

@@ -118,3 +118,6 @@ export function subscriptionSetup(options: SubscriptionOptions): (ctx: ManagerCo
     return { informers: [subscriptions, installPlans, csvs, operatorGroups], controllers: [controller], runnables: [closeWhenStopped] };
   };
 }
+export { describeConflict, describeSubject } from './explain.ts';
+export { resolveNamespace } from './sync.ts';
+export type { NamespaceResolution, NamespaceResolutionInput } from './sync.ts';

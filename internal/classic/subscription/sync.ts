@@ -105,12 +105,59 @@ const legacyRef = (ref: NonNullable<SubscriptionStatus['installPlanRef']>): NonN
   uuid: ref.uid ?? '',
 });
 
+export interface NamespaceResolutionInput {
+  readonly namespace: string;
+  readonly globalNamespace: string;
+  readonly subscriptions: readonly Subscription[];
+  readonly csvs: readonly ClusterServiceVersion[];
+  readonly operatorGroups: readonly OperatorGroup[];
+  readonly catalogSources: (namespace: string) => readonly CatalogSource[];
+  readonly content: (namespace: string, name: string) => CatalogContent | undefined;
+  readonly metrics?: ClassicResolutionMetrics;
+}
+
+export interface NamespaceResolution {
+  /** The resolving namespaces: the namespace, and the global one unless the OperatorGroup excludes it. */
+  readonly namespaces: readonly string[];
+  readonly resolved: ResolvedEntry[];
+  /** The catalog bundle (image, properties) behind a resolved entry. */
+  readonly bundleOf: ReturnType<typeof namespaceCatalogs>['bundleOf'];
+}
+
+/**
+ * Upstream's ResolveSteps up to the solver: exactly one OperatorGroup, the namespace's and the global namespace's
+ * CatalogSources (every one must have content), the installed CSVs as @existing, the resolver. Throws upstream's
+ * errors (a NotSatisfiableError when the constraints conflict).
+ */
+export function resolveNamespace(i: NamespaceResolutionInput): NamespaceResolution {
+  const ogs = i.operatorGroups;
+  if (ogs.length !== 1) throw new Error(`expected 1 OperatorGroup in the namespace, found ${ogs.length}`);
+  const excluded = ogs[0]?.metadata.annotations?.[ExcludeGlobalNamespaceAnnotation] === 'true';
+  const namespaces = i.namespace === i.globalNamespace || excluded ? [i.namespace] : [i.namespace, i.globalNamespace];
+  const catalogs = namespaceCatalogs(
+    namespaces.flatMap((ns) => i.catalogSources(ns)),
+    i.content,
+  );
+  if (catalogs.errors.length > 0) throw new Error(catalogs.errors.length === 1 ? catalogs.errors[0] : `[${catalogs.errors.join(', ')}]`);
+  const installed = installedEntries(i.csvs, i.subscriptions, i.namespace);
+  const resolved = resolve(
+    {
+      namespaces,
+      catalogs: catalogs.catalogs,
+      installed,
+      subscriptions: i.subscriptions.map((s) => ({
+        name: s.metadata.name ?? '',
+        namespace: i.namespace,
+        spec: s.spec,
+        status: { installedCSV: s.status?.installedCSV ?? '' },
+      })),
+    },
+    { ...(i.metrics && { metrics: i.metrics }) },
+  );
+  return { namespaces, resolved, bundleOf: catalogs.bundleOf };
+}
+
 export function namespaceSyncSteps(p: SyncPorts): SyncStep<NamespaceState>[] {
-  /** The resolving namespaces: the namespace and the global catalog namespace unless its OperatorGroup excludes it. */
-  const namespacesFor = (namespace: string, ogs: readonly OperatorGroup[]): string[] => {
-    const excluded = ogs.length === 1 && ogs[0]?.metadata.annotations?.[ExcludeGlobalNamespaceAnnotation] === 'true';
-    return namespace === p.globalNamespace || excluded ? [namespace] : [namespace, p.globalNamespace];
-  };
   return [
     {
       name: 'subscriptionHealth',
@@ -191,33 +238,23 @@ export function namespaceSyncSteps(p: SyncPorts): SyncStep<NamespaceState>[] {
           // an unsatisfiable set waits for a change of its inputs; anything else is retried
           return notSatisfiable ? end() : end({ err });
         };
-        if (ogs.length !== 1) return fail(new Error(`expected 1 OperatorGroup in the namespace, found ${ogs.length}`));
-        const namespaces = namespacesFor(st.namespace, ogs);
-        const sources = namespaces.flatMap((ns) => p.catalogSources(ns));
-        const catalogs = namespaceCatalogs(sources, p.content);
-        if (catalogs.errors.length > 0) return fail(new Error(catalogs.errors.length === 1 ? catalogs.errors[0] : `[${catalogs.errors.join(', ')}]`));
-        const subs = st.subs.map((w) => w.sub);
-        let installed;
+        let out: NamespaceResolution;
         try {
-          installed = installedEntries(p.csvs(st.namespace), subs, st.namespace);
-          st.resolved = resolve(
-            {
-              namespaces,
-              catalogs: catalogs.catalogs,
-              installed,
-              subscriptions: subs.map((s) => ({
-                name: s.metadata.name ?? '',
-                namespace: st.namespace,
-                spec: s.spec,
-                status: { installedCSV: s.status?.installedCSV ?? '' },
-              })),
-            },
-            { ...(p.metrics && { metrics: p.metrics }) },
-          );
+          out = resolveNamespace({
+            namespace: st.namespace,
+            globalNamespace: p.globalNamespace,
+            subscriptions: st.subs.map((w) => w.sub),
+            csvs: p.csvs(st.namespace),
+            operatorGroups: ogs,
+            catalogSources: (ns) => p.catalogSources(ns),
+            content: p.content,
+            ...(p.metrics && { metrics: p.metrics }),
+          });
         } catch (err) {
           return fail(err instanceof Error ? err : new Error(String(err)));
         }
-        stepsState.set(st, catalogs.bundleOf);
+        st.resolved = out.resolved;
+        stepsState.set(st, out.bundleOf);
         return undefined;
       },
     },

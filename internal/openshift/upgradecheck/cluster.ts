@@ -8,18 +8,14 @@
 //     channel (replaces, skips, skipRange, followed transitively, as classic OLM steps through them) in the
 //     Subscription's CatalogSource, read here: spec.image pulled with the shared image client, or spec.address
 //     over the registry gRPC API.
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { ClusterServiceVersionKind, SubscriptionKind, V1alpha1, CatalogSourceKind, type CatalogSource, type Subscription } from '../../../api/operators/index.ts';
 import { ClusterCatalogKind, ClusterExtensionKind, GroupVersion, type ClusterCatalog, type ClusterExtension } from '../../../api/v1/index.ts';
-import { contentFromRegistry, imageSources, type CatalogContent, type ContentBundle } from '../../classic/catalogsource/index.ts';
-import { RegistryClient as GrpcRegistryClient } from '../../classic/registryclient/index.ts';
+import { catalogSourceReader, type CatalogContent, type ContentBundle } from '../../classic/catalogsource/index.ts';
 import { RevisionHeadsSelector, readRevisionHead } from '../../operator-controller/applier/index.ts';
 import type { CatalogContentClient, PackageBundle } from '../../operator-controller/contentclient/index.ts';
 import { CatalogResolver, ResolutionError } from '../../operator-controller/resolve/index.ts';
-import { forceRemove, type RegistryClient as ImageRegistryClient } from '../../shared/image/index.ts';
+import type { RegistryClient as ImageRegistryClient } from '../../shared/image/index.ts';
 import { isNoKindMatch, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import { compareVersions, parseBlangRange, parseTolerant, type Version } from '../../shared/semver/index.ts';
 import { isCopied } from '../classic.ts';
@@ -115,15 +111,13 @@ export interface ClusterFindersOptions {
 
 const propsOf = (b: PackageBundle): { type: string; value: string }[] => b.properties.map((p) => ({ type: p.type, value: JSON.stringify(p.value) }));
 
-/** The finders over the live cluster; `close()` removes the image cache and the gRPC channels. */
+/** The finders over the live cluster; `close()` removes the CatalogSource image cache. */
 export async function clusterFinders(o: ClusterFindersOptions): Promise<Finders & { close(): Promise<void> }> {
   const opts = o.signal ? { signal: o.signal } : {};
   let catalogs: ClusterCatalog[] | undefined;
   const listCatalogs = async (): Promise<ClusterCatalog[]> =>
     (catalogs ??= (await o.client.listAll<ClusterCatalog>({ apiVersion: GroupVersion, kind: ClusterCatalogKind }, opts)).items);
-  const cacheDir = await mkdtemp(join(tmpdir(), 'olm-upgrade-check-'));
-  const images = imageSources({ cacheDir, registry: o.registry, ...(o.platform && { platform: o.platform }) });
-  const loaded = new Map<string, Promise<CatalogContent>>();
+  const reader = catalogSourceReader({ registry: o.registry, ...(o.platform && { platform: o.platform }) });
   const subscriptions = new Map<string, Promise<Subscription[]>>();
   const subscriptionsIn = (namespace: string): Promise<Subscription[]> => {
     let p = subscriptions.get(namespace);
@@ -134,29 +128,7 @@ export async function clusterFinders(o: ClusterFindersOptions): Promise<Finders 
     return p;
   };
 
-  const catalogSourceContent = (cs: CatalogSource): Promise<CatalogContent> => {
-    const key = `${cs.metadata.namespace}/${cs.metadata.name}`;
-    let p = loaded.get(key);
-    if (!p) {
-      p = (async () => {
-        if (cs.spec.image) {
-          await images.load(key, cs.spec.image, o.signal);
-          return images.current(key)!.content;
-        }
-        if (cs.spec.address) {
-          const grpc = new GrpcRegistryClient(cs.spec.address, { timeoutMs: 30_000 });
-          try {
-            return await contentFromRegistry(grpc, cs.spec.address, new Date());
-          } finally {
-            grpc.close();
-          }
-        }
-        throw new Error(`CatalogSource ${key} has neither spec.image nor spec.address`);
-      })();
-      loaded.set(key, p);
-    }
-    return p;
-  };
+  const catalogSourceContent = (cs: CatalogSource): Promise<CatalogContent> => reader.content(cs, o.signal);
 
   return {
     async extension(ext, allows) {
@@ -235,8 +207,8 @@ export async function clusterFinders(o: ClusterFindersOptions): Promise<Finders 
     },
 
     async close() {
-      await Promise.allSettled([...loaded.values(), ...subscriptions.values()]);
-      await forceRemove(cacheDir);
+      await Promise.allSettled([...subscriptions.values()]);
+      await reader.close();
     },
   };
 }

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { catalogSourceSetup } from '../../../internal/classic/catalogsource/index.ts';
+import { runCaptured } from '../../../internal/cli/index.ts';
 import { subscriptionSetup } from '../../../internal/classic/subscription/index.ts';
 import { KubeClient } from '../../../internal/shared/kube/index.ts';
 import { mergeParts } from '../../../internal/shared/manager/index.ts';
@@ -235,6 +236,33 @@ describe('Subscription → InstallPlan', () => {
       message: `constraints not satisfiable: bundle ${bundles.c!.name} requires an operator with package: nowhere and with version in range: >=1.0.0, subscription c exists, subscription c requires ${catalog}/${catalogNs}/stable/${bundles.c!.name}`,
     });
     expect(await installPlans(ns)).toHaveLength(0);
+  });
+
+  it('kubectl olm resolve --namespace: the bundles a plan would install, or the minimal conflict in words', async () => {
+    const cli = (ns: string) =>
+      runCaptured(['resolve', '-n', ns, '--global-namespace', catalogNs], { env: { KUBECONFIG: controlPlane().kubeconfigPath, OLM_INSECURE_REGISTRIES: registry().host } });
+    const ok = await namespaceWithGroups('cls-cli-ok');
+    await subscribe(ok, 'b', 'cls-b');
+    const good = await cli(ok);
+    expect(good.code).toBe(0);
+    expect(good.stdout).toContain(`${bundles.b!.name}: package cls-b, channel stable, CatalogSource ${catalogNs}/${catalog} — Subscription b`);
+    expect(good.stdout).toContain(`${bundles.dep!.name}: package cls-dep, channel stable, CatalogSource ${catalogNs}/${catalog} — dependency (Subscription cls-dep-stable-${catalog}-${catalogNs} would be created)`);
+
+    const bad = await namespaceWithGroups('cls-cli-bad');
+    await subscribe(bad, 'c', 'cls-c');
+    const conflict = await cli(bad);
+    expect(conflict.code).toBe(1);
+    expect(conflict.stdout.split('\n')).toEqual([
+      `constraints not satisfiable: bundle ${bundles.c!.name} requires an operator with package: nowhere and with version in range: >=1.0.0, subscription c exists, subscription c requires ${catalog}/${catalogNs}/stable/${bundles.c!.name}`,
+      '',
+      'The conflicting constraints (a minimal set: drop any one and the rest can be met):',
+      `  bundle ${bundles.c!.name} (channel stable of CatalogSource ${catalogNs}/${catalog}): bundle ${bundles.c!.name} requires an operator with package: nowhere and with version in range: >=1.0.0`,
+      '  Subscription c: subscription c exists',
+      `  Subscription c: subscription c requires ${catalog}/${catalogNs}/stable/${bundles.c!.name}`,
+      '',
+    ]);
+    const usage = await cli('');
+    expect(usage.code).toBe(2);
   });
 
   it('no OperatorGroup, or two: upstream’s message, nothing created', async () => {

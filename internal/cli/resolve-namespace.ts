@@ -1,0 +1,98 @@
+// `kubectl olm resolve --namespace <ns>`: what OLM classic would resolve for a namespace's Subscriptions right now,
+// from the live cluster — its Subscriptions, CSVs and OperatorGroup, and the CatalogSources of the namespace and the
+// global catalog namespace read here (images pulled, addresses asked over gRPC). Prints the bundles a plan would
+// install, or upstream's error followed by the solver's minimal conflicting set in words. Exit 0 resolved, 1 not,
+// 2 on a usage or cluster error.
+import type { CatalogSource, ClusterServiceVersion, OperatorGroup, Subscription } from '../../api/operators/index.ts';
+import { CatalogSourceKind, ClusterServiceVersionKind, OperatorGroupKind, SubscriptionKind, V1, V1alpha1 } from '../../api/operators/index.ts';
+import { catalogSourceReader, type CatalogContent } from '../classic/catalogsource/index.ts';
+import { isNotSatisfiable } from '../classic/resolver/index.ts';
+import { describeConflict, resolveNamespace } from '../classic/subscription/index.ts';
+import { RegistryClient, loadUserCredentials } from '../shared/image/index.ts';
+import type { KubeClient } from '../shared/kube/index.ts';
+import { CONNECTION_OPTIONS, parseFlags, withClient } from './cluster.ts';
+import { CliUsageError, type CliIO } from './types.ts';
+
+const OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  namespace: { type: 'string', short: 'n' },
+  'global-namespace': { type: 'string' },
+  'insecure-registries': { type: 'string' },
+} as const;
+
+
+async function list<T>(client: KubeClient, apiVersion: string, kind: string, namespace: string): Promise<T[]> {
+  return (await client.listAll({ apiVersion, kind, namespace })).items as T[];
+}
+
+export async function resolveNamespaceCommand(args: readonly string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseFlags(args, OPTIONS);
+  if (positionals.length > 0) throw new CliUsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  const namespace = values.namespace;
+  if (!namespace) throw new CliUsageError('--namespace is required');
+  const globalNamespace = values['global-namespace'] ?? 'olm';
+  const insecure = (values['insecure-registries'] ?? io.env['OLM_INSECURE_REGISTRIES'] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  return withClient(values, io, async (client) => {
+    const [subscriptions, csvs, operatorGroups] = await Promise.all([
+      list<Subscription>(client, V1alpha1, SubscriptionKind, namespace),
+      list<ClusterServiceVersion>(client, V1alpha1, ClusterServiceVersionKind, namespace),
+      list<OperatorGroup>(client, V1, OperatorGroupKind, namespace),
+    ]);
+    if (subscriptions.length === 0) {
+      io.stdout.write(`no Subscriptions in namespace ${namespace}\n`);
+      return 0;
+    }
+    const sources = new Map<string, CatalogSource[]>();
+    for (const ns of new Set([namespace, globalNamespace])) sources.set(ns, await list<CatalogSource>(client, V1alpha1, CatalogSourceKind, ns));
+    const registry = new RegistryClient({ insecureRegistries: insecure, credentials: await loadUserCredentials(io.env), userAgent: 'kubectl-olm' });
+    const reader = catalogSourceReader({ registry });
+    const contents = new Map<string, CatalogContent>();
+    try {
+      for (const cs of [...sources.values()].flat()) {
+        const key = `${cs.metadata.namespace ?? ''}/${cs.metadata.name ?? ''}`;
+        try {
+          contents.set(key, await reader.content(cs, io.signal));
+        } catch (err) {
+          io.stderr.write(`CatalogSource ${key} not read: ${(err as Error).message.split('\n')[0] ?? ''}\n`);
+        }
+      }
+    } finally {
+      await reader.close();
+      await registry.close();
+    }
+    let out;
+    try {
+      out = resolveNamespace({
+        namespace,
+        globalNamespace,
+        subscriptions,
+        csvs,
+        operatorGroups,
+        catalogSources: (ns) => sources.get(ns) ?? [],
+        content: (ns, name) => contents.get(`${ns}/${name}`),
+      });
+    } catch (err) {
+      const lines = [(err as Error).message];
+      if (isNotSatisfiable(err)) lines.push('', 'The conflicting constraints (a minimal set: drop any one and the rest can be met):', ...describeConflict(err).map((l) => `  ${l}`));
+      io.stdout.write(`${lines.join('\n')}\n`);
+      return 1;
+    }
+    const lines: string[] = [];
+    for (const r of out.resolved) {
+      const e = r.entry;
+      const subs = subscriptions
+        .filter((s) => s.spec.name === e.package && (!s.spec.channel || s.spec.channel === e.channel) && s.spec.source === e.catalog.name && s.spec.sourceNamespace === e.catalog.namespace)
+        .map((s) => s.metadata.name ?? '');
+      const current = subs.length > 0 && subscriptions.filter((s) => subs.includes(s.metadata.name ?? '')).every((s) => s.status?.installedCSV === e.name);
+      const who = subs.length > 0 ? `Subscription ${subs.join(', ')}` : `dependency (Subscription ${[e.package, e.channel, e.catalog.name, e.catalog.namespace].join('-')} would be created)`;
+      lines.push(
+        `${e.name}: package ${e.package}, channel ${e.channel}, CatalogSource ${e.catalog.namespace}/${e.catalog.name}${r.replaces ? `, replaces ${r.replaces}` : ''} — ${who}${current ? ', installed' : ''}`,
+      );
+    }
+    io.stdout.write(`${lines.length > 0 ? lines.join('\n') : 'nothing to install'}\n`);
+    return 0;
+  });
+}
