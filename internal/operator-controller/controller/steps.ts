@@ -10,7 +10,7 @@
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
 import { errorMessage, isTerminal, TerminalError, type Step, type StepOutcome } from '../../shared/controller/index.ts';
-import { addFinalizer, hasFinalizer, removeFinalizer, type KubeClient } from '../../shared/kube/index.ts';
+import { addFinalizer, hasFinalizer, removeFinalizer, type EventRecorder, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import {
   setAvailable,
@@ -20,7 +20,6 @@ import {
   setProgressing,
   wrapWithResolution,
 } from '../status/index.ts';
-import type { EventRecorder } from './events.ts';
 import type { BundleApplier, BundleRenderer, BundleResolver, BundleUnpacker, InstallPreflight, InstalledBundle, Resolution } from './ports.ts';
 
 /** Removes everything the extension installed before the ClusterExtension goes away. */

@@ -2,8 +2,8 @@
 // indexed cache, read-modify-write helpers and Lease-based leader election. See README.md.
 export type { Credentials, LoadOptions, TlsOptions } from './config.ts';
 export { ClusterAccess, loadKubeConfig } from './config.ts';
-export type { ConnectionOptions, HttpMethod, HttpRequest } from './transport.ts';
-export { Connection } from './transport.ts';
+export type { ApiWarning, ConnectionOptions, HttpMethod, HttpRequest, WarningHandler } from './transport.ts';
+export { Connection, parseWarningHeader } from './transport.ts';
 export type { ApiGroupInfo, ResourceMapping } from './restmapper.ts';
 export { RESTMapper } from './restmapper.ts';
 export type {
@@ -57,3 +57,5 @@ export type { KindRef, Logger, ObjectRef, WatchEvent, WatchEventType } from './t
 export { cacheKey, noopLogger, refOf } from './types.ts';
 export type { LabelMatcher } from './labels.ts';
 export { LabelSelectorError, labelSelectorAsSelector, labelValueErrors, labelsEverything, labelsNothing, qualifiedNameErrors } from './labels.ts';
+export type { EventOptions, EventRecorder } from './events.ts';
+export { eventRecorder } from './events.ts';
