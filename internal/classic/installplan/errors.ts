@@ -1,11 +1,23 @@
 // Errors as upstream builds and classifies them: Go's `errors.Wrapf` / `fmt.Errorf("…: %w")` keep the
 // cause (so apierrors.IsForbidden / IsNotFound still see it), `fmt.Errorf("… %v")` does not; and the fixed
 // texts ExecutePlan returns.
-import { isApiError, type StatusReason } from '../../shared/kube/index.ts';
+import { isApiError, isNoKindMatch, type StatusReason } from '../../shared/kube/index.ts';
 
 /** `<message>: <cause>` with the cause kept for classification (pkg/errors Wrapf, fmt.Errorf with %w). */
 export function wrap(message: string, cause: unknown): Error {
   return new Error(`${message}: ${errorText(cause)}`, { cause });
+}
+
+const OPAQUE = Symbol('opaque');
+
+/**
+ * `<message>` built from a cause Go formatted with %v or %s, which hides it from errors.As: the cause is kept for
+ * logs, but classification (Forbidden, NotFound, Conflict) does not look past it.
+ */
+export function opaque(message: string, cause: unknown): Error {
+  const err = new Error(message, { cause });
+  Object.defineProperty(err, OPAQUE, { value: true });
+  return err;
 }
 
 /** The text of any thrown value, as Go's err.Error(). */
@@ -13,11 +25,16 @@ export function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** The Status reason of the first API error in the cause chain (apimachinery's ReasonForError with errors.As). */
+/**
+ * The Status reason of the first API error in the cause chain (apimachinery's ReasonForError with errors.As).
+ * Our client refuses a kind discovery does not know before asking (NoKindMatchError) where client-go's typed and
+ * dynamic clients send the request and get a 404: that counts as NotFound.
+ */
 export function reasonInChain(err: unknown): StatusReason | undefined {
   for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 32; depth++) {
     if (isApiError(e)) return e.reason;
-    e = e instanceof Error ? e.cause : undefined;
+    if (isNoKindMatch(e)) return 'NotFound';
+    e = e instanceof Error && !(e as unknown as Record<symbol, unknown>)[OPAQUE] ? e.cause : undefined;
   }
   return undefined;
 }
