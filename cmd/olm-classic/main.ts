@@ -1,6 +1,7 @@
 // olm-classic: the OLM classic (operators.coreos.com) controllers, one process, each capability's parts
 // merged into one manager. Wiring only; behaviour lives in internal/classic.
 import { catalogSourceSetup } from '../../internal/classic/catalogsource/index.ts';
+import { installPlanSetup } from '../../internal/classic/installplan/index.ts';
 import { UsageError, main, mergeParts, type ManagerParts } from '../../internal/shared/manager/index.ts';
 import { olmClassicFlags, olmClassicOptions } from './flags.ts';
 
@@ -11,7 +12,8 @@ main(
       const options = olmClassicOptions(values);
       return async (ctx): Promise<ManagerParts> => {
         const catalog = await catalogSourceSetup(options)(ctx);
-        return mergeParts(catalog);
+        const installPlans = await installPlanSetup({ operatorNamespace: options.globalCatalogNamespace, retryTimeoutMs: options.installPlanRetryTimeoutMs })(ctx);
+        return mergeParts(catalog, installPlans);
       };
     } catch (err) {
       if (!(err instanceof UsageError)) throw err;

@@ -15,6 +15,7 @@ import {
   type StepStatus,
 } from '../../../api/operators/index.ts';
 import { removedStoredVersions } from '../../operator-controller/preflights/index.ts';
+import { goQuote } from '../../shared/gocompat/index.ts';
 import { isAlreadyExists, isNotFound, type KubeClient, type Logger } from '../../shared/kube/index.ts';
 import { installedAlongside, alongsideToAnnotations, type CsvPresence, type NamespacedName } from './alongside.ts';
 import { aggregate, validateCustomResource, type JsonSchemaProps } from './crschema.ts';
@@ -31,7 +32,7 @@ interface CrdVersion {
   [key: string]: unknown;
 }
 
-interface Crd extends KubeObject {
+export interface Crd extends KubeObject {
   spec: {
     group?: string;
     names?: { kind?: string; plural?: string };
@@ -154,16 +155,16 @@ async function updateExisting(
   else delete crd.metadata.resourceVersion;
 
   try {
-    await validateExistingCrs(client, current, crd, signal);
+    await validateExistingCrs(kubeCrLister(client, signal), current, crd);
   } catch (err) {
     if (crd.spec.conversion?.strategy !== 'Webhook' || !(err instanceof CrValidationError)) {
-      throw wrap(`error validating existing CRs against new CRD's schema for ${JSON.stringify(name)}`, err);
+      throw wrap(`error validating existing CRs against new CRD's schema for ${goQuote(name)}`, err);
     }
     // A webhook conversion may turn the existing CRs into valid ones: warn and go on, as upstream.
     const warning =
       "Validation of existing CRs against the new CRD's schema failed, but a webhook conversion strategy was specified in the new CRD.\n" +
       'The new webhook will only start after the bundle is upgraded, so we must assume that it will successfully convert existing CRs to a format that would have passed validation.\n\n' +
-      `CRD: ${JSON.stringify(name)}\nValidation Error: ${errorText(err)}\n`;
+      `CRD: ${goQuote(name)}\nValidation Error: ${errorText(err)}\n`;
     deps.logger.warn(warning);
     deps.warn('CRDValidation', warning);
   }
@@ -171,15 +172,15 @@ async function updateExisting(
   const removed = removedStoredVersions(current, crd);
   if (removed.length > 0) {
     const why = `new CRD removes version ${removed[0]} that is listed as a stored version on the existing CRD`;
-    deps.logger.error(`risk of data loss updating ${JSON.stringify(name)}: ${why}`);
-    throw new Error(`risk of data loss updating ${JSON.stringify(name)}: ${why}`);
+    deps.logger.error(`risk of data loss updating ${goQuote(name)}: ${why}`);
+    throw new Error(`risk of data loss updating ${goQuote(name)}: ${why}`);
   }
 
   setAnnotations(crd, await alongside([crd, current]));
   try {
     await client.update(crd, { signal });
   } catch (err) {
-    throw wrap(`error updating CRD ${JSON.stringify(name)}`, err);
+    throw wrap(`error updating CRD ${goQuote(name)}`, err);
   }
 }
 
@@ -194,29 +195,54 @@ export class CrValidationError extends Error {
   override readonly name = 'CrValidationError';
 }
 
+/** The CRs of one version of the CRD's group and kind, as the API server lists them. */
+export type CrLister = (group: string, version: string, kind: string) => Promise<readonly KubeObject[]>;
+
 /**
- * Every CR of each version the old CRD serves and the new one still serves, listed from the cluster and validated
- * against the new version's schema (validateV1CRDCompatibility / validateExistingCRs). The first invalid CR stops
- * it: `error validating <group>/<version>, Kind=<Kind> "<ns>/<name>": updated validation is too restrictive: <errors>`.
+ * The schemas existing CRs must pass: for each version the old CRD serves and the new one still serves, the new
+ * version's schema (validateV1CRDCompatibility). A v1beta1 CRD's top-level `version` and `validation` count as
+ * upstream's validateV1Beta1CRDCompatibility reads them: a top-level validation is checked against the first such
+ * version only.
  */
-export async function validateExistingCrs(client: KubeClient, oldCrd: Crd, newCrd: Crd, signal?: AbortSignal): Promise<void> {
-  const oldServed = new Set((oldCrd.spec.versions ?? []).filter((v) => v.served).map((v) => v.name));
+export function schemasToCheck(oldCrd: Crd, newCrd: Crd): Map<string, JsonSchemaProps | undefined> {
+  const oldServed = new Set<string>();
+  if ((oldCrd.spec.versions ?? []).length === 0 && typeof oldCrd.spec.version === 'string') oldServed.add(oldCrd.spec.version);
+  for (const v of oldCrd.spec.versions ?? []) if (v.served) oldServed.add(v.name);
+  const topLevel = (newCrd.spec['validation'] as { openAPIV3Schema?: JsonSchemaProps } | undefined)?.openAPIV3Schema;
+  const out = new Map<string, JsonSchemaProps | undefined>();
+  if ((newCrd.spec.versions ?? []).length === 0 && typeof newCrd.spec.version === 'string' && oldServed.has(newCrd.spec.version)) {
+    out.set(newCrd.spec.version, topLevel);
+  }
+  for (const v of newCrd.spec.versions ?? []) {
+    if (!oldServed.has(v.name) || !v.served) continue;
+    if (newCrd.spec['validation'] !== undefined) return new Map([[v.name, topLevel]]);
+    if (!out.has(v.name)) out.set(v.name, v.schema?.openAPIV3Schema);
+  }
+  return out;
+}
+
+/**
+ * Every CR of each version in {@link schemasToCheck}, validated against that version's new schema
+ * (validateExistingCRs). The first invalid CR stops it with a CrValidationError:
+ * `error validating <group>/<version>, Kind=<Kind> "<ns>/<name>": updated validation is too restrictive: <errors>`.
+ */
+export async function validateExistingCrs(list: CrLister, oldCrd: Crd, newCrd: Crd): Promise<void> {
   const group = newCrd.spec.group ?? '';
   const kind = newCrd.spec.names?.kind ?? '';
-  const checked = new Set<string>();
-  for (const v of newCrd.spec.versions ?? []) {
-    if (!oldServed.has(v.name) || !v.served || checked.has(v.name)) continue;
-    checked.add(v.name);
-    const schema = v.schema?.openAPIV3Schema;
-    const list = await client.listAll({ apiVersion: `${group}/${v.name}`, kind }, { signal });
-    for (const cr of list.items) {
+  for (const [version, schema] of schemasToCheck(oldCrd, newCrd)) {
+    for (const cr of await list(group, version, kind)) {
       const problems = validateCustomResource(schema, cr, { root: '[]' });
       if (problems.length === 0) continue;
-      const [g, ver] = (cr.apiVersion ?? '').includes('/') ? (cr.apiVersion ?? '').split('/', 2) : ['', cr.apiVersion ?? ''];
+      const apiVersion = cr.apiVersion ?? '';
+      const [g, ver] = apiVersion.includes('/') ? [apiVersion.slice(0, apiVersion.indexOf('/')), apiVersion.slice(apiVersion.indexOf('/') + 1)] : ['', apiVersion];
       const at = cr.metadata.namespace ? `${cr.metadata.namespace}/${cr.metadata.name ?? ''}` : (cr.metadata.name ?? '');
-      throw new CrValidationError(
-        `error validating ${gvkString(g ?? '', ver ?? '', cr.kind ?? '')} ${JSON.stringify(at)}: updated validation is too restrictive: ${aggregate(problems)}`,
-      );
+      throw new CrValidationError(`error validating ${gvkString(g, ver, cr.kind ?? '')} ${goQuote(at)}: updated validation is too restrictive: ${aggregate(problems)}`);
     }
   }
 }
+
+/** Lists CRs through the API server, all pages. */
+export const kubeCrLister =
+  (client: KubeClient, signal?: AbortSignal): CrLister =>
+  async (group, version, kind) =>
+    (await client.listAll({ apiVersion: `${group}/${version}`, kind }, { ...(signal && { signal }) })).items;
