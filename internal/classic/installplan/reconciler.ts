@@ -46,13 +46,27 @@ export interface InstallPlanReconcilerOptions {
 export function newInstallPlanReconciler(o: InstallPlanReconcilerOptions): Reconciler {
   const now = o.now ?? ((): Date => new Date());
   const typed = (p: InstallPlan): InstallPlan => ({ ...p, apiVersion: V1alpha1, kind: InstallPlanKind });
+  // Our last status write per plan: the resourceVersion it replaced and what the server stored. A retry that
+  // runs before the informer has seen that write would otherwise execute the plan again from the old status.
+  const written = new Map<string, { readonly replaced: string; readonly stored: InstallPlan }>();
+  const write = async (key: string, plan: InstallPlan, signal: AbortSignal): Promise<InstallPlan> => {
+    const stored = await o.writeStatus(plan, signal);
+    written.set(key, { replaced: plan.metadata.resourceVersion ?? '', stored });
+    return stored;
+  };
+  const latest = (key: string, cached: InstallPlan): InstallPlan => {
+    const mine = written.get(key);
+    if (mine && mine.replaced === cached.metadata.resourceVersion) return mine.stored;
+    written.delete(key);
+    return cached;
+  };
 
-  const setInstalledCondition = async (plan: InstallPlan, reason: string, message: string, signal: AbortSignal): Promise<InstallPlan> => {
+  const setInstalledCondition = async (key: string, plan: InstallPlan, reason: string, message: string, signal: AbortSignal): Promise<InstallPlan> => {
     const out = structuredClone(typed(plan));
     out.status ??= { phase: '', catalogSources: [] };
     setCondition(out.status, conditionFailed(InstallPlanInstalled, reason, message, formatTime(now())));
     try {
-      return await o.writeStatus(out, signal);
+      return await write(key, out, signal);
     } catch (err) {
       o.logger.error('error updating InstallPlan status', { err });
       throw new Error(`error updating InstallPlan status: ${errorText(err)}`, { cause: err });
@@ -62,8 +76,11 @@ export function newInstallPlanReconciler(o: InstallPlanReconcilerOptions): Recon
   return {
     async reconcile(key: string, signal: AbortSignal): Promise<Result | void> {
       const cached = o.get(key);
-      if (!cached) return;
-      let plan = typed(structuredClone(cached));
+      if (!cached) {
+        written.delete(key);
+        return;
+      }
+      let plan = typed(structuredClone(latest(key, cached)));
       const log = o.logger;
       const fields = { ip: plan.metadata.name, namespace: plan.metadata.namespace, phase: plan.status?.phase };
       log.debug('syncing', fields);
@@ -81,19 +98,19 @@ export function newInstallPlanReconciler(o: InstallPlanReconcilerOptions): Recon
       } catch (err) {
         const failure = `attenuated service account query failed - ${errorText(err)}`;
         log.info(failure, fields);
-        await setInstalledCondition(plan, InstallPlanReasonInstallCheckFailed, errorText(err), signal);
+        await setInstalledCondition(key, plan, InstallPlanReasonInstallCheckFailed, errorText(err), signal);
         throw new Error(failure, { cause: err });
       }
       // The InstallCheckFailed condition only comes from the query above: clear it now that the query answered.
       if (getCondition(plan.status ?? { phase: '', catalogSources: [] }, InstallPlanInstalled).reason === InstallPlanReasonInstallCheckFailed) {
-        plan = typed(await setInstalledCondition(plan, 'Unknown', '', signal));
+        plan = typed(await setInstalledCondition(key, plan, 'Unknown', '', signal));
       }
       if (ref) {
         const out = structuredClone(plan);
         out.status!.attenuatedServiceAccountRef = ref;
         if (!isDeepStrictEqual(plan.status?.attenuatedServiceAccountRef, ref)) {
           try {
-            await o.writeStatus(out, signal);
+            await write(key, out, signal);
           } catch (err) {
             throw new Error(`failed to attach attenuated ServiceAccount to status - ${errorText(err)}`, { cause: err });
           }
@@ -113,7 +130,7 @@ export function newInstallPlanReconciler(o: InstallPlanReconcilerOptions): Recon
 
       if (!isDeepStrictEqual(out.status, plan.status)) {
         try {
-          await o.writeStatus(out, signal);
+          await write(key, out, signal);
         } catch (err) {
           const updateErr = `error updating InstallPlan status: ${errorText(err)}`;
           if (error === undefined) throw failed(new Error(updateErr, { cause: err }));
