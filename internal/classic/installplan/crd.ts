@@ -16,10 +16,10 @@ import {
 } from '../../../api/operators/index.ts';
 import { removedStoredVersions } from '../../operator-controller/preflights/index.ts';
 import { goQuote } from '../../shared/gocompat/index.ts';
-import { isAlreadyExists, isNotFound, type KubeClient, type Logger } from '../../shared/kube/index.ts';
+import { isAlreadyExists, type KubeClient, type Logger } from '../../shared/kube/index.ts';
 import { installedAlongside, alongsideToAnnotations, type CsvPresence, type NamespacedName } from './alongside.ts';
 import { aggregate, validateCustomResource, type JsonSchemaProps } from './crschema.ts';
-import { errorText, gvkString, opaque, reasonInChain, wrap } from './errors.ts';
+import { errorText, gvkString, isNotFoundError, opaque, reasonInChain, wrap } from './errors.ts';
 import { decodeManifest } from './manifest.ts';
 
 export const OLM_MANAGED_LABEL = 'olm.managed';
@@ -83,7 +83,7 @@ export async function crdStep(step: Step, manifest: string, deps: CrdStepDeps): 
       try {
         crd = await client.get<Crd>({ apiVersion, kind: 'CustomResourceDefinition', name: step.resource.name }, { signal });
       } catch (err) {
-        if (isNotFound(err)) return StepStatusNotPresent;
+        if (isNotFoundError(err)) return StepStatusNotPresent;
         // Upstream names the CRD from the empty object the failed Get returned.
         throw version === 'v1' ? wrap('error finding the  CRD', err) : wrap('error finding the "" CRD', err);
       }
