@@ -309,6 +309,43 @@ describe('InstallPlan execution', () => {
     expect(cr.metadata['labels']).toEqual({ 'olm.managed': 'true', 'olm.owner': csvName });
   });
 
+  it('a Secret step copies the pull secret of that name from the operator namespace', async () => {
+    const ns = await namespace('ip-pull');
+    await operatorGroup(ns);
+    const olm = await kube().request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'olm' } });
+    expect([201, 409]).toContain(olm.status);
+    const secretName = `pull-${suffix()}`;
+    await kube().must(
+      kube().request('POST', '/api/v1/namespaces/olm/secrets', {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: secretName, labels: { keep: 'not-copied' } },
+        type: 'kubernetes.io/dockerconfigjson',
+        stringData: { '.dockerconfigjson': '{"auths":{}}' },
+      }),
+    );
+    clusterObjects.push(`/api/v1/namespaces/olm/secrets/${secretName}`);
+    const csvName = `pull.v1.${suffix()}`;
+    const missing = `absent-${suffix()}`;
+    const name = await createPlan(ns, {
+      csvNames: [csvName],
+      steps: [
+        step(csvName, csv(csvName)),
+        step(csvName, { apiVersion: 'v1', kind: 'Secret', metadata: { name: secretName } }),
+      ],
+    });
+    const done = await waitForPlan(ns, name, 'Complete', (p) => phase(p) === ops.InstallPlanPhaseComplete);
+    expect(done.status?.plan?.map((p) => p.status)).toEqual(['Created', 'Created']);
+    const copy = (await get(`/api/v1/namespaces/${ns}/secrets/${secretName}`))!;
+    expect(copy.metadata['labels']).toEqual({ 'olm.managed': 'true' });
+    expect(copy['type']).toBe('kubernetes.io/dockerconfigjson');
+    expect(Buffer.from((copy['data'] as Record<string, string>)['.dockerconfigjson']!, 'base64').toString()).toBe('{"auths":{}}');
+
+    const other = await createPlan(ns, { csvNames: [csvName], generation: 2, steps: [step(csvName, { apiVersion: 'v1', kind: 'Secret', metadata: { name: missing } })] });
+    const retrying = await waitForPlan(ns, other, 'retrying', (p) => !!p.status?.message);
+    expect(retrying.status?.message).toMatch(new RegExp(`^(retrying execution due to error: )?secret ${missing} does not exist - secrets "${missing}" not found$`));
+  });
+
   it('Manual: waits in RequiresApproval creating nothing, continues once approved', async () => {
     const ns = await namespace('ip-manual');
     await operatorGroup(ns);
