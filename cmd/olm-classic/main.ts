@@ -2,6 +2,7 @@
 // merged into one manager. Wiring only; behaviour lives in internal/classic.
 import { catalogSourceSetup } from '../../internal/classic/catalogsource/index.ts';
 import { installPlanSetup } from '../../internal/classic/installplan/index.ts';
+import { subscriptionSetup } from '../../internal/classic/subscription/index.ts';
 import { UsageError, main, mergeParts, type ManagerParts } from '../../internal/shared/manager/index.ts';
 import { olmClassicFlags, olmClassicOptions } from './flags.ts';
 
@@ -12,8 +13,9 @@ main(
       const options = olmClassicOptions(values);
       return async (ctx): Promise<ManagerParts> => {
         const catalog = await catalogSourceSetup(options)(ctx);
+        const subscriptions = await subscriptionSetup({ ...options, catalogSources: catalog.catalogSources, contents: catalog.contents, registry: catalog.registry })(ctx);
         const installPlans = await installPlanSetup({ operatorNamespace: options.globalCatalogNamespace, retryTimeoutMs: options.installPlanRetryTimeoutMs })(ctx);
-        return mergeParts(catalog, installPlans);
+        return mergeParts(catalog, subscriptions, installPlans);
       };
     } catch (err) {
       if (!(err instanceof UsageError)) throw err;

@@ -17,12 +17,12 @@ import {
 import { Controller } from '../shared/controller/index.ts';
 import { createImagePuller, readCertificateDir } from '../shared/image/index.ts';
 import type { KubeObject } from '../../api/meta/v1.ts';
-import { Informer, stripManagedFields, type KubeClient } from '../shared/kube/index.ts';
+import { eventRecorder, Informer, stripManagedFields, type KubeClient } from '../shared/kube/index.ts';
 import { OwnedObjectWatcher } from './applier/index.ts';
 import { registryAccess, type Cache, type ManagerContext, type ManagerParts } from '../shared/manager/index.ts';
 import type { Logger, Metrics } from '../shared/observability/index.ts';
 import type { CatalogContentClient } from './contentclient/index.ts';
-import { ClusterExtensionReconciler, clusterExtensionSteps, eventRecorder, kubeFinalizers, type BundleApplier, type BundleRenderer, type BundleResolver, type InstallPreflight } from './controller/index.ts';
+import { ClusterExtensionReconciler, clusterExtensionSteps, kubeFinalizers, type BundleApplier, type BundleRenderer, type BundleResolver, type InstallPreflight } from './controller/index.ts';
 import type { OperatorControllerOptions } from './options.ts';
 import { imageBundleUnpacker } from './unpack/index.ts';
 

@@ -1,6 +1,6 @@
-// Kubernetes Events about the objects a controller works on (installs, upgrades, failures), as
-// `kubectl describe` and `kubectl get events` show them. Cluster-scoped objects' events live in `default`, as
-// client-go's recorder puts them. As client-go's correlator does, the same event (object, type,
+// Kubernetes Events (client-go's recorder for every controller of the project), as `kubectl describe`
+// and `kubectl get events` show them. Cluster-scoped objects' events live in `default`, as
+// client-go's recorder puts them. As client-go's correlator does, the same event (object, field, type,
 // reason, message) again within 10 minutes bumps `count` and `lastTimestamp` of the one already
 // written instead of adding another, so a failure retried for hours is one line `(x120 over 2h)`.
 // Best effort: a failed event write is logged, never retried.
