@@ -63,17 +63,16 @@ export function subscriptionSetup(options: SubscriptionOptions): (ctx: ManagerCo
     const resolutionMetrics = createClassicResolutionMetrics(metrics.registry);
     const subMetrics = subscriptionMetrics(metrics.registry, () => subscriptions.keys().length);
     const reconciler = newNamespaceReconciler({
-      subscriptions: (ns) => inNamespace(subscriptions, ns).sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1)),
+      listSubscriptions: async (ns, signal) => (await client.list<Subscription>({ apiVersion: V1alpha1, kind: SubscriptionKind, namespace: ns }, { signal })).items,
+      listInstallPlans: async (ns, signal) => (await client.list<InstallPlan>({ apiVersion: V1alpha1, kind: InstallPlanKind, namespace: ns }, { signal })).items,
       csvs: (ns) => inNamespace(csvs, ns),
-      installPlans: (ns) => inNamespace(installPlans, ns),
       operatorGroups: (ns) => inNamespace(operatorGroups, ns),
       catalogSources: (ns) => inNamespace(options.catalogSources, ns),
       content: (ns, name) => options.contents.get(ns, name),
       bundle: async (image, signal) => loadRegistryV1((await puller.pull(image, { filter: BUNDLE_PATHS, signal })).dir),
       createInstallPlan: async (plan, status, signal) => {
-        const created = await client.create<InstallPlan>(plan, { signal });
-        created.status = status;
-        return client.updateStatus<InstallPlan>(created, { signal });
+        const ip = await client.create<InstallPlan>(plan, { signal });
+        return client.updateStatus<InstallPlan>({ ...ip, status }, { signal });
       },
       synced: (sub) => subMetrics.synced(sub),
       writeStatus: async (sub, status, signal) => {

@@ -103,8 +103,9 @@ export function catalogHealth(sources: readonly CatalogSource[], now: string): S
     }));
 }
 
+const REF_FIELDS = ['apiVersion', 'kind', 'namespace', 'name', 'uid', 'resourceVersion', 'fieldPath'] as const;
 const sameHealth = (a: SubscriptionCatalogHealth, b: SubscriptionCatalogHealth): boolean =>
-  a.healthy === b.healthy && JSON.stringify(a.catalogSourceRef) === JSON.stringify(b.catalogSourceRef);
+  a.healthy === b.healthy && REF_FIELDS.every((f) => (a.catalogSourceRef[f] ?? '') === (b.catalogSourceRef[f] ?? ''));
 
 /** catalogHealthState.UpdateHealth: `status.catalogHealth` and the CatalogSourcesUnhealthy condition. */
 export function updateHealth(sub: Subscription, s: Status, health: readonly SubscriptionCatalogHealth[], now: string): void {

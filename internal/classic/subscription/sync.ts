@@ -45,9 +45,10 @@ export const ExcludeGlobalNamespaceAnnotation = 'olm.operatorframework.io/exclud
 
 /** What the namespace sync reads and writes; the implementations are chosen in index.ts. */
 export interface SyncPorts {
-  subscriptions(namespace: string): Subscription[];
+  /** Live lists, as upstream's (a cache could still hold a Subscription without the plan just written). */
+  listSubscriptions(namespace: string, signal: AbortSignal): Promise<Subscription[]>;
+  listInstallPlans(namespace: string, signal: AbortSignal): Promise<InstallPlan[]>;
   csvs(namespace: string): ClusterServiceVersion[];
-  installPlans(namespace: string): InstallPlan[];
   operatorGroups(namespace: string): OperatorGroup[];
   catalogSources(namespace: string): CatalogSource[];
   content(namespace: string, name: string): CatalogContent | undefined;
@@ -76,6 +77,7 @@ export interface NamespaceState {
   readonly namespace: string;
   readonly now: string;
   subs: Working[];
+  readonly plans: InstallPlan[];
   resolved?: ResolvedEntry[];
   steps?: Step[];
   /** Subscriptions whose currentCSV resolution changed (they get the new InstallPlan). */
@@ -116,7 +118,7 @@ export function namespaceSyncSteps(p: SyncPorts): SyncStep<NamespaceState>[] {
         if (st.subs.length === 0) return end();
         const own = p.catalogSources(st.namespace);
         const health = catalogHealth(st.namespace === p.globalNamespace ? own : [...own, ...p.catalogSources(p.globalNamespace)], st.now);
-        const plans = new Map(p.installPlans(st.namespace).map((ip) => [ip.metadata.name ?? '', ip]));
+        const plans = new Map(st.plans.map((ip) => [ip.metadata.name ?? '', ip]));
         for (const w of st.subs) {
           updateHealth(w.sub, w.status, health, st.now);
           updateDeprecations(w.sub, w.status, entryDeprecations(w.sub, p.content(w.sub.spec.sourceNamespace, w.sub.spec.source)), st.now);
@@ -132,7 +134,7 @@ export function namespaceSyncSteps(p: SyncPorts): SyncStep<NamespaceState>[] {
         const ogs = p.operatorGroups(st.namespace);
         const failForward = isFailForward(ogs);
         const csvs = new Set(p.csvs(st.namespace).map((c) => c.metadata.name));
-        const plans = new Map(p.installPlans(st.namespace).map((ip) => [ip.metadata.name ?? '', ip]));
+        const plans = new Map(st.plans.map((ip) => [ip.metadata.name ?? '', ip]));
         let changed = false;
         for (const w of st.subs) {
           const s = w.status;
@@ -263,7 +265,7 @@ export function namespaceSyncSteps(p: SyncPorts): SyncStep<NamespaceState>[] {
       run: async (st, signal) => {
         const updated = st.updated ?? [];
         if (updated.length === 0 || (st.steps ?? []).length === 0) return undefined;
-        const plans = p.installPlans(st.namespace);
+        const plans = st.plans;
         const gen = Math.max(0, ...st.subs.map((w) => w.sub.status?.installPlanGeneration ?? 0), ...plans.map((ip) => ip.spec.generation ?? 0)) + 1;
         const approval = st.subs.some((w) => w.sub.spec.installPlanApproval === ApprovalManual) ? ApprovalManual : ApprovalAutomatic;
         let ip = plans.find((x) => x.spec.generation === gen);
@@ -349,13 +351,15 @@ export function newNamespaceReconciler(p: SyncPorts): { reconcile(key: string, s
   const steps = namespaceSyncSteps(p);
   return {
     async reconcile(namespace, signal) {
-      const subs = p.subscriptions(namespace);
+      const subs = (await p.listSubscriptions(namespace, signal)).sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
       if (subs.length === 0) return;
+      const plans = await p.listInstallPlans(namespace, signal);
       for (const sub of subs) p.synced?.(sub);
       const st: NamespaceState = {
         namespace,
         now: p.now().toISOString().replace(/\.\d+Z$/, 'Z'),
         subs: subs.map((sub) => ({ sub, status: statusOf(sub), before: JSON.stringify(sub.status ?? {}) })),
+        plans,
       };
       const outcome = await runSteps(steps, st, signal);
       for (const w of st.subs) {

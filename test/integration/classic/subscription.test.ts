@@ -1,9 +1,9 @@
 // Subscriptions resolved per namespace (internal/classic/subscription) in process against the real cluster and
 // registry: CatalogSources from catalog images, bundles pulled in process, InstallPlans with upstream's steps,
 // Subscription states and conditions with upstream's texts.
-import { mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { catalogSourceSetup } from '../../../internal/classic/catalogsource/index.ts';
@@ -18,20 +18,22 @@ import { pushCatalogImage } from '../../support/images.ts';
 import { capturedLogger, inProcessManagerOptions, runParts } from '../../support/in-process.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
+import { OpmServe } from '../../support/opm.ts';
 
-const GLOBAL = 'olm-sub-global';
 const kube = (): TestKube => adminKube();
 let run: { stop(): Promise<void> };
 let metrics: Metrics;
 let catalogNs: string;
 const catalog = 'cls-catalog';
 const bundles: Record<string, TestBundle> = {};
+let catalogFilesPushed: Record<string, object> = {};
 const namespaces: string[] = [];
 
 const gvk = (group: string): { group: string; version: string; kind: string } => ({ group, version: 'v1', kind: 'Widget' });
 
 beforeAll(async () => {
   await installClassicCRDs(kube());
+  // the catalog lives in the global catalog namespace, so every test namespace resolves from it
   catalogNs = await kube().namespace('cls-cat');
   namespaces.push(catalogNs);
   // cls-a 1.0.0 → 1.1.0; cls-b requires the Widget API of cls-dep; cls-c requires a package that does not exist
@@ -46,6 +48,7 @@ beforeAll(async () => {
     ...catalogFiles('cls-b', [{ bundle: bundles.b, properties: [{ type: 'olm.gvk.required', value: gvk('cls-dep.example.com') }] }]),
     ...catalogFiles('cls-c', [{ bundle: bundles.c, properties: [{ type: 'olm.package.required', value: { packageName: 'nowhere', versionRange: '>=1.0.0' } }] }]),
   };
+  catalogFilesPushed = files;
   const image = await pushCatalogImage(registry(), 'classic-sub/catalog:v1', { files });
   await kube().must(
     kube().request('POST', TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, undefined, catalogNs), {
@@ -61,9 +64,9 @@ beforeAll(async () => {
   const sandbox = await mkdtemp(join(tmpdir(), 'olm-classic-sub-'));
   metrics = createMetrics({ defaultMetrics: false });
   const ctx = { options: inProcessManagerOptions('olm-classic-sub-test'), client, logger, metrics };
-  const cat = await catalogSourceSetup({ globalCatalogNamespace: GLOBAL, cacheDir: sandbox, insecureRegistries: [registry().host] })(ctx);
+  const cat = await catalogSourceSetup({ globalCatalogNamespace: catalogNs, cacheDir: sandbox, insecureRegistries: [registry().host] })(ctx);
   const subs = await subscriptionSetup({
-    globalCatalogNamespace: GLOBAL,
+    globalCatalogNamespace: catalogNs,
     cacheDir: sandbox,
     catalogSources: cat.catalogSources,
     contents: cat.contents,
@@ -102,14 +105,18 @@ async function subscription(ns: string, name: string): Promise<ops.Subscription>
 }
 async function waitForSub(ns: string, name: string, what: string, ok: (s: ops.Subscription) => boolean): Promise<ops.Subscription> {
   let last: ops.Subscription | undefined;
-  await waitFor(
-    `Subscription ${ns}/${name}: ${what}`,
-    async () => {
-      last = await subscription(ns, name);
-      return ok(last);
-    },
-    { timeoutMs: 60_000 },
-  );
+  try {
+    await waitFor(
+      `Subscription ${ns}/${name}: ${what}`,
+      async () => {
+        last = await subscription(ns, name);
+        return ok(last);
+      },
+      { timeoutMs: 60_000 },
+    );
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; last status: ${JSON.stringify(last?.status)}`, { cause: err });
+  }
   return last!;
 }
 async function installPlan(ns: string, name: string): Promise<ops.InstallPlan> {
@@ -130,7 +137,6 @@ describe('Subscription → InstallPlan', () => {
     expect(sub.status?.installPlanGeneration).toBe(1);
     expect(sub.status?.installplan).toEqual({ apiVersion: ops.V1alpha1, kind: 'InstallPlan', name: sub.status?.installPlanRef?.name, uuid: sub.status?.installPlanRef?.uid });
     expect(cond(sub, ops.SubscriptionCatalogSourcesUnhealthy)).toMatchObject({ status: 'False', message: 'all available catalogsources are healthy' });
-    expect([ops.CatalogSourcesAdded, ops.AllCatalogSourcesHealthy]).toContain(cond(sub, ops.SubscriptionCatalogSourcesUnhealthy)?.reason);
     expect(sub.status?.catalogHealth?.map((h) => [h.catalogSourceRef.name, h.healthy])).toEqual([[catalog, true]]);
 
     const ip = await installPlan(ns, sub.status!.installPlanRef!.name!);
@@ -142,7 +148,10 @@ describe('Subscription → InstallPlan', () => {
     expect(kinds[0]).toBe(`ClusterServiceVersion/${bundles.a1!.name}`);
     expect(kinds[1]).toBe(`CustomResourceDefinition/${bundles.a1!.crdName}`);
     expect(kinds).toContain(`ServiceAccount/${bundles.a1!.serviceAccountName}`);
-    expect(kinds.some((k) => k.startsWith(`Role/${bundles.a1!.name}-${bundles.a1!.serviceAccountName}-`))).toBe(true);
+    // <csv>-<sa>-<hash>, the base cut to fit 63 characters
+    const role = kinds.find((k) => k.startsWith('Role/'))!.slice('Role/'.length);
+    expect(role).toHaveLength(63);
+    expect(`${bundles.a1!.name}-${bundles.a1!.serviceAccountName}`.startsWith(role.slice(0, role.lastIndexOf('-')))).toBe(true);
     expect(kinds.some((k) => k.startsWith('ClusterRoleBinding/'))).toBe(true);
     for (const step of ip.status?.plan ?? []) {
       expect(step).toMatchObject({ resolving: bundles.a1!.name, status: 'Unknown', resource: { sourceName: catalog, sourceNamespace: catalogNs } });
@@ -157,6 +166,8 @@ describe('Subscription → InstallPlan', () => {
     await create(ops.V1alpha1, 'clusterserviceversions', ns, csv);
     const done = await waitForSub(ns, 'a', 'AtLatestKnown', (s) => s.status?.state === ops.SubscriptionStateAtLatest);
     expect(done.status?.installedCSV).toBe(bundles.a1!.name);
+    // CatalogSourcesAdded on first sight, then the health reason (upstream's count rule)
+    await waitForSub(ns, 'a', 'AllCatalogSourcesHealthy', (s) => cond(s, ops.SubscriptionCatalogSourcesUnhealthy)?.reason === ops.AllCatalogSourcesHealthy);
     expect(await metrics.registry.metrics()).toMatch(new RegExp(`subscription_sync_total\\{name="a",installed="${bundles.a1!.name.replace(/\./g, '\\.')}",channel="stable",package="cls-a",approval=""\\} \\d+`));
   });
 
@@ -242,12 +253,72 @@ describe('Subscription → InstallPlan', () => {
       metadata: { name: 'x', namespace: ns },
       spec: { source: 'nope', sourceNamespace: ns, name: 'cls-a', channel: 'stable' },
     });
-    const sub = await waitForSub(ns, 'x', 'CatalogSourcesUnhealthy', (s) => cond(s, ops.SubscriptionCatalogSourcesUnhealthy)?.status === 'True');
+    // the first sight says CatalogSourcesAdded (upstream's count rule), the next sync the health reason
+    const sub = await waitForSub(ns, 'x', 'CatalogSourcesUnhealthy', (s) => cond(s, ops.SubscriptionCatalogSourcesUnhealthy)?.reason === ops.UnhealthyCatalogSourceFound);
     expect(cond(sub, ops.SubscriptionCatalogSourcesUnhealthy)).toMatchObject({ reason: ops.UnhealthyCatalogSourceFound, message: `targeted catalogsource ${ns}/nope missing` });
     const failed = await waitForSub(ns, 'x', 'ResolutionFailed', (s) => cond(s, ops.SubscriptionResolutionFailed) !== undefined);
     expect(cond(failed, ops.SubscriptionResolutionFailed)).toMatchObject({
       reason: 'ConstraintsNotSatisfiable',
       message: `constraints not satisfiable: no operators found from catalog nope in namespace ${ns} referenced by subscription x, subscription x exists`,
     });
+  });
+});
+
+// These add CatalogSources to the global namespace, so they run after the tests above.
+describe('the same resolution from other sources', () => {
+  const addCatalogSource = (name: string, spec: ops.CatalogSourceSpec): Promise<void> =>
+    create(ops.V1alpha1, ops.CatalogSourceResource, catalogNs, { apiVersion: ops.V1alpha1, kind: ops.CatalogSourceKind, metadata: { name, namespace: catalogNs }, spec });
+  const planOf = async (ns: string, sub: string): Promise<ops.InstallPlan> => {
+    const s = await waitForSub(ns, sub, 'a plan', (x) => !!x.status?.installPlanRef);
+    return installPlan(ns, s.status!.installPlanRef!.name!);
+  };
+  // the plans live in two namespaces and come from two CatalogSources: those names, and the hashes that include
+  // the namespace, set aside
+  const comparable = (ip: ops.InstallPlan): unknown[] =>
+    JSON.parse(
+      JSON.stringify((ip.status?.plan ?? []).map((st) => ({ kind: st.resource.kind, name: st.resource.name, status: st.status, manifest: JSON.parse(st.resource.manifest!) })))
+        .replaceAll(ip.metadata.namespace!, 'NS')
+        .replaceAll(ip.status!.catalogSources[0]!, 'CATALOG')
+        .replace(/([-"])[0-9A-Za-z]{30,}"/g, '$1HASH"')
+        .replace(/-[0-9A-Za-z]{30,}/g, '-HASH'),
+    ) as unknown[];
+
+  it('spec.address (a real opm serve of the same catalog) gives the same plan as spec.image', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'classic-sub-opm-'));
+    for (const [file, obj] of Object.entries(catalogFilesPushed)) {
+      await mkdir(dirname(join(dir, file)), { recursive: true });
+      await writeFile(join(dir, file), JSON.stringify(obj));
+    }
+    const opm = new OpmServe(dir);
+    try {
+      const { address } = await opm.start();
+      await addCatalogSource('cls-grpc', { sourceType: 'grpc', address });
+      const viaImage = await namespaceWithGroups('cls-img');
+      const viaAddress = await namespaceWithGroups('cls-addr');
+      await subscribe(viaImage, 'b', 'cls-b');
+      await subscribe(viaAddress, 'b', 'cls-b', { source: 'cls-grpc' });
+      const a = await planOf(viaImage, 'b');
+      const b = await planOf(viaAddress, 'b');
+      expect(b.status?.catalogSources).toEqual(['cls-grpc']);
+      expect(comparable(b)).toEqual(comparable(a));
+    } finally {
+      await opm.stop();
+    }
+  });
+
+  it('registryPoll: a successor pushed under the tag is planned as an upgrade after the poll', async () => {
+    const p1 = await pushTestBundle(registry(), { packageName: 'cls-p', version: '1.0.0' });
+    const p2 = await pushTestBundle(registry(), { packageName: 'cls-p', version: '1.1.0' });
+    await pushCatalogImage(registry(), 'classic-sub/poll:latest', { files: catalogFiles('cls-p', [{ bundle: p1 }]) });
+    await addCatalogSource('cls-poll', { sourceType: 'grpc', image: `${registry().host}/classic-sub/poll:latest`, updateStrategy: { registryPoll: { interval: '3s' } } });
+    const ns = await namespaceWithGroups('cls-poll');
+    await subscribe(ns, 'p', 'cls-p', { source: 'cls-poll' });
+    const first = await planOf(ns, 'p');
+    expect(first.spec.clusterServiceVersionNames).toEqual([p1.name]);
+    await create(ops.V1alpha1, 'clusterserviceversions', ns, JSON.parse(first.status!.plan![0]!.resource.manifest!));
+    await waitForSub(ns, 'p', 'AtLatestKnown', (s) => s.status?.state === ops.SubscriptionStateAtLatest);
+    await pushCatalogImage(registry(), 'classic-sub/poll:latest', { files: catalogFiles('cls-p', [{ bundle: p1 }, { bundle: p2, replaces: p1.name }]) });
+    const upgraded = await waitForSub(ns, 'p', 'the upgrade planned', (s) => s.status?.currentCSV === p2.name);
+    expect(upgraded.status).toMatchObject({ state: ops.SubscriptionStateUpgradePending, installedCSV: p1.name, installPlanGeneration: 2 });
   });
 });
