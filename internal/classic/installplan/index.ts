@@ -45,8 +45,8 @@ export interface InstallPlanParts extends ManagerParts {
   readonly installPlans: Informer<InstallPlan>;
   readonly controller: Controller;
   /**
-   * One garbage-collection sweep of a namespace's InstallPlans (at most 5 kept, at most 5 deleted per sweep).
-   * Upstream runs it at the start of every namespace sync: the Subscription side calls it there.
+   * One garbage-collection sweep of a namespace's InstallPlans (at most 5 kept, at most 5 deleted per sweep). The
+   * `installplan-gc` controller runs it whenever a plan is created in the namespace.
    */
   readonly gc: (namespace: string) => Promise<string[]>;
 }
@@ -124,7 +124,17 @@ export function installPlanSetup(options: InstallPlanOptions): (ctx: ManagerCont
         },
         namespace,
       );
+    // Upstream sweeps at the start of every namespace sync, which a new plan triggers; here a new plan triggers
+    // the sweep of its namespace directly, so the Subscription side needs no hook.
+    const collector = new Controller({
+      name: 'installplan-gc',
+      reconciler: { reconcile: async (key) => void (await gc(key)) },
+      logger,
+      metrics,
+      ...(options.rateLimiter && { rateLimiter: options.rateLimiter() }),
+    });
+    collector.watch(installPlans, (ip, type) => (type === 'add' ? ip.metadata.namespace : undefined));
 
-    return { informers: [installPlans, operatorGroups, ...rbac], controllers: [controller, retry], installPlans, controller, gc };
+    return { informers: [installPlans, operatorGroups, ...rbac], controllers: [controller, retry, collector], installPlans, controller, gc };
   };
 }
