@@ -17,6 +17,8 @@ export const olmClassicFlags = {
     default: '1m0s',
     help: 'time since first attempt at which plan execution errors are considered fatal (upstream catalog operator flag; a Go duration)',
   },
+  writeStatusName: { type: 'string', help: 'ClusterOperator name in which to write status, unset or "" to disable (upstream olm operator flag; OpenShift uses operator-lifecycle-manager)' },
+  'write-status-name': { type: 'string', help: 'the same as --writeStatusName' },
   ...registryFlags,
 } as const satisfies Record<string, Flag>;
 
@@ -27,6 +29,14 @@ const str = (v: string | boolean | undefined): string => (typeof v === 'string' 
 export interface OlmClassicOptions extends CatalogSourceOptions {
   /** `--install-plan-retry-timeout` in milliseconds. */
   readonly installPlanRetryTimeoutMs: number;
+}
+
+/** The ClusterOperator the classic gating controller writes (`--writeStatusName`), or undefined when off. */
+export function writeStatusName(values: OlmClassicFlagValues): string | undefined {
+  const a = str(values.writeStatusName);
+  const b = str(values['write-status-name']);
+  if (a !== '' && b !== '' && a !== b) throw new UsageError(`olm-classic: --writeStatusName and --write-status-name disagree: ${JSON.stringify(a)}, ${JSON.stringify(b)}`);
+  return a || b || undefined;
 }
 
 export function olmClassicOptions(values: OlmClassicFlagValues): OlmClassicOptions {

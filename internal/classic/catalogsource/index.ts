@@ -9,13 +9,15 @@ import type { Cache, ManagerContext, ManagerParts } from '../../shared/manager/i
 import { registryAccess, type RegistryFlagOptions } from '../../shared/manager/index.ts';
 import type { RegistryClientOptions } from '../registryclient/index.ts';
 import type { RegistryClient as ImageRegistry } from '../../shared/image/index.ts';
-import { findBundle, findPackage } from './content.ts';
+import { contentFromFbc, contentFromRegistry, findBundle, findPackage } from './content.ts';
 import { catalogSourceMetrics } from './metrics.ts';
 import { newCatalogSourceReconciler, type ContentRegistry } from './reconciler.ts';
 import { addressSources, imageSources } from './sources.ts';
 
 export type { CatalogContent, ContentBundle, ContentChannel, ContentChannelEntry, ContentPackage, ContentProperty } from './content.ts';
-export { findBundle, findPackage };
+export { contentFromFbc, contentFromRegistry, findBundle, findPackage };
+export type { ImageSources, ImageSourcesOptions } from './sources.ts';
+export { imageSources } from './sources.ts';
 export type { ContentRegistry } from './reconciler.ts';
 export { configMapUnsupportedMessage, sourceTypeProblem } from './reconciler.ts';
 export { parseGoDuration, pollInterval } from './interval.ts';

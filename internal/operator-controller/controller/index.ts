@@ -10,6 +10,7 @@ export type {
   InstallPreflight,
   InstalledBundle,
   RenderRequest,
+  RenderedBundle,
   Resolution,
   UninstallOutcome,
 } from './ports.ts';

@@ -41,6 +41,8 @@ export interface ExtensionState {
   resolution?: Resolution;
   dir?: string;
   objects?: KubeObject[];
+  /** The bundle's `olm.properties` (from render), recorded with the revision. */
+  bundleProperties?: string;
 }
 
 /** The cleanup finalizer on the extension itself. */
@@ -265,7 +267,9 @@ export function render(p: Pick<ExtensionStepPorts, 'renderer' | 'events'>): Exte
       try {
         if (state.dir === undefined) throw new Error('the pipeline reached render before unpack');
         const config = ext.spec!.config?.inline;
-        state.objects = await p.renderer.render(state.dir, { installNamespace: ext.spec!.namespace, ...(config !== undefined && { config }) });
+        const rendered = await p.renderer.render(state.dir, { installNamespace: ext.spec!.namespace, ...(config !== undefined && { config }) });
+        state.objects = rendered.objects;
+        if (rendered.properties !== undefined) state.bundleProperties = rendered.properties;
       } catch (err) {
         return failForBundle(state, p.events, err);
       }
@@ -297,7 +301,8 @@ export function apply(p: Pick<ExtensionStepPorts, 'applier' | 'events'>): Extens
       const { ext } = state;
       let applied;
       try {
-        applied = await p.applier.apply(ext, resolved(state).bundle, state.objects ?? [], signal);
+        const { bundle } = resolved(state);
+        applied = await p.applier.apply(ext, state.bundleProperties === undefined ? bundle : { ...bundle, properties: state.bundleProperties }, state.objects ?? [], signal);
       } catch (err) {
         return failForBundle(state, p.events, err);
       }

@@ -17,7 +17,7 @@ import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
 import { capturedLogger, inProcessManagerOptions, runParts } from '../../support/in-process.ts';
 import { TestKube } from '../../support/kube.ts';
-import { waitFor } from '../../support/net.ts';
+import { freePort, waitFor } from '../../support/net.ts';
 import { OpmServe } from '../../support/opm.ts';
 
 const kube = (): TestKube => adminKube();
@@ -64,7 +64,13 @@ beforeAll(async () => {
   const sandbox = await mkdtemp(join(tmpdir(), 'olm-classic-sub-'));
   metrics = createMetrics({ defaultMetrics: false });
   const ctx = { options: inProcessManagerOptions('olm-classic-sub-test'), client, logger, metrics };
-  const cat = await catalogSourceSetup({ globalCatalogNamespace: catalogNs, cacheDir: sandbox, insecureRegistries: [registry().host] })(ctx);
+  const cat = await catalogSourceSetup({
+    globalCatalogNamespace: catalogNs,
+    cacheDir: sandbox,
+    insecureRegistries: [registry().host],
+    registryClient: { channelOptions: { 'grpc.initial_reconnect_backoff_ms': 200, 'grpc.max_reconnect_backoff_ms': 1000 } },
+    notReadyRecheckMs: 1000,
+  })(ctx);
   const subs = await subscriptionSetup({
     globalCatalogNamespace: catalogNs,
     cacheDir: sandbox,
@@ -265,6 +271,16 @@ describe('Subscription → InstallPlan', () => {
 });
 
 // These add CatalogSources to the global namespace, so they run after the tests above.
+/** The pushed catalog's files as a directory, for opm serve. */
+async function catalogDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'classic-sub-opm-'));
+  for (const [file, obj] of Object.entries(catalogFilesPushed)) {
+    await mkdir(dirname(join(dir, file)), { recursive: true });
+    await writeFile(join(dir, file), JSON.stringify(obj));
+  }
+  return dir;
+}
+
 describe('the same resolution from other sources', () => {
   const addCatalogSource = (name: string, spec: ops.CatalogSourceSpec): Promise<void> =>
     create(ops.V1alpha1, ops.CatalogSourceResource, catalogNs, { apiVersion: ops.V1alpha1, kind: ops.CatalogSourceKind, metadata: { name, namespace: catalogNs }, spec });
@@ -284,12 +300,7 @@ describe('the same resolution from other sources', () => {
     ) as unknown[];
 
   it('spec.address (a real opm serve of the same catalog) gives the same plan as spec.image', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'classic-sub-opm-'));
-    for (const [file, obj] of Object.entries(catalogFilesPushed)) {
-      await mkdir(dirname(join(dir, file)), { recursive: true });
-      await writeFile(join(dir, file), JSON.stringify(obj));
-    }
-    const opm = new OpmServe(dir);
+    const opm = new OpmServe(await catalogDir());
     try {
       const { address } = await opm.start();
       await addCatalogSource('cls-grpc', { sourceType: 'grpc', address });
@@ -301,6 +312,34 @@ describe('the same resolution from other sources', () => {
       const b = await planOf(viaAddress, 'b');
       expect(b.status?.catalogSources).toEqual(['cls-grpc']);
       expect(comparable(b)).toEqual(comparable(a));
+    } finally {
+      await opm.stop();
+    }
+  });
+
+  it('a CatalogSource refusing connections: unhealthy, resolution waits with upstream’s error, then resumes when it serves', async () => {
+    const ns = await namespaceWithGroups('cls-down');
+    const port = await freePort();
+    await create(ops.V1alpha1, ops.CatalogSourceResource, ns, {
+      apiVersion: ops.V1alpha1,
+      kind: ops.CatalogSourceKind,
+      metadata: { name: 'down', namespace: ns },
+      spec: { sourceType: 'grpc', address: `127.0.0.1:${port}` },
+    });
+    await subscribe(ns, 'a', 'cls-a', { source: 'down', sourceNamespace: ns });
+    const waiting = await waitForSub(ns, 'a', 'ResolutionFailed', (s) => cond(s, ops.SubscriptionResolutionFailed) !== undefined && cond(s, ops.SubscriptionCatalogSourcesUnhealthy)?.reason === ops.UnhealthyCatalogSourceFound);
+    expect(cond(waiting, ops.SubscriptionCatalogSourcesUnhealthy)?.message).toBe(`targeted catalogsource ${ns}/down unhealthy`);
+    expect(cond(waiting, ops.SubscriptionResolutionFailed)).toMatchObject({
+      reason: 'ErrorPreventedResolution',
+      message: `error using catalogsource ${ns}/down: no registry client established for catalogsource ${ns}/down`,
+    });
+    expect(await installPlans(ns)).toHaveLength(0);
+    const opm = new OpmServe(await catalogDir(), port);
+    try {
+      await opm.start();
+      const planned = await waitForSub(ns, 'a', 'a plan once the source serves', (s) => !!s.status?.installPlanRef);
+      expect(cond(planned, ops.SubscriptionResolutionFailed)).toBeUndefined();
+      expect(planned.status?.currentCSV).toBe(bundles.a2!.name);
     } finally {
       await opm.stop();
     }
