@@ -5,6 +5,7 @@ import { benchClassicSubscriptions } from './classic-subscriptions.ts';
 import { benchCatalogServer } from './catalog-server.ts';
 import { benchCatalogCertified, benchCatalogScale } from './catalog-scale.ts';
 import { benchCatalogUnpack } from './catalog-unpack.ts';
+import { benchCliStartup } from './cli-startup.ts';
 import { benchCatalogdFiles } from './catalogd-files.ts';
 import { benchContentClient } from './content-client.ts';
 import { benchControlPlane, type Figure } from './control-plane.ts';
@@ -33,6 +34,7 @@ const benches: Record<string, () => Promise<Figure[]>> = {
   'operator-controller': benchOperatorController,
   'make-run': benchMakeRun,
   gating: benchGating,
+  'cli-startup': benchCliStartup,
 };
 
 const wanted = process.argv.slice(2);

@@ -50,6 +50,9 @@ export const bundleRender: CliCommand = {
     'certificate provider unless --cert-provider names one: webhook configurations, Services and',
     'Deployments then carry no CA injection, certificate volumes or issuer objects (operator-controller',
     'itself refuses to install such a bundle without a provider). --cert-provider none is the default.',
+    '',
+    'Example:',
+    '  kubectl olm bundle render demo/bundles/demo-operator.v0.1.0 --install-namespace demo',
   ].join('\n'),
   async run(args, io) {
     const { values, positionals } = parse(args);

@@ -40,6 +40,9 @@ export const catalogValidate: CliCommand = {
     'every check `opm validate` runs, with its messages. Prints nothing and exits 0 when the',
     'catalog is valid; otherwise prints the error and exits 1. With -o json|yaml the result is',
     '{"passed": <bool>, "error": {"message": "..."}} as opm prints it.',
+    '',
+    'Example:',
+    '  kubectl olm catalog validate demo/catalog',
   ].join('\n'),
   async run(args, io) {
     const { values, positionals } = parse(args, { output: { type: 'string', short: 'o' } });
@@ -66,6 +69,9 @@ export const catalogRender: CliCommand = {
     'Prints the catalog under <dir> exactly as catalogd serves it at /catalogs/<name>/api/v1/all:',
     'one compact JSON blob per line, keys sorted, in file-walk order. Exits 1 when a file cannot',
     'be parsed (the message names the file and the blob).',
+    '',
+    'Example:',
+    "  kubectl olm catalog render demo/catalog | jq -c 'select(.schema == \"olm.channel\") | {name, entries}'",
   ].join('\n'),
   async run(args, io) {
     const { positionals } = parse(args);

@@ -1,46 +1,69 @@
-// Picks the command whose path matches the leading words of argv and runs it.
-import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
+// Picks the command whose path matches the leading words of argv, imports it if it is lazy, and
+// runs it. `--help`/`-h` anywhere after the path prints its usage; `help <command>` too.
+import { CliUsageError, loadCommand, type CliCommandEntry, type CliIO } from './types.ts';
 
 function write(stream: NodeJS.WritableStream, text: string): void {
   stream.write(text.endsWith('\n') ? text : `${text}\n`);
 }
 
-export function helpText(commands: readonly CliCommand[]): string {
-  const width = Math.max(...commands.map((c) => c.path.join(' ').length));
-  const lines = commands.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`);
+export function helpText(commands: readonly CliCommandEntry[], prefix: readonly string[] = []): string {
+  const shown = commands.filter((c) => !c.path[0]!.startsWith('__') && prefix.every((w, i) => c.path[i] === w));
+  const width = Math.max(...shown.map((c) => c.path.join(' ').length));
+  const lines = shown.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`);
   return [
-    'kubectl olm — Operator Lifecycle Manager v1 tools (also usable as `oc olm`).',
+    'kubectl olm — Operator Lifecycle Manager v1 from the command line (also `oc olm`, or `kubectl-olm`).',
     '',
     'Commands:',
     ...lines,
     '',
-    'Run `kubectl olm <command> --help` for a command’s flags.',
+    'Cluster commands take kubectl\'s --kubeconfig and --context (install also -n/--namespace: ClusterExtensions and',
+    'ClusterCatalogs are cluster-scoped) and print -o table|json|yaml|name.',
+    'Exit codes: 0 success; 1 the command failed (the cluster refused, a wait timed out, nothing resolved,',
+    'an invalid catalog); 2 usage error (unknown command or flag, missing argument).',
+    'Run `kubectl olm <command> --help` for a command’s flags and examples.',
   ].join('\n');
 }
 
-export async function dispatch(commands: readonly CliCommand[], argv: readonly string[], io: CliIO): Promise<number> {
-  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-    write(argv.length === 0 ? io.stderr : io.stdout, helpText(commands));
-    return argv.length === 0 ? 2 : 0;
-  }
-  let best: CliCommand | undefined;
+/** The entry with the longest path that argv starts with. */
+export function findCommand(commands: readonly CliCommandEntry[], argv: readonly string[]): CliCommandEntry | undefined {
+  let best: CliCommandEntry | undefined;
   for (const c of commands) {
     if (c.path.every((w, i) => argv[i] === w) && (!best || c.path.length > best.path.length)) best = c;
   }
-  if (!best) {
-    write(io.stderr, `unknown command "${argv.join(' ')}"\n\n${helpText(commands)}`);
+  return best;
+}
+
+export async function dispatch(commands: readonly CliCommandEntry[], argv: readonly string[], io: CliIO): Promise<number> {
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || (argv[0] === 'help' && argv.length === 1)) {
+    write(argv.length === 0 ? io.stderr : io.stdout, helpText(commands));
+    return argv.length === 0 ? 2 : 0;
+  }
+  const asksHelp = argv[0] === 'help';
+  const words = asksHelp ? argv.slice(1) : argv;
+  const entry = findCommand(commands, words);
+  if (!entry) {
+    // `kubectl olm catalog`: the commands under that word.
+    const group = commands.some((c) => c.path.length > words.length && words.every((w, i) => c.path[i] === w));
+    if (group && words.every((w) => !w.startsWith('-'))) {
+      write(io.stderr, helpText(commands, words));
+      return 2;
+    }
+    write(io.stderr, `unknown command "${words.join(' ')}"\n\n${helpText(commands)}`);
     return 2;
   }
-  const rest = argv.slice(best.path.length);
-  if (rest.includes('--help') || rest.includes('-h')) {
-    write(io.stdout, best.usage);
+  const command = await loadCommand(entry);
+  const rest = words.slice(entry.path.length);
+  const dashdash = rest.indexOf('--');
+  const flags = dashdash < 0 ? rest : rest.slice(0, dashdash);
+  if (asksHelp || flags.includes('--help') || flags.includes('-h')) {
+    write(io.stdout, command.usage);
     return 0;
   }
   try {
-    return await best.run(rest, io);
+    return await command.run(rest, io);
   } catch (err) {
     if (err instanceof CliUsageError) {
-      write(io.stderr, `error: ${err.message}\n\n${best.usage}`);
+      write(io.stderr, `error: ${err.message}\n\n${command.usage}`);
       return 2;
     }
     write(io.stderr, `error: ${err instanceof Error ? err.message : String(err)}`);

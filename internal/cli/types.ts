@@ -1,12 +1,16 @@
 // A subcommand of the kubectl-olm plugin. Each capability adds one file here exporting its
-// commands; cmd/kubectl-olm/main.ts only lists them. Commands write to the given streams and
-// return an exit code (0 success, 1 failure the user caused, 2 usage error) — they never call
-// process.exit, so they are testable in process.
+// commands; commands.ts lists them, each loaded only when it runs (`lazy`). Commands write to the
+// given streams and return an exit code (0 success, 1 failure the user caused or the cluster
+// reported, 2 usage error) — they never call process.exit, so they are testable in process.
 export interface CliIO {
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WritableStream;
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
+  /** Where confirmations are read from (`upgrade --force`); absent: no one can answer. */
+  readonly stdin?: NodeJS.ReadableStream | undefined;
+  /** Ends long waits (`--wait`) early, e.g. on Ctrl-C. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 export interface CliCommand {
@@ -17,6 +21,25 @@ export interface CliCommand {
   /** Full usage text, printed for `--help` and after a usage error. */
   readonly usage: string;
   run(args: readonly string[], io: CliIO): Promise<number>;
+}
+
+/** A command whose module is imported only when it is run or its usage is asked for. */
+export interface LazyCliCommand {
+  readonly path: readonly string[];
+  readonly summary: string;
+  load(): Promise<CliCommand>;
+}
+
+export type CliCommandEntry = CliCommand | LazyCliCommand;
+
+/** A command listed by path and summary, its module imported by `load` when needed. */
+export function lazy(path: readonly string[], summary: string, load: () => Promise<CliCommand>): LazyCliCommand {
+  return { path, summary, load };
+}
+
+/** The command itself, importing its module if it is lazy. */
+export async function loadCommand(entry: CliCommandEntry): Promise<CliCommand> {
+  return 'load' in entry ? entry.load() : entry;
 }
 
 /** Thrown by argument parsing; printed with the command's usage, exit 2. */

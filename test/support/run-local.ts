@@ -143,16 +143,24 @@ async function ensureNamespace(kubeconfig: string, name: string): Promise<void> 
 }
 
 function nextSteps(kubeconfig: string, kubectlDir: string | undefined): string {
+  const bin = join(root, 'bin');
   return [
     '',
     'olmv1 is running. In another terminal, from this checkout:',
     `  export KUBECONFIG=${kubeconfig}`,
     ...(kubectlDir ? [`  export PATH=${kubectlDir}:$PATH   # optional: kubectl v1.36 from the control-plane binary`] : []),
+    `  export PATH=${bin}:$PATH   # kubectl-olm from this checkout: \`kubectl olm …\` (or run bin/kubectl-olm …)`,
+    'With the CLI:',
+    '  kubectl olm catalog add olm-demo localhost:5001/olm-demo/catalog:latest --wait   # the demo catalog',
+    '  kubectl olm search demo',
+    '  kubectl olm install demo-operator -n demo --create-namespace --channel stable --version 0.1.x --wait',
+    '  kubectl olm status demo-operator',
+    '  kubectl olm --help                                       # upgrade, explain, uninstall, completion, …',
+    'Or with kubectl and the samples:',
     '  kubectl apply -f config/samples/clustercatalog.yaml       # the demo catalog',
     '  kubectl wait --for=condition=Serving clustercatalog/olm-demo --timeout=5m',
     '  kubectl apply -f config/samples/clusterextension.yaml     # installs demo-operator from it',
     '  kubectl wait --for=condition=Installed clusterextension/demo-operator --timeout=5m',
-    '  node --import tsx cmd/kubectl-olm/main.ts --help           # the CLI (or: npm run build && npm link; kubectl olm --help)',
     'README.md ("Tutorial") walks through upgrade, downgrade and uninstall. Ctrl-C stops everything.',
     '',
   ].join('\n');

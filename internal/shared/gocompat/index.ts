@@ -3,6 +3,7 @@
 export { goJSONString, goJSONValue } from './json.ts';
 export type { GoJSONValue } from './json-decode.ts';
 export { GoJSONSyntaxError, goJSONField, goJSONParse } from './json-decode.ts';
+export { formatGoDuration, humanDuration, parseGoDuration } from './duration.ts';
 export { goQuote, goSplitN, goStringSlice, goTrimSpace, isGoSpace } from './go.ts';
 export {
   DNS1123_LABEL,

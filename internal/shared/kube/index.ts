@@ -58,4 +58,4 @@ export { Backoff } from './backoff.ts';
 export type { KindRef, Logger, ObjectRef, WatchEvent, WatchEventType } from './types.ts';
 export { cacheKey, noopLogger, refOf } from './types.ts';
 export type { LabelMatcher } from './labels.ts';
-export { LabelSelectorError, labelSelectorAsSelector, labelValueErrors, labelsEverything, labelsNothing, qualifiedNameErrors } from './labels.ts';
+export { LabelSelectorError, labelSelectorAsSelector, parseLabelSelector, labelValueErrors, labelsEverything, labelsNothing, qualifiedNameErrors } from './labels.ts';

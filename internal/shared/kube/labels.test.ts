@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LabelSelector } from '../../../api/meta/v1.ts';
-import { LabelSelectorError, labelSelectorAsSelector } from './labels.ts';
+import { LabelSelectorError, labelSelectorAsSelector, parseLabelSelector } from './labels.ts';
 
 const QNAME =
   "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
@@ -61,5 +61,54 @@ describe('labelSelectorAsSelector matching', () => {
     },
   ])('$name', ({ selector, want }) => {
     expect(labelSelectorAsSelector(selector).matches(labels)).toBe(want);
+  });
+});
+
+// metav1.ParseToLabelSelector over apimachinery's parser: cases of TestSelectorParse / TestSetSelectorParser.
+describe('parseLabelSelector', () => {
+  it.each([
+    ['', {}],
+    ['x=a,y=b,z=c', { matchLabels: { x: 'a', y: 'b', z: 'c' } }],
+    ['x==a', { matchLabels: { x: 'a' } }],
+    ['x=', { matchLabels: { x: '' } }],
+    ['x= ,z= ', { matchLabels: { x: '', z: '' } }],
+    ['!x', { matchExpressions: [{ key: 'x', operator: 'DoesNotExist' }] }],
+    ['\rx', { matchExpressions: [{ key: 'x', operator: 'Exists' }] }],
+    ['this-is-another-dns.domain.com/key-with-dash in (so,what)', { matchExpressions: [{ key: 'this-is-another-dns.domain.com/key-with-dash', operator: 'In', values: ['so', 'what'] }] }],
+    ['0.1.2.domain/99 notin (10.10.100.1, tick.tack.clock)', { matchExpressions: [{ key: '0.1.2.domain/99', operator: 'NotIn', values: ['10.10.100.1', 'tick.tack.clock'] }] }],
+    ['x in (a,,a,,a,,a,,)', { matchExpressions: [{ key: 'x', operator: 'In', values: ['', 'a'] }] }],
+    ['x in ()', { matchExpressions: [{ key: 'x', operator: 'In', values: [''] }] }],
+    [
+      'x notin (abc,,def),bar,z in (),w',
+      {
+        matchExpressions: [
+          { key: 'bar', operator: 'Exists' },
+          { key: 'w', operator: 'Exists' },
+          { key: 'x', operator: 'NotIn', values: ['', 'abc', 'def'] },
+          { key: 'z', operator: 'In', values: [''] },
+        ],
+      },
+    ],
+    ['a in (x,y,notin, z,in)', { matchExpressions: [{ key: 'a', operator: 'In', values: ['in', 'notin', 'x', 'y', 'z'] }] }],
+    ['notin=in', { matchLabels: { notin: 'in' } }],
+    ['env=prod,tier in (a)', { matchLabels: { env: 'prod' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a'] }] }],
+  ])('%j', (text, want) => expect(parseLabelSelector(text)).toEqual(want));
+
+  it.each([
+    ['x=a||y=b', `couldn't parse the selector string "x=a||y=b": unable to parse requirement: values[0][x]: Invalid value: "a||y": ${LVALUE}`],
+    ['x==a==b', `couldn't parse the selector string "x==a==b": found '==', expected: ',' or 'end of string'`],
+    ['!x=a', `couldn't parse the selector string "!x=a": found '=', expected: ',' or 'end of string'`],
+    ['x,,y', `couldn't parse the selector string "x,,y": found ',', expected: identifier after ','`],
+    [',x,y', `couldn't parse the selector string ",x,y": found ',', expected: !, identifier, or 'end of string'`],
+    ['x nott in (y)', `couldn't parse the selector string "x nott in (y)": unable to parse requirement: found 'nott', expected: in, notin, =, ==, !=, gt, lt`],
+    ['a in (xyz),', `couldn't parse the selector string "a in (xyz),": found '', expected: identifier after ','`],
+    ['a in b', `couldn't parse the selector string "a in b": unable to parse requirement: found 'b' expected: '('`],
+    ['x<a', `couldn't parse the selector string "x<a": unable to parse requirement: values[0]: Invalid value: "a": for 'Gt', 'Lt' operators, the value must be an integer`],
+    ['x>1', `"gt" isn't supported in label selectors`],
+    ['x!=a', `"!=" is not a valid label selector operator`],
+    ['a_=b', `couldn't parse the selector string "a_=b": unable to parse requirement: <nil>: Invalid value: "a_": name part ${QNAME}`],
+  ])('%j is refused', (text, message) => {
+    expect(() => parseLabelSelector(text)).toThrow(LabelSelectorError);
+    expect(() => parseLabelSelector(text)).toThrow(message);
   });
 });

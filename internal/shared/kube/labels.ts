@@ -160,3 +160,220 @@ export function labelSelectorAsSelector(selector: LabelSelector | undefined | nu
 export const labelsNothing: LabelMatcher = NOTHING;
 /** The sentinel for an empty selector. */
 export const labelsEverything: LabelMatcher = EVERYTHING;
+
+// ---------------------------------------------------------------------------------------------
+// Selector strings (`-l a=b,c in (d,e),!f`): apimachinery's labels lexer and parser, and
+// metav1.ParseToLabelSelector on top, with their messages.
+
+type Tok = 'error' | 'eos' | ')' | ',' | '!' | '==' | '=' | '>' | 'id' | 'in' | '<' | '!=' | 'notin' | '(';
+const KEYWORDS: Readonly<Record<string, Tok>> = { ')': ')', ',': ',', '!': '!', '==': '==', '=': '=', '>': '>', in: 'in', '<': '<', '!=': '!=', notin: 'notin', '(': '(' };
+const isWhitespace = (ch: string): boolean => ch === ' ' || ch === '\t' || ch === '\r' || ch === '\n';
+const isSpecial = (ch: string): boolean => '=!(),><'.includes(ch) && ch !== '';
+
+function lex(s: string): { tok: Tok; lit: string }[] {
+  const items: { tok: Tok; lit: string }[] = [];
+  let pos = 0;
+  for (;;) {
+    while (pos < s.length && isWhitespace(s[pos] as string)) pos++;
+    if (pos >= s.length) {
+      items.push({ tok: 'eos', lit: '' });
+      return items;
+    }
+    if (isSpecial(s[pos] as string)) {
+      let buffer = '';
+      let last: { tok: Tok; lit: string } | undefined;
+      while (pos < s.length && isSpecial(s[pos] as string)) {
+        buffer += s[pos];
+        pos++;
+        const t = KEYWORDS[buffer];
+        if (t !== undefined) last = { tok: t, lit: buffer };
+        else if (last) {
+          pos--;
+          break;
+        }
+      }
+      items.push(last ?? { tok: 'error', lit: `error expected: keyword found '${buffer}'` });
+      continue;
+    }
+    let buffer = '';
+    while (pos < s.length && !isSpecial(s[pos] as string) && !isWhitespace(s[pos] as string)) buffer += s[pos++];
+    const keyword = KEYWORDS[buffer];
+    items.push({ tok: keyword ?? 'id', lit: buffer });
+  }
+}
+
+type ParsedOp = 'in' | 'notin' | '=' | '==' | '!=' | 'gt' | 'lt' | 'exists' | '!';
+interface ParsedRequirement {
+  readonly key: string;
+  readonly op: ParsedOp;
+  readonly values: readonly string[];
+}
+
+const BINARY_OPERATORS = ['in', 'notin', '=', '==', '!=', 'gt', 'lt'];
+
+/** labels.NewRequirement's checks for what the parser built (values are never empty for in/notin). */
+function parsedRequirementErrors(r: ParsedRequirement): string[] {
+  if (r.op !== 'gt' && r.op !== 'lt') return requirementErrors(r.key, r.op === '==' || r.op === '!=' ? '=' : r.op, r.values);
+  const errs: string[] = [];
+  const keyErrs = qualifiedNameErrors(r.key);
+  if (keyErrs.length > 0) errs.push(`key: Invalid value: ${goQuote(r.key)}: ${keyErrs.join('; ')}`);
+  r.values.forEach((v, i) => {
+    if (!/^[+-]?\d+$/.test(v)) errs.push(`values[${i}]: Invalid value: ${goQuote(v)}: for 'Gt', 'Lt' operators, the value must be an integer`);
+  });
+  r.values.forEach((v, i) => {
+    const vErrs = labelValueErrors(v);
+    if (vErrs.length > 0) errs.push(`values[${i}][${r.key}]: Invalid value: ${goQuote(v)}: ${vErrs.join('; ')}`);
+  });
+  return errs;
+}
+
+class SelectorParser {
+  readonly #items: { tok: Tok; lit: string }[];
+  #pos = 0;
+  constructor(s: string) {
+    this.#items = lex(s);
+  }
+  // In a values context the keywords in/notin are identifiers.
+  #look(values: boolean): { tok: Tok; lit: string } {
+    const it = this.#items[this.#pos] ?? { tok: 'eos' as Tok, lit: '' };
+    return values && (it.tok === 'in' || it.tok === 'notin') ? { tok: 'id', lit: it.lit } : it;
+  }
+  #take(values: boolean): { tok: Tok; lit: string } {
+    const it = this.#look(values);
+    this.#pos++;
+    return it;
+  }
+
+  parse(): ParsedRequirement[] {
+    const reqs: ParsedRequirement[] = [];
+    for (;;) {
+      const { tok, lit } = this.#look(true);
+      if (tok === 'id' || tok === '!') {
+        let r: ParsedRequirement;
+        try {
+          r = this.#requirement();
+        } catch (err) {
+          throw new LabelSelectorError(`unable to parse requirement: ${(err as Error).message}`);
+        }
+        reqs.push(r);
+        const next = this.#take(true);
+        if (next.tok === 'eos') return reqs;
+        if (next.tok === ',') {
+          const after = this.#look(true);
+          if (after.tok !== 'id' && after.tok !== '!') throw new LabelSelectorError(`found '${after.lit}', expected: identifier after ','`);
+          continue;
+        }
+        throw new LabelSelectorError(`found '${next.lit}', expected: ',' or 'end of string'`);
+      }
+      if (tok === 'eos') return reqs;
+      throw new LabelSelectorError(`found '${lit}', expected: !, identifier, or 'end of string'`);
+    }
+  }
+
+  #requirement(): ParsedRequirement {
+    let op: ParsedOp | undefined;
+    let { tok, lit } = this.#take(true);
+    if (tok === '!') {
+      op = '!';
+      ({ tok, lit } = this.#take(true));
+    }
+    if (tok !== 'id') throw new Error(`found '${lit}', expected: identifier`);
+    const keyErrs = qualifiedNameErrors(lit);
+    if (keyErrs.length > 0) throw new Error(`<nil>: Invalid value: ${goQuote(lit)}: ${keyErrs.join('; ')}`);
+    const key = lit;
+    const after = this.#look(true).tok;
+    if (after === 'eos' || after === ',') op = op ?? 'exists';
+    if (op === 'exists' || op === '!') return this.#checked({ key, op, values: [] });
+    const o = this.#take(false);
+    const binary = ({ in: 'in', '=': '=', '==': '==', '>': 'gt', '<': 'lt', notin: 'notin', '!=': '!=' } as const)[o.tok as string] as ParsedOp | undefined;
+    if (binary === undefined) throw new Error(`found '${o.lit}', expected: ${BINARY_OPERATORS.join(', ')}`);
+    const values = binary === 'in' || binary === 'notin' ? this.#values() : this.#exactValue();
+    return this.#checked({ key, op: binary, values: [...new Set(values)].sort() });
+  }
+
+  #checked(r: ParsedRequirement): ParsedRequirement {
+    const errs = parsedRequirementErrors(r);
+    if (errs.length > 0) throw new Error(aggregate(errs));
+    return r;
+  }
+
+  #values(): string[] {
+    const open = this.#take(true);
+    if (open.tok !== '(') throw new Error(`found '${open.lit}' expected: '('`);
+    const { tok, lit } = this.#look(true);
+    if (tok === 'id' || tok === ',') {
+      const s = this.#identifiers();
+      if (this.#take(true).tok !== ')') throw new Error(`found '${lit}', expected: ')'`);
+      return s;
+    }
+    if (tok === ')') {
+      this.#take(true);
+      return [''];
+    }
+    throw new Error(`found '${lit}', expected: ',', ')' or identifier`);
+  }
+
+  #identifiers(): string[] {
+    const s = new Set<string>();
+    for (;;) {
+      const { tok, lit } = this.#take(true);
+      if (tok === 'id') {
+        s.add(lit);
+        const next = this.#look(true);
+        if (next.tok === ',') continue;
+        if (next.tok === ')') return [...s];
+        throw new Error(`found '${next.lit}', expected: ',' or ')'`);
+      }
+      if (tok === ',') {
+        if (s.size === 0) s.add('');
+        const next = this.#look(true).tok;
+        if (next === ')') {
+          s.add('');
+          return [...s];
+        }
+        if (next === ',') s.add('');
+        continue;
+      }
+      throw new Error(`found '${lit}', expected: ',', or identifier`);
+    }
+  }
+
+  #exactValue(): string[] {
+    const next = this.#look(true).tok;
+    if (next === 'eos' || next === ',') return [''];
+    const { tok, lit } = this.#take(true);
+    if (tok === 'id') return [lit];
+    throw new Error(`found '${lit}', expected: identifier`);
+  }
+}
+
+/**
+ * metav1.ParseToLabelSelector: a selector string as kubectl's `-l` takes it, turned into a
+ * LabelSelector (`=`/`==` into matchLabels; `in`, `notin`, `key`, `!key` into matchExpressions).
+ * Throws LabelSelectorError with apimachinery's text, e.g. `couldn't parse the selector string
+ * "a in b": unable to parse requirement: found 'b' expected: '('`; `!=`, `<` and `>` parse but
+ * have no LabelSelector form (`"!=" is not a valid label selector operator`).
+ */
+export function parseLabelSelector(text: string): LabelSelector {
+  let reqs: ParsedRequirement[];
+  try {
+    reqs = new SelectorParser(text).parse();
+  } catch (err) {
+    throw new LabelSelectorError(`couldn't parse the selector string "${text}": ${(err as Error).message}`);
+  }
+  reqs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const matchLabels: Record<string, string> = {};
+  const matchExpressions: NonNullable<LabelSelector['matchExpressions']> = [];
+  for (const r of reqs) {
+    if (r.op === '=' || r.op === '==') {
+      matchLabels[r.key] = r.values[0] ?? '';
+      continue;
+    }
+    if (r.op === 'gt' || r.op === 'lt') throw new LabelSelectorError(`${goQuote(r.op)} isn't supported in label selectors`);
+    const operator = ({ in: 'In', notin: 'NotIn', exists: 'Exists', '!': 'DoesNotExist' } as const)[r.op as 'in'];
+    if (operator === undefined) throw new LabelSelectorError(`${goQuote(r.op)} is not a valid label selector operator`);
+    matchExpressions.push({ key: r.key, operator, ...(r.values.length > 0 && { values: [...r.values] }) });
+  }
+  // Empty parts are left out, as Go's omitempty leaves them out of the JSON.
+  return { ...(Object.keys(matchLabels).length > 0 && { matchLabels }), ...(matchExpressions.length > 0 && { matchExpressions }) };
+}

@@ -1,0 +1,106 @@
+// What every cluster command shares: kubectl's connection flags (--kubeconfig, --context,
+// -n/--namespace), flag parsing with usage errors, `--timeout` as a Go duration, and the client.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { KubeClient } from '../shared/kube/index.ts';
+import { parseGoDuration } from '../shared/gocompat/index.ts';
+import { CliUsageError, type CliIO } from './types.ts';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+export const CONNECTION_OPTIONS = {
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+} as const satisfies Options;
+
+export const CONNECTION_USAGE = [
+  '      --kubeconfig <file>   kubeconfig to use (default: $KUBECONFIG, then ~/.kube/config, as kubectl)',
+  '      --context <name>      kubeconfig context to use (default: its current-context)',
+];
+
+/**
+ * pflag's rule for a flag that takes a value: the next argument is its value even when it starts
+ * with a dash (`--priority -5`), which node:util parseArgs would refuse as ambiguous.
+ */
+export function attachValues(args: readonly string[], options: Options): string[] {
+  const out: string[] = [];
+  const takesValue = (flag: string): boolean => {
+    if (flag.startsWith('--')) return options[flag.slice(2)]?.type === 'string';
+    return Object.values(options).some((o) => o.type === 'string' && o.short === flag.slice(1));
+  };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') {
+      out.push(...args.slice(i));
+      break;
+    }
+    const next = args[i + 1];
+    if (next !== undefined && next.startsWith('-') && /^(--[^=]+|-[^-])$/.test(a) && takesValue(a)) {
+      out.push(a.startsWith('--') ? `${a}=${next}` : `${a}${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
+/** node:util parseArgs with positionals, strict, every problem a usage error. */
+export function parseFlags<O extends Options>(args: readonly string[], options: O) {
+  try {
+    return parseArgs({ args: attachValues(args, options), options, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new CliUsageError((err as Error).message);
+  }
+}
+
+/** Exactly `n` positional arguments named as in `names` (for the message). */
+export function positionals(got: readonly string[], names: readonly string[]): string[] {
+  if (got.length !== names.length) {
+    const want = names.map((n) => `<${n}>`).join(' ');
+    throw new CliUsageError(got.length < names.length ? `missing ${want}` : `expected ${want}, got ${got.length} arguments: ${got.join(' ')}`);
+  }
+  return [...got];
+}
+
+/** `--timeout` as Go's time.ParseDuration reads it; `0` waits forever. */
+export function timeoutMs(value: string | undefined, fallback: string): number {
+  const r = parseGoDuration(value ?? fallback);
+  if ('error' in r) throw new CliUsageError(`invalid --timeout: ${r.error}`);
+  if (r.ms < 0) throw new CliUsageError('invalid --timeout: must not be negative');
+  return r.ms === 0 ? Number.POSITIVE_INFINITY : r.ms;
+}
+
+/** Repeated and comma-separated values (`--channel a --channel b,c`), as pflag's StringSlice. */
+export function listFlag(values: readonly string[] | undefined): string[] {
+  return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+}
+
+/** `k=v,k2=` pairs of --labels (repeatable), pflag's StringToString. */
+export function labelsFlag(values: readonly string[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of listFlag(values)) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new CliUsageError(`invalid --labels "${pair}": want key=value`);
+    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return out;
+}
+
+/** The cluster client of the kubeconfig the flags and environment name (kubectl's lookup order). */
+export async function connect(flags: { kubeconfig?: string | undefined; context?: string | undefined }, io: CliIO): Promise<KubeClient> {
+  return KubeClient.fromConfig({
+    ...(flags.kubeconfig && { kubeconfig: flags.kubeconfig }),
+    ...(flags.context && { context: flags.context }),
+    env: io.env,
+    userAgent: 'kubectl-olm',
+    requestTimeoutMs: 60_000,
+  });
+}
+
+/** Runs `fn` with a client and closes it afterwards. */
+export async function withClient<T>(flags: { kubeconfig?: string | undefined; context?: string | undefined }, io: CliIO, fn: (client: KubeClient) => Promise<T>): Promise<T> {
+  const client = await connect(flags, io);
+  try {
+    return await fn(client);
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,283 @@
+// `kubectl olm catalog add|list|delete`: ClusterCatalogs from the command line, as
+// kubectl-operator's `olmv1 create|get|delete catalog` (their flags and messages), waiting with
+// progress only when asked (`--wait`).
+import {
+  AvailabilityModeAvailable,
+  AvailabilityModeUnavailable,
+  ClusterCatalogKind,
+  ClusterCatalogSingular,
+  GroupName,
+  GroupVersion,
+  SourceTypeImage,
+  TypeServing,
+  type ClusterCatalog,
+} from '../../api/v1/index.ts';
+import { isNotFound, type KubeClient } from '../shared/kube/index.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, labelsFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
+import { CC, listCatalogs } from './content.ts';
+import { age, conditionStatus, emit, json, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
+import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
+import { waitFor } from './wait.ts';
+
+const DEFAULT_TIMEOUT = '5m';
+
+async function getCatalog(client: KubeClient, name: string): Promise<ClusterCatalog | undefined> {
+  try {
+    return await client.get<ClusterCatalog>({ ...CC, name });
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+async function printCatalogs(io: CliIO, format: OutputFormat, catalogs: readonly ClusterCatalog[], single: boolean): Promise<void> {
+  if (format === 'json' || format === 'yaml') {
+    const value = single && catalogs.length === 1 ? shown(catalogs[0]!) : listOf(GroupVersion, ClusterCatalogKind, catalogs);
+    await emit(io.stdout, format === 'json' ? json(value) : await yaml(value));
+    return;
+  }
+  if (format === 'name') {
+    await emit(io.stdout, catalogs.map((c) => `${objectName(ClusterCatalogSingular, GroupName, c.metadata.name ?? '')}\n`).join(''));
+    return;
+  }
+  if (catalogs.length === 0) {
+    await emit(io.stdout, 'No resources found\n');
+    return;
+  }
+  // kubectl-operator's order: availability, then priority (highest first), then name.
+  const sorted = [...catalogs].sort(
+    (a, b) =>
+      (a.spec.availabilityMode ?? '').localeCompare(b.spec.availabilityMode ?? '') ||
+      (b.spec.priority ?? 0) - (a.spec.priority ?? 0) ||
+      ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1),
+  );
+  const rows = sorted.map((c) => [
+    c.metadata.name ?? '',
+    c.spec.availabilityMode ?? '',
+    String(c.spec.priority ?? 0),
+    c.status?.lastUnpacked ? age(c.status.lastUnpacked) : '',
+    conditionStatus(c.status?.conditions, TypeServing),
+    age(c.metadata.creationTimestamp),
+  ]);
+  await emit(io.stdout, table(['NAME', 'AVAILABILITY', 'PRIORITY', 'LASTUNPACKED', 'SERVING', 'AGE'], rows));
+}
+
+export const catalogAddCommand: CliCommand = {
+  path: ['catalog', 'add'],
+  summary: 'create a ClusterCatalog from a catalog image',
+  usage: [
+    'Usage: kubectl olm catalog add <name> <image> [flags]',
+    '',
+    'Creates a ClusterCatalog named <name> whose content is the file-based catalog in <image>; catalogd pulls',
+    'and serves it, and operator-controller installs from it.',
+    '',
+    'Flags:',
+    '      --priority <int32>                  relative priority among catalogs for installs and upgrades; higher wins,',
+    '                                          negative values lose to the default (0)',
+    '      --available true|false              whether the catalog serves its content (default true)',
+    '      --source-poll-interval-minutes <n>  poll a tag-based image for new content every n minutes (0: never)',
+    '      --labels <key=value,...>            labels of the ClusterCatalog',
+    '      --dry-run                           have the API server check the ClusterCatalog without creating it',
+    '      --wait                              wait until it serves (Serving=True; Serving=False with --available=false),',
+    '                                          showing each condition change on stderr when it is a terminal',
+    `      --timeout <duration>                how long --wait waits (Go duration, default ${DEFAULT_TIMEOUT}; 0: no limit)`,
+    '  -o, --output table|json|yaml|name       print the ClusterCatalog',
+    ...CONNECTION_USAGE,
+    '',
+    'Examples:',
+    '  kubectl olm catalog add olm-demo localhost:5001/olm-demo/catalog:latest --wait',
+    '  kubectl olm catalog add operatorhubio quay.io/operatorhubio/catalog:latest --priority -10 --source-poll-interval-minutes 60',
+  ].join('\n'),
+  async run(args, io) {
+    const { values, positionals: pos } = parseFlags(args, {
+      ...CONNECTION_OPTIONS,
+      priority: { type: 'string' },
+      available: { type: 'string' },
+      'source-poll-interval-minutes': { type: 'string' },
+      labels: { type: 'string', multiple: true },
+      'dry-run': { type: 'boolean' },
+      wait: { type: 'boolean' },
+      timeout: { type: 'string' },
+      output: { type: 'string', short: 'o' },
+    });
+    const [name, image] = positionals(pos, ['name', 'image']) as [string, string];
+    const format = outputFormat(values.output);
+    let priority: number | undefined;
+    if (values.priority !== undefined) {
+      priority = Number(values.priority);
+      if (!/^[+-]?\d+$/.test(values.priority) || priority < -2147483648 || priority > 2147483647) throw new CliUsageError(`invalid argument "${values.priority}" for "--priority" flag: want a 32-bit integer`);
+    }
+    let availability: string | undefined;
+    if (values.available !== undefined) {
+      if (values.available === 'true') availability = AvailabilityModeAvailable;
+      else if (values.available === 'false') availability = AvailabilityModeUnavailable;
+      else throw new CliUsageError(`invalid \`--available\` value "${values.available}": must be one of: [true, false]`);
+    }
+    let poll: number | undefined;
+    const pollText = values['source-poll-interval-minutes'];
+    if (pollText !== undefined) {
+      poll = Number(pollText);
+      if (!/^-?\d+$/.test(pollText)) throw new CliUsageError(`invalid argument "${pollText}" for "--source-poll-interval-minutes" flag: want an integer`);
+      if (poll > 0) {
+        const { parseReference } = await import('../shared/image/index.ts');
+        let digest: boolean;
+        try {
+          digest = parseReference(image).digest !== undefined;
+        } catch (err) {
+          throw new CliUsageError(`invalid catalog source image "${image}": ${(err as Error).message}`);
+        }
+        if (digest) throw new CliUsageError(`cannot specify a non-zero --source-poll-interval-minutes for a digest based catalog image "${image}"`);
+      }
+    }
+    const labels = labelsFlag(values.labels);
+    const dryRun = values['dry-run'] === true;
+    const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
+    const catalog: ClusterCatalog = {
+      ...CC,
+      metadata: { name, ...(Object.keys(labels).length > 0 && { labels }) },
+      spec: {
+        source: { type: SourceTypeImage, image: { ref: image, ...(poll !== undefined && poll > 0 && { pollIntervalMinutes: poll }) } },
+        ...(priority !== undefined && { priority }),
+        availabilityMode: (availability ?? AvailabilityModeAvailable) as ClusterCatalog['spec']['availabilityMode'],
+      },
+    };
+    return withClient(values, io, async (client) => {
+      let created: ClusterCatalog;
+      try {
+        created = await client.create<ClusterCatalog>(catalog, { dryRun, fieldManager: 'kubectl-olm' });
+      } catch (err) {
+        io.stderr.write(`failed to create catalog "${name}": ${(err as Error).message}\n`);
+        return 1;
+      }
+      if (format === 'table') io.stdout.write(`catalog "${name}" created${dryRun ? ' (dry run)' : ''}\n`);
+      let result = created;
+      if (values.wait && !dryRun) {
+        const want = availability === AvailabilityModeUnavailable ? 'False' : 'True';
+        const r = await waitFor({
+          get: () => getCatalog(client, name),
+          done: (c) => c?.status?.conditions?.some((x) => x.type === TypeServing && x.status === want) === true,
+          conditions: (c) => c?.status?.conditions,
+          timeoutMs: timeout,
+          io,
+          label: `clustercatalog/${name}`,
+        });
+        if (!r.ok) {
+          io.stderr.write(`failed to create catalog "${name}": ${r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded'}\n`);
+          const p = r.last?.status?.conditions?.find((x) => x.type === 'Progressing');
+          if (p) io.stderr.write(`Progressing (${p.reason}): ${p.message}\n`);
+          return 1;
+        }
+        result = r.last ?? created;
+      }
+      if (format !== 'table') await printCatalogs(io, format, [result], true);
+      return 0;
+    });
+  },
+};
+
+export const catalogListCommand: CliCommand = {
+  path: ['catalog', 'list'],
+  summary: 'list ClusterCatalogs with their availability, priority and serving state',
+  usage: [
+    'Usage: kubectl olm catalog list [<name>] [-l <selector>] [-o table|json|yaml|name] [flags]',
+    '',
+    'Lists ClusterCatalogs as kubectl-operator does: availability, priority, when the content was last unpacked,',
+    'whether it is served, age.',
+    '',
+    'Flags:',
+    '  -l, --selector <selector>          only catalogs with these labels (kubectl\'s label selector syntax)',
+    '  -o, --output table|json|yaml|name  json and yaml print a ClusterCatalogList (one object when a name is given)',
+    ...CONNECTION_USAGE,
+    '',
+    'Examples:',
+    '  kubectl olm catalog list',
+    '  kubectl olm catalog list olm-demo -o yaml',
+  ].join('\n'),
+  async run(args, io) {
+    const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, selector: { type: 'string', short: 'l' }, output: { type: 'string', short: 'o' } });
+    const format = outputFormat(values.output);
+    if (pos.length > 1) throw new CliUsageError(`expected at most one catalog name, got ${pos.length}`);
+    if (pos.length === 1 && values.selector) throw new CliUsageError('name cannot be provided when a selector is specified');
+    return withClient(values, io, async (client) => {
+      if (pos.length === 1) {
+        const c = await getCatalog(client, pos[0]!);
+        if (!c) {
+          io.stderr.write(`clustercatalogs.${GroupName} "${pos[0]!}" not found\n`);
+          return 1;
+        }
+        await printCatalogs(io, format, [c], true);
+        return 0;
+      }
+      const items = values.selector ? (await client.list<ClusterCatalog>(CC, { labelSelector: values.selector })).items : await listCatalogs(client);
+      await printCatalogs(io, format, items, false);
+      return 0;
+    });
+  },
+};
+
+export const catalogDeleteCommand: CliCommand = {
+  path: ['catalog', 'delete'],
+  summary: 'delete a ClusterCatalog (or --all)',
+  usage: [
+    'Usage: kubectl olm catalog delete <name> [--wait] [flags]',
+    '       kubectl olm catalog delete --all [--wait] [flags]',
+    '',
+    'Deletes ClusterCatalogs; catalogd stops serving them. Installed extensions stay, but cannot upgrade from a',
+    'deleted catalog.',
+    '',
+    'Flags:',
+    '  -a, --all                  delete every ClusterCatalog',
+    '      --wait                 wait until they are gone',
+    `      --timeout <duration>   how long --wait waits (Go duration, default ${DEFAULT_TIMEOUT}; 0: no limit)`,
+    '  -o, --output name          print the deleted ClusterCatalogs as <resource>/<name>',
+    ...CONNECTION_USAGE,
+    '',
+    'Examples:',
+    '  kubectl olm catalog delete olm-demo --wait',
+  ].join('\n'),
+  async run(args, io) {
+    const { values, positionals: pos } = parseFlags(args, {
+      ...CONNECTION_OPTIONS,
+      all: { type: 'boolean', short: 'a' },
+      wait: { type: 'boolean' },
+      timeout: { type: 'string' },
+      output: { type: 'string', short: 'o' },
+    });
+    const format = outputFormat(values.output, ['table', 'name']);
+    if (values.all && pos.length > 0) {
+      io.stderr.write('failed to delete catalog: cannot specify both --all and a catalog name\n');
+      return 2;
+    }
+    const names = values.all ? undefined : positionals(pos, ['name']);
+    const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
+    return withClient(values, io, async (client) => {
+      const targets = names ?? (await listCatalogs(client)).map((c) => c.metadata.name ?? '');
+      if (targets.length === 0) {
+        io.stderr.write('failed to delete catalog(s): no resources found\n');
+        return 1;
+      }
+      let code = 0;
+      const deleted: string[] = [];
+      for (const name of targets) {
+        try {
+          await client.delete({ ...CC, name });
+          deleted.push(name);
+          io.stdout.write(format === 'table' ? `catalog "${name}" deleted\n` : `${objectName(ClusterCatalogSingular, GroupName, name)}\n`);
+        } catch (err) {
+          io.stderr.write(`failed to delete catalog(s): ${values.all ? `failed deleting catalog "${name}": ` : ''}${(err as Error).message}\n`);
+          code = 1;
+        }
+      }
+      if (values.wait) {
+        for (const name of deleted) {
+          const r = await waitFor({ get: () => getCatalog(client, name), done: (c) => c === undefined, timeoutMs: timeout, io, label: `clustercatalog/${name}` });
+          if (!r.ok) {
+            io.stderr.write(`failed to delete catalog(s): wait for clustercatalog "${name}" deleted: ${r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded'}\n`);
+            code = 1;
+          }
+        }
+      }
+      return code;
+    });
+  },
+};

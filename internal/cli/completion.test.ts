@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { runCaptured } from './run.ts';
+import { complete, Directive, flagsOf } from './completion.ts';
+
+const names = async (what: 'extensions' | 'catalogs'): Promise<string[]> => (what === 'extensions' ? ['demo-operator', 'other'] : ['olm-demo']);
+
+describe('complete (cobra protocol)', () => {
+  it('completes command words, groups and subcommands', async () => {
+    expect(await complete(['up'], names)).toEqual({ candidates: ['upgrade', 'upgrade-check'], directive: Directive.NoFileComp });
+    expect((await complete(['catalog', ''], names)).candidates).toEqual(['add', 'list', 'delete', 'validate', 'render', 'push']);
+    expect((await complete([''], names)).candidates).not.toContain('__complete');
+  });
+
+  it('completes a command’s flags from its help', async () => {
+    expect((await complete(['install', '--cr'], names)).candidates).toEqual(['--create-namespace', '--crd-upgrade-safety-enforcement']);
+    expect((await complete(['upgrade', 'x', '--f'], names)).candidates).toEqual(['--force']);
+  });
+
+  it('completes extension and catalog names from the cluster, files for directory commands', async () => {
+    expect(await complete(['status', 'de'], names)).toEqual({ candidates: ['demo-operator'], directive: Directive.NoFileComp });
+    expect((await complete(['catalog', 'delete', ''], names)).candidates).toEqual(['olm-demo']);
+    expect(await complete(['catalog', 'validate', 'dem'], names)).toEqual({ candidates: [], directive: Directive.Default });
+  });
+
+  it('flagsOf reads long flags once, in order', () => {
+    expect(flagsOf('  --wait  x --timeout <d>\n  --wait again, not a--flag')).toEqual(['--wait', '--timeout']);
+  });
+});
+
+describe('completion scripts', () => {
+  it('bash and zsh scripts call __complete; other shells are a usage error', async () => {
+    const bash = await runCaptured(['completion', 'bash']);
+    expect(bash.code).toBe(0);
+    expect(bash.stdout).toContain('kubectl-olm __complete');
+    expect(bash.stdout).toContain('complete -F _kubectl_olm kubectl-olm');
+    const zsh = await runCaptured(['completion', 'zsh']);
+    expect(zsh.stdout).toMatch(/^#compdef kubectl-olm\n/);
+    expect((await runCaptured(['completion', 'fish'])).code).toBe(2);
+  });
+
+  it('__complete prints candidates then the directive', async () => {
+    const r = await runCaptured(['__complete', 'uni']);
+    expect(r.stdout).toBe('uninstall\n:4\n');
+  });
+});

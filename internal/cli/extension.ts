@@ -1,0 +1,543 @@
+// `kubectl olm install|upgrade|uninstall|list`: ClusterExtensions from the command line, as
+// kubectl-operator's `olmv1 install|update|delete|get extension` do (their messages), plus
+// `--wait` with progress, `--force` with a confirmation, and a readable table.
+import { createInterface } from 'node:readline';
+import type { Condition, LabelSelector } from '../../api/meta/v1.ts';
+import {
+  ClusterExtensionKind,
+  ClusterExtensionSingular,
+  CRDUpgradeSafetyEnforcementNone,
+  CRDUpgradeSafetyEnforcementStrict,
+  GroupName,
+  GroupVersion,
+  ReasonSucceeded,
+  SourceTypeCatalog,
+  TypeAvailable,
+  TypeInstalled,
+  TypeProgressing,
+  UpgradeConstraintPolicyCatalogProvided,
+  UpgradeConstraintPolicySelfCertified,
+  type ClusterExtension,
+  type UpgradeConstraintPolicy,
+} from '../../api/v1/index.ts';
+import { isAlreadyExists, isNotFound, LabelSelectorError, parseLabelSelector, type KubeClient } from '../shared/kube/index.ts';
+import { parseConstraints } from '../shared/semver/index.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, labelsFlag, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
+import { age, emit, json, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
+import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
+import { waitFor } from './wait.ts';
+
+export const CE = { apiVersion: GroupVersion, kind: ClusterExtensionKind } as const;
+const DEFAULT_TIMEOUT = '5m';
+
+/** The extension, or undefined when there is none of that name. */
+export async function getExtension(client: KubeClient, name: string): Promise<ClusterExtension | undefined> {
+  try {
+    return await client.get<ClusterExtension>({ ...CE, name });
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+export const condition = (ext: ClusterExtension | undefined, type: string): Condition | undefined => ext?.status?.conditions?.find((c) => c.type === type);
+
+/**
+ * kubectl-operator's "finished installing": Installed=True and Progressing=Succeeded — here also
+ * for the spec the caller wrote (Progressing's observedGeneration has caught up with it).
+ */
+export function settled(ext: ClusterExtension | undefined, generation: number): boolean {
+  const p = condition(ext, TypeProgressing);
+  return (
+    condition(ext, TypeInstalled)?.status === 'True' && p?.reason === ReasonSucceeded && (p.observedGeneration ?? 0) >= generation
+  );
+}
+
+/** One word or two for the table: what the extension is doing. */
+export function stateOf(ext: ClusterExtension): string {
+  if (ext.metadata?.deletionTimestamp) return 'Deleting';
+  const installed = condition(ext, TypeInstalled);
+  const progressing = condition(ext, TypeProgressing);
+  const available = condition(ext, TypeAvailable);
+  if (!progressing && !installed) return 'Pending';
+  switch (progressing?.reason) {
+    case ReasonSucceeded:
+      if (installed?.status !== 'True') return 'Pending';
+      return available?.status === 'False' ? 'Installed, unavailable' : 'Installed';
+    case 'RollingOut':
+      return installed?.status === 'True' ? 'Upgrading' : 'Installing';
+    case 'Retrying':
+      return installed?.status === 'True' ? 'Installed, retrying' : 'Retrying';
+    case 'Blocked':
+      return 'Blocked';
+    case 'InvalidConfiguration':
+      return 'Invalid configuration';
+    case 'ProgressDeadlineExceeded':
+      return 'Deadline exceeded';
+    default:
+      return progressing?.reason ?? 'Pending';
+  }
+}
+
+async function printExtensions(io: CliIO, format: OutputFormat, exts: readonly ClusterExtension[], single: boolean): Promise<void> {
+  if (format === 'json' || format === 'yaml') {
+    const value = single && exts.length === 1 ? shown(exts[0]!) : listOf(GroupVersion, ClusterExtensionKind, exts);
+    await emit(io.stdout, format === 'json' ? json(value) : await yaml(value));
+    return;
+  }
+  if (format === 'name') {
+    await emit(io.stdout, exts.map((e) => `${objectName(ClusterExtensionSingular, GroupName, e.metadata?.name ?? '')}\n`).join(''));
+    return;
+  }
+  if (exts.length === 0) {
+    await emit(io.stdout, 'No resources found\n');
+    return;
+  }
+  const rows = [...exts]
+    .sort((a, b) => ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1))
+    .map((e) => [
+      e.metadata?.name ?? '',
+      e.spec?.source.catalog?.packageName ?? '',
+      e.status?.install?.bundle.version ?? '',
+      e.status?.install?.bundle.name ?? '',
+      e.spec?.namespace ?? '',
+      stateOf(e),
+      age(e.metadata?.creationTimestamp),
+    ]);
+  await emit(io.stdout, table(['NAME', 'PACKAGE', 'VERSION', 'INSTALLED BUNDLE', 'NAMESPACE', 'STATE', 'AGE'], rows));
+}
+
+function validateVersion(version: string | undefined): void {
+  if (version === undefined || version === '') return;
+  try {
+    parseConstraints(version);
+  } catch (err) {
+    throw new CliUsageError(`invalid \`--version\` "${version}": ${(err as Error).message}`);
+  }
+}
+
+function catalogSelector(text: string | undefined): LabelSelector | undefined {
+  if (text === undefined || text === '') return undefined;
+  try {
+    return parseLabelSelector(text);
+  } catch (err) {
+    if (err instanceof LabelSelectorError) throw new CliUsageError(`invalid \`--catalog-selector\` value "${text}": ${err.message}`);
+    throw err;
+  }
+}
+
+function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!(allowed as readonly string[]).includes(value)) throw new CliUsageError(`invalid \`--${flag}\` "${value}": must be one of: [${allowed.join(' ')}]`);
+  return value as T;
+}
+
+const POLICIES = [UpgradeConstraintPolicyCatalogProvided, UpgradeConstraintPolicySelfCertified] as const;
+const ENFORCEMENTS = [CRDUpgradeSafetyEnforcementStrict, CRDUpgradeSafetyEnforcementNone] as const;
+
+/** What a wait that did not end well prints (beyond the caller's first line). */
+function waitFailureHint(io: CliIO, ext: ClusterExtension | undefined, name: string): void {
+  const p = condition(ext, TypeProgressing);
+  if (p && p.reason !== ReasonSucceeded) io.stderr.write(`Progressing (${p.reason}): ${p.message}\n`);
+  io.stderr.write(`run \`kubectl olm status ${name}\` or \`kubectl olm explain ${name}\` to see why\n`);
+}
+
+const WAIT_USAGE = [
+  '      --wait                 wait until the extension is installed as asked (Installed=True, Progressing=Succeeded);',
+  '                             on a terminal each condition change is shown on stderr',
+  `      --timeout <duration>   how long --wait waits (Go duration, default ${DEFAULT_TIMEOUT}; 0: no limit)`,
+];
+
+// ---------------------------------------------------------------------------------------------
+// install
+
+export const installCommand: CliCommand = {
+  path: ['install'],
+  summary: 'install a package from the cluster’s catalogs as a ClusterExtension',
+  usage: [
+    'Usage: kubectl olm install <package> [flags]',
+    '',
+    'Creates a ClusterExtension that installs <package> from the cluster\'s ClusterCatalogs: operator-controller',
+    'picks the newest bundle that matches --version and --channel, applies it into --namespace, and keeps it',
+    'upgraded along the catalog\'s upgrade graph.',
+    '',
+    'Flags:',
+    '      --name <name>                  name of the ClusterExtension (default: the package name)',
+    '  -n, --namespace <namespace>        namespace for the extension\'s namespaced objects (default: the kubeconfig',
+    '                                     context\'s namespace); it must exist unless --create-namespace',
+    '      --create-namespace             create the namespace if it does not exist',
+    '  -c, --channel <name>               channel(s) to install and upgrade from; repeat or comma-separate (default: all)',
+    '  -v, --version <range>              version or range: 1.2.3, 1.2.x, ">=1.0.0 <2.0.0" (default: the newest)',
+    '  -l, --catalog-selector <selector>  label selector of the ClusterCatalogs to use, e.g. tier=stable (default: all)',
+    '  -s, --service-account <name>       ServiceAccount in the namespace to install as (default: operator-controller\'s',
+    '                                     own identity)',
+    '      --upgrade-constraint-policy <policy>       CatalogProvided (default) or SelfCertified (any version, even lower)',
+    '      --crd-upgrade-safety-enforcement <policy>  Strict (default) or None',
+    '      --labels <key=value,...>       labels of the ClusterExtension',
+    '      --dry-run                      have the API server check the ClusterExtension without creating it',
+    ...WAIT_USAGE,
+    '  -o, --output table|json|yaml|name  print the ClusterExtension (after --wait: as installed)',
+    ...CONNECTION_USAGE,
+    '',
+    'Examples:',
+    '  kubectl olm install demo-operator -n demo --channel stable --version 0.1.x --wait',
+    '  kubectl olm install cert-manager --name cm -n cert-manager --create-namespace -s installer -l tier=stable',
+  ].join('\n'),
+  async run(args, io) {
+    const { values, positionals: pos } = parseFlags(args, {
+      ...CONNECTION_OPTIONS,
+      name: { type: 'string' },
+      namespace: { type: 'string', short: 'n' },
+      'create-namespace': { type: 'boolean' },
+      channel: { type: 'string', short: 'c', multiple: true },
+      channels: { type: 'string', multiple: true },
+      version: { type: 'string', short: 'v' },
+      'catalog-selector': { type: 'string', short: 'l' },
+      'service-account': { type: 'string', short: 's' },
+      'upgrade-constraint-policy': { type: 'string' },
+      'crd-upgrade-safety-enforcement': { type: 'string' },
+      labels: { type: 'string', multiple: true },
+      'dry-run': { type: 'boolean' },
+      wait: { type: 'boolean' },
+      timeout: { type: 'string' },
+      output: { type: 'string', short: 'o' },
+    });
+    const [packageName] = positionals(pos, ['package']) as [string];
+    const format = outputFormat(values.output);
+    validateVersion(values.version);
+    const selector = catalogSelector(values['catalog-selector']);
+    const policy = oneOf<UpgradeConstraintPolicy>('upgrade-constraint-policy', values['upgrade-constraint-policy'], POLICIES);
+    const enforcement = oneOf('crd-upgrade-safety-enforcement', values['crd-upgrade-safety-enforcement'], ENFORCEMENTS);
+    const labels = labelsFlag(values.labels);
+    const channels = listFlag([...(values.channel ?? []), ...(values.channels ?? [])]);
+    const wait = values.wait === true && values['dry-run'] !== true;
+    const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
+    const name = values.name ?? packageName;
+
+    return withClient(values, io, async (client) => {
+      const namespace = values.namespace ?? client.defaultNamespace;
+      const ext: ClusterExtension = {
+        ...CE,
+        metadata: { name, ...(Object.keys(labels).length > 0 && { labels }) },
+        spec: {
+          namespace,
+          ...(values['service-account'] && { serviceAccount: { name: values['service-account'] } }),
+          source: {
+            sourceType: SourceTypeCatalog,
+            catalog: {
+              packageName,
+              ...(values.version && { version: values.version }),
+              ...(channels.length > 0 && { channels }),
+              ...(selector && { selector }),
+              ...(policy && { upgradeConstraintPolicy: policy }),
+            },
+          },
+          ...(enforcement && { install: { preflight: { crdUpgradeSafety: { enforcement } } } }),
+        },
+      };
+      const dryRun = values['dry-run'] === true;
+      if (values['create-namespace'] && !dryRun) {
+        try {
+          await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+          if (format === 'table') io.stdout.write(`namespace "${namespace}" created\n`);
+        } catch (err) {
+          if (!isAlreadyExists(err)) throw err;
+        }
+      }
+      let created: ClusterExtension;
+      try {
+        created = await client.create<ClusterExtension>(ext, { dryRun, fieldManager: 'kubectl-olm' });
+      } catch (err) {
+        io.stderr.write(`failed to install extension "${name}": ${(err as Error).message}\n`);
+        return 1;
+      }
+      if (format === 'table') io.stdout.write(`extension "${name}" created${dryRun ? ' (dry run)' : ''}\n`);
+      let result = created;
+      if (wait) {
+        const r = await waitFor({
+          get: () => getExtension(client, name),
+          done: (e) => settled(e, created.metadata?.generation ?? 1),
+          conditions: (e) => e?.status?.conditions,
+          timeoutMs: timeout,
+          io,
+          label: `clusterextension/${name}`,
+        });
+        if (!r.ok) {
+          const p = condition(r.last, TypeProgressing);
+          const why = p && p.reason !== ReasonSucceeded ? p.message : r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded';
+          io.stderr.write(`failed to install extension "${name}": cluster extension "${name}" did not finish installing: ${why}\n`);
+          waitFailureHint(io, r.last, name);
+          return 1;
+        }
+        result = r.last ?? created;
+        const b = result.status?.install?.bundle;
+        if (format === 'table' && b) io.stdout.write(`extension "${name}" installed bundle ${b.name} (version ${b.version})\n`);
+      }
+      if (format !== 'table') await printExtensions(io, format, [result], true);
+      return 0;
+    });
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// upgrade
+
+/** Asks on a terminal; anything but y/yes is a no. */
+async function confirm(io: CliIO, question: string): Promise<boolean> {
+  const stdin = io.stdin;
+  if (!stdin) return false;
+  io.stderr.write(question);
+  const rl = createInterface({ input: stdin, terminal: false });
+  try {
+    for await (const line of rl) return /^\s*y(es)?\s*$/i.test(line);
+    return false;
+  } finally {
+    rl.close();
+  }
+}
+
+export const FORCE_WARNING =
+  'upgradeConstraintPolicy: SelfCertified lets operator-controller install any version in the range, lower ones too, ignoring the catalog\'s upgrade graph. A forced upgrade or downgrade can lose data.';
+
+export const upgradeCommand: CliCommand = {
+  path: ['upgrade'],
+  summary: 'change the version range or channels of an extension (--force: any version)',
+  usage: [
+    'Usage: kubectl olm upgrade <extension> [--version <range>] [--channel <name> ...] [--force [--yes]] [flags]',
+    '',
+    'Changes what the ClusterExtension may run; operator-controller then moves to the newest bundle that matches,',
+    'along the catalog\'s upgrade graph (replaces, skips, skipRange). Flags not given keep their current values.',
+    '',
+    'Flags:',
+    '  -v, --version <range>              new version or range ("" for any)',
+    '  -c, --channel <name>               new channel(s); repeat or comma-separate ("" for all channels)',
+    '  -l, --catalog-selector <selector>  new label selector of the ClusterCatalogs to use',
+    '      --force                        set upgradeConstraintPolicy: SelfCertified, so any version in the range is',
+    '                                     allowed, lower ones too; asks for confirmation, as this can lose data',
+    '  -y, --yes                          do not ask (needed for --force when stdin is not a terminal)',
+    '      --upgrade-constraint-policy <policy>  set it explicitly: CatalogProvided (back to the graph) or SelfCertified',
+    ...WAIT_USAGE,
+    '  -o, --output table|json|yaml|name  print the ClusterExtension (after --wait: as installed)',
+    ...CONNECTION_USAGE,
+    '',
+    'Examples:',
+    '  kubectl olm upgrade demo-operator --version ">=0.1.0 <1.0.0" --wait',
+    '  kubectl olm upgrade demo-operator --version 0.1.0 --force --yes --wait    # a downgrade',
+  ].join('\n'),
+  async run(args, io) {
+    const { values, positionals: pos } = parseFlags(args, {
+      ...CONNECTION_OPTIONS,
+      version: { type: 'string', short: 'v' },
+      channel: { type: 'string', short: 'c', multiple: true },
+      channels: { type: 'string', multiple: true },
+      'catalog-selector': { type: 'string', short: 'l' },
+      force: { type: 'boolean' },
+      yes: { type: 'boolean', short: 'y' },
+      'upgrade-constraint-policy': { type: 'string' },
+      wait: { type: 'boolean' },
+      timeout: { type: 'string' },
+      output: { type: 'string', short: 'o' },
+    });
+    const [name] = positionals(pos, ['extension']) as [string];
+    const format = outputFormat(values.output);
+    validateVersion(values.version);
+    let policy = oneOf<UpgradeConstraintPolicy>('upgrade-constraint-policy', values['upgrade-constraint-policy'], POLICIES);
+    if (values.force) {
+      if (policy === UpgradeConstraintPolicyCatalogProvided) throw new CliUsageError('--force and --upgrade-constraint-policy CatalogProvided contradict each other');
+      policy = UpgradeConstraintPolicySelfCertified;
+    }
+    const channelValues = values.channel || values.channels ? listFlag([...(values.channel ?? []), ...(values.channels ?? [])]) : undefined;
+    const selectorText = values['catalog-selector'];
+    const selector = selectorText === undefined ? undefined : selectorText === '' ? null : catalogSelector(selectorText);
+    const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
+
+    if (values.force && !values.yes) {
+      const tty = (io.stdin as { isTTY?: boolean } | undefined)?.isTTY === true;
+      if (!tty) throw new CliUsageError(`--force needs a confirmation: ${FORCE_WARNING} Run it in a terminal to be asked, or add --yes.`);
+      const ok = await confirm(io, `${FORCE_WARNING}\nUpgrade extension "${name}" with upgradeConstraintPolicy: SelfCertified? [y/N] `);
+      if (!ok) {
+        io.stderr.write('upgrade cancelled\n');
+        return 1;
+      }
+    }
+
+    return withClient(values, io, async (client) => {
+      const ext = await getExtension(client, name);
+      if (!ext) {
+        io.stderr.write(`failed to update extension: clusterextensions.${GroupName} "${name}" not found\n`);
+        return 1;
+      }
+      const current = ext.spec?.source.catalog;
+      if (ext.spec?.source.sourceType !== SourceTypeCatalog || !current) {
+        io.stderr.write(`failed to update extension: unrecognized source type: "${ext.spec?.source.sourceType ?? ''}"\n`);
+        return 1;
+      }
+      const catalog: Record<string, unknown> = {};
+      if (values.version !== undefined && values.version !== (current.version ?? '')) catalog['version'] = values.version === '' ? null : values.version;
+      if (channelValues !== undefined && JSON.stringify(channelValues) !== JSON.stringify(current.channels ?? [])) {
+        catalog['channels'] = channelValues.length === 0 ? null : channelValues;
+      }
+      if (selector !== undefined && JSON.stringify(selector) !== JSON.stringify(current.selector ?? null)) catalog['selector'] = selector;
+      if (policy !== undefined && policy !== (current.upgradeConstraintPolicy ?? UpgradeConstraintPolicyCatalogProvided)) catalog['upgradeConstraintPolicy'] = policy;
+      if (Object.keys(catalog).length === 0) {
+        io.stderr.write('failed to update extension: no changes detected - extension already in desired state\n');
+        return 1;
+      }
+      let updated: ClusterExtension;
+      try {
+        updated = await client.patch<ClusterExtension>({ ...CE, name }, 'merge', { metadata: { resourceVersion: ext.metadata?.resourceVersion }, spec: { source: { catalog } } }, { fieldManager: 'kubectl-olm' });
+      } catch (err) {
+        io.stderr.write(`failed to update extension: ${(err as Error).message}\n`);
+        return 1;
+      }
+      if (format === 'table') io.stdout.write(`extension "${name}" updated\n`);
+      let result = updated;
+      if (values.wait) {
+        const r = await waitFor({
+          get: () => getExtension(client, name),
+          done: (e) => settled(e, updated.metadata?.generation ?? 0),
+          conditions: (e) => e?.status?.conditions,
+          timeoutMs: timeout,
+          io,
+          label: `clusterextension/${name}`,
+        });
+        if (!r.ok) {
+          io.stderr.write(`failed to update extension: timed out waiting for extension: ${r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded'}\n`);
+          waitFailureHint(io, r.last, name);
+          return 1;
+        }
+        result = r.last ?? updated;
+        const b = result.status?.install?.bundle;
+        if (format === 'table' && b) io.stdout.write(`extension "${name}" installed bundle ${b.name} (version ${b.version})\n`);
+      }
+      if (format !== 'table') await printExtensions(io, format, [result], true);
+      return 0;
+    });
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// uninstall
+
+export const uninstallCommand: CliCommand = {
+  path: ['uninstall'],
+  summary: 'delete an extension and everything it installed',
+  usage: [
+    'Usage: kubectl olm uninstall <extension> [--wait] [flags]',
+    '       kubectl olm uninstall --all [--wait] [flags]',
+    '',
+    'Deletes the ClusterExtension. operator-controller removes everything the extension installed before the',
+    'ClusterExtension goes — its CRDs too, which deletes every custom resource of those kinds (the operands).',
+    '',
+    'Flags:',
+    '  -a, --all                  delete every ClusterExtension',
+    '      --wait                 wait until the ClusterExtension and what it installed are gone',
+    `      --timeout <duration>   how long --wait waits (Go duration, default ${DEFAULT_TIMEOUT}; 0: no limit)`,
+    '  -o, --output name          print the deleted ClusterExtensions as <resource>/<name>',
+    ...CONNECTION_USAGE,
+    '',
+    'Examples:',
+    '  kubectl olm uninstall demo-operator --wait',
+    '  kubectl olm uninstall --all',
+  ].join('\n'),
+  async run(args, io) {
+    const { values, positionals: pos } = parseFlags(args, {
+      ...CONNECTION_OPTIONS,
+      all: { type: 'boolean', short: 'a' },
+      wait: { type: 'boolean' },
+      timeout: { type: 'string' },
+      output: { type: 'string', short: 'o' },
+    });
+    const format = outputFormat(values.output, ['table', 'name']);
+    if (values.all && pos.length > 0) {
+      io.stderr.write('failed to delete extension: cannot specify both --all and an extension name\n');
+      return 2;
+    }
+    const names = values.all ? undefined : positionals(pos, ['extension']);
+    const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
+    return withClient(values, io, async (client) => {
+      const targets = names ?? (await client.list<ClusterExtension>(CE)).items.map((e) => e.metadata?.name ?? '');
+      if (targets.length === 0) {
+        io.stderr.write('failed to delete extension: no resources found\n');
+        return 1;
+      }
+      let code = 0;
+      const deleted: string[] = [];
+      for (const name of targets) {
+        try {
+          await client.delete({ ...CE, name });
+          deleted.push(name);
+          if (format === 'table') io.stdout.write(`extension "${name}" deleted\n`);
+          else io.stdout.write(`${objectName(ClusterExtensionSingular, GroupName, name)}\n`);
+        } catch (err) {
+          io.stderr.write(`failed to delete extension: ${values.all ? `failed deleting extension "${name}": ` : ''}${(err as Error).message}\n`);
+          code = 1;
+        }
+      }
+      if (values.wait) {
+        for (const name of deleted) {
+          const r = await waitFor({
+            get: () => getExtension(client, name),
+            done: (e) => e === undefined,
+            conditions: (e) => e?.status?.conditions,
+            timeoutMs: timeout,
+            io,
+            label: `clusterextension/${name}`,
+          });
+          if (!r.ok) {
+            io.stderr.write(`failed to delete extension: wait for clusterextension "${name}" deleted: ${r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded'}\n`);
+            code = 1;
+          }
+        }
+      }
+      return code;
+    });
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// list
+
+export const listCommand: CliCommand = {
+  path: ['list'],
+  summary: 'list extensions with their installed bundle and state',
+  usage: [
+    'Usage: kubectl olm list [<extension>] [-l <selector>] [-o table|json|yaml|name] [flags]',
+    '',
+    'Lists ClusterExtensions: the package, the installed version and bundle, the namespace, and their state in a',
+    'word (Installed, Installing, Upgrading, Retrying, Blocked, Deleting, …; `kubectl olm status` says more).',
+    '',
+    'Flags:',
+    '  -l, --selector <selector>          only extensions with these labels (kubectl\'s label selector syntax)',
+    '  -o, --output table|json|yaml|name  json and yaml print a ClusterExtensionList (one object when a name is given)',
+    ...CONNECTION_USAGE,
+    '',
+    'Examples:',
+    '  kubectl olm list',
+    '  kubectl olm list -o json | jq -r \'.items[] | .metadata.name + " " + .status.install.bundle.version\'',
+  ].join('\n'),
+  async run(args, io) {
+    const { values, positionals: pos } = parseFlags(args, {
+      ...CONNECTION_OPTIONS,
+      selector: { type: 'string', short: 'l' },
+      output: { type: 'string', short: 'o' },
+    });
+    const format = outputFormat(values.output);
+    if (pos.length > 1) throw new CliUsageError(`expected at most one extension name, got ${pos.length}`);
+    if (pos.length === 1 && values.selector) throw new CliUsageError('name cannot be provided when a selector is specified');
+    return withClient(values, io, async (client) => {
+      if (pos.length === 1) {
+        const ext = await getExtension(client, pos[0]!);
+        if (!ext) {
+          io.stderr.write(`clusterextensions.${GroupName} "${pos[0]!}" not found\n`);
+          return 1;
+        }
+        await printExtensions(io, format, [ext], true);
+        return 0;
+      }
+      const list = await client.list<ClusterExtension>(CE, values.selector ? { labelSelector: values.selector } : {});
+      await printExtensions(io, format, list.items, false);
+      return 0;
+    });
+  },
+};

@@ -1,0 +1,73 @@
+// How cluster commands print: kubectl-operator's tables (Go tabwriter: minimum width 3, padding 2,
+// no borders), `-o json` (Go's JSON printer: 4-space indent), `-o yaml` (sigs.k8s.io/yaml: keys
+// sorted), `-o name` (kubectl's `<resource>.<group>/<name>`), and kubectl's AGE.
+import type { Condition, KubeObject } from '../../api/meta/v1.ts';
+import { humanDuration } from '../shared/gocompat/index.ts';
+import { CliUsageError } from './types.ts';
+
+export type OutputFormat = 'table' | 'json' | 'yaml' | 'name';
+const FORMATS: readonly OutputFormat[] = ['table', 'json', 'yaml', 'name'];
+
+/** `-o <format>`: absent or empty is `table`; anything else not in `allowed` is a usage error. */
+export function outputFormat(value: string | undefined, allowed: readonly OutputFormat[] = FORMATS): OutputFormat {
+  const v = value === undefined || value === '' ? 'table' : value;
+  if (!(allowed as readonly string[]).includes(v)) throw new CliUsageError(`unrecognized output format "${v}": must be one of (${allowed.join(', ')})`);
+  return v as OutputFormat;
+}
+
+const runeLength = (s: string): number => [...s].length;
+
+/**
+ * text/tabwriter with kubectl-operator's settings (minwidth 3, padding 2, spaces): every column but
+ * the last is as wide as its widest cell plus 2 (at least 3); the last is not padded.
+ */
+export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  const all = [headers, ...rows];
+  const widths = headers.map((_, i) => Math.max(3, ...all.map((r) => runeLength(r[i] ?? '') + 2)));
+  return all
+    .map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell + ' '.repeat(Math.max(0, (widths[i] ?? 0) - runeLength(cell))))).join(''))
+    .map((line) => `${line}\n`)
+    .join('');
+}
+
+/** kubectl's AGE of a timestamp (RFC 3339), `<unknown>` when absent. */
+export function age(timestamp: string | undefined, now = Date.now()): string {
+  if (!timestamp) return '<unknown>';
+  const t = Date.parse(timestamp);
+  return Number.isNaN(t) ? '<unknown>' : humanDuration(now - t);
+}
+
+/** A condition's status, `Unknown` when the condition is absent (kubectl-operator's `status`). */
+export function conditionStatus(conditions: readonly Condition[] | undefined, type: string): string {
+  return conditions?.find((c) => c.type === type)?.status ?? 'Unknown';
+}
+
+/** What `-o json|yaml` shows of an object: kubectl hides managedFields. */
+export function shown<T extends KubeObject>(obj: T): T {
+  if (!obj.metadata?.managedFields) return obj;
+  const { managedFields: _drop, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
+}
+
+/** A list as kubectl-operator prints one (`<Kind>List`, group version of the items). */
+export function listOf(apiVersion: string, kind: string, items: readonly KubeObject[]): KubeObject & { items: KubeObject[] } {
+  return { kind: `${kind}List`, apiVersion, metadata: {}, items: items.map(shown) } as KubeObject & { items: KubeObject[] };
+}
+
+/** Go's json.MarshalIndent(v, "", "    ") and a newline. */
+export const json = (v: unknown): string => `${JSON.stringify(v, null, 4)}\n`;
+
+/** sigs.k8s.io/yaml: keys sorted, no line folding. js-yaml is imported on first use. */
+export async function yaml(v: unknown): Promise<string> {
+  const { dump } = await import('js-yaml');
+  return dump(v, { sortKeys: true, lineWidth: -1, noRefs: true });
+}
+
+/** kubectl's `-o name`: `<singular resource>.<group>/<name>`. */
+export const objectName = (resource: string, group: string, name: string): string => `${resource}.${group}/${name}`;
+
+/** Writes and waits for the stream to take it (large outputs to a pipe). */
+export async function emit(stream: NodeJS.WritableStream, text: string): Promise<void> {
+  if (text === '') return;
+  if (!stream.write(text)) await new Promise<void>((r) => stream.once('drain', () => r()));
+}

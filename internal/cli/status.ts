@@ -1,0 +1,272 @@
+// `kubectl olm status <extension>` and `kubectl olm explain <extension>`: what an extension is
+// doing, in words, and why it resolves as it does — operator-controller's resolver run here over
+// the live ClusterCatalogs and catalogd's content, with the explanation `kubectl olm resolve`
+// prints for directories.
+import type { Condition } from '../../api/meta/v1.ts';
+import {
+  GroupName,
+  ReasonSucceeded,
+  TypeProgressing,
+  UpgradeConstraintPolicyCatalogProvided,
+  type ClusterCatalog,
+  type ClusterExtension,
+} from '../../api/v1/index.ts';
+import { CatalogResolver, formatExplanation, ResolutionError, type Explanation, type ResolveResult } from '../operator-controller/resolve/index.ts';
+import { goQuote } from '../shared/gocompat/index.ts';
+import { labelSelectorString, type KubeClient } from '../shared/kube/index.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, positionals, withClient } from './cluster.ts';
+import { listCatalogs, LiveContent } from './content.ts';
+import { condition, getExtension, stateOf } from './extension.ts';
+import { emit, json, outputFormat, shown, yaml } from './output.ts';
+import type { CliCommand, CliIO } from './types.ts';
+
+/** A condition as a phrase a person reads: `installed`, `retrying after an error`, … */
+export function conditionWords(c: Condition): string {
+  const yesNo = (yes: string, no: string): string => (c.status === 'True' ? yes : c.status === 'False' ? no : 'unknown');
+  switch (c.type) {
+    case 'Installed':
+      return yesNo('installed', 'not installed');
+    case 'Progressing':
+      switch (c.reason) {
+        case 'Succeeded':
+          return 'done: the cluster matches the spec';
+        case 'RollingOut':
+          return 'rolling out a new revision';
+        case 'Retrying':
+          return 'retrying after an error';
+        case 'Blocked':
+          return 'blocked until something is fixed';
+        case 'InvalidConfiguration':
+          return 'stopped: the configuration is invalid';
+        case 'ProgressDeadlineExceeded':
+          return 'stopped: the rollout took too long';
+        default:
+          return yesNo('progressing', 'not progressing');
+      }
+    case 'Available':
+      return yesNo('available: every installed object is healthy', 'not available');
+    case 'Deprecated':
+      return yesNo('deprecated', 'not deprecated');
+    case 'PackageDeprecated':
+      return yesNo('the package is deprecated', 'the package is not deprecated');
+    case 'ChannelDeprecated':
+      return yesNo('a channel is deprecated', 'no channel is deprecated');
+    case 'BundleDeprecated':
+      return yesNo('the installed bundle is deprecated', 'the installed bundle is not deprecated');
+    default:
+      return c.status;
+  }
+}
+
+/** The catalogs and the resolver for one run; `close()` ends catalogd connections. */
+async function resolverFor(client: KubeClient): Promise<{ resolver: CatalogResolver; catalogs: ClusterCatalog[]; content: LiveContent }> {
+  const catalogs = await listCatalogs(client);
+  const content = new LiveContent(client);
+  return { resolver: new CatalogResolver({ listCatalogs: () => catalogs, content }), catalogs, content };
+}
+
+const installedOf = (ext: ClusterExtension): { name: string; version: string } | undefined => {
+  const b = ext.status?.install?.bundle;
+  return b ? { name: b.name, version: b.version } : undefined;
+};
+
+type Outcome = { readonly ok: true; readonly result: ResolveResult } | { readonly ok: false; readonly message: string; readonly explanation?: Explanation | undefined };
+
+async function resolveNow(resolver: CatalogResolver, ext: ClusterExtension): Promise<Outcome> {
+  try {
+    return { ok: true, result: await resolver.resolveBundle(ext, installedOf(ext)) };
+  } catch (err) {
+    return { ok: false, message: (err as Error).message, explanation: err instanceof ResolutionError ? err.explanation : undefined };
+  }
+}
+
+const withoutVersion = (ext: ClusterExtension): ClusterExtension => ({
+  ...ext,
+  spec: { ...ext.spec!, source: { ...ext.spec!.source, catalog: { ...ext.spec!.source.catalog!, version: '' } } },
+});
+
+interface StatusReport {
+  readonly name: string;
+  readonly package: string;
+  readonly namespace: string;
+  readonly state: string;
+  readonly installed: { readonly name: string; readonly version: string } | null;
+  readonly conditions: readonly { type: string; status: string; reason: string; words: string; message: string }[];
+  /** What the spec resolves to now (the bundle operator-controller moves to), or why it does not resolve. */
+  readonly next: { readonly bundle: string; readonly version: string; readonly catalog: string } | { readonly error: string };
+  /** A newer bundle reachable by widening --version, when there is one. */
+  readonly outsideRange?: { readonly bundle: string; readonly version: string; readonly catalog: string } | undefined;
+}
+
+async function statusReport(client: KubeClient, ext: ClusterExtension): Promise<StatusReport> {
+  const name = ext.metadata?.name ?? '';
+  const { resolver, content } = await resolverFor(client);
+  try {
+    const now = await resolveNow(resolver, ext);
+    let outsideRange: StatusReport['outsideRange'];
+    if (now.ok && (ext.spec?.source.catalog?.version ?? '') !== '') {
+      const wide = await resolveNow(resolver, withoutVersion(ext));
+      if (wide.ok && wide.result.bundle.name !== now.result.bundle.name) {
+        outsideRange = { bundle: wide.result.bundle.name, version: wide.result.bundle.version, catalog: wide.result.catalog };
+      }
+    }
+    const inst = installedOf(ext);
+    return {
+      name,
+      package: ext.spec?.source.catalog?.packageName ?? '',
+      namespace: ext.spec?.namespace ?? '',
+      state: stateOf(ext),
+      installed: inst ?? null,
+      conditions: (ext.status?.conditions ?? []).map((c) => ({ type: c.type, status: c.status, reason: c.reason, words: conditionWords(c), message: c.message })),
+      next: now.ok ? { bundle: now.result.bundle.name, version: now.result.bundle.version, catalog: now.result.catalog } : { error: now.message },
+      ...(outsideRange && { outsideRange }),
+    };
+  } finally {
+    await content.close();
+  }
+}
+
+function statusText(ext: ClusterExtension, r: StatusReport): string {
+  const c = ext.spec?.source.catalog;
+  const sa = ext.spec?.serviceAccount?.name;
+  const lines = [
+    `Name:             ${r.name}`,
+    `Package:          ${r.package}`,
+    `Namespace:        ${r.namespace}`,
+    `Service account:  ${sa ? sa : '(none: operator-controller installs with its own identity)'}`,
+    `Version range:    ${c?.version ? c.version : 'any (the newest)'}`,
+    `Channels:         ${c?.channels?.length ? c.channels.join(', ') : 'all'}`,
+    `Catalogs:         ${c?.selector ? labelSelectorString(c.selector) || 'all' : 'all'}`,
+    `Upgrade policy:   ${c?.upgradeConstraintPolicy === 'SelfCertified' ? 'SelfCertified (any version in the range, lower ones too)' : `${UpgradeConstraintPolicyCatalogProvided} (along the catalog's upgrade graph)`}`,
+    `Installed bundle: ${r.installed ? `${r.installed.name} (version ${r.installed.version})` : 'none'}`,
+    `State:            ${r.state}`,
+    'Conditions:',
+    ...(r.conditions.length === 0 ? ['  none yet: operator-controller has not reconciled it (is it running?)'] : []),
+    ...r.conditions.map((x) => `  ${`${x.type}:`.padEnd(19)}${x.words}${x.message ? ` — ${x.message}` : ''} (${x.status}, ${x.reason})`),
+  ];
+  if ('error' in r.next) {
+    lines.push(`Next:             does not resolve from the catalogs now: ${r.next.error}`, `                  run \`kubectl olm explain ${r.name}\` for every bundle's story`);
+  } else if (r.installed && r.next.bundle === r.installed.name) {
+    lines.push(`Next:             none: ${r.installed.name} is the newest bundle the spec allows`);
+  } else {
+    lines.push(`Next:             ${r.next.bundle} (version ${r.next.version}) from catalog ${goQuote(r.next.catalog)}${r.installed ? ' — operator-controller upgrades to it' : ''}`);
+  }
+  if (r.outsideRange) {
+    lines.push(
+      `Outside range:    ${r.outsideRange.bundle} (version ${r.outsideRange.version}) from catalog ${goQuote(r.outsideRange.catalog)}; to get it:`,
+      `                  kubectl olm upgrade ${r.name} --version ${r.outsideRange.version}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function notFound(io: CliIO, name: string): number {
+  io.stderr.write(`clusterextensions.${GroupName} "${name}" not found\n`);
+  return 1;
+}
+
+export const statusCommand: CliCommand = {
+  path: ['status'],
+  summary: 'an extension’s state in words, its bundle, and what it would upgrade to',
+  usage: [
+    'Usage: kubectl olm status <extension> [-o table|json|yaml] [flags]',
+    '',
+    'Shows what the ClusterExtension asks for (package, version range, channels, catalogs, policy), the bundle it',
+    'runs, each condition in words with its message, and what operator-controller would install next: the spec',
+    'is resolved here against the live ClusterCatalogs, as the controller does. When a newer bundle exists only',
+    'outside --version, it says so and how to get it.',
+    '',
+    'Flags:',
+    '  -o, --output table|json|yaml  json and yaml print the same report as data',
+    ...CONNECTION_USAGE,
+    '',
+    'Examples:',
+    '  kubectl olm status demo-operator',
+    '  kubectl olm status demo-operator -o json | jq .next',
+  ].join('\n'),
+  async run(args, io) {
+    const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, output: { type: 'string', short: 'o' } });
+    const [name] = positionals(pos, ['extension']) as [string];
+    const format = outputFormat(values.output, ['table', 'json', 'yaml']);
+    return withClient(values, io, async (client) => {
+      const ext = await getExtension(client, name);
+      if (!ext) return notFound(io, name);
+      const report = await statusReport(client, ext);
+      if (format === 'table') await emit(io.stdout, statusText(ext, report));
+      else await emit(io.stdout, format === 'json' ? json(report) : await yaml(report));
+      return 0;
+    });
+  },
+};
+
+export const explainCommand: CliCommand = {
+  path: ['explain'],
+  summary: 'why an extension resolves as it does, bundle by bundle, from the live catalogs',
+  usage: [
+    'Usage: kubectl olm explain <extension> [-o table|json|yaml] [flags]',
+    '',
+    'Runs operator-controller\'s resolution for the ClusterExtension here, against the live ClusterCatalogs and',
+    'the content catalogd serves, and prints its result — operator-controller\'s error word for word when nothing',
+    'fits — then what happened in every catalog to every bundle of the package: which filter (channel, version',
+    'range, upgrade edge from the installed bundle) removed it, what it lost to, why a catalog\'s best was dropped',
+    '(deprecated, lower priority, ambiguous). The same explanation `kubectl olm resolve` gives for directories.',
+    'When resolution succeeds but the extension is not done, its Progressing message follows.',
+    '',
+    'Exit 0 when the extension resolves and is done (Progressing=Succeeded), 1 otherwise.',
+    '',
+    'Flags:',
+    '  -o, --output table|json|yaml  json and yaml print the outcome and the explanation as data',
+    ...CONNECTION_USAGE,
+    '',
+    'Examples:',
+    '  kubectl olm explain demo-operator',
+  ].join('\n'),
+  async run(args, io) {
+    const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, output: { type: 'string', short: 'o' } });
+    const [name] = positionals(pos, ['extension']) as [string];
+    const format = outputFormat(values.output, ['table', 'json', 'yaml']);
+    return withClient(values, io, async (client) => {
+      const ext = await getExtension(client, name);
+      if (!ext) return notFound(io, name);
+      const { resolver, content } = await resolverFor(client);
+      let outcome: Outcome;
+      try {
+        outcome = await resolveNow(resolver, ext);
+      } finally {
+        await content.close();
+      }
+      const progressing = condition(ext, TypeProgressing);
+      const done = progressing?.reason === ReasonSucceeded;
+      const inst = installedOf(ext);
+      const c = ext.spec?.source.catalog;
+      if (format !== 'table') {
+        const data = {
+          extension: shown(ext).metadata?.name,
+          installed: inst ?? null,
+          resolved: outcome.ok ? { bundle: outcome.result.bundle.name, version: outcome.result.bundle.version, catalog: outcome.result.catalog } : null,
+          error: outcome.ok ? null : outcome.message,
+          progressing: progressing ? { status: progressing.status, reason: progressing.reason, message: progressing.message } : null,
+          explanation: outcome.ok ? outcome.result.explanation : (outcome.explanation ?? null),
+        };
+        await emit(io.stdout, format === 'json' ? json(data) : await yaml(data));
+        return outcome.ok && done ? 0 : 1;
+      }
+      const lines = [
+        `Extension ${goQuote(name)} asks for package ${goQuote(c?.packageName ?? '')}` +
+          `${c?.version ? `, version ${goQuote(c.version)}` : ''}${c?.channels?.length ? `, channels ${c.channels.join(', ')}` : ''}` +
+          `${c?.upgradeConstraintPolicy === 'SelfCertified' ? ', SelfCertified' : ''}; ${inst ? `installed: ${inst.name} (${inst.version})` : 'nothing installed'}.`,
+      ];
+      if (outcome.ok) {
+        const b = outcome.result.bundle;
+        lines.push(`Resolves to ${b.name} (version ${b.version}) from catalog ${goQuote(outcome.result.catalog)}.`);
+      } else {
+        lines.push('Resolution fails:', `  ${outcome.message}`);
+      }
+      const explanation = outcome.ok ? outcome.result.explanation : outcome.explanation;
+      if (explanation) lines.push('', ...formatExplanation(explanation));
+      if (progressing && !done) lines.push('', `Progressing (${progressing.status}, ${progressing.reason}): ${progressing.message}`);
+      await emit(io.stdout, `${lines.join('\n')}\n`);
+      return outcome.ok && done ? 0 : 1;
+    });
+  },
+};
