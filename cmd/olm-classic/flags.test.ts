@@ -10,6 +10,7 @@ describe('olm-classic flags', () => {
       globalCatalogNamespace: 'olm',
       cacheDir: '/var/cache/olm-classic',
       platform: 'linux/amd64',
+      installPlanRetryTimeoutMs: 60_000,
       insecureRegistries: [],
     });
   });
@@ -17,6 +18,12 @@ describe('olm-classic flags', () => {
   it('takes every flag', () => {
     const o = parse('--namespace=operators', '--cache-dir=/tmp/c', '--platform=linux/arm64', '--insecure-registries=localhost:5000');
     expect(o).toMatchObject({ globalCatalogNamespace: 'operators', cacheDir: '/tmp/c', platform: 'linux/arm64', insecureRegistries: ['localhost:5000'] });
+  });
+
+  it('--install-plan-retry-timeout is a Go duration (upstream’s flag)', () => {
+    expect(parse('--install-plan-retry-timeout=90s').installPlanRetryTimeoutMs).toBe(90_000);
+    expect(parse('--install-plan-retry-timeout=1h2m').installPlanRetryTimeoutMs).toBe(3_720_000);
+    expect(() => parse('--install-plan-retry-timeout=soon')).toThrow('olm-classic: --install-plan-retry-timeout: time: invalid duration "soon"');
   });
 
   it('refuses a namespace that cannot be one, naming the flag', () => {

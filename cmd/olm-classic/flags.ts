@@ -1,7 +1,7 @@
 // olm-classic's own flags (upstream's catalog operator names where it has them) and their
-// translation into CatalogSourceOptions. Problems are a UsageError naming the flag.
+// translation into each capability's options. Problems are a UsageError naming the flag.
 import { DNS1123_LABEL } from '../../internal/shared/gocompat/index.ts';
-import type { CatalogSourceOptions } from '../../internal/classic/catalogsource/index.ts';
+import { parseGoDuration, type CatalogSourceOptions } from '../../internal/classic/catalogsource/index.ts';
 import { registryFlags, registryOptions, UsageError, type Flag } from '../../internal/shared/manager/index.ts';
 
 export const olmClassicFlags = {
@@ -12,6 +12,11 @@ export const olmClassicFlags = {
   },
   'cache-dir': { type: 'string', default: '/var/cache/olm-classic', help: 'directory of the CatalogSource image caches' },
   platform: { type: 'string', default: 'linux/amd64', help: 'os/arch[/variant] picked from multi-platform catalog images' },
+  'install-plan-retry-timeout': {
+    type: 'string',
+    default: '1m0s',
+    help: 'time since first attempt at which plan execution errors are considered fatal (upstream catalog operator flag; a Go duration)',
+  },
   writeStatusName: { type: 'string', help: 'ClusterOperator name in which to write status, unset or "" to disable (upstream olm operator flag; OpenShift uses operator-lifecycle-manager)' },
   'write-status-name': { type: 'string', help: 'the same as --writeStatusName' },
   ...registryFlags,
@@ -21,6 +26,11 @@ export type OlmClassicFlagValues = Record<keyof typeof olmClassicFlags, string |
 
 const str = (v: string | boolean | undefined): string => (typeof v === 'string' ? v.trim() : '');
 
+export interface OlmClassicOptions extends CatalogSourceOptions {
+  /** `--install-plan-retry-timeout` in milliseconds. */
+  readonly installPlanRetryTimeoutMs: number;
+}
+
 /** The ClusterOperator the classic gating controller writes (`--writeStatusName`), or undefined when off. */
 export function writeStatusName(values: OlmClassicFlagValues): string | undefined {
   const a = str(values.writeStatusName);
@@ -29,7 +39,7 @@ export function writeStatusName(values: OlmClassicFlagValues): string | undefine
   return a || b || undefined;
 }
 
-export function olmClassicOptions(values: OlmClassicFlagValues): CatalogSourceOptions {
+export function olmClassicOptions(values: OlmClassicFlagValues): OlmClassicOptions {
   const fail = (flag: string, why: string): never => {
     throw new UsageError(`olm-classic: --${flag}: ${why}`);
   };
@@ -39,5 +49,10 @@ export function olmClassicOptions(values: OlmClassicFlagValues): CatalogSourceOp
   if (!cacheDir) fail('cache-dir', 'must not be empty');
   const platform = str(values.platform);
   if (!/^[a-z0-9]+\/[a-z0-9_]+(\/[a-z0-9]+)?$/.test(platform)) fail('platform', `must be os/arch[/variant], got ${JSON.stringify(platform)}`);
-  return { globalCatalogNamespace: namespace, cacheDir, platform, ...registryOptions('olm-classic', values) };
+  const retry = str(values['install-plan-retry-timeout']);
+  const parsed = parseGoDuration(retry);
+  if ('error' in parsed) fail('install-plan-retry-timeout', parsed.error);
+  const installPlanRetryTimeoutMs = 'ms' in parsed ? parsed.ms : 0;
+  if (installPlanRetryTimeoutMs < 0) fail('install-plan-retry-timeout', `must not be negative, got ${JSON.stringify(retry)}`);
+  return { globalCatalogNamespace: namespace, cacheDir, platform, installPlanRetryTimeoutMs, ...registryOptions('olm-classic', values) };
 }

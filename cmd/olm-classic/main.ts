@@ -1,6 +1,7 @@
 // olm-classic: the OLM classic (operators.coreos.com) controllers, one process, each capability's parts
 // merged into one manager. Wiring only; behaviour lives in internal/classic.
 import { catalogSourceSetup } from '../../internal/classic/catalogsource/index.ts';
+import { installPlanSetup } from '../../internal/classic/installplan/index.ts';
 import { subscriptionSetup } from '../../internal/classic/subscription/index.ts';
 import { classicGatingSetup } from '../../internal/openshift/index.ts';
 import { UsageError, main, mergeParts, type ManagerParts } from '../../internal/shared/manager/index.ts';
@@ -15,10 +16,11 @@ main(
       return async (ctx): Promise<ManagerParts> => {
         const catalog = await catalogSourceSetup(options)(ctx);
         const subscriptions = await subscriptionSetup({ ...options, catalogSources: catalog.catalogSources, contents: catalog.contents, registry: catalog.registry })(ctx);
+        const installPlans = await installPlanSetup({ operatorNamespace: options.globalCatalogNamespace, retryTimeoutMs: options.installPlanRetryTimeoutMs })(ctx);
         const gating = statusName
           ? [classicGatingSetup({ name: statusName, releaseVersion: process.env.RELEASE_VERSION, namespace: options.globalCatalogNamespace })(ctx)]
           : [];
-        return mergeParts(catalog, subscriptions, ...gating);
+        return mergeParts(catalog, subscriptions, installPlans, ...gating);
       };
     } catch (err) {
       if (!(err instanceof UsageError)) throw err;

@@ -7,7 +7,7 @@ import { CrdUpgradeSafetyPreflight, kubeCrdGetter, type CrdUpgradeSafetyOptions 
 import { kubePermissionSource, PermissionPreflight } from './permissions/index.ts';
 
 export type { CrdifyConfig, CrdUpgradeSafetyOptions, EnforcementPolicy, ValidationConfig } from './crdupgradesafety/index.ts';
-export { CrdUpgradeSafetyError, CrdUpgradeSafetyPreflight, kubeCrdGetter, OLM_CRDIFY_CONFIG } from './crdupgradesafety/index.ts';
+export { CrdUpgradeSafetyError, CrdUpgradeSafetyPreflight, kubeCrdGetter, OLM_CRDIFY_CONFIG, removedStoredVersions } from './crdupgradesafety/index.ts';
 export { kubePermissionSource, PermissionPreflight, PermissionPreflightError } from './permissions/index.ts';
 
 /** Runs each preflight in order; the first that fails stops the install with its message. */

@@ -8,7 +8,7 @@ import { loadKubeConfig, type ClusterAccess, type LoadOptions } from './config.t
 import { ApiError, NetworkError } from './errors.ts';
 import { RESTMapper, type ResourceMapping } from './restmapper.ts';
 import { fieldSelectorParam, labelSelectorParam, type FieldSelectorInput, type LabelSelectorInput } from './selectors.ts';
-import { Connection, type ConnectionOptions, type HttpRequest, type QueryValue } from './transport.ts';
+import { Connection, type ConnectionOptions, type HttpRequest, type QueryValue, type WarningHandler } from './transport.ts';
 import { refOf, type KindRef, type ObjectRef, type WatchEvent } from './types.ts';
 
 /** Patch flavours and their content types. Server-side apply has its own method, `apply`. */
@@ -92,6 +92,7 @@ export class KubeClient {
   readonly mapper: RESTMapper;
   readonly impersonation: Impersonation | undefined;
   readonly #headers: Readonly<Record<string, string | readonly string[]>>;
+  readonly #onWarning: WarningHandler | undefined;
 
   /** Loads the configuration (see loadKubeConfig) and connects. */
   static async fromConfig(options: LoadOptions & ClientOptions = {}): Promise<KubeClient> {
@@ -103,11 +104,12 @@ export class KubeClient {
     return new KubeClient(conn, new RESTMapper(conn, options.discoveryTtlMs !== undefined ? { ttlMs: options.discoveryTtlMs } : {}));
   }
 
-  constructor(connection: Connection, mapper?: RESTMapper, impersonation?: Impersonation) {
+  constructor(connection: Connection, mapper?: RESTMapper, impersonation?: Impersonation, onWarning?: WarningHandler) {
     this.connection = connection;
     this.mapper = mapper ?? new RESTMapper(connection);
     this.impersonation = impersonation;
     this.#headers = impersonation ? impersonationHeaders(impersonation) : {};
+    this.#onWarning = onWarning;
   }
 
   /** The kubeconfig context's namespace (in a pod: the pod's), else `default`. */
@@ -117,7 +119,16 @@ export class KubeClient {
 
   /** A client acting as `who`, sharing this one's connection and discovery cache. */
   impersonate(who: Impersonation): KubeClient {
-    return new KubeClient(this.connection, this.mapper, who);
+    return new KubeClient(this.connection, this.mapper, who, this.#onWarning);
+  }
+
+  /**
+   * The same client (identity, connection, discovery cache) that also hands every API `Warning`
+   * header of its answers to `handler` (client-go's `rest.Config.WarningHandler`); clients made
+   * from it by `impersonate` keep the handler.
+   */
+  withWarningHandler(handler: WarningHandler): KubeClient {
+    return new KubeClient(this.connection, this.mapper, this.impersonation, handler);
   }
 
   /** A client acting as `system:serviceaccount:<namespace>:<name>`, with exactly that account's rights. */
@@ -289,7 +300,7 @@ export class KubeClient {
   }
 
   #call<T>(req: HttpRequest): Promise<T> {
-    return this.connection.request<T>({ ...req, headers: this.#headers });
+    return this.connection.request<T>({ ...req, headers: this.#headers, onWarning: this.#onWarning });
   }
 
   /** `/api(s)/<gv>[/namespaces/<ns>]/<resource>[/<name>[/<subresource>]]`. */

@@ -1,6 +1,6 @@
 // Kubernetes Events (client-go's recorder for every controller of the project), as `kubectl describe`
 // and `kubectl get events` show them. Cluster-scoped objects' events live in `default`, as
-// client-go's recorder puts them. As client-go's correlator does, the same event (object, type,
+// client-go's recorder puts them. As client-go's correlator does, the same event (object, field, type,
 // reason, message) again within 10 minutes bumps `count` and `lastTimestamp` of the one already
 // written instead of adding another, so a failure retried for hours is one line `(x120 over 2h)`.
 // Best effort: a failed event write is logged, never retried.
@@ -9,9 +9,14 @@ import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { KubeClient } from './client.ts';
 import type { Logger } from './types.ts';
 
+/** Where in the object the event is about: client-go's `ObjectReference.fieldPath` (e.g. `status.plan[2]`). */
+export interface EventOptions {
+  readonly fieldPath?: string;
+}
+
 export interface EventRecorder {
-  normal(obj: KubeObject, reason: string, message: string): void;
-  warning(obj: KubeObject, reason: string, message: string): void;
+  normal(obj: KubeObject, reason: string, message: string, options?: EventOptions): void;
+  warning(obj: KubeObject, reason: string, message: string, options?: EventOptions): void;
 }
 
 /** How long a repeated event is folded into the one already written (client-go's 10 minutes). */
@@ -35,12 +40,12 @@ export function eventRecorder(client: KubeClient, component: string, logger: Log
     recent.set(key, w);
     if (recent.size > REMEMBERED) recent.delete(recent.keys().next().value!);
   };
-  const emit = (type: 'Normal' | 'Warning', obj: KubeObject, reason: string, message: string): void => {
+  const emit = (type: 'Normal' | 'Warning', obj: KubeObject, reason: string, message: string, options: EventOptions = {}): void => {
     const at = now();
     const stamp = new Date(at).toISOString();
     const name = obj.metadata.name ?? 'unknown';
     const text = message.length > 1024 ? `${message.slice(0, 1021)}...` : message;
-    const key = JSON.stringify([obj.metadata.uid ?? name, type, reason, text]);
+    const key = JSON.stringify([obj.metadata.uid ?? name, options.fieldPath ?? '', type, reason, text]);
     const prev = recent.get(key);
     if (prev && at - prev.at < AGGREGATE_MS) {
       const count = ++prev.count;
@@ -70,6 +75,7 @@ export function eventRecorder(client: KubeClient, component: string, logger: Log
         ...(obj.metadata.namespace && { namespace: obj.metadata.namespace }),
         ...(obj.metadata.uid && { uid: obj.metadata.uid }),
         ...(obj.metadata.resourceVersion && { resourceVersion: obj.metadata.resourceVersion }),
+        ...(options.fieldPath && { fieldPath: options.fieldPath }),
       },
       type,
       reason,
@@ -92,7 +98,7 @@ export function eventRecorder(client: KubeClient, component: string, logger: Log
     );
   };
   return {
-    normal: (obj, reason, message) => emit('Normal', obj, reason, message),
-    warning: (obj, reason, message) => emit('Warning', obj, reason, message),
+    normal: (obj, reason, message, options) => emit('Normal', obj, reason, message, options),
+    warning: (obj, reason, message, options) => emit('Warning', obj, reason, message, options),
   };
 }

@@ -2,8 +2,8 @@
 // indexed cache, read-modify-write helpers and Lease-based leader election. See README.md.
 export type { Credentials, LoadOptions, TlsOptions } from './config.ts';
 export { ClusterAccess, loadKubeConfig } from './config.ts';
-export type { ConnectionOptions, HttpMethod, HttpRequest } from './transport.ts';
-export { Connection } from './transport.ts';
+export type { ApiWarning, ConnectionOptions, HttpMethod, HttpRequest, WarningHandler } from './transport.ts';
+export { Connection, parseWarningHeader } from './transport.ts';
 export type { ApiGroupInfo, ResourceMapping } from './restmapper.ts';
 export { RESTMapper } from './restmapper.ts';
 export type {
@@ -48,7 +48,7 @@ export { Indexer, NAMESPACE_INDEX, byNamespace } from './cache.ts';
 export type { InformerEventType, InformerHandler, InformerOptions, InformerStats } from './informer.ts';
 export { Informer, stripManagedFields } from './informer.ts';
 export type { Mutation, RetryOptions, StatusUpdateOptions } from './helpers.ts';
-export type { EventRecorder } from './events.ts';
+export type { EventOptions, EventRecorder } from './events.ts';
 export { eventRecorder } from './events.ts';
 export { addFinalizer, hasFinalizer, removeFinalizer, retryOnConflict, updateStatus } from './helpers.ts';
 export type { ElectionOutcome, Lease, LeaseSpec, LeaderElectionOptions } from './leader-election.ts';

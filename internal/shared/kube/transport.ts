@@ -23,6 +23,27 @@ export interface HttpRequest {
   /** Extra headers; arrays become repeated header lines (Impersonate-Group). */
   readonly headers?: Readonly<Record<string, string | readonly string[]>>;
   readonly signal?: AbortSignal | undefined;
+  /** Called with every `Warning` header of the answer (client-go's WarningHandler), besides the log line. */
+  readonly onWarning?: WarningHandler | undefined;
+}
+
+/** One `Warning` response header: `<code> <agent> "<text>"` (RFC 7234; the API server sends code 299). */
+export interface ApiWarning {
+  readonly code: number;
+  readonly agent: string;
+  readonly text: string;
+}
+
+export type WarningHandler = (warning: ApiWarning) => void;
+
+/** Splits a `Warning` header value into code, agent and unquoted text (Go's net/http rules). */
+export function parseWarningHeader(raw: string): ApiWarning {
+  const m = /^(\d{3})\s+(\S+)\s+(.*)$/s.exec(raw.trim());
+  if (!m) return { code: 0, agent: '', text: raw.trim() };
+  let text = m[3]!;
+  const quoted = /^"((?:[^"\\]|\\.)*)"/.exec(text);
+  if (quoted) text = quoted[1]!.replace(/\\(.)/g, '$1');
+  return { code: Number(m[1]), agent: m[2]!, text };
 }
 
 export interface ConnectionOptions {
@@ -163,7 +184,9 @@ export class Connection {
   #warnings(req: HttpRequest, header: string | string[] | undefined): void {
     if (!header) return;
     for (const raw of Array.isArray(header) ? header : [header]) {
-      const text = raw.replace(/^\d{3}\s+\S+\s+/, '').replace(/^"(.*)"$/, '$1');
+      const warning = parseWarningHeader(raw);
+      req.onWarning?.(warning);
+      const text = warning.text;
       if (this.#warned.has(text)) continue;
       if (this.#warned.size >= MAX_REMEMBERED_WARNINGS) this.#warned.clear();
       this.#warned.add(text);

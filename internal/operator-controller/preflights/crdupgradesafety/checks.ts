@@ -57,11 +57,21 @@ const scope: CrdCheck = {
   },
 };
 
+/**
+ * The versions in the existing CRD's `status.storedVersions` that the new CRD no longer lists in its spec: objects
+ * still stored at one of them would be lost. The one rule both OLMs refuse an upgrade on (v1's crdify check below,
+ * classic's InstallPlan CRD step), each with its own message. A v1beta1 new CRD's `spec.version` counts as listed.
+ */
+export function removedStoredVersions(oldCrd: Pick<Crd, 'status'>, newCrd: { spec: { version?: unknown; versions?: readonly { name: string }[] } }): string[] {
+  const names = new Set((newCrd.spec.versions ?? []).map((v) => v.name));
+  if (typeof newCrd.spec.version === 'string' && newCrd.spec.version) names.add(newCrd.spec.version);
+  return (oldCrd.status?.storedVersions ?? []).filter((v) => !names.has(v));
+}
+
 const storedVersionRemoval: CrdCheck = {
   name: 'storedVersionRemoval',
   compare(oldCrd, newCrd) {
-    const names = new Set((newCrd.spec.versions ?? []).map((v) => v.name));
-    const removed = (oldCrd.status?.storedVersions ?? []).filter((v) => !names.has(v));
+    const removed = removedStoredVersions(oldCrd, newCrd);
     return removed.length > 0 ? [`stored versions removed : ${goList(removed)}`] : [];
   },
 };

@@ -1,10 +1,9 @@
-// The operator-controller's event recorder against the real API server: a new event is created, the
+// The shared event recorder (internal/shared/kube events.ts) against the real API server: a new event is created, the
 // same event again within 10 minutes bumps the written one's count and lastTimestamp, later (or
 // with another message) it is a new event, and one whose earlier copy is gone is created afresh.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventRecorder } from '../../../internal/shared/kube/index.ts';
-import { KubeClient } from '../../../internal/shared/kube/index.ts';
+import { KubeClient, eventRecorder } from '../../../internal/shared/kube/index.ts';
 import { noopLogger } from '../../../internal/shared/observability/index.ts';
 import { adminKube, controlPlane } from '../../support/env.ts';
 import { waitFor } from '../../support/net.ts';

@@ -1,0 +1,276 @@
+// Writing one step's object (upstream's StepEnsurer, step_ensurer.go): create it → Created; when it already
+// exists, update it as upstream does for that kind → Present (a CSV or Subscription that exists is left
+// alone). Errors carry upstream's texts. Updates of core and RBAC objects are upstream's operatorclient
+// "Update*": read the object, patch it to equal the manifest (fields the manifest lacks are removed; what the
+// server fills in, like a Service's clusterIP, is kept); other kinds are replaced with a PUT.
+import type { KubeObject, OwnerReference } from '../../../api/meta/v1.ts';
+import { StepStatusCreated, StepStatusPresent, type StepStatus } from '../../../api/operators/index.ts';
+import { isAlreadyExists, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
+import { errorText, opaque, wrap } from './errors.ts';
+
+export const OLM_OWNER_LABEL = 'olm.owner';
+export const OLM_OWNER_NAMESPACE_LABEL = 'olm.owner.namespace';
+export const OLM_OWNER_KIND_LABEL = 'olm.owner.kind';
+
+/** Metadata the server owns: never part of an update's patch. */
+const SYSTEM_METADATA = new Set(['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'managedFields', 'selfLink', 'deletionTimestamp', 'deletionGracePeriodSeconds']);
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (isPlainObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
+
+function diff(live: Record<string, unknown>, desired: Record<string, unknown>, skip: (key: string) => boolean): Record<string, unknown> {
+  const patch: Record<string, unknown> = {};
+  for (const key of new Set([...Object.keys(live), ...Object.keys(desired)])) {
+    if (skip(key)) continue;
+    const [a, b] = [live[key], desired[key]];
+    if (b === undefined || b === null) {
+      if (a !== undefined && a !== null) patch[key] = null;
+    } else if (isPlainObject(a) && isPlainObject(b)) {
+      const inner = diff(a, b, () => false);
+      if (Object.keys(inner).length > 0) patch[key] = inner;
+    } else if (canonical(a) !== canonical(b)) {
+      patch[key] = b;
+    }
+  }
+  return patch;
+}
+
+/**
+ * The JSON merge patch that makes `live` equal `desired` (upstream's two-way patch from the object read back to
+ * the manifest): every field `desired` lacks is removed, lists are replaced whole; `status`, `apiVersion`, `kind`
+ * and the server's metadata are left alone. Undefined when there is nothing to change.
+ */
+export function twoWayPatch(live: KubeObject, desired: KubeObject): Record<string, unknown> | undefined {
+  const top = diff(live as Record<string, unknown>, desired as Record<string, unknown>, (k) => k === 'status' || k === 'apiVersion' || k === 'kind' || k === 'metadata');
+  const meta = diff(live.metadata as Record<string, unknown>, desired.metadata as Record<string, unknown>, (k) => SYSTEM_METADATA.has(k) || k === 'name' || k === 'namespace');
+  if (Object.keys(meta).length > 0) top['metadata'] = meta;
+  return Object.keys(top).length > 0 ? top : undefined;
+}
+
+const refOf = (obj: KubeObject): { apiVersion: string; kind: string; name: string; namespace?: string } => ({
+  apiVersion: obj.apiVersion ?? '',
+  kind: obj.kind ?? '',
+  name: obj.metadata.name ?? '',
+  ...(obj.metadata.namespace && { namespace: obj.metadata.namespace }),
+});
+
+/** operatorclient's Update*: read the object, patch it to the manifest. */
+async function patchToManifest(client: KubeClient, obj: KubeObject, signal?: AbortSignal, normalize?: (live: KubeObject, desired: KubeObject) => void): Promise<void> {
+  const live = await client.get(refOf(obj), { signal });
+  const desired = structuredClone(obj);
+  normalize?.(live, desired);
+  const patch = twoWayPatch(live, desired);
+  if (patch) await client.patch(refOf(obj), 'merge', patch, { signal });
+}
+
+async function create(client: KubeClient, obj: KubeObject, signal: AbortSignal | undefined): Promise<boolean> {
+  try {
+    await client.create(obj, { signal });
+    return true;
+  } catch (err) {
+    if (isAlreadyExists(err)) return false;
+    throw err;
+  }
+}
+
+/** The StepEnsurer over one (possibly attenuated) client. */
+export class StepEnsurer {
+  readonly #client: KubeClient;
+  readonly #signal: AbortSignal | undefined;
+
+  constructor(client: KubeClient, signal?: AbortSignal) {
+    this.#client = client;
+    this.#signal = signal;
+  }
+
+  /** Creates the CSV; one that exists is Present and left as it is. */
+  async clusterServiceVersion(csv: KubeObject): Promise<StepStatus> {
+    return this.#createOnly(csv, `error creating csv ${csv.metadata.name ?? ''}`);
+  }
+
+  /** Creates the Subscription; one that exists is Present and left as it is. */
+  async subscription(sub: KubeObject): Promise<StepStatus> {
+    return this.#createOnly(sub, `error creating subscription ${sub.metadata.name ?? ''}`);
+  }
+
+  /** Copies the Secret `name` of the operator's namespace into the plan's (a pull secret; EnsureSecret). */
+  async secret(operatorNamespace: string, planNamespace: string, name: string): Promise<StepStatus> {
+    let secret: KubeObject;
+    try {
+      secret = await this.#client.get({ apiVersion: 'v1', kind: 'Secret', namespace: operatorNamespace, name }, { signal: this.#signal });
+    } catch (err) {
+      if (isNotFound(err)) throw opaque(`secret ${name} does not exist - ${errorText(err)}`, err);
+      throw wrap('error getting pull secret from olm namespace ', err); // upstream names the empty Secret its failed Get returned
+    }
+    const copy: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: secret.metadata.name ?? name, namespace: planNamespace, labels: { 'olm.managed': 'true' } },
+      ...(secret['data'] !== undefined && { data: secret['data'] }),
+      ...(secret['type'] !== undefined && { type: secret['type'] }),
+    };
+    try {
+      return (await create(this.#client, copy, this.#signal)) ? StepStatusCreated : StepStatusPresent;
+    } catch (err) {
+      throw opaque(`error creating secret ${copy.metadata.name ?? ''} - ${errorText(err)}`, err);
+    }
+  }
+
+  /** A Secret of the bundle (EnsureBundleSecret): created, or patched to the manifest. */
+  async bundleSecret(secret: KubeObject): Promise<StepStatus> {
+    return this.#createOrPatch(secret, `error updating secret: ${secret.metadata.name ?? ''}`, `error updating secret: ${secret.metadata.name ?? ''}`);
+  }
+
+  /** Created, or patched keeping the account's token secrets, owner references and other annotations (EnsureServiceAccount). */
+  async serviceAccount(sa: KubeObject): Promise<StepStatus> {
+    const name = sa.metadata.name ?? '';
+    try {
+      if (await create(this.#client, sa, this.#signal)) return StepStatusCreated;
+    } catch (err) {
+      throw wrap(`error creating service account: ${name}`, err);
+    }
+    let pre: KubeObject;
+    try {
+      pre = await this.#client.get(refOf(sa), { signal: this.#signal });
+    } catch (err) {
+      throw wrap(`error getting older version of service account: ${name}`, err);
+    }
+    const desired = structuredClone(sa);
+    if (pre['secrets'] !== undefined) desired['secrets'] = pre['secrets'];
+    else delete desired['secrets'];
+    const owners = mergedOwnerReferences(pre.metadata.ownerReferences ?? [], desired.metadata.ownerReferences ?? []);
+    if (owners.length > 0) desired.metadata.ownerReferences = owners;
+    else delete desired.metadata.ownerReferences;
+    desired.metadata.annotations = { ...pre.metadata.annotations, ...desired.metadata.annotations };
+    try {
+      const patch = twoWayPatch(pre, desired);
+      if (patch) await this.#client.patch(refOf(sa), 'merge', patch, { signal: this.#signal });
+    } catch (err) {
+      throw wrap(`error updating service account: ${name}`, err);
+    }
+    return StepStatusPresent;
+  }
+
+  /** Created, or patched to the manifest; a clusterIP the manifest repeats from the cluster is not sent (EnsureService). */
+  async service(svc: KubeObject): Promise<StepStatus> {
+    const message = `error updating service: ${svc.metadata.name ?? ''}`;
+    return this.#createOrPatch(svc, message, message, (live, desired) => {
+      const liveSpec = (live['spec'] ?? {}) as Record<string, unknown>;
+      const spec = (desired['spec'] ?? {}) as Record<string, unknown>;
+      // ClusterIP is immutable: upstream drops it from the old object, and from the manifest when it is the same.
+      if (spec['clusterIP'] === liveSpec['clusterIP'] || spec['clusterIP'] === undefined || spec['clusterIP'] === '') {
+        delete spec['clusterIP'];
+        delete liveSpec['clusterIP'];
+      }
+    });
+  }
+
+  /** Created, or patched with `olm.owner` pointing at the newest CSV (EnsureClusterRole). */
+  async clusterRole(cr: KubeObject, resolving: string): Promise<StepStatus> {
+    const name = cr.metadata.name ?? '';
+    return this.#createOrOwnAndPatch(cr, resolving, `error creating clusterrole ${name}`, `error updating clusterrole ${name}`);
+  }
+
+  /** Created, or patched with `olm.owner` pointing at the newest CSV (EnsureClusterRoleBinding). */
+  async clusterRoleBinding(crb: KubeObject, resolving: string): Promise<StepStatus> {
+    const name = crb.metadata.name ?? '';
+    return this.#createOrOwnAndPatch(crb, resolving, `error creating clusterrolebinding ${name}`, `error updating clusterrolebinding ${name}`);
+  }
+
+  async role(role: KubeObject): Promise<StepStatus> {
+    const name = role.metadata.name ?? '';
+    return this.#createOrPatch(role, `error creating role ${name}`, `error updating role ${name}`);
+  }
+
+  async roleBinding(rb: KubeObject): Promise<StepStatus> {
+    const name = rb.metadata.name ?? '';
+    return this.#createOrPatch(rb, `error creating rolebinding ${name}`, `error updating rolebinding ${name}`);
+  }
+
+  async configMap(cm: KubeObject): Promise<StepStatus> {
+    const message = `error updating configmap: ${cm.metadata.name ?? ''}`;
+    return this.#createOrPatch(cm, message, message);
+  }
+
+  /** Any other supported kind (EnsureUnstructuredObject): created, or replaced with a PUT at the current resourceVersion. */
+  async unstructured(obj: KubeObject): Promise<StepStatus> {
+    const name = obj.metadata.name ?? '';
+    try {
+      if (await create(this.#client, obj, this.#signal)) return StepStatusCreated;
+    } catch (err) {
+      throw wrap(`error creating unstructured object ${name}`, err);
+    }
+    let original: KubeObject;
+    try {
+      original = await this.#client.get(refOf(obj), { signal: this.#signal });
+    } catch (err) {
+      throw wrap(`error getting unstructured object ${name}`, err);
+    }
+    const replacement = structuredClone(obj);
+    if (original.metadata.resourceVersion) replacement.metadata.resourceVersion = original.metadata.resourceVersion;
+    try {
+      await this.#client.update(replacement, { signal: this.#signal });
+    } catch (err) {
+      throw wrap(`error updating unstructured object ${name}`, err);
+    }
+    return StepStatusPresent;
+  }
+
+  async #createOnly(obj: KubeObject, message: string): Promise<StepStatus> {
+    try {
+      return (await create(this.#client, obj, this.#signal)) ? StepStatusCreated : StepStatusPresent;
+    } catch (err) {
+      throw wrap(message, err);
+    }
+  }
+
+  async #createOrPatch(obj: KubeObject, createMessage: string, updateMessage: string, normalize?: (live: KubeObject, desired: KubeObject) => void): Promise<StepStatus> {
+    try {
+      if (await create(this.#client, obj, this.#signal)) return StepStatusCreated;
+    } catch (err) {
+      throw wrap(createMessage, err);
+    }
+    try {
+      await patchToManifest(this.#client, obj, this.#signal, normalize);
+    } catch (err) {
+      throw wrap(updateMessage, err);
+    }
+    return StepStatusPresent;
+  }
+
+  async #createOrOwnAndPatch(obj: KubeObject, resolving: string, createMessage: string, updateMessage: string): Promise<StepStatus> {
+    try {
+      if (await create(this.#client, obj, this.#signal)) return StepStatusCreated;
+    } catch (err) {
+      throw wrap(createMessage, err);
+    }
+    const owned = structuredClone(obj);
+    owned.metadata.labels = { ...owned.metadata.labels, [OLM_OWNER_LABEL]: resolving };
+    try {
+      await patchToManifest(this.#client, owned, this.#signal);
+    } catch (err) {
+      throw wrap(updateMessage, err);
+    }
+    return StepStatusPresent;
+  }
+}
+
+/** Owner references of both lists, each once (upstream's set, in a stable order: the existing ones first). */
+export function mergedOwnerReferences(...lists: readonly (readonly OwnerReference[])[]): OwnerReference[] {
+  const seen = new Set<string>();
+  const out: OwnerReference[] = [];
+  for (const list of lists) {
+    for (const ref of list) {
+      const key = canonical(ref);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(ref);
+    }
+  }
+  return out;
+}

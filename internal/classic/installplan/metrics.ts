@@ -1,0 +1,25 @@
+// Upstream's InstallPlan metrics (OLM pkg/metrics): names and help texts as upstream's.
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+export interface InstallPlanMetrics {
+  /** One applied step drew API warnings (installplan_warnings_total). */
+  warning(): void;
+}
+
+export function installPlanMetrics(registry: Registry, count: () => number): InstallPlanMetrics {
+  const registers = [registry];
+  new Gauge({
+    name: 'install_plan_count',
+    help: 'Number of install plans',
+    registers,
+    collect() {
+      this.set(count());
+    },
+  });
+  const warnings = new Counter({
+    name: 'installplan_warnings_total',
+    help: 'monotonic count of resources that generated warnings when applied as part of an InstallPlan (for example, due to deprecation)',
+    registers,
+  });
+  return { warning: () => warnings.inc() };
+}
