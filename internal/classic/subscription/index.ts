@@ -27,7 +27,7 @@ import { createClassicResolutionMetrics } from '../resolver/index.ts';
 import { subscriptionMetrics } from './metrics.ts';
 import { newNamespaceReconciler } from './sync.ts';
 
-export { bundleSteps, orderSteps, propertiesAnnotation, rbacObjects, stepFor, subscriptionStep } from './plan.ts';
+export { bundleSteps, propertiesAnnotation, rbacObjects, stepFor, subscriptionStep } from './plan.ts';
 export { installedEntries, isCopiedCSV, namespaceCatalogs, PropertiesAnnotation } from './sources.ts';
 export { catalogHealth, checkInstallPlan, entryDeprecations, updateDeprecations, updateHealth } from './status.ts';
 export { ExcludeGlobalNamespaceAnnotation, namespaceSyncSteps, newNamespaceReconciler } from './sync.ts';

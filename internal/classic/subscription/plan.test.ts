@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RegistryV1 } from '../../operator-controller/render/index.ts';
-import { bundleSteps, orderSteps, propertiesAnnotation, rbacObjects, stepFor, subscriptionStep } from './index.ts';
+import { bundleSteps, propertiesAnnotation, rbacObjects, subscriptionStep } from './index.ts';
 import { bindingHash } from './plan.ts';
 
 const rules = [
@@ -86,11 +86,5 @@ describe('steps', () => {
     const s = subscriptionStep('ns1', { package: 'dep', channel: 'stable', catalog, startingCSV: 'dep.v1' });
     expect(s.resource).toMatchObject({ kind: 'Subscription', group: 'operators.coreos.com', version: 'v1alpha1', name: 'dep-stable-cat-olm' });
     expect(s.resolving).toBe('dep.v1');
-  });
-
-  it('OrderSteps: CSVs, then CRDs, then the rest, each in its order', () => {
-    const mk = (kind: string, name: string) => stepFor('x', { apiVersion: 'v1', kind, metadata: { name } }, catalog);
-    const ordered = orderSteps([mk('Service', 'a'), mk('CustomResourceDefinition', 'b'), mk('ClusterServiceVersion', 'c'), mk('Role', 'd'), mk('ClusterServiceVersion', 'e')]);
-    expect(ordered.map((s) => s.resource.name)).toEqual(['c', 'e', 'b', 'a', 'd']);
   });
 });

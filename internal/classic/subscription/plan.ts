@@ -238,9 +238,3 @@ export function subscriptionStep(namespace: string, d: DependencySubscription): 
   } as KubeObject;
   return stepFor(d.startingCSV, sub, d.catalog);
 }
-
-/** v1alpha1.OrderSteps: CSVs, then CRDs, then everything else, each group in its original order. */
-export function orderSteps(steps: readonly Step[]): Step[] {
-  const rank = (s: Step): number => (s.resource.kind === 'ClusterServiceVersion' ? 0 : s.resource.kind === 'CustomResourceDefinition' ? 1 : 2);
-  return [0, 1, 2].flatMap((r) => steps.filter((s) => rank(s) === r));
-}
