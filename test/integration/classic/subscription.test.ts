@@ -43,10 +43,29 @@ beforeAll(async () => {
   bundles.dep = await pushTestBundle(registry(), { packageName: 'cls-dep', version: '0.1.0' });
   bundles.b = await pushTestBundle(registry(), { packageName: 'cls-b', version: '2.0.0' });
   bundles.c = await pushTestBundle(registry(), { packageName: 'cls-c', version: '1.0.0' });
+  // cls-e needs cls-k below 2.0.0 (an olm.constraint CEL rule); cls-k's channel head is 2.0.0
+  bundles.k1 = await pushTestBundle(registry(), { packageName: 'cls-k', version: '1.0.0' });
+  bundles.k2 = await pushTestBundle(registry(), { packageName: 'cls-k', version: '2.0.0' });
+  bundles.e = await pushTestBundle(registry(), { packageName: 'cls-e', version: '1.0.0' });
   const files = {
     ...catalogFiles('cls-a', [{ bundle: bundles.a1 }, { bundle: bundles.a2, replaces: bundles.a1.name }]),
     ...catalogFiles('cls-dep', [{ bundle: bundles.dep, properties: [{ type: 'olm.gvk', value: gvk('cls-dep.example.com') }] }]),
     ...catalogFiles('cls-b', [{ bundle: bundles.b, properties: [{ type: 'olm.gvk.required', value: gvk('cls-dep.example.com') }] }]),
+    ...catalogFiles('cls-k', [{ bundle: bundles.k1 }, { bundle: bundles.k2, replaces: bundles.k1.name }]),
+    ...catalogFiles('cls-e', [
+      {
+        bundle: bundles.e,
+        properties: [
+          {
+            type: 'olm.constraint',
+            value: {
+              failureMessage: 'cls-e needs cls-k 1.x',
+              cel: { rule: "properties.exists(p, p.type == 'olm.package' && p.value.packageName == 'cls-k' && semver_compare(p.value.version, '2.0.0') < 0)" },
+            },
+          },
+        ],
+      },
+    ]),
     ...catalogFiles('cls-c', [{ bundle: bundles.c, properties: [{ type: 'olm.package.required', value: { packageName: 'nowhere', versionRange: '>=1.0.0' } }] }]),
   };
   catalogFilesPushed = files;
@@ -136,7 +155,7 @@ const cond = (s: ops.Subscription, type: string): ops.SubscriptionCondition | un
 const stepKinds = (ip: ops.InstallPlan): string[] => (ip.status?.plan ?? []).map((s) => `${s.resource.kind}/${s.resource.name}`);
 
 describe('Subscription → InstallPlan', () => {
-  it('Automatic: an InstallPlan with upstream’s steps; the CSV it creates makes the Subscription AtLatestKnown', async () => {
+  it('Automatic: an InstallPlan with upstream’s steps; the CSV it creates is the Subscription’s installedCSV', async () => {
     const ns = await namespaceWithGroups('cls-auto');
     await subscribe(ns, 'a', 'cls-a', { startingCSV: bundles.a1!.name });
     const sub = await waitForSub(ns, 'a', 'UpgradePending with a plan', (s) => s.status?.state === ops.SubscriptionStateUpgradePending && !!s.status.installPlanRef);
@@ -171,8 +190,10 @@ describe('Subscription → InstallPlan', () => {
 
     // What the InstallPlan's CSV step does: the CSV appears in the namespace.
     await create(ops.V1alpha1, 'clusterserviceversions', ns, csv);
-    const done = await waitForSub(ns, 'a', 'AtLatestKnown', (s) => s.status?.state === ops.SubscriptionStateAtLatest);
-    expect(done.status?.installedCSV).toBe(bundles.a1!.name);
+    // AtLatestKnown with installedCSV set; the next sync already plans the upgrade to 1.1.0 (UpgradePending), so
+    // installedCSV is what stays
+    const done = await waitForSub(ns, 'a', 'installedCSV', (s) => s.status?.installedCSV === bundles.a1!.name);
+    expect([ops.SubscriptionStateAtLatest, ops.SubscriptionStateUpgradePending]).toContain(done.status?.state);
     // CatalogSourcesAdded on first sight, then the health reason (upstream's count rule)
     await waitForSub(ns, 'a', 'AllCatalogSourcesHealthy', (s) => cond(s, ops.SubscriptionCatalogSourcesUnhealthy)?.reason === ops.AllCatalogSourcesHealthy);
     expect(await metrics.registry.metrics()).toMatch(new RegExp(`subscription_sync_total\\{name="a",installed="${bundles.a1!.name.replace(/\./g, '\\.')}",channel="stable",package="cls-a",approval=""\\} \\d+`));
@@ -224,6 +245,16 @@ describe('Subscription → InstallPlan', () => {
       startingCSV: bundles.dep!.name,
       installPlanApproval: 'Automatic',
     });
+  });
+
+  it('an olm.constraint CEL rule picks the dependency below the channel head', async () => {
+    const ns = await namespaceWithGroups('cls-cel');
+    await subscribe(ns, 'e', 'cls-e');
+    const sub = await waitForSub(ns, 'e', 'a plan', (s) => !!s.status?.installPlanRef);
+    const ip = await installPlan(ns, sub.status!.installPlanRef!.name!);
+    expect([...ip.spec.clusterServiceVersionNames].sort()).toEqual([bundles.e!.name, bundles.k1!.name].sort());
+    const dep = ip.status!.plan!.find((s) => s.resource.kind === 'Subscription')!;
+    expect(JSON.parse(dep.resource.manifest!).spec).toMatchObject({ name: 'cls-k', startingCSV: bundles.k1!.name });
   });
 
   it('an unsatisfiable dependency: ConstraintsNotSatisfiable with the solver’s message, no plan', async () => {
