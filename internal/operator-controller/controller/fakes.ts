@@ -3,7 +3,7 @@
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
 import { createLogger, type Logger } from '../../shared/observability/index.ts';
-import type { EventRecorder } from './events.ts';
+import type { EventRecorder } from '../../shared/kube/index.ts';
 import type {
   ApplyOutcome,
   BundleApplier,

@@ -1,5 +1,5 @@
 // The ClusterExtension pipeline: the ports each stage implements (ports.ts), the steps over them (steps.ts), the
-// reconciler that runs the step list and writes status (reconciler.ts) and its Events (events.ts). See README.md.
+// reconciler that runs the step list and writes status (reconciler.ts); its Events go through internal/shared/kube's recorder. See README.md.
 export type {
   ApplyOutcome,
   BundleApplier,
@@ -35,4 +35,4 @@ export {
   type ExtensionStepPorts,
   type Finalizers,
 } from './steps.ts';
-export { eventRecorder, type EventRecorder } from './events.ts';
+export { eventRecorder, type EventRecorder } from '../../shared/kube/index.ts';

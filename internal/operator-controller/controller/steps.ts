@@ -20,7 +20,7 @@ import {
   setProgressing,
   wrapWithResolution,
 } from '../status/index.ts';
-import type { EventRecorder } from './events.ts';
+import type { EventRecorder } from '../../shared/kube/index.ts';
 import type { BundleApplier, BundleRenderer, BundleResolver, BundleUnpacker, InstallPreflight, InstalledBundle, Resolution } from './ports.ts';
 
 /** Removes everything the extension installed before the ClusterExtension goes away. */

@@ -57,3 +57,5 @@ export type { KindRef, Logger, ObjectRef, WatchEvent, WatchEventType } from './t
 export { cacheKey, noopLogger, refOf } from './types.ts';
 export type { LabelMatcher } from './labels.ts';
 export { LabelSelectorError, labelSelectorAsSelector, labelValueErrors, labelsEverything, labelsNothing, qualifiedNameErrors } from './labels.ts';
+export type { EventRecorder } from './events.ts';
+export { eventRecorder } from './events.ts';

@@ -1,4 +1,4 @@
-// Kubernetes Events about ClusterExtensions (installs, upgrades, failures), as `kubectl describe`
+// Kubernetes Events about an object (installs, upgrades, failures, phase changes), as `kubectl describe`
 // and `kubectl get events` show them. Cluster-scoped objects' events live in `default`, as
 // client-go's recorder puts them. As client-go's correlator does, the same event (object, type,
 // reason, message) again within 10 minutes bumps `count` and `lastTimestamp` of the one already
@@ -6,8 +6,8 @@
 // Best effort: a failed event write is logged, never retried.
 import { randomBytes } from 'node:crypto';
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import type { KubeClient } from '../../shared/kube/index.ts';
-import type { Logger } from '../../shared/observability/index.ts';
+import type { KubeClient } from './client.ts';
+import type { Logger } from './types.ts';
 
 export interface EventRecorder {
   normal(obj: KubeObject, reason: string, message: string): void;
