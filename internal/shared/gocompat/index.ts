@@ -1,6 +1,7 @@
 // Go and Kubernetes compatibility helpers: the one home for Go's string quoting and trimming and apimachinery's
 // name validation. See README.md.
 export { goQuote, goSplitN, goStringSlice, goTrimSpace, isGoSpace } from './go.ts';
+export { goJSONMarshal } from './json.ts';
 export {
   DNS1123_LABEL,
   DNS1123_LABEL_FMT,
