@@ -1,0 +1,177 @@
+// The CSV lifecycle (internal/classic/csv) in process against the real cluster: Deployments roll out through the
+// real deployment controller on KWOK nodes; the test creates what an InstallPlan would (CSV, CRD, ServiceAccount,
+// RBAC) and asserts upstream's phases, reasons and messages.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as ops from '../../../api/operators/index.ts';
+import {
+  createCRD,
+  createCSV,
+  createOperatorGroup,
+  createServiceAccount,
+  csvFor,
+  csvPath,
+  getCSV,
+  grantNamespaced,
+  metricValue,
+  phaseIs,
+  startOlm,
+  waitForCSV,
+  type RunningOlm,
+} from '../../support/classic-olm.ts';
+import { adminKube } from '../../support/env.ts';
+import { TestKube } from '../../support/kube.ts';
+import { waitFor } from '../../support/net.ts';
+import { setDeploymentPodsReady } from '../../support/workloads.ts';
+
+let olm: RunningOlm;
+const namespaces: string[] = [];
+const kube = (): TestKube => adminKube();
+
+beforeAll(async () => {
+  olm = await startOlm({ resyncMs: 60_000 });
+}, 120_000);
+afterAll(async () => {
+  await olm?.stop();
+  for (const ns of namespaces) await kube().request('DELETE', `/api/v1/namespaces/${ns}`);
+});
+
+async function namespace(prefix: string): Promise<string> {
+  const ns = await kube().namespace(prefix);
+  namespaces.push(ns);
+  return ns;
+}
+
+const POD_RULES = [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] }];
+
+describe('CSV install', () => {
+  it('Pending → InstallReady → Installing → Succeeded as its Deployment becomes Available; csv_succeeded is 1', async () => {
+    const ns = await namespace('csv-happy');
+    await createOperatorGroup(ns, 'og', { targetNamespaces: [ns] });
+    await createServiceAccount(ns, 'operator');
+    await grantNamespaced(ns, 'operator', 'operator-pods', POD_RULES);
+    const crd = await createCRD(`happy-${ns}.example.com`, 'Widget');
+    await createCSV(ns, csvFor({ name: 'happy.v1.0.0', permissions: POD_RULES, ownedCRDs: [{ name: crd, version: 'v1', kind: 'Widget' }] }));
+
+    const csv = await waitForCSV(ns, 'happy.v1.0.0', 'Succeeded', phaseIs('Succeeded', 'InstallSucceeded'));
+    expect(csv.status?.message).toBe('install strategy completed with no errors');
+    expect(csv.status?.conditions?.map((c) => [c.phase, c.reason, c.message])).toEqual([
+      ['Pending', 'RequirementsUnknown', 'requirements not yet checked'],
+      ['InstallReady', 'AllRequirementsMet', 'all requirements found, attempting install'],
+      ['Installing', 'InstallSucceeded', 'waiting for install components to report healthy'],
+      ...(csv.status?.conditions?.length === 5 ? [['Installing', 'InstallWaiting', expect.stringContaining('installing: waiting for deployment happy-controller to become ready')]] : []),
+      ['Succeeded', 'InstallSucceeded', 'install strategy completed with no errors'],
+    ]);
+    expect(csv.metadata.finalizers).toContain('operators.coreos.com/csv-cleanup');
+    expect(csv.metadata.annotations).toMatchObject({ 'olm.operatorGroup': 'og', 'olm.operatorNamespace': ns, 'olm.targetNamespaces': ns });
+    expect(csv.status?.requirementStatus).toEqual([
+      { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', name: crd, status: 'Present', message: 'CRD is present and Established condition is true', uuid: expect.any(String) },
+      {
+        group: '',
+        version: 'v1',
+        kind: 'ServiceAccount',
+        name: 'operator',
+        status: 'Present',
+        message: '',
+        dependents: [{ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'PolicyRule', status: 'Satisfied', message: 'namespaced rule:{"verbs":["get","list","watch"],"apiGroups":[""],"resources":["pods"]}' }],
+      },
+    ]);
+
+    const dep = await kube().must<{ metadata: { labels: Record<string, string>; ownerReferences: { kind: string; name: string }[] }; spec: { revisionHistoryLimit: number; template: { metadata: { annotations: Record<string, string> }; spec: { containers: { env?: { name: string; value: string }[] }[] } } } }>(
+      kube().request('GET', `/apis/apps/v1/namespaces/${ns}/deployments/happy-controller`),
+    );
+    expect(dep.metadata.labels).toMatchObject({ 'olm.owner': 'happy.v1.0.0', 'olm.owner.namespace': ns, 'olm.owner.kind': 'ClusterServiceVersion', 'olm.managed': 'true' });
+    expect(dep.metadata.labels['olm.deployment-spec-hash']).toMatch(/^[0-9a-zA-Z]+$/);
+    expect(dep.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'ClusterServiceVersion', name: 'happy.v1.0.0', controller: false, blockOwnerDeletion: false })]);
+    expect(dep.spec.revisionHistoryLimit).toBe(1);
+    expect(dep.spec.template.metadata.annotations).toMatchObject({ 'olm.operatorGroup': 'og', 'olm.targetNamespaces': ns, 'alm-examples': '[]' });
+    expect(dep.spec.template.spec.containers[0]!.env).toEqual([{ name: 'OPERATOR_CONDITION_NAME', value: 'happy.v1.0.0' }]);
+
+    expect(await metricValue(olm.metrics, `csv_succeeded{namespace="${ns}",name="happy.v1.0.0",version="1.0.0"}`)).toBe(1);
+
+    // The OperatorCondition generated for the CSV.
+    await waitFor('OperatorCondition', async () => (await kube().request('GET', TestKube.path(ops.V2, ops.OperatorConditionResource, 'happy.v1.0.0', ns))).status === 200);
+    const oc = await kube().must<ops.OperatorCondition>(kube().request('GET', TestKube.path(ops.V2, ops.OperatorConditionResource, 'happy.v1.0.0', ns)));
+    expect(oc.spec).toEqual({ deployments: ['happy-controller'], serviceAccounts: ['operator'] });
+
+    // The admin/edit/view ClusterRoles of the owned CRD.
+    for (const suffix of ['admin', 'edit', 'view', 'crdview']) {
+      await waitFor(`ClusterRole ${crd}-v1-${suffix}`, async () => (await kube().request('GET', `/apis/rbac.authorization.k8s.io/v1/clusterroles/${crd}-v1-${suffix}`)).status === 200);
+    }
+  });
+
+  it('a Pod made not ready after success: Failed with ComponentUnhealthy, then Succeeded again', async () => {
+    const ns = await namespace('csv-unhealthy');
+    await createOperatorGroup(ns, 'og', { targetNamespaces: [ns] });
+    await createServiceAccount(ns, 'operator');
+    await createCSV(ns, csvFor({ name: 'flaky.v1.0.0' }));
+    await waitForCSV(ns, 'flaky.v1.0.0', 'Succeeded', phaseIs('Succeeded'));
+
+    await setDeploymentPodsReady(ns, 'flaky-controller', false);
+    // Failed/ComponentUnhealthy, then (still unhealthy) Pending/NeedsReinstall and a reinstall that waits: the history says so.
+    const failed = await waitForCSV(ns, 'flaky.v1.0.0', 'Failed/ComponentUnhealthy in its history', (c) =>
+      (c.status?.conditions ?? []).some((x) => x.phase === 'Failed' && x.reason === 'ComponentUnhealthy'),
+    );
+    const cond = failed.status!.conditions!.find((x) => x.phase === 'Failed' && x.reason === 'ComponentUnhealthy')!;
+    expect(cond.message).toBe('installing: waiting for deployment flaky-controller to become ready: deployment "flaky-controller" not available: Deployment does not have minimum availability.');
+    expect(await metricValue(olm.metrics, `csv_succeeded{namespace="${ns}",name="flaky.v1.0.0",version="1.0.0"}`)).toBe(0);
+    await waitForCSV(ns, 'flaky.v1.0.0', 'reinstalled and waiting', phaseIs('Installing', 'InstallWaiting'));
+    await waitFor('csv_abnormal of the waiting phase', async () =>
+      (await metricValue(olm.metrics, `csv_abnormal{namespace="${ns}",name="flaky.v1.0.0",version="1.0.0",phase="Installing",reason="InstallWaiting"}`)) === 1,
+    );
+    expect(await metricValue(olm.metrics, `csv_abnormal{namespace="${ns}",name="flaky.v1.0.0",version="1.0.0",phase="Failed",reason="ComponentUnhealthy"}`)).toBeUndefined();
+
+    await setDeploymentPodsReady(ns, 'flaky-controller', true);
+    await waitForCSV(ns, 'flaky.v1.0.0', 'Succeeded again', phaseIs('Succeeded'));
+    expect(await metricValue(olm.metrics, `csv_succeeded{namespace="${ns}",name="flaky.v1.0.0",version="1.0.0"}`)).toBe(1);
+    // The series of the old phase/reason is gone.
+    const text = await olm.metrics.registry.metrics();
+    expect(text).not.toContain(`csv_abnormal{namespace="${ns}",name="flaky.v1.0.0"`);
+  });
+
+  it('missing permissions show in requirementStatus with every unsatisfied rule', async () => {
+    const ns = await namespace('csv-perms');
+    await createOperatorGroup(ns, 'og', { targetNamespaces: [ns] });
+    await createServiceAccount(ns, 'operator');
+    await grantNamespaced(ns, 'operator', 'some', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }]);
+    const rules = [
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get'] },
+      { apiGroups: ['apps'], resources: ['deployments'], verbs: ['create', 'delete'] },
+    ];
+    const clusterRules = [{ apiGroups: [''], resources: ['nodes'], verbs: ['list'] }];
+    await createCSV(ns, csvFor({ name: 'perms.v1.0.0', permissions: rules, clusterPermissions: clusterRules }));
+    const csv = await waitForCSV(ns, 'perms.v1.0.0', 'RequirementsNotMet', phaseIs('Pending', 'RequirementsNotMet'));
+    expect(csv.status?.message).toBe("one or more requirements couldn't be found");
+    expect(csv.status?.requirementStatus).toEqual([
+      {
+        group: '',
+        version: 'v1',
+        kind: 'ServiceAccount',
+        name: 'operator',
+        status: 'PresentNotSatisfied',
+        message: 'Policy rule not satisfied for service account',
+        dependents: [
+          { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'PolicyRule', status: 'Satisfied', message: 'namespaced rule:{"verbs":["get"],"apiGroups":[""],"resources":["configmaps"]}' },
+          { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'PolicyRule', status: 'NotSatisfied', message: 'namespaced rule:{"verbs":["create","delete"],"apiGroups":["apps"],"resources":["deployments"]}' },
+          { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'PolicyRule', status: 'NotSatisfied', message: 'cluster rule:{"verbs":["list"],"apiGroups":[""],"resources":["nodes"]}' },
+        ],
+      },
+    ]);
+    // Granting the rest lets it install.
+    await grantNamespaced(ns, 'operator', 'deployments', [rules[1]!]);
+    const { grantCluster } = await import('../../support/classic-olm.ts');
+    await grantCluster(ns, 'operator', `perms-${ns}`, clusterRules);
+    await waitForCSV(ns, 'perms.v1.0.0', 'Succeeded', phaseIs('Succeeded'));
+    await kube().request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/perms-${ns}`);
+    await kube().request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterroles/perms-${ns}`);
+  });
+
+  it('deleting a CSV removes its finalizer-guarded cluster objects and the CSV goes', async () => {
+    const ns = await namespace('csv-delete');
+    await createOperatorGroup(ns, 'og', { targetNamespaces: [ns] });
+    await createServiceAccount(ns, 'operator');
+    await createCSV(ns, csvFor({ name: 'gone.v1.0.0' }));
+    await waitForCSV(ns, 'gone.v1.0.0', 'Succeeded', phaseIs('Succeeded'));
+    await kube().must(kube().request('DELETE', csvPath(ns, 'gone.v1.0.0')));
+    await waitFor('CSV gone', async () => (await getCSV(ns, 'gone.v1.0.0')) === undefined);
+  });
+});
