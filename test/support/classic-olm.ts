@@ -60,7 +60,7 @@ export async function waitForCSV(ns: string, name: string, what: string, ok: (cs
       { timeoutMs },
     );
   } catch (err) {
-    throw new Error(`${(err as Error).message}; last status: ${JSON.stringify(last?.status ? { phase: last.status.phase, reason: last.status.reason, message: last.status.message } : last)}`);
+    throw new Error(`${(err as Error).message}; last status: ${JSON.stringify(last?.status ? { phase: last.status.phase, reason: last.status.reason, message: last.status.message } : last)}`, { cause: err });
   }
   return last!;
 }
