@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterServiceVersion } from '../../../api/operators/index.ts';
-import { StrategyError, buildDeployment, checkInstalled, deploymentStatus, isUnrecoverable } from './install.ts';
+import type { StrategyError} from './install.ts';
+import { buildDeployment, checkInstalled, deploymentStatus, isUnrecoverable } from './install.ts';
 
 const csv: ClusterServiceVersion = {
   metadata: { name: 'op.v1', namespace: 'ns', uid: 'u1', annotations: { 'olm.targetNamespaces': 'ns', 'alm-examples': '[]' } },
