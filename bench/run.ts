@@ -5,6 +5,7 @@ import { benchCatalogServer } from './catalog-server.ts';
 import { benchCatalogCertified, benchCatalogScale } from './catalog-scale.ts';
 import { benchCatalogUnpack } from './catalog-unpack.ts';
 import { benchCatalogdFiles } from './catalogd-files.ts';
+import { benchClassicCSV } from './classic-csv.ts';
 import { benchContentClient } from './content-client.ts';
 import { benchControlPlane, type Figure } from './control-plane.ts';
 import { benchInformer } from './informer.ts';
@@ -28,6 +29,7 @@ const benches: Record<string, () => Promise<Figure[]>> = {
   'resolve-classic': benchResolveClassic,
   'content-client': benchContentClient,
   'operator-controller': benchOperatorController,
+  'classic-csv': benchClassicCSV,
   'make-run': benchMakeRun,
 };
 

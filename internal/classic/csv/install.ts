@@ -6,7 +6,7 @@
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { ClusterServiceVersionKind, V1alpha1, type ClusterServiceVersion } from '../../../api/operators/index.ts';
 import { errorMessage } from '../../shared/controller/index.ts';
-import { isForbidden, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
+import { isForbidden, isNotFound, retryOnConflict, type KubeClient } from '../../shared/kube/index.ts';
 import { strategyDeployment, type DeploymentConfig } from '../../shared/registryv1/index.ts';
 import { OWNER_KIND_LABEL, OWNER_LABEL, OWNER_NAMESPACE_LABEL, deepHash } from '../olmcache/index.ts';
 import { OPERATOR_CONDITION_ENV } from '../operatorcondition/index.ts';
@@ -125,14 +125,21 @@ export async function installDeployments(
       wanted.add(d.name);
       const { deployment } = buildDeployment(csv, d, config);
       const ref = { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: d.name };
-      let current: KubeObject | undefined;
-      try {
-        current = await client.get(ref, { signal });
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-      }
-      if (!current) await client.create(deployment, { signal });
-      else await client.update({ ...deployment, metadata: { ...deployment.metadata, resourceVersion: current.metadata.resourceVersion } }, { signal });
+      // Create or replace (upstream's CreateOrUpdateDeployment); the deployment controller writing its status in
+      // between is a conflict tried again on a fresh read.
+      await retryOnConflict(
+        async () => {
+          let current: KubeObject | undefined;
+          try {
+            current = await client.get(ref, { signal });
+          } catch (err) {
+            if (!isNotFound(err)) throw err;
+          }
+          if (!current) await client.create(deployment, { signal });
+          else await client.update({ ...deployment, metadata: { ...deployment.metadata, resourceVersion: current.metadata.resourceVersion } }, { signal });
+        },
+        { signal },
+      );
     }
   } catch (err) {
     if (isForbidden(err)) throw new StrategyError(StrategyErrReason.InsufficientPermissions, `install strategy failed: ${errorMessage(err)}`);

@@ -5,7 +5,7 @@
 // into its target namespaces. Nothing is kept between passes; a killed process converges on the next one.
 import { ClusterServiceVersionKind, V1alpha1, type ClusterServiceVersion } from '../../../api/operators/index.ts';
 import { errorMessage, runSteps, type Reconciler, type Result, type StepsOutcome } from '../../shared/controller/index.ts';
-import { isNotFound } from '../../shared/kube/index.ts';
+import { isConflict, isNotFound } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import { ensureRBACInTargetNamespace, operatorGroupFromAnnotations, type CopyPorts } from './copy.ts';
 import { isUncopiable } from './phase.ts';
@@ -53,12 +53,15 @@ export function csvReconciler(o: CSVReconcilerOptions): Reconciler {
       const errors: unknown[] = [];
       if (outcome?.err !== undefined) errors.push(outcome.err);
       const { out } = state;
+      let stale = false;
       if (statusChanged(cached, out)) {
         try {
           await ports.client.updateStatus({ ...out, apiVersion: V1alpha1, kind: ClusterServiceVersionKind }, { signal });
           ports.metrics?.emit(cached, out);
         } catch (err) {
-          if (!isNotFound(err)) errors.push(new Error(`error updating ClusterServiceVersion status: ${errorMessage(err)}`));
+          // A newer CSV than the cache's: its update event brings it back; the pass is done again from it.
+          if (isConflict(err)) stale = true;
+          else if (!isNotFound(err)) errors.push(new Error(`error updating ClusterServiceVersion status: ${errorMessage(err)}`));
         }
       }
       const og = operatorGroupFromAnnotations(ports.caches, cached);
@@ -74,6 +77,10 @@ export function csvReconciler(o: CSVReconcilerOptions): Reconciler {
       if (errors.length > 0) {
         if (errors.length === 1) throw errors[0];
         throw new Error(errors.map(errorMessage).join('; '));
+      }
+      if (stale) {
+        log.debug('status not written: the CSV changed meanwhile; again from the newer one');
+        return { requeueAfterMs: SOON_MS };
       }
       if (state.requeueAfterMs !== undefined) return { requeueAfterMs: Math.max(SOON_MS, state.requeueAfterMs) };
       return { requeueAfterMs: o.resyncMs };

@@ -155,7 +155,8 @@ export function conditionReconciler(o: ConditionReconcilerOptions): Reconciler {
 
       for (const d of oc.spec?.deployments ?? []) {
         const dep = o.deployments.get(key(namespace, d));
-        if (!dep) throw new Error(`deployments.apps ${JSON.stringify(d)} not found`);
+        // Not there yet (the CSV installs it later): its creation brings this OperatorCondition back.
+        if (!dep) continue;
         const owner = (dep.metadata.ownerReferences ?? []).find((r) => r.kind === ClusterServiceVersionKind);
         if (!owner || owner.name !== name) continue;
         const updated = structuredClone(dep);
