@@ -2,6 +2,7 @@
 // translation into CatalogSourceOptions. Problems are a UsageError naming the flag.
 import { DNS1123_LABEL } from '../../internal/shared/gocompat/index.ts';
 import type { CatalogSourceOptions } from '../../internal/classic/catalogsource/index.ts';
+import type { CSVOptions } from '../../internal/classic/csv/index.ts';
 import { registryFlags, registryOptions, UsageError, type Flag } from '../../internal/shared/manager/index.ts';
 
 export const olmClassicFlags = {
@@ -12,6 +13,11 @@ export const olmClassicFlags = {
   },
   'cache-dir': { type: 'string', default: '/var/cache/olm-classic', help: 'directory of the CatalogSource image caches' },
   platform: { type: 'string', default: 'linux/amd64', help: 'os/arch[/variant] picked from multi-platform catalog images' },
+  protectedCopiedCSVNamespaces: {
+    type: 'string',
+    default: '',
+    help: 'A comma-delimited set of namespaces where global Copied CSVs will always appear, even if Copied CSVs are disabled (upstream olm flag)',
+  },
   ...registryFlags,
 } as const satisfies Record<string, Flag>;
 
@@ -30,4 +36,16 @@ export function olmClassicOptions(values: OlmClassicFlagValues): CatalogSourceOp
   const platform = str(values.platform);
   if (!/^[a-z0-9]+\/[a-z0-9_]+(\/[a-z0-9]+)?$/.test(platform)) fail('platform', `must be os/arch[/variant], got ${JSON.stringify(platform)}`);
   return { globalCatalogNamespace: namespace, cacheDir, platform, ...registryOptions('olm-classic', values) };
+}
+
+/** The olm-operator side's options (CSV controller). */
+export function olmOperatorOptions(values: OlmClassicFlagValues): CSVOptions {
+  const protectedNs = str(values.protectedCopiedCSVNamespaces)
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
+  for (const ns of protectedNs) {
+    if (ns.length > 63 || !DNS1123_LABEL.test(ns)) throw new UsageError(`olm-classic: --protectedCopiedCSVNamespaces: must be namespace names, got ${JSON.stringify(ns)}`);
+  }
+  return protectedNs.length > 0 ? { protectedCopiedCSVNamespaces: protectedNs } : {};
 }
