@@ -14,6 +14,9 @@ export interface CSVFixture {
   readonly requiredCRDs?: { name: string; version: string; kind: string }[];
   readonly minKubeVersion?: string;
   readonly image?: string;
+  /** Annotations of the pod template (e.g. KWOK's not-ready one). */
+  readonly podAnnotations?: Record<string, string>;
+  readonly progressDeadlineSeconds?: number;
 }
 
 /** A CSV with one Deployment of one replica (Pods run on KWOK nodes) and the given install modes and permissions. */
@@ -44,9 +47,10 @@ export function csvFor(f: CSVFixture): ops.ClusterServiceVersion {
               name: deployment,
               spec: {
                 replicas: 1,
+                ...(f.progressDeadlineSeconds !== undefined && { progressDeadlineSeconds: f.progressDeadlineSeconds }),
                 selector: { matchLabels: { app } },
                 template: {
-                  metadata: { labels: { app } },
+                  metadata: { labels: { app }, ...(f.podAnnotations && { annotations: f.podAnnotations }) },
                   spec: { serviceAccountName: sa, containers: [{ name: 'manager', image: f.image ?? 'quay.example/test/operator:v1' }] },
                 },
               },

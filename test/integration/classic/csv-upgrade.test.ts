@@ -98,3 +98,22 @@ describe('CSV replacement', () => {
     expect(b.status?.message).toBe('operator is not upgradeable: the operator is not upgradeable: frozen by the admin');
   });
 });
+
+describe('fail-forward', () => {
+  it('a CSV whose install timed out is replaced when its group allows failing forward', async () => {
+    const ns = await kube().namespace('csv-ff');
+    namespaces.push(ns);
+    await createOperatorGroup(ns, 'og', { targetNamespaces: [ns], upgradeStrategy: 'TechPreviewUnsafeFailForward' });
+    await createServiceAccount(ns, 'operator');
+    // Pods that never become ready and a 1 s progress deadline: the deployment controller reports ProgressDeadlineExceeded.
+    await createCSV(ns, csvFor({ name: 'ff.v1.0.0', deployment: 'ff-controller', podAnnotations: { 'olmv1.test/not-ready': 'true' }, progressDeadlineSeconds: 1 }));
+    const failed = await waitForCSV(ns, 'ff.v1.0.0', 'InstallCheckFailed', phaseIs('Failed', 'InstallCheckFailed'), 120_000);
+    expect(failed.status?.message).toBe('install failed: deployment ff-controller not ready before timeout: deployment "ff-controller" exceeded its progress deadline');
+
+    await createCSV(ns, csvFor({ name: 'ff.v2.0.0', version: '2.0.0', replaces: 'ff.v1.0.0', deployment: 'ff-controller' }));
+    const replacing = await waitForCSV(ns, 'ff.v1.0.0', 'Replacing', (c) => (c.status?.conditions ?? []).some((x) => x.phase === 'Replacing'));
+    expect(replacing.status?.conditions?.find((x) => x.phase === 'Replacing')?.message).toBe('Fail Forward is enabled, allowing Failed csv to be replaced by csv: ff.v2.0.0');
+    await waitForCSV(ns, 'ff.v2.0.0', 'Succeeded', phaseIs('Succeeded'), 120_000);
+    await waitFor('the failed CSV deleted', async () => (await getCSV(ns, 'ff.v1.0.0')) === undefined);
+  });
+});

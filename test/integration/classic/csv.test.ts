@@ -165,6 +165,17 @@ describe('CSV install', () => {
     await kube().request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterroles/perms-${ns}`);
   });
 
+  it('kubectl get csv shows upstream’s columns: Display, Version, Release, Replaces, Phase', async () => {
+    const ns = await namespace('csv-table');
+    await createOperatorGroup(ns, 'og', { targetNamespaces: [ns] });
+    await createServiceAccount(ns, 'operator');
+    await createCSV(ns, csvFor({ name: 'table.v2.0.0', version: '2.0.0', replaces: 'table.v1.0.0' }));
+    await waitForCSV(ns, 'table.v2.0.0', 'Succeeded', phaseIs('Succeeded'));
+    const table = await kube().must<{ columnDefinitions: { name: string }[]; rows: { cells: unknown[] }[] }>(kube().table(csvPath(ns)));
+    expect(table.columnDefinitions.map((c) => c.name)).toEqual(['Name', 'Display', 'Version', 'Release', 'Replaces', 'Phase']);
+    expect(table.rows[0]!.cells).toEqual(['table.v2.0.0', 'Test operator table.v2.0.0', '2.0.0', null, 'table.v1.0.0', 'Succeeded']);
+  });
+
   it('deleting a CSV removes its finalizer-guarded cluster objects and the CSV goes', async () => {
     const ns = await namespace('csv-delete');
     await createOperatorGroup(ns, 'og', { targetNamespaces: [ns] });
