@@ -1,14 +1,14 @@
 // ClusterServiceVersions of classic (upstream's olm-operator CSV side): the state machine, requirements, install
 // strategy, replacement, copies into target namespaces and the CSV metrics. See README.md.
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import { ClusterServiceVersionKind, V1alpha1, type ClusterServiceVersion, type OperatorGroup } from '../../../api/operators/index.ts';
-import { Controller, objectKey, type RateLimiter } from '../../shared/controller/index.ts';
+import { CSVPhasePending, CSVReasons, ClusterServiceVersionKind, V1alpha1, type ClusterServiceVersion, type OperatorGroup } from '../../../api/operators/index.ts';
+import { Controller, formatTime, objectKey, type RateLimiter } from '../../shared/controller/index.ts';
 import { NAMESPACE_INDEX, eventRecorder, isNoKindMatch, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
 import { COPIED_LABEL, OWNER_KIND_LABEL, OWNER_LABEL, OWNER_NAMESPACE_LABEL, type CachedCRD, type OlmCaches } from '../olmcache/index.ts';
 import { syncCopied, syncCopy, type CopyPorts } from './copy.ts';
 import { csvMetrics } from './metrics.ts';
-import type { PhaseEvents } from './phase.ts';
+import { setPhase, type PhaseEvents } from './phase.ts';
 import { csvReconciler } from './reconciler.ts';
 import type { CRDInfo, RequirementSource } from './requirements.ts';
 import { csvSteps, type CSVStepPorts } from './steps.ts';
@@ -93,6 +93,8 @@ export function clusterRequirements(client: KubeClient, caches: OlmCaches): Requ
 }
 
 const REPLACES_INDEX = 'replaces';
+/** The csv-rbac-change key of cluster-scoped RBAC: every namespace. */
+const ALL = '*';
 const CRD_INDEX = 'crd';
 const COPY_PARENT_INDEX = 'copiedFrom';
 
@@ -232,6 +234,30 @@ export function csvSetup(caches: OlmCaches, options: CSVOptions = {}): (ctx: Man
     });
     copied.watch(caches.csvs, (csv) => caches.copiedCSVs.byIndex(COPY_PARENT_INDEX, key(csv)).map(key));
 
-    return { informers: [], controllers: [main, copy, copied], controller: main };
+    // upstream's syncObject: a change of RBAC (or a service account) brings CSVs that failed without retry in its
+    // namespace (every namespace for cluster-scoped RBAC) back to Pending/DetectedClusterChange.
+    const rbacChange = new Controller({
+      name: 'csv-rbac-change',
+      reconciler: {
+        reconcile: async (k, signal) => {
+          const failed = (k === ALL ? caches.csvs.list() : caches.csvs.byIndex(NAMESPACE_INDEX, k)).filter((c) => c.status?.reason === CSVReasons.ComponentFailedNoRetry);
+          for (const c of failed) {
+            const out = structuredClone(c);
+            setPhase(out, CSVPhasePending, CSVReasons.DetectedClusterChange, 'Cluster resources changed state', formatTime(new Date()));
+            try {
+              await client.updateStatus({ ...out, apiVersion: V1alpha1, kind: ClusterServiceVersionKind }, { signal });
+            } catch (err) {
+              if (!isNotFound(err)) throw err;
+            }
+          }
+        },
+      },
+      logger,
+      metrics,
+    });
+    const nsOf = (o: KubeObject): string => o.metadata.namespace ?? ALL;
+    for (const inf of [caches.serviceAccounts, caches.roles, caches.roleBindings, caches.clusterRoles, caches.clusterRoleBindings] as const) rbacChange.watch(inf as never, nsOf);
+
+    return { informers: [], controllers: [main, copy, copied, rbacChange], controller: main };
   };
 }

@@ -2,7 +2,7 @@
 // (internal/classic/csv), in process against the real cluster.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
-import { createCRD, createCSV, createOperatorGroup, createServiceAccount, csvFor, csvPath, getCSV, phaseIs, startOlm, waitForCSV, type RunningOlm } from '../../support/classic-olm.ts';
+import { createCRD, createCSV, createOperatorGroup, createServiceAccount, csvFor, csvPath, getCSV, grantNamespaced, phaseIs, startOlm, waitForCSV, type RunningOlm } from '../../support/classic-olm.ts';
 import { adminKube } from '../../support/env.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
@@ -115,5 +115,23 @@ describe('OperatorGroup and install modes', () => {
     await createCSV(b, csvFor({ name: 'gadget2.v1.0.0', ownedCRDs: owned }));
     const conflict = await waitForCSV(b, 'gadget2.v1.0.0', 'conflict', phaseIs('Failed', 'InterOperatorGroupOwnerConflict'));
     expect(conflict.status?.message).toBe('intersecting operatorgroups provide the same apis');
+  });
+
+  it('a group’s service account installs the operator; without the rights it fails without retry until RBAC changes', async () => {
+    const ns = await namespace('og-sa');
+    await createServiceAccount(ns, 'installer');
+    await createServiceAccount(ns, 'operator');
+    await createOperatorGroup(ns, 'scoped', { targetNamespaces: [ns], serviceAccountName: 'installer' });
+    await waitFor('serviceAccountRef', async () => (await getOG(ns, 'scoped')).status?.serviceAccountRef?.name === 'installer');
+    await createCSV(ns, csvFor({ name: 'scoped.v1.0.0' }));
+    const failed = await waitForCSV(ns, 'scoped.v1.0.0', 'InstallComponentFailedNoRetry', phaseIs('Failed', 'InstallComponentFailedNoRetry'));
+    expect(failed.status?.message).toBe(
+      `install strategy failed: install strategy failed: deployments.apps "scoped-controller" is forbidden: User "system:serviceaccount:${ns}:installer" cannot get resource "deployments" in API group "apps" in the namespace "${ns}"`,
+    );
+    // An RBAC change in the namespace brings it back (Pending/DetectedClusterChange) and it installs as the account.
+    await grantNamespaced(ns, 'installer', 'installer', [{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'create', 'update', 'delete'] }]);
+    const done = await waitForCSV(ns, 'scoped.v1.0.0', 'Succeeded', phaseIs('Succeeded'));
+    expect(done.status?.conditions?.map((c) => c.reason)).toContain('DetectedClusterChange');
+    expect(done.status?.conditions?.find((c) => c.reason === 'DetectedClusterChange')?.message).toBe('Cluster resources changed state');
   });
 });
