@@ -72,8 +72,13 @@ export function copyPrototype(csv: ClusterServiceVersion): ClusterServiceVersion
 }
 
 /** Creates or brings up to date the copy in `namespace`; resolves its name, namespace and uid. */
-async function copyToNamespace(p: CopyPorts, prototype: ClusterServiceVersion, namespace: string, signal: AbortSignal): Promise<ClusterServiceVersion> {
-  const hashes = copyableCSVHash(prototype);
+async function copyToNamespace(
+  p: CopyPorts,
+  prototype: ClusterServiceVersion,
+  hashes: { spec: string; status: string },
+  namespace: string,
+  signal: AbortSignal,
+): Promise<ClusterServiceVersion> {
   const existing = p.caches.copiedCSVs.get(`${namespace}/${prototype.metadata.name ?? ''}`);
   const body = { ...prototype, metadata: { ...prototype.metadata, namespace } };
   if (!existing) {
@@ -170,13 +175,14 @@ export async function ensureRBACInTargetNamespace(p: CopyPorts, csv: ClusterServ
 
 async function ensureCSVsInNamespaces(p: CopyPorts, csv: ClusterServiceVersion, og: OperatorGroup, targets: ReadonlySet<string>, signal: AbortSignal): Promise<void> {
   const prototype = copyPrototype(csv);
+  const hashes = copyableCSVHash(prototype);
   const copies = new Map<string, ClusterServiceVersion>();
   for (const ns of p.caches.namespaces.list()) {
     const name = ns.metadata.name ?? '';
     if (name === og.metadata.namespace) continue;
     if (namespaceSetContains(targets, name)) {
       try {
-        copies.set(name, await copyToNamespace(p, prototype, name, signal));
+        copies.set(name, await copyToNamespace(p, prototype, hashes, name, signal));
       } catch (err) {
         p.logger.debug('error copying to target', { namespace: name, err });
       }
