@@ -104,8 +104,9 @@ export function buildDeployment(csv: ClusterServiceVersion, d: { name: string; s
   return { deployment, hash };
 }
 
-const strategyDeployments = (csv: ClusterServiceVersion): { name: string; spec: Obj; label?: Record<string, string> }[] =>
-  (csv.spec.install?.spec?.deployments ?? []).map((d) => ({ name: d.name, spec: d.spec, ...(d.label && { label: d.label }) }));
+/** The strategy's deployments; `specs` replaces some specs (webhook deployments with their certificate mounted). */
+const strategyDeployments = (csv: ClusterServiceVersion, specs?: ReadonlyMap<string, Obj>): { name: string; spec: Obj; label?: Record<string, string> }[] =>
+  (csv.spec.install?.spec?.deployments ?? []).map((d) => ({ name: d.name, spec: specs?.get(d.name) ?? d.spec, ...(d.label && { label: d.label }) }));
 
 /**
  * Creates or replaces every Deployment of the strategy, then deletes Deployments labelled as this CSV's that the
@@ -117,11 +118,12 @@ export async function installDeployments(
   existing: readonly KubeObject[],
   config: DeploymentConfig | undefined,
   signal: AbortSignal,
+  specs?: ReadonlyMap<string, Obj>,
 ): Promise<void> {
   const namespace = csv.metadata.namespace ?? '';
   const wanted = new Set<string>();
   try {
-    for (const d of strategyDeployments(csv)) {
+    for (const d of strategyDeployments(csv, specs)) {
       wanted.add(d.name);
       const { deployment } = buildDeployment(csv, d, config);
       const ref = { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: d.name };
@@ -189,10 +191,10 @@ export function deploymentStatus(dep: KubeObject): { message: string; ready: boo
  * CSV's, by owner labels), is ready, carries the CSV's annotations on its template and the spec hash of what this
  * CSV would write. Throws the StrategyError that says what is missing.
  */
-export function checkInstalled(csv: ClusterServiceVersion, existing: readonly KubeObject[], config: DeploymentConfig | undefined): void {
+export function checkInstalled(csv: ClusterServiceVersion, existing: readonly KubeObject[], config: DeploymentConfig | undefined, specs?: ReadonlyMap<string, Obj>): void {
   const byName = new Map(existing.filter((d) => ownedByCSVLabels(d, csv)).map((d) => [d.metadata.name ?? '', d]));
   const annotations = csv.metadata.annotations ?? {};
-  for (const spec of strategyDeployments(csv)) {
+  for (const spec of strategyDeployments(csv, specs)) {
     const dep = byName.get(spec.name);
     if (!dep) throw new StrategyError(StrategyErrReason.ComponentMissing, `missing deployment with name=${spec.name}`);
     const { message, ready, error } = deploymentStatus(dep);

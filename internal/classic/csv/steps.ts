@@ -46,6 +46,7 @@ import type { CSVMetrics } from './metrics.ts';
 import { isCopied, setPhaseWithEvent, setPhaseWithEventIfChanged, type PhaseEvents } from './phase.ts';
 import { CRD_OWNER_CONFLICT, crdOwnerConflict, isBeingReplaced, lastInReplacementChain, replacedName } from './replace.ts';
 import { requirementAndPermissionStatus, type RequirementSource } from './requirements.ts';
+import { installCertRequirements, installWebhooks, installedSpecs, shouldRotateCerts, webhooksAvailable, webhooksOf } from './webhooks.ts';
 
 export const CSV_FINALIZER = 'operators.coreos.com/csv-cleanup';
 /** How soon a CSV waiting for its components looks again (their events usually bring it back sooner). */
@@ -432,8 +433,24 @@ export function phasePending(p: Pick<CSVStepPorts, 'caches' | 'requirements' | '
 /** What this OLM does not install; undefined when the CSV has none of it. */
 export function unsupportedComponents(csv: ClusterServiceVersion): string | undefined {
   if ((csv.spec.apiservicedefinitions?.owned ?? []).length > 0) return 'owned APIServices (spec.apiservicedefinitions.owned) are not supported by this OLM: serve the API from a CustomResourceDefinition';
-  if ((csv.spec.webhookdefinitions ?? []).length > 0) return 'webhooks (spec.webhookdefinitions) are not supported by this OLM';
   return undefined;
+}
+
+type Specs = Map<string, Record<string, unknown>>;
+
+/**
+ * upstream's updateDeploymentSpecsWithAPIServiceData: the webhook deployments' specs as installed; undefined after
+ * setting `Pending`/`NeedsReinstall`/`calculated deployment install is bad` when they cannot be worked out.
+ */
+async function specsAsInstalled(p: Pick<CSVStepPorts, 'client' | 'events' | 'now'>, state: CSVState, signal: AbortSignal): Promise<Specs | undefined> {
+  if (webhooksOf(state.out).length === 0) return new Map();
+  try {
+    return await installedSpecs(p.client, state.out, signal);
+  } catch (err) {
+    state.log.debug('Unable to calculate expected deployment', { err: errorMessage(err) });
+    setPhaseWithEvent(state.out, CSVPhasePending, CSVReasons.NeedsReinstall, 'calculated deployment install is bad', nowText(p), p.events);
+    return undefined;
+  }
 }
 
 /** upstream's parseStrategiesAndUpdateStatus, for the `deployment` strategy: false when the CSV was failed for it. */
@@ -461,7 +478,14 @@ export function phaseInstallReady(p: CSVStepPorts): CSVStep {
     else {
       try {
         const existing = p.caches.deployments.byIndex(NAMESPACE_INDEX, out.metadata.namespace ?? '');
-        await installDeployments(client, out, existing, subscriptionConfig(p, out), signal);
+        const certs = await installCertRequirements(client, out, signal, p.now());
+        await installDeployments(client, out, existing, subscriptionConfig(p, out), signal, certs.specs);
+        await installWebhooks(client, out, state.operatorGroup!, certs.caPEM, signal);
+        if (certs.rotateAt) {
+          const status = (out.status ??= {});
+          status.certsLastUpdated = now;
+          status.certsRotateAt = certs.rotateAt.toISOString().replace(/\.\d+Z$/, 'Z');
+        }
       } catch (err) {
         installErr = err;
       }
@@ -482,29 +506,60 @@ export function phaseInstallReady(p: CSVStepPorts): CSVStep {
 }
 
 /**
- * upstream's updateInstallStatus: healthy → Succeeded; an unrecoverable strategy error → Failed/InstallCheckFailed;
- * a changed or unannotated deployment → InstallReady (reinstall); otherwise `requeuePhase`/`reason` with
- * `installing: <why>`. Returns the strategy error, if any.
+ * upstream's updateInstallStatus: healthy (deployments and webhooks) → Succeeded; an unrecoverable strategy error →
+ * Failed/InstallCheckFailed; webhooks failing → InstallReady `Webhook install failed: <err>`, missing →
+ * `requeuePhase`/`reason` `webhooks not installed`; a changed or unannotated deployment → InstallReady (reinstall);
+ * otherwise `requeuePhase`/`reason` with `installing: <why>`. Returns the error, if any.
  */
-export function updateInstallStatus(p: Pick<CSVStepPorts, 'caches' | 'events' | 'now'>, state: CSVState, requeuePhase: string, reason: string): StrategyError | Error | undefined {
+export async function updateInstallStatus(
+  p: Pick<CSVStepPorts, 'client' | 'caches' | 'events' | 'now'>,
+  state: CSVState,
+  requeuePhase: string,
+  reason: string,
+  specs: Specs,
+  signal: AbortSignal,
+): Promise<Error | undefined> {
   const { out } = state;
   const now = nowText(p);
+  let strategyErr: Error | undefined;
   try {
-    checkInstalled(out, p.caches.deployments.byIndex(NAMESPACE_INDEX, out.metadata.namespace ?? ''), subscriptionConfig(p, out));
+    checkInstalled(out, p.caches.deployments.byIndex(NAMESPACE_INDEX, out.metadata.namespace ?? ''), subscriptionConfig(p, out), specs);
   } catch (err) {
-    const e = err instanceof Error ? err : new Error(String(err));
-    if (isUnrecoverable(e)) {
-      setPhaseWithEventIfChanged(out, CSVPhaseFailed, CSVReasons.InstallCheckFailed, `install failed: ${e.message}`, now, p.events);
-      return e;
-    }
-    const r = e instanceof StrategyError ? e.reason : StrategyErrReason.Unknown;
-    const phase = r === StrategyErrReason.DeploymentUpdated || r === StrategyErrReason.AnnotationsMissing ? CSVPhaseInstallReady : requeuePhase;
-    setPhaseWithEventIfChanged(out, phase, reason, `installing: ${e.message}`, now, p.events);
-    state.requeueAfterMs = WAITING_RECHECK_MS;
-    return e;
+    strategyErr = err instanceof Error ? err : new Error(String(err));
   }
-  setPhaseWithEventIfChanged(out, CSVPhaseSucceeded, CSVReasons.InstallSuccessful, 'install strategy completed with no errors', now, p.events);
-  return undefined;
+  let webhooksInstalled = true;
+  let webhookErr: Error | undefined;
+  if (webhooksOf(out).length > 0) {
+    try {
+      webhooksInstalled = await webhooksAvailable(p.client, out, signal);
+    } catch (err) {
+      webhooksInstalled = false;
+      webhookErr = err instanceof Error ? err : new Error(String(err));
+    }
+  }
+  if (!strategyErr && webhooksInstalled) {
+    setPhaseWithEventIfChanged(out, CSVPhaseSucceeded, CSVReasons.InstallSuccessful, 'install strategy completed with no errors', now, p.events);
+    return undefined;
+  }
+  if (strategyErr && isUnrecoverable(strategyErr)) {
+    setPhaseWithEventIfChanged(out, CSVPhaseFailed, CSVReasons.InstallCheckFailed, `install failed: ${strategyErr.message}`, now, p.events);
+    return strategyErr;
+  }
+  if (webhookErr) {
+    setPhaseWithEventIfChanged(out, CSVPhaseInstallReady, reason, `Webhook install failed: ${webhookErr.message}`, now, p.events);
+    return webhookErr;
+  }
+  if (!webhooksInstalled) {
+    setPhaseWithEventIfChanged(out, requeuePhase, reason, 'webhooks not installed', now, p.events);
+    state.requeueAfterMs = WAITING_RECHECK_MS;
+    return new Error('webhooks not installed');
+  }
+  const e = strategyErr!;
+  const r = e instanceof StrategyError ? e.reason : StrategyErrReason.Unknown;
+  const phase = r === StrategyErrReason.DeploymentUpdated || r === StrategyErrReason.AnnotationsMissing ? CSVPhaseInstallReady : requeuePhase;
+  setPhaseWithEventIfChanged(out, phase, reason, `installing: ${e.message}`, now, p.events);
+  state.requeueAfterMs = WAITING_RECHECK_MS;
+  return e;
 }
 
 export function phaseInstalling(p: CSVStepPorts): CSVStep {
@@ -513,7 +568,9 @@ export function phaseInstalling(p: CSVStepPorts): CSVStep {
     if (!strategyUsable(p, out)) return {};
     const prev = await replacing(p, out, signal);
     if (prev) p.enqueue(keyOf(prev));
-    const installErr = updateInstallStatus(p, state, CSVPhaseInstalling, CSVReasons.Waiting);
+    const specs = await specsAsInstalled(p, state, signal);
+    if (!specs) return {};
+    const installErr = await updateInstallStatus(p, state, CSVPhaseInstalling, CSVReasons.Waiting, specs, signal);
     if (installErr) {
       const since = out.status?.lastTransitionTime ? Date.parse(out.status.lastTransitionTime) : undefined;
       if (since !== undefined && p.now().getTime() - since >= INSTALL_TIMEOUT_MS) {
@@ -584,6 +641,15 @@ export function phaseSucceeded(p: CSVStepPorts): CSVStep {
       return {};
     }
     if (!strategyUsable(p, out)) return {};
+    try {
+      if (await shouldRotateCerts(p.client, out, signal, p.now())) {
+        setPhaseWithEvent(out, CSVPhasePending, CSVReasons.NeedsCertRotation, 'CSV owns resources that require a cert refresh', now, p.events);
+        return {};
+      }
+    } catch (err) {
+      log.info('cert validity check', { err: errorMessage(err) });
+      return {};
+    }
     let result;
     try {
       result = await requirementAndPermissionStatus(p.requirements, out);
@@ -596,7 +662,9 @@ export function phaseSucceeded(p: CSVStepPorts): CSVStep {
       setPhaseWithEvent(out, CSVPhaseFailed, CSVReasons.RequirementsNotMet, 'requirements no longer met', now, p.events);
       return {};
     }
-    const installErr = updateInstallStatus(p, state, CSVPhaseFailed, CSVReasons.ComponentUnhealthy);
+    const specs = await specsAsInstalled(p, state, signal);
+    if (!specs) return {};
+    const installErr = await updateInstallStatus(p, state, CSVPhaseFailed, CSVReasons.ComponentUnhealthy, specs, signal);
     if (installErr) {
       log.warn('unhealthy component', { err: installErr.message });
       return {};
@@ -614,7 +682,7 @@ export function phaseSucceeded(p: CSVStepPorts): CSVStep {
 const GROUP_FAILURES = new Set<string>([CSVReasons.NoTargetNamespaces, CSVReasons.NoOperatorGroup, CSVReasons.TooManyOperatorGroups, CSVReasons.UnsupportedOperatorGroup]);
 
 export function phaseFailed(p: CSVStepPorts): CSVStep {
-  return onPhase(CSVPhaseFailed, 'phaseFailed', async (state) => {
+  return onPhase(CSVPhaseFailed, 'phaseFailed', async (state, signal) => {
     const { out } = state;
     const now = nowText(p);
     if (upgradeStrategy(state.operatorGroup!) === UpgradeStrategyUnsafeFailForward) {
@@ -657,7 +725,18 @@ export function phaseFailed(p: CSVStepPorts): CSVStep {
       setPhaseWithEvent(out, CSVPhasePending, CSVReasons.RequirementsNotMet, 'requirements not met', now, p.events);
       return {};
     }
-    const installErr = updateInstallStatus(p, state, CSVPhasePending, CSVReasons.NeedsReinstall);
+    try {
+      if (await shouldRotateCerts(p.client, out, signal, p.now())) {
+        setPhaseWithEvent(out, CSVPhasePending, CSVReasons.NeedsCertRotation, 'owned APIServices need cert refresh', now, p.events);
+        return {};
+      }
+    } catch (err) {
+      state.log.info('cert validity check', { err: errorMessage(err) });
+      return {};
+    }
+    const specs = await specsAsInstalled(p, state, signal);
+    if (!specs) return {};
+    const installErr = await updateInstallStatus(p, state, CSVPhasePending, CSVReasons.NeedsReinstall, specs, signal);
     if (installErr) state.log.warn('needs reinstall', { err: installErr.message });
     return {};
   });

@@ -186,3 +186,80 @@ describe('CSV install', () => {
     await waitFor('CSV gone', async () => (await getCSV(ns, 'gone.v1.0.0')) === undefined);
   });
 });
+
+describe('owned webhooks', () => {
+  it('installs the Service, certificate Secret, RBAC and ValidatingWebhookConfiguration as upstream, then cleans up on deletion', async () => {
+    const ns = await namespace('csv-webhook');
+    await createOperatorGroup(ns, 'og', { targetNamespaces: [ns] });
+    await createServiceAccount(ns, 'operator');
+    const base = csvFor({ name: 'hooked.v1.0.0', deployment: 'hooked-controller' });
+    const hook = {
+      type: 'ValidatingAdmissionWebhook' as const,
+      generateName: 'vwidget.example.com',
+      deploymentName: 'hooked-controller',
+      containerPort: 9443,
+      admissionReviewVersions: ['v1'],
+      sideEffects: 'None',
+      failurePolicy: 'Ignore',
+      webhookPath: '/validate',
+      rules: [{ apiGroups: [`hooked-${ns}.example.com`], apiVersions: ['v1'], operations: ['CREATE'], resources: ['widgets'] }],
+    };
+    await createCSV(ns, { ...base, spec: { ...base.spec, webhookdefinitions: [hook] } });
+    const csv = await waitForCSV(ns, 'hooked.v1.0.0', 'Succeeded', phaseIs('Succeeded'));
+    expect(csv.status?.certsRotateAt).toMatch(/^\d{4}-/);
+    expect(csv.status?.certsLastUpdated).toMatch(/^\d{4}-/);
+
+    const svc = await kube().must<{ spec: { ports: { name: string; port: number; targetPort: number }[]; selector: Record<string, string> } }>(kube().request('GET', `/api/v1/namespaces/${ns}/services/hooked-controller-service`));
+    expect(svc.spec.ports).toEqual([expect.objectContaining({ name: '9443', port: 9443, targetPort: 9443 })]);
+    expect(svc.spec.selector).toEqual({ app: 'hooked-controller' });
+    const secret = await kube().must<{ type: string; data: Record<string, string>; metadata: { annotations: Record<string, string> } }>(
+      kube().request('GET', `/api/v1/namespaces/${ns}/secrets/hooked-controller-service-cert`),
+    );
+    expect(secret.type).toBe('kubernetes.io/tls');
+    expect(Object.keys(secret.data).sort()).toEqual(['olmCAKey', 'tls.crt', 'tls.key']);
+    const caPEM = Buffer.from(secret.data['olmCAKey']!, 'base64').toString();
+    const { X509Certificate, createHash } = await import('node:crypto');
+    const cert = new X509Certificate(Buffer.from(secret.data['tls.crt']!, 'base64'));
+    expect(cert.checkIssued(new X509Certificate(caPEM))).toBe(true);
+    expect(cert.checkHost(`hooked-controller-service.${ns}.svc`)).toBe(`hooked-controller-service.${ns}.svc`);
+    const caHash = createHash('sha256').update(caPEM).digest('hex');
+    expect(secret.metadata.annotations['olmcahash']).toBe(caHash);
+
+    const cfgs = await kube().must<{ items: { metadata: { name: string; labels: Record<string, string> }; webhooks: { name: string; clientConfig: { caBundle: string; service: object }; namespaceSelector: object; rules: object[] }[] }[] }>(
+      kube().request('GET', `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations?labelSelector=${encodeURIComponent(`olm.owner=hooked.v1.0.0,olm.owner.namespace=${ns}`)}`),
+    );
+    expect(cfgs.items).toHaveLength(1);
+    const cfg = cfgs.items[0]!;
+    expect(cfg.metadata.name).toMatch(/^vwidget\.example\.com-[a-z0-9]+$/);
+    expect(cfg.metadata.labels).toMatchObject({ 'olm.webhook-description-generate-name': 'vwidget.example.com', 'olm.owner.kind': 'ClusterServiceVersion', 'olm.managed': 'true' });
+    expect(cfg.webhooks[0]!.name).toBe('vwidget.example.com');
+    expect(Buffer.from(cfg.webhooks[0]!.clientConfig.caBundle, 'base64').toString()).toBe(caPEM);
+    expect(cfg.webhooks[0]!.clientConfig.service).toEqual({ name: 'hooked-controller-service', namespace: ns, path: '/validate', port: 9443 });
+    const og = await kube().must<ops.OperatorGroup>(kube().request('GET', TestKube.path(ops.V1, ops.OperatorGroupResource, 'og', ns)));
+    expect(cfg.webhooks[0]!.namespaceSelector).toEqual({ matchLabels: { [`olm.operatorgroup.uid/${og.metadata.uid}`]: '' } });
+
+    const dep = await kube().must<{ spec: { template: { metadata: { annotations: Record<string, string> }; spec: { volumes: { name: string }[]; containers: { volumeMounts: { name: string; mountPath: string }[] }[] } } } }>(
+      kube().request('GET', `/apis/apps/v1/namespaces/${ns}/deployments/hooked-controller`),
+    );
+    expect(dep.spec.template.metadata.annotations['olmcahash']).toBe(caHash);
+    expect(dep.spec.template.spec.volumes.map((v) => v.name)).toEqual(['apiservice-cert', 'webhook-cert']);
+    expect(dep.spec.template.spec.containers[0]!.volumeMounts).toEqual([
+      { name: 'apiservice-cert', mountPath: '/apiserver.local.config/certificates' },
+      { name: 'webhook-cert', mountPath: '/tmp/k8s-webhook-server/serving-certs' },
+    ]);
+    for (const path of [
+      `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles/hooked-controller-service-cert`,
+      `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings/hooked-controller-service-cert`,
+      `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/hooked-controller-service-system:auth-delegator`,
+      `/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/rolebindings/hooked-controller-service-auth-reader`,
+    ]) {
+      expect((await kube().request('GET', path)).status, path).toBe(200);
+    }
+
+    await kube().must(kube().request('DELETE', csvPath(ns, 'hooked.v1.0.0')));
+    await waitFor('CSV gone', async () => (await getCSV(ns, 'hooked.v1.0.0')) === undefined);
+    expect((await kube().request('GET', `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${cfg.metadata.name}`)).status).toBe(404);
+    expect((await kube().request('GET', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/hooked-controller-service-system:auth-delegator')).status).toBe(404);
+    await kube().request('DELETE', '/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/rolebindings/hooked-controller-service-auth-reader');
+  });
+});
