@@ -3,7 +3,8 @@
 // copies labelled `olm.copiedFrom=<namespace>` with status `reason: Copied`, the operator's Roles and RoleBindings
 // copied where it lacks permissions, Roles lifted to ClusterRoles for a group targeting every namespace, and copies
 // whose parent no longer targets their namespace deleted.
-import type { KubeObject } from '../../../api/meta/v1.ts';
+import type { Condition, KubeObject } from '../../../api/meta/v1.ts';
+import { setCondition } from '../../shared/controller/index.ts';
 import {
   CSVPhaseFailed,
   CSVReasons,
@@ -268,4 +269,70 @@ export async function syncCopied(p: CopyPorts, key: string, signal: AbortSignal)
   }
   if (parent.metadata.namespace === namespace) return remove('deleting copied CSV since it has incorrect parent annotations');
   return `${operatorNamespace}/${name}`;
+}
+
+interface OLMConfig extends KubeObject {
+  spec?: { features?: { disableCopiedCSVs?: boolean } };
+  status?: { conditions?: Condition[] };
+}
+
+/**
+ * The `DisabledCopiedCSVs` condition of a copied-CSVs setting (upstream's getCopiedCSVsCondition); `requeued` says
+ * whether some CSV's copies were not yet as the setting wants.
+ */
+export function copiedCSVsCondition(enabled: boolean, requeued: boolean): Omit<Condition, 'lastTransitionTime'> {
+  if (enabled) {
+    return {
+      type: DISABLED_COPIED_CSVS,
+      status: 'False',
+      reason: 'CopiedCSVsEnabled',
+      message: requeued ? 'Copied CSVs are enabled and at least one copied CSVs is missing' : 'Copied CSVs are enabled and present across the cluster',
+    };
+  }
+  return requeued
+    ? { type: DISABLED_COPIED_CSVS, status: 'False', reason: 'CopiedCSVsDisabled', message: 'Copied CSVs are disabled and at least one unexpected copied CSV was found for an operator installed in AllNamespace mode' }
+    : { type: DISABLED_COPIED_CSVS, status: 'True', reason: 'CopiedCSVsDisabled', message: 'Copied CSVs are disabled and no unexpected copied CSVs were found for operators installed in AllNamespace mode' };
+}
+
+/**
+ * upstream's syncOLMConfig: for every group of every namespace, a CSV whose copies are not where the setting wants
+ * them (every other active namespace when enabled, the protected namespaces when disabled) is copied again; the
+ * `DisabledCopiedCSVs` condition says how it stands.
+ */
+export async function syncOLMConfig(p: CopyPorts, name: string, enqueueCopy: (key: string) => void, signal: AbortSignal, now = new Date()): Promise<void> {
+  let cfg: OLMConfig;
+  try {
+    cfg = await p.client.get<OLMConfig>({ apiVersion: 'operators.coreos.com/v1', kind: 'OLMConfig', name }, { signal });
+  } catch (err) {
+    if (isNotFound(err)) return;
+    throw err;
+  }
+  const enabled = cfg.spec?.features?.disableCopiedCSVs !== true;
+  const active = p.caches.namespaces.list().filter((ns) => (ns['status'] as { phase?: string } | undefined)?.phase === 'Active').length;
+  const isProtected = new Set(p.protectedNamespaces ?? []);
+  const asWanted = (copiedTo: ReadonlySet<string>): boolean =>
+    enabled ? copiedTo.size === active - 1 : copiedTo.size === isProtected.size && [...isProtected].every((ns) => copiedTo.has(ns));
+  let requeued = false;
+  for (const og of p.caches.operatorGroups.list()) {
+    if (!isAllNamespaces(new Set(og.status?.namespaces ?? []))) continue;
+    const ogNs = og.metadata.namespace ?? '';
+    const copiedTo = new Map<string, Set<string>>();
+    for (const c of p.caches.copiedCSVs.list()) {
+      if (c.metadata.labels?.[COPIED_LABEL] !== ogNs) continue;
+      const set = copiedTo.get(c.metadata.name ?? '') ?? new Set<string>();
+      set.add(c.metadata.namespace ?? '');
+      copiedTo.set(c.metadata.name ?? '', set);
+    }
+    for (const csv of p.caches.csvs.byIndex(NAMESPACE_INDEX, ogNs)) {
+      if (asWanted(copiedTo.get(csv.metadata.name ?? '') ?? new Set())) continue;
+      enqueueCopy(`${ogNs}/${csv.metadata.name ?? ''}`);
+      requeued = true;
+    }
+  }
+  const want = copiedCSVsCondition(enabled, requeued);
+  const conditions = [...(cfg.status?.conditions ?? [])];
+  const have = conditions.find((c) => c.type === want.type);
+  if (have && have.status === want.status && have.reason === want.reason && have.message === want.message) return;
+  setCondition(conditions, { ...want }, now);
+  await p.client.updateStatus({ ...cfg, apiVersion: 'operators.coreos.com/v1', kind: 'OLMConfig', status: { ...(cfg.status ?? {}), conditions } }, { signal });
 }

@@ -42,6 +42,7 @@ export function fakeCaches(c: FakeCluster): OlmCaches {
     clusterRoleBindings: cache([]),
     crds: cache(c.crds ?? []),
     subscriptions: cache([]),
+    olmConfigs: cache([]),
   };
   return { ...caches, informers: [] } as unknown as OlmCaches;
 }

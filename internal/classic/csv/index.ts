@@ -6,7 +6,7 @@ import { Controller, formatTime, objectKey, type RateLimiter } from '../../share
 import { NAMESPACE_INDEX, eventRecorder, isNoKindMatch, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
 import { COPIED_LABEL, OWNER_KIND_LABEL, OWNER_LABEL, OWNER_NAMESPACE_LABEL, type CachedCRD, type OlmCaches } from '../olmcache/index.ts';
-import { syncCopied, syncCopy, type CopyPorts } from './copy.ts';
+import { syncCopied, syncCopy, syncOLMConfig, type CopyPorts } from './copy.ts';
 import { csvMetrics } from './metrics.ts';
 import { setPhase, type PhaseEvents } from './phase.ts';
 import { csvReconciler } from './reconciler.ts';
@@ -124,7 +124,7 @@ export function csvSetup(caches: OlmCaches, options: CSVOptions = {}): (ctx: Man
         else recorder.normal(obj, reason, message);
       },
     };
-    const late: { main?: Controller; copy?: Controller; copied?: Controller } = {};
+    const late: { main?: Controller; copy?: Controller; copied?: Controller; olmConfig?: Controller } = {};
     const requirements = clusterRequirements(client, caches);
     const ports: CSVStepPorts = {
       client,
@@ -201,7 +201,13 @@ export function csvSetup(caches: OlmCaches, options: CSVOptions = {}): (ctx: Man
 
     const copy = new Controller({
       name: 'csv-copy',
-      reconciler: { reconcile: (k, signal) => syncCopy(copyPorts, k, signal) },
+      reconciler: {
+        reconcile: async (k, signal) => {
+          await syncCopy(copyPorts, k, signal);
+          // upstream looks at the OLMConfig again 5 s after each copy.
+          late.olmConfig?.queue.addAfter('cluster', 5_000);
+        },
+      },
       logger,
       metrics,
       ...(options.rateLimiter && { rateLimiter: options.rateLimiter() }),
@@ -234,6 +240,16 @@ export function csvSetup(caches: OlmCaches, options: CSVOptions = {}): (ctx: Man
     });
     copied.watch(caches.csvs, (csv) => caches.copiedCSVs.byIndex(COPY_PARENT_INDEX, key(csv)).map(key));
 
+    // The OLMConfig `cluster`: copies enabled or disabled, its DisabledCopiedCSVs condition (upstream's syncOLMConfig).
+    const olmConfig = new Controller({
+      name: 'olmconfig',
+      reconciler: { reconcile: (k, signal) => syncOLMConfig(copyPorts, k, (key) => copy.enqueue(key), signal) },
+      logger,
+      metrics,
+    });
+    late.olmConfig = olmConfig;
+    olmConfig.watch(caches.olmConfigs);
+
     // upstream's syncObject: a change of RBAC (or a service account) brings CSVs that failed without retry in its
     // namespace (every namespace for cluster-scoped RBAC) back to Pending/DetectedClusterChange.
     const rbacChange = new Controller({
@@ -258,6 +274,6 @@ export function csvSetup(caches: OlmCaches, options: CSVOptions = {}): (ctx: Man
     const nsOf = (o: KubeObject): string => o.metadata.namespace ?? ALL;
     for (const inf of [caches.serviceAccounts, caches.roles, caches.roleBindings, caches.clusterRoles, caches.clusterRoleBindings] as const) rbacChange.watch(inf as never, nsOf);
 
-    return { informers: [], controllers: [main, copy, copied, rbacChange], controller: main };
+    return { informers: [], controllers: [main, copy, copied, rbacChange, olmConfig], controller: main };
   };
 }

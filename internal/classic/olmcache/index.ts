@@ -72,6 +72,8 @@ export interface OlmCaches {
   readonly clusterRoleBindings: Informer<RbacObject>;
   readonly crds: Informer<CachedCRD>;
   readonly subscriptions: Informer<Subscription>;
+  /** OLMConfigs (the `cluster` one switches copied CSVs off). */
+  readonly olmConfigs: Informer<KubeObject>;
   /** All of the above, for the manager. */
   readonly informers: readonly Cache[];
 }
@@ -168,6 +170,7 @@ export function olmCaches({ client, logger }: OlmCacheOptions): OlmCaches {
     clusterRoleBindings: informer<RbacObject>(rbac, 'ClusterRoleBinding'),
     crds: informer<CachedCRD>('apiextensions.k8s.io/v1', 'CustomResourceDefinition', { transform: crdTransform as (o: CachedCRD) => CachedCRD }),
     subscriptions: informer<Subscription>(V1alpha1, SubscriptionKind),
+    olmConfigs: informer<KubeObject>(V1, 'OLMConfig'),
   };
   return { ...caches, informers: Object.values(caches) };
 }

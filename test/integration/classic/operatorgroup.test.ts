@@ -134,4 +134,44 @@ describe('OperatorGroup and install modes', () => {
     expect(done.status?.conditions?.map((c) => c.reason)).toContain('DetectedClusterChange');
     expect(done.status?.conditions?.find((c) => c.reason === 'DetectedClusterChange')?.message).toBe('Cluster resources changed state');
   });
+
+  it('OLMConfig disableCopiedCSVs: copies of an all-namespaces operator removed and back, with the DisabledCopiedCSVs condition', async () => {
+    const ns = await namespace('og-copies');
+    const t = await namespace('og-copies-t');
+    await createOperatorGroup(ns, 'global');
+    await createServiceAccount(ns, 'operator');
+    await createCSV(ns, csvFor({ name: 'everywhere.v1.0.0' }));
+    await waitForCSV(ns, 'everywhere.v1.0.0', 'Succeeded', phaseIs('Succeeded'));
+    await waitFor(`copy in ${t}`, async () => (await getCSV(t, 'everywhere.v1.0.0'))?.status?.reason === 'Copied');
+
+    const cfgPath = '/apis/operators.coreos.com/v1/olmconfigs/cluster';
+    const condition = async (): Promise<{ status: string; reason: string; message: string } | undefined> => {
+      const r = await kube().request<{ status?: { conditions?: { type: string; status: string; reason: string; message: string }[] } }>('GET', cfgPath);
+      return r.body.status?.conditions?.find((c) => c.type === 'DisabledCopiedCSVs');
+    };
+    await kube().must(kube().apply({ apiVersion: 'operators.coreos.com/v1', kind: 'OLMConfig', metadata: { name: 'cluster' }, spec: { features: { disableCopiedCSVs: true } } }, 'olmconfigs'));
+    try {
+      await waitFor(`copy in ${t} removed`, async () => (await getCSV(t, 'everywhere.v1.0.0')) === undefined);
+      await waitFor('condition: disabled, nothing unexpected', async () => (await condition())?.status === 'True');
+      expect(await condition()).toMatchObject({
+        status: 'True',
+        reason: 'CopiedCSVsDisabled',
+        message: 'Copied CSVs are disabled and no unexpected copied CSVs were found for operators installed in AllNamespace mode',
+      });
+      const events = await kube().must<{ items: { reason: string; message: string; type: string; involvedObject: { name: string } }[] }>(kube().request('GET', `/api/v1/namespaces/${ns}/events`));
+      expect(events.items.filter((e) => e.involvedObject.name === 'everywhere.v1.0.0').map((e) => `${e.type} ${e.reason}: ${e.message}`)).toContain(
+        `Warning DisabledCopiedCSVs: CSV copying disabled for ${ns}/everywhere.v1.0.0`,
+      );
+
+      await kube().must(kube().apply({ apiVersion: 'operators.coreos.com/v1', kind: 'OLMConfig', metadata: { name: 'cluster' }, spec: { features: { disableCopiedCSVs: false } } }, 'olmconfigs'));
+      await waitFor(`copy in ${t} back`, async () => (await getCSV(t, 'everywhere.v1.0.0'))?.status?.reason === 'Copied');
+      await waitFor('condition: enabled', async () => (await condition())?.reason === 'CopiedCSVsEnabled');
+      expect((await condition())?.status).toBe('False');
+      expect((await condition())?.message).toMatch(/^Copied CSVs are enabled and (present across the cluster|at least one copied CSVs is missing)$/);
+    } finally {
+      await kube().request('DELETE', cfgPath);
+      await kube().request('DELETE', csvPath(ns, 'everywhere.v1.0.0'));
+      await waitFor('all-namespaces CSV gone', async () => (await getCSV(ns, 'everywhere.v1.0.0')) === undefined);
+    }
+  });
 });
