@@ -170,6 +170,21 @@ export function processFinalizer(p: Pick<CSVStepPorts, 'client' | 'caches'>): CS
           }
         }
       }
+      // A deleted CSV that nothing replaces leaves its CRDs without the conversion webhook it served (upstream's
+      // deletion handler), so their custom resources stay readable.
+      const replaced = p.caches.csvs.byIndex(NAMESPACE_INDEX, cached.metadata.namespace ?? '').some((c) => c.spec.replaces === cached.metadata.name);
+      if (!replaced) {
+        for (const w of cached.spec.webhookdefinitions ?? []) {
+          if (w.type !== 'ConversionWebhook') continue;
+          for (const name of w.conversionCRDs ?? []) {
+            try {
+              await p.client.patch({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name }, 'merge', { spec: { conversion: { strategy: 'None', webhook: null } } }, { signal });
+            } catch (err) {
+              if (!isNotFound(err)) log.error(`error updating conversion strategy for CRD ${name}: ${errorMessage(err)}`);
+            }
+          }
+        }
+      }
       if (cleanups[0]![2].length > 0) errs.push('waiting for ClusterRoleBindings to delete');
       if (cleanups[1]![2].length > 0) errs.push('waiting for ClusterRoles to delete');
       if (errs.length > 0) return { final: true, err: new Error(errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`) };
