@@ -262,4 +262,32 @@ describe('owned webhooks', () => {
     expect((await kube().request('GET', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/hooked-controller-service-system:auth-delegator')).status).toBe(404);
     await kube().request('DELETE', '/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/rolebindings/hooked-controller-service-auth-reader');
   });
+
+  it('a conversion webhook is set on the owned CRD (AllNamespaces-only operators) and taken off when the CSV goes', async () => {
+    const ns = await namespace('csv-conversion');
+    await createOperatorGroup(ns, 'global');
+    await createServiceAccount(ns, 'operator');
+    const crd = await createCRD(`conv-${ns}.example.com`, 'Thing');
+    const base = csvFor({
+      name: 'conv.v1.0.0',
+      deployment: 'conv-controller',
+      installModes: { OwnNamespace: false, SingleNamespace: false, MultiNamespace: false, AllNamespaces: true },
+      ownedCRDs: [{ name: crd, version: 'v1', kind: 'Thing' }],
+    });
+    const hook = { type: 'ConversionWebhook' as const, generateName: 'cthing.example.com', deploymentName: 'conv-controller', containerPort: 443, admissionReviewVersions: ['v1'], sideEffects: 'None', conversionCRDs: [crd], webhookPath: '/convert' };
+    await createCSV(ns, { ...base, spec: { ...base.spec, webhookdefinitions: [hook] } });
+    await waitForCSV(ns, 'conv.v1.0.0', 'Succeeded', phaseIs('Succeeded'));
+    const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd}`;
+    const got = await kube().must<{ spec: { conversion: { strategy: string; webhook?: { clientConfig: { service: object; caBundle: string }; conversionReviewVersions: string[] } } } }>(kube().request('GET', path));
+    expect(got.spec.conversion.strategy).toBe('Webhook');
+    expect(got.spec.conversion.webhook?.clientConfig.service).toEqual({ namespace: ns, name: 'conv-controller-service', path: '/convert', port: 443 });
+    expect(Buffer.from(got.spec.conversion.webhook!.clientConfig.caBundle, 'base64').toString()).toMatch(/^-----BEGIN CERTIFICATE-----/);
+    expect(got.spec.conversion.webhook?.conversionReviewVersions).toEqual(['v1']);
+
+    await kube().must(kube().request('DELETE', csvPath(ns, 'conv.v1.0.0')));
+    await waitFor('CSV gone', async () => (await getCSV(ns, 'conv.v1.0.0')) === undefined);
+    const after = await kube().must<{ spec: { conversion: { strategy: string; webhook?: unknown } } }>(kube().request('GET', path));
+    expect(after.spec.conversion).toEqual({ strategy: 'None' });
+    await kube().request('DELETE', `/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/rolebindings/conv-controller-service-auth-reader`);
+  });
 });
