@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark, printed as a table of figures. Never pass/fail.
 // Select some with `npm run bench -- workqueue informer`; BENCH_COLD=1 adds the cold build.
 import { benchCatalogGraphQL } from './catalog-graphql.ts';
+import { benchClassicSubscriptions } from './classic-subscriptions.ts';
 import { benchCatalogServer } from './catalog-server.ts';
 import { benchCatalogCertified, benchCatalogScale } from './catalog-scale.ts';
 import { benchCatalogUnpack } from './catalog-unpack.ts';
@@ -8,6 +9,7 @@ import { benchCatalogdFiles } from './catalogd-files.ts';
 import { benchClassicCSV } from './classic-csv.ts';
 import { benchContentClient } from './content-client.ts';
 import { benchControlPlane, type Figure } from './control-plane.ts';
+import { benchGating } from './gating.ts';
 import { benchInformer } from './informer.ts';
 import { benchMakeRun } from './make-run.ts';
 import { benchOperatorController } from './operator-controller.ts';
@@ -27,10 +29,12 @@ const benches: Record<string, () => Promise<Figure[]>> = {
   'catalogd-files': benchCatalogdFiles,
   'resolve-v1': benchResolveV1,
   'resolve-classic': benchResolveClassic,
+  'classic-subscriptions': benchClassicSubscriptions,
   'content-client': benchContentClient,
   'operator-controller': benchOperatorController,
   'classic-csv': benchClassicCSV,
   'make-run': benchMakeRun,
+  gating: benchGating,
 };
 
 const wanted = process.argv.slice(2);

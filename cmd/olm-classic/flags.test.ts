@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError, parseManagerArgs } from '../../internal/shared/manager/index.ts';
-import { olmClassicFlags, olmClassicOptions, olmOperatorOptions } from './flags.ts';
+import { olmClassicFlags, olmClassicOptions, olmOperatorOptions, writeStatusName } from './flags.ts';
 
 const parse = (...argv: string[]) => olmClassicOptions(parseManagerArgs('olm-classic', argv, olmClassicFlags).extra);
 
@@ -34,5 +34,14 @@ describe('olm-classic flags', () => {
   it('lists its flags in --help', () => {
     const { help } = parseManagerArgs('olm-classic', ['--help'], olmClassicFlags);
     for (const f of Object.keys(olmClassicFlags)) expect(help).toContain(`--${f}`);
+  });
+
+  it('--writeStatusName (upstream’s spelling) or --write-status-name names the ClusterOperator; unset is off', () => {
+    const name = (...argv: string[]) => writeStatusName(parseManagerArgs('olm-classic', argv, olmClassicFlags).extra);
+    expect(name()).toBeUndefined();
+    expect(name('--writeStatusName=')).toBeUndefined();
+    expect(name('--writeStatusName=operator-lifecycle-manager')).toBe('operator-lifecycle-manager');
+    expect(name('--write-status-name', 'operator-lifecycle-manager')).toBe('operator-lifecycle-manager');
+    expect(() => name('--writeStatusName=a', '--write-status-name=b')).toThrow('olm-classic: --writeStatusName and --write-status-name disagree: "a", "b"');
   });
 });

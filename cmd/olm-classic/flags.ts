@@ -18,12 +18,22 @@ export const olmClassicFlags = {
     default: '',
     help: 'A comma-delimited set of namespaces where global Copied CSVs will always appear, even if Copied CSVs are disabled (upstream olm flag)',
   },
+  writeStatusName: { type: 'string', help: 'ClusterOperator name in which to write status, unset or "" to disable (upstream olm operator flag; OpenShift uses operator-lifecycle-manager)' },
+  'write-status-name': { type: 'string', help: 'the same as --writeStatusName' },
   ...registryFlags,
 } as const satisfies Record<string, Flag>;
 
 export type OlmClassicFlagValues = Record<keyof typeof olmClassicFlags, string | boolean | undefined>;
 
 const str = (v: string | boolean | undefined): string => (typeof v === 'string' ? v.trim() : '');
+
+/** The ClusterOperator the classic gating controller writes (`--writeStatusName`), or undefined when off. */
+export function writeStatusName(values: OlmClassicFlagValues): string | undefined {
+  const a = str(values.writeStatusName);
+  const b = str(values['write-status-name']);
+  if (a !== '' && b !== '' && a !== b) throw new UsageError(`olm-classic: --writeStatusName and --write-status-name disagree: ${JSON.stringify(a)}, ${JSON.stringify(b)}`);
+  return a || b || undefined;
+}
 
 export function olmClassicOptions(values: OlmClassicFlagValues): CatalogSourceOptions {
   const fail = (flag: string, why: string): never => {

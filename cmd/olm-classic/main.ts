@@ -5,8 +5,10 @@ import { csvSetup } from '../../internal/classic/csv/index.ts';
 import { olmCaches } from '../../internal/classic/olmcache/index.ts';
 import { operatorConditionSetup } from '../../internal/classic/operatorcondition/index.ts';
 import { operatorGroupSetup } from '../../internal/classic/operatorgroup/index.ts';
+import { subscriptionSetup } from '../../internal/classic/subscription/index.ts';
+import { classicGatingSetup } from '../../internal/openshift/index.ts';
 import { UsageError, main, mergeParts, type ManagerParts } from '../../internal/shared/manager/index.ts';
-import { olmClassicFlags, olmClassicOptions, olmOperatorOptions } from './flags.ts';
+import { olmClassicFlags, olmClassicOptions, olmOperatorOptions, writeStatusName } from './flags.ts';
 
 main(
   'olm-classic',
@@ -14,10 +16,17 @@ main(
     try {
       const options = olmClassicOptions(values);
       const olmOptions = olmOperatorOptions(values);
+      const statusName = writeStatusName(values);
       return async (ctx): Promise<ManagerParts> => {
         const catalog = await catalogSourceSetup(options)(ctx);
+        const subscriptions = await subscriptionSetup({ ...options, catalogSources: catalog.catalogSources, contents: catalog.contents, registry: catalog.registry })(ctx);
+        const gating = statusName
+          ? [classicGatingSetup({ name: statusName, releaseVersion: process.env.RELEASE_VERSION, namespace: options.globalCatalogNamespace })(ctx)]
+          : [];
+        // The olm-operator side: CSVs, OperatorGroups, OperatorConditions over one set of caches.
         const olm = olmCaches(ctx);
-        return mergeParts(catalog, { informers: olm.informers, controllers: [] }, csvSetup(olm, olmOptions)(ctx), operatorGroupSetup(olm)(ctx), operatorConditionSetup(olm)(ctx));
+        const olmParts = [{ informers: olm.informers, controllers: [] }, csvSetup(olm, olmOptions)(ctx), operatorGroupSetup(olm)(ctx), operatorConditionSetup(olm)(ctx)];
+        return mergeParts(catalog, subscriptions, ...gating, ...olmParts);
       };
     } catch (err) {
       if (!(err instanceof UsageError)) throw err;

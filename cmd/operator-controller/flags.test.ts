@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError, parseManagerArgs } from '../../internal/shared/manager/index.ts';
-import { operatorControllerFlags, operatorControllerOptions } from './flags.ts';
+import { operatorControllerFlags, operatorControllerOptions, v1GatingOptions } from './flags.ts';
 
 const parse = (...argv: string[]) => operatorControllerOptions(parseManagerArgs('operator-controller', argv, operatorControllerFlags).extra);
 
@@ -34,5 +34,14 @@ describe('operator-controller flags', () => {
     expect(() => parse('--cache-path=')).toThrow('operator-controller: --cache-path: must not be empty');
     expect(() => parse('--system-namespace=Bad_NS')).toThrow('operator-controller: --system-namespace: must be a namespace name, got "Bad_NS"');
     expect(() => parse('--global-pull-secret=nonamespace')).toThrow(/^operator-controller: --global-pull-secret: /);
+  });
+
+  it('--write-status-name turns OpenShift gating on with the minor of RELEASE_VERSION, refusing one it cannot parse', () => {
+    const gating = (release: string | undefined, ...argv: string[]) =>
+      v1GatingOptions(parseManagerArgs('operator-controller', argv, operatorControllerFlags).extra, release);
+    expect(gating('4.22.3')).toBeUndefined();
+    expect(gating('4.22.3', '--write-status-name=olm')).toMatchObject({ name: 'olm', currentMinor: { major: 4, minor: 22, patch: 0 } });
+    expect(() => gating(undefined, '--write-status-name=olm')).toThrow(UsageError);
+    expect(() => gating('4.22', '--write-status-name=olm')).toThrow('operator-controller: --write-status-name: RELEASE_VERSION "4.22": No Major.Minor.Patch elements found');
   });
 });

@@ -1,7 +1,9 @@
 // operator-controller's own flags (names as upstream's where upstream has the flag) and their
 // translation into OperatorControllerOptions. Problems are a UsageError naming the flag.
 import type { OperatorControllerOptions } from '../../internal/operator-controller/index.ts';
+import { v1CurrentMinor } from '../../internal/openshift/index.ts';
 import { registryFlags, registryOptions, UsageError, type Flag } from '../../internal/shared/manager/index.ts';
+import type { Version } from '../../internal/shared/semver/index.ts';
 
 export const operatorControllerFlags = {
   'cache-path': { type: 'string', default: '/var/cache', help: 'directory of the bundle image cache (unpack/)' },
@@ -11,12 +13,28 @@ export const operatorControllerFlags = {
     help: 'namespace of operator-controller’s own objects (revision records); default: env POD_NAMESPACE, then olmv1-system',
   },
   'catalogd-cas-dir': { type: 'string', help: 'directory of CA certificates (PEM) trusted for catalogd’s content server' },
+  'write-status-name': {
+    type: 'string',
+    help: 'ClusterOperator whose Upgradeable condition reports extensions blocking the next OpenShift minor (olm on OpenShift; needs RELEASE_VERSION); unset: off',
+  },
   ...registryFlags,
 } as const satisfies Record<string, Flag>;
 
 export type OperatorControllerFlagValues = Record<keyof typeof operatorControllerFlags, string | boolean | undefined>;
 
 const str = (v: string | boolean | undefined): string => (typeof v === 'string' ? v.trim() : '');
+
+/** OpenShift gating (`--write-status-name`): the ClusterOperator and the cluster's minor from RELEASE_VERSION, or undefined when off. */
+export function v1GatingOptions(values: OperatorControllerFlagValues, releaseVersion: string | undefined): { name: string; currentMinor: Version } | undefined {
+  const name = str(values['write-status-name']);
+  if (name === '') return undefined;
+  // As cluster-olm-operator, which does not start without a release version it can parse.
+  try {
+    return { name, currentMinor: v1CurrentMinor(releaseVersion ?? '') };
+  } catch (err) {
+    throw new UsageError(`operator-controller: --write-status-name: RELEASE_VERSION ${JSON.stringify(releaseVersion ?? '')}: ${(err as Error).message}`);
+  }
+}
 
 export function operatorControllerOptions(values: OperatorControllerFlagValues): OperatorControllerOptions {
   const cachePath = str(values['cache-path']);

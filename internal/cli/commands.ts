@@ -4,6 +4,7 @@ import { catalogRender, catalogValidate } from './catalog.ts';
 import { bundlePush, catalogPush } from './publish.ts';
 import { resolveCommand } from './resolve.ts';
 import type { CliCommand } from './types.ts';
+import { upgradeCheckCommand } from './upgrade-check.ts';
 
 export const commands: readonly CliCommand[] = [
   catalogValidate,
@@ -12,4 +13,5 @@ export const commands: readonly CliCommand[] = [
   resolveCommand,
   bundleRender,
   bundlePush,
+  upgradeCheckCommand,
 ];

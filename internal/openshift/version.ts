@@ -6,6 +6,7 @@
 // OpenShift 4.23 and 5.0 are released together as equivalents; the only upgrade from either is 5.1.
 import { compareVersions, formatVersion, makeVersion, parseBlang, parseTolerant, type Version } from '../shared/semver/index.ts';
 import { errorMessage } from '../shared/controller/index.ts';
+import { goJSONParse, goQuote, type GoJSONValue } from '../shared/gocompat/index.ts';
 
 export const MAX_OPENSHIFT_VERSION_PROPERTY = 'olm.maxOpenShiftVersion';
 
@@ -108,21 +109,21 @@ const MAJOR_MINOR = /^([1-9][0-9]*)\.(0|[1-9][0-9]*)$/;
 
 /** cluster-olm-operator's ToAllowedSemver: the raw JSON text of the property value → its version. */
 export function v1AllowedVersion(rawJson: string): Version {
-  let value: unknown;
+  let value: GoJSONValue;
   try {
-    value = JSON.parse(rawJson);
+    value = goJSONParse(rawJson);
   } catch (err) {
     throw new Error(errorMessage(err), { cause: err });
   }
   let text: string;
-  if (typeof value === 'number') {
-    const m = MAJOR_MINOR.exec(rawJson.trim());
-    if (!m) throw new Error(`invalid semver format ${JSON.stringify(rawJson)}: expected <major>.<minor>`);
+  if (value.kind === 'number') {
+    const m = MAJOR_MINOR.exec(rawJson);
+    if (!m) throw new Error(`invalid semver format ${goQuote(rawJson)}: expected <major>.<minor>`);
     text = `${m[1]}.${m[2]}`;
-  } else if (typeof value === 'string') {
-    text = value;
+  } else if (value.kind === 'string') {
+    text = value.value;
   } else {
-    const goType = value === null ? '<nil>' : Array.isArray(value) ? '[]interface {}' : typeof value === 'boolean' ? 'bool' : 'map[string]interface {}';
+    const goType = { null: '<nil>', array: '[]interface {}', bool: 'bool', object: 'map[string]interface {}' }[value.kind];
     throw new Error(`invalid type ${goType} for olm.maxOpenshiftVersion: ${rawJson}`);
   }
   if (text.startsWith('v') || text.split('.').length - 1 !== 1) throw new Error('invalid version format');
@@ -146,10 +147,13 @@ export function v1Compatible(max: Version, currentMinor: OcpMinor): boolean {
 /** v1: the version named in the message: 4.22 → "4.23", 4.23 → "5.1", 5.0 → "5.1". */
 export const v1NextMinorText = (currentMinor: OcpMinor): string => formatMinor(nextMinor(currentMinor));
 
-/** v1's Upgradeable message for the blocking extensions (`bundle "<b>" for ClusterExtension "<ce>"`, sorted). */
-export function v1BlockingMessage(currentMinor: OcpMinor, blocking: readonly { readonly bundle: string; readonly extension: string }[], errors: readonly string[] = []): string {
-  const items = blocking.map((b) => `bundle ${JSON.stringify(b.bundle)} for ClusterExtension ${JSON.stringify(b.extension)}`).sort();
+/**
+ * v1's message for the blocking extensions (`bundle "<b>" for ClusterExtension "<ce>"`, sorted, joined by `,`);
+ * `errors` is the text of the metadata errors as upstream joins them (errors.Join: one per line).
+ */
+export function v1BlockingMessage(currentMinor: OcpMinor, blocking: readonly { readonly bundle: string; readonly extension: string }[], errors = ''): string {
+  const items = blocking.map((b) => `bundle ${goQuote(b.bundle)} for ClusterExtension ${goQuote(b.extension)}`).sort();
   let msg = `Found ClusterExtensions that require upgrades prior to upgrading cluster to version ${v1NextMinorText(currentMinor)}: ${items.join(',')}.`;
-  if (errors.length > 0) msg += `\n Additionally the following errors were encountered while getting extension metadata: ${errors.join(', ')}`;
+  if (errors !== '') msg += `\n Additionally the following errors were encountered while getting extension metadata: ${errors}`;
   return msg;
 }

@@ -17,12 +17,12 @@ import {
 import { Controller } from '../shared/controller/index.ts';
 import { createImagePuller, readCertificateDir } from '../shared/image/index.ts';
 import type { KubeObject } from '../../api/meta/v1.ts';
-import { Informer, stripManagedFields, type KubeClient } from '../shared/kube/index.ts';
-import { OwnedObjectWatcher } from './applier/index.ts';
+import { eventRecorder, Informer, stripManagedFields, type KubeClient } from '../shared/kube/index.ts';
+import { OwnedObjectWatcher, RevisionHeadsSelector, readRevisionHead } from './applier/index.ts';
 import { registryAccess, type Cache, type ManagerContext, type ManagerParts } from '../shared/manager/index.ts';
 import type { Logger, Metrics } from '../shared/observability/index.ts';
 import type { CatalogContentClient } from './contentclient/index.ts';
-import { ClusterExtensionReconciler, clusterExtensionSteps, eventRecorder, kubeFinalizers, type BundleApplier, type BundleRenderer, type BundleResolver, type InstallPreflight } from './controller/index.ts';
+import { ClusterExtensionReconciler, clusterExtensionSteps, kubeFinalizers, type BundleApplier, type BundleRenderer, type BundleResolver, type InstallPreflight } from './controller/index.ts';
 import type { OperatorControllerOptions } from './options.ts';
 import { imageBundleUnpacker } from './unpack/index.ts';
 
@@ -137,3 +137,24 @@ export function operatorControllerSetup(
   };
 }
 export { defaultImplementations } from './implementations.ts';
+
+/**
+ * The revision heads of `systemNamespace` as OpenShift's v1 gating reads them (`RevisionHeadSource` of
+ * internal/openshift): each head's extension, number, lifecycle, bundle name and `olm.properties`.
+ */
+export function revisionHeadSource(systemNamespace: string): {
+  readonly namespace: string;
+  readonly labelSelector: string;
+  read(secret: KubeObject): { extension: string; revision: { number: number; active: boolean; bundleName: string; properties?: string } } | undefined;
+} {
+  return {
+    namespace: systemNamespace,
+    labelSelector: RevisionHeadsSelector,
+    read: (secret) => {
+      const r = readRevisionHead(secret);
+      if (!r) return undefined;
+      const { number, archived, bundle } = r.head;
+      return { extension: r.extension, revision: { number, active: !archived, bundleName: bundle.name, ...(bundle.properties !== undefined && { properties: bundle.properties }) } };
+    },
+  };
+}

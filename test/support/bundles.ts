@@ -140,6 +140,8 @@ export interface CatalogEntry {
   readonly replaces?: string;
   readonly skips?: readonly string[];
   readonly skipRange?: string;
+  /** More bundle properties (olm.gvk, olm.gvk.required, olm.constraint, …), values as objects. */
+  readonly properties?: readonly { readonly type: string; readonly value: unknown }[];
 }
 
 /** An FBC directory's files: the package, its channels (entries in the given order) and bundles. */
@@ -167,7 +169,7 @@ export function catalogFiles(pkg: string, entries: readonly CatalogEntry[], defa
       name: e.bundle.name,
       package: pkg,
       image: e.bundle.image,
-      properties: [{ type: 'olm.package', value: { packageName: pkg, version: e.bundle.version } }],
+      properties: [{ type: 'olm.package', value: { packageName: pkg, version: e.bundle.version } }, ...(e.properties ?? [])],
     };
   });
   return files;

@@ -1,6 +1,7 @@
 // Installs CustomResourceDefinitions from YAML files and waits until each is Established.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
 import { waitFor } from './net.ts';
 import type { KubeObject, TestKube } from './kube.ts';
@@ -41,4 +42,21 @@ const classicDir = new URL('../../config/crd/classic/', import.meta.url);
  */
 export async function installClassicCRDs(kube: TestKube): Promise<string[]> {
   return installCrds(kube, await yamlFiles(classicDir.pathname));
+}
+
+const sharedDir = process.env['OLM_SHARED_DIR'] ?? fileURLToPath(new URL('../../../shared', import.meta.url));
+
+/** openshift/api's ClusterOperator and ClusterVersion CRDs (config.openshift.io/v1), unmodified copies in ../shared. */
+export const OPENSHIFT_CRD_FILES: readonly string[] = [
+  '0000_00_cluster-version-operator_01_clusteroperators.crd.yaml',
+  '0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml',
+].map((f) => join(sharedDir, 'conformance', 'crds', f));
+
+/**
+ * Installs OpenShift's ClusterOperator and ClusterVersion CRDs into the test cluster and waits until they are
+ * Established; safe to call from several test files (apply is idempotent). Like the classic CRDs, only the files
+ * that need them install them, so the other tests run on a plain Kubernetes API.
+ */
+export async function installOpenShiftCRDs(kube: TestKube): Promise<string[]> {
+  return installCrds(kube, OPENSHIFT_CRD_FILES);
 }

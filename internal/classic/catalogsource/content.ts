@@ -19,6 +19,8 @@ export interface ContentBundle {
   /** From the `olm.package` property ('' when absent). */
   readonly version: string;
   readonly properties: readonly ContentProperty[];
+  /** The catalog's deprecation message for this bundle, when it has one. */
+  readonly deprecation?: string;
 }
 
 export interface ContentChannelEntry {
@@ -31,12 +33,14 @@ export interface ContentChannelEntry {
 export interface ContentChannel {
   readonly name: string;
   readonly entries: readonly ContentChannelEntry[];
+  readonly deprecation?: string;
 }
 
 export interface ContentPackage {
   readonly name: string;
   readonly defaultChannel: string;
   readonly channels: readonly ContentChannel[];
+  readonly deprecation?: string;
 }
 
 /** A CatalogSource's content as loaded. */
@@ -72,19 +76,38 @@ const versionOf = (props: readonly ContentProperty[]): string => {
 /** From a loaded FBC (the bundles' properties come from their blobs, values re-encoded as JSON text). */
 export function contentFromFbc(catalog: Catalog, origin: string, now: Date): CatalogContent {
   const cfg = catalog.config;
+  // olm.deprecations entries by package, schema and name (the message as the registry serves it)
+  const deprecated = new Map<string, string>();
+  for (const d of cfg.deprecations) for (const e of d.entries) deprecated.set(`${d.package}\u0000${e.reference.schema}\u0000${e.reference.name}`, e.message);
+  const deprecation = (pkg: string, schema: string, name: string): { deprecation?: string } => {
+    const m = deprecated.get(`${pkg}\u0000${schema}\u0000${name}`);
+    return m === undefined ? {} : { deprecation: m };
+  };
   const packages: ContentPackage[] = cfg.packages.map((p) => ({
     name: p.name,
     defaultChannel: p.defaultChannel,
     channels: cfg.channels
       .filter((c) => c.package === p.name)
-      .map((c) => ({ name: c.name, entries: c.entries.map((e) => ({ name: e.name, replaces: e.replaces, skips: [...e.skips], skipRange: e.skipRange })) })),
+      .map((c) => ({
+        name: c.name,
+        entries: c.entries.map((e) => ({ name: e.name, replaces: e.replaces, skips: [...e.skips], skipRange: e.skipRange })),
+        ...deprecation(p.name, 'olm.channel', c.name),
+      })),
+    ...deprecation(p.name, 'olm.package', ''),
   }));
   const bundles: ContentBundle[] = [];
   for (const meta of catalog.metas) {
     if (meta.schema !== SCHEMA_BUNDLE) continue;
     const blob = JSON.parse(meta.json.toString('utf8')) as { name?: string; package?: string; image?: string; properties?: { type?: string; value?: unknown }[] };
     const properties = (blob.properties ?? []).map((p) => ({ type: String(p.type ?? ''), value: JSON.stringify(p.value ?? null) }));
-    bundles.push({ name: blob.name ?? '', package: blob.package ?? '', image: blob.image ?? '', version: versionOf(properties), properties });
+    bundles.push({
+      name: blob.name ?? '',
+      package: blob.package ?? '',
+      image: blob.image ?? '',
+      version: versionOf(properties),
+      properties,
+      ...deprecation(blob.package ?? '', 'olm.bundle', blob.name ?? ''),
+    });
   }
   return { origin, loadedAt: now.toISOString(), packages, bundles };
 }
@@ -102,7 +125,9 @@ export async function contentFromRegistry(client: RegistryClient, origin: string
       entries: listed
         .filter((b) => b.packageName === p.name && b.channelName === ch.name)
         .map((b) => ({ name: b.csvName, replaces: b.replaces, skips: [...b.skips], skipRange: b.skipRange })),
+      ...(ch.deprecation && { deprecation: ch.deprecation.message }),
     })),
+    ...(p.deprecation && { deprecation: p.deprecation.message }),
   }));
   const seen = new Set<string>();
   const bundles: ContentBundle[] = [];
@@ -111,7 +136,14 @@ export async function contentFromRegistry(client: RegistryClient, origin: string
     if (seen.has(key)) continue;
     seen.add(key);
     const properties = b.properties.map((p) => ({ type: p.type, value: p.value }));
-    bundles.push({ name: b.csvName, package: b.packageName, image: b.bundlePath, version: b.version || versionOf(properties), properties });
+    bundles.push({
+      name: b.csvName,
+      package: b.packageName,
+      image: b.bundlePath,
+      version: b.version || versionOf(properties),
+      properties,
+      ...(b.deprecation && { deprecation: b.deprecation.message }),
+    });
   }
   return { origin, loadedAt: now.toISOString(), packages, bundles };
 }

@@ -8,13 +8,16 @@ import { Informer, isNotFound, stripManagedFields, updateStatus } from '../../sh
 import type { Cache, ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
 import { registryAccess, type RegistryFlagOptions } from '../../shared/manager/index.ts';
 import type { RegistryClientOptions } from '../registryclient/index.ts';
-import { findBundle, findPackage } from './content.ts';
+import type { RegistryClient as ImageRegistry } from '../../shared/image/index.ts';
+import { contentFromFbc, contentFromRegistry, findBundle, findPackage } from './content.ts';
 import { catalogSourceMetrics } from './metrics.ts';
 import { newCatalogSourceReconciler, type ContentRegistry } from './reconciler.ts';
 import { addressSources, imageSources } from './sources.ts';
 
 export type { CatalogContent, ContentBundle, ContentChannel, ContentChannelEntry, ContentPackage, ContentProperty } from './content.ts';
-export { findBundle, findPackage };
+export { contentFromFbc, contentFromRegistry, findBundle, findPackage };
+export type { ImageSources, ImageSourcesOptions } from './sources.ts';
+export { imageSources } from './sources.ts';
 export type { ContentRegistry } from './reconciler.ts';
 export { configMapUnsupportedMessage, sourceTypeProblem } from './reconciler.ts';
 export { parseGoDuration, pollInterval } from './interval.ts';
@@ -37,6 +40,8 @@ export interface CatalogSourceParts extends ManagerParts {
   readonly controller: Controller;
   /** Each CatalogSource's loaded content, by namespace and name. */
   readonly contents: ContentRegistry;
+  /** The process's image registry client (pull secrets and CAs from the flags), for other image readers. */
+  readonly registry: ImageRegistry;
 }
 
 export function catalogSourceSetup(options: CatalogSourceOptions): (ctx: ManagerContext) => Promise<CatalogSourceParts> {
@@ -98,7 +103,7 @@ export function catalogSourceSetup(options: CatalogSourceOptions): (ctx: Manager
       addresses.close();
       await registry.close();
     };
-    return { informers, controllers: [controller], runnables: [closeWhenStopped], catalogSources, controller, contents: reconciler };
+    return { informers, controllers: [controller], runnables: [closeWhenStopped], catalogSources, controller, contents: reconciler, registry };
   };
 }
 

@@ -13,7 +13,7 @@ import {
   type RequirementStatus,
   type StrategyDeploymentPermissions,
 } from '../../../api/operators/index.ts';
-import { goJSONMarshal } from '../../shared/gocompat/index.ts';
+import { goJSONValue } from '../../shared/gocompat/index.ts';
 import { isCopied } from './phase.ts';
 import { rulesFor, ruleSatisfied, serviceAccountUser, type PolicyRule, type RbacSource } from './rbac.ts';
 
@@ -225,7 +225,7 @@ export function marshalRule(rule: PolicyRule): string {
     const v = rule[k];
     if (v && v.length > 0) out[k] = v;
   }
-  return goJSONMarshal(out);
+  return goJSONValue(out);
 }
 
 const ownedByOtherCSV = (sa: ServiceAccountInfo, csv: ClusterServiceVersion): boolean => {

@@ -110,6 +110,9 @@ export class RevisionApplier implements BundleApplier {
       target = await this.store.create(name, (target?.number ?? 0) + 1, bundle, phases, fp, signal);
       heads = [...heads, target];
       this.#log.info('recorded revision', { clusterExtension: name, revision: target.name, bundle: bundle.name });
+    } else if (bundle.properties !== undefined && target.bundle.properties === undefined) {
+      // A record from before revisions kept the bundle's properties: add them to its head.
+      await this.store.recordProperties(target, bundle.properties, signal);
     }
     return this.#rollout(client, name, target, phases, heads, signal, checked);
   }

@@ -7,8 +7,8 @@ export { ESTABLISH_REQUESTED, STUCK_CRD_MS, establishAction, probe, probeAll } f
 export type { Remaining } from './teardown.ts';
 export { describeRemaining } from './teardown.ts';
 export type { RevisionRecord } from './record.ts';
-export { CHUNK_BYTES, decodeRecord, encodeRecord, ownedBy, revisionName, sanitize } from './record.ts';
+export { BundlePropertiesAnnotation, CHUNK_BYTES, decodeRecord, encodeRecord, ownedBy, revisionName, sanitize } from './record.ts';
 export type { RevisionHead } from './store.ts';
-export { RevisionSecretType, RevisionStore } from './store.ts';
+export { RevisionHeadsSelector, RevisionSecretType, RevisionStore, readRevisionHead } from './store.ts';
 export type { OwnedObjectWatcherOptions } from './watch.ts';
 export { OwnedObjectWatcher, drifted } from './watch.ts';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import { buildPhases, buildRecord, decodeRecord, encodeRecord, fingerprint, ownedBy, sanitize } from './record.ts';
+import { bundleAnnotations, bundleFromAnnotations, buildPhases, buildRecord, decodeRecord, encodeRecord, fingerprint, ownedBy, sanitize } from './record.ts';
 
 const bundle = { package: 'pkg', name: 'pkg.v1.0.0', version: '1.0.0', image: 'registry/pkg@sha256:abc' };
 
@@ -52,6 +52,17 @@ describe('revision records', () => {
     const c: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns' } };
     expect(fingerprint(bundle, buildPhases([a, c], 'e'))).toBe(fingerprint(bundle, buildPhases([c, b], 'e')));
     expect(fingerprint(bundle, buildPhases([a], 'e'))).not.toBe(fingerprint({ ...bundle, version: '1.0.1' }, buildPhases([a], 'e')));
+  });
+
+  it('records the bundle’s properties as upstream’s olm.properties annotation, outside the fingerprint', () => {
+    const a: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns' } };
+    const props = '[{"type":"olm.maxOpenShiftVersion","value":"4.22"}]';
+    const withProps = { ...bundle, properties: props };
+    expect(buildRecord('e', 1, withProps, buildPhases([a], 'e')).metadata.annotations['olm.properties']).toBe(props);
+    expect(bundleFromAnnotations(bundleAnnotations(withProps))).toEqual(withProps);
+    expect(bundleFromAnnotations(bundleAnnotations(bundle))).toEqual(bundle);
+    // A record written before properties were kept still matches the same bundle and objects.
+    expect(fingerprint(withProps, buildPhases([a], 'e'))).toBe(fingerprint(bundle, buildPhases([a], 'e')));
   });
 
   it('round-trips through gzip and chunks, and refuses bytes that do not match the digest', () => {

@@ -49,6 +49,9 @@ export function ownedBy(obj: KubeObject | undefined, extension: string): boolean
   return l?.[OwnerKindKey] === ClusterExtensionKind && l[OwnerNameKey] === extension;
 }
 
+/** The annotation upstream copies the bundle's properties (its CSV's `olm.properties`) into, on a ClusterObjectSet. */
+export const BundlePropertiesAnnotation = 'olm.properties';
+
 /** The bundle metadata annotations of a revision (upstream puts the same keys on a ClusterObjectSet). */
 export function bundleAnnotations(bundle: BundleRef): Record<string, string> {
   return {
@@ -57,6 +60,7 @@ export function bundleAnnotations(bundle: BundleRef): Record<string, string> {
     [BundleVersionKey]: bundle.version,
     ...(bundle.release !== undefined && { [BundleReleaseKey]: bundle.release }),
     [BundleReferenceKey]: bundle.image,
+    ...(bundle.properties !== undefined && { [BundlePropertiesAnnotation]: bundle.properties }),
   };
 }
 
@@ -69,6 +73,7 @@ export function bundleFromAnnotations(a: Readonly<Record<string, string>> | unde
     version: a[BundleVersionKey] ?? '',
     ...(a[BundleReleaseKey] !== undefined && { release: a[BundleReleaseKey] }),
     image: a[BundleReferenceKey] ?? '',
+    ...(a[BundlePropertiesAnnotation] !== undefined && { properties: a[BundlePropertiesAnnotation] }),
   };
 }
 
@@ -100,10 +105,14 @@ export function canonicalJSON(value: unknown): string {
   });
 }
 
-/** sha256 of the bundle and its phased objects: equal fingerprints need no new revision. */
+/**
+ * sha256 of the bundle and its phased objects: equal fingerprints need no new revision. The bundle's properties
+ * are left out: they come with the bundle image, and records written before they were kept must still match.
+ */
 export function fingerprint(bundle: BundleRef, phases: readonly Phase[]): string {
+  const { properties: _properties, ...identity } = bundle;
   const h = createHash('sha256');
-  h.update(canonicalJSON({ bundle, phases }));
+  h.update(canonicalJSON({ bundle: identity, phases }));
   return `sha256:${h.digest('hex')}`;
 }
 

@@ -10,6 +10,7 @@ import { ignoreNotFound, isAlreadyExists, type KubeClient } from '../../shared/k
 import type { BundleRef } from '../controller/index.ts';
 import type { Phase } from './phases.ts';
 import {
+  BundlePropertiesAnnotation,
   bundleAnnotations,
   bundleFromAnnotations,
   buildRecord,
@@ -164,6 +165,15 @@ export class RevisionStore {
     await this.#annotate(head, { [SucceededAnnotation]: 'True' }, signal);
   }
 
+  /**
+   * Adds the bundle's properties to a head written before revisions kept them (its data is immutable, its
+   * annotations are not), so OpenShift's gating reads them without a new revision.
+   */
+  async recordProperties(head: RevisionHead, properties: string, signal?: AbortSignal): Promise<void> {
+    if (head.bundle.properties !== undefined) return;
+    await this.#annotate(head, { [BundlePropertiesAnnotation]: properties }, signal);
+  }
+
   async archive(head: RevisionHead, signal?: AbortSignal): Promise<void> {
     if (head.archived) return;
     await this.#annotate(head, { [LifecycleStateAnnotation]: 'Archived' }, signal);
@@ -186,6 +196,17 @@ export class RevisionStore {
     }
     this.#cache.delete(head.uid);
   }
+}
+
+/** Selects every revision head (not chunks) of every ClusterExtension, for readers outside the applier. */
+export const RevisionHeadsSelector = `${OwnerKindKey}=${ClusterExtensionKind},!${RevisionChunkKey}`;
+
+/** A revision head Secret read by someone else (e.g. OpenShift's gating): its extension and head; undefined for other Secrets. */
+export function readRevisionHead(s: KubeObject & { type?: string }): { readonly extension: string; readonly head: RevisionHead } | undefined {
+  const labels = s.metadata.labels ?? {};
+  if (s.type !== RevisionSecretType || labels[OwnerKindKey] !== ClusterExtensionKind || labels[RevisionChunkKey] !== undefined) return undefined;
+  const extension = labels[OwnerNameKey];
+  return extension === undefined ? undefined : { extension, head: toHead(s) };
 }
 
 function toHead(s: Secret): RevisionHead {

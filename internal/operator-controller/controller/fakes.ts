@@ -14,6 +14,7 @@ import type {
   InstallPreflight,
   InstalledBundle,
   RenderRequest,
+  RenderedBundle,
   Resolution,
   UninstallOutcome,
 } from './ports.ts';
@@ -80,8 +81,8 @@ export class FakeUnpacker implements BundleUnpacker {
 
 export class FakeRenderer implements BundleRenderer {
   readonly requests: { dir: string; request: RenderRequest }[] = [];
-  renderAnswer: Answer<KubeObject[]> = { value: [{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa', namespace: 'ns' } }] };
-  render(dir: string, request: RenderRequest): Promise<KubeObject[]> {
+  renderAnswer: Answer<RenderedBundle> = { value: { objects: [{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa', namespace: 'ns' } }] } };
+  render(dir: string, request: RenderRequest): Promise<RenderedBundle> {
     this.requests.push({ dir, request });
     return answer(this.renderAnswer);
   }

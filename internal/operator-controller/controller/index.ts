@@ -1,5 +1,5 @@
 // The ClusterExtension pipeline: the ports each stage implements (ports.ts), the steps over them (steps.ts), the
-// reconciler that runs the step list and writes status (reconciler.ts); its Events go through internal/shared/kube's recorder. See README.md.
+// reconciler that runs the step list and writes status (reconciler.ts). See README.md.
 export type {
   ApplyOutcome,
   BundleApplier,
@@ -10,6 +10,7 @@ export type {
   InstallPreflight,
   InstalledBundle,
   RenderRequest,
+  RenderedBundle,
   Resolution,
   UninstallOutcome,
 } from './ports.ts';
@@ -35,4 +36,3 @@ export {
   type ExtensionStepPorts,
   type Finalizers,
 } from './steps.ts';
-export { eventRecorder, type EventRecorder } from '../../shared/kube/index.ts';

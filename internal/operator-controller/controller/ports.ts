@@ -14,6 +14,12 @@ export interface BundleRef {
   readonly release?: string;
   /** Bundle image reference (`olm.bundle` image). */
   readonly image: string;
+  /**
+   * The bundle's properties as its CSV's `olm.properties` annotation holds them (metadata/properties.yaml merged
+   * in), a JSON array: recorded on the revision as upstream's ClusterObjectSet carries it, for OpenShift's upgrade
+   * gating. Absent when the bundle has none, and on records written before it was kept.
+   */
+  readonly properties?: string;
 }
 
 /** What the cluster says is installed (read back from the applier's revision records). */
@@ -49,9 +55,15 @@ export interface RenderRequest {
   readonly config?: unknown;
 }
 
+/** A rendered bundle: the objects to apply, and the bundle's properties (`BundleRef.properties`). */
+export interface RenderedBundle {
+  readonly objects: KubeObject[];
+  readonly properties?: string;
+}
+
 export interface BundleRenderer {
   /** Plain manifests of a registry+v1 bundle directory; throws a TerminalError for an invalid bundle. */
-  render(dir: string, request: RenderRequest): Promise<KubeObject[]>;
+  render(dir: string, request: RenderRequest): Promise<RenderedBundle>;
 }
 
 export interface InstallPreflight {

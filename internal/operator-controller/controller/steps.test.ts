@@ -281,6 +281,19 @@ describe('unpack, render, preflights: failures name the resolved bundle', () => 
     expect(await render({ renderer }).run(state, signal)).toBeUndefined();
     expect(renderer.requests).toEqual([{ dir: '/bundles/x', request: { installNamespace: 'demo-ns', config: { watchNamespace: 'w' } } }]);
     expect(state.objects).toHaveLength(1);
+    expect(state.bundleProperties).toBeUndefined();
+  });
+
+  it('the bundle’s properties from render go to the applier with the bundle (recorded on the revision)', async () => {
+    const renderer = new FakeRenderer();
+    const props = '[{"type":"olm.maxOpenShiftVersion","value":"4.22"}]';
+    renderer.renderAnswer = { value: { objects: [], properties: props } };
+    const state = resolvedState();
+    state.dir = '/bundles/x';
+    await render({ renderer }).run(state, signal);
+    const applier = new FakeApplier();
+    await apply({ applier }).run(state, signal);
+    expect(applier.applied.map((a) => a.bundle)).toEqual([{ ...bundle('2.0.0'), properties: props }]);
   });
 
   it('a terminal render error stays terminal (Blocked) on an upgrade, with an UpgradeFailed event', async () => {

@@ -10,7 +10,7 @@
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
 import { errorMessage, isTerminal, TerminalError, type Step, type StepOutcome } from '../../shared/controller/index.ts';
-import { addFinalizer, hasFinalizer, removeFinalizer, type KubeClient } from '../../shared/kube/index.ts';
+import { addFinalizer, hasFinalizer, removeFinalizer, type EventRecorder, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import {
   setAvailable,
@@ -20,7 +20,6 @@ import {
   setProgressing,
   wrapWithResolution,
 } from '../status/index.ts';
-import type { EventRecorder } from '../../shared/kube/index.ts';
 import type { BundleApplier, BundleRenderer, BundleResolver, BundleUnpacker, InstallPreflight, InstalledBundle, Resolution } from './ports.ts';
 
 /** Removes everything the extension installed before the ClusterExtension goes away. */
@@ -42,6 +41,8 @@ export interface ExtensionState {
   resolution?: Resolution;
   dir?: string;
   objects?: KubeObject[];
+  /** The bundle's `olm.properties` (from render), recorded with the revision. */
+  bundleProperties?: string;
 }
 
 /** The cleanup finalizer on the extension itself. */
@@ -266,7 +267,9 @@ export function render(p: Pick<ExtensionStepPorts, 'renderer' | 'events'>): Exte
       try {
         if (state.dir === undefined) throw new Error('the pipeline reached render before unpack');
         const config = ext.spec!.config?.inline;
-        state.objects = await p.renderer.render(state.dir, { installNamespace: ext.spec!.namespace, ...(config !== undefined && { config }) });
+        const rendered = await p.renderer.render(state.dir, { installNamespace: ext.spec!.namespace, ...(config !== undefined && { config }) });
+        state.objects = rendered.objects;
+        if (rendered.properties !== undefined) state.bundleProperties = rendered.properties;
       } catch (err) {
         return failForBundle(state, p.events, err);
       }
@@ -298,7 +301,8 @@ export function apply(p: Pick<ExtensionStepPorts, 'applier' | 'events'>): Extens
       const { ext } = state;
       let applied;
       try {
-        applied = await p.applier.apply(ext, resolved(state).bundle, state.objects ?? [], signal);
+        const { bundle } = resolved(state);
+        applied = await p.applier.apply(ext, state.bundleProperties === undefined ? bundle : { ...bundle, properties: state.bundleProperties }, state.objects ?? [], signal);
       } catch (err) {
         return failForBundle(state, p.events, err);
       }

@@ -10,7 +10,7 @@ import { canonicalJSON, GO_YAML_SCHEMA } from '../../shared/fbc/index.ts';
 // decodeDocuments is not on the fbc surface: it is apimachinery's YAMLOrJSONDecoder, which the
 // bundle source uses too.
 import { decodeDocuments } from '../../shared/fbc/index.ts';
-import { goJSONString, goJSONValue } from './names.ts';
+import { goJSONString, goJSONValue } from '../../shared/gocompat/index.ts';
 import type { ClusterServiceVersion } from './types.ts';
 
 export const PACKAGE_ANNOTATION = 'operators.operatorframework.io.bundle.package.v1';

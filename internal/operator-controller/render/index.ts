@@ -6,7 +6,7 @@ export type { CertConfig, CertificateProvider, CertSecretInfo } from './certprov
 export { bundleConfigSchema, configErrors, formatConfigErrors } from './config.ts';
 export type { DeploymentConfig } from '../../shared/registryv1/index.ts';
 export { GENERATORS } from './generators.ts';
-export { objectNameForBaseAndSuffix, uniqueName } from './names.ts';
+export { goPolicyRule, objectNameForBaseAndSuffix, uniqueName } from './names.ts';
 export { registryV1Renderer, renderBundle, renderRegistryV1, RenderError } from './render.ts';
 export type { RenderErrorKind, RenderOptions } from './render.ts';
 export { sortForGolden } from './order.ts';

@@ -2,6 +2,7 @@
 // yield 64 characters when base+suffix is exactly 63) and DefaultUniqueNameGenerator, whose suffix
 // is base36(sha224(Go encoding/json of the permission + "\n")).
 import { createHash } from 'node:crypto';
+import { goJSONString } from '../../shared/gocompat/index.ts';
 import type { PolicyRule, StrategyDeploymentPermissions } from './types.ts';
 
 const MAX_NAME = 63;
@@ -11,16 +12,11 @@ export function objectNameForBaseAndSuffix(base: string, suffix: string): string
   return `${base}-${suffix}`;
 }
 
-/** A Go encoding/json string: HTML-safe (`<>&` escaped) and U+2028/U+2029 escaped. */
-export function goJSONString(s: string): string {
-  return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
 const goStrings = (items: readonly string[] | null | undefined): string =>
-  items == null ? 'null' : `[${items.map(goJSONString).join(',')}]`;
+  items == null ? 'null' : `[${items.map((s) => goJSONString(s)).join(',')}]`;
 
 /** rbacv1.PolicyRule in struct order: verbs (always), apiGroups, resources, resourceNames, nonResourceURLs (omitempty). */
-function goPolicyRule(r: PolicyRule): string {
+export function goPolicyRule(r: PolicyRule): string {
   const parts = [`"verbs":${goStrings(r.verbs)}`];
   const opt = (key: keyof PolicyRule, items: readonly string[] | undefined): void => {
     if (items && items.length > 0) parts.push(`"${key}":${goStrings(items)}`);
@@ -44,14 +40,3 @@ export function permissionHash(p: StrategyDeploymentPermissions): string {
 }
 
 export const uniqueName = (base: string, p: StrategyDeploymentPermissions): string => objectNameForBaseAndSuffix(base, permissionHash(p));
-
-/** Compact JSON as Go writes a json.RawMessage (HTML-safe strings); `sortKeys` for values that came through YAML. */
-export function goJSONValue(v: unknown, sortKeys = false): string {
-  if (v === null || v === undefined) return 'null';
-  if (typeof v === 'string') return goJSONString(v);
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) return `[${v.map((x) => goJSONValue(x, sortKeys)).join(',')}]`;
-  const keys = Object.keys(v);
-  if (sortKeys) keys.sort();
-  return `{${keys.map((k) => `${goJSONString(k)}:${goJSONValue((v as Record<string, unknown>)[k], sortKeys)}`).join(',')}}`;
-}

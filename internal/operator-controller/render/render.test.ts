@@ -208,7 +208,7 @@ describe('renderRegistryV1', () => {
     expect(refused).toBeInstanceOf(RenderError);
     expect((refused as Error).message).toBe('unsupported bundle: webhookDefinitions are not supported: certificate provider is nil');
     const installed = await registryV1Renderer().render(dir, { installNamespace: 'rmq' });
-    expect(installed.filter((o) => o.kind === 'Certificate' || o.kind === 'Issuer').map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+    expect(installed.objects.filter((o) => o.kind === 'Certificate' || o.kind === 'Issuer').map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
       'Issuer/messaging-topology-operator-service-cert-selfsigned-issuer',
       'Certificate/messaging-topology-operator-service-cert',
     ]);
@@ -224,6 +224,13 @@ describe('renderRegistryV1', () => {
     const missing = await renderer.render('/nonexistent', { installNamespace: 'ns' }).catch((e: unknown) => e);
     expect(missing).not.toBeInstanceOf(TerminalError);
     expect((missing as Error).message).toBe('open metadata/annotations.yaml: no such file or directory');
-    expect(await renderer.render(dir, { installNamespace: 'ns', watchNamespace: 'ns' })).toHaveLength(14);
+    expect((await renderer.render(dir, { installNamespace: 'ns', watchNamespace: 'ns' })).objects).toHaveLength(14);
+  });
+
+  it('the controller port gives the bundle’s olm.properties (metadata/properties.yaml merged in), as upstream records it', async () => {
+    const renderer = registryV1Renderer();
+    const demo = (v: string): string => join(import.meta.dirname, '../../../demo/bundles', `demo-operator.v${v}`);
+    expect((await renderer.render(demo('0.1.0'), { installNamespace: 'demo' })).properties).toBe('[{"type":"olm.maxOpenShiftVersion","value":"4.22"}]');
+    expect((await renderer.render(demo('0.3.0'), { installNamespace: 'demo' })).properties).toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { ReasonInvalidConfiguration } from '../../../api/v1/index.ts';
 import { TerminalError } from '../../shared/controller/index.ts';
-import type { BundleRenderer, RenderRequest } from '../controller/index.ts';
+import type { BundleRenderer, RenderedBundle, RenderRequest } from '../controller/index.ts';
 import { loadRegistryV1, type RegistryV1 } from './bundle.ts';
 import { CERT_PROVIDERS, type CertificateProvider } from './certproviders.ts';
 import { bundleConfigSchema, configErrors, formatConfigErrors } from './config.ts';
@@ -138,9 +138,13 @@ export async function renderBundle(dir: string, opts: RenderOptions): Promise<Ku
 export function registryV1Renderer(defaults: Pick<RenderOptions, 'certProvider'> = {}): BundleRenderer {
   const certProvider = defaults.certProvider === undefined ? 'cert-manager' : defaults.certProvider;
   return {
-    async render(dir: string, request: RenderRequest): Promise<KubeObject[]> {
+    async render(dir: string, request: RenderRequest): Promise<RenderedBundle> {
       try {
-        return await renderBundle(dir, { ...request, certProvider, requireCertProviderForWebhooks: true });
+        const bundle = await loadRegistryV1(dir);
+        const objects = renderRegistryV1(bundle, { ...request, certProvider, requireCertProviderForWebhooks: true });
+        // As upstream's revision generator: the CSV's olm.properties (properties.yaml merged in), when it has one.
+        const properties = bundle.csv.metadata.annotations?.['olm.properties'];
+        return properties === undefined ? { objects } : { objects, properties };
       } catch (err) {
         if (err instanceof RenderError && err.kind === 'InvalidConfiguration') {
           throw new TerminalError(ReasonInvalidConfiguration, err.message, { cause: err });

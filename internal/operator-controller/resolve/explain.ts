@@ -55,6 +55,8 @@ export interface CatalogExplanation {
     | 'candidate';
   /** The content client's error text (status `error`). */
   readonly error?: string | undefined;
+  /** Status `error` of a selected catalog catalogd does not report Serving: it blocks resolution until it serves. */
+  readonly notServed?: boolean | undefined;
   readonly bundles: readonly BundleExplanation[];
   /** The catalog's best candidate (status `candidate`). */
   readonly candidate?: string | undefined;
@@ -137,6 +139,11 @@ export function formatExplanation(e: Explanation): string[] {
         continue;
       case 'error':
         lines.push(`${head}: error: ${c.error ?? ''}`);
+        if (c.notServed) {
+          lines.push(
+            `  a selected catalog that is not served blocks resolution, so a lower-priority catalog cannot win by accident: fix its source (kubectl get clustercatalog ${c.catalog} -o yaml), or set spec.availabilityMode: Unavailable on it to leave it out`,
+          );
+        }
         continue;
       case 'package-absent':
         lines.push(`${head}: package ${goQuote(e.packageName)} not found`);

@@ -350,9 +350,16 @@ describe('explain mode', () => {
     );
   });
   it('a catalog that cannot be read is named', async () => {
-    const err = await failure(fakeResolver({ a: { content: EMPTY }, b: { error: 'catalog "b" is not being served' } }).resolveBundle(buildExtension(PKG, [], ''), undefined));
+    const err = await failure(
+      fakeResolver({ a: { content: EMPTY }, b: { error: 'catalog "b" is not being served', served: false } }).resolveBundle(buildExtension(PKG, [], ''), undefined),
+    );
     expect(err.message).toBe(`error walking catalogs: error getting package "${PKG}" from catalog "b": catalog "b" is not being served`);
-    expect(formatExplanation(err.explanation!)).toEqual([`catalog "a" (priority 0): package "${PKG}" not found`, 'catalog "b" (priority 0): error: catalog "b" is not being served']);
+    // the condition keeps upstream's text; the explanation names the catalog and the two ways out
+    expect(formatExplanation(err.explanation!)).toEqual([
+      `catalog "a" (priority 0): package "${PKG}" not found`,
+      'catalog "b" (priority 0): error: catalog "b" is not being served',
+      '  a selected catalog that is not served blocks resolution, so a lower-priority catalog cannot win by accident: fix its source (kubectl get clustercatalog b -o yaml), or set spec.availabilityMode: Unavailable on it to leave it out',
+    ]);
   });
   it('lists unselected catalogs', async () => {
     const ext = buildExtension(PKG, [], '');

@@ -5,7 +5,7 @@
 // Every run also records what happened to each bundle (explain mode).
 import { performance } from 'node:perf_hooks';
 import type { ClusterCatalog, ClusterExtension } from '../../../api/v1/index.ts';
-import { AvailabilityModeUnavailable, UpgradeConstraintPolicySelfCertified } from '../../../api/v1/index.ts';
+import { AvailabilityModeUnavailable, TypeServing, UpgradeConstraintPolicySelfCertified } from '../../../api/v1/index.ts';
 import type { DeclChannel, DeclDeprecation } from '../../shared/fbc/index.ts';
 import { labelSelectorAsSelector, labelsEverything } from '../../shared/kube/index.ts';
 import type { CatalogContentClient, PackageBundle, PackageContent } from '../contentclient/index.ts';
@@ -219,7 +219,8 @@ export class CatalogResolver implements BundleResolver {
       try {
         content = await this.#o.content.getPackage(cat, want.packageName, signal);
       } catch (err) {
-        explained.push({ catalog: name, priority, status: 'error', error: (err as Error).message, bundles: [] });
+        const served = cat.status?.conditions?.some((c) => c.type === TypeServing && c.status === 'True') ?? false;
+        explained.push({ catalog: name, priority, status: 'error', error: (err as Error).message, notServed: !served, bundles: [] });
         throw new ResolutionError(msg.walkingCatalogs(msg.gettingPackage(want.packageName, name, (err as Error).message)), explainOf(want, explained), {
           cause: err,
         });

@@ -53,12 +53,15 @@ export interface FakeCatalog {
   readonly content?: PackageContent;
   readonly error?: string;
   readonly spec?: Partial<ClusterCatalogSpec>;
+  /** Whether catalogd reports it Serving (default true). */
+  readonly served?: boolean;
 }
 
-export function catalogObject(name: string, spec: Partial<ClusterCatalogSpec> = {}): ClusterCatalog {
+export function catalogObject(name: string, spec: Partial<ClusterCatalogSpec> = {}, served = true): ClusterCatalog {
   return {
     metadata: { name, labels: { 'olm.operatorframework.io/metadata.name': name } },
     spec: { source: { type: 'Image', image: { ref: `quay.io/catalogs/${name}:latest` } }, ...spec },
+    ...(served && { status: { conditions: [{ type: 'Serving', status: 'True', reason: 'Available', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }] } }),
   };
 }
 
@@ -73,7 +76,7 @@ export function fakeResolver(catalogs: Record<string, FakeCatalog>, options: Par
       return Promise.resolve(holds ? (c.content as PackageContent) : EMPTY);
     },
   };
-  const list = Object.entries(catalogs).map(([name, c]) => catalogObject(name, c.spec));
+  const list = Object.entries(catalogs).map(([name, c]) => catalogObject(name, c.spec, c.served ?? true));
   return new CatalogResolver({ listCatalogs: () => list, content, ...options });
 }
 

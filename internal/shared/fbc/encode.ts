@@ -5,6 +5,7 @@
 
 import { compareGoStrings, ownString } from './go.ts';
 import type { Meta } from './load.ts';
+import { goJSONString } from '../gocompat/index.ts';
 
 /** One blob's place in catalog.jsonl. `length` includes the trailing newline. */
 export interface BlobIndexEntry {
@@ -258,7 +259,7 @@ export class BlobIndex {
       let first = true;
       for (let id = 0; id < c.values.length; id++) {
         if (st[id] === st[id + 1]) continue;
-        let piece = `${first ? '' : ','}${goJSONString(c.values[id]!)}:[`;
+        let piece = `${first ? '' : ','}${goJSONString(c.values[id]!, { html: false })}:[`;
         for (let k = st[id]!; k < st[id + 1]!; k++) {
           const i = order[k]!;
           piece += `${k === st[id] ? '' : ','}[${c.offsets[i]!},${c.lengths[i]!}]`;
@@ -277,11 +278,6 @@ export class BlobIndex {
     for (const piece of this.catalogdJSON()) out += piece;
     return out;
   }
-}
-
-/** A JSON string as Go's encoding/json writes it without HTML escaping (U+2028/9 escaped). */
-function goJSONString(s: string): string {
-  return JSON.stringify(s).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
 export interface EncodedCatalog {

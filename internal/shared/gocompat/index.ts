@@ -1,7 +1,9 @@
 // Go and Kubernetes compatibility helpers: the one home for Go's string quoting and trimming and apimachinery's
 // name validation. See README.md.
+export { goJSONString, goJSONValue } from './json.ts';
+export type { GoJSONValue } from './json-decode.ts';
+export { GoJSONSyntaxError, goJSONField, goJSONParse } from './json-decode.ts';
 export { goQuote, goSplitN, goStringSlice, goTrimSpace, isGoSpace } from './go.ts';
-export { goJSONMarshal } from './json.ts';
 export {
   DNS1123_LABEL,
   DNS1123_LABEL_FMT,

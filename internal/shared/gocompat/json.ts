@@ -1,10 +1,22 @@
-// encoding/json's Marshal text for values JSON.stringify already orders as Go would (struct fields in declaration
-// order, map keys sorted by the caller): Go additionally escapes <, >, & and U+2028/U+2029 inside strings.
+// Go's encoding/json output for the values this project hashes or writes byte for byte: strings (HTML-safe by
+// default, as json.Marshal and json.Encoder write them; U+2028/U+2029 always escaped) and compact values the way a
+// json.RawMessage is re-encoded.
 
-const GO_ESCAPED = /[<>&\u2028\u2029]/g;
-const GO_ESCAPES: Readonly<Record<string, string>> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
+/** A JSON string as Go's encoding/json writes it; `html: false` is an Encoder with SetEscapeHTML(false). */
+export function goJSONString(s: string, { html = true }: { readonly html?: boolean } = {}): string {
+  const quoted = JSON.stringify(s);
+  return html
+    ? quoted.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : quoted.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
 
-/** JSON text with Go's HTML-safe escapes (those characters only occur inside strings). */
-export function goJSONMarshal(value: unknown): string {
-  return JSON.stringify(value).replace(GO_ESCAPED, (c) => GO_ESCAPES[c]!);
+/** Compact JSON as Go writes a json.RawMessage (HTML-safe strings); `sortKeys` for values that came through YAML. */
+export function goJSONValue(v: unknown, sortKeys = false): string {
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'string') return goJSONString(v);
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (Array.isArray(v)) return `[${v.map((x) => goJSONValue(x, sortKeys)).join(',')}]`;
+  const keys = Object.keys(v);
+  if (sortKeys) keys.sort();
+  return `{${keys.map((k) => `${goJSONString(k)}:${goJSONValue((v as Record<string, unknown>)[k], sortKeys)}`).join(',')}}`;
 }

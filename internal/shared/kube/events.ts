@@ -1,4 +1,4 @@
-// Kubernetes Events about an object (installs, upgrades, failures, phase changes), as `kubectl describe`
+// Kubernetes Events (client-go's recorder for every controller of the project), as `kubectl describe`
 // and `kubectl get events` show them. Cluster-scoped objects' events live in `default`, as
 // client-go's recorder puts them. As client-go's correlator does, the same event (object, type,
 // reason, message) again within 10 minutes bumps `count` and `lastTimestamp` of the one already

@@ -48,6 +48,8 @@ export { Indexer, NAMESPACE_INDEX, byNamespace } from './cache.ts';
 export type { InformerEventType, InformerHandler, InformerOptions, InformerStats } from './informer.ts';
 export { Informer, stripManagedFields } from './informer.ts';
 export type { Mutation, RetryOptions, StatusUpdateOptions } from './helpers.ts';
+export type { EventRecorder } from './events.ts';
+export { eventRecorder } from './events.ts';
 export { addFinalizer, hasFinalizer, removeFinalizer, retryOnConflict, updateStatus } from './helpers.ts';
 export type { ElectionOutcome, Lease, LeaseSpec, LeaderElectionOptions } from './leader-election.ts';
 export { LeaderElector, microTime } from './leader-election.ts';
@@ -57,5 +59,3 @@ export type { KindRef, Logger, ObjectRef, WatchEvent, WatchEventType } from './t
 export { cacheKey, noopLogger, refOf } from './types.ts';
 export type { LabelMatcher } from './labels.ts';
 export { LabelSelectorError, labelSelectorAsSelector, labelValueErrors, labelsEverything, labelsNothing, qualifiedNameErrors } from './labels.ts';
-export type { EventRecorder } from './events.ts';
-export { eventRecorder } from './events.ts';

@@ -3,7 +3,7 @@
 // with another message) it is a new event, and one whose earlier copy is gone is created afresh.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventRecorder } from '../../../internal/operator-controller/controller/index.ts';
+import { eventRecorder } from '../../../internal/shared/kube/index.ts';
 import { KubeClient } from '../../../internal/shared/kube/index.ts';
 import { noopLogger } from '../../../internal/shared/observability/index.ts';
 import { adminKube, controlPlane } from '../../support/env.ts';

@@ -1,0 +1,246 @@
+// An InstallPlan's steps as upstream's catalog operator writes them (R/steps.go, R/rbac.go, OrderSteps): the bundle's
+// CSV (namespace, replaces, properties annotation set), its other objects (Secrets as the synthetic kind
+// BundleSecret), the ServiceAccounts, Roles, RoleBindings, ClusterRoles and ClusterRoleBindings of the CSV's
+// permissions, and a Subscription step for every resolved dependency nobody subscribed to.
+import { createHash } from 'node:crypto';
+import type { KubeObject, OwnerReference } from '../../../api/meta/v1.ts';
+import { StepStatusUnknown, type Step } from '../../../api/operators/index.ts';
+import { goPolicyRule, type RegistryV1 } from '../../operator-controller/render/index.ts';
+import { goJSONString } from '../../shared/gocompat/index.ts';
+import type { CatalogKey, Property } from '../resolver/index.ts';
+import { PropertiesAnnotation } from './sources.ts';
+
+const MAX_NAME = 63;
+export const BundleSecretKind = 'BundleSecret';
+/** Labels OLM puts on what it generates for a CSV (ownerutil.OwnerLabel) and the content hash of RBAC. */
+export const OwnerKey = 'olm.owner';
+export const OwnerNamespaceKey = 'olm.owner.namespace';
+export const OwnerKindKey = 'olm.owner.kind';
+export const ContentHashLabelKey = 'olm.permissions.hash';
+
+interface Rule {
+  [k: string]: unknown;
+  verbs?: string[] | null;
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+}
+interface Permission {
+  serviceAccountName?: string;
+  rules?: Rule[] | null;
+}
+interface Csv extends KubeObject {
+  spec?: { replaces?: string; install?: { strategy?: string; spec?: { permissions?: Permission[]; clusterPermissions?: Permission[] } } };
+}
+
+/** big.Int.Text(62) of a sha224 digest. */
+function base62(digest: Buffer): string {
+  const digits = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+  let n = BigInt(`0x${digest.toString('hex')}`);
+  if (n === 0n) return '0';
+  let out = '';
+  while (n > 0n) {
+    out = digits[Number(n % 62n)]! + out;
+    n /= 62n;
+  }
+  return out;
+}
+const sha224base62 = (text: string): string => base62(createHash('sha224').update(text).digest());
+
+const goRules = (rules: readonly Rule[] | null | undefined): string => (rules == null ? 'null' : `[${rules.map((r) => goPolicyRule(r)).join(',')}]`);
+const goPermission = (p: Permission): string => `{"serviceAccountName":${goJSONString(p.serviceAccountName ?? '')},"rules":${goRules(p.rules)}}`;
+
+/** R/rbac.go generateName: base-<base62(sha224(json.Encoder of o))>, the base cut so the name fits 63 characters. */
+function generateName(base: string, encoded: string): string {
+  const hash = sha224base62(`${encoded}\n`);
+  if (base.length + hash.length > MAX_NAME) base = base.slice(0, MAX_NAME - hash.length - 1);
+  return `${base}-${hash}`;
+}
+
+const omitEmpty = (key: string, value: string): string => (value === '' ? '' : `${goJSONString(key)}:${goJSONString(value)},`);
+
+interface Subject {
+  kind: string;
+  name: string;
+  namespace: string;
+}
+export function bindingHash(roleKind: string, roleName: string, subject: Subject): string {
+  const roleRef = `{"apiGroup":"rbac.authorization.k8s.io","kind":${goJSONString(roleKind)},"name":${goJSONString(roleName)}}`;
+  const subj = `{"kind":${goJSONString(subject.kind)},"name":${goJSONString(subject.name)}${subject.namespace ? `,"namespace":${goJSONString(subject.namespace)}` : ''}}`;
+  return sha224base62(`{"RoleRef":${roleRef},"Subjects":[${subj}]}`);
+}
+
+const nonBlockingOwner = (csv: Csv): OwnerReference => ({
+  apiVersion: 'operators.coreos.com/v1alpha1',
+  kind: 'ClusterServiceVersion',
+  name: csv.metadata.name ?? '',
+  uid: csv.metadata.uid ?? '',
+  controller: false,
+  blockOwnerDeletion: false,
+});
+const ownerLabels = (csv: Csv): Record<string, string> => ({
+  [OwnerKey]: csv.metadata.name ?? '',
+  [OwnerNamespaceKey]: csv.metadata.namespace ?? '',
+  [OwnerKindKey]: 'ClusterServiceVersion',
+});
+
+/** R/rbac.go RBACForClusterServiceVersion, flattened in NewServiceAccountStepResources' order (per service account). */
+export function rbacObjects(csv: Csv): KubeObject[] {
+  const ns = csv.metadata.namespace ?? '';
+  const csvName = csv.metadata.name ?? '';
+  const install = csv.spec?.install;
+  if (install?.strategy !== undefined && install.strategy !== 'deployment') {
+    throw new Error(`could not assert strategy implementation as deployment for CSV ${csvName}`);
+  }
+  interface Group {
+    sa: KubeObject;
+    objects: { roles: KubeObject[]; roleBindings: KubeObject[]; clusterRoles: KubeObject[]; clusterRoleBindings: KubeObject[] };
+  }
+  const groups = new Map<string, Group>();
+  const group = (sa: string, namespaced: boolean): Group => {
+    let g = groups.get(sa);
+    if (!g) {
+      const meta: Record<string, unknown> = { name: sa, ...(namespaced && { namespace: ns }), ownerReferences: [nonBlockingOwner(csv)] };
+      g = { sa: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta }, objects: { roles: [], roleBindings: [], clusterRoles: [], clusterRoleBindings: [] } };
+      groups.set(sa, g);
+    }
+    return g;
+  };
+  for (const p of install?.spec?.permissions ?? []) {
+    const sa = p.serviceAccountName ?? '';
+    const g = group(sa, true);
+    const name = generateName(`${csvName}-${sa}`, `{${omitEmpty('name', csvName)}"permission":${goPermission(p)}}`);
+    g.objects.roles.push({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name, namespace: ns, ownerReferences: [nonBlockingOwner(csv)], labels: { ...ownerLabels(csv), [ContentHashLabelKey]: sha224base62(goRules(p.rules)) } },
+      rules: p.rules ?? null,
+    } as KubeObject);
+    const subject = { kind: 'ServiceAccount', name: sa, namespace: ns };
+    g.objects.roleBindings.push({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name, namespace: ns, ownerReferences: [nonBlockingOwner(csv)], labels: { ...ownerLabels(csv), [ContentHashLabelKey]: bindingHash('Role', name, subject) } },
+      roleRef: { kind: 'Role', name, apiGroup: 'rbac.authorization.k8s.io' },
+      subjects: [subject],
+    } as KubeObject);
+  }
+  for (const p of install?.spec?.clusterPermissions ?? []) {
+    const sa = p.serviceAccountName ?? '';
+    const g = group(sa, false);
+    const name = generateName(csvName, `{${omitEmpty('name', csvName)}${omitEmpty('namespace', ns)}"permission":${goPermission(p)}}`);
+    g.objects.clusterRoles.push({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name, labels: { ...ownerLabels(csv), [ContentHashLabelKey]: sha224base62(goRules(p.rules)) } },
+      rules: p.rules ?? null,
+    } as KubeObject);
+    const subject = { kind: 'ServiceAccount', name: sa, namespace: ns };
+    g.objects.clusterRoleBindings.push({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name, namespace: ns, labels: { ...ownerLabels(csv), [ContentHashLabelKey]: bindingHash('ClusterRole', name, subject) } },
+      roleRef: { kind: 'ClusterRole', name, apiGroup: 'rbac.authorization.k8s.io' },
+      subjects: [subject],
+    } as KubeObject);
+  }
+  const out: KubeObject[] = [];
+  // upstream ranges over a Go map of service accounts; sorted here so a plan is deterministic
+  for (const [sa, g] of [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (sa !== 'default') out.push(g.sa);
+    out.push(...g.objects.roles, ...g.objects.roleBindings, ...g.objects.clusterRoles, ...g.objects.clusterRoleBindings);
+  }
+  return out;
+}
+
+/** projection.PropertiesAnnotationFromPropertyList: `{"properties":[…]}`, `{}` when there are none. */
+export function propertiesAnnotation(properties: readonly Property[]): string {
+  if (properties.length === 0) return '{}';
+  const items = properties.map((p) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(p.value);
+    } catch {
+      value = p.value;
+    }
+    return { type: p.type, value };
+  });
+  return JSON.stringify({ properties: items });
+}
+
+/** NewStepResourceFromObject: group/version/kind split from apiVersion, the manifest as JSON text, Secret → BundleSecret. */
+export function stepFor(resolving: string, obj: KubeObject, catalog: CatalogKey): Step {
+  const apiVersion = obj.apiVersion ?? '';
+  const slash = apiVersion.indexOf('/');
+  const kind = obj.kind ?? '';
+  return {
+    resolving,
+    resource: {
+      name: obj.metadata.name ?? obj.metadata.generateName ?? '',
+      kind: kind === 'Secret' && slash < 0 ? BundleSecretKind : kind,
+      group: slash < 0 ? '' : apiVersion.slice(0, slash),
+      version: slash < 0 ? apiVersion : apiVersion.slice(slash + 1),
+      manifest: JSON.stringify(obj),
+      sourceName: catalog.name,
+      sourceNamespace: catalog.namespace,
+    },
+    status: StepStatusUnknown,
+  };
+}
+
+export interface BundleStepOptions {
+  readonly namespace: string;
+  readonly replaces: string;
+  readonly catalog: CatalogKey;
+  /** The bundle's properties as the catalog serves them. */
+  readonly properties: readonly Property[];
+}
+
+/** NewStepsFromBundle for an unpacked registry+v1 bundle. Throws upstream's errors for a CSV without apiVersion/kind. */
+export function bundleSteps(bundle: RegistryV1, o: BundleStepOptions): Step[] {
+  const csv = structuredClone(bundle.csv) as unknown as Csv;
+  const name = csv.metadata.name ?? '';
+  if (!csv.apiVersion) throw new Error(`bundle CSV ${name} missing APIVersion`);
+  if (!csv.kind) throw new Error(`bundle CSV ${name} missing Kind`);
+  csv.metadata.namespace = o.namespace;
+  csv.spec = { ...csv.spec };
+  if (o.replaces) csv.spec.replaces = o.replaces;
+  else delete csv.spec.replaces;
+  csv.metadata.annotations = { ...csv.metadata.annotations, [PropertiesAnnotation]: propertiesAnnotation(o.properties) };
+  const steps = [stepFor(name, csv, o.catalog)];
+  for (const obj of [...bundle.crds, ...bundle.others]) steps.push(stepFor(name, obj, o.catalog));
+  for (const obj of rbacObjects(csv)) steps.push(stepFor(name, obj, o.catalog));
+  return steps;
+}
+
+export interface DependencySubscription {
+  readonly package: string;
+  readonly channel: string;
+  readonly catalog: CatalogKey;
+  readonly startingCSV: string;
+}
+
+/** NewSubscriptionStepResource: `<package>-<channel>-<catalog>-<catalogNamespace>`, Automatic, from the same catalog. */
+export function subscriptionStep(namespace: string, d: DependencySubscription): Step {
+  const sub: KubeObject = {
+    apiVersion: 'operators.coreos.com/v1alpha1',
+    kind: 'Subscription',
+    metadata: { name: [d.package, d.channel, d.catalog.name, d.catalog.namespace].join('-'), namespace },
+    spec: {
+      source: d.catalog.name,
+      sourceNamespace: d.catalog.namespace,
+      name: d.package,
+      channel: d.channel,
+      startingCSV: d.startingCSV,
+      installPlanApproval: 'Automatic',
+    },
+  } as KubeObject;
+  return stepFor(d.startingCSV, sub, d.catalog);
+}
+
+/** v1alpha1.OrderSteps: CSVs, then CRDs, then everything else, each group in its original order. */
+export function orderSteps(steps: readonly Step[]): Step[] {
+  const rank = (s: Step): number => (s.resource.kind === 'ClusterServiceVersion' ? 0 : s.resource.kind === 'CustomResourceDefinition' ? 1 : 2);
+  return [0, 1, 2].flatMap((r) => steps.filter((s) => rank(s) === r));
+}

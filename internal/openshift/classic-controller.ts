@@ -1,0 +1,116 @@
+// Classic OLM's ClusterOperator controller for the olm-classic process (upstream: the olm operator run with
+// `--writeStatusName`): CSVs from an informer (all namespaces, only what gating reads kept), one key — the
+// ClusterOperator's name — enqueued by every change of a non-copied CSV, the status of classic.ts written.
+import { ClusterServiceVersionKind, V1alpha1, type ClusterServiceVersion } from '../../api/operators/index.ts';
+import { Controller } from '../shared/controller/index.ts';
+import { Informer, eventRecorder } from '../shared/kube/index.ts';
+import type { ManagerContext, ManagerParts } from '../shared/manager/index.ts';
+import { classicRelatedObjects, classicStatus, classicVerdict, isCopied, type CsvInfo } from './classic.ts';
+import type { OperandVersion } from './clusteroperator.ts';
+import { blockingGauge, clusterOperatorReconciler, clusterOperatorWatch } from './gating.ts';
+import { CSV_PROPERTIES_ANNOTATION } from './properties.ts';
+import { OLM_VERSION } from './olm-version.ts';
+
+export interface ClassicGatingOptions {
+  /** The ClusterOperator to write (upstream's `--writeStatusName`, `operator-lifecycle-manager` on OpenShift). */
+  readonly name: string;
+  /** The cluster's release (`RELEASE_VERSION`); missing or invalid is reported in Upgradeable, as upstream. */
+  readonly releaseVersion: string | undefined;
+  /** OLM's namespace: its non-copied CSVs are the ClusterOperator's relatedObjects ('' = every namespace). */
+  readonly namespace: string;
+  /** Watch CSVs of this namespace only, as upstream's `--watchedNamespaces` narrows its cache (default: all). */
+  readonly watchedNamespace?: string;
+  /** OLM's version in `status.versions` and the Progressing message (default this project's). */
+  readonly olmVersion?: string;
+  /** Safety-net recomputation period (default 10 min; every CSV change triggers one anyway). */
+  readonly resyncMs?: number;
+}
+
+export interface ClassicGatingParts extends ManagerParts {
+  readonly csvs: Informer<ClusterServiceVersion>;
+  readonly controller: Controller;
+}
+
+/** Only what gating reads of a CSV stays in the cache: name, namespace, the copied label, the properties annotation. */
+function slim(csv: ClusterServiceVersion): ClusterServiceVersion {
+  const m = csv.metadata;
+  const copied = m.labels?.['olm.copiedFrom'];
+  const props = m.annotations?.[CSV_PROPERTIES_ANNOTATION];
+  return {
+    apiVersion: csv.apiVersion,
+    kind: csv.kind,
+    metadata: {
+      name: m.name,
+      namespace: m.namespace,
+      resourceVersion: m.resourceVersion,
+      ...(copied !== undefined && { labels: { 'olm.copiedFrom': copied } }),
+      ...(props !== undefined && { annotations: { [CSV_PROPERTIES_ANNOTATION]: props } }),
+    },
+  } as ClusterServiceVersion;
+}
+
+const info = (csv: ClusterServiceVersion): CsvInfo => ({
+  namespace: csv.metadata.namespace ?? '',
+  name: csv.metadata.name ?? '',
+  ...(csv.metadata.labels && { labels: csv.metadata.labels }),
+  ...(csv.metadata.annotations && { annotations: csv.metadata.annotations }),
+});
+
+const byKey = (a: CsvInfo, b: CsvInfo): number => (a.namespace === b.namespace ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.namespace < b.namespace ? -1 : 1);
+
+export function classicGatingSetup(options: ClassicGatingOptions): (ctx: ManagerContext) => ClassicGatingParts {
+  return ({ client, logger, metrics }) => {
+    const log = logger.child({ controller: 'clusteroperator' });
+    const csvs = new Informer<ClusterServiceVersion>({
+      client,
+      apiVersion: V1alpha1,
+      kind: ClusterServiceVersionKind,
+      ...(options.watchedNamespace && { namespace: options.watchedNamespace }),
+      transform: slim,
+      logger: logger.child({ informer: 'clusterserviceversions' }),
+    });
+    const olmVersion = options.olmVersion ?? OLM_VERSION;
+    const targetVersions: OperandVersion[] = [
+      { name: 'operator', version: options.releaseVersion ?? '' },
+      { name: options.name, version: olmVersion },
+    ];
+    const co = clusterOperatorWatch(client, options.name, logger);
+    const reconciler = clusterOperatorReconciler({
+      name: options.name,
+      client,
+      onServed: co.served,
+      kind: ClusterServiceVersionKind,
+      gauge: blockingGauge(metrics.registry),
+      events: eventRecorder(client, 'olm-classic', log),
+      logger: log,
+      compute: (current) => {
+        // Upstream lists from its cache in no particular order; here namespace/name order, so messages are stable.
+        const all = csvs.list().map(info).sort(byKey);
+        const { status, verdict } = classicStatus(current, {
+          name: options.name,
+          synced: csvs.hasSynced(),
+          targetVersions,
+          olmVersion,
+          related: classicRelatedObjects(all, options.namespace),
+          verdict: () => classicVerdict(options.releaseVersion, all),
+          now: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+        });
+        const blocking = verdict?.kind === 'incompatible' ? verdict.skews.length : verdict?.kind === 'compatible' ? 0 : undefined;
+        return blocking === undefined ? { status } : { status, blocking };
+      },
+    });
+    const controller = new Controller({
+      name: 'clusteroperator',
+      reconciler,
+      logger,
+      metrics,
+      resync: { periodMs: options.resyncMs ?? 10 * 60_000, keys: () => [options.name] },
+    });
+    // Every change of an original (non-copied) CSV recomputes the one ClusterOperator.
+    controller.watch(csvs, (csv) => (isCopied(info(csv)) ? undefined : options.name));
+    controller.watch(co.informer, () => options.name);
+    controller.enqueue(options.name);
+    log.info('writing ClusterOperator status', { clusterOperator: options.name, releaseVersion: options.releaseVersion ?? '' });
+    return { informers: [csvs], controllers: [controller], runnables: [co.runnable], csvs, controller };
+  };
+}

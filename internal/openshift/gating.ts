@@ -1,0 +1,145 @@
+// The part both gating controllers share: one ClusterOperator, read, created when missing (as upstream does),
+// its status recomputed and written only when it changed; an `OperatorStatusChanged` Event on the ClusterOperator
+// when its Upgradeable condition changes (library-go's wording); the blocking-installs gauge.
+import { isDeepStrictEqual } from 'node:util';
+import { Gauge, type Registry } from 'prom-client';
+import type { Reconciler, Result } from '../shared/controller/index.ts';
+import { Informer, isAlreadyExists, isNoKindMatch, isNotFound, stripManagedFields, type EventRecorder, type KubeClient } from '../shared/kube/index.ts';
+import type { Logger } from '../shared/observability/index.ts';
+import {
+  ClusterOperatorKind,
+  ConfigGroupVersion,
+  OperatorStatusChangedReason,
+  OperatorUpgradeable,
+  conditionDiff,
+  newClusterOperator,
+  operatorStatusChangedMessage,
+  type ClusterOperator,
+  type ClusterOperatorStatus,
+} from './clusteroperator.ts';
+
+/** The gauge of installs that keep a ClusterOperator's Upgradeable False, by kind. */
+export const BLOCKING_INSTALLS_METRIC = 'olm_upgrade_blocking_installs';
+
+export interface BlockingGauge {
+  /** `count` installs of `kind` block; undefined: unknown (the series is dropped). */
+  set(kind: string, count: number | undefined): void;
+}
+
+/** Registers the gauge once per registry (both controllers may run in one process). */
+export function blockingGauge(registry: Registry): BlockingGauge {
+  const existing = registry.getSingleMetric(BLOCKING_INSTALLS_METRIC) as Gauge<'kind'> | undefined;
+  const gauge =
+    existing ??
+    new Gauge({
+      name: BLOCKING_INSTALLS_METRIC,
+      help: 'Installed operators whose olm.maxOpenShiftVersion (or an invalid one) keeps the cluster from its next minor version, by kind (ClusterServiceVersion, ClusterExtension)',
+      labelNames: ['kind'],
+      registers: [registry],
+    });
+  return {
+    set: (kind, count) => (count === undefined ? gauge.remove({ kind }) : gauge.set({ kind }, count)),
+  };
+}
+
+/** What one pass decides: the status to write and how many installs of the gauge's kind block. */
+export interface GatingOutcome {
+  readonly status: ClusterOperatorStatus;
+  /** Undefined when it could not be told (e.g. RELEASE_VERSION unusable). */
+  readonly blocking?: number;
+}
+
+export interface ClusterOperatorReconcilerOptions {
+  /** The ClusterOperator's name; the controller's only key. */
+  readonly name: string;
+  readonly client: KubeClient;
+  /** The status over the current one (`undefined` for a new ClusterOperator). */
+  readonly compute: (current: ClusterOperatorStatus | undefined) => GatingOutcome;
+  /** The kind the gauge counts for this controller. */
+  readonly kind: string;
+  readonly gauge?: BlockingGauge;
+  readonly events?: EventRecorder;
+  /** Wait before looking again when the ClusterOperator API is not served (default 60 s). */
+  readonly notServedRetryMs?: number;
+  /** Called on every pass that found the ClusterOperator API served. */
+  readonly onServed?: () => void;
+  readonly logger: Logger;
+}
+
+/**
+ * A watch of the one ClusterOperator (deleted ⇒ recreated, edited ⇒ put back), started only once its API is
+ * known to be served: an informer of a kind that is not served would never sync, so it is not one the manager
+ * waits for. `runnable` stops it with the process.
+ */
+export function clusterOperatorWatch(client: KubeClient, name: string, logger: Logger): {
+  readonly informer: Informer<ClusterOperator>;
+  readonly served: () => void;
+  readonly runnable: (signal: AbortSignal) => Promise<void>;
+} {
+  const informer = new Informer<ClusterOperator>({
+    client,
+    apiVersion: ConfigGroupVersion,
+    kind: ClusterOperatorKind,
+    fieldSelector: { 'metadata.name': name },
+    transform: stripManagedFields,
+    logger: logger.child({ informer: 'clusteroperator' }),
+  });
+  let stopped = false;
+  return {
+    informer,
+    served: () => {
+      if (!stopped) informer.start();
+    },
+    runnable: async (signal) => {
+      await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+      stopped = true;
+      await informer.stop();
+    },
+  };
+}
+
+/** A Reconciler for the one ClusterOperator key. */
+export function clusterOperatorReconciler(o: ClusterOperatorReconcilerOptions): Reconciler {
+  const ref = { apiVersion: ConfigGroupVersion, kind: ClusterOperatorKind, name: o.name };
+  let notServedLogged = false;
+  return {
+    async reconcile(key, signal): Promise<Result | void> {
+      if (key !== o.name) return; // only ours
+      let current: ClusterOperator | undefined;
+      try {
+        current = await o.client.get<ClusterOperator>(ref, { signal });
+      } catch (err) {
+        if (isNoKindMatch(err)) {
+          if (!notServedLogged) o.logger.info('the ClusterOperator API (config.openshift.io/v1) is not served; looking again later', { clusterOperator: o.name });
+          notServedLogged = true;
+          return { requeueAfterMs: o.notServedRetryMs ?? 60_000 };
+        }
+        if (!isNotFound(err)) throw err;
+      }
+      notServedLogged = false;
+      o.onServed?.();
+      if (!current) {
+        // Missing: create it, as upstream does, and fill its status in the same pass.
+        try {
+          current = await o.client.create<ClusterOperator>(newClusterOperator(o.name), { signal });
+          o.logger.info('created ClusterOperator', { clusterOperator: o.name });
+        } catch (err) {
+          if (!isAlreadyExists(err)) throw err;
+          current = await o.client.get<ClusterOperator>(ref, { signal });
+        }
+      }
+      const outcome = o.compute(current.status);
+      o.gauge?.set(o.kind, outcome.blocking);
+      if (isDeepStrictEqual(normalized(current.status), normalized(outcome.status))) return;
+      await o.client.updateStatus<ClusterOperator>({ ...current, status: outcome.status }, { signal });
+      const diff = conditionDiff(current.status, outcome.status, [OperatorUpgradeable]);
+      if (diff !== '') {
+        o.logger.info('Upgradeable changed', { clusterOperator: o.name, change: diff });
+        o.events?.normal({ ...current, apiVersion: ConfigGroupVersion, kind: ClusterOperatorKind }, OperatorStatusChangedReason, operatorStatusChangedMessage(o.name, diff));
+      }
+    },
+  };
+}
+
+const normalized = (s: ClusterOperatorStatus | undefined): unknown => JSON.parse(JSON.stringify(s ?? {})) as unknown;
+

@@ -1,0 +1,113 @@
+// OLM v1's gating for the operator-controller process (upstream: cluster-olm-operator's incompatible-operator
+// controller and library-go's status syncer for ClusterOperator `olm`): ClusterExtensions and their revision
+// heads from informers, one key — the ClusterOperator's name — enqueued by any change, and the ClusterOperator's
+// Upgradeable condition written from v1.ts (its other conditions are left as they are).
+import type { KubeObject } from '../../api/meta/v1.ts';
+import { ClusterExtensionKind, GroupVersion, type ClusterExtension } from '../../api/v1/index.ts';
+import { Controller } from '../shared/controller/index.ts';
+import { Informer, eventRecorder } from '../shared/kube/index.ts';
+import type { ManagerContext, ManagerParts } from '../shared/manager/index.ts';
+import type { Version } from '../shared/semver/index.ts';
+import { libraryGoSetCondition, type ClusterOperatorStatus } from './clusteroperator.ts';
+import { blockingGauge, clusterOperatorReconciler, clusterOperatorWatch } from './gating.ts';
+import { v1Incompatible, v1Upgradeable, type ExtensionInfo, type RevisionInfo } from './v1.ts';
+
+/** Where revision records are and how to read one (operator-controller's applier provides it). */
+export interface RevisionHeadSource {
+  readonly namespace: string;
+  /** Label selector of the head Secrets of every extension. */
+  readonly labelSelector: string;
+  /** A head Secret's extension and revision; undefined for a Secret that is not a head. */
+  read(secret: KubeObject): { readonly extension: string; readonly revision: RevisionInfo } | undefined;
+}
+
+export interface V1GatingOptions {
+  /** The ClusterOperator to write (`olm` on OpenShift). */
+  readonly name: string;
+  /** The cluster's minor (`RELEASE_VERSION` parsed strictly, patch, prerelease and build zeroed: v1CurrentMinor). */
+  readonly currentMinor: Version;
+  readonly revisions: RevisionHeadSource;
+  /** Safety-net recomputation period (default 10 min). */
+  readonly resyncMs?: number;
+  /** Wait before looking again when the ClusterOperator API is not served (default 60 s). */
+  readonly notServedRetryMs?: number;
+}
+
+export interface V1GatingParts extends ManagerParts {
+  readonly extensions: Informer<ClusterExtension>;
+  readonly heads: Informer;
+  readonly controller: Controller;
+}
+
+const nameOnly = <T extends KubeObject>(o: T): T => ({ apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.metadata.name, resourceVersion: o.metadata.resourceVersion } }) as T;
+const metadataOnly = (o: KubeObject & { type?: string }): KubeObject => {
+  const { managedFields: _m, ...metadata } = o.metadata;
+  return { apiVersion: o.apiVersion, kind: o.kind, metadata, ...(o.type !== undefined && { type: o.type }) } as KubeObject;
+};
+
+export function v1GatingSetup(options: V1GatingOptions): (ctx: ManagerContext) => V1GatingParts {
+  return ({ client, logger, metrics }) => {
+    const log = logger.child({ controller: 'clusteroperator' });
+    const extensions = new Informer<ClusterExtension>({
+      client,
+      apiVersion: GroupVersion,
+      kind: ClusterExtensionKind,
+      transform: nameOnly,
+      logger: logger.child({ informer: 'clusterextensions-gating' }),
+    });
+    const heads = new Informer({
+      client,
+      apiVersion: 'v1',
+      kind: 'Secret',
+      namespace: options.revisions.namespace,
+      labelSelector: options.revisions.labelSelector,
+      transform: metadataOnly,
+      logger: logger.child({ informer: 'revision-heads' }),
+    });
+    const extensionInfos = (): ExtensionInfo[] => {
+      const byExtension = new Map<string, RevisionInfo[]>();
+      for (const s of heads.list()) {
+        const r = options.revisions.read(s);
+        if (!r) continue;
+        const list = byExtension.get(r.extension) ?? [];
+        list.push(r.revision);
+        byExtension.set(r.extension, list);
+      }
+      return extensions
+        .list()
+        .map((e) => e.metadata.name ?? '')
+        .sort()
+        .map((name) => ({ name, revisions: byExtension.get(name) ?? [] }));
+    };
+    const co = clusterOperatorWatch(client, options.name, logger);
+    const reconciler = clusterOperatorReconciler({
+      name: options.name,
+      client,
+      onServed: co.served,
+      kind: ClusterExtensionKind,
+      gauge: blockingGauge(metrics.registry),
+      events: eventRecorder(client, 'operator-controller', log),
+      logger: log,
+      ...(options.notServedRetryMs !== undefined && { notServedRetryMs: options.notServedRetryMs }),
+      compute: (current) => {
+        const result = v1Incompatible(extensionInfos(), options.currentMinor);
+        const status: ClusterOperatorStatus = structuredClone(current ?? {});
+        libraryGoSetCondition(status, v1Upgradeable(result, options.currentMinor), new Date().toISOString().replace(/\.\d+Z$/, 'Z'));
+        return { status, blocking: result.blocking.length + result.errors.length };
+      },
+    });
+    const controller = new Controller({
+      name: 'clusteroperator-olm',
+      reconciler,
+      logger,
+      metrics,
+      resync: { periodMs: options.resyncMs ?? 10 * 60_000, keys: () => [options.name] },
+    });
+    controller.watch(extensions, () => options.name);
+    controller.watch(heads, () => options.name);
+    controller.watch(co.informer, () => options.name);
+    controller.enqueue(options.name);
+    log.info('writing ClusterOperator Upgradeable', { clusterOperator: options.name, currentMinor: `${options.currentMinor.major}.${options.currentMinor.minor}` });
+    return { informers: [extensions, heads], controllers: [controller], runnables: [co.runnable], extensions, heads, controller };
+  };
+}
