@@ -105,6 +105,11 @@ describe('pre-checks', () => {
     expect(r.ports.calls).toContainEqual(expect.objectContaining({ verb: 'delete', kind: 'Deployment', name: 'dep' }));
   });
 
+  it('SingleCSVNoneToFailed/StaticOperatorGroup: a static group cannot take new provided APIs', async () => {
+    const r = await transition(csv('a', undefined, { customresourcedefinitions: { owned: [{ name: 'cs.g', version: 'v1', kind: 'C' }] } }), { operatorGroups: [og('og', { staticProvidedAPIs: true })] });
+    expect([r.phase, r.reason, r.message]).toEqual(['Failed', 'CannotModifyStaticOperatorGroupProvidedAPIs', 'static provided api operatorgroup cannot be modified by these apis']);
+  });
+
   it('a new provided API is added to the group annotation and the CSV comes back', async () => {
     const r = await transition(csv('a', undefined, { customresourcedefinitions: { owned: [{ name: 'cs.g', version: 'v1', kind: 'C' }] } }));
     expect(r.ports.calls.at(-1)).toMatchObject({ verb: 'patch', kind: 'OperatorGroup', body: { metadata: { annotations: { 'olm.providedAPIs': 'C.v1.g' } } } });

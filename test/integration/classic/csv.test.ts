@@ -92,6 +92,14 @@ describe('CSV install', () => {
     await waitFor('OperatorCondition', async () => (await kube().request('GET', TestKube.path(ops.V2, ops.OperatorConditionResource, 'happy.v1.0.0', ns))).status === 200);
     const oc = await kube().must<ops.OperatorCondition>(kube().request('GET', TestKube.path(ops.V2, ops.OperatorConditionResource, 'happy.v1.0.0', ns)));
     expect(oc.spec).toEqual({ deployments: ['happy-controller'], serviceAccounts: ['operator'] });
+    // Its Role and RoleBinding let the operator's account read and update it.
+    const rbac = '/apis/rbac.authorization.k8s.io/v1';
+    await waitFor('OperatorCondition RBAC', async () => (await kube().request('GET', `${rbac}/namespaces/${ns}/rolebindings/happy.v1.0.0`)).status === 200);
+    const role = await kube().must<{ rules: object[]; metadata: { ownerReferences: { kind: string; controller: boolean }[] } }>(kube().request('GET', `${rbac}/namespaces/${ns}/roles/happy.v1.0.0`));
+    expect(role.rules).toEqual([{ verbs: ['get', 'update', 'patch'], apiGroups: ['operators.coreos.com'], resources: ['operatorconditions'], resourceNames: ['happy.v1.0.0'] }]);
+    expect(role.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'OperatorCondition', controller: true })]);
+    const binding = await kube().must<{ subjects: object[] }>(kube().request('GET', `${rbac}/namespaces/${ns}/rolebindings/happy.v1.0.0`));
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'operator' }]);
 
     // The admin/edit/view ClusterRoles of the owned CRD.
     for (const suffix of ['admin', 'edit', 'view', 'crdview']) {
