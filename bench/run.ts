@@ -7,6 +7,7 @@ import { benchCatalogCertified, benchCatalogScale } from './catalog-scale.ts';
 import { benchCatalogUnpack } from './catalog-unpack.ts';
 import { benchCliStartup } from './cli-startup.ts';
 import { benchCatalogdFiles } from './catalogd-files.ts';
+import { benchClassicCSV } from './classic-csv.ts';
 import { benchContentClient } from './content-client.ts';
 import { benchControlPlane, type Figure } from './control-plane.ts';
 import { benchGating } from './gating.ts';
@@ -32,6 +33,7 @@ const benches: Record<string, () => Promise<Figure[]>> = {
   'classic-subscriptions': benchClassicSubscriptions,
   'content-client': benchContentClient,
   'operator-controller': benchOperatorController,
+  'classic-csv': benchClassicCSV,
   'make-run': benchMakeRun,
   gating: benchGating,
   'cli-startup': benchCliStartup,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError, parseManagerArgs } from '../../internal/shared/manager/index.ts';
-import { olmClassicFlags, olmClassicOptions, writeStatusName } from './flags.ts';
+import { olmClassicFlags, olmClassicOptions, olmOperatorOptions, writeStatusName } from './flags.ts';
 
 const parse = (...argv: string[]) => olmClassicOptions(parseManagerArgs('olm-classic', argv, olmClassicFlags).extra);
 
@@ -29,6 +29,13 @@ describe('olm-classic flags', () => {
   it('refuses a namespace that cannot be one, naming the flag', () => {
     expect(() => parse('--namespace=Not_A_Namespace')).toThrow(UsageError);
     expect(() => parse('--namespace=Not_A_Namespace')).toThrow('olm-classic: --namespace: must be a namespace name, got "Not_A_Namespace"');
+  });
+
+  it('protected namespaces for copied CSVs (upstream olm flag)', () => {
+    const values = (...argv: string[]) => parseManagerArgs('olm-classic', argv, olmClassicFlags).extra;
+    expect(olmOperatorOptions(values())).toEqual({});
+    expect(olmOperatorOptions(values('--protectedCopiedCSVNamespaces=openshift, default'))).toEqual({ protectedCopiedCSVNamespaces: ['openshift', 'default'] });
+    expect(() => olmOperatorOptions(values('--protectedCopiedCSVNamespaces=Bad_NS'))).toThrow('olm-classic: --protectedCopiedCSVNamespaces: must be namespace names, got "Bad_NS"');
   });
 
   it('lists its flags in --help', () => {

@@ -2,6 +2,7 @@
 // translation into each capability's options. Problems are a UsageError naming the flag.
 import { DNS1123_LABEL } from '../../internal/shared/gocompat/index.ts';
 import { parseGoDuration, type CatalogSourceOptions } from '../../internal/classic/catalogsource/index.ts';
+import type { CSVOptions } from '../../internal/classic/csv/index.ts';
 import { registryFlags, registryOptions, UsageError, type Flag } from '../../internal/shared/manager/index.ts';
 
 export const olmClassicFlags = {
@@ -16,6 +17,11 @@ export const olmClassicFlags = {
     type: 'string',
     default: '1m0s',
     help: 'time since first attempt at which plan execution errors are considered fatal (upstream catalog operator flag; a Go duration)',
+  },
+  protectedCopiedCSVNamespaces: {
+    type: 'string',
+    default: '',
+    help: 'A comma-delimited set of namespaces where global Copied CSVs will always appear, even if Copied CSVs are disabled (upstream olm flag)',
   },
   writeStatusName: { type: 'string', help: 'ClusterOperator name in which to write status, unset or "" to disable (upstream olm operator flag; OpenShift uses operator-lifecycle-manager)' },
   'write-status-name': { type: 'string', help: 'the same as --writeStatusName' },
@@ -55,4 +61,16 @@ export function olmClassicOptions(values: OlmClassicFlagValues): OlmClassicOptio
   const installPlanRetryTimeoutMs = 'ms' in parsed ? parsed.ms : 0;
   if (installPlanRetryTimeoutMs < 0) fail('install-plan-retry-timeout', `must not be negative, got ${JSON.stringify(retry)}`);
   return { globalCatalogNamespace: namespace, cacheDir, platform, installPlanRetryTimeoutMs, ...registryOptions('olm-classic', values) };
+}
+
+/** The olm-operator side's options (CSV controller). */
+export function olmOperatorOptions(values: OlmClassicFlagValues): CSVOptions {
+  const protectedNs = str(values.protectedCopiedCSVNamespaces)
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
+  for (const ns of protectedNs) {
+    if (ns.length > 63 || !DNS1123_LABEL.test(ns)) throw new UsageError(`olm-classic: --protectedCopiedCSVNamespaces: must be namespace names, got ${JSON.stringify(ns)}`);
+  }
+  return protectedNs.length > 0 ? { protectedCopiedCSVNamespaces: protectedNs } : {};
 }

@@ -2,16 +2,21 @@
 // merged into one manager. Wiring only; behaviour lives in internal/classic.
 import { catalogSourceSetup } from '../../internal/classic/catalogsource/index.ts';
 import { installPlanSetup } from '../../internal/classic/installplan/index.ts';
+import { csvSetup } from '../../internal/classic/csv/index.ts';
+import { olmCaches } from '../../internal/classic/olmcache/index.ts';
+import { operatorConditionSetup } from '../../internal/classic/operatorcondition/index.ts';
+import { operatorGroupSetup } from '../../internal/classic/operatorgroup/index.ts';
 import { subscriptionSetup } from '../../internal/classic/subscription/index.ts';
 import { classicGatingSetup } from '../../internal/openshift/index.ts';
 import { UsageError, main, mergeParts, type ManagerParts } from '../../internal/shared/manager/index.ts';
-import { olmClassicFlags, olmClassicOptions, writeStatusName } from './flags.ts';
+import { olmClassicFlags, olmClassicOptions, olmOperatorOptions, writeStatusName } from './flags.ts';
 
 main(
   'olm-classic',
   (values) => {
     try {
       const options = olmClassicOptions(values);
+      const olmOptions = olmOperatorOptions(values);
       const statusName = writeStatusName(values);
       return async (ctx): Promise<ManagerParts> => {
         const catalog = await catalogSourceSetup(options)(ctx);
@@ -20,7 +25,10 @@ main(
         const gating = statusName
           ? [classicGatingSetup({ name: statusName, releaseVersion: process.env.RELEASE_VERSION, namespace: options.globalCatalogNamespace })(ctx)]
           : [];
-        return mergeParts(catalog, subscriptions, installPlans, ...gating);
+        // The olm-operator side: CSVs, OperatorGroups, OperatorConditions over one set of caches.
+        const olm = olmCaches(ctx);
+        const olmParts = [{ informers: olm.informers, controllers: [] }, csvSetup(olm, olmOptions)(ctx), operatorGroupSetup(olm)(ctx), operatorConditionSetup(olm)(ctx)];
+        return mergeParts(catalog, subscriptions, installPlans, ...gating, ...olmParts);
       };
     } catch (err) {
       if (!(err instanceof UsageError)) throw err;

@@ -1,6 +1,7 @@
 // What a controller run inside a test process needs from the manager: a logger whose JSON lines
 // are kept for assertions (echoed when `echoEnv` is set), and manager options with leader
 // election, health and metrics servers off; and running a setup's parts as the manager would.
+import { setMaxListeners } from 'node:events';
 import { forceRemove } from '../../internal/shared/image/index.ts';
 import type { KubeClient } from '../../internal/shared/kube/index.ts';
 import type { ManagerOptions, ManagerParts } from '../../internal/shared/manager/index.ts';
@@ -45,6 +46,7 @@ export async function runParts(
   o: { readonly client: KubeClient; readonly sandbox: string; readonly leader?: boolean },
 ): Promise<{ stop(): Promise<void> }> {
   const stop = new AbortController();
+  setMaxListeners(0, stop.signal);
   for (const i of parts.informers) i.start();
   const runnables = (parts.runnables ?? []).map((r) => r(stop.signal));
   let controllers: Promise<unknown> = Promise.resolve();

@@ -74,6 +74,16 @@ export class TestKube {
     return { status: res.statusCode, body: parsed as T };
   }
 
+  /** A list as the server-side printer's Table (what `kubectl get` shows). */
+  async table<T = Record<string, unknown>>(path: string): Promise<ApiResponse<T>> {
+    const res = await request(this.info.server + path, {
+      method: 'GET',
+      dispatcher: agentFor(this.info.caPem),
+      headers: { ...this.headers, accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
+    });
+    return { status: res.statusCode, body: (await res.body.json()) as T };
+  }
+
   /** Path of an object's collection or the object itself, from apiVersion/kind/plural. */
   static path(apiVersion: string, plural: string, name?: string, namespace?: string): string {
     const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { certManagerProvider, openshiftServiceCAProvider } from './certproviders.ts';
-import { applyDeploymentConfig } from './deployment-config.ts';
+import { applyDeploymentConfig } from '../../shared/registryv1/index.ts';
 import { crdGenerator, deploymentGenerator, GenerateError, serviceGenerator, validatingWebhookGenerator, mutatingWebhookGenerator } from './generators.ts';
 import { renderRegistryV1 } from './render.ts';
 import { bundle, crd, csvWith, installModes } from './testing.ts';

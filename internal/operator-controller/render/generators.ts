@@ -4,9 +4,8 @@
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { RegistryV1 } from './bundle.ts';
 import { certConfigFor, type CertificateProvider } from './certproviders.ts';
-import { applyDeploymentConfig, type DeploymentConfig } from './deployment-config.ts';
+import { strategyDeployment, type DeploymentConfig } from '../../shared/registryv1/index.ts';
 import { uniqueName } from './names.ts';
-import { canonicalizeResources, canonicalQuantity } from './quantity.ts';
 import {
   clusterPermissionsOf,
   deploymentsOf,
@@ -171,87 +170,24 @@ export const additionalResourcesGenerator: Generator = (rv1, opts) =>
     return out;
   });
 
-const CERT_VOLUMES = [
-  { name: 'webhook-cert', path: '/tmp/k8s-webhook-server/serving-certs', cert: 'tls.crt', key: 'tls.key' },
-  { name: 'apiservice-cert', path: '/apiserver.local.config/certificates', cert: 'apiserver.crt', key: 'apiserver.key' },
-] as const;
-
-function ensureCertVolumes(podSpec: Obj, secret: { secretName: string; certificateKey: string; privateKeyKey: string }): void {
-  const remove = new Set<unknown>(CERT_VOLUMES.map((c) => c.name));
-  const paths = new Set<unknown>(CERT_VOLUMES.map((c) => c.path));
-  const containers = (podSpec['containers'] ?? []) as Obj[];
-  for (const c of containers) for (const m of (c['volumeMounts'] ?? []) as Obj[]) if (paths.has(m['mountPath'])) remove.add(m['name']);
-  podSpec['volumes'] = [
-    ...((podSpec['volumes'] ?? []) as Obj[]).filter((v) => !remove.has(v['name'])),
-    ...CERT_VOLUMES.map((c) => ({
-      name: c.name,
-      secret: {
-        secretName: secret.secretName,
-        items: [
-          { key: secret.certificateKey, path: c.cert },
-          { key: secret.privateKeyKey, path: c.key },
-        ],
-      },
-    })),
-  ];
-  for (const c of containers) {
-    c['volumeMounts'] = [
-      ...((c['volumeMounts'] ?? []) as Obj[]).filter((m) => !remove.has(m['name'])),
-      ...CERT_VOLUMES.map((v) => ({ name: v.name, mountPath: v.path })),
-    ];
-  }
-}
-
-/** appsv1.DeploymentSpec fields Go always writes: `strategy`, a container's `resources`. */
-function typedDeploymentSpec(spec: Obj): Obj {
-  spec['strategy'] ??= {};
-  const template = (spec['template'] ??= {}) as Obj;
-  const meta = (template['metadata'] ??= {}) as Obj;
-  if (meta['creationTimestamp'] === null) delete meta['creationTimestamp'];
-  const podSpec = (template['spec'] ??= {}) as Obj;
-  podSpec['containers'] ??= null;
-  for (const key of ['containers', 'initContainers']) {
-    for (const c of (podSpec[key] ?? []) as Obj[]) c['resources'] ??= {};
-  }
-  return spec;
-}
-
-/** resource.Quantity fields of a pod spec in Go's canonical form (container resources, emptyDir sizeLimit). */
-function canonicalQuantities(podSpec: Obj): void {
-  for (const key of ['containers', 'initContainers']) {
-    for (const c of (podSpec[key] ?? []) as Obj[]) canonicalizeResources(c['resources']);
-  }
-  for (const v of (podSpec['volumes'] ?? []) as Obj[]) {
-    const emptyDir = v['emptyDir'] as Obj | undefined;
-    const limit = canonicalQuantity(emptyDir?.['sizeLimit']);
-    if (emptyDir && limit !== undefined) emptyDir['sizeLimit'] = limit;
-  }
-}
-
 export const deploymentGenerator: Generator = (rv1, opts) => {
   const webhookDeployments = new Set(webhooksOf(rv1.csv).map((w) => w.deploymentName ?? ''));
   const csvAnnotations = rv1.csv.metadata.annotations ?? {};
   return deploymentsOf(rv1.csv).map((d) => {
-    const spec = typedDeploymentSpec(clone(d.spec ?? {}));
-    const template = spec['template'] as Obj;
-    const tmeta = template['metadata'] as Obj;
-    tmeta['annotations'] = {
-      ...csvAnnotations,
-      ...((tmeta['annotations'] ?? {}) as Record<string, string>),
-      'olm.targetNamespaces': opts.targetNamespaces.join(','),
-      'olm.operatorNamespace': opts.installNamespace,
-    };
-    spec['revisionHistoryLimit'] = 1;
-    const metadata: Obj = { name: d.name ?? '', namespace: opts.installNamespace };
-    if (d.label && Object.keys(d.label).length > 0) metadata['labels'] = { ...d.label };
-    const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata, spec, status: {} } as KubeObject;
-    if (opts.certProvider && webhookDeployments.has(d.name ?? '')) {
-      const cfg = certConfigFor(d.name ?? '', opts.installNamespace);
-      ensureCertVolumes(template['spec'] as Obj, opts.certProvider.certSecretInfo(cfg));
-    }
-    applyDeploymentConfig(deployment, opts.deploymentConfig);
-    canonicalQuantities(template['spec'] as Obj);
-    return deployment;
+    const certSecret =
+      opts.certProvider && webhookDeployments.has(d.name ?? '') ? opts.certProvider.certSecretInfo(certConfigFor(d.name ?? '', opts.installNamespace)) : undefined;
+    // v1: the CSV's annotations under the template's, then the target-namespace annotations.
+    return strategyDeployment(d, {
+      namespace: opts.installNamespace,
+      templateAnnotations: (template) => ({
+        ...csvAnnotations,
+        ...template,
+        'olm.targetNamespaces': opts.targetNamespaces.join(','),
+        'olm.operatorNamespace': opts.installNamespace,
+      }),
+      ...(certSecret && { certSecret }),
+      ...(opts.deploymentConfig && { config: opts.deploymentConfig }),
+    });
   });
 };
 

@@ -4,7 +4,7 @@ export type { RegistryV1 } from './bundle.ts';
 export { CERT_PROVIDERS, certConfigFor, certManagerProvider, openshiftServiceCAProvider } from './certproviders.ts';
 export type { CertConfig, CertificateProvider, CertSecretInfo } from './certproviders.ts';
 export { bundleConfigSchema, configErrors, formatConfigErrors } from './config.ts';
-export type { DeploymentConfig } from './deployment-config.ts';
+export type { DeploymentConfig } from '../../shared/registryv1/index.ts';
 export { GENERATORS } from './generators.ts';
 export { goPolicyRule, objectNameForBaseAndSuffix, uniqueName } from './names.ts';
 export { registryV1Renderer, renderBundle, renderRegistryV1, RenderError } from './render.ts';

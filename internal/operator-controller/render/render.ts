@@ -8,9 +8,8 @@ import type { BundleRenderer, RenderedBundle, RenderRequest } from '../controlle
 import { loadRegistryV1, type RegistryV1 } from './bundle.ts';
 import { CERT_PROVIDERS, type CertificateProvider } from './certproviders.ts';
 import { bundleConfigSchema, configErrors, formatConfigErrors } from './config.ts';
-import type { DeploymentConfig } from './deployment-config.ts';
 import { GENERATORS, GenerateError } from './generators.ts';
-import { quantityError } from './quantity.ts';
+import { quantityError, type DeploymentConfig } from '../../shared/registryv1/index.ts';
 import { defaultTargetNamespaces, targetNamespacesError } from './install-modes.ts';
 import { goList, supportedInstallModes, webhooksOf } from './types.ts';
 import { validateBundle } from './validators.ts';

@@ -11,6 +11,7 @@
 // - Stop (the `run` signal aborts, e.g. SIGTERM): abort the reconcilers, wait briefly for them,
 //   then release the Lease (empty holderIdentity, 1 s duration) so a successor takes over at once.
 // Times are MicroTime: RFC 3339 with exactly six fractional digits.
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../../../api/meta/v1.ts';
@@ -127,6 +128,8 @@ export class LeaderElector {
     this.#takenByOther = false;
     this.#log.info('successfully acquired lease', { lease, identity: this.identity });
     const leadership = new AbortController();
+    // The leader's caches and controllers all listen on it.
+    setMaxListeners(0, leadership.signal);
     let started: Promise<void>;
     try {
       started = Promise.resolve(this.#o.onStartedLeading(leadership.signal));

@@ -1,6 +1,7 @@
 // The process around the controllers: flags → cluster access (retried with backoff, one clear
 // log line per failure) → health and metrics servers → caches → leader election → controllers,
 // and a clean stop on SIGTERM/SIGINT. `cmd/*/main.ts` hands it a setup function; nothing else.
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { Backoff, KubeClient, KubeConfigError, LeaderElector, loadKubeConfig } from '../kube/index.ts';
@@ -57,6 +58,8 @@ export function mergeParts(...parts: readonly ManagerParts[]): ManagerParts {
 export async function runManager(options: ManagerOptions, setup: Setup, name: string): Promise<never> {
   const logger = createLogger({ level: options.logLevel, fields: { logger: name } });
   const stop = new AbortController();
+  // Every cache and controller of a process listens on this one signal (olm-classic has more than ten).
+  setMaxListeners(0, stop.signal);
   const onSignal = (sig: string): void => {
     if (stop.signal.aborted) {
       logger.warn('second signal: exiting now', { signal: sig });
