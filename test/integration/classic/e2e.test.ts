@@ -1,0 +1,155 @@
+// OLM classic end to end with the real olm-classic binary (every controller of the process: CatalogSources,
+// Subscriptions, InstallPlans, CSVs, OperatorGroups, OperatorConditions) against the real cluster and registry:
+// a Subscription installs its operator — the InstallPlan reaches Complete, the CSV Succeeded once its Deployment is
+// Available through the real deployment controller and KWOK nodes — then upgrades along the replaces chain; a Manual
+// Subscription waits for approval.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as ops from '../../../api/operators/index.ts';
+import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
+import { installClassicCRDs } from '../../support/crds.ts';
+import { adminKube, controlPlane, registry } from '../../support/env.ts';
+import { pushCatalogImage } from '../../support/images.ts';
+import { TestKube } from '../../support/kube.ts';
+import { waitFor } from '../../support/net.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const kube = (): TestKube => adminKube();
+let child: ChildProcess | undefined;
+let globalNs: string;
+const namespaces: string[] = [];
+const logs: string[] = [];
+let v1: TestBundle;
+let v2: TestBundle;
+
+beforeAll(async () => {
+  await installClassicCRDs(kube());
+  globalNs = await kube().namespace('e2e-olm');
+  namespaces.push(globalNs);
+  v1 = await pushTestBundle(registry(), { packageName: 'e2e-op', version: '1.0.0' });
+  v2 = await pushTestBundle(registry(), { packageName: 'e2e-op', version: '1.1.0' });
+  const image = await pushCatalogImage(registry(), 'classic-e2e/catalog:v1', { files: catalogFiles('e2e-op', [{ bundle: v1 }, { bundle: v2, replaces: v1.name }]) });
+  await kube().must(
+    kube().request('POST', TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, undefined, globalNs), {
+      apiVersion: ops.V1alpha1,
+      kind: ops.CatalogSourceKind,
+      metadata: { name: 'e2e', namespace: globalNs },
+      spec: { sourceType: 'grpc', image: image.digestRef },
+    }),
+  );
+  const cacheDir = await mkdtemp(join(tmpdir(), 'olm-classic-e2e-'));
+  child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      `${ROOT}cmd/olm-classic/main.ts`,
+      '--health-probe-bind-address=0',
+      '--metrics-bind-address=0',
+      `--cache-dir=${cacheDir}`,
+      `--namespace=${globalNs}`,
+      `--insecure-registries=${registry().host}`,
+    ],
+    { env: { ...process.env, KUBECONFIG: controlPlane().kubeconfigPath }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const started = new Promise<void>((resolve) => {
+    createInterface({ input: child!.stdout! }).on('line', (l) => {
+      logs.push(l);
+      if (l.includes('starting controllers')) resolve();
+    });
+  });
+  createInterface({ input: child.stderr! }).on('line', (l) => logs.push(l));
+  await started;
+}, 180_000);
+
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    child.kill('SIGTERM');
+    await new Promise((r) => child!.once('exit', r));
+  }
+  for (const ns of namespaces) await kube().request('DELETE', `/api/v1/namespaces/${ns}`);
+});
+
+async function operatorNamespace(prefix: string): Promise<string> {
+  const ns = await kube().namespace(prefix);
+  namespaces.push(ns);
+  await kube().must(
+    kube().request('POST', TestKube.path(ops.V1, ops.OperatorGroupResource, undefined, ns), {
+      apiVersion: ops.V1,
+      kind: ops.OperatorGroupKind,
+      metadata: { name: 'og', namespace: ns },
+      spec: { targetNamespaces: [ns] },
+    }),
+  );
+  return ns;
+}
+async function subscribe(ns: string, spec: Partial<ops.SubscriptionSpec>): Promise<void> {
+  await kube().must(
+    kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns), {
+      apiVersion: ops.V1alpha1,
+      kind: ops.SubscriptionKind,
+      metadata: { name: 'op', namespace: ns },
+      spec: { source: 'e2e', sourceNamespace: globalNs, name: 'e2e-op', channel: 'stable', ...spec },
+    }),
+  );
+}
+const get = <T>(apiVersion: string, resource: string, ns: string, name: string): Promise<T> => kube().must<T>(kube().request('GET', TestKube.path(apiVersion, resource, name, ns)));
+async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 120_000): Promise<T> {
+  let last: T | undefined;
+  try {
+    await waitFor(
+      what,
+      async () => {
+        last = await read();
+        return ok(last);
+      },
+      { timeoutMs },
+    );
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; last: ${JSON.stringify(last)?.slice(0, 2000)}; olm-classic said: ${logs.slice(-20).join('\n')}`, { cause: err });
+  }
+  return last!;
+}
+const csvOf = (ns: string, name: string) => () => get<ops.ClusterServiceVersion>(ops.V1alpha1, ops.ClusterServiceVersionResource, ns, name).catch(() => undefined);
+const subOf = (ns: string) => () => get<ops.Subscription>(ops.V1alpha1, ops.SubscriptionResource, ns, 'op');
+
+describe('olm-classic end to end', () => {
+  it('Automatic: installs through a Complete InstallPlan, the CSV Succeeds, then upgrades along the replaces chain', async () => {
+    const ns = await operatorNamespace('e2e-auto');
+    await subscribe(ns, { startingCSV: v1.name });
+    const first = await until('the first plan', subOf(ns), (s) => s.status?.installPlanRef !== undefined);
+    const plan = await until(
+      'the first plan Complete',
+      () => get<ops.InstallPlan>(ops.V1alpha1, ops.InstallPlanResource, ns, first.status!.installPlanRef!.name!),
+      (ip) => ip.status?.phase === 'Complete',
+    );
+    expect(plan.status?.conditions?.find((c) => c.type === 'Installed')).toMatchObject({ status: 'True' });
+    expect(plan.status?.plan?.every((s) => s.status === 'Created' || s.status === 'Present')).toBe(true);
+    // the upgrade to 1.1.0 follows at once; the end state is the successor Succeeded and the first CSV gone
+    const upgraded = await until('the successor Succeeded', csvOf(ns, v2.name), (c) => c?.status?.phase === 'Succeeded', 180_000);
+    expect(upgraded?.spec.replaces).toBe(v1.name);
+    await until('the replaced CSV deleted', csvOf(ns, v1.name), (c) => c === undefined, 120_000);
+    const sub = await until('AtLatestKnown at 1.1.0', subOf(ns), (s) => s.status?.state === ops.SubscriptionStateAtLatest && s.status.installedCSV === v2.name);
+    expect(sub.status?.currentCSV).toBe(v2.name);
+    const deployment = await kube().must<{ status?: { availableReplicas?: number } }>(kube().request('GET', `/apis/apps/v1/namespaces/${ns}/deployments/${v2.deploymentName}`));
+    expect(deployment.status?.availableReplicas).toBeGreaterThanOrEqual(1);
+  });
+
+  it('Manual: the plan waits in RequiresApproval; approving it installs', async () => {
+    const ns = await operatorNamespace('e2e-manual');
+    await subscribe(ns, { startingCSV: v1.name, installPlanApproval: 'Manual' });
+    const sub = await until('a plan', subOf(ns), (s) => s.status?.installPlanRef !== undefined);
+    const name = sub.status!.installPlanRef!.name!;
+    const waiting = await until('RequiresApproval', () => get<ops.InstallPlan>(ops.V1alpha1, ops.InstallPlanResource, ns, name), (ip) => ip.status?.phase === 'RequiresApproval');
+    expect(waiting.spec.approved).toBe(false);
+    expect(await csvOf(ns, v1.name)()).toBeUndefined();
+    await kube().must(kube().request('PATCH', TestKube.path(ops.V1alpha1, ops.InstallPlanResource, name, ns), { spec: { approved: true } }, 'application/merge-patch+json'));
+    await until('the plan Complete', () => get<ops.InstallPlan>(ops.V1alpha1, ops.InstallPlanResource, ns, name), (ip) => ip.status?.phase === 'Complete');
+    await until('the CSV Succeeded', csvOf(ns, v1.name), (c) => c?.status?.phase === 'Succeeded', 180_000);
+  });
+});
