@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark, printed as a table of figures. Never pass/fail.
 // Select some with `npm run bench -- workqueue informer`; BENCH_COLD=1 adds the cold build.
 import { benchCatalogGraphQL } from './catalog-graphql.ts';
+import { benchClassicInstall } from './classic-install.ts';
 import { benchClassicSubscriptions } from './classic-subscriptions.ts';
 import { benchCatalogServer } from './catalog-server.ts';
 import { benchCatalogCertified, benchCatalogScale } from './catalog-scale.ts';
@@ -31,6 +32,7 @@ const benches: Record<string, () => Promise<Figure[]>> = {
   'resolve-v1': benchResolveV1,
   'resolve-classic': benchResolveClassic,
   'classic-subscriptions': benchClassicSubscriptions,
+  'classic-install': benchClassicInstall,
   'content-client': benchContentClient,
   'operator-controller': benchOperatorController,
   'classic-csv': benchClassicCSV,
