@@ -34,7 +34,7 @@ import { errorMessage, runSteps, type Result, type Step as SyncStep, type StepOu
 import type { EventRecorder } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import type { CatalogContent } from '../catalogsource/index.ts';
-import { isNotSatisfiable, resolve, type ClassicResolutionMetrics, type ResolvedEntry } from '../resolver/index.ts';
+import { isNotSatisfiable, resolve, type ClassicResolutionMetrics, type Property, type ResolvedEntry } from '../resolver/index.ts';
 import { orderSteps } from '../installplan/index.ts';
 import { bundleSteps, subscriptionStep } from './plan.ts';
 import { installedEntries, namespaceCatalogs } from './sources.ts';
@@ -83,6 +83,23 @@ export interface NamespaceState {
   steps?: Step[];
   /** Subscriptions whose currentCSV resolution changed (they get the new InstallPlan). */
   updated?: Working[];
+}
+
+/** Bundle images pulled at once within one sync. */
+const UNPACK_CONCURRENCY = 4;
+
+/** `fn` over `items` with at most `limit` running at once; results in input order; the first failure rejects. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
 }
 
 const statusOf = (sub: Subscription): SubscriptionStatus => structuredClone(sub.status ?? { lastUpdated: '' });
@@ -266,6 +283,8 @@ export function namespaceSyncSteps(p: SyncPorts): SyncStep<NamespaceState>[] {
         const csvs = new Set(p.csvs(st.namespace).map((c) => c.metadata.name));
         const steps: Step[] = [];
         const updated: Working[] = [];
+        // the operators to (re)install, their bundles pulled a few at a time, their steps in resolution order
+        const todo: { readonly op: ResolvedEntry; readonly matching: Working[]; readonly image: string; readonly properties: readonly Property[] }[] = [];
         for (const op of st.resolved ?? []) {
           const e = op.entry;
           const matching = st.subs.filter(
@@ -279,11 +298,20 @@ export function namespaceSyncSteps(p: SyncPorts): SyncStep<NamespaceState>[] {
           if (!bundle?.image) {
             return failUnpack(st, new Error(`bundle ${e.name} of package ${e.package} in catalogsource ${e.catalog.namespace}/${e.catalog.name} has no bundle image`), true);
           }
+          todo.push({ op, matching, image: bundle.image, properties: bundle.properties });
+        }
+        let bundles: RegistryV1[];
+        try {
+          bundles = await mapLimit(todo, UNPACK_CONCURRENCY, (t) => p.bundle(t.image, signal));
+        } catch (err) {
+          if (signal.aborted) throw err;
+          return failUnpack(st, err, false);
+        }
+        for (const [i, { op, matching, properties }] of todo.entries()) {
+          const e = op.entry;
           try {
-            const rv1 = await p.bundle(bundle.image, signal);
-            steps.push(...bundleSteps(rv1, { namespace: st.namespace, replaces: op.replaces ?? '', catalog: e.catalog, properties: bundle.properties }));
+            steps.push(...bundleSteps(bundles[i]!, { namespace: st.namespace, replaces: op.replaces ?? '', catalog: e.catalog, properties }));
           } catch (err) {
-            if (signal.aborted) throw err;
             return failUnpack(st, err, false);
           }
           if (matching.length === 0) steps.push(subscriptionStep(st.namespace, { package: e.package, channel: e.channel, catalog: e.catalog, startingCSV: e.name }));
