@@ -8,6 +8,14 @@ import type { Icon, KubeValue } from './common.ts';
 export const InstallStrategyNameDeployment = 'deployment';
 export const SkipRangeAnnotationKey = 'olm.skipRange';
 export const OperatorGroupNamespaceAnnotationKey = 'olm.operatorNamespace';
+/** The label on a CSV copied into an OperatorGroup's target namespace: the namespace it was copied from. */
+export const CopiedFromLabel = 'olm.copiedFrom';
+/** Labels OLM puts on what it makes for a CSV (ownerutil.OwnerLabel). */
+export const OwnerLabel = 'olm.owner';
+export const OwnerNamespaceLabel = 'olm.owner.namespace';
+export const OwnerKindLabel = 'olm.owner.kind';
+/** A CSV's bundle properties, `{"properties":[{type,value}…]}` (R/projection PropertiesAnnotationKey). */
+export const PropertiesAnnotation = 'operatorframework.io/properties';
 
 export const InstallModeTypeOwnNamespace = 'OwnNamespace';
 export const InstallModeTypeSingleNamespace = 'SingleNamespace';
@@ -218,3 +226,13 @@ export interface ClusterServiceVersion extends KubeObject {
 }
 
 export type ClusterServiceVersionList = List<ClusterServiceVersion>;
+
+/** Upstream's IsCopied (api metav1 helper): another operator namespace, or the copiedFrom label. */
+export function isCopiedObject(o: { metadata: { namespace?: string; annotations?: Record<string, string>; labels?: Record<string, string> } }): boolean {
+  const ns = o.metadata.annotations?.[OperatorGroupNamespaceAnnotationKey];
+  if (ns !== undefined && ns !== o.metadata.namespace) return true;
+  return o.metadata.labels?.[CopiedFromLabel] !== undefined;
+}
+
+/** Upstream's ClusterServiceVersion.IsCopied: status reason Copied, or copied by its metadata. */
+export const isCopiedCSV = (csv: ClusterServiceVersion): boolean => csv.status?.reason === 'Copied' || isCopiedObject(csv);

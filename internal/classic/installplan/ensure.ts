@@ -8,9 +8,8 @@ import { StepStatusCreated, StepStatusPresent, type StepStatus } from '../../../
 import { isAlreadyExists, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import { errorText, opaque, wrap } from './errors.ts';
 
-export const OLM_OWNER_LABEL = 'olm.owner';
-export const OLM_OWNER_NAMESPACE_LABEL = 'olm.owner.namespace';
-export const OLM_OWNER_KIND_LABEL = 'olm.owner.kind';
+export { OwnerLabel as OLM_OWNER_LABEL, OwnerNamespaceLabel as OLM_OWNER_NAMESPACE_LABEL, OwnerKindLabel as OLM_OWNER_KIND_LABEL } from '../../../api/operators/index.ts';
+import { OwnerLabel as OLM_OWNER_LABEL } from '../../../api/operators/index.ts';
 
 /** Metadata the server owns: never part of an update's patch. */
 const SYSTEM_METADATA = new Set(['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'managedFields', 'selfLink', 'deletionTimestamp', 'deletionGracePeriodSeconds']);

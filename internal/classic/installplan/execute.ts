@@ -20,8 +20,7 @@ import {
   type InstallPlan,
   type ObjectReference,
   type Step,
-  type StepResource,
-} from '../../../api/operators/index.ts';
+  type StepResource, isCopiedCSV,} from '../../../api/operators/index.ts';
 import { isNoKindMatch, isNotFound, type EventRecorder, type KubeClient, type Logger } from '../../shared/kube/index.ts';
 import { goQuote } from '../../shared/gocompat/index.ts';
 import type { CsvPresence, NamespacedName } from './alongside.ts';
@@ -409,9 +408,4 @@ async function csvPresence(client: KubeClient, nn: NamespacedName, signal?: Abor
 }
 
 /** A copy of a CSV made into a target namespace (ClusterServiceVersion.IsCopied). */
-export function isCopied(csv: ClusterServiceVersion): boolean {
-  if (csv.status?.reason === 'Copied') return true;
-  const operatorNamespace = csv.metadata.annotations?.['olm.operatorNamespace'];
-  if (operatorNamespace !== undefined && csv.metadata.namespace !== operatorNamespace) return true;
-  return csv.metadata.labels?.['olm.copiedFrom'] !== undefined;
-}
+export const isCopied = isCopiedCSV;

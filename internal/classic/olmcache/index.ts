@@ -7,7 +7,13 @@ import {
   ClusterServiceVersionKind,
   OperatorConditionKind,
   OperatorGroupAnnotationKey,
+  CopiedFromLabel,
+  isCopiedCSV,
+  isCopiedObject,
   OperatorGroupKind,
+  OwnerKindLabel,
+  OwnerLabel,
+  OwnerNamespaceLabel,
   OperatorGroupNamespaceAnnotationKey,
   SubscriptionKind,
   V1,
@@ -22,25 +28,14 @@ import { Informer, stripManagedFields, type KubeClient } from '../../shared/kube
 import type { Cache } from '../../shared/manager/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 
-/** The label a copied CSV carries: the namespace it was copied from. */
-export const COPIED_LABEL = 'olm.copiedFrom';
-/** Labels naming the CSV (or other owner) an object belongs to (upstream's ownerutil). */
-export const OWNER_LABEL = 'olm.owner';
-export const OWNER_NAMESPACE_LABEL = 'olm.owner.namespace';
-export const OWNER_KIND_LABEL = 'olm.owner.kind';
+// Upstream's words, defined once in api/operators.
+export { CopiedFromLabel as COPIED_LABEL, OwnerLabel as OWNER_LABEL, OwnerNamespaceLabel as OWNER_NAMESPACE_LABEL, OwnerKindLabel as OWNER_KIND_LABEL };
 /** In-memory annotations on cached copied CSVs: hashes of what was copied (upstream's `$copyhash-*`). */
 export const COPY_SPEC_HASH = '$copyhash-spec';
 export const COPY_STATUS_HASH = '$copyhash-status';
 
-/** An object copied from another namespace: annotation `olm.operatorNamespace` elsewhere, or label `olm.copiedFrom`. */
-export function isCopiedObject(o: { metadata: { namespace?: string; annotations?: Record<string, string>; labels?: Record<string, string> } }): boolean {
-  const ns = o.metadata.annotations?.[OperatorGroupNamespaceAnnotationKey];
-  if (ns !== undefined && ns !== o.metadata.namespace) return true;
-  return o.metadata.labels?.[COPIED_LABEL] !== undefined;
-}
-
-/** upstream's IsCopied: reason Copied, or copied by its metadata. */
-export const isCopied = (csv: ClusterServiceVersion): boolean => csv.status?.reason === 'Copied' || isCopiedObject(csv);
+export { isCopiedObject };
+export const isCopied = isCopiedCSV;
 
 /** What the requirement check keeps of a CRD: identity, annotations, group, kind, versions served, conditions. */
 export interface CachedCRD extends KubeObject {
@@ -111,7 +106,7 @@ export function copyableCSVHash(csv: ClusterServiceVersion): { spec: string; sta
 function copiedTransform(csv: ClusterServiceVersion): ClusterServiceVersion {
   const hashes = copyableCSVHash(csv);
   const labels: Record<string, string> = {};
-  for (const k of [COPIED_LABEL, 'olm.managed']) if (csv.metadata.labels?.[k] !== undefined) labels[k] = csv.metadata.labels[k];
+  for (const k of [CopiedFromLabel, 'olm.managed']) if (csv.metadata.labels?.[k] !== undefined) labels[k] = csv.metadata.labels[k];
   const annotations: Record<string, string> = {};
   for (const k of [OperatorGroupAnnotationKey, OperatorGroupNamespaceAnnotationKey]) {
     if (csv.metadata.annotations?.[k] !== undefined) annotations[k] = csv.metadata.annotations[k];
@@ -157,11 +152,11 @@ export function olmCaches({ client, logger }: OlmCacheOptions): OlmCaches {
     });
   const rbac = 'rbac.authorization.k8s.io/v1';
   const caches = {
-    csvs: informer<ClusterServiceVersion>(V1alpha1, ClusterServiceVersionKind, { labelSelector: `!${COPIED_LABEL}` }),
-    copiedCSVs: informer<ClusterServiceVersion>(V1alpha1, ClusterServiceVersionKind, { labelSelector: COPIED_LABEL, transform: copiedTransform }),
+    csvs: informer<ClusterServiceVersion>(V1alpha1, ClusterServiceVersionKind, { labelSelector: `!${CopiedFromLabel}` }),
+    copiedCSVs: informer<ClusterServiceVersion>(V1alpha1, ClusterServiceVersionKind, { labelSelector: CopiedFromLabel, transform: copiedTransform }),
     operatorGroups: informer<OperatorGroup>(V1, OperatorGroupKind),
     operatorConditions: informer<OperatorCondition>(V2, OperatorConditionKind),
-    deployments: informer<KubeObject>('apps/v1', 'Deployment', { labelSelector: `${OWNER_KIND_LABEL}=${ClusterServiceVersionKind}` }),
+    deployments: informer<KubeObject>('apps/v1', 'Deployment', { labelSelector: `${OwnerKindLabel}=${ClusterServiceVersionKind}` }),
     namespaces: informer<KubeObject>('v1', 'Namespace'),
     serviceAccounts: informer<KubeObject>('v1', 'ServiceAccount'),
     roles: informer<RbacObject>(rbac, 'Role'),

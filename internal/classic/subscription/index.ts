@@ -28,7 +28,7 @@ import { subscriptionMetrics } from './metrics.ts';
 import { newNamespaceReconciler } from './sync.ts';
 
 export { bundleSteps, propertiesAnnotation, rbacObjects, stepFor, subscriptionStep } from './plan.ts';
-export { installedEntries, isCopiedCSV, namespaceCatalogs, PropertiesAnnotation } from './sources.ts';
+export { installedEntries, namespaceCatalogs } from './sources.ts';
 export { catalogHealth, checkInstallPlan, entryDeprecations, updateDeprecations, updateHealth } from './status.ts';
 export { ExcludeGlobalNamespaceAnnotation, namespaceSyncSteps, newNamespaceReconciler } from './sync.ts';
 export type { NamespaceState, SyncPorts } from './sync.ts';

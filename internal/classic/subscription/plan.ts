@@ -4,18 +4,14 @@
 // permissions, and a Subscription step for every resolved dependency nobody subscribed to.
 import { createHash } from 'node:crypto';
 import type { KubeObject, OwnerReference } from '../../../api/meta/v1.ts';
-import { StepStatusUnknown, type Step } from '../../../api/operators/index.ts';
+import { OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel, PropertiesAnnotation, StepStatusUnknown, type Step } from '../../../api/operators/index.ts';
 import { goPolicyRule, type RegistryV1 } from '../../operator-controller/render/index.ts';
 import { goJSONString } from '../../shared/gocompat/index.ts';
 import type { CatalogKey, Property } from '../resolver/index.ts';
-import { PropertiesAnnotation } from './sources.ts';
 
 const MAX_NAME = 63;
 export const BundleSecretKind = 'BundleSecret';
-/** Labels OLM puts on what it generates for a CSV (ownerutil.OwnerLabel) and the content hash of RBAC. */
-export const OwnerKey = 'olm.owner';
-export const OwnerNamespaceKey = 'olm.owner.namespace';
-export const OwnerKindKey = 'olm.owner.kind';
+/** The content hash label of generated RBAC. */
 export const ContentHashLabelKey = 'olm.permissions.hash';
 
 interface Rule {
@@ -80,9 +76,9 @@ const nonBlockingOwner = (csv: Csv): OwnerReference => ({
   blockOwnerDeletion: false,
 });
 const ownerLabels = (csv: Csv): Record<string, string> => ({
-  [OwnerKey]: csv.metadata.name ?? '',
-  [OwnerNamespaceKey]: csv.metadata.namespace ?? '',
-  [OwnerKindKey]: 'ClusterServiceVersion',
+  [OwnerLabel]: csv.metadata.name ?? '',
+  [OwnerNamespaceLabel]: csv.metadata.namespace ?? '',
+  [OwnerKindLabel]: 'ClusterServiceVersion',
 });
 
 /** R/rbac.go RBACForClusterServiceVersion, flattened in NewServiceAccountStepResources' order (per service account). */

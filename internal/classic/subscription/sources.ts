@@ -1,16 +1,11 @@
 // The resolver's inputs for one namespace (upstream's cache sources): each CatalogSource's loaded content as
 // catalog entries (R/source_registry.go), the namespace's installed CSVs as the @existing catalog
 // (R/source_csvs.go), and the errors of CatalogSources that have no content yet.
-import type { CatalogSource, ClusterServiceVersion, Subscription } from '../../../api/operators/index.ts';
+import { isCopiedCSV, PropertiesAnnotation, type CatalogSource, type ClusterServiceVersion, type Subscription } from '../../../api/operators/index.ts';
 import type { CatalogContent, ContentBundle } from '../catalogsource/index.ts';
 import { makeEntry, type Catalog, type CatalogKey, type Entry, type Property } from '../resolver/index.ts';
 import { parseTolerant } from '../../shared/semver/index.ts';
 
-/** The annotation holding a CSV's bundle properties: `{"properties":[{type,value}…]}` (R/projection). */
-export const PropertiesAnnotation = 'operatorframework.io/properties';
-/** Label on a CSV copied into a target namespace by its OperatorGroup. */
-export const CopiedFromLabel = 'olm.copiedFrom';
-const OperatorNamespaceAnnotation = 'olm.operatorNamespace';
 
 const keyString = (k: CatalogKey): string => `${k.namespace}/${k.name}`;
 
@@ -109,13 +104,6 @@ export function namespaceCatalogs(
   };
 }
 
-/** api's ClusterServiceVersion.IsCopied: status reason Copied, another operator namespace, or the copiedFrom label. */
-export function isCopiedCSV(csv: ClusterServiceVersion): boolean {
-  if (csv.status?.reason === 'Copied') return true;
-  const operatorNamespace = csv.metadata.annotations?.[OperatorNamespaceAnnotation];
-  if (operatorNamespace !== undefined && operatorNamespace !== csv.metadata.namespace) return true;
-  return csv.metadata.labels?.[CopiedFromLabel] !== undefined;
-}
 
 const gvkValue = (group: string, version: string, kind: string): string => JSON.stringify({ group, kind, version });
 
