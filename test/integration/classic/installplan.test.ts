@@ -538,6 +538,8 @@ describe('the attenuated service account', () => {
     const name = await createPlan(ns, { csvNames: [csvName], steps: [step(csvName, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'no' }, spec: {} })] });
     const failed = await waitForPlan(ns, name, 'Failed', (p) => phase(p) === ops.InstallPlanPhaseFailed, 30_000);
     expect(failed.status?.attenuatedServiceAccountRef?.name).toBe('installer');
+    // the controller acts on what its cache holds: under load the cache can trail the API server by a moment
+    await waitFor('the controller’s cache holds the Failed plan', async () => parts.installPlans.get(`${ns}/${name}`)?.status?.phase === ops.InstallPlanPhaseFailed, { timeoutMs: 30_000 });
 
     const watch = await watchPlans(ns);
     try {
