@@ -12,11 +12,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
-import { installClassicCRDs } from '../../support/crds.ts';
+import { installClassicCRDs, installOpenShiftCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
+import { waitForCondition } from '../openshift/demo.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const kube = (): TestKube => adminKube();
@@ -26,14 +27,24 @@ const namespaces: string[] = [];
 const logs: string[] = [];
 let v1: TestBundle;
 let v2: TestBundle;
+let capped: TestBundle;
+/** The ClusterOperator this process keeps (`--writeStatusName`), at RELEASE_VERSION 4.22.0. */
+const CO = 'olm-classic-e2e';
 
 beforeAll(async () => {
   await installClassicCRDs(kube());
+  await installOpenShiftCRDs(kube());
   globalNs = await kube().namespace('e2e-olm');
   namespaces.push(globalNs);
   v1 = await pushTestBundle(registry(), { packageName: 'e2e-op', version: '1.0.0' });
   v2 = await pushTestBundle(registry(), { packageName: 'e2e-op', version: '1.1.0' });
-  const image = await pushCatalogImage(registry(), 'classic-e2e/catalog:v1', { files: catalogFiles('e2e-op', [{ bundle: v1 }, { bundle: v2, replaces: v1.name }]) });
+  capped = await pushTestBundle(registry(), { packageName: 'e2e-capped', version: '1.0.0' });
+  const image = await pushCatalogImage(registry(), 'classic-e2e/catalog:v1', {
+    files: {
+      ...catalogFiles('e2e-op', [{ bundle: v1 }, { bundle: v2, replaces: v1.name }]),
+      ...catalogFiles('e2e-capped', [{ bundle: capped, properties: [{ type: 'olm.maxOpenShiftVersion', value: '4.22' }] }]),
+    },
+  });
   await kube().must(
     kube().request('POST', TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, undefined, globalNs), {
       apiVersion: ops.V1alpha1,
@@ -54,8 +65,9 @@ beforeAll(async () => {
       `--cache-dir=${cacheDir}`,
       `--namespace=${globalNs}`,
       `--insecure-registries=${registry().host}`,
+      `--writeStatusName=${CO}`,
     ],
-    { env: { ...process.env, KUBECONFIG: controlPlane().kubeconfigPath }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { env: { ...process.env, KUBECONFIG: controlPlane().kubeconfigPath, RELEASE_VERSION: '4.22.0' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const started = new Promise<void>((resolve) => {
     createInterface({ input: child!.stdout! }).on('line', (l) => {
@@ -73,6 +85,7 @@ afterAll(async () => {
     await new Promise((r) => child!.once('exit', r));
   }
   for (const ns of namespaces) await kube().request('DELETE', `/api/v1/namespaces/${ns}`);
+  await kube().request('DELETE', `/apis/config.openshift.io/v1/clusteroperators/${CO}`);
 });
 
 async function operatorNamespace(prefix: string): Promise<string> {
@@ -88,13 +101,13 @@ async function operatorNamespace(prefix: string): Promise<string> {
   );
   return ns;
 }
-async function subscribe(ns: string, spec: Partial<ops.SubscriptionSpec>): Promise<void> {
+async function subscribe(ns: string, spec: Partial<ops.SubscriptionSpec>, pkg = 'e2e-op'): Promise<void> {
   await kube().must(
     kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns), {
       apiVersion: ops.V1alpha1,
       kind: ops.SubscriptionKind,
       metadata: { name: 'op', namespace: ns },
-      spec: { source: 'e2e', sourceNamespace: globalNs, name: 'e2e-op', channel: 'stable', ...spec },
+      spec: { source: 'e2e', sourceNamespace: globalNs, name: pkg, channel: 'stable', ...spec },
     }),
   );
 }
@@ -151,5 +164,17 @@ describe('olm-classic end to end', () => {
     await kube().must(kube().request('PATCH', TestKube.path(ops.V1alpha1, ops.InstallPlanResource, name, ns), { spec: { approved: true } }, 'application/merge-patch+json'));
     await until('the plan Complete', () => get<ops.InstallPlan>(ops.V1alpha1, ops.InstallPlanResource, ns, name), (ip) => ip.status?.phase === 'Complete');
     await until('the CSV Succeeded', csvOf(ns, v1.name), (c) => c?.status?.phase === 'Succeeded', 180_000);
+  });
+
+  it('a Subscription to a bundle with olm.maxOpenShiftVersion: the ClusterOperator goes Upgradeable=False with upstream’s message', async () => {
+    const ns = await operatorNamespace('e2e-capped');
+    await subscribe(ns, {}, 'e2e-capped');
+    const csv = await until('the capped CSV Succeeded', csvOf(ns, capped.name), (c) => c?.status?.phase === 'Succeeded', 180_000);
+    // the plan carried the catalog's properties onto the CSV, where the gating controller reads them
+    expect(JSON.parse(csv!.metadata.annotations!['operatorframework.io/properties']!).properties).toContainEqual({ type: 'olm.maxOpenShiftVersion', value: '4.22' });
+    const c = await waitForCondition(CO, 'Upgradeable', (x) => x.status === 'False' && (x.message ?? '').includes(`${ns}/${capped.name}`), 60_000);
+    expect(c.reason).toBe('IncompatibleOperatorsInstalled');
+    expect(c.message).toContain('ClusterServiceVersions blocking minor version upgrades to 4.23 or major version upgrades to 5.0:');
+    expect(c.message).toContain(`- maximum supported OCP version for ${ns}/${capped.name} is 4.22`);
   });
 });
