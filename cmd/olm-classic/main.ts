@@ -19,14 +19,21 @@ main(
       const olmOptions = olmOperatorOptions(values);
       const statusName = writeStatusName(values);
       return async (ctx): Promise<ManagerParts> => {
+        // The olm-operator side's caches (CSVs, OperatorGroups, Subscriptions, …) serve the Subscription side too.
+        const olm = olmCaches(ctx);
         const catalog = await catalogSourceSetup(options)(ctx);
-        const subscriptions = await subscriptionSetup({ ...options, catalogSources: catalog.catalogSources, contents: catalog.contents, registry: catalog.registry })(ctx);
         const installPlans = await installPlanSetup({ operatorNamespace: options.globalCatalogNamespace, retryTimeoutMs: options.installPlanRetryTimeoutMs })(ctx);
+        const subscriptions = await subscriptionSetup({
+          ...options,
+          catalogSources: catalog.catalogSources,
+          contents: catalog.contents,
+          registry: catalog.registry,
+          shared: { subscriptions: olm.subscriptions, installPlans: installPlans.installPlans, csvs: olm.csvs, operatorGroups: olm.operatorGroups },
+        })(ctx);
         const gating = statusName
           ? [classicGatingSetup({ name: statusName, releaseVersion: process.env.RELEASE_VERSION, namespace: options.globalCatalogNamespace })(ctx)]
           : [];
         // The olm-operator side: CSVs, OperatorGroups, OperatorConditions over one set of caches.
-        const olm = olmCaches(ctx);
         const olmParts = [{ informers: olm.informers, controllers: [] }, csvSetup(olm, olmOptions)(ctx), operatorGroupSetup(olm)(ctx), operatorConditionSetup(olm)(ctx)];
         return mergeParts(catalog, subscriptions, installPlans, ...gating, ...olmParts);
       };

@@ -42,16 +42,27 @@ export interface SubscriptionOptions {
   readonly catalogSources: Informer<CatalogSource>;
   readonly contents: ContentRegistry;
   readonly registry: ImageRegistry;
+  /**
+   * Informers other capabilities of the process already run (olm-classic's shared olm caches: non-copied CSVs,
+   * Subscriptions, OperatorGroups; the InstallPlan controller's plans), so each kind is watched once; without them
+   * this setup runs its own.
+   */
+  readonly shared?: {
+    readonly subscriptions: Informer<Subscription>;
+    readonly installPlans: Informer<InstallPlan>;
+    readonly csvs: Informer<ClusterServiceVersion>;
+    readonly operatorGroups: Informer<OperatorGroup>;
+  };
   readonly rateLimiter?: () => RateLimiter<string>;
 }
 
 export function subscriptionSetup(options: SubscriptionOptions): (ctx: ManagerContext) => Promise<ManagerParts> {
   return async ({ client, logger, metrics }) => {
     const log = logger.child({ controller: 'subscription' });
-    const subscriptions = new Informer<Subscription>({ client, apiVersion: V1alpha1, kind: SubscriptionKind, transform: stripManagedFields, logger: log });
-    const installPlans = new Informer<InstallPlan>({ client, apiVersion: V1alpha1, kind: InstallPlanKind, transform: stripManagedFields, logger: log });
-    const csvs = new Informer<ClusterServiceVersion>({ client, apiVersion: V1alpha1, kind: ClusterServiceVersionKind, transform: stripManagedFields, logger: log });
-    const operatorGroups = new Informer<OperatorGroup>({ client, apiVersion: V1, kind: OperatorGroupKind, transform: stripManagedFields, logger: log });
+    const subscriptions = options.shared?.subscriptions ?? new Informer<Subscription>({ client, apiVersion: V1alpha1, kind: SubscriptionKind, transform: stripManagedFields, logger: log });
+    const installPlans = options.shared?.installPlans ?? new Informer<InstallPlan>({ client, apiVersion: V1alpha1, kind: InstallPlanKind, transform: stripManagedFields, logger: log });
+    const csvs = options.shared?.csvs ?? new Informer<ClusterServiceVersion>({ client, apiVersion: V1alpha1, kind: ClusterServiceVersionKind, transform: stripManagedFields, logger: log });
+    const operatorGroups = options.shared?.operatorGroups ?? new Informer<OperatorGroup>({ client, apiVersion: V1, kind: OperatorGroupKind, transform: stripManagedFields, logger: log });
     const inNamespace = <T extends KubeObject>(inf: Informer<T>, ns: string): T[] => inf.byIndex(NAMESPACE_INDEX, ns);
 
     const puller = new CachingImagePuller({
@@ -115,7 +126,7 @@ export function subscriptionSetup(options: SubscriptionOptions): (ctx: ManagerCo
       await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
       await puller.close();
     };
-    return { informers: [subscriptions, installPlans, csvs, operatorGroups], controllers: [controller], runnables: [closeWhenStopped] };
+    return { informers: options.shared ? [] : [subscriptions, installPlans, csvs, operatorGroups], controllers: [controller], runnables: [closeWhenStopped] };
   };
 }
 export { describeConflict, describeSubject } from './explain.ts';
