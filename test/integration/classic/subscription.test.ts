@@ -114,7 +114,9 @@ async function namespaceWithGroups(prefix: string, groups = 1): Promise<string> 
   const ns = await kube().namespace(prefix);
   namespaces.push(ns);
   for (let i = 0; i < groups; i++) {
-    await create(ops.V1, 'operatorgroups', ns, { apiVersion: ops.V1, kind: ops.OperatorGroupKind, metadata: { name: `og-${i}`, namespace: ns }, spec: {} });
+    // OwnNamespace groups: an all-namespaces group would have the CSV controllers of other test files copy its CSVs
+    // into every namespace of the shared cluster
+    await create(ops.V1, 'operatorgroups', ns, { apiVersion: ops.V1, kind: ops.OperatorGroupKind, metadata: { name: `og-${i}`, namespace: ns }, spec: { targetNamespaces: [ns] } });
   }
   return ns;
 }
@@ -196,7 +198,10 @@ describe('Subscription → InstallPlan', () => {
     expect([ops.SubscriptionStateAtLatest, ops.SubscriptionStateUpgradePending]).toContain(done.status?.state);
     // CatalogSourcesAdded on first sight, then the health reason (upstream's count rule)
     await waitForSub(ns, 'a', 'AllCatalogSourcesHealthy', (s) => cond(s, ops.SubscriptionCatalogSourcesUnhealthy)?.reason === ops.AllCatalogSourcesHealthy);
-    expect(await metrics.registry.metrics()).toMatch(new RegExp(`subscription_sync_total\\{name="a",installed="${bundles.a1!.name.replace(/\./g, '\\.')}",channel="stable",package="cls-a",approval=""\\} \\d+`));
+    // counted by the sync after the one that recorded installedCSV
+    await expect
+      .poll(() => metrics.registry.metrics(), { timeout: 30_000 })
+      .toMatch(new RegExp(`subscription_sync_total\\{name="a",installed="${bundles.a1!.name.replace(/\./g, '\\.')}",channel="stable",package="cls-a",approval=""\\} \\d+`));
   });
 
   it('an installed CSV is upgraded along the replaces chain in a second plan', async () => {
