@@ -84,6 +84,14 @@ export function labelsFlag(values: readonly string[] | undefined): Record<string
   return out;
 }
 
+/** Registries reached over plain HTTP: `--insecure-registries host[,host]`, else $OLM_INSECURE_REGISTRIES. */
+export function insecureRegistries(flag: string | undefined, env: NodeJS.ProcessEnv): string[] {
+  return (flag ?? env['OLM_INSECURE_REGISTRIES'] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
 /** The cluster client of the kubeconfig the flags and environment name (kubectl's lookup order). */
 export async function connect(flags: { kubeconfig?: string | undefined; context?: string | undefined }, io: CliIO): Promise<KubeClient> {
   return KubeClient.fromConfig({

@@ -10,7 +10,7 @@ import { isNotSatisfiable } from '../classic/resolver/index.ts';
 import { describeConflict, resolveNamespace } from '../classic/subscription/index.ts';
 import { RegistryClient, loadUserCredentials } from '../shared/image/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
-import { CONNECTION_OPTIONS, parseFlags, withClient } from './cluster.ts';
+import { CONNECTION_OPTIONS, insecureRegistries, parseFlags, withClient } from './cluster.ts';
 import { CliUsageError, type CliIO } from './types.ts';
 
 const OPTIONS = {
@@ -31,10 +31,7 @@ export async function resolveNamespaceCommand(args: readonly string[], io: CliIO
   const namespace = values.namespace;
   if (!namespace) throw new CliUsageError('--namespace is required');
   const globalNamespace = values['global-namespace'] ?? 'olm';
-  const insecure = (values['insecure-registries'] ?? io.env['OLM_INSECURE_REGISTRIES'] ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
+  const insecure = insecureRegistries(values['insecure-registries'], io.env);
   return withClient(values, io, async (client) => {
     const [subscriptions, csvs, operatorGroups] = await Promise.all([
       list<Subscription>(client, V1alpha1, SubscriptionKind, namespace),

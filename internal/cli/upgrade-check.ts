@@ -8,6 +8,7 @@ import { clusterFinders, clusterVersion, formatReport, installedCsvs, installedE
 import { RegistryClient, loadUserCredentials, readCertificateDir } from '../shared/image/index.ts';
 import { KubeClient } from '../shared/kube/index.ts';
 import { parseTolerant } from '../shared/semver/index.ts';
+import { insecureRegistries } from './cluster.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
 
 interface Args {
@@ -51,10 +52,7 @@ function parse(args: readonly string[], io: CliIO): Args {
       throw new CliUsageError(`--${flag}: ${JSON.stringify(v)} is not a version: ${(err as Error).message}`);
     }
   }
-  const insecure = (values['insecure-registries'] ?? io.env['OLM_INSECURE_REGISTRIES'] ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
+  const insecure = insecureRegistries(values['insecure-registries'], io.env);
   return {
     ...(values['to'] !== undefined && { to: values['to'] }),
     ...(values['current'] !== undefined && { current: values['current'] }),
