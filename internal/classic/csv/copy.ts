@@ -3,6 +3,7 @@
 // copies labelled `olm.copiedFrom=<namespace>` with status `reason: Copied`, the operator's Roles and RoleBindings
 // copied where it lacks permissions, Roles lifted to ClusterRoles for a group targeting every namespace, and copies
 // whose parent no longer targets their namespace deleted.
+import { CopiedFromLabel } from '../../../api/operators/index.ts';
 import type { Condition, KubeObject } from '../../../api/meta/v1.ts';
 import { setCondition } from '../../shared/controller/index.ts';
 import {
@@ -18,7 +19,7 @@ import {
 } from '../../../api/operators/index.ts';
 import { NAMESPACE_INDEX, isNotFound, type EventRecorder, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
-import { COPIED_LABEL, COPY_SPEC_HASH, COPY_STATUS_HASH, copyableCSVHash, isCopiedObject, type OlmCaches } from '../olmcache/index.ts';
+import { COPY_SPEC_HASH, COPY_STATUS_HASH, copyableCSVHash, isCopiedObject, type OlmCaches } from '../olmcache/index.ts';
 import { buildTargetNamespaces, isAllNamespaces, namespaceSetContains, namespaceSetFromString } from '../operatorgroup/index.ts';
 import { csvOwnerLabels, csvOwnerReference, ownedByCSVLabels } from './install.ts';
 import { permissionStatus, type RequirementSource } from './requirements.ts';
@@ -65,7 +66,7 @@ export function copyPrototype(csv: ClusterServiceVersion): ClusterServiceVersion
   }
   const labels: Record<string, string> = {};
   for (const [k, v] of Object.entries(csv.metadata.labels ?? {})) if (!k.startsWith('operators.coreos.com/')) labels[k] = v;
-  labels[COPIED_LABEL] = csv.metadata.namespace ?? '';
+  labels[CopiedFromLabel] = csv.metadata.namespace ?? '';
   const status = structuredClone(csv.status ?? {});
   status.reason = CSVReasons.Copied;
   status.message = `The operator is running in ${csv.metadata.namespace ?? ''} but is managing this namespace`;
@@ -111,7 +112,7 @@ async function ensureTenantRBAC(p: CopyPorts, operatorNamespace: string, targetN
   const copyMeta = (o: KubeObject): KubeObject['metadata'] => ({
     name: o.metadata.name ?? '',
     namespace: targetNamespace,
-    labels: { ...(o.metadata.labels ?? {}), ...csvOwnerLabels(targetCSV), [COPIED_LABEL]: operatorNamespace, 'olm.managed': 'true' },
+    labels: { ...(o.metadata.labels ?? {}), ...csvOwnerLabels(targetCSV), [CopiedFromLabel]: operatorNamespace, 'olm.managed': 'true' },
     ...(o.metadata.annotations && { annotations: o.metadata.annotations }),
     ownerReferences: [csvOwnerReference(targetCSV)],
   });
@@ -231,7 +232,7 @@ export async function syncCopy(p: CopyPorts, key: string, signal: AbortSignal): 
   const isProtected = new Set((p.protectedNamespaces ?? []).filter((n) => n !== csv.metadata.namespace));
   await ensureCSVsInNamespaces(p, csv, og, isProtected, signal);
   for (const copy of p.caches.copiedCSVs.list()) {
-    if (copy.metadata.labels?.[COPIED_LABEL] !== csv.metadata.namespace || copy.metadata.name !== csv.metadata.name) continue;
+    if (copy.metadata.labels?.[CopiedFromLabel] !== csv.metadata.namespace || copy.metadata.name !== csv.metadata.name) continue;
     if (isProtected.has(copy.metadata.namespace ?? '')) continue;
     try {
       await p.client.delete({ apiVersion: V1alpha1, kind: ClusterServiceVersionKind, namespace: copy.metadata.namespace ?? '', name: copy.metadata.name ?? '' }, { signal });
@@ -318,7 +319,7 @@ export async function syncOLMConfig(p: CopyPorts, name: string, enqueueCopy: (ke
     const ogNs = og.metadata.namespace ?? '';
     const copiedTo = new Map<string, Set<string>>();
     for (const c of p.caches.copiedCSVs.list()) {
-      if (c.metadata.labels?.[COPIED_LABEL] !== ogNs) continue;
+      if (c.metadata.labels?.[CopiedFromLabel] !== ogNs) continue;
       const set = copiedTo.get(c.metadata.name ?? '') ?? new Set<string>();
       set.add(c.metadata.namespace ?? '');
       copiedTo.set(c.metadata.name ?? '', set);

@@ -1,11 +1,12 @@
 // ClusterServiceVersions of classic (upstream's olm-operator CSV side): the state machine, requirements, install
 // strategy, replacement, copies into target namespaces and the CSV metrics. See README.md.
+import { CopiedFromLabel, OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel } from '../../../api/operators/index.ts';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { CSVPhasePending, CSVReasons, ClusterServiceVersionKind, V1alpha1, type ClusterServiceVersion, type OperatorGroup } from '../../../api/operators/index.ts';
 import { Controller, formatTime, objectKey, type RateLimiter } from '../../shared/controller/index.ts';
 import { NAMESPACE_INDEX, eventRecorder, isNoKindMatch, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
-import { COPIED_LABEL, OWNER_KIND_LABEL, OWNER_LABEL, OWNER_NAMESPACE_LABEL, type CachedCRD, type OlmCaches } from '../olmcache/index.ts';
+import { type CachedCRD, type OlmCaches } from '../olmcache/index.ts';
 import { syncCopied, syncCopy, syncOLMConfig, type CopyPorts } from './copy.ts';
 import { csvMetrics } from './metrics.ts';
 import { setPhase, type PhaseEvents } from './phase.ts';
@@ -104,7 +105,7 @@ const notSucceeded = (csv: ClusterServiceVersion): boolean => csv.status?.phase 
 /** The CSV an object is labelled or referenced as owned by. */
 function ownerCSVKey(o: KubeObject): string | undefined {
   const l = o.metadata.labels ?? {};
-  if (l[OWNER_KIND_LABEL] === ClusterServiceVersionKind && l[OWNER_LABEL]) return `${l[OWNER_NAMESPACE_LABEL] ?? ''}/${l[OWNER_LABEL]}`;
+  if (l[OwnerKindLabel] === ClusterServiceVersionKind && l[OwnerLabel]) return `${l[OwnerNamespaceLabel] ?? ''}/${l[OwnerLabel]}`;
   const ref = (o.metadata.ownerReferences ?? []).find((r) => r.kind === ClusterServiceVersionKind);
   return ref && o.metadata.namespace ? `${o.metadata.namespace}/${ref.name}` : undefined;
 }
@@ -114,7 +115,7 @@ export function csvSetup(caches: OlmCaches, options: CSVOptions = {}): (ctx: Man
     const log = logger.child({ controller: 'clusterserviceversion' });
     caches.csvs.addIndex(REPLACES_INDEX, (csv) => (csv.spec.replaces ? [`${csv.metadata.namespace ?? ''}/${csv.spec.replaces}`] : []));
     caches.csvs.addIndex(CRD_INDEX, (csv) => [...(csv.spec.customresourcedefinitions?.owned ?? []), ...(csv.spec.customresourcedefinitions?.required ?? [])].map((d) => d.name));
-    caches.copiedCSVs.addIndex(COPY_PARENT_INDEX, (c) => [`${c.metadata.labels?.[COPIED_LABEL] ?? ''}/${c.metadata.name ?? ''}`]);
+    caches.copiedCSVs.addIndex(COPY_PARENT_INDEX, (c) => [`${c.metadata.labels?.[CopiedFromLabel] ?? ''}/${c.metadata.name ?? ''}`]);
 
     const recorder = eventRecorder(client, 'operator-lifecycle-manager', log);
     const events: PhaseEvents = {
@@ -232,7 +233,7 @@ export function csvSetup(caches: OlmCaches, options: CSVOptions = {}): (ctx: Man
     copied.watch(caches.copiedCSVs, (c, type) => {
       // A deleted copy: its parent makes it again if it still belongs.
       if (type === 'delete') {
-        const from = c.metadata.labels?.[COPIED_LABEL];
+        const from = c.metadata.labels?.[CopiedFromLabel];
         if (from) copy.enqueue(`${from}/${c.metadata.name ?? ''}`);
         return undefined;
       }

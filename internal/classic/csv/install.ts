@@ -3,12 +3,13 @@
 // annotations on the pod template, its owner labels and reference, `OPERATOR_CONDITION_NAME` and a hash of the
 // spec; written with create-or-update (so the Deployment of a replaced CSV with the same name is taken over), and
 // checked for health the way upstream reads a Deployment's status.
+import { OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel } from '../../../api/operators/index.ts';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { ClusterServiceVersionKind, V1alpha1, type ClusterServiceVersion } from '../../../api/operators/index.ts';
 import { errorMessage } from '../../shared/controller/index.ts';
 import { isForbidden, isNotFound, retryOnConflict, type KubeClient } from '../../shared/kube/index.ts';
 import { strategyDeployment, type DeploymentConfig } from '../../shared/registryv1/index.ts';
-import { OWNER_KIND_LABEL, OWNER_LABEL, OWNER_NAMESPACE_LABEL, deepHash } from '../olmcache/index.ts';
+import { deepHash } from '../olmcache/index.ts';
 import { OPERATOR_CONDITION_ENV } from '../operatorcondition/index.ts';
 
 export const DEPLOYMENT_SPEC_HASH_LABEL = 'olm.deployment-spec-hash';
@@ -43,14 +44,14 @@ export const isUnrecoverable = (err: unknown): boolean => err instanceof Strateg
 
 /** The labels naming the CSV that owns an object (upstream's OwnerLabel for kind ClusterServiceVersion). */
 export const csvOwnerLabels = (csv: ClusterServiceVersion): Record<string, string> => ({
-  [OWNER_LABEL]: csv.metadata.name ?? '',
-  [OWNER_NAMESPACE_LABEL]: csv.metadata.namespace ?? '',
-  [OWNER_KIND_LABEL]: ClusterServiceVersionKind,
+  [OwnerLabel]: csv.metadata.name ?? '',
+  [OwnerNamespaceLabel]: csv.metadata.namespace ?? '',
+  [OwnerKindLabel]: ClusterServiceVersionKind,
 });
 
 export const ownedByCSVLabels = (obj: KubeObject, csv: ClusterServiceVersion): boolean => {
   const l = obj.metadata.labels ?? {};
-  return l[OWNER_LABEL] === csv.metadata.name && l[OWNER_NAMESPACE_LABEL] === csv.metadata.namespace && l[OWNER_KIND_LABEL] === ClusterServiceVersionKind;
+  return l[OwnerLabel] === csv.metadata.name && l[OwnerNamespaceLabel] === csv.metadata.namespace && l[OwnerKindLabel] === ClusterServiceVersionKind;
 };
 
 /** A non-blocking, non-controller owner reference to the CSV (upstream's NonBlockingOwner). */

@@ -8,8 +8,7 @@ import { StepStatusCreated, StepStatusPresent, type StepStatus } from '../../../
 import { isAlreadyExists, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import { errorText, opaque, wrap } from './errors.ts';
 
-export { OwnerLabel as OLM_OWNER_LABEL, OwnerNamespaceLabel as OLM_OWNER_NAMESPACE_LABEL, OwnerKindLabel as OLM_OWNER_KIND_LABEL } from '../../../api/operators/index.ts';
-import { OwnerLabel as OLM_OWNER_LABEL } from '../../../api/operators/index.ts';
+import { OwnerLabel } from '../../../api/operators/index.ts';
 
 /** Metadata the server owns: never part of an update's patch. */
 const SYSTEM_METADATA = new Set(['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'managedFields', 'selfLink', 'deletionTimestamp', 'deletionGracePeriodSeconds']);
@@ -249,7 +248,7 @@ export class StepEnsurer {
       throw wrap(createMessage, err);
     }
     const owned = structuredClone(obj);
-    owned.metadata.labels = { ...owned.metadata.labels, [OLM_OWNER_LABEL]: resolving };
+    owned.metadata.labels = { ...owned.metadata.labels, [OwnerLabel]: resolving };
     try {
       await patchToManifest(this.#client, owned, this.#signal);
     } catch (err) {

@@ -4,6 +4,7 @@
 // attenuated service account's client when the plan has one. Kinds upstream does not support get
 // `UnsupportedResource` and the plan is invalid. API warnings of a step become an `AppliedWithWarnings`
 // Warning event on the plan (fieldPath `status.plan[i]`) and count in `installplan_warnings_total`.
+import { OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel } from '../../../api/operators/index.ts';
 import type { KubeObject, OwnerReference } from '../../../api/meta/v1.ts';
 import {
   ClusterServiceVersionKind,
@@ -25,7 +26,7 @@ import { isNoKindMatch, isNotFound, type EventRecorder, type KubeClient, type Lo
 import { goQuote } from '../../shared/gocompat/index.ts';
 import type { CsvPresence, NamespacedName } from './alongside.ts';
 import { crdStep, OLM_MANAGED_LABEL } from './crd.ts';
-import { OLM_OWNER_KIND_LABEL, OLM_OWNER_LABEL, OLM_OWNER_NAMESPACE_LABEL, StepEnsurer } from './ensure.ts';
+import { StepEnsurer } from './ensure.ts';
 import { errorText, gvkNotFound, invalidInstallPlan, isNotFoundError, opaque, wrap } from './errors.ts';
 import { decodeManifest, manifestForStep } from './manifest.ts';
 import { CustomResourceDefinitionKind } from './plan.ts';
@@ -317,9 +318,9 @@ async function otherKind(ctx: Context, step: Step, manifest: string): Promise<vo
     } else {
       obj.metadata.labels = {
         ...obj.metadata.labels,
-        [OLM_OWNER_LABEL]: step.resolving,
-        [OLM_OWNER_NAMESPACE_LABEL]: namespace,
-        [OLM_OWNER_KIND_LABEL]: ClusterServiceVersionKind,
+        [OwnerLabel]: step.resolving,
+        [OwnerNamespaceLabel]: namespace,
+        [OwnerKindLabel]: ClusterServiceVersionKind,
       };
     }
   }

@@ -12,8 +12,6 @@ import {
   isCopiedObject,
   OperatorGroupKind,
   OwnerKindLabel,
-  OwnerLabel,
-  OwnerNamespaceLabel,
   OperatorGroupNamespaceAnnotationKey,
   SubscriptionKind,
   V1,
@@ -28,8 +26,6 @@ import { Informer, stripManagedFields, type KubeClient } from '../../shared/kube
 import type { Cache } from '../../shared/manager/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 
-// Upstream's words, defined once in api/operators.
-export { CopiedFromLabel as COPIED_LABEL, OwnerLabel as OWNER_LABEL, OwnerNamespaceLabel as OWNER_NAMESPACE_LABEL, OwnerKindLabel as OWNER_KIND_LABEL };
 /** In-memory annotations on cached copied CSVs: hashes of what was copied (upstream's `$copyhash-*`). */
 export const COPY_SPEC_HASH = '$copyhash-spec';
 export const COPY_STATUS_HASH = '$copyhash-status';

@@ -1,11 +1,12 @@
 // OperatorGroups (operators.coreos.com/v1) of classic: the controller that keeps a group's status, its member
 // CSVs' annotations, its ClusterRoles and provided APIs, and namespaces' group labels; and the group rules the
 // CSV controller applies (namespace sets, provided APIs, the intersection decision). See README.md.
+import { OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel } from '../../../api/operators/index.ts';
 import { OperatorGroupKind, OperatorGroupLabelPrefix } from '../../../api/operators/index.ts';
 import { Controller, objectKey } from '../../shared/controller/index.ts';
 import { NAMESPACE_INDEX } from '../../shared/kube/index.ts';
 import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
-import { OWNER_KIND_LABEL, OWNER_LABEL, OWNER_NAMESPACE_LABEL, type OlmCaches } from '../olmcache/index.ts';
+import { type OlmCaches } from '../olmcache/index.ts';
 import { namespaceLabelReconciler, operatorGroupReconciler } from './reconciler.ts';
 
 export * from './groups.ts';
@@ -40,7 +41,7 @@ export function operatorGroupSetup(caches: OlmCaches, options: OperatorGroupOpti
     // ClusterRoles a group owns: their group (also how a deleted group's roles are found after a restart).
     groups.watch(caches.clusterRoles, (cr) => {
       const l = cr.metadata.labels ?? {};
-      return l[OWNER_KIND_LABEL] === OperatorGroupKind ? `${l[OWNER_NAMESPACE_LABEL] ?? ''}/${l[OWNER_LABEL] ?? ''}` : undefined;
+      return l[OwnerKindLabel] === OperatorGroupKind ? `${l[OwnerNamespaceLabel] ?? ''}/${l[OwnerLabel] ?? ''}` : undefined;
     });
 
     const namespaces = new Controller({ name: 'operatorgroup-namespace', reconciler: namespaceLabelReconciler({ client, caches, logger: log }), logger, metrics });

@@ -3,6 +3,7 @@
 // the `olm.og.<group>.<admin|edit|view>-<hash>` ClusterRoles aggregating the provided APIs' roles, and the
 // `olm.providedAPIs` annotation pruned to what the group's CSVs still provide. A deleted group's ClusterRoles go.
 // Namespaces get the `olm.operatorgroup.uid/<uid>` label of the groups that target them (syncNamespace).
+import { OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel } from '../../../api/operators/index.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { Condition, KubeObject } from '../../../api/meta/v1.ts';
 import {
@@ -28,7 +29,7 @@ import {
 import { formatTime, removeCondition, setCondition, splitKey, type Reconciler } from '../../shared/controller/index.ts';
 import { NAMESPACE_INDEX, isNotFound, labelSelectorAsSelector, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
-import { OWNER_KIND_LABEL, OWNER_LABEL, OWNER_NAMESPACE_LABEL, isCopied, type OlmCaches } from '../olmcache/index.ts';
+import { isCopied, type OlmCaches } from '../olmcache/index.ts';
 import { aggregationLabel, apiSetString, buildTargetNamespaces, groupSurface, operatorGroupClusterRoleName, providedAPIsOfCSV } from './groups.ts';
 
 const FIELD_MANAGER = 'operator-lifecycle-manager';
@@ -79,9 +80,9 @@ export interface OperatorGroupReconcilerOptions {
 }
 
 const ownerLabels = (og: { metadata: { name?: string; namespace?: string } }): Record<string, string> => ({
-  [OWNER_LABEL]: og.metadata.name ?? '',
-  [OWNER_NAMESPACE_LABEL]: og.metadata.namespace ?? '',
-  [OWNER_KIND_LABEL]: OperatorGroupKind,
+  [OwnerLabel]: og.metadata.name ?? '',
+  [OwnerNamespaceLabel]: og.metadata.namespace ?? '',
+  [OwnerKindLabel]: OperatorGroupKind,
 });
 
 export function operatorGroupReconciler(o: OperatorGroupReconcilerOptions): Reconciler {
@@ -96,7 +97,7 @@ export function operatorGroupReconciler(o: OperatorGroupReconcilerOptions): Reco
   const ownedClusterRoles = (namespace: string, name: string): KubeObject[] =>
     caches.clusterRoles.list().filter((cr) => {
       const l = cr.metadata.labels ?? {};
-      return l[OWNER_KIND_LABEL] === OperatorGroupKind && l[OWNER_LABEL] === name && l[OWNER_NAMESPACE_LABEL] === namespace;
+      return l[OwnerKindLabel] === OperatorGroupKind && l[OwnerLabel] === name && l[OwnerNamespaceLabel] === namespace;
     });
 
   /** Multiple groups in one namespace: every one says so; a lone group loses the condition. */
