@@ -1,6 +1,7 @@
 // Memory figures: forced garbage collection (`npm run bench` runs node with --expose-gc) and
 // measurements in a fresh child process, so that one case's heap and peak RSS do not leak into another's.
 import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 
 function collector(): () => void {
   const f = (globalThis as { gc?: () => void }).gc;
@@ -45,4 +46,41 @@ export async function measureInChild<T>(file: string, args: readonly string[]): 
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   if (code !== 0) throw new Error(`measurement exited with ${String(code)}`);
   return JSON.parse(out.trim().split('\n').pop() ?? '{}') as T;
+}
+
+/** A process's resident set and its peak (VmRSS, VmHWM of /proc/<pid>/status), in bytes. */
+export async function procMemory(pid: number): Promise<{ rss: number; hwm: number }> {
+  const text = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string): number => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN) * 1024;
+  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+}
+
+/**
+ * RSS sampled every second for `seconds`; `at(s)` is the lowest of the 5 samples up to second `s` (a GC may be
+ * running at any one).
+ */
+export async function idleRss(pid: number, seconds: number): Promise<{ at(s: number): number }> {
+  const samples: number[] = [];
+  for (let i = 0; i < seconds; i++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    samples.push((await procMemory(pid)).rss);
+  }
+  return { at: (s) => Math.min(...samples.slice(Math.max(0, s - 5), s)) };
+}
+
+/** Samples a process's RSS every `intervalMs` until stopped; `stop()` gives the highest sample. */
+export function rssSampler(pid: number, intervalMs = 100): { stop(): number } {
+  let peak = 0;
+  const timer = setInterval(() => {
+    procMemory(pid).then(
+      (m) => void (peak = Math.max(peak, m.rss)),
+      () => undefined,
+    );
+  }, intervalMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return peak;
+    },
+  };
 }
