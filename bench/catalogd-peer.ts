@@ -256,7 +256,15 @@ export async function benchCatalogdPeer(): Promise<Figure[]> {
     peers.push(ours('ours', root));
     if ('path' in built) peers.push(upstream(built.path));
     const results = new Map<string, PeerFigures>();
-    for (const p of peers) results.set(p.label, await runPeer(p, ctx, kube, image.digestRef));
+    let failed = '';
+    for (const p of peers) {
+      try {
+        results.set(p.label, await runPeer(p, ctx, kube, image.digestRef));
+      } catch (err) {
+        if (p.label !== 'upstream') throw err;
+        failed = err instanceof Error ? err.message : String(err); // its column is left out, with the reason
+      }
+    }
 
     const figures: Figure[] = [];
     const up = results.get('upstream');
@@ -267,7 +275,7 @@ export async function benchCatalogdPeer(): Promise<Figure[]> {
         figures.push({ name: `${name}: ${label}`, value: round(get(f), digits), unit, ...(note && { note: note(f) }) });
       }
       const o = results.get('ours') as PeerFigures;
-      if (up) figures.push({ name: `  ratio ours / upstream`, value: round(get(o) / get(up), 2), unit: '×', note: `${better} is better` });
+      if (up && results.has('ours')) figures.push({ name: `  ratio ours / upstream`, value: round(get(o) / get(up), 2), unit: '×', note: `${better} is better` });
       const b = results.get('base');
       if (b) figures.push({ name: `  ratio ours / base`, value: round(get(o) / get(b), 2), unit: '×', note: `${better} is better` });
     };
@@ -285,6 +293,7 @@ export async function benchCatalogdPeer(): Promise<Figure[]> {
     row(`  metas p99`, 'ms', (f) => f.metas.p99 ?? 0, 1, 'lower', (f) => `p50 ${round(f.metas.p50 ?? 0, 1)} ms`);
     const shas = new Set([...results.values()].map((f) => f.allSha));
     figures.push({ name: '/api/v1/all bodies identical across columns (1 = yes)', value: shas.size === 1 ? 1 : 0, unit: '', note: `sha256 ${[...shas].map((s) => s.slice(0, 12)).join(', ')}` });
+    if (failed) figures.push({ name: 'upstream column skipped: its run failed', value: 0, unit: '', note: failed.slice(0, 300) });
     if ('skipped' in built) figures.push({ name: 'upstream column skipped', value: 0, unit: '', note: built.skipped });
     return figures;
   } finally {
