@@ -4,6 +4,9 @@
 //
 //   ClusterCatalog ─▶ content client ─▶ resolver ─▶ unpacker ─▶ renderer ─▶ preflights ─▶ applier ─▶ status
 //
+// ServiceAccount and RBAC informers (installer/) tell whether an extension's service account exists and re-enqueue
+// the extensions a grant could unblock.
+//
 // The stage implementations come from `OperatorControllerImplementations` (implementations.ts
 // for the process; tests may swap one), so this file only strings them together.
 import { join } from 'node:path';
@@ -24,6 +27,7 @@ import type { Logger, Metrics } from '../shared/observability/index.ts';
 import type { CatalogContentClient } from './contentclient/index.ts';
 import { ClusterExtensionReconciler, clusterExtensionSteps, kubeFinalizers, type BundleApplier, type BundleRenderer, type BundleResolver, type InstallPreflight } from './controller/index.ts';
 import type { OperatorControllerOptions } from './options.ts';
+import { installerWatches } from './installer/index.ts';
 import { imageBundleUnpacker } from './unpack/index.ts';
 
 export type { OperatorControllerOptions } from './options.ts';
@@ -83,7 +87,9 @@ export function operatorControllerSetup(
       logger: logger.child({ informer: 'clustercatalogs' }),
     });
     const { registry, informer: secretInformer } = await registryAccess({ client, logger, ...options });
-    const informers: Cache[] = secretInformer ? [extensions, catalogs, secretInformer] : [extensions, catalogs];
+    // The service accounts extensions install as, and RBAC changes that could grant what one was missing.
+    const installer = installerWatches({ client, logger, extensions: () => extensions.list(), enqueue: (name) => controller.enqueue(name) });
+    const informers: Cache[] = [extensions, catalogs, ...(secretInformer ? [secretInformer] : []), ...installer.informers];
     const puller = createImagePuller({ cacheDir: join(options.cachePath, 'unpack'), registry, logger: logger.child({ component: 'image' }) });
     const caCerts = options.catalogdCasDir ? await readCertificateDir(options.catalogdCasDir) : undefined;
     const content = impl.content({ ...(caCerts && { caCerts }), logger: logger.child({ component: 'catalog-content' }) });
@@ -99,6 +105,7 @@ export function operatorControllerSetup(
       renderer: impl.renderer(),
       preflights: impl.preflights({ client, logger: log }),
       applier: impl.applier({ client, systemNamespace: options.systemNamespace, logger: log, applied: (objects) => owned.watch(objects) }),
+      identity: installer.identity,
       events: eventRecorder(client, 'operator-controller', log),
     });
     const reconciler = new ClusterExtensionReconciler({
