@@ -26,11 +26,11 @@ import { registryAccess, type Cache, type ManagerContext, type ManagerParts } fr
 import type { Logger, Metrics } from '../shared/observability/index.ts';
 import type { CatalogContentClient } from './contentclient/index.ts';
 import { ClusterExtensionReconciler, clusterExtensionSteps, kubeFinalizers, type BundleApplier, type BundleRenderer, type BundleResolver, type InstallPreflight } from './controller/index.ts';
-import type { OperatorControllerOptions } from './options.ts';
+import type { CertProviderName, OperatorControllerOptions } from './options.ts';
 import { installerWatches } from './installer/index.ts';
 import { imageBundleUnpacker } from './unpack/index.ts';
 
-export type { OperatorControllerOptions } from './options.ts';
+export type { CertProviderName, OperatorControllerOptions } from './options.ts';
 
 /** A catalog content cache the controller keeps in step with ClusterCatalog events. */
 export interface CatalogContentCache extends CatalogContentClient {
@@ -44,8 +44,9 @@ export interface CatalogContentCache extends CatalogContentClient {
 export interface OperatorControllerImplementations {
   readonly content: (o: { readonly caCerts?: readonly Buffer[]; readonly logger: Logger }) => CatalogContentCache;
   readonly resolver: (o: { readonly listCatalogs: () => readonly ClusterCatalog[]; readonly content: CatalogContentClient; readonly metrics: Metrics }) => BundleResolver;
-  readonly renderer: () => BundleRenderer;
-  readonly preflights: (o: { readonly client: KubeClient; readonly logger: Logger }) => readonly InstallPreflight[];
+  /** `certProvider`: for bundles with webhooks (`null`: none, such bundles are refused). */
+  readonly renderer: (o: { readonly certProvider: CertProviderName | null }) => BundleRenderer;
+  readonly preflights: (o: { readonly client: KubeClient; readonly logger: Logger; readonly certProvider: CertProviderName | null }) => readonly InstallPreflight[];
   readonly applier: (o: {
     readonly client: KubeClient;
     readonly systemNamespace: string;
@@ -95,6 +96,7 @@ export function operatorControllerSetup(
     const content = impl.content({ ...(caCerts && { caCerts }), logger: logger.child({ component: 'catalog-content' }) });
 
     const log = logger.child({ controller: 'clusterextension' });
+    const certProvider = options.certProvider === undefined ? 'cert-manager' : options.certProvider;
     // Bound late: events only arrive once the controller below exists.
     const owned = new OwnedObjectWatcher({ client, enqueue: (name) => controller.enqueue(name), logger: logger.child({ component: 'owned-objects' }) });
     // The pipeline is assembled here, where its implementations are chosen.
@@ -102,8 +104,8 @@ export function operatorControllerSetup(
       finalizers: kubeFinalizers(client),
       resolver: impl.resolver({ listCatalogs: () => catalogs.list(), content, metrics }),
       unpacker: imageBundleUnpacker(puller),
-      renderer: impl.renderer(),
-      preflights: impl.preflights({ client, logger: log }),
+      renderer: impl.renderer({ certProvider }),
+      preflights: impl.preflights({ client, logger: log, certProvider }),
       applier: impl.applier({ client, systemNamespace: options.systemNamespace, logger: log, applied: (objects) => owned.watch(objects) }),
       identity: installer.identity,
       events: eventRecorder(client, 'operator-controller', log),
