@@ -175,7 +175,7 @@ function progressOf(sub: Subscription | undefined, plan: InstallPlan | undefined
   const out: Condition[] = [];
   if (sub?.status?.state) out.push(c('Subscription', sub.status.state, sub.status.currentCSV ?? ''));
   for (const cond of sub?.status?.conditions ?? []) if (cond.status === 'True') out.push(c(cond.type, cond.status, cond.reason ?? '', cond.message ?? ''));
-  if (plan?.status?.phase) out.push(c(`InstallPlan ${plan.metadata.name ?? ''}`, plan.status.phase, '', plan.status.message ?? ''));
+  if (plan?.status?.phase) out.push(c(`InstallPlan ${plan.metadata.name ?? ''}`, plan.status.phase, (plan.spec.clusterServiceVersionNames ?? []).join(','), plan.status.message ?? ''));
   if (csv?.status?.phase) out.push(c(`CSV ${csv.metadata.name ?? ''}`, csv.status.phase, csv.status.reason ?? '', csv.status.message ?? ''));
   return out;
 }

@@ -90,9 +90,12 @@ describe('kubectl olm --classic against the real olm-classic', () => {
 
   it('Automatic: install --wait reaches the channel head; uninstall without --delete-operands leaves the operands and says so', async () => {
     const ns = await namespace('cli-classic-auto');
-    const r = await olm(['install', '--classic', PKG, '-n', ns, ...catalogFlags(), '--wait', '--timeout', '180s']);
+    // on a terminal: progress lines on stderr, one per change of the Subscription, its plan and its CSV
+    const r = await olm(['install', '--classic', PKG, '-n', ns, ...catalogFlags(), '--wait', '--timeout', '180s'], { tty: true });
     expect(r.code, diag(r)).toBe(0);
-    expect(r.stderr).toBe(`operatorgroup "${ns}" created (OwnNamespace: the operator watches namespace "${ns}")\n`);
+    expect(r.stderr).toMatch(new RegExp(`^operatorgroup "${ns}" created \\(OwnNamespace: the operator watches namespace "${ns}"\\)\n`));
+    expect(r.stderr).toMatch(new RegExp(`^\\[\\d+s\\] subscription/${PKG}: InstallPlan install-[a-z0-9]+=Complete ${v2.name}$`, 'm'));
+    expect(r.stderr).toMatch(new RegExp(`^\\[\\d+s\\] subscription/${PKG}: CSV ${v2.name}=Succeeded InstallSucceeded: `, 'm'));
     expect(r.stdout).toBe(`subscription "${PKG}" created\noperator "${PKG}" installed; installed csv is "${v2.name}"\n`);
     const og = await kube().must<ops.OperatorGroup>(kube().request('GET', TestKube.path(ops.V1, ops.OperatorGroupResource, ns, ns)));
     expect(og.spec?.targetNamespaces).toEqual([ns]);
