@@ -7,12 +7,15 @@ import {
   approvalFlag,
   chooseSource,
   csvNameOf,
+  firstCSV,
   isDone,
+  ownNamespaceProblem,
   ownedKinds,
   PackageLookupError,
   pendingPlan,
   subscriptionRow,
   subscriptionTarget,
+  supportedInstallModes,
   watchedNamespaces,
   type PackageSource,
 } from './classic.ts';
@@ -33,7 +36,13 @@ const content: CatalogContent = {
     },
   ],
   bundles: [
-    { name: 'etcd.v0.9.4', package: 'etcd', image: '', version: '0.9.4', properties: [] },
+    {
+      name: 'etcd.v0.9.4',
+      package: 'etcd',
+      image: '',
+      version: '0.9.4',
+      properties: [{ type: 'olm.csv.metadata', value: JSON.stringify({ installModes: [{ type: 'OwnNamespace', supported: false }, { type: 'AllNamespaces', supported: true }, { type: 'SingleNamespace', supported: true }] }) }],
+    },
     { name: 'etcd.v0.9.2', package: 'etcd', image: '', version: '0.9.2', properties: [] },
     { name: 'etcd.v1.0.0-alpha', package: 'etcd', image: '', version: '1.0.0-alpha', properties: [] },
   ],
@@ -65,6 +74,22 @@ describe('install --classic logic', () => {
     expect(() => subscriptionTarget(src('olm', 'a'), undefined, '1.0.0-alpha')).toThrow('version "1.0.0-alpha" not found in channel "stable"');
     const noDefault = { ...src('olm', 'a'), pkg: { ...content.packages[0]!, defaultChannel: '' } };
     expect(() => subscriptionTarget(noDefault, undefined, undefined)).toThrow('package "etcd" does not have a default channel');
+  });
+
+  it('the CSV a Subscription starts from is the startingCSV or the channel head; its install modes come from olm.csv.metadata', () => {
+    expect(firstCSV(src('olm', 'a'), { source: 'a', sourceNamespace: 'olm', channel: 'stable' })).toBe('etcd.v0.9.4');
+    expect(firstCSV(src('olm', 'a'), { source: 'a', sourceNamespace: 'olm', channel: 'stable', startingCSV: 'etcd.v0.9.2' })).toBe('etcd.v0.9.2');
+    expect(supportedInstallModes(content, 'etcd', 'etcd.v0.9.4')).toEqual(['AllNamespaces', 'SingleNamespace']);
+    expect(supportedInstallModes(content, 'etcd', 'etcd.v0.9.2')).toBeUndefined();
+  });
+
+  it('a bundle without OwnNamespace is refused with kubectl-operator\'s words before an OperatorGroup is made', () => {
+    expect(ownNamespaceProblem('etcd', ['AllNamespaces', 'SingleNamespace'])).toBe(
+      'operator "etcd" is not installable: install modes supported by operator ("AllNamespaces,SingleNamespace") not compatible with install modes supported by desired watches ("OwnNamespace")',
+    );
+    expect(ownNamespaceProblem('etcd', [])).toBe('operator "etcd" is not installable: operator defined no supported install modes');
+    expect(ownNamespaceProblem('etcd', ['OwnNamespace'])).toBeUndefined();
+    expect(ownNamespaceProblem('etcd', undefined)).toBeUndefined();
   });
 });
 

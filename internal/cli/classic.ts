@@ -12,6 +12,7 @@ import {
   GroupName,
   InstallPlanKind,
   InstallPlanPhaseRequiresApproval,
+  InstallModeTypeOwnNamespace,
   OperatorGroupKind,
   OperatorGroupTargetsAnnotationKey,
   SubscriptionKind,
@@ -95,6 +96,37 @@ export function subscriptionTarget(src: PackageSource, channel: string | undefin
   const entry = ch.entries.find((e) => versions.get(e.name) === want);
   if (!entry) throw new PackageLookupError(`version "${version}" not found in channel "${name}"`);
   return { ...base, startingCSV: entry.name };
+}
+
+/** The CSV a new Subscription to `target` starts from: its startingCSV, else the channel's head (replaced and skipped by none). */
+export function firstCSV(src: PackageSource, target: SubscriptionTarget): string | undefined {
+  if (target.startingCSV) return target.startingCSV;
+  const entries = src.pkg.channels.find((c) => c.name === target.channel)?.entries ?? [];
+  const behind = new Set(entries.flatMap((e) => [e.replaces, ...e.skips]));
+  return entries.find((e) => !behind.has(e.name))?.name;
+}
+
+/**
+ * The install modes a bundle supports, from its `olm.csv.metadata` property (what `opm render` writes); undefined when
+ * the catalog does not say.
+ */
+export function supportedInstallModes(content: CatalogContent, pkg: string, bundle: string): string[] | undefined {
+  const prop = content.bundles.find((b) => b.package === pkg && b.name === bundle)?.properties.find((p) => p.type === 'olm.csv.metadata');
+  if (!prop) return undefined;
+  try {
+    const modes = (JSON.parse(prop.value) as { installModes?: { type?: unknown; supported?: unknown }[] }).installModes;
+    if (!Array.isArray(modes)) return undefined;
+    return modes.filter((m) => m.supported === true && typeof m.type === 'string').map((m) => m.type as string).sort();
+  } catch {
+    return undefined;
+  }
+}
+
+/** kubectl-operator's refusal when the operator cannot run in an OwnNamespace OperatorGroup (the one created here). */
+export function ownNamespaceProblem(pkg: string, supported: readonly string[] | undefined): string | undefined {
+  if (supported === undefined || supported.includes(InstallModeTypeOwnNamespace)) return undefined;
+  if (supported.length === 0) return `operator "${pkg}" is not installable: operator defined no supported install modes`;
+  return `operator "${pkg}" is not installable: install modes supported by operator ("${supported.join(',')}") not compatible with install modes supported by desired watches ("${InstallModeTypeOwnNamespace}")`;
 }
 
 /** The InstallPlan of the Subscription's namespace that waits for approval, named by the Subscription. */
@@ -315,10 +347,11 @@ async function findPackage(client: KubeClient, io: CliIO, o: { ns: string; globa
 }
 
 /** The namespace's OperatorGroup, or a new one targeting the namespace (OwnNamespace), said on stderr. */
-async function ensureOperatorGroup(client: KubeClient, io: CliIO, ns: string): Promise<void> {
+async function ensureOperatorGroup(client: KubeClient, io: CliIO, ns: string, problem: string | undefined): Promise<void> {
   const groups = (await client.listAll<OperatorGroup>({ ...OG, namespace: ns })).items;
   if (groups.length > 1) throw new Error(`namespace "${ns}" has more than one operator group`);
   if (groups.length === 1) return;
+  if (problem) throw new Error(`${problem}; create an OperatorGroup in namespace "${ns}" that it supports first`);
   const og: OperatorGroup = { ...OG, metadata: { name: ns, namespace: ns }, spec: { targetNamespaces: [ns] } };
   try {
     await client.create(og, { fieldManager: FIELD_MANAGER });
@@ -386,6 +419,7 @@ export const installClassicCommand: CliCommand = {
     return withClient(values, io, async (client) => {
       const ns = values.namespace ?? client.defaultNamespace;
       let target: SubscriptionTarget;
+      let problem: string | undefined;
       try {
         const { found, searched } = await findPackage(client, io, {
           ns,
@@ -395,7 +429,10 @@ export const installClassicCommand: CliCommand = {
           catalogNs: values['catalog-namespace'],
           insecure: insecureRegistries(values['insecure-registries'], io.env),
         });
-        target = subscriptionTarget(chooseSource(packageName, found, searched), values.channel, values.version);
+        const src = chooseSource(packageName, found, searched);
+        target = subscriptionTarget(src, values.channel, values.version);
+        const first = firstCSV(src, target);
+        problem = ownNamespaceProblem(packageName, first ? supportedInstallModes(src.content, packageName, first) : undefined);
       } catch (err) {
         if (!(err instanceof PackageLookupError)) throw err;
         io.stderr.write(`failed to install operator: get package manifest: ${err.message}\n`);
@@ -405,7 +442,12 @@ export const installClassicCommand: CliCommand = {
         io.stderr.write(`failed to install operator: create subscription: subscriptions.${GroupName} "${name}" already exists\n`);
         return 1;
       }
-      await ensureOperatorGroup(client, io, ns);
+      try {
+        await ensureOperatorGroup(client, io, ns, problem);
+      } catch (err) {
+        io.stderr.write(`failed to install operator: ${(err as Error).message}\n`);
+        return 1;
+      }
       const sub: Subscription = {
         ...SUB,
         metadata: { name, namespace: ns },

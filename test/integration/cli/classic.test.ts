@@ -23,6 +23,7 @@ let globalNs = '';
 const namespaces: string[] = [];
 let v1: TestBundle;
 let v2: TestBundle;
+let allNs: TestBundle;
 
 const olm = (argv: string[], opts: CaptureOptions = {}): Promise<CapturedRun> => runCaptured(argv, { env: { KUBECONFIG: controlPlane().kubeconfigPath }, ...opts });
 /** The flags every install needs here: the test's global catalog namespace, the plain-HTTP test registry. */
@@ -34,7 +35,15 @@ beforeAll(async () => {
   namespaces.push(globalNs);
   v1 = await pushTestBundle(registry(), { packageName: PKG, version: '1.0.0' });
   v2 = await pushTestBundle(registry(), { packageName: PKG, version: '1.1.0' });
-  const image = await pushCatalogImage(registry(), 'cli-classic/catalog:v1', { files: catalogFiles(PKG, [{ bundle: v1 }, { bundle: v2, replaces: v1.name }]) });
+  // a package whose bundle cannot run in an OwnNamespace group, saying so in olm.csv.metadata as `opm render` writes it
+  allNs = await pushTestBundle(registry(), { packageName: 'cli-classic-allns', version: '1.0.0', installModes: { OwnNamespace: false } });
+  const modes = [{ type: 'OwnNamespace', supported: false }, { type: 'SingleNamespace', supported: true }, { type: 'AllNamespaces', supported: true }];
+  const image = await pushCatalogImage(registry(), 'cli-classic/catalog:v1', {
+    files: {
+      ...catalogFiles(PKG, [{ bundle: v1 }, { bundle: v2, replaces: v1.name }]),
+      ...catalogFiles(allNs.packageName, [{ bundle: allNs, properties: [{ type: 'olm.csv.metadata', value: { installModes: modes } }] }]),
+    },
+  });
   await kube().must(
     kube().request('POST', TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, undefined, globalNs), {
       apiVersion: ops.V1alpha1,
@@ -74,7 +83,7 @@ async function untilCli(what: string, argv: string[], ok: (r: CapturedRun) => bo
 const diag = (r: CapturedRun): string => `${JSON.stringify(r)}\nolm-classic said:\n${olmClassic?.logs.slice(-30).join('\n') ?? ''}`;
 
 describe('kubectl olm --classic against the real olm-classic', () => {
-  it('an unknown package fails with exit 1 naming where it looked', async () => {
+  it('an unknown package or channel, or a bundle without OwnNamespace, fails with exit 1 and creates nothing', async () => {
     const ns = await namespace('cli-classic-none');
     const r = await olm(['install', '--classic', 'no-such-package', '-n', ns, ...catalogFlags()]);
     expect(r).toEqual({
@@ -86,6 +95,14 @@ describe('kubectl olm --classic against the real olm-classic', () => {
     expect(await status(TestKube.path(ops.V1, ops.OperatorGroupResource, ns, ns))).toBe(404);
     const unknownChannel = await olm(['install', '--classic', PKG, '-n', ns, '--channel', 'beta', ...catalogFlags()]);
     expect(unknownChannel).toMatchObject({ code: 1, stderr: `failed to install operator: get package manifest: channel "beta" does not exist for package "${PKG}"\n` });
+    const ownNs = await olm(['install', '--classic', allNs.packageName, '-n', ns, ...catalogFlags()]);
+    expect(ownNs).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `failed to install operator: operator "${allNs.packageName}" is not installable: install modes supported by operator ("AllNamespaces,SingleNamespace") not compatible with install modes supported by desired watches ("OwnNamespace"); create an OperatorGroup in namespace "${ns}" that it supports first\n`,
+    });
+    expect(await status(TestKube.path(ops.V1, ops.OperatorGroupResource, ns, ns))).toBe(404);
+    expect(await status(TestKube.path(ops.V1alpha1, ops.SubscriptionResource, allNs.packageName, ns))).toBe(404);
   });
 
   it('Automatic: install --wait reaches the channel head; uninstall without --delete-operands leaves the operands and says so', async () => {
