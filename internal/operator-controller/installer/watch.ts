@@ -55,7 +55,7 @@ export function installerWatches(o: InstallerWatchesOptions): InstallerWatches {
     });
     informer.onEvent((_type, obj) => {
       const change: IdentityChange = { kind, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' };
-      for (const key of extensionsToRequeue(change, o.extensions())) void key;
+      for (const key of extensionsToRequeue(change, o.extensions())) o.enqueue(key);
     });
     return informer;
   });
