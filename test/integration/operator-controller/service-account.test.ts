@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ItemExponentialFailureRateLimiter } from '../../../internal/shared/controller/index.ts';
 import { adminKube, registry } from '../../support/env.ts';
 import { pushTestBundle } from '../../support/bundles.ts';
-import { extCondition, installedBundle, operatorControllerSuite, progressingWith, waitForExtension } from './harness.ts';
+import { deleteExtension, extCondition, installedBundle, operatorControllerSuite, progressingWith, waitForExtension, waitGone } from './harness.ts';
 
 const LONG_BACKOFF_MS = 60_000;
 const suite = operatorControllerSuite('oc-sa', {
@@ -51,6 +51,9 @@ describe('installs as a service account', () => {
       }),
     );
     await waitForExtension('sa-grant', 'installed after the grant', installedBundle(b.name), POLL_MS);
+    // Uninstalling runs as the account too: the grant goes only after the extension has.
+    await deleteExtension('sa-grant');
+    await waitGone('sa-grant');
     await kube.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/sa-grant-installer-${namespace}`);
   });
 
