@@ -15,11 +15,13 @@
 //     extensions (RSS per extension); olm-classic idle only (classic-install loads it).
 // Upstream catalogd for comparison (same machine, issue 17): idle RSS 57 MiB, start to ready 40–80 ms.
 import { spawn, execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { bundleControllers } from '../cmd/bundle.ts';
 import { ControlPlane } from '../test/support/control-plane.ts';
 import { installAdmissionPolicies } from '../test/support/admission.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../test/support/bundles.ts';
@@ -40,15 +42,19 @@ const SYSTEM_NS = 'olmv1-system';
 const mib = (bytes: number): number => Number((bytes / 1048576).toFixed(1));
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-/** The production build (the Dockerfile's `tsc -p tsconfig.build.json`) into .cache/, unless BENCH_FOOTPRINT_DIST names one. */
+/** The production build (the Dockerfile's: tsc, then cmd/bundle.ts) into .cache/, unless BENCH_FOOTPRINT_DIST names one. */
 async function productionDist(): Promise<string> {
   const given = process.env.BENCH_FOOTPRINT_DIST;
   if (given) return join(ROOT, given);
   const out = join(ROOT, '.cache', 'footprint', 'dist');
   await rm(out, { recursive: true, force: true });
   await promisify(execFile)(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', out], { cwd: ROOT });
+  await bundleControllers(out);
   return out;
 }
+
+/** The module cmd/entrypoint.sh runs for a controller: its bundle when the build made one (before issue 17 none). */
+const mainOf = (dist: string, name: string): string => (existsSync(join(dist, 'bin', name, 'main.mjs')) ? join(dist, 'bin', name, 'main.mjs') : join(dist, 'cmd', name, 'main.js'));
 
 /** argv of a binary as the image's entrypoint runs it, with this dist. */
 const entrypoint = (name: string, args: readonly string[]): [string, string[]] => ['sh', [join(ROOT, 'cmd/entrypoint.sh'), name, ...args]];
@@ -116,7 +122,7 @@ async function moduleFigures(dist: string): Promise<Figure[]> {
     figures.push({ name: 'node -e 0: spawn → exit', value: Math.round(bare.wallMs), unit: 'ms', note: `RSS ${mib(bare.report.mem.rss)} MiB, heap ${mib(bare.report.mem.heapUsed)} MiB` });
     const loadedBy = new Map<string, string[]>();
     for (const name of BINARIES) {
-      const main = join(dist, 'cmd', name, 'main.js');
+      const main = mainOf(dist, name);
       const r = await runs([main, '--help']);
       figures.push({
         name: `${name} --help (every static import): spawn → exit`,
@@ -215,11 +221,11 @@ async function startFigures(dist: string, name: string, args: readonly string[],
   return last!;
 }
 
-async function idleFigure(r: Running, name: string, label: string, figures: Figure[], note = ''): Promise<number> {
+async function idleFigure(r: Running, name: string, label: string, figures: Figure[], note = ''): Promise<{ rss: number; heap: number }> {
   const rss = (await idleRss(r.proc.pid, 10)).last;
   const { heap } = await memoryOf(r);
   figures.push({ name: `${name}: RSS ${label}`, value: mib(rss), unit: 'MiB', note: `V8 heap used ${mib(heap)} MiB${note ? `; ${note}` : ''}` });
-  return rss;
+  return { rss, heap };
 }
 
 async function clusterFigures(dist: string): Promise<Figure[]> {
@@ -298,7 +304,12 @@ async function clusterFigures(dist: string): Promise<Figure[]> {
     for (const b of bundles.slice(1)) await install(b);
     for (const b of bundles.slice(1)) await waitFor(`${b.packageName} Installed`, () => installed(b.packageName), { timeoutMs: 300_000, intervalMs: 100 });
     const many = await idleFigure(oc, 'operator-controller', `idle, ${EXTENSIONS + 1} extensions installed`, figures);
-    figures.push({ name: 'operator-controller: RSS per further installed extension', value: mib((many - one) / EXTENSIONS), unit: 'MiB' });
+    figures.push({
+      name: 'operator-controller: RSS per further installed extension',
+      value: mib((many.rss - one.rss) / EXTENSIONS),
+      unit: 'MiB',
+      note: `V8 heap used ${mib((many.heap - one.heap) / EXTENSIONS)} MiB per extension (V8 returns memory to the OS in steps: RSS moves by more than one extension's worth)`,
+    });
     for (const r of running.splice(0)) await stopProcess(r.proc);
 
     // olm-classic
