@@ -5,7 +5,7 @@
 // behind its feature gate, …) become chunks loaded only when used; packages loaded with
 // createRequire on first use (logic-solver, @grpc/*) stay in node_modules. Files read next to a
 // module at run time (ASSETS) are copied next to the output that holds that module.
-// Run by `npm run build` (and so by the Dockerfile) after tsc: `node --import tsx cmd/bundle.ts [<dist>]`.
+// Run after tsc by the Dockerfile, `make build` and `npm run build`: `node --import tsx cmd/bundle.ts [<dist>]`.
 import { copyFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
