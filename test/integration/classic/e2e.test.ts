@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
 import { installClassicCRDs, installOpenShiftCRDs } from '../../support/crds.ts';
-import { adminKube, controlPlane, registry } from '../../support/env.ts';
+import { adminKube, controlPlane, registry, testNamespaces } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
@@ -23,7 +23,7 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const kube = (): TestKube => adminKube();
 let child: ChildProcess | undefined;
 let globalNs: string;
-const namespaces: string[] = [];
+const namespaces = testNamespaces();
 const logs: string[] = [];
 let v1: TestBundle;
 let v2: TestBundle;
@@ -34,8 +34,7 @@ const CO = 'olm-classic-e2e';
 beforeAll(async () => {
   await installClassicCRDs(kube());
   await installOpenShiftCRDs(kube());
-  globalNs = await kube().namespace('e2e-olm');
-  namespaces.push(globalNs);
+  globalNs = await namespaces.create('e2e-olm');
   v1 = await pushTestBundle(registry(), { packageName: 'e2e-op', version: '1.0.0' });
   v2 = await pushTestBundle(registry(), { packageName: 'e2e-op', version: '1.1.0' });
   capped = await pushTestBundle(registry(), { packageName: 'e2e-capped', version: '1.0.0' });
@@ -84,13 +83,11 @@ afterAll(async () => {
     child.kill('SIGTERM');
     await new Promise((r) => child!.once('exit', r));
   }
-  for (const ns of namespaces) await kube().request('DELETE', `/api/v1/namespaces/${ns}`);
   await kube().request('DELETE', `/apis/config.openshift.io/v1/clusteroperators/${CO}`);
 });
 
 async function operatorNamespace(prefix: string): Promise<string> {
-  const ns = await kube().namespace(prefix);
-  namespaces.push(ns);
+  const ns = await namespaces.create(prefix);
   await kube().must(
     kube().request('POST', TestKube.path(ops.V1, ops.OperatorGroupResource, undefined, ns), {
       apiVersion: ops.V1,
