@@ -18,7 +18,7 @@ import { spawn, execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { bundleControllers } from '../cmd/bundle.ts';
@@ -144,6 +144,18 @@ async function moduleFigures(dist: string): Promise<Figure[]> {
         unit: 'files',
         note: list.map(([p, c]) => `${p} ${c}`).join(', '),
       });
+      // A bundle: what its start-up outputs hold, per package (cmd/bundle.ts writes it from esbuild's metafile).
+      const startup = await readFile(join(dirname(main), 'startup.json'), 'utf8').then((t) => JSON.parse(t) as Record<string, number>, () => undefined);
+      if (startup) {
+        for (const p of Object.keys(startup)) if (!p.startsWith('internal/') && !['api', 'cmd'].includes(p)) loadedBy.set(p, [...(loadedBy.get(p) ?? []), name]);
+        const top = Object.entries(startup).slice(0, 12);
+        figures.push({
+          name: '  bundle loaded at start',
+          value: Math.round(Object.values(startup).reduce((a, b) => a + b, 0) / 1024),
+          unit: 'KiB',
+          note: top.map(([p, b]) => `${p} ${Math.round(b / 1024)}K`).join(', '),
+        });
+      }
     }
     // Each runtime dependency alone, as the code imports it.
     const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };

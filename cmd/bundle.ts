@@ -9,7 +9,7 @@
 import { copyFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const CONTROLLERS = ['catalogd', 'operator-controller', 'olm-classic'] as const;
@@ -53,6 +53,7 @@ export async function bundleControllers(dist = join(root, 'dist')): Promise<{ re
       }
     }
     await writeFile(join(tmp, 'package.json'), '{ "type": "module" }\n');
+    await writeFile(join(tmp, 'startup.json'), `${JSON.stringify(startupBytes(result.metafile), null, 1)}\n`);
     await rm(outdir, { recursive: true, force: true });
     await mkdir(dirname(outdir), { recursive: true });
     await rename(tmp, outdir);
@@ -60,6 +61,29 @@ export async function bundleControllers(dist = join(root, 'dist')): Promise<{ re
     out.push({ name, files: Object.keys(result.metafile.outputs).filter((f) => f.endsWith('.mjs')).length, inputs });
   }
   return out;
+}
+
+/**
+ * Bytes of the outputs a start loads (the entry and its static imports) per npm package, and per
+ * folder of our own code (`internal/<capability>`): what start-up parses, for bench/footprint.ts.
+ */
+function startupBytes(meta: Metafile): Record<string, number> {
+  const outputs = meta.outputs;
+  const loaded = new Set<string>();
+  const walk = (file: string): void => {
+    if (loaded.has(file) || !outputs[file]) return;
+    loaded.add(file);
+    for (const i of outputs[file].imports) if (i.kind === 'import-statement') walk(i.path);
+  };
+  walk(Object.keys(outputs).find((f) => f.endsWith('/main.mjs'))!);
+  const bytes: Record<string, number> = {};
+  for (const file of loaded) {
+    for (const [input, { bytesInOutput }] of Object.entries(outputs[file]!.inputs)) {
+      const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1] ?? /^(internal\/[^/]+|api|cmd)\//.exec(input)?.[1] ?? input;
+      bytes[pkg] = (bytes[pkg] ?? 0) + bytesInOutput;
+    }
+  }
+  return Object.fromEntries(Object.entries(bytes).sort((a, b) => b[1] - a[1]));
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
