@@ -32,7 +32,7 @@ import { freePort, sleep, waitFor } from '../test/support/net.ts';
 import { startProcess, stopProcess, type Managed } from '../test/support/process.ts';
 import { Registry, type RegistryInfo } from '../test/support/registry.ts';
 import type { Figure } from './control-plane.ts';
-import { idleRss, procMemory } from './memory.ts';
+import { idleRss, procCpuMs, procMemory } from './memory.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CERTIFIED = join(ROOT, '..', 'shared', 'catalogs', 'certified-operators-v4.21');
@@ -187,6 +187,8 @@ console.log(JSON.stringify({ ms, heap: m1.heapUsed - m0.heapUsed, rss: m1.rss - 
 interface Running {
   readonly proc: Managed;
   readonly readyMs: number;
+  /** The process's own CPU (user+system) until ready: less at the mercy of a busy machine than readyMs. */
+  readonly readyCpuMs: number;
   readonly metricsPort: number;
 }
 
@@ -208,7 +210,7 @@ async function start(dist: string, name: string, args: readonly string[], logDir
     },
     { timeoutMs: 60_000, intervalMs: 5 },
   );
-  return { proc, readyMs, metricsPort };
+  return { proc, readyMs, readyCpuMs: await procCpuMs(proc.pid), metricsPort };
 }
 
 /** RSS (VmRSS) now and V8 heap used, from the process's own /metrics (prom-client's default metrics). */
@@ -220,15 +222,16 @@ async function memoryOf(r: Running): Promise<{ rss: number; heap: number }> {
 
 /** Three starts: the median start to ready and memory at ready; the last one is left running. */
 async function startFigures(dist: string, name: string, args: readonly string[], logDir: string, figures: Figure[]): Promise<Running> {
-  const starts: { readyMs: number; rss: number; heap: number }[] = [];
+  const starts: { readyMs: number; readyCpuMs: number; rss: number; heap: number }[] = [];
   let last: Running | undefined;
   for (let i = 0; i < 3; i++) {
     if (last) await stopProcess(last.proc);
     last = await start(dist, name, args, logDir);
-    starts.push({ readyMs: last.readyMs, ...(await memoryOf(last)) });
+    starts.push({ readyMs: last.readyMs, readyCpuMs: last.readyCpuMs, ...(await memoryOf(last)) });
   }
   const m = [...starts].sort((a, b) => a.readyMs - b.readyMs)[1]!;
   figures.push({ name: `${name}: process start → /readyz 200 (median of 3)`, value: Math.round(m.readyMs), unit: 'ms', note: `runs ${starts.map((s) => Math.round(s.readyMs)).join(', ')} ms; target ≤ 250 (upstream catalogd 40–80)` });
+  figures.push({ name: `${name}: its CPU (user+system) until ready, same start`, value: Math.round(m.readyCpuMs), unit: 'ms', note: 'wall time above waits on a shared machine and the API server; this does not' });
   figures.push({ name: `${name}: RSS at ready`, value: mib(m.rss), unit: 'MiB', note: `V8 heap used ${mib(m.heap)} MiB` });
   return last!;
 }
