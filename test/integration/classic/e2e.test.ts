@@ -3,28 +3,21 @@
 // a Subscription installs its operator — the InstallPlan reaches Complete, the CSV Succeeded once its Deployment is
 // Available through the real deployment controller and KWOK nodes — then upgrades along the replaces chain; a Manual
 // Subscription waits for approval.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
 import { installClassicCRDs, installOpenShiftCRDs } from '../../support/crds.ts';
-import { adminKube, controlPlane, registry, testNamespaces } from '../../support/env.ts';
+import { adminKube, registry, testNamespaces } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
+import { startOlmClassicProcess, type OlmClassicProcess } from '../../support/olm-classic-process.ts';
 import { waitForCondition } from '../openshift/demo.ts';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const kube = (): TestKube => adminKube();
-let child: ChildProcess | undefined;
+let olmClassic: OlmClassicProcess | undefined;
 let globalNs: string;
 const namespaces = testNamespaces();
-const logs: string[] = [];
 let v1: TestBundle;
 let v2: TestBundle;
 let capped: TestBundle;
@@ -52,37 +45,11 @@ beforeAll(async () => {
       spec: { sourceType: 'grpc', image: image.digestRef },
     }),
   );
-  const cacheDir = await mkdtemp(join(tmpdir(), 'olm-classic-e2e-'));
-  child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      `${ROOT}cmd/olm-classic/main.ts`,
-      '--health-probe-bind-address=0',
-      '--metrics-bind-address=0',
-      `--cache-dir=${cacheDir}`,
-      `--namespace=${globalNs}`,
-      `--insecure-registries=${registry().host}`,
-      `--writeStatusName=${CO}`,
-    ],
-    { env: { ...process.env, KUBECONFIG: controlPlane().kubeconfigPath, RELEASE_VERSION: '4.22.0' }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const started = new Promise<void>((resolve) => {
-    createInterface({ input: child!.stdout! }).on('line', (l) => {
-      logs.push(l);
-      if (l.includes('starting controllers')) resolve();
-    });
-  });
-  createInterface({ input: child.stderr! }).on('line', (l) => logs.push(l));
-  await started;
+  olmClassic = await startOlmClassicProcess({ globalNamespace: globalNs, args: [`--writeStatusName=${CO}`], env: { RELEASE_VERSION: '4.22.0' } });
 }, 180_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    child.kill('SIGTERM');
-    await new Promise((r) => child!.once('exit', r));
-  }
+  await olmClassic?.stop();
   await kube().request('DELETE', `/apis/config.openshift.io/v1/clusteroperators/${CO}`);
 });
 
@@ -121,7 +88,7 @@ async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => bool
       { timeoutMs },
     );
   } catch (err) {
-    throw new Error(`${(err as Error).message}; last: ${JSON.stringify(last)?.slice(0, 2000)}; olm-classic said: ${logs.slice(-20).join('\n')}`, { cause: err });
+    throw new Error(`${(err as Error).message}; last: ${JSON.stringify(last)?.slice(0, 2000)}; olm-classic said: ${olmClassic?.logs.slice(-20).join('\n') ?? ''}`, { cause: err });
   }
   return last!;
 }
