@@ -39,8 +39,9 @@ crd-check: $(NODE_MODULES) ## Fail when config/crd drifted from the schemas in a
 generate: $(NODE_MODULES) ## Regenerate config/crd from api/
 	node --import tsx api/generate.ts
 
-build: $(NODE_MODULES) ## Compile to dist/, and bundle the CLI that bin/kubectl-olm runs (dist/kubectl-olm)
+build: $(NODE_MODULES) ## Compile to dist/, bundle each controller (dist/bin, what the image runs) and the CLI that bin/kubectl-olm runs (dist/kubectl-olm)
 	npx tsc -p tsconfig.build.json
+	node --import tsx cmd/bundle.ts
 	node --import tsx cmd/kubectl-olm/bundle.ts
 
 test: $(NODE_MODULES) system-deps envtest lint typecheck crd-check ## Everything CI runs; last line: N passed, N failed
