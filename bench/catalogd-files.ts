@@ -9,7 +9,7 @@
 // Serving. V8 gives memory back only once its memory reducer runs (a few GCs some seconds after
 // the allocation rate drops), hence the series. catalogd runs with --max-catalog-files above the
 // file count (its default, 100,000, refuses such a catalog).
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,10 +19,11 @@ import { ControlPlane } from '../test/support/control-plane.ts';
 import { installCrds, yamlFiles } from '../test/support/crds.ts';
 import { CATALOG_LABEL, MEDIA, pushCatalogImage, pushImage, tarHeader } from '../test/support/images.ts';
 import { TestKube } from '../test/support/kube.ts';
-import { freePort, sleep, waitFor } from '../test/support/net.ts';
+import { freePort, waitFor } from '../test/support/net.ts';
 import { startProcess, stopProcess } from '../test/support/process.ts';
 import { Registry } from '../test/support/registry.ts';
 import type { Figure } from './control-plane.ts';
+import { idleRss, procMemory } from './memory.ts';
 
 const FILES = Number(process.env.BENCH_CATALOGD_FILES ?? 200_000);
 const SETTLE_S = Math.max(30, Number(process.env.BENCH_CATALOGD_SETTLE_S ?? 60));
@@ -38,22 +39,6 @@ function tinyFilesLayer(n: number): Buffer {
   }
   parts.push(Buffer.alloc(1024));
   return gzipSync(Buffer.concat(parts));
-}
-
-async function memory(pid: number): Promise<{ rss: number; hwm: number }> {
-  const text = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = (key: string): number => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN) * 1024;
-  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
-}
-
-/** RSS sampled every second for `seconds`; `at(s)` is the lowest of the 5 samples up to second `s` (a GC may be running at any one). */
-async function idleRss(pid: number, seconds: number): Promise<{ at(s: number): number }> {
-  const samples: number[] = [];
-  for (let i = 0; i < seconds; i++) {
-    await sleep(1000);
-    samples.push((await memory(pid)).rss);
-  }
-  return { at: (s) => Math.min(...samples.slice(Math.max(0, s - 5), s)) };
 }
 
 export async function benchCatalogdFiles(): Promise<Figure[]> {
@@ -133,7 +118,7 @@ export async function benchCatalogdFiles(): Promise<Figure[]> {
     const allBytes = await download('/catalogs/tiny-files/api/v1/all');
     const metasBytes = await download('/catalogs/tiny-files/api/v1/metas?schema=bench.tiny');
     await download('/catalogs/tiny-files/api/v1/metas?name=n12345');
-    const { hwm } = await memory(pid);
+    const { hwm } = await procMemory(pid);
     const after = await idleRss(pid, SETTLE_S);
     return [
       { name: `catalog image: ${FILES} files in one layer`, value: mib(layer.length), unit: 'MiB gzip', note: `${mib(FILES * 1024)} MiB of tar` },

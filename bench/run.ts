@@ -11,6 +11,7 @@ import { benchCatalogdFiles } from './catalogd-files.ts';
 import { benchClassicCSV } from './classic-csv.ts';
 import { benchContentClient } from './content-client.ts';
 import { benchControlPlane, type Figure } from './control-plane.ts';
+import { benchFootprint } from './footprint.ts';
 import { benchGating } from './gating.ts';
 import { benchInformer } from './informer.ts';
 import { benchMakeRun } from './make-run.ts';
@@ -39,6 +40,7 @@ const benches: Record<string, () => Promise<Figure[]>> = {
   'make-run': benchMakeRun,
   gating: benchGating,
   'cli-startup': benchCliStartup,
+  footprint: benchFootprint,
 };
 
 const wanted = process.argv.slice(2);

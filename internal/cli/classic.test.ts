@@ -9,7 +9,8 @@ import {
   csvNameOf,
   firstCSV,
   isDone,
-  ownNamespaceProblem,
+  planOperatorGroup,
+  possibleInstallModes,
   ownedKinds,
   PackageLookupError,
   pendingPlan,
@@ -83,13 +84,34 @@ describe('install --classic logic', () => {
     expect(supportedInstallModes(content, 'etcd', 'etcd.v0.9.2')).toBeUndefined();
   });
 
-  it('a bundle without OwnNamespace is refused with kubectl-operator\'s words before an OperatorGroup is made', () => {
-    expect(ownNamespaceProblem('etcd', ['AllNamespaces', 'SingleNamespace'])).toBe(
-      'operator "etcd" is not installable: install modes supported by operator ("AllNamespaces,SingleNamespace") not compatible with install modes supported by desired watches ("OwnNamespace")',
-    );
-    expect(ownNamespaceProblem('etcd', [])).toBe('operator "etcd" is not installable: operator defined no supported install modes');
-    expect(ownNamespaceProblem('etcd', ['OwnNamespace'])).toBeUndefined();
-    expect(ownNamespaceProblem('etcd', undefined)).toBeUndefined();
+  it('picks the OperatorGroup as kubectl-operator does: all namespaces first, then its own, then --watch', () => {
+    expect(possibleInstallModes([], 'ns')).toEqual(['AllNamespaces', 'OwnNamespace']);
+    expect(possibleInstallModes([''], 'ns')).toEqual(['AllNamespaces', 'OwnNamespace']);
+    expect(possibleInstallModes(['ns'], 'ns')).toEqual(['OwnNamespace']);
+    expect(possibleInstallModes(['other'], 'ns')).toEqual(['SingleNamespace']);
+    expect(possibleInstallModes(['a', 'b'], 'ns')).toEqual(['MultiNamespace']);
+    expect(planOperatorGroup('etcd', ['AllNamespaces', 'OwnNamespace'], [], 'ns', undefined)).toEqual({ targetNamespaces: undefined });
+    expect(planOperatorGroup('etcd', ['OwnNamespace', 'SingleNamespace'], [], 'ns', undefined)).toEqual({ targetNamespaces: ['ns'] });
+    expect(planOperatorGroup('etcd', ['SingleNamespace'], ['other'], 'ns', undefined)).toEqual({ targetNamespaces: ['other'] });
+    expect(planOperatorGroup('etcd', undefined, [], 'ns', undefined)).toEqual({ targetNamespaces: ['ns'] });
+  });
+
+  it('refuses with kubectl-operator\'s words an operator that cannot run as asked, or in the existing OperatorGroup', () => {
+    expect(planOperatorGroup('etcd', ['AllNamespaces', 'SingleNamespace'], ['ns'], 'ns', undefined)).toEqual({
+      problem: 'operator "etcd" is not installable: install modes supported by operator ("AllNamespaces,SingleNamespace") not compatible with install modes supported by desired watches ("OwnNamespace")',
+    });
+    expect(planOperatorGroup('etcd', [], [], 'ns', undefined)).toEqual({ problem: 'operator "etcd" is not installable: operator defined no supported install modes' });
+    const own = { apiVersion: 'operators.coreos.com/v1', kind: 'OperatorGroup', metadata: { name: 'og', namespace: 'ns' }, spec: { targetNamespaces: ['ns'] }, status: { namespaces: ['ns'], lastUpdated: '2026-01-01T00:00:00Z' } };
+    expect(planOperatorGroup('etcd', ['AllNamespaces'], [], 'ns', own)).toEqual({
+      problem: 'operator "etcd" not installable: install modes supported by operator ("AllNamespaces") not compatible with install modes supported by existing operator group ("OwnNamespace")',
+    });
+    expect(planOperatorGroup('etcd', ['AllNamespaces', 'OwnNamespace'], [], 'ns', own)).toEqual({ targetNamespaces: ['ns'] });
+    const single = { ...own, spec: { targetNamespaces: ['other'] }, status: { namespaces: ['other'], lastUpdated: '2026-01-01T00:00:00Z' } };
+    expect(planOperatorGroup('etcd', ['AllNamespaces', 'SingleNamespace'], [], 'ns', single)).toEqual({
+      problem: 'operator "etcd" not installable: install modes supported by desired watches ("AllNamespaces,OwnNamespace") not compatible with install modes supported by existing operator group ("SingleNamespace")',
+    });
+    const all = { ...own, spec: {}, status: { namespaces: [''], lastUpdated: '2026-01-01T00:00:00Z' } };
+    expect(planOperatorGroup('etcd', ['AllNamespaces', 'OwnNamespace'], [], 'ns', all)).toEqual({ targetNamespaces: undefined });
   });
 });
 

@@ -12,7 +12,10 @@ import {
   GroupName,
   InstallPlanKind,
   InstallPlanPhaseRequiresApproval,
+  InstallModeTypeAllNamespaces,
+  InstallModeTypeMultiNamespace,
   InstallModeTypeOwnNamespace,
+  InstallModeTypeSingleNamespace,
   OperatorGroupKind,
   OperatorGroupTargetsAnnotationKey,
   SubscriptionKind,
@@ -122,11 +125,49 @@ export function supportedInstallModes(content: CatalogContent, pkg: string, bund
   }
 }
 
-/** kubectl-operator's refusal when the operator cannot run in an OwnNamespace OperatorGroup (the one created here). */
-export function ownNamespaceProblem(pkg: string, supported: readonly string[] | undefined): string | undefined {
-  if (supported === undefined || supported.includes(InstallModeTypeOwnNamespace)) return undefined;
-  if (supported.length === 0) return `operator "${pkg}" is not installable: operator defined no supported install modes`;
-  return `operator "${pkg}" is not installable: install modes supported by operator ("${supported.join(',')}") not compatible with install modes supported by desired watches ("${InstallModeTypeOwnNamespace}")`;
+/** The install modes an OperatorGroup watching `watch` allows (kubectl-operator's rule; none named: all or own). */
+export function possibleInstallModes(watch: readonly string[], ns: string): string[] {
+  if (watch.length === 0 || (watch.length === 1 && watch[0] === '')) return [InstallModeTypeAllNamespaces, InstallModeTypeOwnNamespace];
+  if (watch.length === 1) return watch[0] === ns ? [InstallModeTypeOwnNamespace] : [InstallModeTypeSingleNamespace];
+  return [InstallModeTypeMultiNamespace];
+}
+
+const quotedList = (modes: readonly string[]): string => `"${[...modes].sort().join(',')}"`;
+
+/**
+ * The OperatorGroup an install needs (kubectl-operator's `ensureOperatorGroup`): with none in the namespace, the
+ * target namespaces of the one to create — all namespaces when the operator and the desired watches allow it, else
+ * its own namespace, else the watches; with one, whether it fits (its `status.namespaces`). `supported` undefined:
+ * the catalog does not say, so the watches decide (the namespace alone when none are named).
+ */
+export function planOperatorGroup(
+  pkg: string,
+  supported: readonly string[] | undefined,
+  watch: readonly string[],
+  ns: string,
+  existing: OperatorGroup | undefined,
+): { readonly problem: string } | { readonly targetNamespaces: string[] | undefined } {
+  const desired = possibleInstallModes(watch, ns);
+  if (supported === undefined) return { targetNamespaces: watch.length > 0 ? [...watch] : [ns] };
+  if (supported.length === 0) return { problem: `operator "${pkg}" is not installable: operator defined no supported install modes` };
+  const both = supported.filter((m) => desired.includes(m));
+  if (both.length === 0) {
+    return { problem: `operator "${pkg}" is not installable: install modes supported by operator (${quotedList(supported)}) not compatible with install modes supported by desired watches (${quotedList(desired)})` };
+  }
+  if (existing) {
+    const ogModes = possibleInstallModes(existing.status?.namespaces ?? existing.spec?.targetNamespaces ?? [], ns);
+    const clash = !supported.some((m) => ogModes.includes(m))
+      ? `install modes supported by operator (${quotedList(supported)}) not compatible with install modes supported by existing operator group (${quotedList(ogModes)})`
+      : !desired.some((m) => ogModes.includes(m))
+        ? `install modes supported by desired watches (${quotedList(desired)}) not compatible with install modes supported by existing operator group (${quotedList(ogModes)})`
+        : !both.some((m) => ogModes.includes(m))
+          ? `install modes supported by operator and desired watches (${quotedList(both)}) not compatible with install modes supported by existing operator group (${quotedList(ogModes)})`
+          : undefined;
+    return clash ? { problem: `operator "${pkg}" not installable: ${clash}` } : { targetNamespaces: existing.spec?.targetNamespaces };
+  }
+  if (both.includes(InstallModeTypeAllNamespaces)) return { targetNamespaces: undefined };
+  if (both.includes(InstallModeTypeOwnNamespace)) return { targetNamespaces: [ns] };
+  return { targetNamespaces: [...watch] };
 }
 
 /** The InstallPlan of the Subscription's namespace that waits for approval, named by the Subscription. */
@@ -346,19 +387,21 @@ async function findPackage(client: KubeClient, io: CliIO, o: { ns: string; globa
   return { found, searched };
 }
 
-/** The namespace's OperatorGroup, or a new one targeting the namespace (OwnNamespace), said on stderr. */
-async function ensureOperatorGroup(client: KubeClient, io: CliIO, ns: string, problem: string | undefined): Promise<void> {
-  const groups = (await client.listAll<OperatorGroup>({ ...OG, namespace: ns })).items;
-  if (groups.length > 1) throw new Error(`namespace "${ns}" has more than one operator group`);
+/** The namespace's OperatorGroup when it fits the install, or a new one (planOperatorGroup), said on stderr. */
+async function ensureOperatorGroup(client: KubeClient, io: CliIO, o: { ns: string; pkg: string; supported: readonly string[] | undefined; watch: readonly string[] }): Promise<void> {
+  const groups = (await client.listAll<OperatorGroup>({ ...OG, namespace: o.ns })).items;
+  if (groups.length > 1) throw new Error(`namespace "${o.ns}" has more than one operator group`);
+  const plan = planOperatorGroup(o.pkg, o.supported, o.watch, o.ns, groups[0]);
+  if ('problem' in plan) throw new Error(groups.length === 0 ? `${plan.problem}; create an OperatorGroup in namespace "${o.ns}" that it supports first` : plan.problem);
   if (groups.length === 1) return;
-  if (problem) throw new Error(`${problem}; create an OperatorGroup in namespace "${ns}" that it supports first`);
-  const og: OperatorGroup = { ...OG, metadata: { name: ns, namespace: ns }, spec: { targetNamespaces: [ns] } };
+  const og: OperatorGroup = { ...OG, metadata: { name: o.ns, namespace: o.ns }, spec: plan.targetNamespaces ? { targetNamespaces: plan.targetNamespaces } : {} };
   try {
     await client.create(og, { fieldManager: FIELD_MANAGER });
   } catch (err) {
     throw new Error(`create operator group: ${(err as Error).message}`, { cause: err });
   }
-  io.stderr.write(`operatorgroup "${ns}" created (OwnNamespace: the operator watches namespace "${ns}")\n`);
+  const watches = plan.targetNamespaces === undefined ? 'AllNamespaces: the operator watches every namespace' : plan.targetNamespaces.length === 1 && plan.targetNamespaces[0] === o.ns ? `OwnNamespace: the operator watches namespace "${o.ns}"` : `the operator watches namespaces ${plan.targetNamespaces.map((n) => `"${n}"`).join(', ')}`;
+  io.stderr.write(`operatorgroup "${o.ns}" created (${watches})\n`);
 }
 
 export const installClassicCommand: CliCommand = {
@@ -367,8 +410,9 @@ export const installClassicCommand: CliCommand = {
   usage: [
     'Usage: kubectl olm install --classic <package> -n <namespace> [flags]',
     '',
-    'OLM classic: creates a Subscription to <package> in the namespace, and an OperatorGroup targeting the namespace',
-    '(OwnNamespace) when it has none. The CatalogSource that serves the package is looked up in the namespace and the',
+    'OLM classic: creates a Subscription to <package> in the namespace, and an OperatorGroup when it has none: one',
+    'watching every namespace when the operator supports it (AllNamespaces), else its own namespace, else --watch.',
+    'An existing OperatorGroup must fit the operator\'s install modes. The CatalogSource that serves the package is looked up in the namespace and the',
     'global catalog namespace (the catalogs\' content is read from here: images pulled, addresses asked over gRPC);',
     'when more than one serves it, name one with --catalog. olm-classic then resolves the Subscription into an',
     'InstallPlan and installs the CSV.',
@@ -381,6 +425,7 @@ export const installClassicCommand: CliCommand = {
     '  -a, --approval Automatic|Manual    InstallPlan approval (default Automatic); Manual plans wait for `kubectl olm approve`',
     '      --catalog <name>               the CatalogSource to use (default: the one that serves the package)',
     '      --catalog-namespace <ns>       its namespace (default: the namespace, then the global catalog namespace)',
+    '  -w, --watch <ns>[,<ns>…]           namespaces the operator watches (default: all it supports, else its own)',
     `      --global-namespace <ns>        OLM's global catalog namespace (default ${DEFAULT_GLOBAL_NAMESPACE}, olm-classic's --namespace)`,
     '      --insecure-registries <hosts>  registries to reach over plain HTTP when reading catalog images',
     '                                     (default: $OLM_INSECURE_REGISTRIES)',
@@ -404,6 +449,7 @@ export const installClassicCommand: CliCommand = {
       approval: { type: 'string', short: 'a' },
       catalog: { type: 'string' },
       'catalog-namespace': { type: 'string' },
+      watch: { type: 'string', short: 'w', multiple: true },
       'global-namespace': { type: 'string' },
       'insecure-registries': { type: 'string' },
       wait: { type: 'boolean' },
@@ -416,10 +462,11 @@ export const installClassicCommand: CliCommand = {
     const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
     if (values['catalog-namespace'] && !values.catalog) throw new CliUsageError('--catalog-namespace needs --catalog');
     const name = values.name ?? packageName;
+    const watch = (values.watch ?? []).flatMap((w) => w.split(',')).filter((w) => w !== '');
     return withClient(values, io, async (client) => {
       const ns = values.namespace ?? client.defaultNamespace;
       let target: SubscriptionTarget;
-      let problem: string | undefined;
+      let supported: string[] | undefined;
       try {
         const { found, searched } = await findPackage(client, io, {
           ns,
@@ -432,7 +479,7 @@ export const installClassicCommand: CliCommand = {
         const src = chooseSource(packageName, found, searched);
         target = subscriptionTarget(src, values.channel, values.version);
         const first = firstCSV(src, target);
-        problem = ownNamespaceProblem(packageName, first ? supportedInstallModes(src.content, packageName, first) : undefined);
+        supported = first ? supportedInstallModes(src.content, packageName, first) : undefined;
       } catch (err) {
         if (!(err instanceof PackageLookupError)) throw err;
         io.stderr.write(`failed to install operator: get package manifest: ${err.message}\n`);
@@ -443,7 +490,7 @@ export const installClassicCommand: CliCommand = {
         return 1;
       }
       try {
-        await ensureOperatorGroup(client, io, ns, problem);
+        await ensureOperatorGroup(client, io, { ns, pkg: packageName, supported, watch });
       } catch (err) {
         io.stderr.write(`failed to install operator: ${(err as Error).message}\n`);
         return 1;

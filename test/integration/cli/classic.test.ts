@@ -10,7 +10,7 @@ import * as ops from '../../../api/operators/index.ts';
 import { runCaptured, type CapturedRun, type CaptureOptions } from '../../../internal/cli/index.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
 import { installClassicCRDs } from '../../support/crds.ts';
-import { adminKube, controlPlane, registry } from '../../support/env.ts';
+import { adminKube, controlPlane, registry, testNamespaces } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
@@ -20,7 +20,7 @@ const PKG = 'cli-classic-op';
 const kube = (): TestKube => adminKube();
 let olmClassic: OlmClassicProcess | undefined;
 let globalNs = '';
-const namespaces: string[] = [];
+const namespaces = testNamespaces();
 let v1: TestBundle;
 let v2: TestBundle;
 let allNs: TestBundle;
@@ -31,8 +31,7 @@ const catalogFlags = (): string[] => ['--global-namespace', globalNs, '--insecur
 
 beforeAll(async () => {
   await installClassicCRDs(kube());
-  globalNs = await kube().namespace('cli-classic-olm');
-  namespaces.push(globalNs);
+  globalNs = await namespaces.create('cli-classic-olm');
   v1 = await pushTestBundle(registry(), { packageName: PKG, version: '1.0.0' });
   v2 = await pushTestBundle(registry(), { packageName: PKG, version: '1.1.0' });
   // a package whose bundle cannot run in an OwnNamespace group, saying so in olm.csv.metadata as `opm render` writes it
@@ -55,16 +54,9 @@ beforeAll(async () => {
   olmClassic = await startOlmClassicProcess({ globalNamespace: globalNs });
 }, 180_000);
 
-afterAll(async () => {
-  await olmClassic?.stop();
-  for (const ns of namespaces) await kube().request('DELETE', `/api/v1/namespaces/${ns}`);
-});
+afterAll(() => olmClassic?.stop());
 
-async function namespace(prefix: string): Promise<string> {
-  const ns = await kube().namespace(prefix);
-  namespaces.push(ns);
-  return ns;
-}
+const namespace = (prefix: string): Promise<string> => namespaces.create(prefix);
 const status = async (path: string): Promise<number> => (await kube().request('GET', path)).status;
 const widgetPath = (ns: string, name?: string): string => `/apis/${v1.group}/v1/namespaces/${ns}/widgets${name ? `/${name}` : ''}`;
 async function createWidget(ns: string, name: string): Promise<void> {
@@ -83,7 +75,7 @@ async function untilCli(what: string, argv: string[], ok: (r: CapturedRun) => bo
 const diag = (r: CapturedRun): string => `${JSON.stringify(r)}\nolm-classic said:\n${olmClassic?.logs.slice(-30).join('\n') ?? ''}`;
 
 describe('kubectl olm --classic against the real olm-classic', () => {
-  it('an unknown package or channel, or a bundle without OwnNamespace, fails with exit 1 and creates nothing', async () => {
+  it('an unknown package or channel, or a bundle without OwnNamespace asked to watch its own namespace, fails with exit 1 and creates nothing', async () => {
     const ns = await namespace('cli-classic-none');
     const r = await olm(['install', '--classic', 'no-such-package', '-n', ns, ...catalogFlags()]);
     expect(r).toEqual({
@@ -95,7 +87,8 @@ describe('kubectl olm --classic against the real olm-classic', () => {
     expect(await status(TestKube.path(ops.V1, ops.OperatorGroupResource, ns, ns))).toBe(404);
     const unknownChannel = await olm(['install', '--classic', PKG, '-n', ns, '--channel', 'beta', ...catalogFlags()]);
     expect(unknownChannel).toMatchObject({ code: 1, stderr: `failed to install operator: get package manifest: channel "beta" does not exist for package "${PKG}"\n` });
-    const ownNs = await olm(['install', '--classic', allNs.packageName, '-n', ns, ...catalogFlags()]);
+    // asked to watch only its own namespace (without --watch it would get an all-namespaces group, as kubectl-operator does)
+    const ownNs = await olm(['install', '--classic', allNs.packageName, '-n', ns, '--watch', ns, ...catalogFlags()]);
     expect(ownNs).toEqual({
       code: 1,
       stdout: '',

@@ -190,6 +190,21 @@ const checkpoints: Record<string, () => Promise<void>> = {
     expect(await getOrUndefined({ apiVersion: 'v1', kind: 'Namespace', name: 'demo' })).toBeUndefined();
     expect(await getOrUndefined({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', name: 'demo-installer' })).toBeUndefined();
   },
+  'Install with OLM classic': async () => {
+    const out = outputs.get('Install with OLM classic')!;
+    const csv = /operator "demo-operator" installed; installed csv is "(demo-operator\.v[0-9.]+)"/.exec(out)?.[1];
+    expect(csv, out).toBeDefined();
+    const got = await kube!.get<Obj>({ apiVersion: 'operators.coreos.com/v1alpha1', kind: 'ClusterServiceVersion', namespace: 'demo-classic', name: csv! });
+    expect((got['status'] as { phase?: string }).phase).toBe('Succeeded');
+    expect(out).toMatch(new RegExp(`demo-operator\\s+demo-classic\\s+demo-operator\\s+stable\\s+${csv!.replaceAll('.', '\\.')}\\s+AtLatestKnown`));
+    const og = await kube!.list<Obj>({ apiVersion: 'operators.coreos.com/v1', kind: 'OperatorGroup', namespace: 'demo-classic' });
+    // the demo operator supports only AllNamespaces: the group made for it targets no namespace list
+    expect(og.items.map((o) => (o['spec'] as { targetNamespaces?: string[] }).targetNamespaces)).toEqual([undefined]);
+  },
+  'Uninstall with OLM classic': async () => {
+    expect(await getOrUndefined({ apiVersion: 'v1', kind: 'Namespace', name: 'demo-classic' })).toBeUndefined();
+    expect(await getOrUndefined({ apiVersion: 'operators.coreos.com/v1alpha1', kind: 'CatalogSource', namespace: 'olm', name: 'olm-demo' })).toBeUndefined();
+  },
 };
 
 describe('README tutorial', () => {
