@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -33,9 +34,12 @@ const OPEN_LOOP_RATES = (process.env.BENCH_CATALOG_SERVER_RATES ?? '1000,2000,30
 const STEP_SECONDS = Math.max(2, Math.round(SECONDS / 2));
 const P99_TARGET_MS = 5;
 
+/** An `https:` URL is loaded over TLS without verifying the server's certificate (a bench's self-signed one). */
 export type LoadSpec =
   | { mode: 'download'; url: string; connections: number; downloads: number }
   | { mode: 'closed' | 'open'; url: string; connections: number; seconds: number; rate?: number; post?: { body: string; contentType: string } };
+
+const TLS_CLIENT = { rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] };
 
 export interface LoadResult {
   bytes: number;
@@ -51,7 +55,7 @@ export interface LoadResult {
 
 async function download(spec: Extract<LoadSpec, { mode: 'download' }>): Promise<LoadResult> {
   const u = new URL(spec.url);
-  const clients = Array.from({ length: spec.connections }, () => new Client(u.origin));
+  const clients = Array.from({ length: spec.connections }, () => new Client(u.origin, u.protocol === 'https:' ? { connect: TLS_CLIENT } : {}));
   let bytes = 0;
   let requests = 0;
   let next = 0;
@@ -70,6 +74,48 @@ async function download(spec: Extract<LoadSpec, { mode: 'download' }>): Promise<
   return { bytes, seconds, requests, errors: 0 };
 }
 
+/** A chunked body read as it arrives: counts data bytes, tells the end (the zero chunk; no trailers expected). */
+export class ChunkedBody {
+  bytes = 0;
+  private line = '';
+  /** Bytes of the current chunk still to come, its CRLF included. */
+  private left = 0;
+  /** After the zero chunk: the CRLF that ends the body. */
+  private tail = -1;
+
+  /** Takes the next bytes; true once the body is complete. */
+  eat(buf: Buffer): boolean {
+    let i = 0;
+    while (i < buf.length) {
+      if (this.tail > 0) {
+        const n = Math.min(this.tail, buf.length - i);
+        this.tail -= n;
+        i += n;
+        if (this.tail === 0) return true;
+        continue;
+      }
+      if (this.left > 0) {
+        const n = Math.min(this.left, buf.length - i);
+        this.bytes += Math.min(n, Math.max(0, this.left - 2));
+        this.left -= n;
+        i += n;
+        continue;
+      }
+      const nl = buf.indexOf(10, i);
+      if (nl < 0) {
+        this.line += buf.toString('latin1', i);
+        return false;
+      }
+      const size = parseInt(this.line + buf.toString('latin1', i, nl), 16);
+      this.line = '';
+      i = nl + 1;
+      if (size === 0) this.tail = 2;
+      else this.left = size + 2;
+    }
+    return this.tail === 0;
+  }
+}
+
 function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 }
@@ -77,8 +123,9 @@ function percentile(sorted: Float64Array, p: number): number {
 /**
  * Latency load on raw keep-alive sockets (one request in flight per connection, like undici's
  * pipelining 1): the request bytes are precomputed and a response is only parsed as far as its
- * status line and Content-Length, so the generator costs far less CPU than an HTTP client library
- * and the server, not the client, is what saturates first on this 2-core machine.
+ * status line and Content-Length (or, for a chunked body, its chunk sizes), so the generator costs far
+ * less CPU than an HTTP client library and the server, not the client, is what saturates first on
+ * this 2-core machine. An `https:` URL connects with TLS.
  */
 async function latency(spec: Extract<LoadSpec, { mode: 'closed' | 'open' }>): Promise<LoadResult> {
   const u = new URL(spec.url);
@@ -99,9 +146,13 @@ async function latency(spec: Extract<LoadSpec, { mode: 'closed' | 'open' }>): Pr
   }
   const open = (): Promise<Conn> =>
     new Promise((resolve, reject) => {
-      const sock = connect({ host: u.hostname, port: Number(u.port), noDelay: true });
+      const tls = u.protocol === 'https:';
+      const port = Number(u.port || (tls ? 443 : 80));
+      const sock = tls ? tlsConnect({ host: u.hostname, port, ...TLS_CLIENT }) : connect({ host: u.hostname, port, noDelay: true });
+      if (tls) sock.setNoDelay(true);
       let head = '';
       let remaining = -1; // body bytes still expected; -1 while reading the head
+      let chunked: ChunkedBody | undefined; // a body without Content-Length, in chunks
       let status = 0;
       let bodyBytes = 0;
       let scheduled = 0;
@@ -110,6 +161,7 @@ async function latency(spec: Extract<LoadSpec, { mode: 'closed' | 'open' }>): Pr
           scheduled = at;
           head = '';
           remaining = -1;
+          chunked = undefined;
           bodyBytes = 0;
           sock.write(request);
         },
@@ -133,7 +185,17 @@ async function latency(spec: Extract<LoadSpec, { mode: 'closed' | 'open' }>): Pr
           status = Number(head.slice(9, 12));
           const m = /\r\ncontent-length: *(\d+)/i.exec(head.slice(0, end));
           remaining = m ? Number(m[1]) : 0;
+          if (!m && /\r\ntransfer-encoding: *chunked/i.test(head.slice(0, end))) chunked = new ChunkedBody();
           rest = chunk.subarray(chunk.length - (head.length - end - 4));
+        }
+        if (chunked) {
+          const done = chunked.eat(rest);
+          bodyBytes = chunked.bytes;
+          if (done) {
+            chunked = undefined;
+            finish();
+          }
+          return;
         }
         if (remaining >= 0) {
           bodyBytes += rest.length;
@@ -141,7 +203,7 @@ async function latency(spec: Extract<LoadSpec, { mode: 'closed' | 'open' }>): Pr
           if (remaining <= 0) finish();
         }
       });
-      sock.once('connect', () => resolve(conn));
+      sock.once(tls ? 'secureConnect' : 'connect', () => resolve(conn));
       sock.on('error', (err) => {
         errors++;
         reject(err);

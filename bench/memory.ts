@@ -89,3 +89,20 @@ export async function idleRss(pid: number, samples: number, everyMs = 1000): Pro
   const at = (i: number): number => Math.min(...rss.slice(Math.max(0, i - 5), i));
   return { at, last: at(samples) };
 }
+
+/** Samples a process's RSS every `intervalMs` until stopped; `stop()` gives the highest sample. */
+export function rssSampler(pid: number, intervalMs = 100): { stop(): number } {
+  let peak = 0;
+  const timer = setInterval(() => {
+    procMemory(pid).then(
+      (m) => void (peak = Math.max(peak, m.rss)),
+      () => undefined,
+    );
+  }, intervalMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return peak;
+    },
+  };
+}

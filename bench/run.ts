@@ -8,6 +8,7 @@ import { benchCatalogCertified, benchCatalogScale } from './catalog-scale.ts';
 import { benchCatalogUnpack } from './catalog-unpack.ts';
 import { benchCliStartup } from './cli-startup.ts';
 import { benchCatalogdFiles } from './catalogd-files.ts';
+import { benchCatalogdPeer } from './catalogd-peer.ts';
 import { benchClassicCSV } from './classic-csv.ts';
 import { benchContentClient } from './content-client.ts';
 import { benchControlPlane, type Figure } from './control-plane.ts';
@@ -30,6 +31,7 @@ const benches: Record<string, () => Promise<Figure[]>> = {
   'catalog-certified': benchCatalogCertified,
   'catalog-unpack': benchCatalogUnpack,
   'catalogd-files': benchCatalogdFiles,
+  'catalogd-peer': benchCatalogdPeer,
   'resolve-v1': benchResolveV1,
   'resolve-classic': benchResolveClassic,
   'classic-subscriptions': benchClassicSubscriptions,

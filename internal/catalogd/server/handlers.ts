@@ -12,12 +12,11 @@
 //   a path that is not clean                      301 to the cleaned path (ServeMux)
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
 import { dns1123SubdomainErrors } from '../storage/index.ts';
 import type { CatalogStore, StoredCatalog } from '../storage/index.ts';
 import type { AnswerCache } from './cache.ts';
 import { graphQLRequest, type GraphQLQueries, type RequestBody } from './graphql.ts';
-import { SYNC_READ_LIMIT, closeFile, openFile, readSectionsSync, streamParts, streamRange, type Section } from './body.ts';
+import { SYNC_READ_LIMIT, closeFile, fileBody, openFile, readSectionsSync, type FileBody, type Section } from './body.ts';
 import {
   NO_OVERLAP,
   checkPreconditions,
@@ -35,7 +34,8 @@ import {
 export interface Answer {
   readonly status: number;
   readonly headers: Record<string, string>;
-  readonly body?: Buffer | Readable;
+  /** A FileBody owns its open file: whoever drops it unsent closes it (discardFileBody). */
+  readonly body?: Buffer | FileBody;
   readonly length?: number;
   /** Close the connection after this response (Go does for requests it cannot parse). */
   readonly close?: boolean;
@@ -244,13 +244,13 @@ function serveAll(req: RequestInfo, name: string, options: HandlerOptions): Answ
     const head = req.method === 'HEAD';
     let status = 200;
     let length = size;
-    let body: Readable | undefined;
+    let body: FileBody | undefined;
     if (ranges.length === 1) {
       const r = ranges[0] as ByteRange;
       status = 206;
       length = r.length;
       headers['content-range'] = contentRange(r, size);
-      if (!head) body = streamRange(fd, r.start, r.length);
+      if (!head) body = fileBody(fd, [{ offset: r.start, length: r.length }]);
     } else if (ranges.length > 1) {
       status = 206;
       const boundary = randomBytes(30).toString('hex');
@@ -260,9 +260,9 @@ function serveAll(req: RequestInfo, name: string, options: HandlerOptions): Answ
       parts.push(Buffer.from(tail));
       length = parts.reduce((n, p) => n + p.length, 0);
       headers['content-type'] = `multipart/byteranges; boundary=${boundary}`;
-      if (!head) body = streamParts(fd, parts);
+      if (!head) body = fileBody(fd, parts);
     } else if (!head) {
-      body = streamRange(fd, 0, size);
+      body = fileBody(fd, [{ offset: 0, length: size }]);
     }
     headers['accept-ranges'] = 'bytes';
     keepOpen = body !== undefined;
@@ -338,8 +338,7 @@ function serveMetas(req: RequestInfo, name: string, rawQuery: string, options: H
       options.cache.set(req.url, { catalog: name, stored, answer: shared, length });
       return shared;
     }
-    const body = sections.length === 1 && sections[0] ? streamRange(fd, sections[0].offset, length) : streamParts(fd, sections);
-    return { status: 200, headers, length, body };
+    return { status: 200, headers, length, body: fileBody(fd, sections) };
   } finally {
     if (!keepOpen) closeFile(fd);
   }

@@ -19,6 +19,7 @@ import { createGzip, gzipSync } from 'node:zlib';
 import { Histogram, type Registry } from 'prom-client';
 import { noopLogger, type Logger } from '../../shared/observability/index.ts';
 import type { CatalogStore } from '../storage/index.ts';
+import { discardFileBody, fileBodyStream, isFileBody, writeFileBody, type FileBody } from './body.ts';
 import { answerCache } from './cache.ts';
 import { gzipQuality } from './gohttp.ts';
 import { GRAPHQL_BODY_LIMIT, type GraphQLQueries, type RequestBody } from './graphql.ts';
@@ -166,6 +167,16 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
     return reply;
   };
 
+  /** Status line, headers and a file body straight onto the socket, outside fastify's reply (body.ts writeFileBody). */
+  const sendFile = (reply: FastifyReply, status: number, headers: Record<string, string>, body: FileBody): FastifyReply => {
+    reply.hijack();
+    const res = reply.raw;
+    sent.set(res, 0);
+    res.writeHead(status, headers);
+    writeFileBody(res, body, (bytes) => sent.set(res, bytes));
+    return reply;
+  };
+
   const send = (req: FastifyRequest, reply: FastifyReply, a: Answer): FastifyReply => {
     const method = req.raw.method ?? 'GET';
     if (a.shared && Buffer.isBuffer(a.body) && method === 'GET') return sendShared(req, reply, a, a.body);
@@ -174,7 +185,7 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
     let body = a.body;
     const length = a.length ?? (Buffer.isBuffer(body) ? body.length : undefined);
     if (method === 'HEAD' && body !== undefined) {
-      if (!Buffer.isBuffer(body)) body.destroy();
+      if (isFileBody(body)) discardFileBody(body);
       body = undefined;
     }
     const gzip =
@@ -191,7 +202,7 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
     if (gzip) {
       reply.code(a.status).headers(headers);
       const res = reply.raw;
-      const source = Buffer.isBuffer(body) ? Readable.from([body]) : body;
+      const source = Buffer.isBuffer(body) ? Readable.from([body]) : fileBodyStream(body);
       const compressed = pipeline(source, createGzip(), () => undefined);
       reply.send(compressed);
       let n = 0;
@@ -200,8 +211,7 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
       return reply;
     }
     if (Buffer.isBuffer(body)) return sendBuffer(reply, a.status, headers, body);
-    sent.set(reply.raw, length ?? 0);
-    return reply.code(a.status).headers(headers).send(body);
+    return sendFile(reply, a.status, headers, body);
   };
 
   /**

@@ -80,6 +80,8 @@ type Fault = 'reset' | 'tamper';
 const faults = new Map<string, { fault: Fault; layer: string }>();
 const badLayerGets = new Map<string, number>();
 let proxy: TestServer;
+/** The shared registry again, on a host catalogd is not told is plain HTTP: it speaks TLS to it. */
+let plainProxy: TestServer;
 
 async function faulty(req: IncomingMessage, res: ServerResponse, ctx: ProxyContext): Promise<boolean> {
   if (!isBlobGet(req)) return false;
@@ -109,6 +111,7 @@ const created = new Set<string>();
 beforeAll(async () => {
   await startTokenRegistry();
   proxy = await startProxy(registry().url, faulty);
+  plainProxy = await startProxy(registry().url);
   await adminKube().must(adminKube().request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } }));
   await startCatalogd({
     options: {
@@ -124,6 +127,7 @@ afterAll(async () => {
   await releaseFinalizers();
   await adminKube().request('DELETE', `/api/v1/namespaces/${NAMESPACE}`);
   await proxy?.close();
+  await plainProxy?.close();
   await authRegistry?.stop();
   await tokenServer?.close();
   if (keyDir) await rm(keyDir, { recursive: true, force: true });
@@ -168,6 +172,19 @@ describe('a registry that wants a token', () => {
     const ok = await waitForCatalog(name, 'Serving', serving);
     expect(ok.status?.resolvedSource?.image.ref).toBe(`${authReg.host}/secure/catalog@${pushed.digest}`);
     expect(await fetchBlobs(ok.status!.urls!.base)).toEqual(blobsOf(files));
+  });
+});
+
+describe('a plain-HTTP registry the catalog is not marked insecure for', () => {
+  it('is Retrying with Go’s one line, server gave HTTP response to HTTPS client (no TLS-library text)', async () => {
+    const pushed = await pushCatalogImage(registry(), 'catalogd/plain-http:v1', { files: fbc('plainhttp', ['1.0.0']) });
+    const name = await newCatalog('plain-http', { ref: pushed.digestRef.replace(registry().host, plainProxy.host) });
+    const c = await waitForCatalog(name, 'Retrying', progressing('Retrying', /server gave HTTP response to HTTPS client/));
+    const message = condition(c, 'Progressing')?.message ?? '';
+    // Upstream (containers/image over Go's net/http) ends its message the same way.
+    expect(message).toMatch(/^source catalog content: .*: http: server gave HTTP response to HTTPS client$/);
+    expect(message).not.toMatch(/\n|SSL|ssl_|\.c:\d+|wrong version number/);
+    expect(condition(c, 'Serving')).toBeUndefined();
   });
 });
 

@@ -1,0 +1,295 @@
+// catalogd side by side with upstream's (issue 17): our catalogd (cmd/catalogd/main.ts) and upstream's
+// (operator-controller v1.2.0 cmd/catalogd, built from the Go module proxy by test/envtest/build.sh
+// catalogd-upstream) run one after the other as real processes against the same local cluster, the
+// same registry, the same catalog image (the certified catalog, pushed once) and the same TLS setup
+// (one self-signed cert/key pair for the catalog server; the registry is plain HTTP, which ours is told
+// with --insecure-registries and upstream's containers/image with a registries.conf `insecure = true`).
+// Per process:
+//  - start → ready: spawn to the first 200 from /readyz (polled every 10 ms)
+//  - RSS idle: the lowest of 5 one-second samples after BENCH_PEER_IDLE_S (default 10) idle seconds
+//  - start → Serving: ClusterCatalog created to its Serving condition True (polled every 50 ms)
+//  - RSS serving: peak (VmHWM: pull, unpack, store and the loads) and steady (as idle, after the loads)
+//  - `/api/v1/all` over TLS, back-to-back downloads on 1 and 4 keep-alive connections, best of 2, GB/s
+//  - `/api/v1/metas?schema=olm.package` over TLS, 50 keep-alive clients closed loop for
+//    BENCH_CATALOG_SERVER_SECONDS (default 5): req/s, p50, p99
+// and the ratios ours / upstream. Both `/api/v1/all` bodies are hashed: the note says whether they match.
+// BENCH_PEER_BASE=<checkout> adds that checkout's catalogd (e.g. /work/main) as a third column, run first:
+// a before/after of our own changes in the same run. Upstream's column is skipped, with a note, when its
+// build fails (no Go toolchain, module proxy unreachable).
+import { execFile, execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Agent, request } from 'undici';
+import { ControlPlane } from '../test/support/control-plane.ts';
+import { installCrds, yamlFiles } from '../test/support/crds.ts';
+import { pushCatalogImage } from '../test/support/images.ts';
+import { TestKube } from '../test/support/kube.ts';
+import { freePort, waitFor } from '../test/support/net.ts';
+import { startProcess, stopProcess, type Managed } from '../test/support/process.ts';
+import { Registry, type RegistryInfo } from '../test/support/registry.ts';
+import { runLoad, type LoadResult } from './catalog-server.ts';
+import type { Figure } from './control-plane.ts';
+import { idleRss, procMemory, rssSampler } from './memory.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const SHARED = process.env.OLM_SHARED_DIR ?? join(root, '../shared');
+const CERTIFIED = join(SHARED, 'catalogs', 'certified-operators-v4.21');
+const UPSTREAM_CRDS = join(SHARED, 'conformance', 'crds', 'olm.operatorframework.io_clustercatalogs.yaml');
+const IDLE_S = Math.max(5, Number(process.env.BENCH_PEER_IDLE_S ?? 10));
+const SECONDS = Number(process.env.BENCH_CATALOG_SERVER_SECONDS ?? 5);
+const METAS_CLIENTS = 50;
+const CATALOG = 'certified';
+
+interface PeerFigures {
+  readyMs: number;
+  servingMs: number;
+  rssIdle: number;
+  rssPeak: number;
+  rssSteady: number;
+  all1: number;
+  all4: number;
+  allSha: string;
+  allBytes: number;
+  metas: LoadResult;
+}
+
+interface Peer {
+  readonly label: string;
+  readonly crds: readonly string[];
+  start(ctx: Context, ports: { server: number; health: number; webhook: number }, dir: string): Managed;
+}
+
+interface Context {
+  readonly kubeconfig: string;
+  readonly registry: RegistryInfo;
+  readonly cert: string;
+  readonly key: string;
+}
+
+/** Our catalogd from a checkout (this one, or BENCH_PEER_BASE's), run with tsx like the other benches. */
+function ours(label: string, checkout: string): Peer {
+  return {
+    label,
+    crds: [join(checkout, 'config/crd/bases')],
+    start: (ctx, ports, dir) =>
+      startProcess(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          join(checkout, 'cmd/catalogd/main.ts'),
+          `--kubeconfig=${ctx.kubeconfig}`,
+          `--catalogs-server-addr=127.0.0.1:${ports.server}`,
+          `--external-address=127.0.0.1:${ports.server}`,
+          `--cache-dir=${join(dir, 'cache')}`,
+          `--tls-cert=${ctx.cert}`,
+          `--tls-key=${ctx.key}`,
+          `--insecure-registries=${ctx.registry.host}`,
+          `--health-probe-bind-address=127.0.0.1:${ports.health}`,
+          '--metrics-bind-address=0',
+        ],
+        join(dir, 'catalogd.log'),
+        { ...process.env, NODE_ENV: 'production' },
+      ),
+  };
+}
+
+function upstream(binary: string): Peer {
+  return {
+    label: 'upstream',
+    crds: [UPSTREAM_CRDS],
+    start: (ctx, ports, dir) =>
+      startProcess(
+        binary,
+        [
+          `--catalogs-server-addr=127.0.0.1:${ports.server}`,
+          `--external-address=127.0.0.1:${ports.server}`,
+          `--cache-dir=${join(dir, 'cache')}`,
+          `--tls-cert=${ctx.cert}`,
+          `--tls-key=${ctx.key}`,
+          `--health-probe-bind-address=127.0.0.1:${ports.health}`,
+          `--webhook-server-port=${ports.webhook}`,
+          '--metrics-bind-address=0',
+          '--feature-gates=APIV1MetasHandler=true',
+        ],
+        join(dir, 'catalogd.log'),
+        {
+          ...process.env,
+          KUBECONFIG: ctx.kubeconfig,
+          TMPDIR: dir,
+          CONTAINERS_REGISTRIES_CONF: join(dir, 'registries.conf'),
+        },
+      ),
+  };
+}
+
+/** Upstream's binary, built (cached by content hash) by test/envtest/build.sh; a reason when it cannot be. */
+async function upstreamBinary(): Promise<{ path: string } | { skipped: string }> {
+  try {
+    const { stdout } = await promisify(execFile)('bash', [join(root, 'test/envtest/build.sh'), 'catalogd-upstream'], { maxBuffer: 1 << 20 });
+    const path = /^catalogd-upstream=(.+)$/m.exec(stdout)?.[1];
+    if (!path) return { skipped: 'test/envtest/build.sh catalogd-upstream printed no path' };
+    await stat(path);
+    return { path };
+  } catch (err) {
+    const e = err as { stderr?: string; message?: string };
+    const last = (e.stderr ?? e.message ?? String(err)).trim().split('\n').slice(-2).join(' / ');
+    return { skipped: `upstream catalogd could not be built (test/envtest/build.sh catalogd-upstream): ${last}` };
+  }
+}
+
+const mib = (n: number): number => Number((n / 1048576).toFixed(1));
+const gbps = (r: LoadResult): number => r.bytes / 1e9 / r.seconds;
+const round = (n: number, digits = 1): number => Number(n.toFixed(digits));
+
+async function runPeer(peer: Peer, ctx: Context, kube: TestKube, imageRef: string): Promise<PeerFigures> {
+  const dir = await mkdtemp(join(tmpdir(), `bench-catalogd-peer-${peer.label.replace(/\W/g, '')}-`));
+  await writeFile(join(dir, 'registries.conf'), `[[registry]]\nlocation = "${ctx.registry.host}"\ninsecure = true\n`);
+  await mkdir(join(dir, 'cache'));
+  await installCrds(kube, (await Promise.all(peer.crds.map((d) => (d.endsWith('.yaml') ? [d] : yamlFiles(d))))).flat());
+  const ports = { server: await freePort(), health: await freePort(), webhook: await freePort() };
+  const base = `https://127.0.0.1:${ports.server}/catalogs/${CATALOG}/api/v1`;
+  const t0 = performance.now();
+  const proc = peer.start(ctx, ports, dir);
+  try {
+    await waitFor(
+      `${peer.label} ready`,
+      async () => {
+        const res = await request(`http://127.0.0.1:${ports.health}/readyz`).catch(() => undefined);
+        await res?.body.dump();
+        return res?.statusCode === 200;
+      },
+      { timeoutMs: 120_000, intervalMs: 10 },
+    );
+    const readyMs = performance.now() - t0;
+    const rssIdle = (await idleRss(proc.pid, IDLE_S)).at(IDLE_S);
+
+    const sampler = rssSampler(proc.pid);
+    const t1 = performance.now();
+    await kube.must(
+      kube.request('POST', '/apis/olm.operatorframework.io/v1/clustercatalogs', {
+        apiVersion: 'olm.operatorframework.io/v1',
+        kind: 'ClusterCatalog',
+        metadata: { name: CATALOG },
+        spec: { source: { type: 'Image', image: { ref: imageRef } } },
+      }),
+    );
+    await waitFor(
+      `${peer.label}: ${CATALOG} Serving`,
+      async () => {
+        const c = await kube.request<{ status?: { conditions?: { type: string; status: string; message?: string }[] } }>(
+          'GET',
+          `/apis/olm.operatorframework.io/v1/clustercatalogs/${CATALOG}`,
+        );
+        const progressing = c.body.status?.conditions?.find((x) => x.type === 'Progressing');
+        if (progressing?.status === 'False') throw new Error(`${peer.label}: ${progressing.message ?? ''}`);
+        return c.body.status?.conditions?.some((x) => x.type === 'Serving' && x.status === 'True') ?? false;
+      },
+      { timeoutMs: 600_000, intervalMs: 50 },
+    );
+    const servingMs = performance.now() - t1;
+
+    // One download to check the content (and warm the page cache alike for both).
+    const agent = new Agent({ connect: { rejectUnauthorized: false } });
+    const res = await request(`${base}/all`, { dispatcher: agent });
+    const hash = createHash('sha256');
+    let allBytes = 0;
+    for await (const chunk of res.body) {
+      hash.update(chunk as Buffer);
+      allBytes += (chunk as Buffer).length;
+    }
+    await agent.close();
+    if (res.statusCode !== 200) throw new Error(`${peer.label}: /api/v1/all answered ${res.statusCode}`);
+
+    const downloads = (connections: number): number => Math.max(4 * connections, Math.round((SECONDS * 1e9) / allBytes / 2));
+    const best = async (connections: number): Promise<number> => {
+      const runs: number[] = [];
+      for (let i = 0; i < 2; i++) runs.push(gbps(await runLoad({ mode: 'download', url: `${base}/all`, connections, downloads: downloads(connections) })));
+      return Math.max(...runs);
+    };
+    const all1 = await best(1);
+    const all4 = await best(4);
+    const metas = await runLoad({ mode: 'closed', url: `${base}/metas?schema=olm.package`, connections: METAS_CLIENTS, seconds: SECONDS });
+    const sampledPeak = sampler.stop();
+    const rssPeak = Math.max(sampledPeak, (await procMemory(proc.pid)).hwm);
+    const rssSteady = (await idleRss(proc.pid, IDLE_S)).at(IDLE_S);
+
+    // Gone while the process still runs, so its finalizer is taken off.
+    await kube.request('DELETE', `/apis/olm.operatorframework.io/v1/clustercatalogs/${CATALOG}`);
+    await waitFor(`${peer.label}: ${CATALOG} deleted`, async () => (await kube.request('GET', `/apis/olm.operatorframework.io/v1/clustercatalogs/${CATALOG}`)).status === 404, {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+    });
+    return { readyMs, servingMs, rssIdle, rssPeak, rssSteady, all1, all4, allSha: hash.digest('hex'), allBytes, metas };
+  } catch (err) {
+    throw new Error(`${peer.label} (log: ${proc.logFile}): ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  } finally {
+    await stopProcess(proc);
+    if (process.env.BENCH_PEER_KEEP !== '1') await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function benchCatalogdPeer(): Promise<Figure[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-catalogd-peer-'));
+  const cp = new ControlPlane();
+  const reg = new Registry();
+  try {
+    const built = await upstreamBinary();
+    const [info, regInfo] = await Promise.all([cp.start(), reg.start()]);
+    const kube = new TestKube(info);
+    const cert = join(dir, 'tls.crt');
+    const key = join(dir, 'tls.key');
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', key, '-out', cert],
+      { stdio: 'ignore' },
+    );
+    const image = await pushCatalogImage(regInfo, 'bench/certified:v4.21', { dir: CERTIFIED });
+    const ctx: Context = { kubeconfig: info.kubeconfigPath, registry: regInfo, cert, key };
+
+    const peers: Peer[] = [];
+    if (process.env.BENCH_PEER_BASE) peers.push(ours('base', process.env.BENCH_PEER_BASE));
+    peers.push(ours('ours', root));
+    if ('path' in built) peers.push(upstream(built.path));
+    const results = new Map<string, PeerFigures>();
+    for (const p of peers) results.set(p.label, await runPeer(p, ctx, kube, image.digestRef));
+
+    const figures: Figure[] = [];
+    const up = results.get('upstream');
+    const cols = [...results.keys()];
+    const row = (name: string, unit: string, get: (f: PeerFigures) => number, digits: number, better: 'lower' | 'higher', note?: (f: PeerFigures) => string): void => {
+      for (const label of cols) {
+        const f = results.get(label) as PeerFigures;
+        figures.push({ name: `${name}: ${label}`, value: round(get(f), digits), unit, ...(note && { note: note(f) }) });
+      }
+      const o = results.get('ours') as PeerFigures;
+      if (up) figures.push({ name: `  ratio ours / upstream`, value: round(get(o) / get(up), 2), unit: '×', note: `${better} is better` });
+      const b = results.get('base');
+      if (b) figures.push({ name: `  ratio ours / base`, value: round(get(o) / get(b), 2), unit: '×', note: `${better} is better` });
+    };
+    row('process start → ready (/readyz 200)', 'ms', (f) => f.readyMs, 0, 'lower');
+    row(`RSS idle (after ${IDLE_S} s)`, 'MiB', (f) => mib(f.rssIdle), 1, 'lower');
+    row('ClusterCatalog created → Serving', 'ms', (f) => f.servingMs, 0, 'lower');
+    row('RSS serving, peak (VmHWM)', 'MiB', (f) => mib(f.rssPeak), 1, 'lower');
+    row(`RSS serving, steady (idle ${IDLE_S} s after the loads)`, 'MiB', (f) => mib(f.rssSteady), 1, 'lower');
+    row('/api/v1/all over TLS, 1 connection, best of 2', 'GB/s', (f) => f.all1, 2, 'higher', (f) => `${(f.allBytes / 1e6).toFixed(1)} MB`);
+    row('/api/v1/all over TLS, 4 connections, best of 2', 'GB/s', (f) => f.all4, 2, 'higher');
+    row(`metas?schema=olm.package, ${METAS_CLIENTS} clients`, 'req/s', (f) => f.metas.requests / f.metas.seconds, 0, 'higher', (f) => {
+      const body = f.metas.requests ? Math.round(f.metas.bytes / f.metas.requests) : 0;
+      return `${body} B body, ${f.metas.errors} errors`;
+    });
+    row(`  metas p99`, 'ms', (f) => f.metas.p99 ?? 0, 1, 'lower', (f) => `p50 ${round(f.metas.p50 ?? 0, 1)} ms`);
+    const shas = new Set([...results.values()].map((f) => f.allSha));
+    figures.push({ name: '/api/v1/all bodies identical across columns (1 = yes)', value: shas.size === 1 ? 1 : 0, unit: '', note: `sha256 ${[...shas].map((s) => s.slice(0, 12)).join(', ')}` });
+    if ('skipped' in built) figures.push({ name: 'upstream column skipped', value: 0, unit: '', note: built.skipped });
+    return figures;
+  } finally {
+    await reg.stop();
+    await cp.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,94 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SYNC_READ_LIMIT, fileBody, openFile, writeFileBody, type FileBody } from './body.ts';
+
+let dir: string;
+let path: string;
+const content = Buffer.alloc(3 * SYNC_READ_LIMIT + 12345);
+for (let i = 0; i < content.length; i++) content[i] = (i * 7 + (i >> 9)) & 0xff;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'body-test-'));
+  path = join(dir, 'catalog.jsonl');
+  await writeFile(path, content);
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** A sink whose buffer fills after `highWaterMark` bytes (so 'drain' is waited for), recording every write. */
+function sink(highWaterMark = 64 * 1024): { out: Writable; writes: number[]; bytes: () => Buffer; closed: Promise<void> } {
+  const got: Buffer[] = [];
+  const writes: number[] = [];
+  const out = new Writable({
+    highWaterMark,
+    write(chunk: Buffer, _enc, cb) {
+      got.push(chunk);
+      writes.push(chunk.length);
+      setImmediate(cb);
+    },
+  });
+  const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
+  return { out, writes, bytes: () => Buffer.concat(got), closed };
+}
+
+const write = (out: Writable, body: FileBody, chunkSize?: number): Promise<number> =>
+  new Promise((resolve) => writeFileBody(out, body, resolve, chunkSize));
+
+describe('writeFileBody', () => {
+  it('writes sections and literal buffers in order, small pieces coalesced into chunks of at most chunkSize', async () => {
+    const sections = [
+      { offset: 10, length: 100 },
+      { offset: 5000, length: 2000 },
+      { offset: 200_000, length: SYNC_READ_LIMIT + 1 }, // read through the thread pool
+      { offset: 0, length: 1 },
+    ];
+    const parts = [Buffer.from('--head--'), ...sections, Buffer.from('--tail--')];
+    const { out, writes, bytes, closed } = sink();
+    const n = await write(out, fileBody(openFile(path), parts), 128 * 1024);
+    await closed;
+    const want = Buffer.concat(parts.map((p) => (Buffer.isBuffer(p) ? p : content.subarray(p.offset, p.offset + p.length))));
+    expect(n).toBe(want.length);
+    expect(bytes().equals(want)).toBe(true);
+    expect(Math.max(...writes)).toBeLessThanOrEqual(128 * 1024);
+    expect(writes[0]).toBe(128 * 1024); // the first three pieces and the start of the big one: one write
+  });
+
+  it('streams a whole file in 1 MiB chunks', async () => {
+    const { out, writes, bytes, closed } = sink();
+    await write(out, fileBody(openFile(path), [{ offset: 0, length: content.length }]));
+    await closed;
+    expect(bytes().equals(content)).toBe(true);
+    expect(writes).toEqual([content.length]); // under 1 MiB: one chunk
+  });
+
+  it('ends an empty body', async () => {
+    const { out, bytes, closed } = sink();
+    expect(await write(out, fileBody(openFile(path), []))).toBe(0);
+    await closed;
+    expect(bytes().length).toBe(0);
+  });
+
+  it('cuts the response when the file is shorter than its index', async () => {
+    const { out, closed } = sink();
+    let error = false;
+    out.on('error', () => (error = true));
+    const n = await write(out, fileBody(openFile(path), [{ offset: content.length - 10, length: 20 }]));
+    await closed;
+    expect(out.destroyed).toBe(true);
+    expect(out.writableFinished).toBe(false);
+    expect(n).toBe(0);
+    expect(error).toBe(false);
+  });
+
+  it('stops reading when the response is closed early', async () => {
+    const { out, writes, closed } = sink(1);
+    const done = write(out, fileBody(openFile(path), [{ offset: 0, length: content.length }]), 4096);
+    setImmediate(() => out.destroy());
+    const n = await done;
+    await closed;
+    expect(n).toBeLessThan(content.length);
+    expect(writes.length).toBeLessThan(content.length / 4096);
+  });
+});
