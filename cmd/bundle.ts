@@ -9,10 +9,28 @@
 import { copyFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Metafile } from 'esbuild';
+import { build, type BuildOptions, type Metafile } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const CONTROLLERS = ['catalogd', 'operator-controller', 'olm-classic'] as const;
+
+/** What the controllers' and the CLI's bundles share: ES modules for Node 20 split into lazily loaded chunks. */
+export const NODE_ESM_BUNDLE = {
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  outExtension: { '.js': '.mjs' },
+  chunkNames: 'chunks/[name]-[hash]',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
+  banner: { js: "import { createRequire as __olmCreateRequire } from 'node:module'; const require = __olmCreateRequire(import.meta.url);" },
+  metafile: true,
+  logLevel: 'warning',
+} as const satisfies BuildOptions;
 
 /** Files a module reads beside itself (`new URL('./x', import.meta.url)`): [module, file], both from the checkout root. */
 const ASSETS: readonly (readonly [string, string])[] = [['internal/classic/registryclient/index.ts', 'internal/classic/registryclient/registry.proto']];
@@ -27,23 +45,10 @@ export async function bundleControllers(dist = join(root, 'dist')): Promise<{ re
       entryPoints: { main: join(root, 'cmd', name, 'main.ts') },
       outdir: tmp,
       absWorkingDir: root,
-      bundle: true,
-      splitting: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20.19',
-      outExtension: { '.js': '.mjs' },
-      chunkNames: 'chunks/[name]-[hash]',
-      minifyWhitespace: true,
-      minifySyntax: true,
+      ...NODE_ESM_BUNDLE,
       // Names stay: stack traces and `err.name`/class names in logs must read as in the sources.
       keepNames: true,
-      legalComments: 'none',
       sourcemap: 'linked',
-      // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
-      banner: { js: "import { createRequire as __olmCreateRequire } from 'node:module'; const require = __olmCreateRequire(import.meta.url);" },
-      metafile: true,
-      logLevel: 'warning',
     });
     for (const [module, file] of ASSETS) {
       for (const [output, meta] of Object.entries(result.metafile.outputs)) {
