@@ -9,6 +9,7 @@ import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bun
 import { installClassicCRDs, installOpenShiftCRDs } from '../../support/crds.ts';
 import { adminKube, registry, testNamespaces } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
+import { createImageCatalogSource } from '../../support/classic-olm.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 import { startOlmClassicProcess, type OlmClassicProcess } from '../../support/olm-classic-process.ts';
@@ -37,14 +38,7 @@ beforeAll(async () => {
       ...catalogFiles('e2e-capped', [{ bundle: capped, properties: [{ type: 'olm.maxOpenShiftVersion', value: '4.22' }] }]),
     },
   });
-  await kube().must(
-    kube().request('POST', TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, undefined, globalNs), {
-      apiVersion: ops.V1alpha1,
-      kind: ops.CatalogSourceKind,
-      metadata: { name: 'e2e', namespace: globalNs },
-      spec: { sourceType: 'grpc', image: image.digestRef },
-    }),
-  );
+  await createImageCatalogSource(globalNs, 'e2e', image.digestRef);
   olmClassic = await startOlmClassicProcess({ globalNamespace: globalNs, args: [`--writeStatusName=${CO}`], env: { RELEASE_VERSION: '4.22.0' } });
 }, 180_000);
 

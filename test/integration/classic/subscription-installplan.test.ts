@@ -18,6 +18,7 @@ import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bun
 import { installClassicCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, registry, testNamespaces } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
+import { createImageCatalogSource } from '../../support/classic-olm.ts';
 import { capturedLogger, inProcessManagerOptions, runParts, type LogLine } from '../../support/in-process.ts';
 import { TestKube, type KubeObject } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
@@ -39,14 +40,7 @@ beforeAll(async () => {
   const image = await pushCatalogImage(registry(), 'classic-ip-e2e/catalog:v1', {
     files: catalogFiles('ip-e2e', [{ bundle: bundles.v1 }]),
   });
-  await kube().must(
-    kube().request('POST', TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, undefined, catalogNs), {
-      apiVersion: ops.V1alpha1,
-      kind: ops.CatalogSourceKind,
-      metadata: { name: catalog, namespace: catalogNs },
-      spec: { sourceType: 'grpc', image: image.digestRef },
-    }),
-  );
+  await createImageCatalogSource(catalogNs, catalog, image.digestRef);
   clusterPaths.push(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${bundles.v1.crdName}`);
 
   const captured = capturedLogger('olm-classic', 'CLASSIC_TEST_LOG');

@@ -17,6 +17,7 @@ import { installClassicCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, registry, testNamespaces } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
 import { capturedLogger, inProcessManagerOptions, runParts } from '../../support/in-process.ts';
+import { createImageCatalogSource } from '../../support/classic-olm.ts';
 import { TestKube } from '../../support/kube.ts';
 import { freePort, waitFor } from '../../support/net.ts';
 import { OpmServe } from '../../support/opm.ts';
@@ -69,14 +70,7 @@ beforeAll(async () => {
   };
   catalogFilesPushed = files;
   const image = await pushCatalogImage(registry(), 'classic-sub/catalog:v1', { files });
-  await kube().must(
-    kube().request('POST', TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, undefined, catalogNs), {
-      apiVersion: ops.V1alpha1,
-      kind: ops.CatalogSourceKind,
-      metadata: { name: catalog, namespace: catalogNs },
-      spec: { sourceType: 'grpc', image: image.digestRef, priority: 0 },
-    }),
-  );
+  await createImageCatalogSource(catalogNs, catalog, image.digestRef, { priority: 0 });
 
   const { logger } = capturedLogger('olm-classic', 'CLASSIC_TEST_LOG');
   const client = await KubeClient.fromConfig({ kubeconfig: controlPlane().kubeconfigPath });

@@ -12,6 +12,7 @@ import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bun
 import { installClassicCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, registry, testNamespaces } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
+import { createImageCatalogSource } from '../../support/classic-olm.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 import { startOlmClassicProcess, type OlmClassicProcess } from '../../support/olm-classic-process.ts';
@@ -43,14 +44,7 @@ beforeAll(async () => {
       ...catalogFiles(allNs.packageName, [{ bundle: allNs, properties: [{ type: 'olm.csv.metadata', value: { installModes: modes } }] }]),
     },
   });
-  await kube().must(
-    kube().request('POST', TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, undefined, globalNs), {
-      apiVersion: ops.V1alpha1,
-      kind: ops.CatalogSourceKind,
-      metadata: { name: 'cli-classic', namespace: globalNs },
-      spec: { sourceType: 'grpc', image: image.digestRef },
-    }),
-  );
+  await createImageCatalogSource(globalNs, 'cli-classic', image.digestRef);
   olmClassic = await startOlmClassicProcess({ globalNamespace: globalNs });
 }, 180_000);
 
