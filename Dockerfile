@@ -8,7 +8,9 @@ COPY types ./types
 COPY api ./api
 COPY internal ./internal
 COPY cmd ./cmd
-RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev
+# tsc (type errors fail the build; dist/cmd/kubectl-olm), then each controller bundled (dist/bin/<name>, what the
+# entrypoint runs); node_modules stays for what loads on first use (logic-solver, @grpc/*).
+RUN npx tsc -p tsconfig.build.json && node --import tsx cmd/bundle.ts && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production

@@ -1,4 +1,4 @@
-# Quickstart:  make run   — a local control plane + registry, CRDs installed, both controllers running
+# Quickstart:  make run   — a local control plane + registry, CRDs installed, catalogd, operator-controller and olm-classic running
 #              make test  — install, build, lint, typecheck and run every test (unit + integration)
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -39,8 +39,9 @@ crd-check: $(NODE_MODULES) ## Fail when config/crd drifted from the schemas in a
 generate: $(NODE_MODULES) ## Regenerate config/crd from api/
 	node --import tsx api/generate.ts
 
-build: $(NODE_MODULES) ## Compile to dist/, and bundle the CLI that bin/kubectl-olm runs (dist/kubectl-olm)
+build: $(NODE_MODULES) ## Compile to dist/, bundle each controller (dist/bin, what the image runs) and the CLI that bin/kubectl-olm runs (dist/kubectl-olm)
 	npx tsc -p tsconfig.build.json
+	node --import tsx cmd/bundle.ts
 	node --import tsx cmd/kubectl-olm/bundle.ts
 
 test: $(NODE_MODULES) system-deps envtest lint typecheck crd-check ## Everything CI runs; last line: N passed, N failed
@@ -49,7 +50,7 @@ test: $(NODE_MODULES) system-deps envtest lint typecheck crd-check ## Everything
 unit: $(NODE_MODULES) ## Unit tests only
 	npx vitest run --project unit
 
-run: $(NODE_MODULES) envtest ## Local control plane (unless KUBECONFIG is set) + both controllers; Ctrl-C stops all
+run: $(NODE_MODULES) envtest ## Local control plane (unless KUBECONFIG is set) + catalogd, operator-controller, olm-classic; Ctrl-C stops all
 	node --import tsx test/support/run-local.ts
 
 bench: $(NODE_MODULES) envtest ## Benchmarks (figures, never pass/fail)

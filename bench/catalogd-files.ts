@@ -23,7 +23,7 @@ import { freePort, waitFor } from '../test/support/net.ts';
 import { startProcess, stopProcess } from '../test/support/process.ts';
 import { Registry } from '../test/support/registry.ts';
 import type { Figure } from './control-plane.ts';
-import { idleRss, procMemory as memory } from './memory.ts';
+import { idleRss, procMemory } from './memory.ts';
 
 const FILES = Number(process.env.BENCH_CATALOGD_FILES ?? 200_000);
 const SETTLE_S = Math.max(30, Number(process.env.BENCH_CATALOGD_SETTLE_S ?? 60));
@@ -118,7 +118,7 @@ export async function benchCatalogdFiles(): Promise<Figure[]> {
     const allBytes = await download('/catalogs/tiny-files/api/v1/all');
     const metasBytes = await download('/catalogs/tiny-files/api/v1/metas?schema=bench.tiny');
     await download('/catalogs/tiny-files/api/v1/metas?name=n12345');
-    const { hwm } = await memory(pid);
+    const { hwm } = await procMemory(pid);
     const after = await idleRss(pid, SETTLE_S);
     return [
       { name: `catalog image: ${FILES} files in one layer`, value: mib(layer.length), unit: 'MiB gzip', note: `${mib(FILES * 1024)} MiB of tar` },

@@ -7,7 +7,6 @@
 //  3. the time from a Deployment becoming unavailable (its Pods not ready, the deployment controller's Available=False)
 //     until the CSV reports it (Failed/ComponentUnhealthy), for a few CSVs.
 import { setMaxListeners } from 'node:events';
-import { readFile } from 'node:fs/promises';
 import { csvSetup } from '../internal/classic/csv/index.ts';
 import { olmCaches } from '../internal/classic/olmcache/index.ts';
 import { operatorConditionSetup } from '../internal/classic/operatorcondition/index.ts';
@@ -21,20 +20,13 @@ import { ControlPlane, NOT_READY_ANNOTATION } from '../test/support/control-plan
 import { installCrds, yamlFiles } from '../test/support/crds.ts';
 import { TestKube } from '../test/support/kube.ts';
 import type { Figure } from './control-plane.ts';
-import { fullGc } from './memory.ts';
+import { fullGc, procCpuMs } from './memory.ts';
 
 const COUNT = Number(process.env.BENCH_CSV_COUNT ?? 200);
 const NAMESPACES = 20;
 const PROBES = 5;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const ms = (n: number): number => Math.round(n);
-
-async function procCpuMs(pid: number | undefined): Promise<number> {
-  if (pid === undefined) return Number.NaN;
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
 
 async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number, intervalMs = 20): Promise<void> {
   const deadline = Date.now() + timeoutMs;

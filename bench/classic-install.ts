@@ -7,7 +7,7 @@
 //     machine cannot reach, so the operators installed are the project's test bundles.
 // Figures only. Run alone: `node --import tsx bench/classic-install.ts`.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -23,19 +23,13 @@ import { pushCatalogImage } from '../test/support/images.ts';
 import { TestKube } from '../test/support/kube.ts';
 import { Registry } from '../test/support/registry.ts';
 import type { Figure } from './control-plane.ts';
+import { rssMiB } from './memory.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const CATALOGS = join(ROOT, '..', 'shared', 'catalogs');
 const SUBS = Number(process.env.BENCH_SUBS ?? 50);
 const GLOBAL = 'olm';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-async function rssMiB(pid: number | undefined): Promise<number> {
-  if (pid === undefined) return Number.NaN;
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
-  return Math.round(kb / 1024);
-}
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, intervalMs = 100): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -3,7 +3,7 @@
 // rolled out (and the time to all Available); and — with BENCH_COLD=1 — a cold build of every
 // binary from empty Go module and build caches (many minutes).
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { ControlPlane } from '../test/support/control-plane.ts';
 import { TestKube } from '../test/support/kube.ts';
 import { Registry } from '../test/support/registry.ts';
+import { rssMiB } from './memory.ts';
 
 export interface Figure {
   readonly name: string;
@@ -26,13 +27,6 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 }
 
 const DEPLOYMENTS = Number(process.env.BENCH_CLUSTER_DEPLOYMENTS ?? 200);
-
-/** Resident memory of a process, MiB (VmRSS). */
-async function rssMiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
-  return Math.round(kb / 1024);
-}
 
 const median3 = async (start: () => Promise<number>): Promise<number[]> => {
   const runs: number[] = [];

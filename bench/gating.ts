@@ -30,6 +30,7 @@ import { ControlPlane } from '../test/support/control-plane.ts';
 import { installClassicCRDs, installCrds, installOpenShiftCRDs, yamlFiles } from '../test/support/crds.ts';
 import { TestKube } from '../test/support/kube.ts';
 import type { Figure } from './control-plane.ts';
+import { ownCpuMs } from './memory.ts';
 
 const CSVS = Number(process.env.BENCH_GATING_CSVS ?? 1000);
 const EXTENSIONS = Number(process.env.BENCH_GATING_EXTENSIONS ?? 200);
@@ -66,11 +67,6 @@ async function run(parts: ManagerParts): Promise<() => Promise<void>> {
     await Promise.all(parts.informers.map((i) => i.stop()));
   };
 }
-
-const cpuMs = (): number => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
 
 export async function benchGating(): Promise<Figure[]> {
   const figures: Figure[] = [];
@@ -151,9 +147,9 @@ export async function benchGating(): Promise<Figure[]> {
 
     const logger = createLogger({ level: 'error' });
     const ctx = { options: undefined as never, client, logger, metrics: createMetrics({ defaultMetrics: false }) };
-    const idleBase = cpuMs();
+    const idleBase = ownCpuMs();
     await sleep(Math.min(IDLE_MS, 10_000));
-    const baselinePerMinute = ((cpuMs() - idleBase) / Math.min(IDLE_MS, 10_000)) * IDLE_MS;
+    const baselinePerMinute = ((ownCpuMs() - idleBase) / Math.min(IDLE_MS, 10_000)) * IDLE_MS;
 
     t = performance.now();
     stops.push(await run(classicGatingSetup({ name: 'operator-lifecycle-manager', releaseVersion: RELEASE, namespace: 'ns-0' })(ctx)));
@@ -183,9 +179,9 @@ export async function benchGating(): Promise<Figure[]> {
     }
     figures.push({ name: `one CSV edited → ClusterOperator message updated (${CSVS} CSVs, median of 5)`, value: Math.round(median(latencies)), unit: 'ms' });
 
-    const idle0 = cpuMs();
+    const idle0 = ownCpuMs();
     await sleep(IDLE_MS);
-    const idle = cpuMs() - idle0;
+    const idle = ownCpuMs() - idle0;
     figures.push({ name: `CPU of this process idle for ${IDLE_MS / 1000} s with both controllers`, value: Math.round(idle), unit: 'ms' });
     figures.push({ name: `CPU of this process idle for ${IDLE_MS / 1000} s without them (10 s sampled, scaled)`, value: Math.round(baselinePerMinute), unit: 'ms' });
 

@@ -1,5 +1,6 @@
-// Memory figures: forced garbage collection (`npm run bench` runs node with --expose-gc) and
-// measurements in a fresh child process, so that one case's heap and peak RSS do not leak into another's.
+// Memory and CPU figures: forced garbage collection (`npm run bench` runs node with --expose-gc),
+// measurements in a fresh child process, so that one case's heap and peak RSS do not leak into
+// another's, and RSS / CPU of other processes (controllers, the cluster) read from /proc.
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 
@@ -48,24 +49,45 @@ export async function measureInChild<T>(file: string, args: readonly string[]): 
   return JSON.parse(out.trim().split('\n').pop() ?? '{}') as T;
 }
 
-/** A process's resident set and its peak (VmRSS, VmHWM of /proc/<pid>/status), in bytes. */
+/** Resident memory now and at its peak (VmRSS, VmHWM) of another process, bytes, from /proc. */
 export async function procMemory(pid: number): Promise<{ rss: number; hwm: number }> {
   const text = await readFile(`/proc/${pid}/status`, 'utf8');
   const kb = (key: string): number => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN) * 1024;
   return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
 }
 
+/** Resident memory of another process, whole MiB; NaN without a pid. */
+export async function rssMiB(pid: number | undefined): Promise<number> {
+  if (pid === undefined) return Number.NaN;
+  return Math.round((await procMemory(pid)).rss / 1048576);
+}
+
+/** user+system CPU of another process, ms, from /proc/<pid>/stat (100 Hz ticks); NaN without a pid. */
+export async function procCpuMs(pid: number | undefined): Promise<number> {
+  if (pid === undefined) return Number.NaN;
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime
+}
+
+/** user+system CPU of this process so far, ms. */
+export function ownCpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
 /**
- * RSS sampled every second for `seconds`; `at(s)` is the lowest of the 5 samples up to second `s` (a GC may be
- * running at any one).
+ * RSS of another process sampled every `everyMs` for `samples` samples; `at(i)` is the lowest of the
+ * 5 samples up to sample `i` (a GC may be running at any one), `last` the lowest of the last 5.
  */
-export async function idleRss(pid: number, seconds: number): Promise<{ at(s: number): number }> {
-  const samples: number[] = [];
-  for (let i = 0; i < seconds; i++) {
-    await new Promise((r) => setTimeout(r, 1000));
-    samples.push((await procMemory(pid)).rss);
+export async function idleRss(pid: number, samples: number, everyMs = 1000): Promise<{ at(i: number): number; readonly last: number }> {
+  const rss: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    await new Promise((r) => setTimeout(r, everyMs));
+    rss.push((await procMemory(pid)).rss);
   }
-  return { at: (s) => Math.min(...samples.slice(Math.max(0, s - 5), s)) };
+  const at = (i: number): number => Math.min(...rss.slice(Math.max(0, i - 5), i));
+  return { at, last: at(samples) };
 }
 
 /** Samples a process's RSS every `intervalMs` until stopped; `stop()` gives the highest sample. */

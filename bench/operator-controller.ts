@@ -11,7 +11,7 @@
 //     whole cluster's CPU while idle with all of them installed.
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,21 +36,13 @@ import { TestKube } from '../test/support/kube.ts';
 import { freePort } from '../test/support/net.ts';
 import { Registry, type RegistryInfo } from '../test/support/registry.ts';
 import type { Figure } from './control-plane.ts';
-import { fullGc } from './memory.ts';
+import { fullGc, procCpuMs } from './memory.ts';
 
 const COUNT = Number(process.env.BENCH_OC_COUNT ?? 200);
 const MINUTE_MS = 2_000;
 const SYSTEM_NS = 'olmv1-system';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const ms = (n: number): number => Math.round(n);
-
-/** user+system CPU of another process (the kube-apiserver with its embedded etcd), from /proc. */
-async function procCpuMs(pid: number | undefined): Promise<number> {
-  if (pid === undefined) return Number.NaN;
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in 100 Hz ticks
-}
 
 const managerOptions = (id: string) => ({
   leaderElect: false,

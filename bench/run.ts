@@ -12,6 +12,7 @@ import { benchCatalogdPeer } from './catalogd-peer.ts';
 import { benchClassicCSV } from './classic-csv.ts';
 import { benchContentClient } from './content-client.ts';
 import { benchControlPlane, type Figure } from './control-plane.ts';
+import { benchFootprint } from './footprint.ts';
 import { benchGating } from './gating.ts';
 import { benchInformer } from './informer.ts';
 import { benchMakeRun } from './make-run.ts';
@@ -41,6 +42,7 @@ const benches: Record<string, () => Promise<Figure[]>> = {
   'make-run': benchMakeRun,
   gating: benchGating,
   'cli-startup': benchCliStartup,
+  footprint: benchFootprint,
 };
 
 const wanted = process.argv.slice(2);

@@ -7,6 +7,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { NODE_ESM_BUNDLE } from '../bundle.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 export const BUNDLE_DIR = join(root, 'dist', 'kubectl-olm');
@@ -18,20 +19,7 @@ export async function bundleCli(outdir = BUNDLE_DIR): Promise<{ readonly files: 
   const result = await build({
     entryPoints: { cli: join(root, 'cmd', 'kubectl-olm', 'cli.ts') },
     outdir: tmp,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20.19',
-    outExtension: { '.js': '.mjs' },
-    chunkNames: 'chunks/[name]-[hash]',
-    minifyWhitespace: true,
-    minifySyntax: true,
-    legalComments: 'none',
-    // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
-    banner: { js: "import { createRequire as __olmCreateRequire } from 'node:module'; const require = __olmCreateRequire(import.meta.url);" },
-    metafile: true,
-    logLevel: 'warning',
+    ...NODE_ESM_BUNDLE,
   });
   const inputs = Object.keys(result.metafile.inputs)
     .map((p) => relative(root, join(root, p)))

@@ -29,6 +29,14 @@ describe('operator-controller flags', () => {
     });
   });
 
+  it('--feature-gates picks the webhook certificate provider as upstream: cert-manager, else OpenShift service-ca, else none', () => {
+    expect(parse('--feature-gates=').certProvider).toBeUndefined(); // cert-manager, the default
+    expect(parse('--feature-gates=WebhookProviderCertManager=false').certProvider).toBe('openshift-serviceca');
+    expect(parse('--feature-gates=WebhookProviderCertManager=false,WebhookProviderOpenshiftServiceCA=false').certProvider).toBeNull();
+    expect(parse('--feature-gates=WebhookProviderOpenshiftServiceCA=false').certProvider).toBeUndefined();
+    expect(() => parse('--feature-gates=Nope=true')).toThrow('operator-controller: --feature-gates: unrecognized feature gate: Nope');
+  });
+
   it('names the flag that is wrong', () => {
     expect(() => parse('--cache-path=')).toThrow(UsageError);
     expect(() => parse('--cache-path=')).toThrow('operator-controller: --cache-path: must not be empty');

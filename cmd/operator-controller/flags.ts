@@ -1,9 +1,12 @@
 // operator-controller's own flags (names as upstream's where upstream has the flag) and their
 // translation into OperatorControllerOptions. Problems are a UsageError naming the flag.
-import type { OperatorControllerOptions } from '../../internal/operator-controller/index.ts';
+import type { CertProviderName, OperatorControllerOptions } from '../../internal/operator-controller/index.ts';
 import { v1CurrentMinor } from '../../internal/openshift/index.ts';
-import { registryFlags, registryOptions, UsageError, type Flag } from '../../internal/shared/manager/index.ts';
+import { parseFeatureGates, registryFlags, registryOptions, UsageError, type Flag } from '../../internal/shared/manager/index.ts';
 import type { Version } from '../../internal/shared/semver/index.ts';
+
+/** operator-controller's feature gates and their defaults (upstream's: both webhook providers GA, on). */
+export const OPERATOR_CONTROLLER_FEATURE_GATES = { WebhookProviderCertManager: true, WebhookProviderOpenshiftServiceCA: true } as const;
 
 export const operatorControllerFlags = {
   'cache-path': { type: 'string', default: '/var/cache', help: 'directory of the bundle image cache (unpack/)' },
@@ -16,6 +19,13 @@ export const operatorControllerFlags = {
   'write-status-name': {
     type: 'string',
     help: 'ClusterOperator whose Upgradeable condition reports extensions blocking the next OpenShift minor (olm on OpenShift; needs RELEASE_VERSION); unset: off',
+  },
+  'feature-gates': {
+    type: 'string',
+    default: '',
+    help:
+      'key=value pairs of feature gates: WebhookProviderCertManager=true|false (default true), WebhookProviderOpenshiftServiceCA=true|false (default true); ' +
+      'webhook certificates come from cert-manager when its gate is on, else from OpenShift service-ca when that one is, else webhook bundles are refused',
   },
   ...registryFlags,
 } as const satisfies Record<string, Flag>;
@@ -44,10 +54,19 @@ export function operatorControllerOptions(values: OperatorControllerFlagValues):
     throw new UsageError(`operator-controller: --system-namespace: must be a namespace name, got ${JSON.stringify(systemNamespace)}`);
   }
   const catalogdCasDir = str(values['catalogd-cas-dir']);
+  let gates: Record<keyof typeof OPERATOR_CONTROLLER_FEATURE_GATES, boolean>;
+  try {
+    gates = parseFeatureGates(str(values['feature-gates']), OPERATOR_CONTROLLER_FEATURE_GATES);
+  } catch (err) {
+    throw new UsageError(`operator-controller: --feature-gates: ${(err as Error).message}`);
+  }
+  // Upstream's getCertificateProvider: cert-manager first, then OpenShift service-ca, else none.
+  const certProvider: CertProviderName | null = gates.WebhookProviderCertManager ? 'cert-manager' : gates.WebhookProviderOpenshiftServiceCA ? 'openshift-serviceca' : null;
   return {
     cachePath,
     systemNamespace,
     ...registryOptions('operator-controller', values),
     ...(catalogdCasDir !== '' && { catalogdCasDir }),
+    ...(certProvider !== 'cert-manager' && { certProvider }),
   };
 }

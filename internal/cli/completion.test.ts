@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { runCaptured } from './run.ts';
-import { complete, Directive, flagsOf } from './completion.ts';
+import { complete, Directive, flagsOf, parseConnection, type NameSource } from './completion.ts';
 
-const names = async (what: 'extensions' | 'catalogs'): Promise<string[]> => (what === 'extensions' ? ['demo-operator', 'other'] : ['olm-demo']);
+const NAMES: Record<NameSource, string[]> = { extensions: ['demo-operator', 'other'], catalogs: ['olm-demo'], subscriptions: ['etcd'], installplans: ['install-abc'] };
+const names = async (what: NameSource): Promise<string[]> => NAMES[what];
 
 describe('complete (cobra protocol)', () => {
   it('completes command words, groups and subcommands', async () => {
@@ -20,6 +21,15 @@ describe('complete (cobra protocol)', () => {
     expect(await complete(['status', 'de'], names)).toEqual({ candidates: ['demo-operator'], directive: Directive.NoFileComp });
     expect((await complete(['catalog', 'delete', ''], names)).candidates).toEqual(['olm-demo']);
     expect(await complete(['catalog', 'validate', 'dem'], names)).toEqual({ candidates: [], directive: Directive.Default });
+  });
+
+  it('with --classic: the classic command\'s flags, Subscription names; approve completes InstallPlans', async () => {
+    expect((await complete(['install', '--classic', '--appr'], names)).candidates).toEqual(['--approval']);
+    expect((await complete(['uninstall', '--classic', '--delete-op'], names)).candidates).toEqual(['--delete-operands', '--delete-operator-groups']);
+    expect((await complete(['uninstall', '--classic', '-n', 'ops', ''], names)).candidates).toEqual(['etcd']);
+    expect((await complete(['uninstall', ''], names)).candidates).toEqual(['demo-operator', 'other']);
+    expect((await complete(['approve', 'in'], names)).candidates).toEqual(['install-abc']);
+    expect(parseConnection(['uninstall', '--classic', '-n', 'ops', '--context=c'])).toEqual({ namespace: 'ops', context: 'c' });
   });
 
   it('flagsOf reads long flags once, in order', () => {

@@ -5,7 +5,7 @@
 // `kubectl_complete-olm`, which bin/ provides and which runs the same `__complete`.
 import { commands } from './commands.ts';
 import { CONNECTION_OPTIONS, parseFlags, withClient } from './cluster.ts';
-import { findCommand } from './dispatch.ts';
+import { findCommand, variant } from './dispatch.ts';
 import { CliUsageError, loadCommand, type CliCommand, type CliIO } from './types.ts';
 
 /** cobra's ShellCompDirective values. */
@@ -17,13 +17,18 @@ export function flagsOf(usage: string): string[] {
 }
 
 /** Where a command's positional arguments come from. */
-export function argumentSource(path: readonly string[]): 'extensions' | 'catalogs' | 'files' | 'none' {
+export function argumentSource(path: readonly string[], classic = false): NameSource | 'files' | 'none' {
   const p = path.join(' ');
+  if (p === 'approve') return 'installplans';
+  if (classic && ['upgrade', 'uninstall', 'list'].includes(p)) return 'subscriptions';
   if (['upgrade', 'uninstall', 'status', 'explain', 'list'].includes(p)) return 'extensions';
   if (['catalog list', 'catalog delete'].includes(p)) return 'catalogs';
   if (['catalog validate', 'catalog render', 'catalog push', 'bundle render', 'bundle push'].includes(p)) return 'files';
   return 'none';
 }
+
+/** Where names come from: cluster-scoped kinds, or (classic) kinds in the namespace -n names. */
+export type NameSource = 'extensions' | 'catalogs' | 'subscriptions' | 'installplans';
 
 export interface Completion {
   readonly candidates: readonly string[];
@@ -36,7 +41,7 @@ const visible = commands.filter((c) => !c.path[0]!.startsWith('__'));
  * What may replace the last word of `words` (the words after `kubectl olm`, the last one being
  * typed). `names` lists extensions or catalogs from the cluster when a command takes one.
  */
-export async function complete(words: readonly string[], names: (what: 'extensions' | 'catalogs') => Promise<string[]>): Promise<Completion> {
+export async function complete(words: readonly string[], names: (what: NameSource) => Promise<string[]>): Promise<Completion> {
   const typed = words.at(-1) ?? '';
   const before = words.slice(0, -1);
   const entry = findCommand(visible, before);
@@ -45,9 +50,9 @@ export async function complete(words: readonly string[], names: (what: 'extensio
     const next = visible.filter((c) => before.every((w, i) => c.path[i] === w) && c.path.length > before.length).map((c) => c.path[before.length]!);
     return { candidates: [...new Set(next)].filter((w) => w.startsWith(typed)), directive: Directive.NoFileComp };
   }
-  const command: CliCommand = await loadCommand(entry);
+  const command: CliCommand = await variant(await loadCommand(entry), before);
   if (typed.startsWith('-')) return { candidates: [...flagsOf(command.usage), '--help'].filter((f) => f.startsWith(typed)), directive: Directive.NoFileComp };
-  const source = argumentSource(command.path);
+  const source = argumentSource(command.path, before.includes('--classic'));
   if (source === 'files') return { candidates: [], directive: Directive.Default };
   if (source === 'none') return { candidates: [], directive: Directive.NoFileComp };
   const all = await names(source).catch(() => []);
@@ -65,7 +70,10 @@ export const completeCommand: CliCommand = {
       withClient(conn, io, async (client) => {
         const { CE } = await import('./extension.ts');
         const { CC } = await import('./content.ts');
-        const list = await client.list(what === 'extensions' ? CE : CC);
+        const namespace = conn.namespace ?? client.defaultNamespace;
+        const kind =
+          what === 'extensions' ? CE : what === 'catalogs' ? CC : { apiVersion: 'operators.coreos.com/v1alpha1', kind: what === 'subscriptions' ? 'Subscription' : 'InstallPlan', namespace };
+        const list = await client.list(kind);
         return list.items.map((o) => o.metadata?.name ?? '').filter(Boolean);
       }),
     );
@@ -74,14 +82,16 @@ export const completeCommand: CliCommand = {
   },
 };
 
-function parseConnection(words: readonly string[]): { kubeconfig?: string | undefined; context?: string | undefined } {
-  const out: { kubeconfig?: string; context?: string } = {};
+/** --kubeconfig, --context and -n/--namespace among the words. */
+export function parseConnection(words: readonly string[]): { kubeconfig?: string | undefined; context?: string | undefined; namespace?: string | undefined } {
+  const out: { kubeconfig?: string; context?: string; namespace?: string } = {};
   for (let i = 0; i < words.length; i++) {
-    for (const flag of Object.keys(CONNECTION_OPTIONS) as (keyof typeof CONNECTION_OPTIONS)[]) {
-      const w = words[i]!;
+    const w = words[i]!;
+    for (const flag of [...Object.keys(CONNECTION_OPTIONS), 'namespace'] as ('kubeconfig' | 'context' | 'namespace')[]) {
       if (w === `--${flag}` && words[i + 1] !== undefined) out[flag] = words[i + 1]!;
       else if (w.startsWith(`--${flag}=`)) out[flag] = w.slice(flag.length + 3);
     }
+    if (w === '-n' && words[i + 1] !== undefined) out.namespace = words[i + 1]!;
   }
   return out;
 }
@@ -115,7 +125,8 @@ export const completionCommand: CliCommand = {
     'Usage: kubectl olm completion bash|zsh',
     '',
     'Prints a script that completes kubectl-olm\'s commands, their flags, and the names of the cluster\'s',
-    'ClusterExtensions and ClusterCatalogs where a command takes one (read with the current kubeconfig).',
+    'ClusterExtensions and ClusterCatalogs where a command takes one (with --classic: the Subscriptions, and for',
+    'approve the InstallPlans, of the -n namespace), read with the current kubeconfig.',
     '`kubectl olm <TAB>` completes through kubectl\'s plugin completion when `kubectl_complete-olm` (in bin/,',
     'installed next to kubectl-olm) is on the PATH.',
     '',

@@ -1,6 +1,6 @@
 // Picks the command whose path matches the leading words of argv, imports it if it is lazy, and
 // runs it. `--help`/`-h` anywhere after the path prints its usage; `help <command>` too.
-import { CliUsageError, loadCommand, type CliCommandEntry, type CliIO } from './types.ts';
+import { CliUsageError, loadCommand, type CliCommand, type CliCommandEntry, type CliIO } from './types.ts';
 
 function write(stream: NodeJS.WritableStream, text: string): void {
   stream.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -17,7 +17,8 @@ export function helpText(commands: readonly CliCommandEntry[], prefix: readonly 
     ...lines,
     '',
     'Cluster commands take kubectl\'s --kubeconfig and --context (install also -n/--namespace: ClusterExtensions and',
-    'ClusterCatalogs are cluster-scoped) and print -o table|json|yaml|name.',
+    'ClusterCatalogs are cluster-scoped) and print -o table|json|yaml|name. install, upgrade, uninstall and list',
+    'with --classic work on OLM classic Subscriptions in a namespace (-n) instead; approve approves an InstallPlan.',
     'Exit codes: 0 success; 1 the command failed (the cluster refused, a wait timed out, nothing resolved,',
     'an invalid catalog); 2 usage error (unknown command or flag, missing argument).',
     'Run `kubectl olm <command> --help` for a command’s flags and examples.',
@@ -31,6 +32,11 @@ export function findCommand(commands: readonly CliCommandEntry[], argv: readonly
     if (c.path.every((w, i) => argv[i] === w) && (!best || c.path.length > best.path.length)) best = c;
   }
   return best;
+}
+
+/** The command `flags` select: its OLM classic form when `--classic` is among them and it has one. */
+export async function variant(command: CliCommand, flags: readonly string[]): Promise<CliCommand> {
+  return command.classic && flags.includes('--classic') ? command.classic() : command;
 }
 
 export async function dispatch(commands: readonly CliCommandEntry[], argv: readonly string[], io: CliIO): Promise<number> {
@@ -51,10 +57,10 @@ export async function dispatch(commands: readonly CliCommandEntry[], argv: reado
     write(io.stderr, `unknown command "${words.join(' ')}"\n\n${helpText(commands)}`);
     return 2;
   }
-  const command = await loadCommand(entry);
   const rest = words.slice(entry.path.length);
   const dashdash = rest.indexOf('--');
   const flags = dashdash < 0 ? rest : rest.slice(0, dashdash);
+  const command = await variant(await loadCommand(entry), flags);
   if (asksHelp || flags.includes('--help') || flags.includes('-h')) {
     write(io.stdout, command.usage);
     return 0;

@@ -177,12 +177,14 @@ export const installCommand: CliCommand = {
     '      --dry-run                      have the API server check the ClusterExtension without creating it',
     ...WAIT_USAGE,
     '  -o, --output table|json|yaml|name  print the ClusterExtension (after --wait: as installed)',
+    '      --classic                      OLM classic: a Subscription (and OperatorGroup) in -n instead; see install --classic --help',
     ...CONNECTION_USAGE,
     '',
     'Examples:',
     '  kubectl olm install demo-operator -n demo --channel stable --version 0.1.x --wait',
     '  kubectl olm install cert-manager --name cm -n cert-manager --create-namespace -s installer -l tier=stable',
   ].join('\n'),
+  classic: async () => (await import('./classic.ts')).installClassicCommand,
   async run(args, io) {
     const { values, positionals: pos } = parseFlags(args, {
       ...CONNECTION_OPTIONS,
@@ -318,12 +320,15 @@ export const upgradeCommand: CliCommand = {
     '      --upgrade-constraint-policy <policy>  set it explicitly: CatalogProvided (back to the graph) or SelfCertified',
     ...WAIT_USAGE,
     '  -o, --output table|json|yaml|name  print the ClusterExtension (after --wait: as installed)',
+    '      --classic                      OLM classic: change a Subscription\'s channel or approve its pending upgrade;',
+    '                                     see upgrade --classic --help',
     ...CONNECTION_USAGE,
     '',
     'Examples:',
     '  kubectl olm upgrade demo-operator --version ">=0.1.0 <1.0.0" --wait',
     '  kubectl olm upgrade demo-operator --version 0.1.0 --force --yes --wait    # a downgrade',
   ].join('\n'),
+  classic: async () => (await import('./classic.ts')).upgradeClassicCommand,
   async run(args, io) {
     const { values, positionals: pos } = parseFlags(args, {
       ...CONNECTION_OPTIONS,
@@ -434,12 +439,14 @@ export const uninstallCommand: CliCommand = {
     '      --wait                 wait until the ClusterExtension and what it installed are gone',
     `      --timeout <duration>   how long --wait waits (Go duration, default ${DEFAULT_TIMEOUT}; 0: no limit)`,
     '  -o, --output name          print the deleted ClusterExtensions as <resource>/<name>',
+    '      --classic                  OLM classic: delete a Subscription and its CSV; see uninstall --classic --help',
     ...CONNECTION_USAGE,
     '',
     'Examples:',
     '  kubectl olm uninstall demo-operator --wait',
     '  kubectl olm uninstall --all',
   ].join('\n'),
+  classic: async () => (await import('./classic.ts')).uninstallClassicCommand,
   async run(args, io) {
     const { values, positionals: pos } = parseFlags(args, {
       ...CONNECTION_OPTIONS,
@@ -510,12 +517,14 @@ export const listCommand: CliCommand = {
     'Flags:',
     '  -l, --selector <selector>          only extensions with these labels (kubectl\'s label selector syntax)',
     '  -o, --output table|json|yaml|name  json and yaml print a ClusterExtensionList (one object when a name is given)',
+    '      --classic                      OLM classic: list Subscriptions; see list --classic --help',
     ...CONNECTION_USAGE,
     '',
     'Examples:',
     '  kubectl olm list',
     '  kubectl olm list -o json | jq -r \'.items[] | .metadata.name + " " + .status.install.bundle.version\'',
   ].join('\n'),
+  classic: async () => (await import('./classic.ts')).listClassicCommand,
   async run(args, io) {
     const { values, positionals: pos } = parseFlags(args, {
       ...CONNECTION_OPTIONS,

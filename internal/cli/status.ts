@@ -11,7 +11,7 @@ import {
   type ClusterCatalog,
   type ClusterExtension,
 } from '../../api/v1/index.ts';
-import { CatalogResolver, formatExplanation, ResolutionError, type Explanation, type ResolveResult } from '../operator-controller/resolve/index.ts';
+import { CatalogResolver, formatExplanation, notServedAdvice, notServedCatalog, ResolutionError, type Explanation, type ResolveResult } from '../operator-controller/resolve/index.ts';
 import { goQuote } from '../shared/gocompat/index.ts';
 import { labelSelectorString, type KubeClient } from '../shared/kube/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, positionals, withClient } from './cluster.ts';
@@ -94,6 +94,11 @@ interface StatusReport {
   readonly conditions: readonly { type: string; status: string; reason: string; words: string; message: string }[];
   /** What the spec resolves to now (the bundle operator-controller moves to), or why it does not resolve. */
   readonly next: { readonly bundle: string; readonly version: string; readonly catalog: string } | { readonly error: string };
+  /**
+   * A selected catalog that is not served, when that is why the spec does not resolve: which one, catalogd's error,
+   * and the way out (fix its source, or `availabilityMode: Unavailable`).
+   */
+  readonly blockedBy?: { readonly catalog: string; readonly error: string; readonly wayOut: string } | undefined;
   /** A newer bundle reachable by widening --version, when there is one. */
   readonly outsideRange?: { readonly bundle: string; readonly version: string; readonly catalog: string } | undefined;
 }
@@ -111,6 +116,7 @@ async function statusReport(client: KubeClient, ext: ClusterExtension): Promise<
       }
     }
     const inst = installedOf(ext);
+    const blocked = now.ok ? undefined : notServedCatalog(now.explanation);
     return {
       name,
       package: ext.spec?.source.catalog?.packageName ?? '',
@@ -119,6 +125,7 @@ async function statusReport(client: KubeClient, ext: ClusterExtension): Promise<
       installed: inst ?? null,
       conditions: (ext.status?.conditions ?? []).map((c) => ({ type: c.type, status: c.status, reason: c.reason, words: conditionWords(c), message: c.message })),
       next: now.ok ? { bundle: now.result.bundle.name, version: now.result.bundle.version, catalog: now.result.catalog } : { error: now.message },
+      ...(blocked && { blockedBy: { catalog: blocked.catalog, error: blocked.error ?? '', wayOut: notServedAdvice(blocked.catalog) } }),
       ...(outsideRange && { outsideRange }),
     };
   } finally {
@@ -145,7 +152,9 @@ function statusText(ext: ClusterExtension, r: StatusReport): string {
     ...r.conditions.map((x) => `  ${`${x.type}:`.padEnd(19)}${x.words}${x.message ? ` — ${x.message}` : ''} (${x.status}, ${x.reason})`),
   ];
   if ('error' in r.next) {
-    lines.push(`Next:             does not resolve from the catalogs now: ${r.next.error}`, `                  run \`kubectl olm explain ${r.name}\` for every bundle's story`);
+    lines.push(`Next:             does not resolve from the catalogs now: ${r.next.error}`);
+    if (r.blockedBy) lines.push(`Blocked by:       catalog ${goQuote(r.blockedBy.catalog)}, which is not served: ${r.blockedBy.wayOut}`);
+    lines.push(`                  run \`kubectl olm explain ${r.name}\` for every bundle's story`);
   } else if (r.installed && r.next.bundle === r.installed.name) {
     lines.push(`Next:             none: ${r.installed.name} is the newest bundle the spec allows`);
   } else {
@@ -174,7 +183,8 @@ export const statusCommand: CliCommand = {
     'Shows what the ClusterExtension asks for (package, version range, channels, catalogs, policy), the bundle it',
     'runs, each condition in words with its message, and what operator-controller would install next: the spec',
     'is resolved here against the live ClusterCatalogs, as the controller does. When a newer bundle exists only',
-    'outside --version, it says so and how to get it.',
+    'outside --version, it says so and how to get it. When a selected catalog that is not served blocks resolution,',
+    'it names the catalog and the way out (fix its source, or set its availabilityMode to Unavailable).',
     '',
     'Flags:',
     '  -o, --output table|json|yaml  json and yaml print the same report as data',

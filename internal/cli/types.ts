@@ -21,6 +21,11 @@ export interface CliCommand {
   /** Full usage text, printed for `--help` and after a usage error. */
   readonly usage: string;
   run(args: readonly string[], io: CliIO): Promise<number>;
+  /**
+   * The OLM classic form of the command (`install --classic`, …), imported only when `--classic` is among the
+   * flags: dispatch then prints its usage for `--help` and runs it instead.
+   */
+  readonly classic?: () => Promise<CliCommand>;
 }
 
 /** A command whose module is imported only when it is run or its usage is asked for. */

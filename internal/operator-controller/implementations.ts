@@ -5,13 +5,13 @@ import { RevisionApplier } from './applier/index.ts';
 import { HttpContentClient } from './contentclient/index.ts';
 import type { OperatorControllerImplementations } from './index.ts';
 import { clusterPreflights } from './preflights/index.ts';
-import { registryV1Renderer } from './render/index.ts';
+import { CERT_PROVIDERS, registryV1Renderer } from './render/index.ts';
 import { CatalogResolver, createResolutionMetrics } from './resolve/index.ts';
 
 export const defaultImplementations: OperatorControllerImplementations = {
   content: ({ caCerts, logger }) => new HttpContentClient({ ...(caCerts && { caCerts }), logger }),
   resolver: ({ listCatalogs, content, metrics }) => new CatalogResolver({ listCatalogs, content, metrics: createResolutionMetrics(metrics.registry) }),
-  renderer: () => registryV1Renderer(),
-  preflights: ({ client }) => [clusterPreflights(client)],
+  renderer: ({ certProvider }) => registryV1Renderer({ certProvider }),
+  preflights: ({ client, certProvider }) => [clusterPreflights(client, certProvider ? { certProvider: CERT_PROVIDERS[certProvider]! } : {})],
   applier: (o) => new RevisionApplier(o),
 };

@@ -4,6 +4,9 @@
 //
 //   ClusterCatalog ─▶ content client ─▶ resolver ─▶ unpacker ─▶ renderer ─▶ preflights ─▶ applier ─▶ status
 //
+// ServiceAccount and RBAC informers (installer/) tell whether an extension's service account exists and re-enqueue
+// the extensions a grant could unblock.
+//
 // The stage implementations come from `OperatorControllerImplementations` (implementations.ts
 // for the process; tests may swap one), so this file only strings them together.
 import { join } from 'node:path';
@@ -23,10 +26,11 @@ import { registryAccess, type Cache, type ManagerContext, type ManagerParts } fr
 import type { Logger, Metrics } from '../shared/observability/index.ts';
 import type { CatalogContentClient } from './contentclient/index.ts';
 import { ClusterExtensionReconciler, clusterExtensionSteps, kubeFinalizers, type BundleApplier, type BundleRenderer, type BundleResolver, type InstallPreflight } from './controller/index.ts';
-import type { OperatorControllerOptions } from './options.ts';
+import type { CertProviderName, OperatorControllerOptions } from './options.ts';
+import { installerWatches } from './installer/index.ts';
 import { imageBundleUnpacker } from './unpack/index.ts';
 
-export type { OperatorControllerOptions } from './options.ts';
+export type { CertProviderName, OperatorControllerOptions } from './options.ts';
 
 /** A catalog content cache the controller keeps in step with ClusterCatalog events. */
 export interface CatalogContentCache extends CatalogContentClient {
@@ -40,8 +44,9 @@ export interface CatalogContentCache extends CatalogContentClient {
 export interface OperatorControllerImplementations {
   readonly content: (o: { readonly caCerts?: readonly Buffer[]; readonly logger: Logger }) => CatalogContentCache;
   readonly resolver: (o: { readonly listCatalogs: () => readonly ClusterCatalog[]; readonly content: CatalogContentClient; readonly metrics: Metrics }) => BundleResolver;
-  readonly renderer: () => BundleRenderer;
-  readonly preflights: (o: { readonly client: KubeClient; readonly logger: Logger }) => readonly InstallPreflight[];
+  /** `certProvider`: for bundles with webhooks (`null`: none, such bundles are refused). */
+  readonly renderer: (o: { readonly certProvider: CertProviderName | null }) => BundleRenderer;
+  readonly preflights: (o: { readonly client: KubeClient; readonly logger: Logger; readonly certProvider: CertProviderName | null }) => readonly InstallPreflight[];
   readonly applier: (o: {
     readonly client: KubeClient;
     readonly systemNamespace: string;
@@ -83,12 +88,15 @@ export function operatorControllerSetup(
       logger: logger.child({ informer: 'clustercatalogs' }),
     });
     const { registry, informer: secretInformer } = await registryAccess({ client, logger, ...options });
-    const informers: Cache[] = secretInformer ? [extensions, catalogs, secretInformer] : [extensions, catalogs];
+    // The service accounts extensions install as, and RBAC changes that could grant what one was missing.
+    const installer = installerWatches({ client, logger, extensions: () => extensions.list(), enqueue: (name) => controller.enqueue(name) });
+    const informers: Cache[] = [extensions, catalogs, ...(secretInformer ? [secretInformer] : []), ...installer.informers];
     const puller = createImagePuller({ cacheDir: join(options.cachePath, 'unpack'), registry, logger: logger.child({ component: 'image' }) });
     const caCerts = options.catalogdCasDir ? await readCertificateDir(options.catalogdCasDir) : undefined;
     const content = impl.content({ ...(caCerts && { caCerts }), logger: logger.child({ component: 'catalog-content' }) });
 
     const log = logger.child({ controller: 'clusterextension' });
+    const certProvider = options.certProvider === undefined ? 'cert-manager' : options.certProvider;
     // Bound late: events only arrive once the controller below exists.
     const owned = new OwnedObjectWatcher({ client, enqueue: (name) => controller.enqueue(name), logger: logger.child({ component: 'owned-objects' }) });
     // The pipeline is assembled here, where its implementations are chosen.
@@ -96,9 +104,10 @@ export function operatorControllerSetup(
       finalizers: kubeFinalizers(client),
       resolver: impl.resolver({ listCatalogs: () => catalogs.list(), content, metrics }),
       unpacker: imageBundleUnpacker(puller),
-      renderer: impl.renderer(),
-      preflights: impl.preflights({ client, logger: log }),
+      renderer: impl.renderer({ certProvider }),
+      preflights: impl.preflights({ client, logger: log, certProvider }),
       applier: impl.applier({ client, systemNamespace: options.systemNamespace, logger: log, applied: (objects) => owned.watch(objects) }),
+      identity: installer.identity,
       events: eventRecorder(client, 'operator-controller', log),
     });
     const reconciler = new ClusterExtensionReconciler({

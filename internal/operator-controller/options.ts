@@ -3,6 +3,9 @@
 import type { RateLimiter } from '../shared/controller/index.ts';
 import type { RegistryClientOptions } from '../shared/image/index.ts';
 
+/** The certificate providers the renderer knows (render/certproviders.ts). */
+export type CertProviderName = 'cert-manager' | 'openshift-serviceca';
+
 export interface OperatorControllerOptions {
   /** `--cache-path`: bundle image cache (`unpack/`). */
   readonly cachePath: string;
@@ -16,6 +19,12 @@ export interface OperatorControllerOptions {
   readonly globalPullSecret?: { readonly namespace: string; readonly name: string };
   /** `--insecure-registries`: host[:port] reached over plain HTTP. */
   readonly insecureRegistries: readonly string[];
+  /**
+   * The certificate provider of bundles with webhooks, from `--feature-gates` as upstream's getCertificateProvider:
+   * WebhookProviderCertManager → `cert-manager` (the default), else WebhookProviderOpenshiftServiceCA →
+   * `openshift-serviceca`, else `null` (webhook bundles are refused). Absent: `cert-manager`.
+   */
+  readonly certProvider?: CertProviderName | null;
 
   // Knobs for tests and embedding; no flags.
   /** Re-run every extension this often (a safety net: drift of installed objects is watched); default 10 minutes. */

@@ -79,6 +79,18 @@ export async function createServiceAccount(ns: string, name: string): Promise<vo
   if (r.status !== 201 && r.status !== 409) throw new Error(`create SA: ${JSON.stringify(r.body)}`);
 }
 
+/** A CatalogSource serving a catalog image (`spec.image`, sourceType grpc), as a cluster admin writes one. */
+export async function createImageCatalogSource(ns: string, name: string, image: string, spec: Partial<ops.CatalogSourceSpec> = {}): Promise<void> {
+  await kube().must(
+    kube().request('POST', TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, undefined, ns), {
+      apiVersion: ops.V1alpha1,
+      kind: ops.CatalogSourceKind,
+      metadata: { name, namespace: ns },
+      spec: { sourceType: 'grpc', image, ...spec },
+    }),
+  );
+}
+
 /** A Role and RoleBinding granting `rules` to the account in its namespace (what an InstallPlan's RBAC steps make). */
 export async function grantNamespaced(ns: string, sa: string, name: string, rules: object[], labels: Record<string, string> = {}): Promise<void> {
   const rbac = '/apis/rbac.authorization.k8s.io/v1';

@@ -1,5 +1,5 @@
 // What the global setup provides to integration tests.
-import { inject } from 'vitest';
+import { afterAll, inject } from 'vitest';
 import type { ControlPlaneInfo } from './control-plane.ts';
 import { TestKube } from './kube.ts';
 import type { RegistryInfo } from './registry.ts';
@@ -20,3 +20,27 @@ export const controlPlane = (): ControlPlaneInfo => own ?? inject('controlPlane'
 export const registry = (): RegistryInfo => inject('registry');
 /** An admin client of the shared control plane. */
 export const adminKube = (): TestKube => new TestKube(controlPlane());
+
+/** The namespaces one test file makes; each is deleted after the file's tests (afterAll, registered by this call). */
+export interface TestNamespaces {
+  /** Creates `<prefix>-<random>` and tracks it. */
+  create(prefix: string): Promise<string>;
+  /** Tracks namespaces made some other way. */
+  track(...names: string[]): void;
+}
+
+export function testNamespaces(): TestNamespaces {
+  const names: string[] = [];
+  afterAll(async () => {
+    const kube = adminKube();
+    for (const ns of names.splice(0)) await kube.request('DELETE', `/api/v1/namespaces/${ns}`);
+  });
+  return {
+    async create(prefix) {
+      const ns = await adminKube().namespace(prefix);
+      names.push(ns);
+      return ns;
+    },
+    track: (...more) => void names.push(...more),
+  };
+}

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { processAlive, sleep } from './net.ts';
 
 const live = new Set<ChildProcess>();
@@ -48,4 +49,42 @@ export async function killProcess(p: Managed): Promise<void> {
   p.child.kill('SIGKILL');
   await p.exited;
   while (processAlive(p.pid)) await sleep(20);
+}
+
+export interface ControllerProcess {
+  readonly child: ChildProcess;
+  /** Resolves when the process logs that its caches synced and its controllers start. */
+  readonly started: Promise<void>;
+  readonly exited: Promise<void>;
+  /** Sends `signal` (SIGTERM by default) unless it has ended; resolves once it has. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+/**
+ * One of the project's binaries (cmd/<name>/main.ts through tsx) as its own process; every line it prints goes to
+ * `onLine` when given. It is SIGKILLed if the test process exits first.
+ */
+export function startBinary(name: 'catalogd' | 'operator-controller' | 'olm-classic', args: readonly string[], env: NodeJS.ProcessEnv, onLine?: (line: string) => void): ControllerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}cmd/${name}/main.ts`, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(child);
+  const exited = once(child, 'exit').then(() => void live.delete(child));
+  const started = new Promise<void>((resolve) => {
+    createInterface({ input: child.stdout! }).on('line', (l) => {
+      onLine?.(l);
+      if (l.includes('starting controllers')) resolve();
+    });
+  });
+  if (onLine) createInterface({ input: child.stderr! }).on('line', onLine);
+  else child.stderr!.resume();
+  return {
+    child,
+    started,
+    exited,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
 }

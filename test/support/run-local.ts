@@ -1,6 +1,7 @@
 // `make run`: a local control plane and registry (unless KUBECONFIG names a cluster), the CRDs
-// installed, the demo catalog and bundles (demo/) pushed to the registry, and both controllers
-// running with their logs in this terminal. Ctrl-C stops all.
+// installed (OLM v1's and classic's), the demo catalog and bundles (demo/) pushed to the registry, and
+// the controllers (catalogd, operator-controller, olm-classic) running with their logs in this
+// terminal. Ctrl-C stops all.
 //
 // The registry listens on 127.0.0.1:5001 and catalogd's content server on 127.0.0.1:18443, both
 // fixed: the demo catalog names its images `localhost:5001/...` and the README tutorial reaches
@@ -12,12 +13,12 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { runCaptured } from '../../internal/cli/index.ts';
-import { isAlreadyExists, KubeClient } from '../../internal/shared/kube/index.ts';
+import { isAlreadyExists, isNoKindMatch, KubeClient } from '../../internal/shared/kube/index.ts';
 import { loadCatalog } from '../../internal/shared/fbc/index.ts';
 import { binaries } from './binaries.ts';
 import { ControlPlane } from './control-plane.ts';
 import { installAdmissionPolicies } from './admission.ts';
-import { installCrds, yamlFiles } from './crds.ts';
+import { installClassicCRDs, installCrds, yamlFiles } from './crds.ts';
 import { TestKube } from './kube.ts';
 import { portFree, waitFor } from './net.ts';
 import { PortInUseError, Registry } from './registry.ts';
@@ -32,6 +33,8 @@ const CATALOGD_PORT = 18443;
 const CATALOGD_ADDRESS = `127.0.0.1:${CATALOGD_PORT}`;
 /** Where operator-controller keeps revision records (its --system-namespace default). */
 const SYSTEM_NAMESPACE = 'olmv1-system';
+/** OLM classic's global catalog namespace (olm-classic's --namespace default, upstream's `olm`). */
+const CLASSIC_NAMESPACE = 'olm';
 const stops: (() => Promise<void>)[] = [];
 const children: ChildProcess[] = [];
 let stopping = false;
@@ -57,24 +60,35 @@ async function main(): Promise<void> {
     registryHosts = [REGISTRY_HOST, `127.0.0.1:${REGISTRY_PORT}`];
     const kube = new TestKube(info);
     await installCrds(kube, await yamlFiles(`${root}config/crd/bases`));
+    await installClassicCRDs(kube);
     await installAdmissionPolicies(kube, `${root}config/admission`);
     kubectlDir = await kubectlLink(runDir);
     console.log(`control plane: ${info.server}\nregistry:      ${REGISTRY_HOST} (plain HTTP)`);
     await publishDemo();
   } else {
-    console.log(`using the cluster in KUBECONFIG=${kubeconfigPath}; apply the CRDs and policies with: kubectl apply -k config/crd && kubectl apply -k config/admission`);
+    console.log(
+      `using the cluster in KUBECONFIG=${kubeconfigPath}; apply the CRDs and policies with: kubectl apply -k config/crd && kubectl apply -k config/admission (OLM classic's: kubectl apply -k config/crd/classic)`,
+    );
   }
   await ensureNamespace(kubeconfigPath, SYSTEM_NAMESPACE);
+  const classic = await servesClassic(kubeconfigPath);
+  if (classic) await ensureNamespace(kubeconfigPath, CLASSIC_NAMESPACE);
+  else console.log('olm-classic is not started: the cluster does not serve operators.coreos.com (kubectl apply -k config/crd/classic)');
   const env = {
     ...process.env,
     KUBECONFIG: kubeconfigPath,
     ...(registryHosts.length > 0 ? { OLM_INSECURE_REGISTRIES: registryHosts.join(',') } : {}),
   };
-  const ports: Record<string, [number, number]> = { catalogd: [18081, 18080], 'operator-controller': [18083, 18082] };
+  const ports: Record<string, [number, number]> = {
+    catalogd: [18081, 18080],
+    'operator-controller': [18083, 18082],
+    ...(classic && { 'olm-classic': [18085, 18084] as [number, number] }),
+  };
   // catalogd serves catalogs over plain HTTP on 127.0.0.1:18443 and keeps its cache under .cache/run.
   const extra: Record<string, string[]> = {
     catalogd: [`--catalogs-server-addr=${CATALOGD_ADDRESS}`, `--external-address=${CATALOGD_ADDRESS}`, `--cache-dir=${runDir}/catalogd`],
     'operator-controller': [`--cache-path=${runDir}/operator-controller`, `--system-namespace=${SYSTEM_NAMESPACE}`],
+    'olm-classic': [`--namespace=${CLASSIC_NAMESPACE}`, `--cache-dir=${runDir}/olm-classic`],
   };
   for (const [name, [health, metrics]] of Object.entries(ports)) {
     const args = [`--health-probe-bind-address=127.0.0.1:${health}`, `--metrics-bind-address=127.0.0.1:${metrics}`, ...(extra[name] ?? [])];
@@ -102,7 +116,21 @@ async function main(): Promise<void> {
       return res.statusCode === 200;
     }, { timeoutMs: 180_000, intervalMs: 500 });
   }
-  console.log(nextSteps(kubeconfigPath, kubectlDir));
+  console.log(nextSteps(kubeconfigPath, kubectlDir, registryHosts, classic));
+}
+
+/** Whether the cluster serves OLM classic's API (its CRDs applied), so olm-classic can start. */
+async function servesClassic(kubeconfig: string): Promise<boolean> {
+  const client = await KubeClient.fromConfig({ kubeconfig });
+  try {
+    await client.listAll({ apiVersion: 'operators.coreos.com/v1alpha1', kind: 'CatalogSource' });
+    return true;
+  } catch (err) {
+    if (isNoKindMatch(err)) return false;
+    throw err;
+  } finally {
+    await client.close();
+  }
 }
 
 /** `.cache/run/bin/kubectl`: a link to the control-plane binary, which runs kubectl v1.36 when called so. */
@@ -142,7 +170,7 @@ async function ensureNamespace(kubeconfig: string, name: string): Promise<void> 
   }
 }
 
-function nextSteps(kubeconfig: string, kubectlDir: string | undefined): string {
+function nextSteps(kubeconfig: string, kubectlDir: string | undefined, insecure: readonly string[], classic: boolean): string {
   const bin = join(root, 'bin');
   return [
     '',
@@ -161,6 +189,15 @@ function nextSteps(kubeconfig: string, kubectlDir: string | undefined): string {
     '  kubectl wait --for=condition=Serving clustercatalog/olm-demo --timeout=5m',
     '  kubectl apply -f config/samples/clusterextension.yaml     # installs demo-operator from it',
     '  kubectl wait --for=condition=Installed clusterextension/demo-operator --timeout=5m',
+    ...(classic
+      ? [
+          'OLM classic (olm-classic, global catalog namespace "olm"):',
+          ...(insecure.length > 0 ? [`  export OLM_INSECURE_REGISTRIES=${insecure.join(',')}   # the CLI reads the demo catalog image over plain HTTP`] : []),
+          '  kubectl apply -f config/samples/catalogsource.yaml       # the demo catalog as a CatalogSource',
+          '  kubectl create namespace demo-classic',
+          '  kubectl olm install --classic demo-operator -n demo-classic --wait',
+        ]
+      : []),
     'README.md ("Tutorial") walks through upgrade, downgrade and uninstall. Ctrl-C stops everything.',
     '',
   ].join('\n');

@@ -1,8 +1,15 @@
 // A typed client of the registry gRPC API (`api.Registry`, registry.proto beside this file) that
 // CatalogSources with spec.address point at, e.g. `opm serve`. Field names are the proto's.
+// @grpc/grpc-js and @grpc/proto-loader are loaded with the first client, not at start-up: only
+// spec.address CatalogSources need them (~25 MiB RSS, bench/footprint.ts).
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
+import type * as Grpc from '@grpc/grpc-js';
+import type * as ProtoLoader from '@grpc/proto-loader';
+
+const load = createRequire(import.meta.url);
+let grpcLib: typeof Grpc | undefined;
+const grpc = (): typeof Grpc => (grpcLib ??= load('@grpc/grpc-js') as typeof Grpc);
 
 export interface Deprecation {
   message: string;
@@ -59,18 +66,18 @@ export interface RegistryClientOptions {
   /** Deadline of each call in milliseconds (default 30 s). */
   readonly timeoutMs?: number;
   /** Channel options of @grpc/grpc-js, e.g. `grpc.max_reconnect_backoff_ms` (gRPC's default backoff tops out at 120 s). */
-  readonly channelOptions?: grpc.ChannelOptions;
+  readonly channelOptions?: Grpc.ChannelOptions;
 }
 
 /** A channel's connectivity state, spelled as grpc-go's connectivity.State.String(). */
 export type ConnectivityState = 'IDLE' | 'CONNECTING' | 'READY' | 'TRANSIENT_FAILURE' | 'SHUTDOWN';
 
 const protoFile = fileURLToPath(new URL('./registry.proto', import.meta.url));
-let serviceCtor: grpc.ServiceClientConstructor | undefined;
+let serviceCtor: Grpc.ServiceClientConstructor | undefined;
 
-function registryService(): grpc.ServiceClientConstructor {
+function registryService(): Grpc.ServiceClientConstructor {
   if (!serviceCtor) {
-    const definition = protoLoader.loadSync(protoFile, {
+    const definition = (load('@grpc/proto-loader') as typeof ProtoLoader).loadSync(protoFile, {
       keepCase: true,
       longs: String,
       enums: String,
@@ -78,23 +85,23 @@ function registryService(): grpc.ServiceClientConstructor {
       arrays: true,
       oneofs: true,
     });
-    const api = grpc.loadPackageDefinition(definition)['api'] as grpc.GrpcObject;
-    serviceCtor = api['Registry'] as grpc.ServiceClientConstructor;
+    const api = grpc().loadPackageDefinition(definition)['api'] as Grpc.GrpcObject;
+    serviceCtor = api['Registry'] as Grpc.ServiceClientConstructor;
   }
   return serviceCtor;
 }
 
-type Unary = (req: object, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res: unknown) => void) => grpc.ClientUnaryCall;
-type Streaming = (req: object, opts: grpc.CallOptions) => grpc.ClientReadableStream<unknown>;
+type Unary = (req: object, opts: Grpc.CallOptions, cb: (err: Grpc.ServiceError | null, res: unknown) => void) => Grpc.ClientUnaryCall;
+type Streaming = (req: object, opts: Grpc.CallOptions) => Grpc.ClientReadableStream<unknown>;
 
 /** One connection to a registry server at `host:port` (plaintext, as CatalogSource spec.address). */
 export class RegistryClient {
-  private readonly client: grpc.Client;
+  private readonly client: Grpc.Client;
   private readonly timeoutMs: number;
 
   constructor(address: string, options: RegistryClientOptions = {}) {
     const Ctor = registryService();
-    this.client = new Ctor(address, grpc.credentials.createInsecure(), options.channelOptions ?? {});
+    this.client = new Ctor(address, grpc().credentials.createInsecure(), options.channelOptions ?? {});
     this.timeoutMs = options.timeoutMs ?? 30_000;
   }
 
@@ -136,7 +143,7 @@ export class RegistryClient {
 
   /** The channel's state now; `connect` starts connecting an IDLE channel (grpc-go's Connect()). */
   state(connect = false): ConnectivityState {
-    return grpc.connectivityState[this.client.getChannel().getConnectivityState(connect)] as ConnectivityState;
+    return grpc().connectivityState[this.client.getChannel().getConnectivityState(connect)] as ConnectivityState;
   }
 
   /**
@@ -145,12 +152,12 @@ export class RegistryClient {
    */
   watch(onChange: (state: ConnectivityState) => void): void {
     const channel = this.client.getChannel();
-    const loop = (current: grpc.connectivityState): void => {
-      if (current === grpc.connectivityState.SHUTDOWN) return;
+    const loop = (current: Grpc.connectivityState): void => {
+      if (current === grpc().connectivityState.SHUTDOWN) return;
       // A far deadline: the callback fires on a change (or with an error at the deadline, then we loop).
       channel.watchConnectivityState(current, Date.now() + 3_600_000, (err) => {
         const next = channel.getConnectivityState(true);
-        if (!err && next !== current) onChange(grpc.connectivityState[next] as ConnectivityState);
+        if (!err && next !== current) onChange(grpc().connectivityState[next] as ConnectivityState);
         loop(next);
       });
     };
@@ -161,7 +168,7 @@ export class RegistryClient {
     this.client.close();
   }
 
-  private deadline(): grpc.CallOptions {
+  private deadline(): Grpc.CallOptions {
     return { deadline: Date.now() + this.timeoutMs };
   }
 
@@ -190,4 +197,22 @@ export class RegistryClient {
 }
 
 /** gRPC status codes callers branch on (NOT_FOUND for a missing package or bundle, UNAVAILABLE when the server is down). */
-export const RegistryStatus = grpc.status;
+export const RegistryStatus = {
+  OK: 0,
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  ABORTED: 10,
+  OUT_OF_RANGE: 11,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  DATA_LOSS: 15,
+  UNAUTHENTICATED: 16,
+} as const satisfies Record<keyof typeof Grpc.status, Grpc.status>;

@@ -8,8 +8,9 @@
 // logic-solver has a fixed 64 MiB heap, no timeout and throws strings when it aborts; every call
 // into it goes through `guarded`, which turns such a throw into a ClassicResolutionError, and the
 // deadline/abort signal is checked between calls (one call cannot be interrupted).
+import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
-import LogicSolver from 'logic-solver';
+import type LogicSolver from 'logic-solver';
 import type { AppliedConstraint, Constraint, Variable } from './constraints.ts';
 import {
   aggregateMessage,
@@ -48,11 +49,16 @@ export interface SolveStats {
 // The project's typings (types/logic-solver.d.ts) omit the integer helpers used for AtMost(n > 1).
 type Formula = ReturnType<typeof LogicSolver.not>;
 type Bits = { readonly __bits: true };
-const Logic = LogicSolver as typeof LogicSolver & {
+type LogicLib = typeof LogicSolver & {
   sum(...f: unknown[]): Bits;
   constantBits(n: number): Bits;
   lessThanOrEqual(a: Bits, b: Bits): Formula;
+  Clause: { prototype: object };
 };
+// Loaded on the first solve, not at start-up: the asm.js MiniSat costs ~20 MiB of RSS and most of a
+// second to load (bench/footprint.ts), which an olm-classic without Subscriptions never needs.
+let lib: LogicLib | undefined;
+const logic = (): LogicLib => (lib ??= createRequire(import.meta.url)('logic-solver') as LogicLib);
 type Solver = InstanceType<typeof LogicSolver.Solver>;
 type Solution = NonNullable<ReturnType<Solver['solve']>>;
 type F = Formula | string;
@@ -69,7 +75,7 @@ export function solve(variables: readonly Variable[], options: SolveOptions = {}
   const ctx = new Context(problem, options, stats);
   const t0 = performance.now();
   try {
-    return guarded(problem, () => Logic.disablingAssertions(() => ctx.run()));
+    return guarded(problem, () => logic().disablingAssertions(() => ctx.run()));
   } finally {
     if (stats) stats.solveMs = performance.now() - t0;
   }
@@ -172,7 +178,7 @@ function encodeClauses(c: Constraint, self: number, lit: (id: string) => number 
       if (c.n >= xs.length) return plain([]);
       if (c.n <= 0) return plain(xs.map((x) => [-x]));
       if (c.n === 1) return atMostOne(xs);
-      return Logic.lessThanOrEqual(Logic.sum(xs.map((x) => varName(x - 1))), Logic.constantBits(c.n));
+      return logic().lessThanOrEqual(logic().sum(xs.map((x) => varName(x - 1))), logic().constantBits(c.n));
     }
   }
 }
@@ -204,9 +210,8 @@ interface RawSolver {
   getVarName(num: number): string;
   _addClause(clause: unknown): void;
 }
-const clauseProto = (LogicSolver as unknown as { Clause: { prototype: object } }).Clause.prototype;
 /** A Logic.Clause without the constructor's argument flattening (terms are already a flat array). */
-const clause = (terms: number[]): unknown => Object.assign(Object.create(clauseProto) as object, { terms });
+const clause = (terms: number[]): unknown => Object.assign(Object.create(logic().Clause.prototype) as object, { terms });
 
 /**
  * Adds the problem's clauses to `solver`: variable i is `v<i>`; constraint j's auxiliaries are
@@ -220,7 +225,7 @@ function emit(solver: Solver, problem: Problem, guard?: (j: number) => number): 
     if (!guard && problem.implied[j]) return;
     const g = guard ? guard(j) : 0;
     if (!isClauses(e)) {
-      solver.require(g ? Logic.implies(raw.getVarName(g), e) : e);
+      solver.require(g ? logic().implies(raw.getVarName(g), e) : e);
       return;
     }
     const aux: number[] = [];
@@ -283,7 +288,7 @@ interface Choice {
 }
 
 class Context {
-  private readonly solver: Solver = new Logic.Solver();
+  private readonly solver: Solver = new (logic().Solver)();
   private model: Solution | undefined;
   private levels = 0;
   private nums: number[] = [];
@@ -366,7 +371,7 @@ class Context {
       const previous = at > 0 ? (guesses[at - 1] as Guess).level : undefined;
       const pending = guesses.slice(at).flatMap((g) => (g.m >= 0 ? [varName(g.m)] : []));
       const level = `l${this.levels++}`;
-      this.solver.require(Logic.implies(level, Logic.and(previous === undefined ? pending : [previous, ...pending])));
+      this.solver.require(logic().implies(level, logic().and(previous === undefined ? pending : [previous, ...pending])));
       guess.level = level;
       const next = this.call(() => this.solver.solveAssuming(level));
       if (next) this.model = next;
@@ -407,14 +412,14 @@ class Context {
  * later one stays (upstream's constraint map also keeps the last of two equal literals).
  */
 function explain(problem: Problem, options: SolveOptions, stats: SolveStats | undefined): AppliedConstraint[] {
-  const solver = new Logic.Solver();
+  const solver = new (logic().Solver)();
   const n = problem.encoded.length;
   const sel = (j: number): string => `s${j}`;
   const on = (k: number): string => `e${k}`;
   const raw = solver as unknown as RawSolver;
   const selectors = problem.encoded.map((_, j) => raw.getVarNum(sel(j)));
   emit(solver, problem, (j) => selectors[j] as number);
-  for (let k = 0; k < n; k++) solver.require(Logic.implies(on(k), Logic.and(sel(k), on(k + 1))));
+  for (let k = 0; k < n; k++) solver.require(logic().implies(on(k), logic().and(sel(k), on(k + 1))));
   const budget = (): void => {
     if (options.signal?.aborted || (options.deadline !== undefined && Date.now() > options.deadline)) {
       throw new ClassicResolutionError('SOLVER_INCOMPLETE', INCOMPLETE_MESSAGE);

@@ -9,14 +9,17 @@ export type {
   BundleUnpacker,
   InstallPreflight,
   InstalledBundle,
+  InstallerIdentity,
   RenderRequest,
   RenderedBundle,
   Resolution,
   UninstallOutcome,
 } from './ports.ts';
+export { ServiceAccountNotFoundError } from './ports.ts';
 export { ClusterExtensionReconciler, type ClusterExtensionReconcilerOptions } from './reconciler.ts';
 export {
   CLEANUP_FINALIZER,
+  MISSING_SERVICE_ACCOUNT,
   NOT_READY_RECHECK_MS,
   UNINSTALL_RECHECK_MS,
   apply,

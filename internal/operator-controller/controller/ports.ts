@@ -66,6 +66,27 @@ export interface BundleRenderer {
   render(dir: string, request: RenderRequest): Promise<RenderedBundle>;
 }
 
+/**
+ * The service account an extension installs as (`spec.serviceAccount`), checked before anything else is read:
+ * upstream's token getter refuses a missing one before the install state is even looked at.
+ */
+export interface InstallerIdentity {
+  /** Throws a `ServiceAccountNotFoundError` when the named account, or the namespace holding it, is not there. */
+  check(ext: ClusterExtension, signal: AbortSignal): Promise<void>;
+}
+
+/** Upstream's authentication.ServiceAccountNotFoundError, with its text. */
+export class ServiceAccountNotFoundError extends Error {
+  override readonly name = 'ServiceAccountNotFoundError';
+  readonly serviceAccountName: string;
+  readonly serviceAccountNamespace: string;
+  constructor(serviceAccountName: string, serviceAccountNamespace: string) {
+    super(`service account "${serviceAccountName}" not found in namespace "${serviceAccountNamespace}": unable to authenticate with the Kubernetes cluster.`);
+    this.serviceAccountName = serviceAccountName;
+    this.serviceAccountNamespace = serviceAccountNamespace;
+  }
+}
+
 export interface InstallPreflight {
   /** Throws (with every problem in the message) when the objects must not be applied. */
   check(ext: ClusterExtension, objects: readonly KubeObject[], signal: AbortSignal): Promise<void>;

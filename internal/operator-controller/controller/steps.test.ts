@@ -17,8 +17,9 @@ import {
   installedBundle,
   stateFor,
 } from './fakes.ts';
-import type { Resolution } from './ports.ts';
+import { ServiceAccountNotFoundError, type Resolution } from './ports.ts';
 import {
+  MISSING_SERVICE_ACCOUNT,
   NOT_READY_RECHECK_MS,
   UNINSTALL_RECHECK_MS,
   apply,
@@ -178,6 +179,30 @@ describe('readInstalled', () => {
     expect(await readInstalled({ applier }).run(state, signal)).toEqual({ err });
     expect(cond(state.ext, 'Installed')).toEqual({ status: 'Unknown', reason: 'Failed', message: 'revision record demo-1 is corrupt' });
     expect(cond(state.ext, 'Progressing')?.message).toBe('retrying to get installed bundle');
+  });
+
+  it('a missing service account (or namespace): upstream’s one line in Installed, its words in Progressing, nothing read', async () => {
+    const applier = new FakeApplier();
+    const err = new ServiceAccountNotFoundError('installer', 'demo-ns');
+    const identity = { check: async () => Promise.reject(err) };
+    const state = stateFor(extension());
+    expect(await readInstalled({ applier, identity }).run(state, signal)).toEqual({ err });
+    expect(applier.calls).toEqual([]);
+    expect(cond(state.ext, 'Installed')).toEqual({
+      status: 'Unknown',
+      reason: 'Failed',
+      message: 'service account "installer" not found in namespace "demo-ns": unable to authenticate with the Kubernetes cluster.',
+    });
+    expect(cond(state.ext, 'Progressing')).toEqual({ status: 'True', reason: 'Retrying', message: MISSING_SERVICE_ACCOUNT });
+    expect(MISSING_SERVICE_ACCOUNT).toBe('installation cannot proceed due to missing ServiceAccount');
+  });
+
+  it('an existing service account: the install state is read', async () => {
+    const applier = new FakeApplier();
+    const checked: string[] = [];
+    const identity = { check: async (e: ClusterExtension) => void checked.push(e.spec?.serviceAccount?.name ?? '') };
+    expect(await readInstalled({ applier, identity }).run(stateFor(extension()), signal)).toBeUndefined();
+    expect([checked, applier.calls]).toEqual([['installer'], ['installed']]);
   });
 });
 

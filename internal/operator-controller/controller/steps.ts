@@ -20,7 +20,7 @@ import {
   setProgressing,
   wrapWithResolution,
 } from '../status/index.ts';
-import type { BundleApplier, BundleRenderer, BundleResolver, BundleUnpacker, InstallPreflight, InstalledBundle, Resolution } from './ports.ts';
+import { ServiceAccountNotFoundError, type BundleApplier, type BundleRenderer, type BundleResolver, type BundleUnpacker, type InstallerIdentity, type InstallPreflight, type InstalledBundle, type Resolution } from './ports.ts';
 
 /** Removes everything the extension installed before the ClusterExtension goes away. */
 export const CLEANUP_FINALIZER = 'olm.operatorframework.io/cleanup-contentmanager-cache';
@@ -71,6 +71,8 @@ export interface ExtensionStepPorts {
   readonly renderer: BundleRenderer;
   readonly preflights: readonly InstallPreflight[];
   readonly applier: BundleApplier;
+  /** Checks that `spec.serviceAccount` exists before the install state is read; absent: not checked. */
+  readonly identity?: InstallerIdentity;
   readonly events?: EventRecorder;
 }
 
@@ -160,15 +162,28 @@ export function validate(): ExtensionStep {
   };
 }
 
-/** What the cluster says is installed, read back from the revision records (upstream's RetrieveRevisionStates). */
-export function readInstalled(p: Pick<ExtensionStepPorts, 'applier'>): ExtensionStep {
+/** Upstream's Progressing message while the service account is missing. */
+export const MISSING_SERVICE_ACCOUNT = 'installation cannot proceed due to missing ServiceAccount';
+
+/**
+ * What the cluster says is installed, read back from the revision records (upstream's RetrieveRevisionStates), once
+ * the service account the extension installs as is known to exist: a missing one (or a missing namespace) is one
+ * line in Installed and upstream's words in Progressing, not every permission a non-existent account lacks.
+ */
+export function readInstalled(p: Pick<ExtensionStepPorts, 'applier' | 'identity'>): ExtensionStep {
   return {
     name: 'readInstalled',
     run: async (state, signal) => {
       const { ext } = state;
       try {
+        await p.identity?.check(ext, signal);
         state.installed = await p.applier.installed(ext, signal);
       } catch (err) {
+        if (err instanceof ServiceAccountNotFoundError) {
+          setInstalledUnknown(ext, err.message);
+          setProgressing(ext, new Error(MISSING_SERVICE_ACCOUNT));
+          return { err };
+        }
         setInstalledUnknown(ext, errorMessage(err));
         setProgressing(ext, new Error('retrying to get installed bundle'));
         return { err };

@@ -3,11 +3,14 @@ import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
 import type { InstallPreflight } from '../controller/index.ts';
+import { CertificateProviderPreflight, kubeKindServed, type ProviderKinds } from './certprovider/index.ts';
 import { CrdUpgradeSafetyPreflight, kubeCrdGetter, type CrdUpgradeSafetyOptions } from './crdupgradesafety/index.ts';
 import { kubePermissionSource, PermissionPreflight } from './permissions/index.ts';
 
 export type { CrdifyConfig, CrdUpgradeSafetyOptions, EnforcementPolicy, ValidationConfig } from './crdupgradesafety/index.ts';
 export { CrdUpgradeSafetyError, CrdUpgradeSafetyPreflight, kubeCrdGetter, OLM_CRDIFY_CONFIG, removedStoredVersions } from './crdupgradesafety/index.ts';
+export type { KindServed, ProviderKind, ProviderKinds } from './certprovider/index.ts';
+export { CertificateProviderError, CertificateProviderPreflight, certificateProviderMessage, kubeKindServed } from './certprovider/index.ts';
 export { kubePermissionSource, PermissionPreflight, PermissionPreflightError } from './permissions/index.ts';
 
 /** Runs each preflight in order; the first that fails stops the install with its message. */
@@ -26,11 +29,17 @@ export class Preflights implements InstallPreflight {
 export interface ClusterPreflightOptions {
   /** CRD upgrade safety's options (its crdify configuration); operator-controller's defaults when absent. */
   readonly crdUpgradeSafety?: CrdUpgradeSafetyOptions;
+  /** The certificate provider webhook bundles render with; its kinds are checked first. None: no check. */
+  readonly certProvider?: ProviderKinds;
 }
 
-/** Both preflights over the API server, in upstream's order (pre-authorization before CRD safety). */
+/**
+ * The preflights over the API server: the certificate provider's kinds (ours, first, so a missing provider is named
+ * rather than reported as a REST-mapping error), then upstream's order (pre-authorization before CRD safety).
+ */
 export function clusterPreflights(client: KubeClient, options: ClusterPreflightOptions = {}): Preflights {
   return new Preflights([
+    ...(options.certProvider ? [new CertificateProviderPreflight(options.certProvider, kubeKindServed(client))] : []),
     new PermissionPreflight(kubePermissionSource(client)),
     new CrdUpgradeSafetyPreflight(kubeCrdGetter(client), options.crdUpgradeSafety),
   ]);

@@ -18,6 +18,8 @@ export interface CertSecretInfo {
 
 export interface CertificateProvider {
   readonly name: string;
+  /** The kinds of `additionalObjects`: the cluster must serve them (cert-manager's CRDs) for the install to work. */
+  readonly requiredKinds: readonly { readonly apiVersion: string; readonly kind: string }[];
   /** Adds what the provider needs to a webhook configuration, CRD or Service (in place). */
   injectCABundle(obj: KubeObject, cfg: CertConfig): void;
   additionalObjects(cfg: CertConfig): KubeObject[];
@@ -42,6 +44,10 @@ export const CERT_MANAGER_INJECT_CA = 'cert-manager.io/inject-ca-from';
 
 export const certManagerProvider: CertificateProvider = {
   name: 'cert-manager',
+  requiredKinds: [
+    { apiVersion: 'cert-manager.io/v1', kind: 'Certificate' },
+    { apiVersion: 'cert-manager.io/v1', kind: 'Issuer' },
+  ],
   injectCABundle(obj, cfg) {
     if (WEBHOOK_OR_CRD.has(obj.kind ?? '')) annotate(obj, CERT_MANAGER_INJECT_CA, `${cfg.namespace}/${cfg.certName}`);
   },
@@ -79,6 +85,7 @@ export const OPENSHIFT_SERVING_CERT_SECRET = 'service.beta.openshift.io/serving-
 
 export const openshiftServiceCAProvider: CertificateProvider = {
   name: 'openshift-serviceca',
+  requiredKinds: [], // annotations only: OpenShift's service-ca operator acts on them
   injectCABundle(obj, cfg) {
     if (WEBHOOK_OR_CRD.has(obj.kind ?? '')) annotate(obj, OPENSHIFT_INJECT_CABUNDLE, 'true');
     else if (obj.kind === 'Service') annotate(obj, OPENSHIFT_SERVING_CERT_SECRET, cfg.certName);

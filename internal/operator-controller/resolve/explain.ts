@@ -125,6 +125,16 @@ function dropText(d: CatalogDrop): string {
   }
 }
 
+/** The way out of a selected catalog that is not served (said by `kubectl olm explain` and `kubectl olm status`). */
+export function notServedAdvice(catalog: string): string {
+  return `a selected catalog that is not served blocks resolution, so a lower-priority catalog cannot win by accident: fix its source (kubectl get clustercatalog ${catalog} -o yaml), or set spec.availabilityMode: Unavailable on it to leave it out`;
+}
+
+/** The selected catalog that is not served and stopped resolution, when that is why it failed. */
+export function notServedCatalog(e: Explanation | undefined): CatalogExplanation | undefined {
+  return e?.catalogs.find((c) => c.status === 'error' && c.notServed === true);
+}
+
 /** The explanation as lines (no trailing newline), one header per catalog and one line per bundle. */
 export function formatExplanation(e: Explanation): string[] {
   const lines: string[] = [];
@@ -139,11 +149,7 @@ export function formatExplanation(e: Explanation): string[] {
         continue;
       case 'error':
         lines.push(`${head}: error: ${c.error ?? ''}`);
-        if (c.notServed) {
-          lines.push(
-            `  a selected catalog that is not served blocks resolution, so a lower-priority catalog cannot win by accident: fix its source (kubectl get clustercatalog ${c.catalog} -o yaml), or set spec.availabilityMode: Unavailable on it to leave it out`,
-          );
-        }
+        if (c.notServed) lines.push(`  ${notServedAdvice(c.catalog)}`);
         continue;
       case 'package-absent':
         lines.push(`${head}: package ${goQuote(e.packageName)} not found`);

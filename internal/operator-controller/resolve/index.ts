@@ -2,7 +2,7 @@
 export type { BundleValidation, CatalogResolverOptions, ResolveResult, ResolvedBundle } from './resolver.ts';
 export { CatalogResolver, ResolutionError, noDependencyValidation } from './resolver.ts';
 export type { BundleExplanation, BundleOutcome, CatalogDrop, CatalogExplanation, Explanation, FilterRejection } from './explain.ts';
-export { formatExplanation } from './explain.ts';
+export { formatExplanation, notServedAdvice, notServedCatalog } from './explain.ts';
 export type { ResolutionMetrics, ResolutionOutcome } from './metrics.ts';
 export { RESOLUTION_DURATION_METRIC, createResolutionMetrics, noopResolutionMetrics } from './metrics.ts';
 export type { InstalledBundleMetadata, SuccessorReason } from './successors.ts';

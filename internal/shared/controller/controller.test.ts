@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LogFields, Logger } from '../observability/index.ts';
-import { createMetrics } from '../observability/index.ts';
+import { createLogger, createMetrics } from '../observability/index.ts';
 import { Controller, type EventSource, type EventType, type Reconciler, type Result, objectKey, splitKey } from './controller.ts';
 import { TerminalError } from './errors.ts';
 
@@ -143,6 +143,39 @@ describe('Controller: outcomes', () => {
       { level: 'error', msg: 'Reconciler error', fields: { controller: 'ce', key: 'b', requeues: 1, err: plain } },
     ]);
     await r.stop();
+  });
+});
+
+describe('Controller: a retryable reconcile error in the process log (what `make run` shows)', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('is one line at error level with the object and the message — no stack, even for a multi-line message with a cause', async () => {
+    const written: string[] = [];
+    const logger = createLogger({ level: 'info', env: {}, write: (line) => void written.push(line), now: () => new Date(0) });
+    // As the pipeline throws a permission refusal: a wrapped, multi-line message with a cause that has a stack.
+    const cause = new Error('pre-authorization failed: service account requires the following permissions to manage cluster extension:\n  Namespace:"" APIGroups:[] Resources:[services] Verbs:[list,watch]');
+    const err = new Error(`error for resolved bundle "demo.v1" with version "1": ${cause.message}`, { cause });
+    const { reconciler } = scripted({ demo: [err] });
+    const c = new Controller({ name: 'clusterextension', reconciler, logger });
+    c.enqueue('demo');
+    const r = run(c);
+    await vi.advanceTimersByTimeAsync(0);
+    await r.stop();
+    const errors = written.filter((l) => l.includes('"level":"error"'));
+    expect(errors).toHaveLength(1);
+    const [line] = errors as [string];
+    expect(line).not.toContain('\n'); // one physical line: the message's newlines are escaped
+    expect(line).not.toMatch(/stack|\s+at /);
+    expect(JSON.parse(line)).toEqual({
+      ts: '1970-01-01T00:00:00.000Z',
+      level: 'error',
+      msg: 'Reconciler error',
+      controller: 'clusterextension',
+      key: 'demo',
+      requeues: 1,
+      err: { message: err.message, cause: { message: cause.message } },
+    });
   });
 });
 

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,6 +82,39 @@ describe('loadKubeConfig', () => {
     const text = good().replace('    token: secret-token', `    tokenFile: ${tokenPath}`);
     const access = await loadKubeConfig({ kubeconfig: await file('tokenfile', text), env: {}, refreshMs: 0 });
     expect((await access.credentials()).headers['authorization']).toBe('Bearer first-token');
+  });
+
+  it('reads client certificates relative to the file, tls-server-name, insecure-skip-tls-verify and as', async () => {
+    const sub = join(dir, 'certs');
+    await mkdir(sub, { recursive: true });
+    await writeFile(join(sub, 'client.crt'), 'CERT');
+    await writeFile(join(sub, 'client.key'), 'KEY');
+    const text = good()
+      .replace(`    certificate-authority-data: ${CA}`, '    insecure-skip-tls-verify: true\n    tls-server-name: api.internal')
+      .replace('    token: secret-token', '    client-certificate: certs/client.crt\n    client-key: certs/client.key\n    as: jane');
+    const creds = await (await loadKubeConfig({ kubeconfig: await file('certs.yaml', text), env: {} })).credentials();
+    expect(Buffer.from(creds.tls.cert!).toString()).toBe('CERT');
+    expect(Buffer.from(creds.tls.key!).toString()).toBe('KEY');
+    expect(creds.tls.ca).toBeUndefined();
+    expect(creds.tls.rejectUnauthorized).toBe(false);
+    expect(creds.tls.servername).toBe('api.internal');
+    expect(creds.headers).toEqual({ 'impersonate-user': 'jane' });
+  });
+
+  it('sends basic auth for a username and password', async () => {
+    const text = good().replace('    token: secret-token', '    username: admin\n    password: s3cret');
+    const creds = await (await loadKubeConfig({ kubeconfig: await file('basic', text), env: {} })).credentials();
+    expect(creds.headers['authorization']).toBe(`Basic ${Buffer.from('admin:s3cret').toString('base64')}`);
+  });
+
+  it('runs an exec credential plugin (through @kubernetes/client-node) for a user that has one', async () => {
+    const credential = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'from-exec' } });
+    const plugin = await file('plugin.sh', `#!/bin/sh\necho '${credential}'\n`);
+    await chmod(plugin, 0o755);
+    const text = good().replace('    token: secret-token', `    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: ${plugin}\n      interactiveMode: Never`);
+    const creds = await (await loadKubeConfig({ kubeconfig: await file('exec', text), env: {} })).credentials();
+    expect(creds.headers['authorization']).toBe('Bearer from-exec');
+    expect(Buffer.from(creds.tls.ca!).toString()).toContain('BEGIN CERTIFICATE');
   });
 
   it('uses the in-cluster service account when KUBERNETES_SERVICE_HOST is set', async () => {

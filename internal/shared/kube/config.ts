@@ -1,6 +1,10 @@
 // Where the cluster is and how to authenticate: kubeconfig files or the in-cluster service
-// account, read with @kubernetes/client-node 1.4.0 (its KubeConfig only: auth plugins, exec,
-// OIDC, token files). Requests never go through that library; see transport.ts.
+// account. Files are parsed here (js-yaml) into @kubernetes/client-node's shapes; certificates,
+// tokens, token files, basic auth and `as` are applied here too. Only a user with an `exec` or
+// `auth-provider` plugin (OIDC, cloud providers) loads @kubernetes/client-node 1.4.0 (its
+// KubeConfig only), when that user is used: the library's generated models cost ~70 MiB of RSS and
+// a second of start-up, which a controller in a pod never needs. Requests never go through that
+// library; see transport.ts.
 //
 // Lookup order (controller-runtime's): the explicit path (--kubeconfig), $KUBECONFIG (a list,
 // merged first-wins like client-go), the in-cluster service account, ~/.kube/config.
@@ -8,6 +12,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import { isIPv6 } from 'node:net';
 import type { Cluster, Context, KubeConfig, User } from '@kubernetes/client-node';
 import yaml from 'js-yaml';
 import { KubeConfigError } from './errors.ts';
@@ -46,6 +51,13 @@ const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 const DEFAULT_REFRESH_MS = 60_000;
 const RETRY_FAILED_REFRESH_MS = 5_000;
 
+/** The selected cluster, user and context, in @kubernetes/client-node's shapes (types only). */
+export interface Selected {
+  readonly cluster: Cluster;
+  readonly user: User | undefined;
+  readonly context: Context;
+}
+
 /**
  * One cluster, one identity. `credentials()` returns cached credentials and re-reads them about
  * once a minute (or at once with `force`, e.g. after a 401), so rotated tokens are picked up.
@@ -57,20 +69,19 @@ export class ClusterAccess {
   readonly source: string;
   /** The context's namespace (in-cluster: the pod's), else `default`. */
   readonly namespace: string;
-  readonly #kc: KubeConfig;
+  readonly #selected: Selected;
   readonly #refreshMs: number;
   readonly #log: Logger;
+  /** An exec / auth-provider user's KubeConfig, built on first use. */
+  #plugin: Promise<KubeConfig> | undefined;
   #cached: { creds: Credentials; expires: number } | undefined;
   #inflight: Promise<Credentials> | undefined;
 
-  constructor(kc: KubeConfig, source: string, options: { refreshMs?: number; logger?: Logger } = {}) {
-    const cluster = kc.getCurrentCluster();
-    if (!cluster) throw new KubeConfigError('Invalid', `${source}: no cluster selected`);
-    this.#kc = kc;
-    this.server = cluster.server.replace(/\/+$/, '');
+  constructor(selected: Selected, source: string, options: { refreshMs?: number; logger?: Logger } = {}) {
+    this.#selected = selected;
+    this.server = selected.cluster.server.replace(/\/+$/, '');
     this.source = source;
-    const ctx = kc.getContextObject(kc.getCurrentContext());
-    this.namespace = ctx?.namespace?.trim() || 'default';
+    this.namespace = selected.context.namespace?.trim() || 'default';
     this.#refreshMs = options.refreshMs ?? DEFAULT_REFRESH_MS;
     this.#log = options.logger ?? noopLogger;
   }
@@ -85,7 +96,10 @@ export class ClusterAccess {
 
   async #read(): Promise<Credentials> {
     try {
-      const creds = await readCredentials(this.#kc, this.server, this.source);
+      const { cluster, user } = this.#selected;
+      const creds = needsPlugin(user)
+        ? await pluginCredentials(await (this.#plugin ??= pluginConfig(this.#selected)), this.server, this.source)
+        : readCredentials(cluster, user, this.source);
       this.#cached = { creds, expires: Date.now() + this.#refreshMs };
       return creds;
     } catch (err) {
@@ -99,37 +113,38 @@ export class ClusterAccess {
   }
 }
 
+/** exec and auth-provider users (OIDC, cloud providers); `tokenFile` is this file's own marker for a token file. */
+const needsPlugin = (user: User | undefined): boolean =>
+  Boolean(user?.exec) || (user?.authProvider !== undefined && user.authProvider !== null && (user.authProvider as { name?: unknown }).name !== 'tokenFile');
+
 /** Finds and loads the configuration (see the file comment for the order) and checks it works. */
 export async function loadKubeConfig(options: LoadOptions = {}): Promise<ClusterAccess> {
   const env = options.env ?? process.env;
-  const { KubeConfig: KubeConfigClass } = await import('@kubernetes/client-node');
-  const access = (kc: KubeConfig, source: string): Promise<ClusterAccess> =>
-    checked(new ClusterAccess(kc, source, { ...(options.refreshMs !== undefined && { refreshMs: options.refreshMs }), ...(options.logger && { logger: options.logger }) }));
+  const access = (selected: Selected, source: string): Promise<ClusterAccess> =>
+    checked(new ClusterAccess(selected, source, { ...(options.refreshMs !== undefined && { refreshMs: options.refreshMs }), ...(options.logger && { logger: options.logger }) }));
 
-  if (options.kubeconfig) return access(...fromFiles(KubeConfigClass, [options.kubeconfig], 'kubeconfig', options.context));
+  if (options.kubeconfig) return access(...fromFiles([options.kubeconfig], 'kubeconfig', options.context));
   const list = (env['KUBECONFIG'] ?? '').split(delimiter).filter((p) => p.trim() !== '');
-  if (list.length > 0) return access(...fromFiles(KubeConfigClass, list, 'kubeconfig (from $KUBECONFIG)', options.context));
+  if (list.length > 0) return access(...fromFiles(list, 'kubeconfig (from $KUBECONFIG)', options.context));
 
   const root = options.inClusterRoot ?? '';
   if (env['KUBERNETES_SERVICE_HOST'] && env['KUBERNETES_SERVICE_PORT'] && exists(`${root}${SA_DIR}/token`)) {
-    return access(inCluster(new KubeConfigClass(), root, env), 'in-cluster service account');
+    return access(inCluster(root, env), 'in-cluster service account');
   }
   const home = env['HOME'] || (options.env ? '' : homedir());
   const fallback = home ? join(home, '.kube', 'config') : '';
-  if (fallback && exists(fallback)) return access(...fromFiles(KubeConfigClass, [fallback], 'kubeconfig', options.context));
+  if (fallback && exists(fallback)) return access(...fromFiles([fallback], 'kubeconfig', options.context));
   throw new KubeConfigError(
     'NoConfiguration',
     'no Kubernetes configuration found: pass --kubeconfig, set KUBECONFIG, create ~/.kube/config, or run in a pod with a service account',
   );
 }
 
-type KubeConfigClass = new () => KubeConfig;
-
 /**
  * Loads kubeconfig files, merged first-wins like client-go (of a list, files that do not exist are
  * skipped unless none does), and selects the context.
  */
-function fromFiles(Ctor: KubeConfigClass, files: readonly string[], label: string, context: string | undefined): [KubeConfig, string] {
+function fromFiles(files: readonly string[], label: string, context: string | undefined): [Selected, string] {
   const what = (file: string): string => `${label} ${file}`;
   const clusters = new Map<string, Cluster>();
   const users = new Map<string, User>();
@@ -138,11 +153,11 @@ function fromFiles(Ctor: KubeConfigClass, files: readonly string[], label: strin
   const present = files.length > 1 ? files.filter(exists) : files;
   if (present.length === 0) throw new KubeConfigError('NotFound', `${label} ${files.join(delimiter)}: none of these files exists`, files[0]);
   for (const file of present) {
-    const one = parseFile(Ctor, file, what(file));
-    for (const c of one.getClusters()) if (!clusters.has(c.name)) clusters.set(c.name, c);
-    for (const u of one.getUsers()) if (!users.has(u.name)) users.set(u.name, u);
-    for (const c of one.getContexts()) if (!contexts.has(c.name)) contexts.set(c.name, c);
-    current ||= one.getCurrentContext() || undefined;
+    const one = parseFile(file, what(file));
+    for (const c of one.clusters) if (!clusters.has(c.name)) clusters.set(c.name, c);
+    for (const u of one.users) if (!users.has(u.name)) users.set(u.name, u);
+    for (const c of one.contexts) if (!contexts.has(c.name)) contexts.set(c.name, c);
+    current ||= one.currentContext || undefined;
   }
   const where = present.length === 1 ? what(present[0]!) : `${label} ${present.join(delimiter)}`;
   const name = context ?? current;
@@ -166,13 +181,21 @@ function fromFiles(Ctor: KubeConfigClass, files: readonly string[], label: strin
   if (cluster.proxyUrl) {
     throw new KubeConfigError('Invalid', `${where}: cluster "${cluster.name}" sets proxy-url, which this client does not support`, present[0]);
   }
-  const kc = new Ctor();
-  kc.loadFromOptions({ clusters: [...clusters.values()], users: [...users.values()], contexts: [...contexts.values()], currentContext: name });
-  return [kc, `${where} (context ${name})`];
+  return [{ cluster, user: ctx.user ? users.get(ctx.user) : undefined, context: ctx }, `${where} (context ${name})`];
 }
 
-/** Reads, parses and validates one file; every failure names the file. */
-function parseFile(Ctor: KubeConfigClass, file: string, where: string): KubeConfig {
+interface ParsedFile {
+  readonly clusters: readonly Cluster[];
+  readonly users: readonly User[];
+  readonly contexts: readonly Context[];
+  readonly currentContext: string | undefined;
+}
+
+type Raw = Record<string, unknown>;
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** Reads, parses and validates one file (the checks and texts of client-node's loadFromString); every failure names the file. */
+function parseFile(file: string, where: string): ParsedFile {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -195,49 +218,82 @@ function parseFile(Ctor: KubeConfigClass, file: string, where: string): KubeConf
   if (typeof doc !== 'object' || Array.isArray(doc)) {
     throw new KubeConfigError('Malformed', `${where}: not a kubeconfig (expected a YAML mapping with clusters, users and contexts)`, file);
   }
-  for (const section of ['clusters', 'users', 'contexts'] as const) {
-    const value = (doc as Record<string, unknown>)[section];
-    if (value != null && !Array.isArray(value)) throw new KubeConfigError('Malformed', `${where}: "${section}" must be a list`, file);
-  }
-  const kc = new Ctor();
-  try {
-    kc.loadFromString(text);
-  } catch (err) {
-    throw new KubeConfigError('Invalid', `${where}: ${(err as Error).message}`, file, { cause: err });
-  }
+  const section = (name: 'clusters' | 'users' | 'contexts'): Raw[] => {
+    const value = (doc as Raw)[name];
+    if (value != null && !Array.isArray(value)) throw new KubeConfigError('Malformed', `${where}: "${name}" must be a list`, file);
+    return ((value ?? []) as unknown[]).map((e) => (e !== null && typeof e === 'object' ? (e as Raw) : {}));
+  };
+  const invalid = (message: string): KubeConfigError => new KubeConfigError('Invalid', `${where}: ${message}`, file);
   const base = dirname(file);
-  // Relative certificate paths are relative to the file; `tokenFile` is re-read like in-cluster tokens.
-  const rawUsers = ((doc as { users?: { name?: string; user?: Record<string, unknown> }[] }).users ?? []).filter(Boolean);
-  const users = kc.getUsers().map((u) => {
-    const tokenFile = rawUsers.find((r) => r.name === u.name)?.user?.['tokenFile'];
-    if (typeof tokenFile !== 'string' || u.token || u.authProvider) return u;
-    const abs = isAbsolute(tokenFile) ? tokenFile : join(base, tokenFile);
-    return { ...u, authProvider: { name: 'tokenFile', config: { tokenFile: abs } } };
+  // Relative certificate and token file paths are relative to the file.
+  const abs = (p: string | undefined): string | undefined => (p === undefined || isAbsolute(p) ? p : join(base, p));
+  const clusters = section('clusters').map((e, i): Cluster => {
+    if (!e['name']) throw invalid(`clusters[${i}].name is missing`);
+    const c = e['cluster'] as Raw | undefined;
+    if (!c) throw invalid(`clusters[${i}].cluster is missing`);
+    if (!c['server']) throw invalid(`clusters[${i}].cluster.server is missing`);
+    return {
+      name: String(e['name']),
+      server: String(c['server']).replace(/\/$/, ''),
+      skipTLSVerify: c['insecure-skip-tls-verify'] === true,
+      ...optional('caData', str(c['certificate-authority-data'])),
+      ...optional('caFile', abs(str(c['certificate-authority']))),
+      ...optional('tlsServerName', str(c['tls-server-name'])),
+      ...optional('proxyUrl', str(c['proxy-url'])),
+    };
   });
-  kc.loadFromOptions({ clusters: kc.getClusters(), users, contexts: kc.getContexts(), currentContext: kc.getCurrentContext() });
-  kc.makePathsAbsolute(base);
-  return kc;
+  const users = section('users').map((e, i): User => {
+    if (!e['name']) throw invalid(`users[${i}].name is missing`);
+    const u = (e['user'] ?? {}) as Raw;
+    // client-go's `tokenFile` (and client-node's `token-file`) are re-read with every refresh, like in-cluster tokens.
+    const tokenFile = str(u['tokenFile']) ?? str(u['token-file']);
+    const token = str(u['token']);
+    return {
+      name: String(e['name']),
+      ...optional('token', token),
+      ...optional('certData', str(u['client-certificate-data'])),
+      ...optional('certFile', abs(str(u['client-certificate']))),
+      ...optional('keyData', str(u['client-key-data'])),
+      ...optional('keyFile', abs(str(u['client-key']))),
+      ...optional('username', str(u['username'])),
+      ...optional('password', str(u['password'])),
+      ...optional('impersonateUser', str(u['as'])),
+      ...optional('exec', u['exec'] ?? undefined),
+      ...optional('authProvider', u['auth-provider'] ?? (tokenFile && !token ? { name: 'tokenFile', config: { tokenFile: abs(tokenFile) } } : undefined)),
+    } as User;
+  });
+  const contexts = section('contexts').map((e, i): Context => {
+    if (!e['name']) throw invalid(`contexts[${i}].name is missing`);
+    const c = e['context'] as Raw | undefined;
+    if (!c) throw invalid(`contexts[${i}].context is missing`);
+    if (!c['cluster']) throw invalid(`contexts[${i}].context.cluster is missing`);
+    return { name: String(e['name']), cluster: String(c['cluster']), ...optional('user', str(c['user'])), ...optional('namespace', str(c['namespace'])) } as Context;
+  });
+  return { clusters, users, contexts, currentContext: str((doc as Raw)['current-context']) };
 }
 
-function inCluster(kc: KubeConfig, root: string, env: Readonly<Record<string, string | undefined>>): KubeConfig {
+function optional<K extends string, V>(key: K, value: V | undefined): { [k in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [k in K]?: V };
+}
+
+/** The pod's service account, as client-go's rest.InClusterConfig (and client-node's loadFromCluster) read it. */
+function inCluster(root: string, env: Readonly<Record<string, string | undefined>>): Selected {
   const where = 'in-cluster service account';
   if (!exists(`${root}${SA_DIR}/ca.crt`)) throw new KubeConfigError('Invalid', `${where}: ${root}${SA_DIR}/ca.crt does not exist`);
-  const saved = { host: process.env['KUBERNETES_SERVICE_HOST'], port: process.env['KUBERNETES_SERVICE_PORT'] };
-  // KubeConfig.loadFromCluster reads process.env; hand it the environment we were given.
-  process.env['KUBERNETES_SERVICE_HOST'] = env['KUBERNETES_SERVICE_HOST'];
-  process.env['KUBERNETES_SERVICE_PORT'] = env['KUBERNETES_SERVICE_PORT'];
+  const host = env['KUBERNETES_SERVICE_HOST']!;
+  const port = env['KUBERNETES_SERVICE_PORT']!;
+  const scheme = port === '80' || port === '8080' || port === '8001' ? 'http' : 'https';
+  let namespace: string | undefined;
   try {
-    kc.loadFromCluster(root);
-  } finally {
-    restoreEnv('KUBERNETES_SERVICE_HOST', saved.host);
-    restoreEnv('KUBERNETES_SERVICE_PORT', saved.port);
+    namespace = readFileSync(`${root}${SA_DIR}/namespace`, 'utf8');
+  } catch {
+    namespace = undefined;
   }
-  return kc;
-}
-
-function restoreEnv(name: string, value: string | undefined): void {
-  if (value === undefined) delete process.env[name];
-  else process.env[name] = value;
+  return {
+    cluster: { name: 'inCluster', server: `${scheme}://${isIPv6(host) ? `[${host}]` : host}:${port}`, caFile: `${root}${SA_DIR}/ca.crt`, skipTLSVerify: false },
+    user: { name: 'inClusterUser', authProvider: { name: 'tokenFile', config: { tokenFile: `${root}${SA_DIR}/token` } } },
+    context: { name: 'inClusterContext', cluster: 'inCluster', user: 'inClusterUser', ...optional('namespace', namespace) } as Context,
+  };
 }
 
 /** Reads credentials once at load, so a missing certificate file or a failing exec plugin shows now. */
@@ -246,7 +302,46 @@ async function checked(access: ClusterAccess): Promise<ClusterAccess> {
   return access;
 }
 
-async function readCredentials(kc: KubeConfig, server: string, source: string): Promise<Credentials> {
+/** Certificates, token, token file, basic auth and `as`, in the order client-node applies them. */
+function readCredentials(cluster: Cluster, user: User | undefined, source: string): Credentials {
+  const headers: Record<string, string> = {};
+  let tls: TlsOptions;
+  try {
+    const fileOrData = (file: string | undefined, data: string | undefined): Buffer | undefined =>
+      file ? readFileSync(file) : data ? Buffer.from(data, 'base64') : undefined;
+    const ca = fileOrData(cluster.caFile, cluster.caData);
+    const cert = user && fileOrData(user.certFile, user.certData);
+    const key = user && fileOrData(user.keyFile, user.keyData);
+    tls = {
+      ...(cluster.skipTLSVerify && { rejectUnauthorized: false }),
+      ...(cluster.tlsServerName && { servername: cluster.tlsServerName }),
+      ...(ca && { ca }),
+      ...(cert && { cert }),
+      ...(key && { key }),
+    };
+    if (user?.impersonateUser != null) headers['impersonate-user'] = user.impersonateUser.trim();
+    if (user?.token) headers['authorization'] = `Bearer ${user.token.trim()}`;
+    if (user?.username) headers['authorization'] = `Basic ${Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64')}`;
+    const tokenFile = (user?.authProvider as { config?: { tokenFile?: unknown } } | undefined)?.config?.tokenFile;
+    if (typeof tokenFile === 'string') {
+      const token = readFileSync(tokenFile, 'utf8').trim();
+      if (token) headers['authorization'] = `Bearer ${token}`;
+    }
+  } catch (err) {
+    throw credentialError(err, source);
+  }
+  return { tls, headers };
+}
+
+/** A user with an exec or auth-provider plugin: client-node's KubeConfig, loaded now and only for it. */
+async function pluginConfig(selected: Selected): Promise<KubeConfig> {
+  const { KubeConfig: KubeConfigClass } = await import('@kubernetes/client-node');
+  const kc = new KubeConfigClass();
+  kc.loadFromOptions({ clusters: [selected.cluster], users: selected.user ? [selected.user] : [], contexts: [selected.context], currentContext: selected.context.name });
+  return kc;
+}
+
+async function pluginCredentials(kc: KubeConfig, server: string, source: string): Promise<Credentials> {
   const opts: {
     headers?: Record<string, unknown>;
     ca?: string | Buffer;
@@ -269,16 +364,6 @@ async function readCredentials(kc: KubeConfig, server: string, source: string): 
     if (typeof value === 'string' || typeof value === 'number') headers[name.toLowerCase()] = String(value).trim();
   }
   if (opts.auth) headers['authorization'] = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
-  // The library caches token files for 60 s on its own; read ours now, so `force` (after a 401) sees a rotated token.
-  const tokenFile = (kc.getCurrentUser()?.authProvider as { config?: { tokenFile?: unknown } } | undefined)?.config?.tokenFile;
-  if (typeof tokenFile === 'string') {
-    try {
-      const token = readFileSync(tokenFile, 'utf8').trim();
-      if (token) headers['authorization'] = `Bearer ${token}`;
-    } catch (err) {
-      throw credentialError(err, source);
-    }
-  }
   const tls: TlsOptions = {
     ...(opts.ca !== undefined && { ca: opts.ca }),
     ...(opts.cert !== undefined && { cert: opts.cert }),

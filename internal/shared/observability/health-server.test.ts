@@ -174,6 +174,16 @@ describe('health server', () => {
     }
   });
 
+  it('answers HEAD like GET without a body, other methods with 405, unknown paths with 404', async () => {
+    const s = await serve();
+    const head = await fetch(`${s.address}/readyz`, { method: 'HEAD' });
+    expect({ status: head.status, body: await head.text() }).toEqual({ status: 200, body: '' });
+    const post = await fetch(`${s.address}/healthz`, { method: 'POST' });
+    expect({ status: post.status, allow: post.headers.get('allow') }).toEqual({ status: 405, allow: 'GET, HEAD' });
+    expect((await get(s, '/livez')).status).toBe(404);
+    expect((await get(s, '/readyz/ping/extra')).status).toBe(404);
+  });
+
   it('has no /metrics without a registry', async () => {
     const s = await serve();
     expect((await get(s, '/metrics')).status).toBe(404);

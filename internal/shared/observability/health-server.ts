@@ -1,4 +1,5 @@
-// Probe and metrics endpoints on one small fastify server:
+// Probe and metrics endpoints on one small node:http server (no framework: a web framework and
+// its dependencies would be the biggest thing operator-controller and olm-classic load at start):
 //
 //   GET /healthz, /readyz     200 "ok" when every check passes; 500 with the verbose list when not:
 //                               [+]ping ok
@@ -12,7 +13,8 @@
 //
 // Same format as Kubernetes (k8s.io/apiserver healthz) and controller-runtime's pkg/healthz;
 // failure reasons stay out of the aggregate response, as upstream, and go to the debug log.
-import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Logger } from './logger.ts';
 import { noopLogger } from './logger.ts';
 
@@ -60,24 +62,24 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
   };
   if (endpoints.readyz.size === 0) endpoints.readyz.set('ping', ping);
 
-  const app = Fastify({ logger: false });
-  for (const [endpoint, checks] of Object.entries(endpoints)) {
-    app.get(`/${endpoint}`, (req, reply) => aggregate(endpoint, checks, req, reply, log));
-    app.get(`/${endpoint}/:check`, async (req: FastifyRequest<{ Params: { check: string } }>, reply) => {
-      const check = checks.get(req.params.check);
-      if (check === undefined) return text(reply.code(404), `no ${endpoint} check named "${req.params.check}"\n`);
-      const err = await run(check);
-      if (err !== undefined) return text(reply.code(500), `internal server error: ${err.message}\n`);
-      return text(reply, 'ok');
-    });
-  }
   const registry = options.registry;
-  if (registry !== undefined) {
-    app.get('/metrics', async (_req, reply) => reply.type(registry.contentType).send(await registry.metrics()));
-  }
-
-  await app.listen({ host: options.host ?? '0.0.0.0', port: options.port });
-  const bound = app.server.address();
+  const server = createServer((req, res) => {
+    handle(req, res, endpoints, registry, log).catch((err: unknown) => {
+      log.error('health server request failed', { err });
+      if (!res.headersSent) res.statusCode = 500;
+      res.end();
+    });
+  });
+  // As fastify did: a keep-alive connection (kubelet, Prometheus) does not hold up close().
+  server.keepAliveTimeout = 72_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: options.host ?? '0.0.0.0', port: options.port }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = server.address() as AddressInfo | string | null;
   if (bound === null || typeof bound === 'string') throw new Error(`health server bound to unexpected address ${String(bound)}`);
   const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
   log.info('Health server listening', { address: `http://${host}:${bound.port}` });
@@ -86,19 +88,43 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
     port: bound.port,
     addReadyCheck: (name, check) => void endpoints.readyz.set(name, check),
     addHealthCheck: (name, check) => void endpoints.healthz.set(name, check),
-    close: () => app.close(),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeIdleConnections();
+      }),
   };
 }
 
-async function aggregate(
-  endpoint: string,
-  checks: ReadonlyMap<string, HealthCheck>,
-  req: FastifyRequest,
-  reply: FastifyReply,
-  log: Logger,
-): Promise<FastifyReply> {
-  const query = req.query as Record<string, string | string[] | undefined>;
-  const excluded = new Set(([] as string[]).concat(query['exclude'] ?? []));
+type Endpoints = Readonly<Record<'healthz' | 'readyz', Map<string, HealthCheck>>>;
+
+async function handle(req: IncomingMessage, res: ServerResponse, endpoints: Endpoints, registry: MetricsSource | undefined, log: Logger): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const [, first, second, extra] = url.pathname.split('/');
+  const found = (first === 'healthz' || first === 'readyz') && extra === undefined ? first : undefined;
+  if (found === undefined && !(first === 'metrics' && second === undefined && registry !== undefined)) {
+    return send(res, 404, 'text/plain; charset=utf-8', `${req.method ?? ''} ${url.pathname} not found\n`);
+  }
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.setHeader('allow', 'GET, HEAD');
+    return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n');
+  }
+  if (found === undefined) return send(res, 200, registry!.contentType, await registry!.metrics());
+  const checks = endpoints[found];
+  if (second === undefined) {
+    const [status, body] = await aggregate(found, checks, url.searchParams, log);
+    return text(res, status, body);
+  }
+  const name = decodeURIComponent(second);
+  const check = checks.get(name);
+  if (check === undefined) return text(res, 404, `no ${found} check named "${name}"\n`);
+  const err = await run(check);
+  if (err !== undefined) return text(res, 500, `internal server error: ${err.message}\n`);
+  return text(res, 200, 'ok');
+}
+
+async function aggregate(endpoint: string, checks: ReadonlyMap<string, HealthCheck>, query: URLSearchParams, log: Logger): Promise<[number, string]> {
+  const excluded = new Set(query.getAll('exclude'));
   const names = [...checks.keys()];
   const errors = await Promise.all(names.map((name) => (excluded.has(name) ? undefined : run(checks.get(name)!))));
   let body = '';
@@ -116,9 +142,9 @@ async function aggregate(
   if (excluded.size > 0) {
     body += `warn: some health checks cannot be excluded: no matches for ${[...excluded].map((n) => JSON.stringify(n)).join(',')}\n`;
   }
-  if (failed) return text(reply.code(500), `${body}${endpoint} check failed\n`);
-  if (!('verbose' in query)) return text(reply, 'ok');
-  return text(reply, `${body}${endpoint} check passed\n`);
+  if (failed) return [500, `${body}${endpoint} check failed\n`];
+  if (!query.has('verbose')) return [200, 'ok'];
+  return [200, `${body}${endpoint} check passed\n`];
 }
 
 async function run(check: HealthCheck): Promise<Error | undefined> {
@@ -129,6 +155,12 @@ async function run(check: HealthCheck): Promise<Error | undefined> {
   }
 }
 
-function text(reply: FastifyReply, body: string): FastifyReply {
-  return reply.header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(body);
+function text(res: ServerResponse, status: number, body: string): void {
+  res.setHeader('x-content-type-options', 'nosniff');
+  send(res, status, 'text/plain; charset=utf-8', body);
+}
+
+function send(res: ServerResponse, status: number, contentType: string, body: string): void {
+  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
+  res.end(res.req.method === 'HEAD' ? undefined : body);
 }

@@ -2,62 +2,33 @@
 // installs or is upgraded, then started again; 20 runs in a row. Every run must end in the same state — the target
 // CSV Succeeded, exactly its Deployment (owned by it), its OperatorCondition, its copy in the target namespace and
 // nothing of the replaced CSV left.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { createCSV, createOperatorGroup, createServiceAccount, csvFor, phaseIs, waitForCSV } from '../../support/classic-olm.ts';
 import { installClassicCRDs } from '../../support/crds.ts';
-import { adminKube, controlPlane } from '../../support/env.ts';
+import { adminKube, controlPlane, testNamespaces } from '../../support/env.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
+import { startBinary, type ControllerProcess } from '../../support/process.ts';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const RUNS = 20;
-let current: ChildProcess | undefined;
 let cacheDir: string;
-const namespaces: string[] = [];
+const namespaces = testNamespaces();
 const kube = (): TestKube => adminKube();
 
-interface Running {
-  readonly child: ChildProcess;
-  readonly started: Promise<void>;
-  readonly exited: Promise<void>;
-}
-
-function startOlmClassic(): Running {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', `${ROOT}cmd/olm-classic/main.ts`, '--health-probe-bind-address=0', '--metrics-bind-address=0', `--cache-dir=${cacheDir}`, '--insecure-registries='],
-    { env: { ...process.env, KUBECONFIG: controlPlane().kubeconfigPath }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  current = child;
-  const started = new Promise<void>((resolve) => {
-    createInterface({ input: child.stdout! }).on('line', (l) => {
-      if (l.includes('starting controllers')) resolve();
-    });
-  });
-  child.stderr!.resume();
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return { child, started, exited };
-}
-
-async function stop(r: Running, signal: NodeJS.Signals): Promise<void> {
-  if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill(signal);
-  await r.exited;
-}
+let current: ControllerProcess | undefined;
+const startOlmClassic = (): ControllerProcess =>
+  (current = startBinary('olm-classic', ['--health-probe-bind-address=0', '--metrics-bind-address=0', `--cache-dir=${cacheDir}`, '--insecure-registries='], {
+    KUBECONFIG: controlPlane().kubeconfigPath,
+  }));
+afterAll(() => current?.stop('SIGKILL'));
 
 beforeAll(async () => {
   await installClassicCRDs(kube());
   cacheDir = await mkdtemp(join(tmpdir(), 'olm-classic-crash-'));
-});
-afterAll(async () => {
-  if (current && current.exitCode === null) current.kill('SIGKILL');
-  for (const ns of namespaces) await kube().request('DELETE', `/api/v1/namespaces/${ns}`);
 });
 
 const names = async (path: string): Promise<string[]> => ((await kube().must<{ items: { metadata: { name: string } }[] }>(kube().request('GET', path))).items ?? []).map((i) => i.metadata.name).sort();
@@ -88,9 +59,8 @@ describe('SIGKILL of olm-classic at a random point', () => {
     for (let run = 0; run < RUNS; run++) {
       const upgrade = run % 2 === 1;
       if (!upgrade) {
-        ns = await kube().namespace('crash-csv');
-        target = await kube().namespace('crash-target');
-        namespaces.push(ns, target);
+        ns = await namespaces.create('crash-csv');
+        target = await namespaces.create('crash-target');
         await createOperatorGroup(ns, 'og', { targetNamespaces: [ns, target] });
         await createServiceAccount(ns, 'operator');
         await createCSV(ns, csvFor({ name: 'crash.v1.0.0', deployment: 'crash-controller', image: 'quay.example/crash:v1' }));
@@ -102,7 +72,7 @@ describe('SIGKILL of olm-classic at a random point', () => {
       const first = startOlmClassic();
       await first.started;
       await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 2000)));
-      await stop(first, 'SIGKILL');
+      await first.stop('SIGKILL');
 
       const second = startOlmClassic();
       await waitForCSV(ns, want, `Succeeded after the kill (run ${run})`, phaseIs('Succeeded'), 120_000);
@@ -121,7 +91,7 @@ describe('SIGKILL of olm-classic at a random point', () => {
       expect(got, `run ${run} (${want})`).toEqual(expected);
       const copy = await kube().must<ops.ClusterServiceVersion>(kube().request('GET', TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, want, target)));
       expect(copy.status?.reason).toBe('Copied');
-      await stop(second, 'SIGTERM');
+      await second.stop();
     }
   }, 900_000);
 });

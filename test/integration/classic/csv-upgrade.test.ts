@@ -3,12 +3,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { createCSV, createOperatorGroup, createServiceAccount, csvFor, getCSV, metricValue, phaseIs, startOlm, waitForCSV, type RunningOlm } from '../../support/classic-olm.ts';
-import { adminKube } from '../../support/env.ts';
+import { adminKube, testNamespaces } from '../../support/env.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 
 let olm: RunningOlm;
-const namespaces: string[] = [];
+const namespaces = testNamespaces();
 const kube = (): TestKube => adminKube();
 
 beforeAll(async () => {
@@ -16,12 +16,10 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await olm?.stop();
-  for (const ns of namespaces) await kube().request('DELETE', `/api/v1/namespaces/${ns}`);
 });
 
 async function namespace(prefix: string): Promise<string> {
-  const ns = await kube().namespace(prefix);
-  namespaces.push(ns);
+  const ns = await namespaces.create(prefix);
   await createOperatorGroup(ns, 'og', { targetNamespaces: [ns] });
   await createServiceAccount(ns, 'operator');
   return ns;
@@ -101,8 +99,7 @@ describe('CSV replacement', () => {
 
 describe('fail-forward', () => {
   it('a CSV whose install timed out is replaced when its group allows failing forward', async () => {
-    const ns = await kube().namespace('csv-ff');
-    namespaces.push(ns);
+    const ns = await namespaces.create('csv-ff');
     await createOperatorGroup(ns, 'og', { targetNamespaces: [ns], upgradeStrategy: 'TechPreviewUnsafeFailForward' });
     await createServiceAccount(ns, 'operator');
     // Pods that never become ready and a 1 s progress deadline: the deployment controller reports ProgressDeadlineExceeded.

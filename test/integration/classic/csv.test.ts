@@ -18,13 +18,13 @@ import {
   waitForCSV,
   type RunningOlm,
 } from '../../support/classic-olm.ts';
-import { adminKube } from '../../support/env.ts';
+import { adminKube, testNamespaces } from '../../support/env.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 import { setDeploymentPodsReady } from '../../support/workloads.ts';
 
 let olm: RunningOlm;
-const namespaces: string[] = [];
+const namespaces = testNamespaces();
 const kube = (): TestKube => adminKube();
 
 beforeAll(async () => {
@@ -32,14 +32,9 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await olm?.stop();
-  for (const ns of namespaces) await kube().request('DELETE', `/api/v1/namespaces/${ns}`);
 });
 
-async function namespace(prefix: string): Promise<string> {
-  const ns = await kube().namespace(prefix);
-  namespaces.push(ns);
-  return ns;
-}
+const namespace = (prefix: string): Promise<string> => namespaces.create(prefix);
 
 const POD_RULES = [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] }];
 

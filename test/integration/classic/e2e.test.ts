@@ -3,28 +3,22 @@
 // a Subscription installs its operator — the InstallPlan reaches Complete, the CSV Succeeded once its Deployment is
 // Available through the real deployment controller and KWOK nodes — then upgrades along the replaces chain; a Manual
 // Subscription waits for approval.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
 import { installClassicCRDs, installOpenShiftCRDs } from '../../support/crds.ts';
-import { adminKube, controlPlane, registry } from '../../support/env.ts';
+import { adminKube, registry, testNamespaces } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
+import { createImageCatalogSource } from '../../support/classic-olm.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
+import { startOlmClassicProcess, type OlmClassicProcess } from '../../support/olm-classic-process.ts';
 import { waitForCondition } from '../openshift/demo.ts';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const kube = (): TestKube => adminKube();
-let child: ChildProcess | undefined;
+let olmClassic: OlmClassicProcess | undefined;
 let globalNs: string;
-const namespaces: string[] = [];
-const logs: string[] = [];
+const namespaces = testNamespaces();
 let v1: TestBundle;
 let v2: TestBundle;
 let capped: TestBundle;
@@ -34,8 +28,7 @@ const CO = 'olm-classic-e2e';
 beforeAll(async () => {
   await installClassicCRDs(kube());
   await installOpenShiftCRDs(kube());
-  globalNs = await kube().namespace('e2e-olm');
-  namespaces.push(globalNs);
+  globalNs = await namespaces.create('e2e-olm');
   v1 = await pushTestBundle(registry(), { packageName: 'e2e-op', version: '1.0.0' });
   v2 = await pushTestBundle(registry(), { packageName: 'e2e-op', version: '1.1.0' });
   capped = await pushTestBundle(registry(), { packageName: 'e2e-capped', version: '1.0.0' });
@@ -45,52 +38,17 @@ beforeAll(async () => {
       ...catalogFiles('e2e-capped', [{ bundle: capped, properties: [{ type: 'olm.maxOpenShiftVersion', value: '4.22' }] }]),
     },
   });
-  await kube().must(
-    kube().request('POST', TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, undefined, globalNs), {
-      apiVersion: ops.V1alpha1,
-      kind: ops.CatalogSourceKind,
-      metadata: { name: 'e2e', namespace: globalNs },
-      spec: { sourceType: 'grpc', image: image.digestRef },
-    }),
-  );
-  const cacheDir = await mkdtemp(join(tmpdir(), 'olm-classic-e2e-'));
-  child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      `${ROOT}cmd/olm-classic/main.ts`,
-      '--health-probe-bind-address=0',
-      '--metrics-bind-address=0',
-      `--cache-dir=${cacheDir}`,
-      `--namespace=${globalNs}`,
-      `--insecure-registries=${registry().host}`,
-      `--writeStatusName=${CO}`,
-    ],
-    { env: { ...process.env, KUBECONFIG: controlPlane().kubeconfigPath, RELEASE_VERSION: '4.22.0' }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const started = new Promise<void>((resolve) => {
-    createInterface({ input: child!.stdout! }).on('line', (l) => {
-      logs.push(l);
-      if (l.includes('starting controllers')) resolve();
-    });
-  });
-  createInterface({ input: child.stderr! }).on('line', (l) => logs.push(l));
-  await started;
+  await createImageCatalogSource(globalNs, 'e2e', image.digestRef);
+  olmClassic = await startOlmClassicProcess({ globalNamespace: globalNs, args: [`--writeStatusName=${CO}`], env: { RELEASE_VERSION: '4.22.0' } });
 }, 180_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    child.kill('SIGTERM');
-    await new Promise((r) => child!.once('exit', r));
-  }
-  for (const ns of namespaces) await kube().request('DELETE', `/api/v1/namespaces/${ns}`);
+  await olmClassic?.stop();
   await kube().request('DELETE', `/apis/config.openshift.io/v1/clusteroperators/${CO}`);
 });
 
 async function operatorNamespace(prefix: string): Promise<string> {
-  const ns = await kube().namespace(prefix);
-  namespaces.push(ns);
+  const ns = await namespaces.create(prefix);
   await kube().must(
     kube().request('POST', TestKube.path(ops.V1, ops.OperatorGroupResource, undefined, ns), {
       apiVersion: ops.V1,
@@ -124,7 +82,7 @@ async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => bool
       { timeoutMs },
     );
   } catch (err) {
-    throw new Error(`${(err as Error).message}; last: ${JSON.stringify(last)?.slice(0, 2000)}; olm-classic said: ${logs.slice(-20).join('\n')}`, { cause: err });
+    throw new Error(`${(err as Error).message}; last: ${JSON.stringify(last)?.slice(0, 2000)}; olm-classic said: ${olmClassic?.logs.slice(-20).join('\n') ?? ''}`, { cause: err });
   }
   return last!;
 }

@@ -13,7 +13,7 @@ import { fnv64a, installPlanSetup, validateCustomResource, type InstallPlanParts
 import { KubeClient } from '../../../internal/shared/kube/index.ts';
 import { createMetrics, type Metrics } from '../../../internal/shared/observability/index.ts';
 import { installClassicCRDs } from '../../support/crds.ts';
-import { adminKube, controlPlane } from '../../support/env.ts';
+import { adminKube, controlPlane, testNamespaces } from '../../support/env.ts';
 import { capturedLogger, inProcessManagerOptions, runParts } from '../../support/in-process.ts';
 import { TestKube, type KubeObject } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
@@ -23,7 +23,7 @@ const kube = (): TestKube => adminKube();
 let parts: InstallPlanParts;
 let metrics: Metrics;
 let run: { stop(): Promise<void> };
-const namespaces: string[] = [];
+const namespaces = testNamespaces();
 const clusterObjects: string[] = [];
 
 beforeAll(async () => {
@@ -43,16 +43,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await run?.stop();
   for (const path of clusterObjects) await kube().request('DELETE', path);
-  for (const ns of namespaces) await kube().request('DELETE', `/api/v1/namespaces/${ns}`);
 });
 
 // ---- fixtures --------------------------------------------------------------------------------------------
 
-async function namespace(prefix: string): Promise<string> {
-  const ns = await kube().namespace(prefix);
-  namespaces.push(ns);
-  return ns;
-}
+const namespace = (prefix: string): Promise<string> => namespaces.create(prefix);
 
 const suffix = (): string => randomUUID().slice(0, 6);
 

@@ -3,12 +3,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { createCRD, createCSV, createOperatorGroup, createServiceAccount, csvFor, csvPath, getCSV, grantNamespaced, phaseIs, startOlm, waitForCSV, type RunningOlm } from '../../support/classic-olm.ts';
-import { adminKube } from '../../support/env.ts';
+import { adminKube, testNamespaces } from '../../support/env.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 
 let olm: RunningOlm;
-const namespaces: string[] = [];
+const namespaces = testNamespaces();
 const kube = (): TestKube => adminKube();
 
 beforeAll(async () => {
@@ -16,14 +16,9 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await olm?.stop();
-  for (const ns of namespaces) await kube().request('DELETE', `/api/v1/namespaces/${ns}`);
 });
 
-async function namespace(prefix: string): Promise<string> {
-  const ns = await kube().namespace(prefix);
-  namespaces.push(ns);
-  return ns;
-}
+const namespace = (prefix: string): Promise<string> => namespaces.create(prefix);
 const ogPath = (ns: string, name: string): string => TestKube.path(ops.V1, ops.OperatorGroupResource, name, ns);
 const getOG = (ns: string, name: string): Promise<ops.OperatorGroup> => kube().must<ops.OperatorGroup>(kube().request('GET', ogPath(ns, name)));
 

@@ -16,8 +16,9 @@ import { mergeParts } from '../../../internal/shared/manager/index.ts';
 import { createMetrics } from '../../../internal/shared/observability/index.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
 import { installClassicCRDs } from '../../support/crds.ts';
-import { adminKube, controlPlane, registry } from '../../support/env.ts';
+import { adminKube, controlPlane, registry, testNamespaces } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
+import { createImageCatalogSource } from '../../support/classic-olm.ts';
 import { capturedLogger, inProcessManagerOptions, runParts, type LogLine } from '../../support/in-process.ts';
 import { TestKube, type KubeObject } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
@@ -27,27 +28,19 @@ const kube = (): TestKube => adminKube();
 let run: { stop(): Promise<void> };
 let catalogNs: string;
 const bundles: Record<string, TestBundle> = {};
-const namespaces: string[] = [];
+const namespaces = testNamespaces();
 const clusterPaths: string[] = [];
 let logs: LogLine[] = [];
 
 beforeAll(async () => {
   await installClassicCRDs(kube());
   // The catalog lives in the global catalog namespace, so every namespace resolves from it.
-  catalogNs = await kube().namespace('ip-e2e-cat');
-  namespaces.push(catalogNs);
+  catalogNs = await namespaces.create('ip-e2e-cat');
   bundles.v1 = await pushTestBundle(registry(), { packageName: 'ip-e2e', version: '1.0.0' });
   const image = await pushCatalogImage(registry(), 'classic-ip-e2e/catalog:v1', {
     files: catalogFiles('ip-e2e', [{ bundle: bundles.v1 }]),
   });
-  await kube().must(
-    kube().request('POST', TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, undefined, catalogNs), {
-      apiVersion: ops.V1alpha1,
-      kind: ops.CatalogSourceKind,
-      metadata: { name: catalog, namespace: catalogNs },
-      spec: { sourceType: 'grpc', image: image.digestRef },
-    }),
-  );
+  await createImageCatalogSource(catalogNs, catalog, image.digestRef);
   clusterPaths.push(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${bundles.v1.crdName}`);
 
   const captured = capturedLogger('olm-classic', 'CLASSIC_TEST_LOG');
@@ -65,14 +58,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await run?.stop();
-  for (const ns of namespaces) await kube().request('DELETE', `/api/v1/namespaces/${ns}`);
   for (const path of clusterPaths) await kube().request('DELETE', path);
 });
 
 /** A namespace with one OperatorGroup targeting it, its status written as the OperatorGroup controller would. */
 async function namespaceWithGroup(prefix: string): Promise<string> {
-  const ns = await kube().namespace(prefix);
-  namespaces.push(ns);
+  const ns = await namespaces.create(prefix);
   const og = await kube().must<KubeObject>(
     kube().request('POST', TestKube.path(ops.V1, ops.OperatorGroupResource, undefined, ns), {
       apiVersion: ops.V1,

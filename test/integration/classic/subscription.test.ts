@@ -14,9 +14,10 @@ import { mergeParts } from '../../../internal/shared/manager/index.ts';
 import { createMetrics, type Metrics } from '../../../internal/shared/observability/index.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
 import { installClassicCRDs } from '../../support/crds.ts';
-import { adminKube, controlPlane, registry } from '../../support/env.ts';
+import { adminKube, controlPlane, registry, testNamespaces } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
 import { capturedLogger, inProcessManagerOptions, runParts } from '../../support/in-process.ts';
+import { createImageCatalogSource } from '../../support/classic-olm.ts';
 import { TestKube } from '../../support/kube.ts';
 import { freePort, waitFor } from '../../support/net.ts';
 import { OpmServe } from '../../support/opm.ts';
@@ -28,15 +29,14 @@ let catalogNs: string;
 const catalog = 'cls-catalog';
 const bundles: Record<string, TestBundle> = {};
 let catalogFilesPushed: Record<string, object> = {};
-const namespaces: string[] = [];
+const namespaces = testNamespaces();
 
 const gvk = (group: string): { group: string; version: string; kind: string } => ({ group, version: 'v1', kind: 'Widget' });
 
 beforeAll(async () => {
   await installClassicCRDs(kube());
   // the catalog lives in the global catalog namespace, so every test namespace resolves from it
-  catalogNs = await kube().namespace('cls-cat');
-  namespaces.push(catalogNs);
+  catalogNs = await namespaces.create('cls-cat');
   // cls-a 1.0.0 → 1.1.0; cls-b requires the Widget API of cls-dep; cls-c requires a package that does not exist
   bundles.a1 = await pushTestBundle(registry(), { packageName: 'cls-a', version: '1.0.0' });
   bundles.a2 = await pushTestBundle(registry(), { packageName: 'cls-a', version: '1.1.0' });
@@ -70,14 +70,7 @@ beforeAll(async () => {
   };
   catalogFilesPushed = files;
   const image = await pushCatalogImage(registry(), 'classic-sub/catalog:v1', { files });
-  await kube().must(
-    kube().request('POST', TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, undefined, catalogNs), {
-      apiVersion: ops.V1alpha1,
-      kind: ops.CatalogSourceKind,
-      metadata: { name: catalog, namespace: catalogNs },
-      spec: { sourceType: 'grpc', image: image.digestRef, priority: 0 },
-    }),
-  );
+  await createImageCatalogSource(catalogNs, catalog, image.digestRef, { priority: 0 });
 
   const { logger } = capturedLogger('olm-classic', 'CLASSIC_TEST_LOG');
   const client = await KubeClient.fromConfig({ kubeconfig: controlPlane().kubeconfigPath });
@@ -104,15 +97,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await run?.stop();
-  for (const ns of namespaces) await kube().request('DELETE', `/api/v1/namespaces/${ns}`);
 });
 
 async function create(apiVersion: string, resource: string, ns: string, obj: object): Promise<void> {
   await kube().must(kube().request('POST', TestKube.path(apiVersion, resource, undefined, ns), obj));
 }
 async function namespaceWithGroups(prefix: string, groups = 1): Promise<string> {
-  const ns = await kube().namespace(prefix);
-  namespaces.push(ns);
+  const ns = await namespaces.create(prefix);
   for (let i = 0; i < groups; i++) {
     // OwnNamespace groups: an all-namespaces group would have the CSV controllers of other test files copy its CSVs
     // into every namespace of the shared cluster

@@ -2,7 +2,8 @@
 // demo operator (demo/) is pushed to the test registry, and every cluster command runs through the
 // CLI's dispatcher (in process, as the binary would) — catalog add/list/delete, search,
 // list-available, install --wait (with progress on a terminal), list, status, upgrade to a range,
-// upgrade --force to a lower version, explain and status of a failing extension, uninstall --wait,
+// upgrade --force to a lower version, explain and status of a failing extension and of one blocked by a catalog
+// that is not served, uninstall --wait,
 // `-o json` that parses, exit codes. The last test runs bin/kubectl-olm itself.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -211,6 +212,40 @@ describe('kubectl olm against the cluster', () => {
     const ok = await olm(['explain', ext]);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain(`Resolves to demo-operator.v0.1.0 (version 0.1.0) from catalog "${demoCatalog}".\n`);
+  }, 120_000);
+
+  it('an unserved catalog that blocks resolution: status and explain name it and the way out', async () => {
+    const broken = uniqueName('cli-unserved');
+    const blocked = uniqueName('cli-blocked');
+    await adminKube().must(
+      adminKube().request('POST', '/apis/olm.operatorframework.io/v1/clustercatalogs', {
+        apiVersion: 'olm.operatorframework.io/v1',
+        kind: 'ClusterCatalog',
+        metadata: { name: broken, labels: { 'cli.test/blocked': broken } },
+        spec: { source: { type: 'Image', image: { ref: `${registry().host}/cli/no-such-catalog:latest` } } },
+      }),
+    );
+    try {
+      expect((await olm(['install', 'demo-operator', '--name', blocked, '-n', namespace, '-l', `cli.test/blocked=${broken}`])).code).toBe(0);
+      const notServed = `error walking catalogs: error getting package "demo-operator" from catalog "${broken}": catalog "${broken}" is not being served`;
+      const wayOut = `a selected catalog that is not served blocks resolution, so a lower-priority catalog cannot win by accident: fix its source (kubectl get clustercatalog ${broken} -o yaml), or set spec.availabilityMode: Unavailable on it to leave it out`;
+      await waitForExtension(blocked, 'Retrying on the unserved catalog', (e) => e.status?.conditions?.some((c) => c.type === 'Progressing' && c.message.includes(notServed)) === true);
+
+      const s = await olm(['status', blocked]);
+      expect(s.code).toBe(0);
+      expect(s.stdout).toContain(`Next:             does not resolve from the catalogs now: ${notServed}\n`);
+      expect(s.stdout).toContain(`Blocked by:       catalog "${broken}", which is not served: ${wayOut}\n`);
+      const sj = JSON.parse((await olm(['status', blocked, '-o', 'json'])).stdout) as { blockedBy: { catalog: string; error: string; wayOut: string } };
+      expect(sj.blockedBy).toEqual({ catalog: broken, error: `catalog "${broken}" is not being served`, wayOut });
+
+      const x = await olm(['explain', blocked]);
+      expect(x.code).toBe(1);
+      expect(x.stdout).toContain(`catalog "${broken}" (priority 0): error: catalog "${broken}" is not being served\n  ${wayOut}\n`);
+    } finally {
+      await deleteExtension(blocked);
+      await waitGone(blocked).catch(() => undefined);
+      await deleteCatalogs([broken]).catch(() => undefined);
+    }
   }, 120_000);
 
   it('uninstall --wait returns once the extension is gone', async () => {

@@ -159,7 +159,17 @@ describe('config/default on a cluster of its own', () => {
     await publishDemo(host);
     const samples = join(root, 'config', 'samples');
     const catalogSample = (await readFile(join(samples, 'clustercatalog.yaml'), 'utf8')).replaceAll(DEMO_REGISTRY, host);
-    await kubectl(['apply', '--server-side', '-f', '-'], catalogSample);
+    // Established is not yet served by every handler of the API server: it may still answer ServiceUnavailable
+    // ("There can be a delay between when CustomResourceDefinitions are created and when they are available").
+    await waitFor('the ClusterCatalog sample applied', () =>
+      kubectl(['apply', '--server-side', '-f', '-'], catalogSample).then(
+        () => true,
+        (err: Error) => {
+          if (/There can be a delay/.test(err.message)) return false;
+          throw err;
+        },
+      ),
+    );
     await kubectl(['apply', '--server-side', '-f', join(samples, 'clusterextension.yaml')]);
 
     await waitForCondition('/apis/olm.operatorframework.io/v1/clustercatalogs/olm-demo', 'Serving', 90_000);

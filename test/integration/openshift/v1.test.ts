@@ -13,7 +13,7 @@ import { capturedLogger, inProcessManagerOptions, runParts } from '../../support
 import { createCatalog, deleteCatalogs, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
 import { SYSTEM_NAMESPACE, applyExtension, installedBundle, operatorControllerSuite, waitForExtension } from '../operator-controller/harness.ts';
 import { runCaptured } from '../../../internal/cli/index.ts';
-import { clusterOperatorEvents, deleteClusterOperator, getClusterOperator, publishDemo, setClusterVersion, waitForCondition } from './demo.ts';
+import { clusterOperatorEvents, coCondition, deleteClusterOperator, getClusterOperator, publishDemo, setClusterVersion, waitForCondition } from './demo.ts';
 
 const CO = 'olm';
 const suite = operatorControllerSuite('gating-v1', { before: async () => void (await installOpenShiftCRDs(adminKube())) });
@@ -110,14 +110,16 @@ describe('v1 gating: ClusterOperator olm', () => {
   it('a record from before properties were kept gets them on the next pass (no new revision)', async () => {
     const path = `/api/v1/namespaces/${SYSTEM_NAMESPACE}/secrets/${ext}-1`;
     await adminKube().must(adminKube().request('PATCH', path, { metadata: { annotations: { 'olm.properties': null } } }, 'application/merge-patch+json'));
-    await waitForCondition(CO, 'Upgradeable', (c) => c.status === 'True');
+    // Gating sees a head without properties as blocking nothing — unless the extension was reconciled first (any
+    // event for it: its service account, a resync) and wrote them back already, which is what this test is after.
+    const annotation = async (): Promise<string | undefined> =>
+      (await adminKube().request<{ metadata: { annotations?: Record<string, string> } }>('GET', path)).body.metadata.annotations?.['olm.properties'];
+    await expect.poll(async () => coCondition(await getClusterOperator(CO), 'Upgradeable')?.status === 'True' || (await annotation()) !== undefined, { timeout: 60_000 }).toBe(true);
     // Nudge the extension: its next pass writes the annotation back onto the same head.
     await adminKube().must(
       adminKube().request('PATCH', `/apis/olm.operatorframework.io/v1/clusterextensions/${ext}`, { metadata: { annotations: { 'gating.test/nudge': '1' } } }, 'application/merge-patch+json'),
     );
-    await expect
-      .poll(async () => (await adminKube().request<{ metadata: { annotations?: Record<string, string> } }>('GET', path)).body.metadata.annotations?.['olm.properties'], { timeout: 60_000 })
-      .toBe('[{"type":"olm.maxOpenShiftVersion","value":"4.22"}]');
+    await expect.poll(annotation, { timeout: 60_000 }).toBe('[{"type":"olm.maxOpenShiftVersion","value":"4.22"}]');
     await waitForCondition(CO, 'Upgradeable', (c) => c.status === 'False');
     const heads = await adminKube().must<{ items: { metadata: { name: string } }[] }>(
       adminKube().request('GET', `/api/v1/namespaces/${SYSTEM_NAMESPACE}/secrets?labelSelector=${encodeURIComponent(`olm.operatorframework.io/owner-name=${ext},!olm.operatorframework.io/revision-chunk`)}`),

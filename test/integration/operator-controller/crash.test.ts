@@ -2,13 +2,12 @@
 // while it installs, upgrades or downgrades an extension, then started again; 20 runs in a row.
 // Every run must end with exactly the target bundle's objects (nothing of the other version left,
 // nothing missing) and every revision head with all its chunks (no orphaned chunk Secrets).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
 import { pushCatalogImage } from '../../support/images.ts';
+import { startBinary, type ControllerProcess } from '../../support/process.ts';
 import { createCatalog, deleteCatalogs, releaseFinalizers, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
 import { startCatalogd, stopAll } from '../catalogd/harness.ts';
 import { applyExtension, deleteExtension, installedBundle, revisionProblems, SYSTEM_NAMESPACE, waitForExtension, waitGone } from './harness.ts';
@@ -19,36 +18,13 @@ const OWNER = 'olm.operatorframework.io/owner-name=crash';
 let catalog: string;
 let namespace: string;
 let bundles: Record<string, TestBundle>;
-let current: ChildProcess | undefined;
 
-interface Controller {
-  readonly child: ChildProcess;
-  /** Resolves when the controller logs that it starts reconciling. */
-  readonly started: Promise<void>;
-  readonly exited: Promise<void>;
-}
-
-function startController(): Controller {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', `${ROOT}cmd/operator-controller/main.ts`, '--health-probe-bind-address=0', '--metrics-bind-address=0', `--system-namespace=${SYSTEM_NAMESPACE}`, `--cache-path=${ROOT}.cache/crash-test`],
-    { env: { ...process.env, KUBECONFIG: controlPlane().kubeconfigPath, OLM_INSECURE_REGISTRIES: registry().host }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  current = child;
-  const started = new Promise<void>((resolve) => {
-    createInterface({ input: child.stdout! }).on('line', (l) => {
-      if (l.includes('starting controllers')) resolve();
-    });
-  });
-  child.stderr!.resume();
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return { child, started, exited };
-}
-
-async function stop(c: Controller, signal: NodeJS.Signals): Promise<void> {
-  if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill(signal);
-  await c.exited;
-}
+let current: ControllerProcess | undefined;
+const startController = (): ControllerProcess =>
+  (current = startBinary('operator-controller', ['--health-probe-bind-address=0', '--metrics-bind-address=0', `--system-namespace=${SYSTEM_NAMESPACE}`, `--cache-path=${ROOT}.cache/crash-test`], {
+    KUBECONFIG: controlPlane().kubeconfigPath,
+    OLM_INSECURE_REGISTRIES: registry().host,
+  }));
 
 beforeAll(async () => {
   await startCatalogd();
@@ -68,11 +44,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (current && current.exitCode === null) current.kill('SIGKILL');
+  await current?.stop('SIGKILL');
   const c = startController();
   await deleteExtension('crash');
   await waitGone('crash').catch(() => undefined);
-  await stop(c, 'SIGTERM');
+  await c.stop();
   await deleteCatalogs([catalog]);
   await stopAll();
   await releaseFinalizers();
@@ -103,7 +79,7 @@ describe('SIGKILL at a random point', () => {
       const first = startController();
       await first.started;
       await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 1500)));
-      await stop(first, 'SIGKILL');
+      await first.stop('SIGKILL');
 
       const second = startController();
       const b = bundles[version]!;
@@ -122,7 +98,7 @@ describe('SIGKILL at a random point', () => {
       }
       expect(got, `run ${run} (${version})`).toEqual(want);
       expect(await revisionProblems('crash'), `run ${run}`).toEqual([]);
-      await stop(second, 'SIGTERM');
+      await second.stop();
     }
     expect(targets).toHaveLength(RUNS);
   }, 600_000); // 20 × (two process starts + convergence): about 160 s on an idle 2-core machine

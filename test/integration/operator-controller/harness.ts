@@ -242,3 +242,43 @@ export function operatorControllerSuite(
     },
   };
 }
+
+/** cert-manager's Certificate and Issuer CRDs (the kinds of the default webhook certificate provider); idempotent. */
+export async function installCertManagerCrds(): Promise<void> {
+  for (const [kind, plural] of [
+    ['Certificate', 'certificates'],
+    ['Issuer', 'issuers'],
+  ] as const) {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `${plural}.cert-manager.io` },
+      spec: {
+        group: 'cert-manager.io',
+        names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
+        scope: 'Namespaced',
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            subresources: { status: {} },
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
+      },
+    };
+    const r = await adminKube().request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
+    if (r.status !== 201 && r.status !== 409) throw new Error(`cert-manager CRD ${plural}: ${r.status} ${JSON.stringify(r.body)}`);
+  }
+}
+
+/** Removes cert-manager's CRDs and waits until discovery no longer serves cert-manager.io/v1. */
+export async function removeCertManagerCrds(): Promise<void> {
+  for (const plural of ['certificates', 'issuers']) await adminKube().request('DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${plural}.cert-manager.io`);
+  const deadline = Date.now() + 60_000;
+  while ((await adminKube().request('GET', '/apis/cert-manager.io/v1')).status !== 404) {
+    if (Date.now() > deadline) throw new Error('cert-manager.io/v1 is still served');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}

@@ -12,7 +12,7 @@ import { adminKube, registry } from '../../support/env.ts';
 import { bundleFiles, catalogFiles, crdManifest, pushTestBundle, widgetCrdWithSchema, type CatalogEntry, type TestBundle, type TestBundleSpec } from '../../support/bundles.ts';
 import { pushBundleImage, pushCatalogImage } from '../../support/images.ts';
 import { waitFor } from '../../support/net.ts';
-import { applyExtension, extCondition, installedBundle, operatorControllerSuite, progressingWith, waitForExtension } from './harness.ts';
+import { applyExtension, extCondition, installCertManagerCrds, installedBundle, operatorControllerSuite, progressingWith, waitForExtension } from './harness.ts';
 
 const SHARED = process.env['OLM_SHARED_DIR'] ?? join(import.meta.dirname, '../../../../shared');
 const suite = operatorControllerSuite('oc-scenarios', { certManager: true });
@@ -214,34 +214,6 @@ describe('a real bundle', () => {
   });
 });
 
-async function installCertManagerCrds(): Promise<void> {
-  for (const [kind, plural] of [
-    ['Certificate', 'certificates'],
-    ['Issuer', 'issuers'],
-  ] as const) {
-    const crd = {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: `${plural}.cert-manager.io` },
-      spec: {
-        group: 'cert-manager.io',
-        names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
-        scope: 'Namespaced',
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            subresources: { status: {} },
-            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-          },
-        ],
-      },
-    };
-    const r = await adminKube().request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
-    if (r.status !== 201 && r.status !== 409) throw new Error(`cert-manager CRD ${plural}: ${r.status} ${JSON.stringify(r.body)}`);
-  }
-}
 
 describe('invalid bundles', () => {
   const cases: { name: string; spec: Omit<TestBundleSpec, 'packageName' | 'version'>; message: RegExp }[] = [

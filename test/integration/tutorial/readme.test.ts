@@ -1,7 +1,8 @@
 // The README tutorial, end to end: starts `make run` (test/support/run-local.ts) as a user would,
 // then runs the ```sh blocks of README.md's "Tutorial" section in order with bash, exactly as
 // written, and after each step checks the cluster: the catalog serving, the installed bundle
-// version, the operator's Pods Running on simulated nodes, everything gone after uninstall.
+// version, the operator's Pods Running on simulated nodes, everything gone after uninstall. Then: `make run` created
+// olmv1-system, and its controllers' logs are one JSON line per record (a reconcile error included), never a stack.
 // `make run` listens on fixed ports (registry 5001, catalogd 18443): only this test uses them.
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
@@ -189,6 +190,21 @@ const checkpoints: Record<string, () => Promise<void>> = {
     expect(await getOrUndefined({ apiVersion: 'v1', kind: 'Namespace', name: 'demo' })).toBeUndefined();
     expect(await getOrUndefined({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', name: 'demo-installer' })).toBeUndefined();
   },
+  'Install with OLM classic': async () => {
+    const out = outputs.get('Install with OLM classic')!;
+    const csv = /operator "demo-operator" installed; installed csv is "(demo-operator\.v[0-9.]+)"/.exec(out)?.[1];
+    expect(csv, out).toBeDefined();
+    const got = await kube!.get<Obj>({ apiVersion: 'operators.coreos.com/v1alpha1', kind: 'ClusterServiceVersion', namespace: 'demo-classic', name: csv! });
+    expect((got['status'] as { phase?: string }).phase).toBe('Succeeded');
+    expect(out).toMatch(new RegExp(`demo-operator\\s+demo-classic\\s+demo-operator\\s+stable\\s+${csv!.replaceAll('.', '\\.')}\\s+AtLatestKnown`));
+    const og = await kube!.list<Obj>({ apiVersion: 'operators.coreos.com/v1', kind: 'OperatorGroup', namespace: 'demo-classic' });
+    // the demo operator supports only AllNamespaces: the group made for it targets no namespace list
+    expect(og.items.map((o) => (o['spec'] as { targetNamespaces?: string[] }).targetNamespaces)).toEqual([undefined]);
+  },
+  'Uninstall with OLM classic': async () => {
+    expect(await getOrUndefined({ apiVersion: 'v1', kind: 'Namespace', name: 'demo-classic' })).toBeUndefined();
+    expect(await getOrUndefined({ apiVersion: 'operators.coreos.com/v1alpha1', kind: 'CatalogSource', namespace: 'olm', name: 'olm-demo' })).toBeUndefined();
+  },
 };
 
 describe('README tutorial', () => {
@@ -209,4 +225,14 @@ describe('README tutorial', () => {
       await checkpoints[section.title]!();
     }
   }, 20 * 60_000);
+
+  it('make run created olmv1-system, and its controllers log each reconcile error as one line, never a stack', async () => {
+    expect(await getOrUndefined({ apiVersion: 'v1', kind: 'Namespace', name: 'olmv1-system' })).toBeDefined();
+    const log = (await makeRun!.logTail(Number.MAX_SAFE_INTEGER)).split('\n');
+    const controllerLines = log.filter((l) => /^\[(catalogd|operator-controller)\] /.test(l));
+    expect(controllerLines.length).toBeGreaterThan(0);
+    // Every line a controller writes is one JSON record; a stack frame would be a line of its own.
+    for (const l of controllerLines) expect(() => JSON.parse(l.replace(/^\[[a-z-]+\] /, '')), l).not.toThrow();
+    expect(log.filter((l) => /^\s+at /.test(l))).toEqual([]);
+  });
 });

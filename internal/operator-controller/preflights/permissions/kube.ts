@@ -35,7 +35,7 @@ export function kubePermissionSource(client: KubeClient): PermissionSource {
     },
     async mapping(apiVersion: string, kind: string) {
       const m = await client.mapping(apiVersion, kind);
-      return { group: m.group, version: m.version, resource: m.resource };
+      return { group: m.group, version: m.version, resource: m.resource, namespaced: m.namespaced };
     },
     async roleRules(kind, namespace, name, signal): Promise<PolicyRule[] | undefined> {
       try {

@@ -31,11 +31,17 @@ function fakeSource(allow: (a: Attributes) => boolean, roles: Record<string, Pol
       return allow(a);
     },
     async mapping(apiVersion, kind) {
-      const table: Record<string, string> = { ConfigMap: 'configmaps', Role: 'roles', RoleBinding: 'rolebindings', ClusterRole: 'clusterroles' };
-      const resource = table[kind];
-      if (!resource) throw new Error(`no matches for kind "${kind}" in version "${apiVersion}"`);
+      const table: Record<string, [string, boolean]> = {
+        ConfigMap: ['configmaps', true],
+        Role: ['roles', true],
+        RoleBinding: ['rolebindings', true],
+        ClusterRole: ['clusterroles', false],
+        CustomResourceDefinition: ['customresourcedefinitions', false],
+      };
+      const entry = table[kind];
+      if (!entry) throw new Error(`no matches for kind "${kind}" in version "${apiVersion}"`);
       const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
-      return { group: group!, version: version!, resource };
+      return { group: group!, version: version!, resource: entry[0], namespaced: entry[1] };
     },
     async roleRules(kind, namespace, name) {
       return roles[`${kind}/${namespace}/${name}`];
@@ -84,6 +90,18 @@ describe('PermissionPreflight', () => {
       'watch /configmaps in ""',
       'update olm.operatorframework.io/clusterextensions/finalizers/ext in ""',
     ]);
+  });
+
+  it('asks about and reports cluster-scoped kinds at cluster scope, even when their manifest carries a namespace', async () => {
+    const crd: KubeObject = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com', namespace: 'ns' } };
+    const source = fakeSource((a) => a.kind === 'resource' && a.group !== 'apiextensions.k8s.io');
+    const message = await failure(new PermissionPreflight(source).check(ext('sa'), [crd, cm('a')], signal));
+    expect(source.asked.filter((q) => q.includes('customresourcedefinitions')).every((q) => q.endsWith('in ""'))).toBe(true);
+    expect(message).toBe(
+      'pre-authorization failed: service account requires the following permissions to manage cluster extension:\n' +
+        '  Namespace:"" APIGroups:[apiextensions.k8s.io] Resources:[customresourcedefinitions] ResourceNames:[widgets.example.com] Verbs:[delete,get,patch,update]\n' +
+        '  Namespace:"" APIGroups:[apiextensions.k8s.io] Resources:[customresourcedefinitions] Verbs:[create,list,watch]',
+    );
   });
 
   it('a Role and a RoleBinding need what they grant (existing and manifest rules), unless escalate/bind is allowed', async () => {
@@ -151,7 +169,7 @@ describe('PermissionPreflight', () => {
     source.roleRules = async () => {
       throw new Error('clusterroles.rbac.authorization.k8s.io "view" is forbidden');
     };
-    source.mapping = async () => ({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings' });
+    source.mapping = async () => ({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings', namespaced: false });
     const role: KubeObject = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'view' }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }] };
     const escalateAllowed = fakeSource(() => true);
     expect(await failure(new PermissionPreflight({ ...source, allowed: async (u, a, s) => (a.verb === 'escalate' ? escalateAllowed.allowed(u, a, s) : source.allowed(u, a, s)) }).check(ext('sa'), [role, binding], signal))).toBe(

@@ -19,10 +19,18 @@ import {
 export interface PermissionSource {
   /** Whether `user` (no groups) may do `attributes` (a SubjectAccessReview). */
   allowed(user: string, attributes: Attributes, signal: AbortSignal): Promise<boolean>;
-  /** apiVersion + kind → group, version, plural resource; throws when the kind is unknown. */
-  mapping(apiVersion: string, kind: string): Promise<{ group: string; version: string; resource: string }>;
+  /** apiVersion + kind → group, version, plural resource and scope; throws when the kind is unknown. */
+  mapping(apiVersion: string, kind: string): Promise<ResourceScope>;
   /** The rules of an existing ClusterRole (`namespace` '') or Role; `undefined` when it does not exist. */
   roleRules(kind: 'ClusterRole' | 'Role', namespace: string, name: string, signal: AbortSignal): Promise<PolicyRule[] | undefined>;
+}
+
+/** A kind's resource and whether its objects live in a namespace (cluster-scoped ones never do). */
+export interface ResourceScope {
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+  readonly namespaced: boolean;
 }
 
 export class PermissionPreflightError extends Error {
@@ -102,12 +110,12 @@ export class PermissionPreflight implements InstallPreflight {
 
   /** Every request the apply makes, per resource (in first-seen order), de-duplicated. */
   async #requests(ext: ClusterExtension, objects: readonly KubeObject[]): Promise<Attributes[]> {
-    const byResource = new Map<string, { group: string; version: string; resource: string; objects: KubeObject[] }>();
+    const byResource = new Map<string, { group: string; version: string; resource: string; namespaced: boolean; objects: KubeObject[] }>();
     const errors: string[] = [];
     for (const [i, obj] of objects.entries()) {
       const apiVersion = obj.apiVersion ?? '';
       const kind = obj.kind ?? '';
-      let mapping: { group: string; version: string; resource: string };
+      let mapping: ResourceScope;
       try {
         mapping = await this.#source.mapping(apiVersion, kind);
       } catch (err) {
@@ -132,10 +140,12 @@ export class PermissionPreflight implements InstallPreflight {
         requests.push(a);
       }
     };
-    for (const { group, version, resource, objects: objs } of byResource.values()) {
+    for (const { group, version, resource, namespaced, objects: objs } of byResource.values()) {
       const namespaces = new Set<string>();
       for (const obj of objs) {
-        const namespace = obj.metadata.namespace ?? '';
+        // A cluster-scoped object is asked about (and reported) at cluster scope, whatever namespace its manifest
+        // carries: the API server ignores it there, and a RoleBinding in that namespace could not grant it.
+        const namespace = namespaced ? (obj.metadata.namespace ?? '') : '';
         namespaces.add(namespace);
         for (const verb of OBJECT_VERBS) add({ kind: 'resource', verb, namespace, group, version, resource, name: obj.metadata.name ?? '' });
       }

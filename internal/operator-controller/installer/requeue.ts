@@ -1,0 +1,42 @@
+// Which ClusterExtensions a change to a ServiceAccount or to RBAC could unblock: pure, over the cached extensions.
+import type { ClusterExtension } from '../../../api/v1/index.ts';
+import { MISSING_SERVICE_ACCOUNT } from '../controller/index.ts';
+
+/** A ServiceAccount, Role, ClusterRole, RoleBinding or ClusterRoleBinding that was added, changed or deleted. */
+export interface IdentityChange {
+  readonly kind: 'ServiceAccount' | 'Role' | 'ClusterRole' | 'RoleBinding' | 'ClusterRoleBinding';
+  /** `''` for cluster-scoped kinds. */
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** Text of a Progressing message that says the install waits for the service account's permissions. */
+const PERMISSION_FAILURES = ['pre-authorization failed:', ' is forbidden: ', MISSING_SERVICE_ACCOUNT];
+
+const condition = (ext: ClusterExtension, type: string) => ext.status?.conditions?.find((c) => c.type === type);
+
+/**
+ * Whether the extension's last pass stopped for want of its service account or of the account's permissions: the
+ * permission preflight refused it, an apply as the account was forbidden, or the account was missing.
+ */
+export function waitingOnPermissions(ext: ClusterExtension): boolean {
+  if (!ext.spec?.serviceAccount?.name || ext.metadata.deletionTimestamp) return false;
+  const progressing = condition(ext, 'Progressing');
+  if (!progressing || progressing.reason === 'Succeeded') return false;
+  return PERMISSION_FAILURES.some((text) => progressing.message.includes(text));
+}
+
+/**
+ * The extensions to reconcile now for a change: every extension installing as a changed ServiceAccount (it may have
+ * appeared or gone), and for RBAC changes the extensions waiting on a permission failure.
+ */
+export function extensionsToRequeue(change: IdentityChange, extensions: readonly ClusterExtension[]): string[] {
+  const keys: string[] = [];
+  for (const ext of extensions) {
+    const name = ext.metadata.name;
+    if (!name) continue;
+    const usesAccount = ext.spec?.serviceAccount?.name === change.name && ext.spec.namespace === change.namespace;
+    if (change.kind === 'ServiceAccount' ? usesAccount : waitingOnPermissions(ext)) keys.push(name);
+  }
+  return keys;
+}

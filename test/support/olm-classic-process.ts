@@ -1,0 +1,38 @@
+// The real olm-classic binary (cmd/olm-classic, run with tsx) as its own process against the test cluster, as
+// test/integration/classic/e2e.test.ts starts it: every classic controller, the given global catalog namespace, the
+// test registry reachable over plain HTTP. Resolves once the process says it started its controllers.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { controlPlane, registry } from './env.ts';
+import { startBinary } from './process.ts';
+
+export interface OlmClassicProcess {
+  /** Every line it printed (stdout and stderr), for failure messages. */
+  readonly logs: string[];
+  stop(): Promise<void>;
+}
+
+export async function startOlmClassicProcess(o: { globalNamespace: string; args?: readonly string[]; env?: NodeJS.ProcessEnv }): Promise<OlmClassicProcess> {
+  const cacheDir = await mkdtemp(join(tmpdir(), 'olm-classic-proc-'));
+  const logs: string[] = [];
+  const p = startBinary(
+    'olm-classic',
+    ['--health-probe-bind-address=0', '--metrics-bind-address=0', `--cache-dir=${cacheDir}`, `--namespace=${o.globalNamespace}`, `--insecure-registries=${registry().host}`, ...(o.args ?? [])],
+    { KUBECONFIG: controlPlane().kubeconfigPath, ...o.env },
+    (l) => logs.push(l),
+  );
+  await Promise.race([
+    p.started,
+    p.exited.then(() => {
+      throw new Error(`olm-classic exited (${p.child.exitCode ?? p.child.signalCode}) before starting: ${logs.slice(-20).join('\n')}`);
+    }),
+  ]);
+  return {
+    logs,
+    async stop() {
+      await p.stop();
+      await rm(cacheDir, { recursive: true, force: true });
+    },
+  };
+}
