@@ -26,7 +26,7 @@ import {
 import type { Condition, KubeObject } from '../../api/meta/v1.ts';
 import type { CatalogContent, ContentPackage } from '../classic/catalogsource/index.ts';
 import { isConflict, isNotFound, type KubeClient } from '../shared/kube/index.ts';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, insecureRegistries, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, insecureRegistries, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { age, emit, json, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
 import { waitFor } from './wait.ts';
@@ -452,8 +452,7 @@ export const installClassicCommand: CliCommand = {
       watch: { type: 'string', short: 'w', multiple: true },
       'global-namespace': { type: 'string' },
       'insecure-registries': { type: 'string' },
-      wait: { type: 'boolean' },
-      timeout: { type: 'string' },
+      ...WAIT_OPTIONS,
       output: { type: 'string', short: 'o' },
     });
     const [packageName] = positionals(pos, ['package']) as [string];
@@ -557,7 +556,7 @@ export const approveCommand: CliCommand = {
     '  kubectl olm approve etcd -n operators           # the pending plan of Subscription etcd',
   ].join('\n'),
   async run(args, io) {
-    const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, ...NS_OPTION, wait: { type: 'boolean' }, timeout: { type: 'string' } });
+    const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, ...NS_OPTION, ...WAIT_OPTIONS });
     const [target] = positionals(pos, ['installplan']) as [string];
     const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
     return withClient(values, io, async (client) => {
@@ -628,7 +627,7 @@ export const upgradeClassicCommand: CliCommand = {
     '  kubectl olm upgrade --classic etcd -n operators      # approve the pending upgrade',
   ].join('\n'),
   async run(args, io) {
-    const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, ...CLASSIC_FLAG, ...NS_OPTION, channel: { type: 'string', short: 'c' }, wait: { type: 'boolean' }, timeout: { type: 'string' } });
+    const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, ...CLASSIC_FLAG, ...NS_OPTION, channel: { type: 'string', short: 'c' }, ...WAIT_OPTIONS });
     const [target] = positionals(pos, ['subscription']) as [string];
     const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
     return withClient(values, io, async (client) => {
@@ -774,8 +773,7 @@ export const uninstallClassicCommand: CliCommand = {
       ...NS_OPTION,
       'delete-operands': { type: 'boolean' },
       'delete-operator-groups': { type: 'boolean' },
-      wait: { type: 'boolean' },
-      timeout: { type: 'string' },
+      ...WAIT_OPTIONS,
     });
     const [target] = positionals(pos, ['subscription']) as [string];
     const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);

@@ -12,6 +12,12 @@ export const CONNECTION_OPTIONS = {
   context: { type: 'string' },
 } as const satisfies Options;
 
+/** `--wait` and how long it waits (`--timeout`, a Go duration read by timeoutMs). */
+export const WAIT_OPTIONS = {
+  wait: { type: 'boolean' },
+  timeout: { type: 'string' },
+} as const satisfies Options;
+
 export const CONNECTION_USAGE = [
   '      --kubeconfig <file>   kubeconfig to use (default: $KUBECONFIG, then ~/.kube/config, as kubectl)',
   '      --context <name>      kubeconfig context to use (default: its current-context)',

@@ -13,7 +13,7 @@ import {
   type ClusterCatalog,
 } from '../../api/v1/index.ts';
 import { isNotFound, type KubeClient } from '../shared/kube/index.ts';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, labelsFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, labelsFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { CC, listCatalogs } from './content.ts';
 import { age, conditionStatus, emit, json, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
@@ -96,8 +96,7 @@ export const catalogAddCommand: CliCommand = {
       'source-poll-interval-minutes': { type: 'string' },
       labels: { type: 'string', multiple: true },
       'dry-run': { type: 'boolean' },
-      wait: { type: 'boolean' },
-      timeout: { type: 'string' },
+      ...WAIT_OPTIONS,
       output: { type: 'string', short: 'o' },
     });
     const [name, image] = positionals(pos, ['name', 'image']) as [string, string];
@@ -239,8 +238,7 @@ export const catalogDeleteCommand: CliCommand = {
     const { values, positionals: pos } = parseFlags(args, {
       ...CONNECTION_OPTIONS,
       all: { type: 'boolean', short: 'a' },
-      wait: { type: 'boolean' },
-      timeout: { type: 'string' },
+      ...WAIT_OPTIONS,
       output: { type: 'string', short: 'o' },
     });
     const format = outputFormat(values.output, ['table', 'name']);

@@ -22,7 +22,7 @@ import {
 } from '../../api/v1/index.ts';
 import { isAlreadyExists, isNotFound, LabelSelectorError, parseLabelSelector, type KubeClient } from '../shared/kube/index.ts';
 import { parseConstraints } from '../shared/semver/index.ts';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, labelsFlag, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, labelsFlag, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { age, emit, json, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
 import { waitFor } from './wait.ts';
@@ -200,8 +200,7 @@ export const installCommand: CliCommand = {
       'crd-upgrade-safety-enforcement': { type: 'string' },
       labels: { type: 'string', multiple: true },
       'dry-run': { type: 'boolean' },
-      wait: { type: 'boolean' },
-      timeout: { type: 'string' },
+      ...WAIT_OPTIONS,
       output: { type: 'string', short: 'o' },
     });
     const [packageName] = positionals(pos, ['package']) as [string];
@@ -339,8 +338,7 @@ export const upgradeCommand: CliCommand = {
       force: { type: 'boolean' },
       yes: { type: 'boolean', short: 'y' },
       'upgrade-constraint-policy': { type: 'string' },
-      wait: { type: 'boolean' },
-      timeout: { type: 'string' },
+      ...WAIT_OPTIONS,
       output: { type: 'string', short: 'o' },
     });
     const [name] = positionals(pos, ['extension']) as [string];
@@ -451,8 +449,7 @@ export const uninstallCommand: CliCommand = {
     const { values, positionals: pos } = parseFlags(args, {
       ...CONNECTION_OPTIONS,
       all: { type: 'boolean', short: 'a' },
-      wait: { type: 'boolean' },
-      timeout: { type: 'string' },
+      ...WAIT_OPTIONS,
       output: { type: 'string', short: 'o' },
     });
     const format = outputFormat(values.output, ['table', 'name']);
