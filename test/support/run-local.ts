@@ -70,10 +70,16 @@ async function main(): Promise<void> {
       `using the cluster in KUBECONFIG=${kubeconfigPath}; apply the CRDs and policies with: kubectl apply -k config/crd && kubectl apply -k config/admission (OLM classic's: kubectl apply -k config/crd/classic)`,
     );
   }
-  await ensureNamespace(kubeconfigPath, SYSTEM_NAMESPACE);
-  const classic = await servesClassic(kubeconfigPath);
-  if (classic) await ensureNamespace(kubeconfigPath, CLASSIC_NAMESPACE);
-  else console.log('olm-classic is not started: the cluster does not serve operators.coreos.com (kubectl apply -k config/crd/classic)');
+  const client = await KubeClient.fromConfig({ kubeconfig: kubeconfigPath });
+  let classic: boolean;
+  try {
+    await ensureNamespace(client, SYSTEM_NAMESPACE);
+    classic = await servesClassic(client);
+    if (classic) await ensureNamespace(client, CLASSIC_NAMESPACE);
+  } finally {
+    await client.close();
+  }
+  if (!classic) console.log('olm-classic is not started: the cluster does not serve operators.coreos.com (kubectl apply -k config/crd/classic)');
   const env = {
     ...process.env,
     KUBECONFIG: kubeconfigPath,
@@ -120,16 +126,13 @@ async function main(): Promise<void> {
 }
 
 /** Whether the cluster serves OLM classic's API (its CRDs applied), so olm-classic can start. */
-async function servesClassic(kubeconfig: string): Promise<boolean> {
-  const client = await KubeClient.fromConfig({ kubeconfig });
+async function servesClassic(client: KubeClient): Promise<boolean> {
   try {
     await client.listAll({ apiVersion: 'operators.coreos.com/v1alpha1', kind: 'CatalogSource' });
     return true;
   } catch (err) {
     if (isNoKindMatch(err)) return false;
     throw err;
-  } finally {
-    await client.close();
   }
 }
 
@@ -159,14 +162,11 @@ async function publishDemo(): Promise<void> {
   console.log(`demo:          pushed ${config.bundles.length} bundles of ${config.packages.map((p) => p.name).join(', ')} and the catalog ${DEMO_CATALOG_IMAGE}`);
 }
 
-async function ensureNamespace(kubeconfig: string, name: string): Promise<void> {
-  const client = await KubeClient.fromConfig({ kubeconfig });
+async function ensureNamespace(client: KubeClient, name: string): Promise<void> {
   try {
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   } catch (err) {
     if (!isAlreadyExists(err)) throw err;
-  } finally {
-    await client.close();
   }
 }
 
