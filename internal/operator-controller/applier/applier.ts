@@ -7,7 +7,8 @@
 //   2. record the revision (chunks, head) 5. prune objects of older active revisions
 //   3. apply phases (CRDs: Established)   6. archive older revisions, drop the oldest archived
 // Every object is in a record before it exists on the cluster, and nothing is deleted before its
-// replacement is applied and healthy.
+// replacement is applied and healthy. A revision is deleted head first, then its chunks: chunks a
+// kill left without their head are swept before the next record, and once per extension per process.
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
 import { ClusterExtensionControllerFieldOwner } from '../../../api/v1/index.ts';
@@ -68,6 +69,8 @@ export class RevisionApplier implements BundleApplier {
   readonly #concurrency: number;
   readonly #log: Logger;
   readonly #applied: ((objects: readonly KubeObject[]) => void) | undefined;
+  /** Extensions whose headless chunks this process has swept (a delete that failed half-way clears its entry). */
+  readonly #swept = new Set<string>();
 
   constructor(o: RevisionApplierOptions) {
     this.#client = o.client;
@@ -106,7 +109,7 @@ export class RevisionApplier implements BundleApplier {
       // Nothing is recorded, let alone applied, while an object belongs to someone else.
       await this.#checkCollisions(client, name, phases, signal);
       checked = true;
-      await this.store.sweep(name, signal);
+      await this.#sweep(name, signal, true);
       target = await this.store.create(name, (target?.number ?? 0) + 1, bundle, phases, fp, signal);
       heads = [...heads, target];
       this.#log.info('recorded revision', { clusterExtension: name, revision: target.name, bundle: bundle.name });
@@ -124,6 +127,23 @@ export class RevisionApplier implements BundleApplier {
     if (!head) throw new Error(`revision ${installed.revision} of ClusterExtension ${name} not found`);
     const phases = phasesOf(await this.store.read(head, signal));
     return this.#rollout(this.clientFor(ext), name, head, phases, heads, signal);
+  }
+
+  /** Deletes chunks without a head: always with `force`, else the first time this process sees `name`. */
+  async #sweep(name: string, signal: AbortSignal, force = false): Promise<void> {
+    if (!force && this.#swept.has(name)) return;
+    await this.store.sweep(name, signal);
+    this.#swept.add(name);
+  }
+
+  /** Deletes a revision; when that stops half-way (head gone, chunks left) the next pass sweeps. */
+  async #deleteRevision(name: string, head: RevisionHead, signal: AbortSignal): Promise<void> {
+    try {
+      await this.store.delete(head, signal);
+    } catch (err) {
+      this.#swept.delete(name);
+      throw err;
+    }
   }
 
   /**
@@ -164,8 +184,9 @@ export class RevisionApplier implements BundleApplier {
         return { done: false, message: `waiting for ${left.length === 1 ? '1 object' : `${left.length} objects`} to be deleted:\n${lines.join('\n')}` };
       }
     }
-    for (const head of heads.reverse()) await this.store.delete(head, signal);
+    for (const head of heads.reverse()) await this.#deleteRevision(name, head, signal);
     await this.store.sweep(name, signal);
+    this.#swept.delete(name);
     this.#log.info('uninstalled', { clusterExtension: name, revisions: heads.length });
     return { done: true };
   }
@@ -181,6 +202,7 @@ export class RevisionApplier implements BundleApplier {
   ): Promise<ApplyOutcome> {
     // Also on every later pass: drift repair must not take over an object someone re-created.
     if (!collisionsChecked) await this.#checkCollisions(client, name, phases, signal);
+    await this.#sweep(name, signal);
     const applied: KubeObject[] = [];
     try {
       for (const phase of phases) {
@@ -216,7 +238,7 @@ export class RevisionApplier implements BundleApplier {
       this.#log.info('rolled out revision', { clusterExtension: name, revision: head.name, archived: older.map((h) => h.name) });
     }
     const archived = heads.filter((h) => h.number < head.number);
-    for (const h of archived.slice(0, Math.max(0, archived.length - this.#retain))) await this.store.delete(h, signal);
+    for (const h of archived.slice(0, Math.max(0, archived.length - this.#retain))) await this.#deleteRevision(name, h, signal);
     return { installed: true };
   }
 

@@ -1,11 +1,11 @@
 // Crash safety: an install and an upgrade are interrupted before each of their writes in turn (as
-// a killed process would be), then a fresh applier (a restarted process) runs them again. Every
+// a killed process would be), as is the deletion of an old revision; then a fresh applier (a restarted process) runs them again. Every
 // run must end exactly where an uninterrupted run ends — same objects, same revision records,
 // nothing orphaned — and uninstall must then leave nothing behind.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
-import type { RevisionApplier } from '../../../internal/operator-controller/applier/index.ts';
+import type { RevisionApplier, RevisionApplierOptions } from '../../../internal/operator-controller/applier/index.ts';
 import type { BundleRef } from '../../../internal/operator-controller/controller/index.ts';
 import type { KubeClient } from '../../../internal/shared/kube/index.ts';
 import {
@@ -69,12 +69,13 @@ async function everyInterruption(
   prepare: (applier: RevisionApplier, r: Run) => Promise<void>,
   scenario: (applier: RevisionApplier, r: Run, signal: AbortSignal) => Promise<void>,
   expectedVersion: string,
+  options: Partial<RevisionApplierOptions> = {},
 ): Promise<{ readonly writes: readonly Write[]; readonly records: readonly string[] }> {
   const ns = await createNamespace(admin, 'crash');
   const reference = newRun(ns);
   const refClient = RecordingClient.from(admin);
-  await prepare(newApplier(admin, system, { chunkBytes: CHUNK_BYTES }), reference);
-  await scenario(newApplier(refClient, system, { chunkBytes: CHUNK_BYTES }), reference, never);
+  await prepare(newApplier(admin, system, { chunkBytes: CHUNK_BYTES, ...options }), reference);
+  await scenario(newApplier(refClient, system, { chunkBytes: CHUNK_BYTES, ...options }), reference, never);
   const writes = refClient.writes.length;
   const wantRecords = await normalised(reference);
   const opts = (r: Run): Parameters<typeof expectedObjects>[0] => ({ ns: r.ns, group: r.group, version: expectedVersion });
@@ -84,16 +85,16 @@ async function everyInterruption(
 
   for (let n = 1; n <= writes; n++) {
     const r = newRun(await createNamespace(admin, 'crash'));
-    await prepare(newApplier(admin, system, { chunkBytes: CHUNK_BYTES }), r);
+    await prepare(newApplier(admin, system, { chunkBytes: CHUNK_BYTES, ...options }), r);
     const killed = RecordingClient.from(admin);
     const controller = new AbortController();
     killed.abortBefore = { n, controller };
-    await expect(scenario(newApplier(killed, system, { chunkBytes: CHUNK_BYTES }), r, controller.signal), `kill before write ${n}`).rejects.toThrow(
+    await expect(scenario(newApplier(killed, system, { chunkBytes: CHUNK_BYTES, ...options }), r, controller.signal), `kill before write ${n}`).rejects.toThrow(
       `killed before write ${n}`,
     );
     expect(killed.writes).toHaveLength(n - 1);
 
-    const restarted = newApplier(admin, system, { chunkBytes: CHUNK_BYTES });
+    const restarted = newApplier(admin, system, { chunkBytes: CHUNK_BYTES, ...options });
     await scenario(restarted, r, never);
     expect(await ownedObjects(admin, r.name, r.group), `objects after kill before write ${n}`).toEqual(expectedObjects(opts(r)));
     expect(await normalised(r), `records after kill before write ${n}`).toEqual(wantRecords);
@@ -137,5 +138,23 @@ describe('crash safety', () => {
       'patch',
     ]);
     expect(records).toEqual([expect.stringMatching(/^EXT-1 Archived Succeeded \(\d+ chunks\)$/), `EXT-2 Active Succeeded (${chunks} chunks)`]);
+  });
+
+  it('dropping the oldest archived revision killed before any one of its writes (head, then chunks) leaves no chunk behind', async () => {
+    const install = (v: string) => (applier: RevisionApplier, r: Run, signal: AbortSignal) =>
+      drive(applier, r.ext, r.ns, bundleRef(v), bundleObjects({ ns: r.ns, group: r.group, version: v }), signal);
+    const { writes, records } = await everyInterruption(
+      async (applier, r) => {
+        await install('1.0.0')(applier, r, never);
+        await install('2.0.0')(applier, r, never);
+      },
+      install('3.0.0'),
+      '3.0.0',
+      { retainArchived: 1 },
+    );
+    // Revision 3 rolled out, revision 2 archived; revision 1 goes: its head, then each chunk.
+    const deletes = writes.filter((w) => w.verb === 'delete' && w.what.startsWith('Secret/'));
+    expect(deletes.length).toBeGreaterThanOrEqual(3);
+    expect(records).toEqual([expect.stringMatching(/^EXT-2 Archived Succeeded \(\d+ chunks\)$/), expect.stringMatching(/^EXT-3 Active Succeeded \(\d+ chunks\)$/)]);
   });
 });
