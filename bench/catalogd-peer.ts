@@ -1,9 +1,10 @@
-// catalogd side by side with upstream's (issue 17): our catalogd (cmd/catalogd/main.ts) and upstream's
+// catalogd side by side with upstream's (issue 17): our catalogd (its production build, bench/production.ts) and upstream's
 // (operator-controller v1.2.0 cmd/catalogd, built from the Go module proxy by test/envtest/build.sh
 // catalogd-upstream) run one after the other as real processes against the same local cluster, the
 // same registry, the same catalog image (the certified catalog, pushed once) and the same TLS setup
 // (one self-signed cert/key pair for the catalog server; the registry is plain HTTP, which ours is told
-// with --insecure-registries and upstream's containers/image with a registries.conf `insecure = true`).
+// with --insecure-registries and upstream's containers/image (v5.33, which reads no CONTAINERS_REGISTRIES_CONF)
+// with a per-user $HOME/.config/containers/registries.conf saying `insecure = true`).
 // Per process:
 //  - start → ready: spawn to the first 200 from /readyz (polled every 10 ms)
 //  - RSS idle: the lowest of 5 one-second samples after BENCH_PEER_IDLE_S (default 10) idle seconds
@@ -34,6 +35,7 @@ import { Registry, type RegistryInfo } from '../test/support/registry.ts';
 import { runLoad, type LoadResult } from './catalog-server.ts';
 import type { Figure } from './control-plane.ts';
 import { idleRss, procMemory, rssSampler } from './memory.ts';
+import { productionDist, startProduction } from './production.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SHARED = process.env.OLM_SHARED_DIR ?? join(root, '../shared');
@@ -48,6 +50,7 @@ interface PeerFigures {
   readyMs: number;
   servingMs: number;
   rssIdle: number;
+  rssServed: number;
   rssPeak: number;
   rssSteady: number;
   all1: number;
@@ -70,18 +73,17 @@ interface Context {
   readonly key: string;
 }
 
-/** Our catalogd from a checkout (this one, or BENCH_PEER_BASE's), run with tsx like the other benches. */
-function ours(label: string, checkout: string): Peer {
+/** Our catalogd from a checkout (this one, or BENCH_PEER_BASE's): its production build, started as the image starts it. */
+async function ours(label: string, checkout: string): Promise<Peer> {
+  const dist = await productionDist(checkout);
   return {
     label,
     crds: [join(checkout, 'config/crd/bases')],
     start: (ctx, ports, dir) =>
-      startProcess(
-        process.execPath,
+      startProduction(
+        dist,
+        'catalogd',
         [
-          '--import',
-          'tsx',
-          join(checkout, 'cmd/catalogd/main.ts'),
           `--kubeconfig=${ctx.kubeconfig}`,
           `--catalogs-server-addr=127.0.0.1:${ports.server}`,
           `--external-address=127.0.0.1:${ports.server}`,
@@ -121,7 +123,7 @@ function upstream(binary: string): Peer {
           ...process.env,
           KUBECONFIG: ctx.kubeconfig,
           TMPDIR: dir,
-          CONTAINERS_REGISTRIES_CONF: join(dir, 'registries.conf'),
+          HOME: dir,
         },
       ),
   };
@@ -148,7 +150,8 @@ const round = (n: number, digits = 1): number => Number(n.toFixed(digits));
 
 async function runPeer(peer: Peer, ctx: Context, kube: TestKube, imageRef: string): Promise<PeerFigures> {
   const dir = await mkdtemp(join(tmpdir(), `bench-catalogd-peer-${peer.label.replace(/\W/g, '')}-`));
-  await writeFile(join(dir, 'registries.conf'), `[[registry]]\nlocation = "${ctx.registry.host}"\ninsecure = true\n`);
+  await mkdir(join(dir, '.config', 'containers'), { recursive: true });
+  await writeFile(join(dir, '.config', 'containers', 'registries.conf'), `[[registry]]\nlocation = "${ctx.registry.host}"\ninsecure = true\n`);
   await mkdir(join(dir, 'cache'));
   await installCrds(kube, (await Promise.all(peer.crds.map((d) => (d.endsWith('.yaml') ? [d] : yamlFiles(d))))).flat());
   const ports = { server: await freePort(), health: await freePort(), webhook: await freePort() };
@@ -192,6 +195,7 @@ async function runPeer(peer: Peer, ctx: Context, kube: TestKube, imageRef: strin
       { timeoutMs: 600_000, intervalMs: 50 },
     );
     const servingMs = performance.now() - t1;
+    const rssServed = (await procMemory(proc.pid)).rss;
 
     // One download to check the content (and warm the page cache alike for both).
     const agent = new Agent({ connect: { rejectUnauthorized: false } });
@@ -224,7 +228,7 @@ async function runPeer(peer: Peer, ctx: Context, kube: TestKube, imageRef: strin
       timeoutMs: 60_000,
       intervalMs: 100,
     });
-    return { readyMs, servingMs, rssIdle, rssPeak, rssSteady, all1, all4, allSha: hash.digest('hex'), allBytes, metas };
+    return { readyMs, servingMs, rssIdle, rssServed, rssPeak, rssSteady, all1, all4, allSha: hash.digest('hex'), allBytes, metas };
   } catch (err) {
     throw new Error(`${peer.label} (log: ${proc.logFile}): ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   } finally {
@@ -252,8 +256,8 @@ export async function benchCatalogdPeer(): Promise<Figure[]> {
     const ctx: Context = { kubeconfig: info.kubeconfigPath, registry: regInfo, cert, key };
 
     const peers: Peer[] = [];
-    if (process.env.BENCH_PEER_BASE) peers.push(ours('base', process.env.BENCH_PEER_BASE));
-    peers.push(ours('ours', root));
+    if (process.env.BENCH_PEER_BASE) peers.push(await ours('base', process.env.BENCH_PEER_BASE));
+    peers.push(await ours('ours', root));
     if ('path' in built) peers.push(upstream(built.path));
     const results = new Map<string, PeerFigures>();
     let failed = '';
@@ -282,6 +286,7 @@ export async function benchCatalogdPeer(): Promise<Figure[]> {
     row('process start → ready (/readyz 200)', 'ms', (f) => f.readyMs, 0, 'lower');
     row(`RSS idle (after ${IDLE_S} s)`, 'MiB', (f) => mib(f.rssIdle), 1, 'lower');
     row('ClusterCatalog created → Serving', 'ms', (f) => f.servingMs, 0, 'lower');
+    row('RSS at Serving, before any load', 'MiB', (f) => mib(f.rssServed), 1, 'lower');
     row('RSS serving, peak (VmHWM)', 'MiB', (f) => mib(f.rssPeak), 1, 'lower');
     row(`RSS serving, steady (idle ${IDLE_S} s after the loads)`, 'MiB', (f) => mib(f.rssSteady), 1, 'lower');
     row('/api/v1/all over TLS, 1 connection, best of 2', 'GB/s', (f) => f.all1, 2, 'higher', (f) => `${(f.allBytes / 1e6).toFixed(1)} MB`);

@@ -21,7 +21,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { bundleControllers } from '../cmd/bundle.ts';
 import { ControlPlane } from '../test/support/control-plane.ts';
 import { installAdmissionPolicies } from '../test/support/admission.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../test/support/bundles.ts';
@@ -29,10 +28,11 @@ import { installCrds, yamlFiles } from '../test/support/crds.ts';
 import { pushCatalogImage } from '../test/support/images.ts';
 import { TestKube } from '../test/support/kube.ts';
 import { freePort, sleep, waitFor } from '../test/support/net.ts';
-import { startProcess, stopProcess, type Managed } from '../test/support/process.ts';
+import { stopProcess, type Managed } from '../test/support/process.ts';
 import { Registry, type RegistryInfo } from '../test/support/registry.ts';
 import type { Figure } from './control-plane.ts';
 import { idleRss, procCpuMs, procMemory } from './memory.ts';
+import { productionDist, startProduction } from './production.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CERTIFIED = join(ROOT, '..', 'shared', 'catalogs', 'certified-operators-v4.21');
@@ -42,22 +42,9 @@ const SYSTEM_NS = 'olmv1-system';
 const mib = (bytes: number): number => Number((bytes / 1048576).toFixed(1));
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-/** The production build (the Dockerfile's: tsc, then cmd/bundle.ts) into .cache/, unless BENCH_FOOTPRINT_DIST names one. */
-async function productionDist(): Promise<string> {
-  const given = process.env.BENCH_FOOTPRINT_DIST;
-  if (given) return join(ROOT, given);
-  const out = join(ROOT, '.cache', 'footprint', 'dist');
-  await rm(out, { recursive: true, force: true });
-  await promisify(execFile)(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', out], { cwd: ROOT });
-  await bundleControllers(out);
-  return out;
-}
-
 /** The module cmd/entrypoint.sh runs for a controller: its bundle when the build made one (before issue 17 none). */
 const mainOf = (dist: string, name: string): string => (existsSync(join(dist, 'bin', name, 'main.mjs')) ? join(dist, 'bin', name, 'main.mjs') : join(dist, 'cmd', name, 'main.js'));
 
-/** argv of a binary as the image's entrypoint runs it, with this dist. */
-const entrypoint = (name: string, args: readonly string[]): [string, string[]] => ['sh', [join(ROOT, 'cmd/entrypoint.sh'), name, ...args]];
 
 // ---- 1. modules --------------------------------------------------------------------------------
 
@@ -195,9 +182,9 @@ interface Running {
 /** Starts a binary through the entrypoint and waits for /readyz 200, polling every 5 ms. */
 async function start(dist: string, name: string, args: readonly string[], logDir: string): Promise<Running> {
   const [health, metricsPort] = [await freePort(), await freePort()];
-  const [cmd, argv] = entrypoint(name, [...args, `--health-probe-bind-address=127.0.0.1:${health}`, `--metrics-bind-address=127.0.0.1:${metricsPort}`]);
+
   const t0 = performance.now();
-  const proc = startProcess(cmd, argv, join(logDir, `${name}.log`), { ...process.env, OLMV1_DIST: dist });
+  const proc = startProduction(dist, name, [...args, `--health-probe-bind-address=127.0.0.1:${health}`, `--metrics-bind-address=127.0.0.1:${metricsPort}`], join(logDir, `${name}.log`));
   let readyMs = 0;
   await waitFor(
     `${name} ready`,

@@ -7,9 +7,9 @@
 // is in the page cache, and open+read+close this way costs ~14 µs of CPU against ~58 µs through
 // the thread pool (measured for 40 KB on this project's 2-core machine) — under load that is
 // most of a metas request. Bigger answers are a FileBody: the server writes them straight to the
-// response in chunks of up to 1 MiB (writeFileBody), no stream in between, small sections
-// coalesced into one chunk and read synchronously, big pieces read asynchronously while the
-// previous chunk is being written — at most two chunks of a response are in memory at once.
+// response in pooled 128 KiB chunks (writeFileBody), no stream in between, sections coalesced
+// and read synchronously — at most two chunks of a response are in memory at once. A gzipped
+// body goes through a stream of 256 KiB reads (fileBodyStream).
 import { close, closeSync, createReadStream, openSync, read, readSync } from 'node:fs';
 import { Readable, type Writable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -23,7 +23,7 @@ export interface Section {
 /** Answers up to this size are read into one buffer, synchronously. */
 export const SYNC_READ_LIMIT = 256 * 1024;
 /** Read size for streamed bodies. */
-export const STREAM_CHUNK = 1 << 20;
+export const STREAM_CHUNK = 256 * 1024;
 
 const readAsync = promisify(read);
 
@@ -128,17 +128,35 @@ export function discardFileBody(body: FileBody): void {
 
 const noop = (): void => undefined;
 
-/**
- * Writes `body` to `res` (after its head) and ends it: chunks of up to `chunkSize` bytes, each the next parts
- * coalesced — a piece of up to SYNC_READ_LIMIT bytes read synchronously, a bigger one asynchronously while the
- * chunk before is on its way. Waits for 'drain' when the socket is full. A read error (the file shorter than its
- * index) destroys the response, as a failed copy cuts a Go response. Calls `done(bytesWritten)` once finished or
- * cut; the file is closed either way.
- */
+/** Bytes per write of a file body: 16 TLS records; two of them per response in flight at most. */
+export const WRITE_CHUNK = 128 * 1024;
+/** Chunk buffers kept for reuse between responses (4 MiB). */
+const POOL_MAX = 32;
+const pool: Buffer[] = [];
+
+/** A chunk buffer: a pooled one for WRITE_CHUNK, else a new one. */
+function takeChunk(size: number): Buffer {
+  return (size === WRITE_CHUNK && pool.pop()) || Buffer.allocUnsafeSlow(size);
+}
+
+/** Gives a chunk back once the socket is done with it (its write callback ran). */
+function releaseChunk(buf: Buffer): void {
+  if (buf.length === WRITE_CHUNK && pool.length < POOL_MAX) pool.push(buf);
+}
+
 /** What writeFileBody needs of a response (an http.ServerResponse, or any Writable). */
 export type BodySink = Pick<Writable, 'write' | 'destroy' | 'destroyed' | 'on' | 'off' | 'once'> & { end(cb?: () => void): unknown };
 
-export function writeFileBody(res: BodySink, body: FileBody, done: (bytes: number) => void = noop, chunkSize = STREAM_CHUNK): void {
+/**
+ * Writes `body` to `res` (after its head) and ends it, in chunks of `chunkSize` bytes (the next parts coalesced,
+ * read synchronously: the store has just written the file, it is in the page cache). A chunk buffer comes from a
+ * small pool and goes back once its write has been flushed to the socket, so a response holds at most the chunk
+ * being written and the one queued behind it, and serving allocates almost nothing: freshly allocated
+ * megabyte buffers per chunk kept the process's RSS 100+ MiB up after a load (glibc keeps what it handed out).
+ * Waits for 'drain' when the socket is full. A read error (the file shorter than its index) destroys the response,
+ * as a failed copy cuts a Go response. Calls `done(bytesWritten)` once finished or cut; the file is closed either way.
+ */
+export function writeFileBody(res: BodySink, body: FileBody, done: (bytes: number) => void = noop, chunkSize = WRITE_CHUNK): void {
   const { fd, parts } = body;
   let part = 0;
   let at = 0; // bytes of parts[part] already taken
@@ -153,40 +171,29 @@ export function writeFileBody(res: BodySink, body: FileBody, done: (bytes: numbe
   };
   res.once('close', finish);
 
-  /** The next chunk, or undefined at the end; a promise only when a read goes through the thread pool. */
-  const next = (): Buffer | undefined | Promise<Buffer | undefined> => {
+  /** The next chunk (a pooled buffer and the bytes of it used), or undefined at the end. */
+  const next = (): { buf: Buffer; size: number } | undefined => {
+    if (part >= parts.length) return undefined;
+    const buf = takeChunk(chunkSize);
     let size = 0;
-    for (let i = part, off = at; i < parts.length && size < chunkSize; i++, off = 0) {
-      size += Math.min((parts[i] as Section | Buffer).length - off, chunkSize - size);
-    }
-    if (size === 0) return undefined;
-    const chunk = Buffer.allocUnsafe(size);
-    let filled = 0;
-    const fill = (): Buffer | Promise<Buffer> => {
-      while (filled < size) {
+    try {
+      while (part < parts.length && size < chunkSize) {
         const p = parts[part] as Section | Buffer;
-        const n = Math.min(p.length - at, size - filled);
-        if (Buffer.isBuffer(p)) p.copy(chunk, filled, at, at + n);
-        else if (n <= SYNC_READ_LIMIT) readSyncFully(fd, chunk, filled, n, p.offset + at);
-        else {
-          const offset = p.offset + at;
-          const into = filled;
-          advance(n);
-          return readAsyncFully(fd, chunk, into, n, offset).then(fill);
+        const n = Math.min(p.length - at, chunkSize - size);
+        if (Buffer.isBuffer(p)) p.copy(buf, size, at, at + n);
+        else readSyncFully(fd, buf, size, n, p.offset + at);
+        size += n;
+        at += n;
+        if (at === p.length) {
+          part++;
+          at = 0;
         }
-        advance(n);
       }
-      return chunk;
-    };
-    const advance = (n: number): void => {
-      filled += n;
-      at += n;
-      if (at === (parts[part] as Section | Buffer).length) {
-        part++;
-        at = 0;
-      }
-    };
-    return fill();
+    } catch (err) {
+      releaseChunk(buf);
+      throw err;
+    }
+    return size === 0 ? (releaseChunk(buf), undefined) : { buf, size };
   };
 
   const drained = (): Promise<void> =>
@@ -202,14 +209,11 @@ export function writeFileBody(res: BodySink, body: FileBody, done: (bytes: numbe
 
   void (async () => {
     try {
-      let chunk = await next();
-      while (chunk !== undefined && !res.destroyed) {
-        const more = res.write(chunk);
-        written += chunk.length;
-        const following = next(); // read ahead while this chunk is on its way
-        if (following instanceof Promise) following.catch(noop); // its error is taken below, after the drain
+      for (let chunk = next(); chunk !== undefined && !res.destroyed; chunk = next()) {
+        const { buf, size } = chunk;
+        const more = res.write(size === buf.length ? buf : buf.subarray(0, size), () => releaseChunk(buf));
+        written += size;
         if (!more) await drained();
-        chunk = await following;
       }
       if (!res.destroyed) res.end(finish);
     } catch {
@@ -225,13 +229,5 @@ function readSyncFully(fd: number, buf: Buffer, at: number, length: number, posi
     const n = readSync(fd, buf, at + done, length - done, position + done);
     if (n === 0) throw short(length - done);
     done += n;
-  }
-}
-
-async function readAsyncFully(fd: number, buf: Buffer, at: number, length: number, position: number): Promise<void> {
-  for (let done = 0; done < length; ) {
-    const { bytesRead } = await readAsync(fd, buf, at + done, length - done, position + done);
-    if (bytesRead === 0) throw short(length - done);
-    done += bytesRead;
   }
 }
