@@ -1,4 +1,4 @@
-// catalogd's catalog HTTP(S) server on fastify 5: handlers.ts's answers, sent the way upstream's
+// catalogd's catalog HTTP(S) server on node:http / node:https: handlers.ts's answers, sent the way upstream's
 // middleware chain sends them — handler → gzhttp (gzip for `Accept-Encoding: gzip` and bodies of
 // at least 1400 bytes; `Vary: Accept-Encoding` always) → histogram
 // `catalogd_http_request_duration_seconds{code}` → one "handled request" access-log line.
@@ -11,9 +11,9 @@
 //   const server = createCatalogServer({ store, logger, registry: metrics.registry, tls });
 //   await server.listen('0.0.0.0', 8443);          // fails fast (EADDRINUSE, bad cert)
 //   parts.runnables.push(server.runnable);         // serves until the manager stops, then closes
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { ServerResponse } from 'node:http';
-import type { Server as HttpsServer } from 'node:https';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { Socket } from 'node:net';
 import { Readable, pipeline } from 'node:stream';
 import { createGzip, gzipSync } from 'node:zlib';
 import { Histogram, type Registry } from 'prom-client';
@@ -23,7 +23,7 @@ import { discardFileBody, fileBodyStream, isFileBody, writeFileBody, type FileBo
 import { answerCache } from './cache.ts';
 import { gzipQuality } from './gohttp.ts';
 import { GRAPHQL_BODY_LIMIT, type GraphQLQueries, type RequestBody } from './graphql.ts';
-import { BAD_REQUEST, answer, isGraphQLTarget, type Answer, type CachedMetas, type HandlerOptions } from './handlers.ts';
+import { BAD_REQUEST, answer, goError, isGraphQLTarget, type Answer, type CachedMetas, type HandlerOptions } from './handlers.ts';
 import { answerPlainHttp, watchCertificate, type CertWatcher } from './tls.ts';
 
 /** Upstream's `--catalogs-server-addr` default. */
@@ -107,6 +107,73 @@ function requestHistogram(registry: Registry | undefined): Histogram<'code'> {
   });
 }
 
+/** Methods whose request body the GraphQL route may read (the others' bodies are never read). */
+const BODY_METHODS = new Set(['DELETE', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'QUERY']);
+
+/**
+ * A request target refused before any handler runs, with BAD_REQUEST and neither logged nor counted: an absolute
+ * form that is not a URL with a host (or carries a fragment), or a path (up to `?` or `#`) with a `%` that is not
+ * followed by two hex digits or does not decode to UTF-8.
+ */
+export function unroutableTarget(target: string): boolean {
+  let path = target;
+  if (path.charCodeAt(0) !== 0x2f) {
+    const schemeEnd = path.indexOf('://');
+    const scheme = schemeEnd < 0 ? '' : path.slice(0, schemeEnd).toLowerCase();
+    if (scheme === 'http' || scheme === 'https') {
+      const authority = schemeEnd + 3;
+      const slash = path.indexOf('/', authority);
+      const query = path.indexOf('?', authority);
+      let end = slash < 0 ? path.length : slash;
+      if (query >= 0 && query < end) end = query;
+      if (path.includes('#', authority) || end === authority) return true;
+      const parsed = URL.canParse(path) ? new URL(path) : undefined;
+      if (!parsed || parsed.protocol !== `${scheme}:` || parsed.host === '') return true;
+      path = end === path.length ? '/' : end === query ? `/${path.slice(query)}` : path.slice(slash);
+    }
+  }
+  let cut = path.length;
+  for (const c of ['?', '#']) {
+    const i = path.indexOf(c, 1);
+    if (i >= 0 && i < cut) cut = i;
+  }
+  const p = path.slice(0, cut);
+  if (!p.includes('%', 1)) return false;
+  try {
+    decodeURI(p);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** What a client is told before its connection closes when its request cannot be read (node:http's clientError). */
+const CLIENT_ERROR_ANSWERS = {
+  timeout:
+    'HTTP/1.1 408 Request Timeout\r\nContent-Length: 71\r\nContent-Type: application/json\r\n\r\n' +
+    '{"error":"Request Timeout","message":"Client Timeout","statusCode":408}',
+  headerOverflow:
+    'HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 114\r\nContent-Type: application/json\r\n\r\n' +
+    '{"error":"Request Header Fields Too Large","message":"Exceeded maximum allowed HTTP header size","statusCode":431}',
+  /** BAD_REQUEST's answer, written before any request exists. */
+  badRequest: 'HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 15\r\nConnection: close\r\n\r\n400 Bad Request',
+};
+
+function onClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const text =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? CLIENT_ERROR_ANSWERS.timeout
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? CLIENT_ERROR_ANSWERS.headerOverflow
+        : CLIENT_ERROR_ANSWERS.badRequest;
+  if (socket.writable) socket.write(text);
+  socket.destroy(err);
+}
+
+/** The answer to a request arriving on an open connection while the server closes. */
+const CLOSING_BODY = '{"error":"Service Unavailable","message":"Service Unavailable","statusCode":503}';
+
 export function createCatalogServer(options: CatalogServerOptions): CatalogServer {
   const log = options.logger ?? noopLogger;
   const histogram = requestHistogram(options.registry);
@@ -122,32 +189,30 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
   const shutdownTimeout = options.shutdownTimeoutMs ?? 30_000;
   /** Body bytes sent per response, for the access log. */
   const sent = new WeakMap<ServerResponse, number>();
-  let app: FastifyInstance | undefined;
+  let server: Server | undefined;
   let certs: CertWatcher | undefined;
   let url: string | undefined;
   let closing: Promise<void> | undefined;
 
-  const onRequest = (req: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+  /** Per request: the write timeout, and the histogram and access log once the response closes. */
+  const observe = (req: IncomingMessage, res: ServerResponse): void => {
     const started = performance.now();
-    const res = reply.raw;
     const cut = setTimeout(() => res.destroy(), writeTimeout);
     cut.unref();
     res.once('close', () => {
       clearTimeout(cut);
       const code = String(res.statusCode);
       histogram.observe({ code }, (performance.now() - started) / 1000);
-      const raw = req.raw;
       log.info('handled request', {
-        host: raw.socket.remoteAddress ?? '',
+        host: req.socket.remoteAddress ?? '',
         username: '-',
-        method: raw.method,
-        uri: raw.url,
-        protocol: `HTTP/${raw.httpVersion}`,
+        method: req.method,
+        uri: req.url,
+        protocol: `HTTP/${req.httpVersion}`,
         status: res.statusCode,
         size: sent.get(res) ?? 0,
       });
     });
-    done();
   };
 
   /** What a shared answer's response is, once worked out: final headers, and the gzip bytes. */
@@ -157,29 +222,23 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
   }
   const prepared = new WeakMap<Answer, Prepared>();
 
-  /** Status line, headers and a buffer body straight onto the socket (one writev), outside fastify's reply. */
-  const sendBuffer = (reply: FastifyReply, status: number, headers: Record<string, string>, body: Buffer): FastifyReply => {
-    reply.hijack();
-    const res = reply.raw;
+  /** Status line, headers and a buffer body onto the socket (one writev). */
+  const sendBuffer = (res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer): void => {
     sent.set(res, body.length);
     res.writeHead(status, headers);
     res.end(body);
-    return reply;
   };
 
-  /** Status line, headers and a file body straight onto the socket, outside fastify's reply (body.ts writeFileBody). */
-  const sendFile = (reply: FastifyReply, status: number, headers: Record<string, string>, body: FileBody): FastifyReply => {
-    reply.hijack();
-    const res = reply.raw;
+  /** Status line, headers and a file body onto the socket (body.ts writeFileBody). */
+  const sendFile = (res: ServerResponse, status: number, headers: Record<string, string>, body: FileBody): void => {
     sent.set(res, 0);
     res.writeHead(status, headers);
     writeFileBody(res, body, (bytes) => sent.set(res, bytes));
-    return reply;
   };
 
-  const send = (req: FastifyRequest, reply: FastifyReply, a: Answer): FastifyReply => {
-    const method = req.raw.method ?? 'GET';
-    if (a.shared && Buffer.isBuffer(a.body) && method === 'GET') return sendShared(req, reply, a, a.body);
+  const send = (req: IncomingMessage, res: ServerResponse, a: Answer): void => {
+    const method = req.method ?? 'GET';
+    if (a.shared && Buffer.isBuffer(a.body) && method === 'GET') return sendShared(req, res, a, a.body);
     // gzhttp adds Vary to every response it wraps, then its own headers decide the rest.
     const headers: Record<string, string> = { vary: 'Accept-Encoding', ...a.headers };
     let body = a.body;
@@ -198,27 +257,35 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
       headers['content-length'] = String(length);
     }
     if (a.close) headers.connection = 'close';
-    if (body === undefined) return reply.code(a.status).headers(headers).send();
+    if (body === undefined) {
+      // No body: an explicit zero length, except where none may be sent (304, HEAD keeps the GET's).
+      if (a.status >= 200 && a.status !== 204 && a.status !== 304 && method !== 'HEAD') headers['content-length'] = '0';
+      res.writeHead(a.status, headers);
+      res.end();
+      return;
+    }
     if (gzip) {
-      reply.code(a.status).headers(headers);
-      const res = reply.raw;
+      // Chunked, no Content-Length; the head goes out with the first compressed bytes.
+      res.statusCode = a.status;
+      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
       const source = Buffer.isBuffer(body) ? Readable.from([body]) : fileBodyStream(body);
-      const compressed = pipeline(source, createGzip(), () => undefined);
-      reply.send(compressed);
+      const compressed = createGzip();
       let n = 0;
       compressed.on('data', (chunk: Buffer) => void (n += chunk.length));
       compressed.once('end', () => sent.set(res, n));
-      return reply;
+      // A failed read (or a client gone) cuts the response, as a failed copy cuts a Go one.
+      pipeline(source, compressed, res, (err) => void (err && res.destroy()));
+      return;
     }
-    if (Buffer.isBuffer(body)) return sendBuffer(reply, a.status, headers, body);
-    return sendFile(reply, a.status, headers, body);
+    if (Buffer.isBuffer(body)) return sendBuffer(res, a.status, headers, body);
+    return sendFile(res, a.status, headers, body);
   };
 
   /**
    * A shared answer (a cached metas GET): its headers, and its gzip bytes when a client first
    * asks for them, are worked out once and kept with it (the same rules as send()).
    */
-  const sendShared = (req: FastifyRequest, reply: FastifyReply, a: Answer, body: Buffer): FastifyReply => {
+  const sendShared = (req: IncomingMessage, res: ServerResponse, a: Answer, body: Buffer): void => {
     let p = prepared.get(a);
     if (!p) {
       const plain: Record<string, string> = { vary: 'Accept-Encoding', ...a.headers, 'content-length': String(body.length) };
@@ -237,24 +304,50 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
         }
       }
       // writeHead without Content-Length, then end(): chunked, as the streamed gzip answers are.
-      if (p.gzip) return sendBuffer(reply, a.status, p.gzip.headers, p.gzip.body);
+      if (p.gzip) return sendBuffer(res, a.status, p.gzip.headers, p.gzip.body);
     }
-    return sendBuffer(reply, a.status, p.plain, body);
+    return sendBuffer(res, a.status, p.plain, body);
   };
 
-  const handler = (req: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> => {
-    const body = req.body as RequestBody | undefined;
-    const a = answer({ method: req.raw.method ?? 'GET', url: req.raw.url ?? '/', headers: req.headers, ...(body && { body }) }, handlerOptions);
+  const handle = (req: IncomingMessage, res: ServerResponse, body: RequestBody | undefined): void => {
+    const fail = (err: unknown): void => {
+      log.error('catalog request failed', { err });
+      if (res.headersSent) res.destroy();
+      else send(req, res, goError(500, '500 Internal Server Error'));
+    };
     // A body left partly unread: the connection cannot carry another request (net/http closes it too).
-    const sendIt = (x: Answer): FastifyReply => send(req, reply, body?.truncated && !x.close ? { ...x, close: true } : x);
-    return a instanceof Promise ? a.then(sendIt) : sendIt(a);
+    const sendIt = (x: Answer): void => send(req, res, body?.truncated && !x.close ? { ...x, close: true } : x);
+    try {
+      const a = answer({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ...(body && { body }) }, handlerOptions);
+      if (a instanceof Promise) a.then(sendIt).catch(fail);
+      else sendIt(a);
+    } catch (err) {
+      fail(err);
+    }
+  };
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    const target = req.url ?? '/';
+    if (unroutableTarget(target)) return send(req, res, BAD_REQUEST);
+    if (closing) {
+      res.setHeader('Connection', 'close');
+      res.writeHead(503, { 'Content-Type': 'application/json', 'Content-Length': '80' });
+      res.end(CLOSING_BODY);
+      return;
+    }
+    observe(req, res);
+    const method = req.method ?? 'GET';
+    const h = req.headers;
+    const hasBody = h['content-type'] !== undefined || h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0');
+    if (options.graphql && hasBody && BODY_METHODS.has(method) && isGraphQLTarget(target)) readBody(req, (b) => handle(req, res, b));
+    else handle(req, res, undefined);
   };
 
   /**
    * The body of a request to the GraphQL route: up to GRAPHQL_BODY_LIMIT bytes and one more to
    * tell a longer body (the rest is left unread and the connection closes after the answer).
    */
-  const readBody = (payload: NodeJS.ReadableStream, done: (err: Error | null, body?: RequestBody) => void): void => {
+  const readBody = (payload: IncomingMessage, done: (body: RequestBody) => void): void => {
     const chunks: Buffer[] = [];
     let length = 0;
     let finished = false;
@@ -262,7 +355,7 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
       if (finished) return;
       finished = true;
       payload.removeListener('data', onData);
-      done(null, { bytes: Buffer.concat(chunks, length), truncated });
+      done({ bytes: Buffer.concat(chunks, length), truncated });
     };
     const onData = (chunk: Buffer): void => {
       const room = GRAPHQL_BODY_LIMIT + 1 - length;
@@ -278,54 +371,42 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
     payload.once('error', () => finish(true)); // a body that cannot be read cannot be decoded
   };
 
-  const build = async (): Promise<FastifyInstance> => {
+  const build = async (): Promise<Server> => {
     const timeouts = { headersTimeout: readTimeout, requestTimeout: readTimeout, connectionsCheckingInterval: Math.min(1000, readTimeout) };
-    let https: Record<string, unknown> | null = null;
+    let s: Server;
     if (options.tls) {
       certs = await watchCertificate({
         ...options.tls,
         ...(options.tlsReloadIntervalMs !== undefined && { intervalMs: options.tlsReloadIntervalMs }),
         logger: log,
-        onChange: (pair) => (app?.server as HttpsServer | undefined)?.setSecureContext({ ...pair }),
+        onChange: (pair) => (server as ReturnType<typeof createHttpsServer> | undefined)?.setSecureContext({ ...pair }),
       });
-      https = { ...certs.current, ALPNProtocols: ['http/1.1'], ...timeouts };
+      s = createHttpsServer({ ...certs.current, ALPNProtocols: ['http/1.1'], ...timeouts }, onRequest);
+      answerPlainHttp(s, readTimeout);
+    } else {
+      s = createHttpServer(timeouts, onRequest);
     }
-    const fastify = Fastify({
-      logger: false,
-      ...(https ? { https } : { http: timeouts }),
-      keepAliveTimeout: readTimeout,
-      requestTimeout: readTimeout,
-      forceCloseConnections: 'idle',
-      return503OnClosing: true,
-      frameworkErrors: (_err: Error, req: FastifyRequest, reply: FastifyReply) => void send(req, reply, BAD_REQUEST),
-    } as Parameters<typeof Fastify>[0]) as unknown as FastifyInstance;
-    // Bodies are read only for the GraphQL route: any other POST gets its 405 whatever it carries.
-    fastify.removeAllContentTypeParsers();
-    fastify.addContentTypeParser('*', { bodyLimit: Number.MAX_SAFE_INTEGER }, (req, payload, done) => {
-      if (options.graphql && isGraphQLTarget(req.raw.url ?? '')) readBody(payload, done);
-      else done(null, undefined);
-    });
-    if (https) answerPlainHttp(fastify.server, readTimeout);
-    fastify.addHook('onRequest', onRequest);
-    fastify.all('*', handler);
-    fastify.setNotFoundHandler(handler); // methods the router does not know
-    return fastify;
+    s.keepAliveTimeout = readTimeout;
+    s.requestTimeout = readTimeout;
+    s.on('clientError', onClientError);
+    return s;
   };
 
   const close = (): Promise<void> => {
     closing ??= (async () => {
       certs?.stop();
-      if (!app) return;
-      const a = app;
+      if (!server) return;
+      const s = server;
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((resolve) => {
         timer = setTimeout(() => {
-          a.server.closeAllConnections();
+          s.closeAllConnections();
           resolve();
         }, shutdownTimeout);
         timer.unref();
       });
-      await Promise.race([a.close(), deadline]);
+      const closed = new Promise<void>((resolve) => s.close(() => resolve()));
+      await Promise.race([closed, deadline]);
       clearTimeout(timer);
     })();
     return closing;
@@ -336,16 +417,23 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
       return url;
     },
     async listen(host, port) {
-      if (app) throw new Error('the catalog server is already listening');
+      if (server) throw new Error('the catalog server is already listening');
       try {
-        app = await build();
-        await app.listen({ host, port });
+        const s = await build();
+        server = s;
+        await new Promise<void>((resolve, reject) => {
+          s.once('error', reject);
+          s.listen({ host, port }, () => {
+            s.off('error', reject);
+            resolve();
+          });
+        });
       } catch (err) {
         certs?.stop();
-        app = undefined;
+        server = undefined;
         throw err;
       }
-      const bound = app.server.address();
+      const bound = server.address();
       if (bound === null || typeof bound === 'string') throw new Error(`catalog server bound to unexpected address ${String(bound)}`);
       const h = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
       url = `${options.tls ? 'https' : 'http'}://${h}:${bound.port}`;
@@ -354,7 +442,7 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
     },
     close,
     runnable: async (signal) => {
-      if (!app) throw new Error('the catalog server is not listening: call listen() first');
+      if (!server) throw new Error('the catalog server is not listening: call listen() first');
       if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       await close();
     },
