@@ -1,5 +1,5 @@
 // operator-controller's catalog content client (internal/operator-controller/contentclient)
-// populating from a catalogd-like server: fastify on 127.0.0.1 streaming a JSONL file from disk
+// populating from a catalogd-like server: node:http on 127.0.0.1 streaming a JSONL file from disk
 // at /catalogs/<name>/api/v1/all. Two catalogs: certified-operators-v4.21 (/work/shared/catalogs,
 // rendered with internal/shared/fbc `encodeJsonl`) and a synthetic 5,000-package catalog.
 // Figures per catalog:
@@ -12,10 +12,12 @@
 // Needs `node --expose-gc` (npm run bench does). BENCH_CONTENT_PACKAGES changes the synthetic size.
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pipeline } from 'node:stream';
 import { pathToFileURL } from 'node:url';
-import Fastify from 'fastify';
 import { request } from 'undici';
 import type { ClusterCatalog } from '../api/v1/index.ts';
 import { HttpContentClient } from '../internal/operator-controller/contentclient/index.ts';
@@ -203,21 +205,31 @@ async function benchOne(src: Source, base: string): Promise<Figure[]> {
 
 export async function benchContentClient(): Promise<Figure[]> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-content-client-'));
-  const app = Fastify({ logger: false });
+  let byName = new Map<string, Source>();
+  const server = createServer((req, res) => {
+    const m = /^\/catalogs\/([^/?]+)\/api\/v1\/all$/.exec(req.url ?? '');
+    const src = req.method === 'GET' && m ? byName.get(m[1] ?? '') : undefined;
+    if (!src) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('404 Not Found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/jsonl', 'content-length': src.bytes });
+    pipeline(createReadStream(src.file), res, () => undefined);
+  });
   try {
     const sources = await renderSources(dir);
-    const byName = new Map(sources.map((s) => [s.name, s]));
-    app.get<{ Params: { name: string } }>('/catalogs/:name/api/v1/all', (req, reply) => {
-      const src = byName.get(req.params.name);
-      if (!src) return reply.code(404).send('404 Not Found');
-      return reply.type('application/jsonl').header('content-length', src.bytes).send(createReadStream(src.file));
+    byName = new Map(sources.map((s) => [s.name, s]));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ host: '127.0.0.1', port: 0 }, resolve);
     });
-    const address = await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const figures: Figure[] = [];
     for (const src of sources) figures.push(...(await benchOne(src, `${address}/catalogs/${src.name}`)));
     return figures;
   } finally {
-    await app.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -70,7 +70,8 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
       res.end();
     });
   });
-  // As fastify did: a keep-alive connection (kubelet, Prometheus) does not hold up close().
+  // Keep-alive connections (kubelet, Prometheus) stay open 72 s between requests, as they always
+  // have here; close() closes the idle ones, so they do not hold it up.
   server.keepAliveTimeout = 72_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
