@@ -493,6 +493,31 @@ describe('metrics, access log, connections', () => {
     }
   });
 
+  it('a request it cannot read gets 400 Bad Request and a closed connection; a bad escape is refused before routing', async () => {
+    const port = Number(new URL(base).port);
+    const raw = (text: string): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const sock = netConnect(port, '127.0.0.1', () => sock.write(text));
+        let data = '';
+        sock.on('data', (d) => (data += d.toString()));
+        sock.on('close', () => resolve(data));
+        sock.on('error', reject);
+      });
+    const unreadable = 'HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 15\r\nConnection: close\r\n\r\n400 Bad Request';
+    expect(await raw('GARBAGE\r\n\r\n')).toBe(unreadable);
+    expect(await raw(`GET ${ALL} HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n`)).toBe(unreadable);
+    expect(await raw(`GET ${ALL} HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+    logLines.length = 0;
+    for (const target of ['/catalogs/%zz/api/v1/all', '/catalogs/%FF/api/v1/all', 'http://[bad/catalogs']) {
+      const reply = await raw(`GET ${target} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      expect(reply).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(reply).toMatch(/\r\nconnection: close\r\n/);
+      expect(reply.endsWith('\r\n\r\n400 Bad Request')).toBe(true);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+    expect(logLines.filter((l) => l.msg === 'handled request')).toEqual([]); // refused before routing: not logged
+  });
+
   it('runnable serves until its signal aborts, then closes', async () => {
     const s = createCatalogServer({ store });
     await expect(s.runnable(new AbortController().signal)).rejects.toThrow('call listen() first');
