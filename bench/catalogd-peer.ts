@@ -1,7 +1,7 @@
 // catalogd side by side with upstream's (issue 17): our catalogd (its production build, bench/production.ts) and upstream's
 // (operator-controller v1.2.0 cmd/catalogd, built from the Go module proxy by test/envtest/build.sh
 // catalogd-upstream) run one after the other as real processes against the same local cluster, the
-// same registry, the same catalog image (the certified catalog, pushed once) and the same TLS setup
+// same registry, the same catalog image (pushed once: BENCH_PEER_CATALOG below) and the same TLS setup
 // (one self-signed cert/key pair for the catalog server; the registry is plain HTTP, which ours is told
 // with --insecure-registries and upstream's containers/image (v5.33, which reads no CONTAINERS_REGISTRIES_CONF)
 // with a per-user $HOME/.config/containers/registries.conf saying `insecure = true`).
@@ -27,6 +27,7 @@ import { promisify } from 'node:util';
 import { Agent, request } from 'undici';
 import { ControlPlane } from '../test/support/control-plane.ts';
 import { installCrds, yamlFiles } from '../test/support/crds.ts';
+import { writeSyntheticCatalog } from '../internal/catalogd/storage/testing.ts';
 import { pushCatalogImage } from '../test/support/images.ts';
 import { TestKube } from '../test/support/kube.ts';
 import { freePort, waitFor } from '../test/support/net.ts';
@@ -44,7 +45,13 @@ const UPSTREAM_CRDS = join(SHARED, 'conformance', 'crds', 'olm.operatorframework
 const IDLE_S = Math.max(5, Number(process.env.BENCH_PEER_IDLE_S ?? 10));
 const SECONDS = Number(process.env.BENCH_CATALOG_SERVER_SECONDS ?? 5);
 const METAS_CLIENTS = 50;
-const CATALOG = 'certified';
+/**
+ * BENCH_PEER_CATALOG: `certified` (the real certified-operators catalog, 15 MB served) or `synthetic` (default: a
+ * 57 MB-class catalog, the size the issue's figures were taken on — 1,040 packages × 20 bundles of
+ * internal/catalogd/storage/testing.ts with 1,000-byte descriptions).
+ */
+const CATALOG_KIND = process.env.BENCH_PEER_CATALOG ?? 'synthetic';
+const CATALOG = CATALOG_KIND === 'certified' ? 'certified' : 'synthetic';
 
 interface PeerFigures {
   readyMs: number;
@@ -252,7 +259,12 @@ export async function benchCatalogdPeer(): Promise<Figure[]> {
       ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', key, '-out', cert],
       { stdio: 'ignore' },
     );
-    const image = await pushCatalogImage(regInfo, 'bench/certified:v4.21', { dir: CERTIFIED });
+    let source = CERTIFIED;
+    if (CATALOG !== 'certified') {
+      source = join(dir, 'synthetic');
+      await writeSyntheticCatalog(source, { packages: 1040, bundlesPerPackage: 20, descriptionBytes: 1000 });
+    }
+    const image = await pushCatalogImage(regInfo, `bench/${CATALOG}:v1`, { dir: source });
     const ctx: Context = { kubeconfig: info.kubeconfigPath, registry: regInfo, cert, key };
 
     const peers: Peer[] = [];

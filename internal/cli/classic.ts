@@ -25,7 +25,7 @@ import {
 } from '../../api/operators/index.ts';
 import type { Condition, KubeObject } from '../../api/meta/v1.ts';
 import type { CatalogContent, ContentPackage } from '../classic/catalogsource/index.ts';
-import { isConflict, isNotFound, type KubeClient } from '../shared/kube/index.ts';
+import { isNotFound, retryOnConflict, type KubeClient } from '../shared/kube/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, insecureRegistries, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { age, emit, json, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
@@ -329,16 +329,12 @@ async function printSubscriptions(io: CliIO, format: OutputFormat, subs: readonl
 
 /** Sets spec.approved on a plan (conflicts retried, as kubectl-operator's RetryOnConflict). */
 async function approvePlan(client: KubeClient, plan: InstallPlan): Promise<void> {
-  let current = plan;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await client.patch({ ...IP, name: current.metadata.name ?? '', namespace: current.metadata.namespace ?? '' }, 'merge', { metadata: { resourceVersion: current.metadata.resourceVersion }, spec: { approved: true } }, { fieldManager: FIELD_MANAGER });
-      return;
-    } catch (err) {
-      if (!isConflict(err) || attempt >= 4) throw err;
-      current = (await getPlan(client, current.metadata.namespace ?? '', current.metadata.name ?? '')) ?? current;
-    }
-  }
+  const ns = plan.metadata.namespace ?? '';
+  const name = plan.metadata.name ?? '';
+  await retryOnConflict(async (attempt) => {
+    const current = attempt === 0 ? plan : ((await getPlan(client, ns, name)) ?? plan);
+    await client.patch({ ...IP, name, namespace: ns }, 'merge', { metadata: { resourceVersion: current.metadata.resourceVersion }, spec: { approved: true } }, { fieldManager: FIELD_MANAGER });
+  });
 }
 
 const CLASSIC_FLAG = { classic: { type: 'boolean' } } as const;
@@ -645,7 +641,11 @@ export const upgradeClassicCommand: CliCommand = {
           return 1;
         }
         try {
-          await client.patch({ ...SUB, name, namespace: ns }, 'merge', { metadata: { resourceVersion: sub.metadata.resourceVersion }, spec: { channel: values.channel } }, { fieldManager: FIELD_MANAGER });
+          // A conflict (the operator wrote status in between) reads the Subscription again, as RetryOnConflict does.
+          await retryOnConflict(async (attempt) => {
+            const latest = attempt === 0 ? sub : ((await getSub(client, ns, name)) ?? sub);
+            await client.patch({ ...SUB, name, namespace: ns }, 'merge', { metadata: { resourceVersion: latest.metadata.resourceVersion }, spec: { channel: values.channel } }, { fieldManager: FIELD_MANAGER });
+          });
         } catch (err) {
           io.stderr.write(`failed to upgrade operator: ${(err as Error).message}\n`);
           return 1;

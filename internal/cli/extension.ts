@@ -20,7 +20,7 @@ import {
   type ClusterExtension,
   type UpgradeConstraintPolicy,
 } from '../../api/v1/index.ts';
-import { isAlreadyExists, isNotFound, LabelSelectorError, parseLabelSelector, type KubeClient } from '../shared/kube/index.ts';
+import { isAlreadyExists, isNotFound, LabelSelectorError, parseLabelSelector, retryOnConflict, type KubeClient } from '../shared/kube/index.ts';
 import { parseConstraints } from '../shared/semver/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, labelsFlag, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { age, emit, json, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
@@ -365,30 +365,25 @@ export const upgradeCommand: CliCommand = {
     }
 
     return withClient(values, io, async (client) => {
-      const ext = await getExtension(client, name);
-      if (!ext) {
-        io.stderr.write(`failed to update extension: clusterextensions.${GroupName} "${name}" not found\n`);
-        return 1;
-      }
-      const current = ext.spec?.source.catalog;
-      if (ext.spec?.source.sourceType !== SourceTypeCatalog || !current) {
-        io.stderr.write(`failed to update extension: unrecognized source type: "${ext.spec?.source.sourceType ?? ''}"\n`);
-        return 1;
-      }
-      const catalog: Record<string, unknown> = {};
-      if (values.version !== undefined && values.version !== (current.version ?? '')) catalog['version'] = values.version === '' ? null : values.version;
-      if (channelValues !== undefined && JSON.stringify(channelValues) !== JSON.stringify(current.channels ?? [])) {
-        catalog['channels'] = channelValues.length === 0 ? null : channelValues;
-      }
-      if (selector !== undefined && JSON.stringify(selector) !== JSON.stringify(current.selector ?? null)) catalog['selector'] = selector;
-      if (policy !== undefined && policy !== (current.upgradeConstraintPolicy ?? UpgradeConstraintPolicyCatalogProvided)) catalog['upgradeConstraintPolicy'] = policy;
-      if (Object.keys(catalog).length === 0) {
-        io.stderr.write('failed to update extension: no changes detected - extension already in desired state\n');
-        return 1;
-      }
+      // Read, compare and patch under the read's resourceVersion; a conflict (the controller wrote status in
+      // between) reads again, as kubectl-operator's RetryOnConflict does.
       let updated: ClusterExtension;
       try {
-        updated = await client.patch<ClusterExtension>({ ...CE, name }, 'merge', { metadata: { resourceVersion: ext.metadata?.resourceVersion }, spec: { source: { catalog } } }, { fieldManager: 'kubectl-olm' });
+        updated = await retryOnConflict(async () => {
+          const ext = await getExtension(client, name);
+          if (!ext) throw new Error(`clusterextensions.${GroupName} "${name}" not found`);
+          const current = ext.spec?.source.catalog;
+          if (ext.spec?.source.sourceType !== SourceTypeCatalog || !current) throw new Error(`unrecognized source type: "${ext.spec?.source.sourceType ?? ''}"`);
+          const catalog: Record<string, unknown> = {};
+          if (values.version !== undefined && values.version !== (current.version ?? '')) catalog['version'] = values.version === '' ? null : values.version;
+          if (channelValues !== undefined && JSON.stringify(channelValues) !== JSON.stringify(current.channels ?? [])) {
+            catalog['channels'] = channelValues.length === 0 ? null : channelValues;
+          }
+          if (selector !== undefined && JSON.stringify(selector) !== JSON.stringify(current.selector ?? null)) catalog['selector'] = selector;
+          if (policy !== undefined && policy !== (current.upgradeConstraintPolicy ?? UpgradeConstraintPolicyCatalogProvided)) catalog['upgradeConstraintPolicy'] = policy;
+          if (Object.keys(catalog).length === 0) throw new Error('no changes detected - extension already in desired state');
+          return client.patch<ClusterExtension>({ ...CE, name }, 'merge', { metadata: { resourceVersion: ext.metadata?.resourceVersion }, spec: { source: { catalog } } }, { fieldManager: 'kubectl-olm' });
+        });
       } catch (err) {
         io.stderr.write(`failed to update extension: ${(err as Error).message}\n`);
         return 1;

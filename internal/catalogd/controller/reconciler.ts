@@ -33,7 +33,7 @@ import {
 } from '../../shared/controller/index.ts';
 import { isImageError, type PulledImage } from '../../shared/image/index.ts';
 import { hasFinalizer } from '../../shared/kube/index.ts';
-import type { Logger } from '../../shared/observability/index.ts';
+import { collectGarbage, type Logger } from '../../shared/observability/index.ts';
 import type { CatalogApi } from './api.ts';
 import type { CatalogContent } from './content.ts';
 import {
@@ -184,6 +184,7 @@ export function newClusterCatalogReconciler(options: ClusterCatalogReconcilerOpt
       setProgressing(status, gen, e, date);
       throw e;
     }
+    collectGarbage(); // the pull's buffers and the parse's objects, gone at once (shared/observability/memory.ts)
     const baseUrl = options.baseUrl(name);
     setProgressing(status, gen, undefined, date);
     setServing(status, { ref: pulled.digestRef, unpackedAt: pulled.unpackedAt, baseUrl }, gen, date);

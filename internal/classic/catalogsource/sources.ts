@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { ConnectionState } from '../../../api/operators/index.ts';
 import { loadCatalog } from '../../shared/fbc/index.ts';
 import { CachingImagePuller, type RegistryClient as ImageRegistry, type UnpackLimits } from '../../shared/image/index.ts';
-import type { Logger } from '../../shared/observability/index.ts';
+import { collectGarbage, type Logger } from '../../shared/observability/index.ts';
 import { RegistryClient, type RegistryClientOptions } from '../registryclient/index.ts';
 import { contentFromFbc, contentFromRegistry, type CatalogContent } from './content.ts';
 
@@ -64,6 +64,7 @@ export function imageSources(o: ImageSourcesOptions): ImageSources {
       const catalog = await loadCatalog(pulled.configsDir, signal ? { signal } : {});
       loaded.set(key, { image, digest: pulled.digest, content: contentFromFbc(catalog, pulled.digestRef, now()) });
       await puller.gc([pulled.digestRef]);
+      collectGarbage(); // the parsed files' garbage, gone at once (shared/observability/memory.ts)
       return { loaded: true };
     },
     remove(key) {

@@ -12,7 +12,7 @@ import { rootCertificates } from 'node:tls';
 import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import type { ClusterCatalog } from '../../../api/v1/index.ts';
 import { TypeServing } from '../../../api/v1/index.ts';
-import { noopLogger, type Logger } from '../../shared/observability/index.ts';
+import { collectGarbage, noopLogger, type Logger } from '../../shared/observability/index.ts';
 import { CatalogIndexBuilder, type CatalogIndex, type CatalogIndexOptions } from './catalog-index.ts';
 import { ContentClientError, errorText, msg } from './messages.ts';
 import type { CatalogContentClient, PackageContent } from './types.ts';
@@ -238,6 +238,7 @@ export class HttpContentClient implements CatalogContentClient {
       throw new ContentClientError(msg.parsingContents(detail), { cause: e });
     }
     const index = builder.finish();
+    collectGarbage(); // the download's chunks and the parse's garbage, gone at once (shared/observability/memory.ts)
     this.#logger.debug('catalog content cached', { catalog: name, ref, bytes: index.jsonlBytes, packages: index.packageNames().length });
     return index;
   }

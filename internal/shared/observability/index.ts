@@ -16,3 +16,4 @@ export type {
 export { noopMetrics } from './metrics-hooks.ts';
 export type { Metrics, MetricsOptions } from './metrics.ts';
 export { createMetrics } from './metrics.ts';
+export { collectGarbage } from './memory.ts';
