@@ -9,7 +9,7 @@
 import { copyFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type BuildOptions, type Metafile } from 'esbuild';
+import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const CONTROLLERS = ['catalogd', 'operator-controller', 'olm-classic'] as const;
@@ -32,6 +32,19 @@ export const NODE_ESM_BUNDLE = {
   logLevel: 'warning',
 } as const satisfies BuildOptions;
 
+/**
+ * undici's HTTP/2 client requires `node:http2` when it is loaded (a fallback of `{ constants: {} }` when that fails),
+ * and HTTP/2 is never turned on here (no `allowH2`): in the bundles that require fails at once, so starting a controller
+ * does not load Node's http2 internals (~10 ms). The gRPC client (olm-classic) loads its own http2 from node_modules.
+ */
+export const WITHOUT_UNDICI_H2: Plugin = {
+  name: 'without-undici-h2',
+  setup(b) {
+    b.onResolve({ filter: /^node:http2$/ }, (args) => (/undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/.test(args.importer) ? { path: 'http2', namespace: 'without-undici-h2' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'without-undici-h2' }, () => ({ contents: "throw new Error('HTTP/2 is left out of this bundle');", loader: 'js' }));
+  },
+};
+
 /** Files a module reads beside itself (`new URL('./x', import.meta.url)`): [module, file], both from the checkout root. */
 const ASSETS: readonly (readonly [string, string])[] = [['internal/classic/registryclient/index.ts', 'internal/classic/registryclient/registry.proto']];
 
@@ -49,6 +62,7 @@ export async function bundleControllers(dist = join(root, 'dist')): Promise<{ re
       // Names stay: stack traces and `err.name`/class names in logs must read as in the sources.
       keepNames: true,
       sourcemap: 'linked',
+      plugins: [WITHOUT_UNDICI_H2],
     });
     for (const [module, file] of ASSETS) {
       for (const [output, meta] of Object.entries(result.metafile.outputs)) {
