@@ -1,0 +1,138 @@
+// The controllers as the image runs them: cmd/bundle.ts's esbuild bundles (what the Dockerfile builds) started
+// through cmd/entrypoint.sh with its node flags, against the shared cluster and registry. The other integration
+// tests run the TypeScript sources; this file catches what only the bundles can get wrong — a module left out or
+// loaded lazily from the wrong place, an asset not copied beside its chunk, a stubbed built-in that is needed —
+// by running each controller's real work: catalogd pulls and serves a catalog, operator-controller installs an
+// extension from it, olm-classic dials a CatalogSource's gRPC address (the lazily loaded gRPC client and its
+// registry.proto).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as ops from '../../../api/operators/index.ts';
+import { bundleControllers } from '../../../cmd/bundle.ts';
+import { catalogFiles, pushTestBundle } from '../../support/bundles.ts';
+import { installClassicCRDs } from '../../support/crds.ts';
+import { adminKube, controlPlane, registry } from '../../support/env.ts';
+import { pushCatalogImage } from '../../support/images.ts';
+import { TestKube } from '../../support/kube.ts';
+import { freePort, waitFor } from '../../support/net.ts';
+import { startProcess, stopProcess, type Managed } from '../../support/process.ts';
+import { createCatalog, deleteCatalogs, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
+import { applyExtension, deleteExtension, installedBundle, waitForExtension, waitGone } from '../operator-controller/harness.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ENTRYPOINT = join(ROOT, 'cmd', 'entrypoint.sh');
+// Under the checkout, as /app/dist is beside /app/node_modules in the image: what the bundles load from
+// node_modules at run time (logic-solver, @grpc/*) is found the same way.
+const DIST = join(ROOT, '.cache', 'test-bundles', `dist-${process.pid}`);
+
+let work = '';
+const running: Managed[] = [];
+
+interface Started {
+  readonly proc: Managed;
+  readonly metricsUrl: string;
+}
+
+/** A controller bundle through the entrypoint, once its /readyz answers 200. */
+async function start(name: string, args: readonly string[]): Promise<Started> {
+  const health = await freePort();
+  const metrics = await freePort();
+  const proc = startProcess(
+    'sh',
+    [ENTRYPOINT, name, `--kubeconfig=${controlPlane().kubeconfigPath}`, `--health-probe-bind-address=127.0.0.1:${health}`, `--metrics-bind-address=127.0.0.1:${metrics}`, ...args],
+    join(work, `${name}.log`),
+    { ...process.env, OLMV1_DIST: DIST },
+  );
+  running.push(proc);
+  await waitFor(
+    `${name} (bundle) ready; log: ${proc.logFile}`,
+    async () => {
+      if (proc.child.exitCode !== null) throw new Error(`${name} exited with ${proc.child.exitCode}; see ${proc.logFile}`);
+      const res = await fetch(`http://127.0.0.1:${health}/readyz`).catch(() => undefined);
+      return res?.status === 200;
+    },
+    { timeoutMs: 60_000, intervalMs: 50 },
+  );
+  return { proc, metricsUrl: `http://127.0.0.1:${metrics}/metrics` };
+}
+
+const text = async (url: string): Promise<string> => (await fetch(url)).text();
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'bundles-it-'));
+  await bundleControllers(DIST);
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all(running.splice(0).map((p) => stopProcess(p)));
+  await rm(DIST, { recursive: true, force: true });
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('the controller bundles, as the image runs them', () => {
+  it('catalogd serves a pulled catalog and operator-controller installs an extension from it', async () => {
+    const kube = adminKube();
+    const ns = await kube.namespace('bundles');
+    const pkg = uniqueName('bundled');
+    const b = await pushTestBundle(registry(), { packageName: pkg, version: '1.0.0' });
+    const image = await pushCatalogImage(registry(), `bundles/${pkg}-catalog:v1`, { files: catalogFiles(pkg, [{ bundle: b }]) });
+
+    const port = await freePort();
+    const catalogd = await start('catalogd', [
+      `--catalogs-server-addr=127.0.0.1:${port}`,
+      `--external-address=127.0.0.1:${port}`,
+      `--cache-dir=${join(work, 'catalogd')}`,
+      `--insecure-registries=${registry().host}`,
+    ]);
+    const catalog = uniqueName('bundled');
+    await createCatalog(catalog, { ref: image.ref });
+    const served = await waitForCatalog(catalog, 'Serving', serving, 60_000);
+    const all = await fetch(`${served.status?.urls?.base ?? ''}/api/v1/all`);
+    expect(all.status).toBe(200);
+    expect(await all.text()).toContain(`"package":"${pkg}"`);
+    expect(await text(catalogd.metricsUrl)).toContain('catalogd_http_request_duration_seconds_bucket{');
+
+    const system = uniqueName('bundles-system');
+    await kube.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: system } });
+    const oc = await start('operator-controller', [`--cache-path=${join(work, 'operator-controller')}`, `--system-namespace=${system}`, `--insecure-registries=${registry().host}`]);
+    const ext = uniqueName('bundled');
+    await applyExtension(ext, { namespace: ns, packageName: pkg, catalogName: catalog });
+    await waitForExtension(ext, `installed ${b.name}`, installedBundle(b.name), 90_000);
+    expect(await text(oc.metricsUrl)).toMatch(/controller_runtime_reconcile_total\{controller="clusterextension",result="success"\} [1-9]/);
+
+    await deleteExtension(ext);
+    await waitGone(ext);
+    await deleteCatalogs([catalog]);
+  }, 240_000);
+
+  it("olm-classic dials a CatalogSource's gRPC address with the lazily loaded client and reports the connection", async () => {
+    const kube = adminKube();
+    await installClassicCRDs(kube);
+    const global = await kube.namespace('bundles-olm');
+    await start('olm-classic', [`--cache-dir=${join(work, 'olm-classic')}`, `--namespace=${global}`]);
+    const name = 'unreachable';
+    const dead = await freePort(); // nothing listens there
+    await kube.must(
+      kube.request('POST', TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, undefined, global), {
+        apiVersion: ops.V1alpha1,
+        kind: 'CatalogSource',
+        metadata: { name, namespace: global },
+        spec: { sourceType: 'grpc', address: `127.0.0.1:${dead}` },
+      }),
+    );
+    let state = '';
+    await waitFor(
+      `CatalogSource ${global}/${name} reports its connection`,
+      async () => {
+        const r = await kube.request<ops.CatalogSource>('GET', TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, name, global));
+        state = r.body.status?.connectionState?.lastObservedState ?? '';
+        return state === 'TRANSIENT_FAILURE' || state === 'CONNECTING';
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+    expect(['TRANSIENT_FAILURE', 'CONNECTING']).toContain(state);
+  }, 120_000);
+});
