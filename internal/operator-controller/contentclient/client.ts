@@ -9,7 +9,7 @@
 // demand when nothing is cached for the catalog's ref (off with `populateOnDemand: false`); the
 // body is streamed and indexed line by line, never held as one string.
 import { rootCertificates } from 'node:tls';
-import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from '../../shared/http/index.ts';
 import type { ClusterCatalog } from '../../../api/v1/index.ts';
 import { TypeServing } from '../../../api/v1/index.ts';
 import { collectGarbage, noopLogger, type Logger } from '../../shared/observability/index.ts';

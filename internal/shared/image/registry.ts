@@ -18,7 +18,7 @@
 import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, request, type Dispatcher } from '../http/index.ts';
 import { anonymous, parseChallenges, type Challenge, type Credential, type CredentialProvider } from './auth.ts';
 import { DigestHasher, digestOf, digestProblem, parseDigest, sha256 } from './digest.ts';
 import { DigestMismatchError, ImageError, RegistryHttpError, type ImageErrorCode } from './errors.ts';

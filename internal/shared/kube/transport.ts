@@ -3,7 +3,7 @@
 // freshly read credentials, every response body consumed, failures turned into ApiError or
 // NetworkError. Watches use `stream()`, which turns the body-idle timeout off.
 import type { Readable } from 'node:stream';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from '../http/index.ts';
 import type { Status } from '../../../api/meta/v1.ts';
 import type { ClusterAccess, TlsOptions } from './config.ts';
 import { ApiError, NetworkError } from './errors.ts';
