@@ -16,4 +16,12 @@ export default tseslint.config(
       eqeqeq: ['error', 'always', { null: 'ignore' }],
     },
   },
+  {
+    // Production code reaches undici only through internal/shared/http (its core, without the index); tests may use it.
+    files: ['api/**/*.ts', 'cmd/**/*.ts', 'internal/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/testing.ts', 'internal/shared/http/**'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'undici', message: 'import internal/shared/http/index.ts: undici\'s index loads fetch, WebSocket, cookies and the mocks too' }] }],
+    },
+  },
 );
