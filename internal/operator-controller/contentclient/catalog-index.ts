@@ -226,7 +226,10 @@ export class CatalogIndexBuilder {
       const lines = [...this.#groups.values()].flat();
       this.#groups.clear();
       await writeAll(fd, lines);
-      await unlinkAsync(path);
+      // Gone already is as good (another process emptying a shared cache directory): the descriptor still reads it.
+      await unlinkAsync(path).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'ENOENT') throw e;
+      });
     } catch (err) {
       closeSync(fd);
       await unlinkAsync(path).catch(() => undefined);
