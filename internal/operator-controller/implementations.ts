@@ -9,7 +9,7 @@ import { CERT_PROVIDERS, registryV1Renderer } from './render/index.ts';
 import { CatalogResolver, createResolutionMetrics } from './resolve/index.ts';
 
 export const defaultImplementations: OperatorControllerImplementations = {
-  content: ({ caCerts, logger }) => new HttpContentClient({ ...(caCerts && { caCerts }), logger }),
+  content: ({ caCerts, logger, cacheDir }) => new HttpContentClient({ ...(caCerts && { caCerts }), logger, cacheDir }),
   resolver: ({ listCatalogs, content, metrics }) => new CatalogResolver({ listCatalogs, content, metrics: createResolutionMetrics(metrics.registry) }),
   renderer: ({ certProvider }) => registryV1Renderer({ certProvider }),
   preflights: ({ client, certProvider }) => [clusterPreflights(client, certProvider ? { certProvider: CERT_PROVIDERS[certProvider]! } : {})],

@@ -42,7 +42,8 @@ export interface CatalogContentCache extends CatalogContentClient {
 
 /** The stages, built per process (internal/operator-controller/implementations.ts). */
 export interface OperatorControllerImplementations {
-  readonly content: (o: { readonly caCerts?: readonly Buffer[]; readonly logger: Logger }) => CatalogContentCache;
+  /** `cacheDir`: where catalogs' content is kept (`<--cache-path>/catalogs`). */
+  readonly content: (o: { readonly caCerts?: readonly Buffer[]; readonly logger: Logger; readonly cacheDir: string }) => CatalogContentCache;
   readonly resolver: (o: { readonly listCatalogs: () => readonly ClusterCatalog[]; readonly content: CatalogContentClient; readonly metrics: Metrics }) => BundleResolver;
   /** `certProvider`: for bundles with webhooks (`null`: none, such bundles are refused). */
   readonly renderer: (o: { readonly certProvider: CertProviderName | null }) => BundleRenderer;
@@ -93,7 +94,7 @@ export function operatorControllerSetup(
     const informers: Cache[] = [extensions, catalogs, ...(secretInformer ? [secretInformer] : []), ...installer.informers];
     const puller = createImagePuller({ cacheDir: join(options.cachePath, 'unpack'), registry, logger: logger.child({ component: 'image' }) });
     const caCerts = options.catalogdCasDir ? await readCertificateDir(options.catalogdCasDir) : undefined;
-    const content = impl.content({ ...(caCerts && { caCerts }), logger: logger.child({ component: 'catalog-content' }) });
+    const content = impl.content({ ...(caCerts && { caCerts }), logger: logger.child({ component: 'catalog-content' }), cacheDir: join(options.cachePath, 'catalogs') });
 
     const log = logger.child({ controller: 'clusterextension' });
     const certProvider = options.certProvider === undefined ? 'cert-manager' : options.certProvider;

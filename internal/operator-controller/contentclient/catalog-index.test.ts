@@ -1,3 +1,5 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeJsonl, loadCatalog, type Catalog } from '../../shared/fbc/index.ts';
@@ -146,6 +148,55 @@ describe('indexFromJsonl', () => {
     const b = new CatalogIndexBuilder();
     b.finish();
     expect(() => b.push(Buffer.from('{}\n'))).toThrow('push after finish');
+  });
+});
+
+describe('finishToFile', () => {
+  it('keeps the lines in an unlinked file: the same packages as in memory, nothing left in the directory, none in memory', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'catalog-index-'));
+    try {
+      const b = new CatalogIndexBuilder();
+      b.push(Buffer.from(small));
+      const index = await b.finishToFile(join(dir, 'c.1.jsonl'));
+      const memory = await indexFromJsonl(small);
+      expect(await readdir(dir)).toEqual([]);
+      expect(index.retainedBytes).toBe(0);
+      expect(memory.retainedBytes).toBeGreaterThan(0);
+      expect(index.packageNames()).toEqual(memory.packageNames());
+      expect(index.getPackage('foo')).toEqual(expectedFoo);
+      for (const p of memory.packageNames()) expect(index.packageJsonl(p).equals(memory.packageJsonl(p)), p).toBe(true);
+      expect(index.jsonlBytes).toBe(memory.jsonlBytes);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('writes more lines than one writev takes (IOV_MAX), in order', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'catalog-index-'));
+    try {
+      const many = jsonl(...Array.from({ length: 3000 }, (_, i) => ({ schema: 'olm.bundle', package: `p${i % 3}`, name: `b${i}`, image: `img/${i}` })));
+      const b = new CatalogIndexBuilder();
+      b.push(Buffer.from(many));
+      const index = await b.finishToFile(join(dir, 'c.jsonl'));
+      const memory = await indexFromJsonl(many);
+      for (const p of ['p0', 'p1', 'p2']) expect(index.packageJsonl(p).equals(memory.packageJsonl(p)), p).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an index without package lines, and a directory that does not exist (the fs error)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'catalog-index-'));
+    try {
+      const empty = new CatalogIndexBuilder();
+      empty.push(Buffer.from(jsonl({ schema: 'olm.bundle', name: 'orphan', image: 'img/orphan' })));
+      expect((await empty.finishToFile(join(dir, 'e.jsonl'))).packageNames()).toEqual([]);
+      const b = new CatalogIndexBuilder();
+      b.push(Buffer.from(small));
+      await expect(b.finishToFile(join(dir, 'missing', 'c.jsonl'))).rejects.toThrow(/ENOENT/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

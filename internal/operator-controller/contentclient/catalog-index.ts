@@ -2,10 +2,13 @@
 // what the offline CLI builds from catalog directories.
 //
 // Memory: each package's JSONL lines are kept, grouped by package, in one Buffer (about the
-// catalog's JSONL size: blobs without a package are dropped), plus a Map of package → byte range.
-// A package is decoded on first use and kept in a small LRU (bounded by count and by the decoded
-// packages' JSONL bytes), so hot packages cost one Map lookup and the catalog never sits in memory
-// both as text and as objects. `npm run bench -- content-client` measures it.
+// catalog's JSONL size: blobs without a package are dropped) — or, with `finishToFile`, in a file
+// (upstream keeps its cache on disk too) read by package on use — plus a Map of package → byte
+// range. A package is decoded on first use and kept in a small LRU (bounded by count and by the
+// decoded packages' JSONL bytes), so hot packages cost one Map lookup and the catalog never sits in
+// memory both as text and as objects. `npm run bench -- content-client` measures it.
+import { close, closeSync, open, readSync, unlink, writev } from 'node:fs';
+import { promisify } from 'node:util';
 import type { Catalog, LoadOptions } from '../../shared/fbc/index.ts';
 import { loadCatalog } from '../../shared/fbc/index.ts';
 import { EMPTY_CONTENT, blobMeta, decodePackage, packageKeyOf } from './decode.ts';
@@ -27,22 +30,53 @@ interface Cached {
   readonly bytes: number;
 }
 
+/** Where an index's grouped lines are: bytes [start, end) on demand, and how many of them sit in memory. */
+interface Lines {
+  readonly inMemory: number;
+  slice(start: number, end: number): Buffer;
+}
+
+const memoryLines = (data: Buffer): Lines => ({ inMemory: data.length, slice: (start, end) => data.subarray(start, end) });
+
+/**
+ * Lines in a file that is already unlinked: nothing is left on disk when the process dies, and the
+ * space is freed once the index is garbage collected (its descriptor closed by the registry below).
+ */
+const openFiles = new FinalizationRegistry<number>((fd) => close(fd, () => undefined));
+
+function fileLines(fd: number, owner: object): Lines {
+  openFiles.register(owner, fd);
+  return {
+    inMemory: 0,
+    slice(start, end) {
+      const buf = Buffer.allocUnsafe(end - start);
+      for (let done = 0; done < buf.length; ) {
+        const n = readSync(fd, buf, done, buf.length - done, start + done);
+        if (n === 0) throw new Error(`catalog cache file ended ${buf.length - done} bytes short`);
+        done += n;
+      }
+      return buf;
+    },
+  };
+}
+
 /** One catalog's content, grouped by package. Read-only once built. */
 export class CatalogIndex {
   /** Bytes of JSONL taken in (the size the memory target is measured against). */
   readonly jsonlBytes: number;
   /** Blobs taken in. */
   readonly blobs: number;
-  readonly #data: Buffer;
-  /** package → [start, end) in #data. */
+  readonly #lines: Lines;
+  /** package → [start, end) in #lines. */
   readonly #ranges: Map<string, readonly [number, number]>;
   readonly #cache = new Map<string, Cached>();
   #cacheBytes = 0;
   readonly #maxEntries: number;
   readonly #maxBytes: number;
 
-  constructor(data: Buffer, ranges: Map<string, readonly [number, number]>, stats: { jsonlBytes: number; blobs: number }, opts: CatalogIndexOptions = {}) {
-    this.#data = data;
+  /** `data`: the grouped lines in memory, or the descriptor of an unlinked file holding them (closed when this index is collected). */
+  constructor(data: Buffer | { readonly fd: number }, ranges: Map<string, readonly [number, number]>, stats: { jsonlBytes: number; blobs: number }, opts: CatalogIndexOptions = {}) {
+    this.#lines = Buffer.isBuffer(data) ? memoryLines(data) : fileLines(data.fd, this);
     this.#ranges = ranges;
     this.jsonlBytes = stats.jsonlBytes;
     this.blobs = stats.blobs;
@@ -59,15 +93,15 @@ export class CatalogIndex {
     return this.#ranges.has(name);
   }
 
-  /** Bytes held for package lines (excluding the LRU of decoded packages). */
+  /** Bytes held in memory for package lines (excluding the LRU of decoded packages; 0 when they are in a file). */
   get retainedBytes(): number {
-    return this.#data.length;
+    return this.#lines.inMemory;
   }
 
   /** The package's JSONL lines as stored (empty when absent). */
   packageJsonl(name: string): Buffer {
     const r = this.#ranges.get(name);
-    return r ? this.#data.subarray(r[0], r[1]) : Buffer.alloc(0);
+    return r ? this.#lines.slice(r[0], r[1]) : Buffer.alloc(0);
   }
 
   /** Everything the catalog says about `name`; all lists empty when it has no such package. */
@@ -80,7 +114,7 @@ export class CatalogIndex {
     }
     const r = this.#ranges.get(name);
     if (!r) return EMPTY_CONTENT;
-    const content = decodePackage(this.#data.toString('utf8', r[0], r[1]));
+    const content = decodePackage(this.#lines.slice(r[0], r[1]).toString('utf8'));
     this.#remember(name, { content, bytes: r[1] - r[0] });
     return content;
   }
@@ -98,6 +132,22 @@ export class CatalogIndex {
 }
 
 const NL = 0x0a;
+const openAsync = promisify(open);
+const writevAsync = promisify(writev);
+const unlinkAsync = promisify(unlink);
+
+/** Writes `bufs` in order from offset 0: writev batches of at most IOV_MAX (1024) buffers, short writes continued. */
+async function writeAll(fd: number, bufs: Buffer[]): Promise<void> {
+  let at = 0;
+  for (let i = 0; i < bufs.length; ) {
+    const batch = bufs.slice(i, i + 1024);
+    const { bytesWritten } = await writevAsync(fd, batch, at);
+    at += bytesWritten;
+    let n = bytesWritten;
+    while (i < bufs.length && n >= bufs[i]!.length) n -= bufs[i++]!.length;
+    if (n > 0) bufs[i] = bufs[i]!.subarray(n);
+  }
+}
 
 const isBlank = (b: Buffer): boolean => {
   for (let i = 0; i < b.length; i++) {
@@ -119,7 +169,6 @@ export class CatalogIndexBuilder {
   /** Pieces of a line that started in an earlier chunk. */
   #partial: Buffer[] = [];
   readonly #groups = new Map<string, Buffer[]>();
-  #kept = 0;
   #bytes = 0;
   #blobs = 0;
   #finished = false;
@@ -158,6 +207,43 @@ export class CatalogIndexBuilder {
   }
 
   finish(): CatalogIndex {
+    const { ranges, size } = this.#layout();
+    const data = Buffer.allocUnsafeSlow(size);
+    let at = 0;
+    for (const lines of this.#groups.values()) for (const l of lines) at += l.copy(data, at);
+    this.#groups.clear();
+    return new CatalogIndex(data, ranges, { jsonlBytes: this.#bytes, blobs: this.#blobs }, this.#opts);
+  }
+
+  /**
+   * As `finish`, with the grouped lines written to a new file at `path` instead of a Buffer: the file is unlinked
+   * once written and read through its descriptor, so memory holds only the ranges and the decoded-package LRU.
+   */
+  async finishToFile(path: string): Promise<CatalogIndex> {
+    const { ranges, size } = this.#layout();
+    const fd = await openAsync(path, 'wx+', 0o600);
+    try {
+      const lines = [...this.#groups.values()].flat();
+      this.#groups.clear();
+      await writeAll(fd, lines);
+      // Gone already is as good (another process emptying a shared cache directory): the descriptor still reads it.
+      await unlinkAsync(path).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'ENOENT') throw e;
+      });
+    } catch (err) {
+      closeSync(fd);
+      await unlinkAsync(path).catch(() => undefined);
+      throw err;
+    }
+    if (size === 0) {
+      closeSync(fd);
+      return new CatalogIndex(Buffer.alloc(0), ranges, { jsonlBytes: this.#bytes, blobs: this.#blobs }, this.#opts);
+    }
+    return new CatalogIndex({ fd }, ranges, { jsonlBytes: this.#bytes, blobs: this.#blobs }, this.#opts);
+  }
+
+  /** Ends the input (a last line without its newline taken) and gives each package's range in group order. */
+  #layout(): { ranges: Map<string, readonly [number, number]>; size: number } {
     if (this.#finished) throw new Error('CatalogIndexBuilder: finish called twice');
     if (this.#partial.length > 0) {
       const last = Buffer.concat(this.#partial);
@@ -165,16 +251,14 @@ export class CatalogIndexBuilder {
       this.#line(Buffer.concat([last, Buffer.from('\n')]));
     }
     this.#finished = true;
-    const data = Buffer.allocUnsafeSlow(this.#kept);
     const ranges = new Map<string, readonly [number, number]>();
     let at = 0;
     for (const [pkg, lines] of this.#groups) {
       const start = at;
-      for (const l of lines) at += l.copy(data, at);
+      for (const l of lines) at += l.length;
       ranges.set(pkg, [start, at]);
     }
-    this.#groups.clear();
-    return new CatalogIndex(data, ranges, { jsonlBytes: this.#bytes, blobs: this.#blobs }, this.#opts);
+    return { ranges, size: at };
   }
 
   #line(line: Buffer): void {
@@ -198,7 +282,6 @@ export class CatalogIndexBuilder {
     let list = this.#groups.get(pkg);
     if (!list) this.#groups.set(pkg, (list = []));
     list.push(line);
-    this.#kept += line.length;
   }
 }
 

@@ -8,6 +8,8 @@
 // Beyond upstream: concurrent populates of one ref share one fetch; `getPackage` populates on
 // demand when nothing is cached for the catalog's ref (off with `populateOnDemand: false`); the
 // body is streamed and indexed line by line, never held as one string.
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from '../../shared/http/index.ts';
 import type { ClusterCatalog } from '../../../api/v1/index.ts';
@@ -32,6 +34,11 @@ export interface HttpContentClientOptions {
   readonly populateOnDemand?: boolean;
   /** LRU bounds of each catalog's decoded packages. */
   readonly index?: CatalogIndexOptions;
+  /**
+   * Keep each catalog's lines in a file in this directory (emptied first; `<--cache-path>/catalogs`, as upstream's
+   * cache) instead of memory: the file is unlinked as soon as it is written and read through its descriptor.
+   */
+  readonly cacheDir?: string;
   readonly logger?: Logger;
   /** First delay before `catalogChanged` retries a failed populate (default 1 s, doubling to 5 min). */
   readonly retryBaseMs?: number;
@@ -137,6 +144,10 @@ export class HttpContentClient implements CatalogContentClient {
   readonly #timeoutMs: number;
   readonly #populateOnDemand: boolean;
   readonly #indexOptions: CatalogIndexOptions;
+  readonly #cacheDir: string | undefined;
+  /** The cache directory emptied and created, once. */
+  #cacheReady: Promise<void> | undefined;
+  #files = 0;
   readonly #logger: Logger;
   readonly #retryBaseMs: number;
   #fetches = 0;
@@ -145,6 +156,7 @@ export class HttpContentClient implements CatalogContentClient {
     this.#timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#populateOnDemand = opts.populateOnDemand ?? true;
     this.#indexOptions = opts.index ?? {};
+    this.#cacheDir = opts.cacheDir;
     this.#logger = opts.logger ?? noopLogger;
     this.#retryBaseMs = opts.retryBaseMs ?? 1000;
     if (opts.dispatcher) {
@@ -237,10 +249,26 @@ export class HttpContentClient implements CatalogContentClient {
       const detail = timeout.aborted ? 'context deadline exceeded (Client.Timeout or context cancellation while reading body)' : errorText(e);
       throw new ContentClientError(msg.parsingContents(detail), { cause: e });
     }
-    const index = builder.finish();
+    const index = this.#cacheDir ? await this.#finishToFile(builder, name) : builder.finish();
     collectGarbage(); // the download's chunks and the parse's garbage, gone at once (shared/observability/memory.ts)
     this.#logger.debug('catalog content cached', { catalog: name, ref, bytes: index.jsonlBytes, packages: index.packageNames().length });
     return index;
+  }
+
+  async #finishToFile(builder: CatalogIndexBuilder, name: string): Promise<CatalogIndex> {
+    const dir = this.#cacheDir!;
+    try {
+      this.#cacheReady ??= rm(dir, { recursive: true, force: true }).then(async () => void (await mkdir(dir, { recursive: true, mode: 0o700 })));
+      await this.#cacheReady;
+    } catch (e) {
+      this.#cacheReady = undefined; // tried again by the next populate
+      throw new ContentClientError(msg.creatingCacheDir(errorText(e)), { cause: e });
+    }
+    try {
+      return await builder.finishToFile(join(dir, `${name}.${++this.#files}.jsonl`));
+    } catch (e) {
+      throw new ContentClientError(msg.writingCache(errorText(e)), { cause: e });
+    }
   }
 
   /**

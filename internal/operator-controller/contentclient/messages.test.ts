@@ -14,6 +14,8 @@ describe('messages', () => {
     [msg.formingEndpoint('boom'), 'error forming catalogd API endpoint: boom'],
     [msg.performingRequest('boom'), 'error performing request: boom'],
     [msg.parsingContents('boom'), 'error parsing catalog contents: boom'],
+    [msg.creatingCacheDir('boom'), 'error creating temporary directory to unpack catalog metadata: boom'],
+    [msg.writingCache('boom'), 'error writing catalog metadata to file: boom'],
     [msg.populating('c', 'boom'), 'error populating cache for catalog "c": boom'],
     [msg.removing('c', 'boom'), 'error removing cache for catalog "c": boom'],
   ])('%s', (got, want) => {

@@ -15,6 +15,8 @@ export const msg = {
   formingEndpoint: (err: string) => `error forming catalogd API endpoint: ${err}`,
   performingRequest: (err: string) => `error performing request: ${err}`,
   parsingContents: (err: string) => `error parsing catalog contents: ${err}`,
+  creatingCacheDir: (err: string) => `error creating temporary directory to unpack catalog metadata: ${err}`,
+  writingCache: (err: string) => `error writing catalog metadata to file: ${err}`,
   populating: (catalog: string, err: string) => `error populating cache for catalog ${q(catalog)}: ${err}`,
   removing: (catalog: string, err: string) => `error removing cache for catalog ${q(catalog)}: ${err}`,
 } as const;

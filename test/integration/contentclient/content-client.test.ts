@@ -2,7 +2,10 @@
 // real registry, ClusterCatalogs created on the real API server, content read through
 // HttpContentClient from `status.urls.base`. A new digest on the same tag replaces the cache;
 // a catalog that is not served gives upstream's exact message; a catalogd that went away leaves
-// a cached transport error.
+// a cached transport error. The client keeps each catalog's lines in an unlinked file of its cache directory, as
+// operator-controller runs it.
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterCatalog } from '../../../api/v1/index.ts';
@@ -26,13 +29,16 @@ import { startCatalogd, stopAll, type RunningCatalogd } from '../catalogd/harnes
 const created = new Set<string>();
 let cd: RunningCatalogd;
 let client: HttpContentClient;
+let work = '';
 
 beforeAll(async () => {
   cd = await startCatalogd();
-  client = new HttpContentClient({ retryBaseMs: 50 });
+  work = await mkdtemp(join(tmpdir(), 'content-client-it-'));
+  client = new HttpContentClient({ retryBaseMs: 50, cacheDir: join(work, 'catalogs') });
 });
 afterAll(async () => {
   await client.close();
+  await rm(work, { recursive: true, force: true });
   await deleteCatalogs(created);
   await stopAll();
   await releaseFinalizers();
@@ -101,6 +107,24 @@ describe('content from the real catalogd', () => {
     const index = await client.populateCache(c);
     expect(index.packageNames().sort()).toEqual(want.packageNames().sort());
     for (const pkg of want.packageNames()) expect(await client.getPackage(c, pkg), pkg).toEqual(want.getPackage(pkg));
+    expect(index.retainedBytes).toBe(0); // the lines are in the cache directory's (unlinked) file
+    expect(await readdir(join(work, 'catalogs'))).toEqual([]);
+  });
+
+  it("a cache directory that cannot be made gives upstream's message, cached as the populate's error", async () => {
+    const blocked = join(work, 'blocked');
+    await writeFile(blocked, 'a file where the directory should be');
+    const broken = new HttpContentClient({ cacheDir: join(blocked, 'catalogs') });
+    try {
+      const pushed = await pushCatalogImage(registry(), 'contentclient/blocked:v1', { files: fbc('foo', ['1.0.0']) });
+      const name = await newCatalog('cc-blocked', { ref: pushed.digestRef });
+      const c = await waitForCatalog(name, 'Serving', serving);
+      await expect(broken.getPackage(c, 'foo')).rejects.toThrow(
+        new RegExp(`^error retrieving cache for catalog "${name}": error creating temporary directory to unpack catalog metadata: ENOTDIR`),
+      );
+    } finally {
+      await broken.close();
+    }
   });
 
   it('a catalog that is not served gives upstream’s message: availabilityMode Unavailable, and an image that does not exist', async () => {
