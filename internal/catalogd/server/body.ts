@@ -7,9 +7,9 @@
 // is in the page cache, and open+read+close this way costs ~14 µs of CPU against ~58 µs through
 // the thread pool (measured for 40 KB on this project's 2-core machine) — under load that is
 // most of a metas request. Bigger answers are a FileBody: the server writes them straight to the
-// response in pooled 128 KiB chunks (writeFileBody), no stream in between, sections coalesced
+// response in pooled 64 KiB chunks (writeFileBody), no stream in between, sections coalesced
 // and read synchronously — at most two chunks of a response are in memory at once. A gzipped
-// body goes through a stream of 256 KiB reads (fileBodyStream).
+// body goes through a stream of 64 KiB reads (fileBodyStream).
 import { close, closeSync, createReadStream, openSync, read, readSync } from 'node:fs';
 import { Readable, type Writable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -23,7 +23,7 @@ export interface Section {
 /** Answers up to this size are read into one buffer, synchronously. */
 export const SYNC_READ_LIMIT = 256 * 1024;
 /** Read size for streamed bodies. */
-export const STREAM_CHUNK = 256 * 1024;
+export const STREAM_CHUNK = 64 * 1024;
 
 const readAsync = promisify(read);
 
@@ -128,10 +128,14 @@ export function discardFileBody(body: FileBody): void {
 
 const noop = (): void => undefined;
 
-/** Bytes per write of a file body: 16 TLS records; two of them per response in flight at most. */
-export const WRITE_CHUNK = 128 * 1024;
+/**
+ * Bytes per write of a file body: 4 TLS records; two of them per response in flight at most. Under glibc's mmap
+ * threshold (128 KiB, fixed by cmd/entrypoint.sh), so a chunk the pool cannot give comes from malloc's heap, not a
+ * fresh mapping: 128 KiB chunks under that threshold served metas at half the rate.
+ */
+export const WRITE_CHUNK = 64 * 1024;
 /** Chunk buffers kept for reuse between responses (4 MiB). */
-const POOL_MAX = 32;
+const POOL_MAX = 64;
 const pool: Buffer[] = [];
 
 /** A chunk buffer: a pooled one for WRITE_CHUNK, else a new one. */
