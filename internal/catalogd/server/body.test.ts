@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { createGzip, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYNC_READ_LIMIT, WRITE_CHUNK, fileBody, openFile, writeFileBody, type FileBody } from './body.ts';
 
@@ -66,6 +67,20 @@ describe('writeFileBody', () => {
     const full = Math.floor(content.length / WRITE_CHUNK);
     expect(writes).toEqual([...Array<number>(full).fill(WRITE_CHUNK), content.length - full * WRITE_CHUNK]);
     expect(seen.size).toBeLessThanOrEqual(3); // the sink takes a chunk, the next waits: a few buffers go round
+  });
+
+  it('into a gzip stream: the bytes come out whole although chunk buffers are reused, and a short file destroys it', async () => {
+    const zipped = createGzip();
+    const { out, bytes, closed } = sink();
+    zipped.pipe(out);
+    await write(zipped, fileBody(openFile(path), [{ offset: 0, length: content.length }, Buffer.from('--tail--')]));
+    await closed;
+    expect(gunzipSync(bytes()).equals(Buffer.concat([content, Buffer.from('--tail--')]))).toBe(true);
+
+    const cut = createGzip();
+    cut.on('error', () => undefined);
+    expect(await write(cut, fileBody(openFile(path), [{ offset: content.length - 10, length: 20 }]))).toBe(0);
+    expect(cut.destroyed).toBe(true);
   });
 
   it('ends an empty body', async () => {

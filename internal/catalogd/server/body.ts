@@ -1,6 +1,5 @@
-// Response bodies read from catalog.jsonl by byte sections: the whole file or a range streams
-// from a read stream; the metas answer and multipart ranges read only their sections with
-// positional reads. A file is opened before the status line is sent, so a file that just went
+// Response bodies read from catalog.jsonl by byte sections with positional reads: the whole file,
+// a range, multipart ranges, the metas answer's sections. A file is opened before the status line is sent, so a file that just went
 // away can still become a 404.
 //
 // Small answers (≤ 256 KiB) are read synchronously: the store has just written the file, so it
@@ -9,10 +8,9 @@
 // most of a metas request. Bigger answers are a FileBody: the server writes them straight to the
 // response in pooled 64 KiB chunks (writeFileBody), no stream in between, sections coalesced
 // and read synchronously — at most two chunks of a response are in memory at once. A gzipped
-// body goes through a stream of 64 KiB reads (fileBodyStream).
-import { close, closeSync, createReadStream, openSync, read, readSync } from 'node:fs';
-import { Readable, type Writable } from 'node:stream';
-import { promisify } from 'node:util';
+// body is the same writes into the gzip stream.
+import { close, closeSync, openSync, readSync } from 'node:fs';
+import type { Writable } from 'node:stream';
 
 /** [offset, length] pieces of a file, in the order they are sent. */
 export interface Section {
@@ -22,10 +20,6 @@ export interface Section {
 
 /** Answers up to this size are read into one buffer, synchronously. */
 export const SYNC_READ_LIMIT = 256 * 1024;
-/** Read size for streamed bodies. */
-export const STREAM_CHUNK = 64 * 1024;
-
-const readAsync = promisify(read);
 
 /** Opens for reading (synchronously; see above). Throws the fs error (ENOENT, EACCES, …). */
 export function openFile(path: string): number {
@@ -48,54 +42,13 @@ export function readSectionsSync(fd: number, sections: readonly Section[], total
     const buf = Buffer.allocUnsafe(total);
     let at = 0;
     for (const s of sections) {
-      for (let done = 0; done < s.length; ) {
-        const n = readSync(fd, buf, at + done, s.length - done, s.offset + done);
-        if (n === 0) throw short(s.length - done);
-        done += n;
-      }
+      readSyncFully(fd, buf, at, s.length, s.offset);
       at += s.length;
     }
     return buf;
   } finally {
     closeFile(fd);
   }
-}
-
-/** A stream of `parts`: literal buffers and file sections, in order; closes `fd` when done or destroyed. */
-export function streamParts(fd: number, parts: readonly (Section | Buffer)[]): Readable {
-  async function* generate(): AsyncGenerator<Buffer> {
-    try {
-      for (const part of parts) {
-        if (Buffer.isBuffer(part)) {
-          yield part;
-          continue;
-        }
-        for (let done = 0; done < part.length; ) {
-          const n = Math.min(STREAM_CHUNK, part.length - done);
-          const chunk = Buffer.allocUnsafe(n);
-          for (let got = 0; got < n; ) {
-            const { bytesRead } = await readAsync(fd, chunk, got, n - got, part.offset + done + got);
-            if (bytesRead === 0) throw short(n - got);
-            got += bytesRead;
-          }
-          done += n;
-          yield chunk;
-        }
-      }
-    } finally {
-      close(fd, () => undefined);
-    }
-  }
-  return Readable.from(generate(), { objectMode: false, highWaterMark: STREAM_CHUNK });
-}
-
-/** A byte range of the file as a read stream (the fast path for /api/v1/all); closes `fd`. */
-export function streamRange(fd: number, start: number, length: number): Readable {
-  if (length === 0) {
-    closeFile(fd);
-    return Readable.from([]);
-  }
-  return createReadStream('', { fd, start, end: start + length - 1, highWaterMark: STREAM_CHUNK, autoClose: true });
 }
 
 /** A body of file sections and literal buffers, in order, from an open file (closed once written or dropped). */
@@ -112,13 +65,6 @@ export function fileBody(fd: number, parts: readonly (Section | Buffer)[]): File
 
 export function isFileBody(body: unknown): body is FileBody {
   return typeof body === 'object' && body !== null && !Buffer.isBuffer(body) && (body as Partial<FileBody>).kind === 'file';
-}
-
-/** The body as a stream (for gzip); closes its file when done. */
-export function fileBodyStream(body: FileBody): Readable {
-  const [only] = body.parts;
-  if (body.parts.length === 1 && only && !Buffer.isBuffer(only)) return streamRange(body.fd, only.offset, only.length);
-  return streamParts(body.fd, body.parts);
 }
 
 /** Drops a body that will not be sent. */
@@ -148,7 +94,7 @@ function releaseChunk(buf: Buffer): void {
   if (buf.length === WRITE_CHUNK && pool.length < POOL_MAX) pool.push(buf);
 }
 
-/** What writeFileBody needs of a response (an http.ServerResponse, or any Writable). */
+/** What writeFileBody needs of a response (an http.ServerResponse, or any Writable: the gzip stream in front of one). */
 export type BodySink = Pick<Writable, 'write' | 'destroy' | 'destroyed' | 'on' | 'off' | 'once'> & { end(cb?: () => void): unknown };
 
 /**

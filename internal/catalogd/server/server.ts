@@ -14,12 +14,12 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
-import { Readable, pipeline } from 'node:stream';
+import { pipeline } from 'node:stream';
 import { createGzip, gzipSync } from 'node:zlib';
 import { Histogram, type Registry } from 'prom-client';
 import { noopLogger, type Logger } from '../../shared/observability/index.ts';
 import type { CatalogStore } from '../storage/index.ts';
-import { discardFileBody, fileBodyStream, isFileBody, writeFileBody, type FileBody } from './body.ts';
+import { discardFileBody, isFileBody, writeFileBody, type FileBody } from './body.ts';
 import { answerCache } from './cache.ts';
 import { gzipQuality } from './gohttp.ts';
 import { GRAPHQL_BODY_LIMIT, type GraphQLQueries, type RequestBody } from './graphql.ts';
@@ -268,13 +268,15 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
       // Chunked, no Content-Length; the head goes out with the first compressed bytes.
       res.statusCode = a.status;
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-      const source = Buffer.isBuffer(body) ? Readable.from([body]) : fileBodyStream(body);
       const compressed = createGzip();
       let n = 0;
       compressed.on('data', (chunk: Buffer) => void (n += chunk.length));
       compressed.once('end', () => sent.set(res, n));
-      // A failed read (or a client gone) cuts the response, as a failed copy cuts a Go one.
-      pipeline(source, compressed, res, (err) => void (err && res.destroy()));
+      // A failed read (writeFileBody destroys the gzip stream) or a client gone cuts the response, as a failed copy
+      // cuts a Go one.
+      pipeline(compressed, res, (err) => void (err && res.destroy()));
+      if (Buffer.isBuffer(body)) compressed.end(body);
+      else writeFileBody(compressed, body);
       return;
     }
     if (Buffer.isBuffer(body)) return sendBuffer(res, a.status, headers, body);
