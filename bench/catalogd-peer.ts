@@ -31,12 +31,12 @@ import { writeSyntheticCatalog } from '../internal/catalogd/storage/testing.ts';
 import { pushCatalogImage } from '../test/support/images.ts';
 import { TestKube } from '../test/support/kube.ts';
 import { freePort, waitFor } from '../test/support/net.ts';
-import { startProcess, stopProcess, type Managed } from '../test/support/process.ts';
+import { startProcess, startBundled, stopProcess, type Managed } from '../test/support/process.ts';
 import { Registry, type RegistryInfo } from '../test/support/registry.ts';
 import { runLoad, type LoadResult } from './catalog-server.ts';
 import type { Figure } from './control-plane.ts';
 import { idleRss, procMemory, rssSampler } from './memory.ts';
-import { productionDist, startProduction } from './production.ts';
+import { productionDist } from './production.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SHARED = process.env.OLM_SHARED_DIR ?? join(root, '../shared');
@@ -87,7 +87,7 @@ async function ours(label: string, checkout: string): Promise<Peer> {
     label,
     crds: [join(checkout, 'config/crd/bases')],
     start: (ctx, ports, dir) =>
-      startProduction(
+      startBundled(
         dist,
         'catalogd',
         [

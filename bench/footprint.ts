@@ -28,11 +28,11 @@ import { installCrds, yamlFiles } from '../test/support/crds.ts';
 import { pushCatalogImage } from '../test/support/images.ts';
 import { TestKube } from '../test/support/kube.ts';
 import { freePort, sleep, waitFor } from '../test/support/net.ts';
-import { stopProcess, type Managed } from '../test/support/process.ts';
+import { startBundled, stopProcess, type Managed } from '../test/support/process.ts';
 import { Registry, type RegistryInfo } from '../test/support/registry.ts';
 import type { Figure } from './control-plane.ts';
 import { idleRss, procCpuMs, procMemory } from './memory.ts';
-import { productionDist, startProduction } from './production.ts';
+import { productionDist } from './production.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CERTIFIED = join(ROOT, '..', 'shared', 'catalogs', 'certified-operators-v4.21');
@@ -184,7 +184,7 @@ async function start(dist: string, name: string, args: readonly string[], logDir
   const [health, metricsPort] = [await freePort(), await freePort()];
 
   const t0 = performance.now();
-  const proc = startProduction(dist, name, [...args, `--health-probe-bind-address=127.0.0.1:${health}`, `--metrics-bind-address=127.0.0.1:${metricsPort}`], join(logDir, `${name}.log`));
+  const proc = startBundled(dist, name, [...args, `--health-probe-bind-address=127.0.0.1:${health}`, `--metrics-bind-address=127.0.0.1:${metricsPort}`], join(logDir, `${name}.log`));
   let readyMs = 0;
   await waitFor(
     `${name} ready`,

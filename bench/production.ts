@@ -1,11 +1,11 @@
 // The controllers as the image runs them, for the benches that measure a process: a checkout's production build
-// (the Dockerfile's steps: tsc, then cmd/bundle.ts) started through cmd/entrypoint.sh, so the image's node flags apply.
+// (the Dockerfile's steps: tsc, then cmd/bundle.ts), started with test/support/process.ts startBundled (through
+// cmd/entrypoint.sh, so the image's node flags apply).
 import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { startProcess, type Managed } from '../test/support/process.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -22,9 +22,4 @@ export async function productionDist(checkout = ROOT): Promise<string> {
   await run(process.execPath, [join(checkout, 'node_modules/typescript/bin/tsc'), '-p', join(checkout, 'tsconfig.build.json'), '--outDir', out], { cwd: checkout });
   await run(process.execPath, ['--import', 'tsx', join(checkout, 'cmd/bundle.ts'), out], { cwd: checkout });
   return out;
-}
-
-/** Starts controller `name` of `dist` through cmd/entrypoint.sh (of this checkout) with `args`, logging to `logFile`. */
-export function startProduction(dist: string, name: string, args: readonly string[], logFile: string, env: NodeJS.ProcessEnv = process.env): Managed {
-  return startProcess('sh', [join(ROOT, 'cmd/entrypoint.sh'), name, ...args], logFile, { ...env, OLMV1_DIST: dist });
 }

@@ -88,3 +88,12 @@ export function startBinary(name: 'catalogd' | 'operator-controller' | 'olm-clas
     },
   };
 }
+
+/**
+ * A controller as the image runs it: cmd/entrypoint.sh (its node flags and environment) starting `name`'s bundle from
+ * `dist` (cmd/bundle.ts's output, e.g. `<dist>/bin/catalogd/main.mjs`), logging to `logFile`.
+ */
+export function startBundled(dist: string, name: string, args: readonly string[], logFile: string, env: NodeJS.ProcessEnv = process.env): Managed {
+  return startProcess('sh', [`${ROOT}cmd/entrypoint.sh`, name, ...args], logFile, { ...env, OLMV1_DIST: dist });
+}
+

@@ -18,12 +18,11 @@ import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
 import { TestKube } from '../../support/kube.ts';
 import { freePort, waitFor } from '../../support/net.ts';
-import { startProcess, stopProcess, type Managed } from '../../support/process.ts';
+import { startBundled, stopProcess, type Managed } from '../../support/process.ts';
 import { createCatalog, deleteCatalogs, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
 import { applyExtension, deleteExtension, installedBundle, waitForExtension, waitGone } from '../operator-controller/harness.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const ENTRYPOINT = join(ROOT, 'cmd', 'entrypoint.sh');
 // Under the checkout, as /app/dist is beside /app/node_modules in the image: what the bundles load from
 // node_modules at run time (logic-solver, @grpc/*) is found the same way.
 const DIST = join(ROOT, '.cache', 'test-bundles', `dist-${process.pid}`);
@@ -40,11 +39,11 @@ interface Started {
 async function start(name: string, args: readonly string[]): Promise<Started> {
   const health = await freePort();
   const metrics = await freePort();
-  const proc = startProcess(
-    'sh',
-    [ENTRYPOINT, name, `--kubeconfig=${controlPlane().kubeconfigPath}`, `--health-probe-bind-address=127.0.0.1:${health}`, `--metrics-bind-address=127.0.0.1:${metrics}`, ...args],
+  const proc = startBundled(
+    DIST,
+    name,
+    [`--kubeconfig=${controlPlane().kubeconfigPath}`, `--health-probe-bind-address=127.0.0.1:${health}`, `--metrics-bind-address=127.0.0.1:${metrics}`, ...args],
     join(work, `${name}.log`),
-    { ...process.env, OLMV1_DIST: DIST },
   );
   running.push(proc);
   await waitFor(
