@@ -156,7 +156,9 @@ const CLIENT_ERROR_ANSWERS = {
     'HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 114\r\nContent-Type: application/json\r\n\r\n' +
     '{"error":"Request Header Fields Too Large","message":"Exceeded maximum allowed HTTP header size","statusCode":431}',
   /** BAD_REQUEST's answer, written before any request exists. */
-  badRequest: 'HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 15\r\nConnection: close\r\n\r\n400 Bad Request',
+  badRequest:
+    `HTTP/1.1 400 Bad Request\r\nContent-Type: ${BAD_REQUEST.headers['content-type'] ?? ''}\r\nContent-Length: ${BAD_REQUEST.body?.length ?? 0}\r\n` +
+    `Connection: close\r\n\r\n${BAD_REQUEST.body?.toString() ?? ''}`,
 };
 
 function onClientError(err: NodeJS.ErrnoException, socket: Socket): void {
