@@ -1,9 +1,11 @@
-// HTTP to one API server over undici: one keep-alive Agent per cluster (rebuilt when the TLS
-// material rotates), credentials from ClusterAccess on every request, one retry after a 401 with
-// freshly read credentials, every response body consumed, failures turned into ApiError or
-// NetworkError. Watches use `stream()`, which turns the body-idle timeout off.
+// HTTP to one API server over Node's own http/https client: one keep-alive Agent per cluster (rebuilt when the TLS
+// material rotates), credentials from ClusterAccess on every request, one retry after a 401 with freshly read
+// credentials, every response body consumed, failures turned into ApiError or NetworkError. Watches use `stream()`,
+// which turns the idle timeout off. Node's client is loaded by every controller anyway (its servers), so talking to
+// the API server adds no library to start-up (undici cost ~25 ms of it: bench/footprint.ts).
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
-import { Agent, type Dispatcher } from '../http/index.ts';
 import type { Status } from '../../../api/meta/v1.ts';
 import type { ClusterAccess, TlsOptions } from './config.ts';
 import { ApiError, NetworkError } from './errors.ts';
@@ -49,30 +51,41 @@ export function parseWarningHeader(raw: string): ApiWarning {
 export interface ConnectionOptions {
   readonly logger?: Logger;
   readonly userAgent?: string;
-  /** Time to wait for response headers, and most idle time within a body (not for watches). Default 60 s. */
+  /** How long the connection may stay silent, waiting for the response or within its body (not for watches). Default 60 s. */
   readonly requestTimeoutMs?: number;
 }
 
 const DEFAULT_USER_AGENT = `olmv1 (node ${process.version})`;
 const MAX_REMEMBERED_WARNINGS = 200;
 
+/** An answer whose body has not been read yet. */
+interface Answer {
+  readonly statusCode: number;
+  readonly body: IncomingMessage;
+}
+
+/** Sockets kept open between requests this long (the API server keeps them longer). */
+const KEEP_ALIVE_IDLE_MS = 30_000;
+
 /** A connection to one API server; share it (and its keep-alive sockets) between clients. */
 export class Connection {
   readonly access: ClusterAccess;
-  readonly #origin: string;
+  readonly #url: URL;
   readonly #prefix: string;
   readonly #log: Logger;
   readonly #userAgent: string;
   readonly #timeoutMs: number;
   readonly #warned = new Set<string>();
-  #agent: { agent: Agent; tls: TlsOptions } | undefined;
+  #agent: { agent: HttpAgent; tls: TlsOptions } | undefined;
   #closed = false;
+  /** Requests whose answer has not been read to the end (or dropped) yet, and close() calls waiting for none. */
+  #inFlight = 0;
+  #drained: (() => void)[] = [];
 
   constructor(access: ClusterAccess, options: ConnectionOptions = {}) {
     this.access = access;
-    const url = new URL(access.server);
-    this.#origin = url.origin;
-    this.#prefix = url.pathname.replace(/\/+$/, '');
+    this.#url = new URL(access.server);
+    this.#prefix = this.#url.pathname.replace(/\/+$/, '');
     this.#log = options.logger ?? noopLogger;
     this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     this.#timeoutMs = options.requestTimeoutMs ?? 60_000;
@@ -85,7 +98,7 @@ export class Connection {
   /** Sends one request; resolves the parsed JSON body (undefined when empty). */
   async request<T = unknown>(req: HttpRequest): Promise<T> {
     const res = await this.#send(req, false);
-    const text = await this.#readBody(req, res);
+    const text = await readBody(req, res.body);
     if (res.statusCode >= 200 && res.statusCode < 300) {
       if (!text) return undefined as T;
       try {
@@ -104,31 +117,32 @@ export class Connection {
   async stream(req: HttpRequest): Promise<Readable> {
     const res = await this.#send(req, true);
     if (res.statusCode === 200) return res.body;
-    const text = await this.#readBody(req, res);
+    const text = await readBody(req, res.body);
     throw apiError(res.statusCode, text, req);
   }
 
-  /** Closes the keep-alive sockets; requests in flight finish first. */
+  /** Closes the keep-alive sockets once the requests in flight have finished. */
   async close(): Promise<void> {
     this.#closed = true;
+    if (this.#inFlight > 0) await new Promise<void>((resolve) => this.#drained.push(resolve));
     const a = this.#agent;
     this.#agent = undefined;
-    if (a) await a.agent.close();
+    a?.agent.destroy();
   }
 
-  async #send(req: HttpRequest, streaming: boolean): Promise<Dispatcher.ResponseData> {
+  async #send(req: HttpRequest, streaming: boolean): Promise<Answer> {
     if (this.#closed) throw new Error('kube connection is closed');
     let res = await this.#dispatch(req, streaming, false);
     if (res.statusCode === 401) {
       // Tokens rotate (bound service-account tokens, exec plugins): read them again and retry once.
-      await res.body.dump().catch(() => undefined);
+      res.body.resume();
       res = await this.#dispatch(req, streaming, true);
     }
-    this.#warnings(req, res.headers['warning']);
+    this.#warnings(req, res.body.headersDistinct['warning']);
     return res;
   }
 
-  async #dispatch(req: HttpRequest, streaming: boolean, fresh: boolean): Promise<Dispatcher.ResponseData> {
+  async #dispatch(req: HttpRequest, streaming: boolean, fresh: boolean): Promise<Answer> {
     const creds = await this.access.credentials({ force: fresh });
     const headers: Record<string, string | string[]> = {
       ...creds.headers,
@@ -140,50 +154,59 @@ export class Connection {
     if (req.body !== undefined) {
       body = typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
       headers['content-type'] = req.contentType ?? 'application/json';
+      headers['content-length'] = String(Buffer.byteLength(body));
     }
+    const https = this.#url.protocol === 'https:';
+    const timeoutMs = streaming ? 0 : this.#timeoutMs;
     try {
-      return await this.#agentFor(creds.tls).request({
-        origin: this.#origin,
-        path: this.#prefix + req.path + queryString(req.query),
-        method: req.method,
-        headers,
-        body,
-        signal: req.signal,
-        headersTimeout: this.#timeoutMs,
-        bodyTimeout: streaming ? 0 : this.#timeoutMs,
+      return await new Promise<Answer>((resolve, reject) => {
+        const out: ClientRequest = (https ? httpsRequest : httpRequest)({
+          agent: this.#agentFor(creds.tls, https),
+          protocol: this.#url.protocol,
+          hostname: this.#url.hostname.replace(/^\[|\]$/g, ''),
+          port: this.#url.port,
+          path: this.#prefix + req.path + queryString(req.query),
+          method: req.method,
+          headers,
+          ...(req.signal && { signal: req.signal }),
+          timeout: timeoutMs,
+        });
+        this.#inFlight++;
+        out.once('close', () => {
+          if (--this.#inFlight === 0) for (const wake of this.#drained.splice(0)) wake();
+        });
+        // The socket stayed silent for timeoutMs, before the answer or within its body.
+        let answer: IncomingMessage | undefined;
+        out.on('timeout', () => (answer ?? out).destroy(timeoutError(timeoutMs)));
+        out.once('error', reject);
+        out.once('response', (res: IncomingMessage) => {
+          answer = res;
+          resolve({ statusCode: res.statusCode ?? 0, body: res });
+        });
+        out.end(body);
       });
     } catch (err) {
       throw networkError(err, req);
     }
   }
 
-  async #readBody(req: HttpRequest, res: Dispatcher.ResponseData): Promise<string> {
-    try {
-      return await res.body.text();
-    } catch (err) {
-      throw networkError(err, req);
-    }
-  }
-
-  #agentFor(tls: TlsOptions): Agent {
+  #agentFor(tls: TlsOptions, https: boolean): HttpAgent {
     const current = this.#agent;
     if (current && sameTls(current.tls, tls)) return current.agent;
-    const agent = new Agent({
-      connect: { ...tls },
-      keepAliveTimeout: 30_000,
-      keepAliveMaxTimeout: 600_000,
-    });
+    const options = { keepAlive: true, timeout: KEEP_ALIVE_IDLE_MS, scheduling: 'lifo' as const };
+    const agent = https ? new HttpsAgent({ ...options, ...tls }) : new HttpAgent(options);
     this.#agent = { agent, tls };
     if (current) {
       this.#log.info('Kubernetes TLS credentials changed; new connections use them', { server: this.server });
-      void current.agent.close().catch(() => undefined);
+      // Idle sockets go now; those of requests in flight finish their request and time out in the old agent's pool.
+      for (const sockets of Object.values(current.agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
     }
     return agent;
   }
 
-  #warnings(req: HttpRequest, header: string | string[] | undefined): void {
+  #warnings(req: HttpRequest, header: readonly string[] | undefined): void {
     if (!header) return;
-    for (const raw of Array.isArray(header) ? header : [header]) {
+    for (const raw of header) {
       const warning = parseWarningHeader(raw);
       req.onWarning?.(warning);
       const text = warning.text;
@@ -193,6 +216,22 @@ export class Connection {
       this.#log.warn('Kubernetes API warning', { warning: text, method: req.method, path: req.path });
     }
   }
+}
+
+/** The whole body as text; a connection lost or gone silent on the way is a NetworkError. */
+async function readBody(req: HttpRequest, res: IncomingMessage): Promise<string> {
+  res.setEncoding('utf8');
+  let text = '';
+  try {
+    for await (const chunk of res as AsyncIterable<string>) text += chunk;
+  } catch (err) {
+    throw networkError(err, req);
+  }
+  return text;
+}
+
+function timeoutError(ms: number): Error {
+  return Object.assign(new Error(`no answer from the server for ${ms / 1000}s`), { code: 'ETIMEDOUT' });
 }
 
 function queryString(query: HttpRequest['query']): string {
