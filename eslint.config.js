@@ -17,11 +17,20 @@ export default tseslint.config(
     },
   },
   {
-    // Production code reaches undici only through internal/shared/http (its core, without the index); tests may use it.
+    // Production code reaches undici only through internal/shared/http (its core, without the index) and prom-client
+    // only through internal/shared/observability (its classes, without the index); tests may use either.
     files: ['api/**/*.ts', 'cmd/**/*.ts', 'internal/**/*.ts'],
-    ignores: ['**/*.test.ts', '**/testing.ts', 'internal/shared/http/**'],
+    ignores: ['**/*.test.ts', '**/testing.ts', 'internal/shared/http/**', 'internal/shared/observability/**'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'undici', message: 'import internal/shared/http/index.ts: undici\'s index loads fetch, WebSocket, cookies and the mocks too' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'undici', message: 'import internal/shared/http/index.ts: undici\'s index loads fetch, WebSocket, cookies and the mocks too' },
+            { name: 'prom-client', message: 'import internal/shared/observability/index.ts: prom-client\'s index loads Node\'s cluster, child_process and dgram too' },
+          ],
+        },
+      ],
     },
   },
 );

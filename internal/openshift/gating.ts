@@ -2,10 +2,9 @@
 // its status recomputed and written only when it changed; an `OperatorStatusChanged` Event on the ClusterOperator
 // when its Upgradeable condition changes (library-go's wording); the blocking-installs gauge.
 import { isDeepStrictEqual } from 'node:util';
-import { Gauge, type Registry } from 'prom-client';
+import { Gauge, type Logger, type Registry } from '../shared/observability/index.ts';
 import type { Reconciler, Result } from '../shared/controller/index.ts';
 import { Informer, isAlreadyExists, isNoKindMatch, isNotFound, stripManagedFields, type EventRecorder, type KubeClient } from '../shared/kube/index.ts';
-import type { Logger } from '../shared/observability/index.ts';
 import {
   ClusterOperatorKind,
   ConfigGroupVersion,

@@ -1,5 +1,5 @@
 // Upstream's CatalogSource metrics (OLM pkg/metrics): names, help texts and labels as upstream's.
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from '../../shared/observability/index.ts';
 
 export interface CatalogSourceMetrics {
   /** 1 when READY, else 0 (upstream's RegisterCatalogSourceState). */

@@ -1,7 +1,7 @@
 // Upstream's CSV metrics (OLM pkg/metrics): names, help texts and labels as upstream's. `csv_succeeded` and
 // `csv_abnormal` follow each status write (the series of the old phase/reason removed first); `csv_count` is the
 // number of CSVs that are not copies; `csv_upgrade_count` counts transitions to Replacing.
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from '../../shared/observability/index.ts';
 import { CSVPhaseSucceeded, CSVReasons, type ClusterServiceVersion } from '../../../api/operators/index.ts';
 
 export interface CSVMetrics {

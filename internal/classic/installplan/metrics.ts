@@ -1,5 +1,5 @@
 // Upstream's InstallPlan metrics (OLM pkg/metrics): names and help texts as upstream's.
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from '../../shared/observability/index.ts';
 
 export interface InstallPlanMetrics {
   /** One applied step drew API warnings (installplan_warnings_total). */

@@ -2,7 +2,7 @@
 // (OLM pkg/metrics/metrics.go; R/instrumented_resolver.go), outcome succeeded|failed, objectives
 // {0.9: 0.01, 0.95: 0.05, 0.99: 0.001}. Registered on the process's registry (see
 // internal/shared/observability/metrics.ts); the resolver only sees the small hook below.
-import { Summary, type Registry } from 'prom-client';
+import { Summary, type Registry } from '../../shared/observability/index.ts';
 
 export type ClassicResolutionOutcome = 'succeeded' | 'failed';
 

@@ -1,6 +1,6 @@
 // Upstream's Subscription metrics (OLM pkg/metrics): `subscription_count` and `subscription_sync_total` with its
 // labels; when a Subscription's labels change (installed CSV, channel, package, approval) the old series is deleted.
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from '../../shared/observability/index.ts';
 import type { Subscription } from '../../../api/operators/index.ts';
 
 export interface SubscriptionMetrics {

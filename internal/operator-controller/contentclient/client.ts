@@ -11,7 +11,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
-import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from '../../shared/http/index.ts';
+import { loadUndici, type Dispatcher, type Undici } from '../../shared/http/index.ts';
 import type { ClusterCatalog } from '../../../api/v1/index.ts';
 import { TypeServing } from '../../../api/v1/index.ts';
 import { collectGarbage, noopLogger, type Logger } from '../../shared/observability/index.ts';
@@ -138,9 +138,10 @@ export class HttpContentClient implements CatalogContentClient {
   /** Bumped by every populate start and remove: a fetch only stores its result while it is the latest. */
   readonly #generation = new Map<string, number>();
   readonly #retries = new Map<string, { timer: NodeJS.Timeout; attempt: number; ref: string }>();
-  readonly #dispatcher: Dispatcher;
-  readonly #ownDispatcher: Dispatcher | undefined;
-  readonly #proxyDispatcher: Dispatcher | undefined;
+  /** The caller's dispatcher; else this client's own, made on the first fetch (with a proxy one when configured). */
+  readonly #given: Dispatcher | undefined;
+  readonly #caCerts: readonly (string | Buffer)[] | undefined;
+  #own: { direct: Dispatcher; proxy: Dispatcher | undefined } | undefined;
   readonly #timeoutMs: number;
   readonly #populateOnDemand: boolean;
   readonly #indexOptions: CatalogIndexOptions;
@@ -159,19 +160,25 @@ export class HttpContentClient implements CatalogContentClient {
     this.#cacheDir = opts.cacheDir;
     this.#logger = opts.logger ?? noopLogger;
     this.#retryBaseMs = opts.retryBaseMs ?? 1000;
-    if (opts.dispatcher) {
-      this.#dispatcher = opts.dispatcher;
-    } else {
+    this.#given = opts.dispatcher;
+    this.#caCerts = opts.caCerts;
+  }
+
+  /** undici's `request` and the dispatcher for `url`: the caller's, or this client's own (made once). */
+  async #http(url: string): Promise<{ request: Undici['request']; dispatcher: Dispatcher }> {
+    const undici = await loadUndici();
+    if (this.#given) return { request: undici.request, dispatcher: this.#given };
+    if (!this.#own) {
       const connect = {
         minVersion: 'TLSv1.2' as const,
-        ...(opts.caCerts && opts.caCerts.length > 0 && { ca: [...rootCertificates, ...opts.caCerts.map((c) => c.toString())] }),
+        ...(this.#caCerts && this.#caCerts.length > 0 && { ca: [...rootCertificates, ...this.#caCerts.map((c) => c.toString())] }),
       };
       const timeouts = { headersTimeout: this.#timeoutMs, bodyTimeout: this.#timeoutMs };
-      this.#ownDispatcher = new Agent({ ...timeouts, connect });
-      this.#dispatcher = this.#ownDispatcher;
       // Go's ProxyFromEnvironment: proxies per HTTP(S)_PROXY / NO_PROXY, never for loopback hosts.
-      if (proxyConfigured()) this.#proxyDispatcher = new EnvHttpProxyAgent({ ...timeouts, connect });
+      this.#own = { direct: new undici.Agent({ ...timeouts, connect }), proxy: proxyConfigured() ? new undici.EnvHttpProxyAgent({ ...timeouts, connect }) : undefined };
     }
+    const { direct, proxy } = this.#own;
+    return { request: undici.request, dispatcher: proxy && !isLoopback(new URL(url).hostname) ? proxy : direct };
   }
 
   /** Fetches started so far (tests and metrics). */
@@ -231,7 +238,7 @@ export class HttpContentClient implements CatalogContentClient {
     const timeout = AbortSignal.timeout(this.#timeoutMs);
     let res: Dispatcher.ResponseData;
     try {
-      const dispatcher = this.#proxyDispatcher && !isLoopback(new URL(url).hostname) ? this.#proxyDispatcher : this.#dispatcher;
+      const { request, dispatcher } = await this.#http(url);
       res = await request(url, { method: 'GET', dispatcher, signal: timeout });
     } catch (e) {
       throw new ContentClientError(msg.performingRequest(transportError(url, e, timeout.aborted)), { cause: e });
@@ -363,7 +370,7 @@ export class HttpContentClient implements CatalogContentClient {
   /** Stops retries and closes the client's own connections. */
   async close(): Promise<void> {
     for (const name of [...this.#retries.keys()]) this.#cancelRetry(name);
-    await this.#ownDispatcher?.close();
-    await this.#proxyDispatcher?.close();
+    await this.#own?.direct.close();
+    await this.#own?.proxy?.close();
   }
 }

@@ -1,7 +1,7 @@
 // olmv1_resolution_duration_seconds{outcome}: how long ClusterExtension resolution takes, split
 // by outcome (success | failure). Registered on the process's registry (see
 // internal/shared/observability/metrics.ts); the resolver only sees the small hook below.
-import { Histogram, type Registry } from 'prom-client';
+import { Histogram, type Registry } from '../../shared/observability/index.ts';
 
 export type ResolutionOutcome = 'success' | 'failure';
 

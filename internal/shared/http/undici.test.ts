@@ -11,7 +11,11 @@ const face = fileURLToPath(new URL('./index.ts', import.meta.url));
 const CHILD = `
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
-const { Agent, EnvHttpProxyAgent, request } = await import(${JSON.stringify(face)});
+const { loadUndici } = await import(${JSON.stringify(face)});
+const undiciLoaded = () => Object.keys(createRequire(import.meta.url).cache).filter((f) => /node_modules[\\\\/]undici[\\\\/]/.test(f)).length;
+const beforeLoad = undiciLoaded();
+const [core, again] = await Promise.all([loadUndici(), loadUndici()]);
+const { Agent, EnvHttpProxyAgent, request } = core;
 const seen = [];
 const server = createServer((req, res) => {
   let body = '';
@@ -39,7 +43,7 @@ try { await request('ftp://127.0.0.1/', { dispatcher: agent }); } catch (e) { in
 await agent.close(); await proxyAgent.close(); server.close();
 const undiciFiles = Object.keys(createRequire(import.meta.url).cache).filter((f) => /node_modules[\\\\/]undici[\\\\/]/.test(f));
 console.log(JSON.stringify({
-  out, seen, invalid,
+  out, seen, invalid, beforeLoad, once: core === again,
   agent: undiciFiles.some((f) => /undici[\\\\/]lib[\\\\/]dispatcher[\\\\/]agent\\.js$/.test(f)),
   index: undiciFiles.some((f) => /undici[\\\\/]index\\.js$/.test(f)),
   web: undiciFiles.filter((f) => /undici[\\\\/]lib[\\\\/]web[\\\\/]/.test(f)).length,
@@ -48,7 +52,7 @@ console.log(JSON.stringify({
 `;
 
 describe('undici core', () => {
-  it('requests through Agent, EnvHttpProxyAgent, the global dispatcher and agent.request, loading no part of undici’s index', async () => {
+  it('loads nothing of undici until loadUndici(), then requests through Agent, EnvHttpProxyAgent, the global dispatcher and agent.request, loading no part of undici’s index', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CHILD], {
       env: { ...process.env, HTTP_PROXY: '', HTTPS_PROXY: '', http_proxy: '', https_proxy: '' },
     });
@@ -62,6 +66,8 @@ describe('undici core', () => {
       ],
       seen: ['GET /a?b=c ', 'PUT /put x', 'POST /env y', 'GET /global ', 'GET /direct '],
       invalid: ['UND_ERR_INVALID_ARG', 'Invalid URL protocol: the URL must start with `http:` or `https:`.'],
+      beforeLoad: 0,
+      once: true,
       agent: true,
       index: false,
       web: 0,

@@ -18,7 +18,7 @@
 import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Agent, request, type Dispatcher } from '../http/index.ts';
+import { loadUndici, type Dispatcher, type Undici } from '../http/index.ts';
 import { anonymous, parseChallenges, type Challenge, type Credential, type CredentialProvider } from './auth.ts';
 import { DigestHasher, digestOf, digestProblem, parseDigest, sha256 } from './digest.ts';
 import { DigestMismatchError, ImageError, RegistryHttpError, type ImageErrorCode } from './errors.ts';
@@ -324,8 +324,10 @@ function parseManifest(bytes: Buffer, contentType: string | undefined, where: st
 export class RegistryClient {
   private readonly insecure: ReadonlySet<string>;
   private readonly credentials: CredentialProvider;
-  private readonly dispatcher: Dispatcher;
-  private readonly ownDispatcher: Agent | undefined;
+  /** The caller's dispatcher, or the options of this client's own Agent, made on the first request. */
+  private readonly given: Dispatcher | undefined;
+  private readonly ca: (string | Buffer)[] | undefined;
+  private ownDispatcher: Dispatcher | undefined;
   private readonly userAgent: string;
   private readonly retries: number;
   private readonly retryDelayMs: number;
@@ -339,17 +341,8 @@ export class RegistryClient {
     this.credentials = options.credentials ?? anonymous;
     this.headersTimeoutMs = options.headersTimeoutMs ?? 30_000;
     this.bodyTimeoutMs = options.bodyTimeoutMs ?? 60_000;
-    if (options.dispatcher) {
-      this.dispatcher = options.dispatcher;
-    } else {
-      const ca = options.ca === undefined ? undefined : Array.isArray(options.ca) ? [...options.ca] : [options.ca as string | Buffer];
-      this.ownDispatcher = new Agent({
-        headersTimeout: this.headersTimeoutMs,
-        bodyTimeout: this.bodyTimeoutMs,
-        ...(ca ? { connect: { ca } } : {}),
-      });
-      this.dispatcher = this.ownDispatcher;
-    }
+    this.given = options.dispatcher;
+    this.ca = options.ca === undefined ? undefined : Array.isArray(options.ca) ? [...options.ca] : [options.ca as string | Buffer];
     this.userAgent = options.userAgent ?? 'olmv1-image-client';
     this.retries = options.retries ?? 3;
     this.retryDelayMs = options.retryDelayMs ?? 250;
@@ -359,6 +352,18 @@ export class RegistryClient {
   /** Closes the connections of the dispatcher this client made (not one it was given). */
   async close(): Promise<void> {
     await this.ownDispatcher?.close();
+  }
+
+  /** undici's `request` and the dispatcher to hand it: the caller's, or this client's own Agent, made once. */
+  private async http(): Promise<{ request: Undici['request']; dispatcher: Dispatcher }> {
+    const undici = await loadUndici();
+    const dispatcher = (this.given ??
+      (this.ownDispatcher ??= new undici.Agent({
+        headersTimeout: this.headersTimeoutMs,
+        bodyTimeout: this.bodyTimeoutMs,
+        ...(this.ca ? { connect: { ca: this.ca } } : {}),
+      })));
+    return { request: undici.request, dispatcher };
   }
 
   isInsecure(host: string): boolean {
@@ -584,11 +589,12 @@ export class RegistryClient {
       this.log.debug('registry request', { method, url: current.href });
       let res: Dispatcher.ResponseData;
       try {
+        const { request, dispatcher } = await this.http();
         res = await request(current, {
           method,
           headers,
           ...(extra.body ? { body: extra.body() } : {}),
-          dispatcher: this.dispatcher,
+          dispatcher,
           headersTimeout: this.headersTimeoutMs,
           bodyTimeout: this.bodyTimeoutMs,
           ...(repo.signal ? { signal: repo.signal } : {}),
@@ -626,9 +632,10 @@ export class RegistryClient {
   private async tlsMismatch(url: URL, err: unknown, signal: AbortSignal | undefined): Promise<Error> {
     let http = false;
     try {
+      const { request, dispatcher } = await this.http();
       const probe = await request(`http://${url.host}/`, {
         method: 'GET',
-        dispatcher: this.dispatcher,
+        dispatcher,
         headersTimeout: Math.min(this.headersTimeoutMs, 5_000),
         bodyTimeout: Math.min(this.bodyTimeoutMs, 5_000),
         ...(signal ? { signal } : {}),
@@ -816,6 +823,7 @@ export class RegistryClient {
     return this.withRetries(`token from ${realmUrl.origin}`, repo.signal, async () => {
       let res: Dispatcher.ResponseData;
       const headers: Record<string, string> = { 'user-agent': this.userAgent };
+      const { request, dispatcher } = await this.http();
       if (cred?.identityToken) {
         const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: cred.identityToken, client_id: 'olmv1', scope });
         if (service) form.set('service', service);
@@ -824,7 +832,7 @@ export class RegistryClient {
           method: 'POST',
           headers,
           body: form.toString(),
-          dispatcher: this.dispatcher,
+          dispatcher,
           ...(repo.signal ? { signal: repo.signal } : {}),
         });
       } else {
@@ -835,7 +843,7 @@ export class RegistryClient {
           headers.authorization = basicHeader(cred.username, cred.password);
           u.searchParams.set('account', cred.username);
         }
-        res = await request(u, { method: 'GET', headers, dispatcher: this.dispatcher, ...(repo.signal ? { signal: repo.signal } : {}) });
+        res = await request(u, { method: 'GET', headers, dispatcher, ...(repo.signal ? { signal: repo.signal } : {}) });
       }
       if (res.statusCode !== 200) {
         const detail = await errorDetail(res);

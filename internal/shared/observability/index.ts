@@ -17,3 +17,4 @@ export { noopMetrics } from './metrics-hooks.ts';
 export type { Metrics, MetricsOptions } from './metrics.ts';
 export { createMetrics } from './metrics.ts';
 export { collectGarbage } from './memory.ts';
+export { Counter, Gauge, Histogram, Registry, Summary, exponentialBuckets, linearBuckets } from './prom.ts';

@@ -13,7 +13,8 @@
 //
 // Work-queue metrics carry `name` (client-go) and `controller` (controller-runtime ≥ 0.19 adds
 // it), both set to the queue's name.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, exponentialBuckets } from 'prom-client';
+import collectDefaultMetrics from 'prom-client/lib/defaultMetrics.js';
+import { Counter, Gauge, Histogram, Registry, exponentialBuckets } from './prom.ts';
 import type { MetricsProvider, ReconcileMetrics, ReconcileResult, WorkQueueMetrics } from './metrics-hooks.ts';
 
 // controller-runtime's buckets for reconcile time (pkg/internal/controller/metrics).
