@@ -9,12 +9,11 @@ dist="${OLMV1_DIST:-/app/dist}"
 main="$dist/bin/$name/main.mjs"
 [ -f "$main" ] || main="$dist/cmd/$name/main.js"
 # Memory (bench/footprint.ts and bench/catalogd-peer.ts, issue 17):
-# - a 2 MiB young generation (V8's default is up to 16 MiB per semi-space): catalogd serving the certified catalog
-#   idles 10–40 MiB lower with the same time to Serving;
-# - --expose-gc: a full collection right after a catalog is stored (internal/shared/observability/memory.ts);
+# - no node flags: any V8 flag makes node's built-in code cache miss (~20 ms of start-up); the young generation is
+#   held small and a full GC made available at run time instead (internal/shared/observability/memory.ts);
 # - glibc's mmap threshold fixed at its default 128 KiB: glibc raises it each time a mapped buffer is freed, after
 #   which big buffers come from its heap and are kept after they are freed (catalogd 104 → 88 MiB at Serving).
-# OLMV1_NODE_FLAGS replaces the node flags; a MALLOC_MMAP_THRESHOLD_ already set is kept.
+# OLMV1_NODE_FLAGS adds node flags (e.g. --max-old-space-size=256); a MALLOC_MMAP_THRESHOLD_ already set is kept.
 export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_-131072}"
 # shellcheck disable=SC2086 # the flags are words
-exec node ${OLMV1_NODE_FLAGS---max-semi-space-size=2 --expose-gc} "$main" "$@"
+exec node ${OLMV1_NODE_FLAGS-} "$main" "$@"

@@ -11,6 +11,7 @@ import {
   createMetrics,
   errorMessage,
   startHealthServer,
+  tuneMemory,
   type HealthServer,
   type Logger,
   type Metrics,
@@ -104,6 +105,11 @@ async function run(options: ManagerOptions, setup: Setup, logger: Logger, signal
   }
   for (const i of informers) i.start();
   const others = (parts.runnables ?? []).map((r) => r(signal));
+  // Start-up is done once the caches have synced: the memory settings go on (../observability/memory.ts).
+  void Promise.all(informers.map((i) => i.waitForSync(signal))).then(
+    () => signal.aborted || tuneMemory(),
+    () => undefined,
+  );
 
   const runControllers = async (leading: AbortSignal): Promise<void> => {
     await Promise.all(informers.map((i) => i.waitForSync(leading)));

@@ -1,12 +1,46 @@
-// Memory given back after a large, rare batch of work: a catalog pulled, parsed and stored leaves ~30 MiB of
-// buffers and ~20 MiB of heap garbage at once. V8 collects it only at its next major GC, which in an idle
-// controller comes 10–20 s later, and glibc keeps much of what was freed: catalogd held 125 MiB at Serving and
-// 104 MiB after that GC against 71 MiB before the catalog (bench/catalogd-peer.ts, issue 17). A full collection
-// right after the batch, with glibc's mmap threshold fixed (cmd/entrypoint.sh sets MALLOC_MMAP_THRESHOLD_, so
-// big buffers are mapped and unmapped instead of kept in its heap), brings it to 88 MiB at once. A full GC of
-// a controller's heap takes ~10–30 ms; a batch this big comes once per catalog content change.
-//
-// Only when node runs with --expose-gc (cmd/entrypoint.sh passes it); otherwise this does nothing.
+// The controllers' memory settings, made at run time rather than as node flags: any V8 flag on node's command line
+// (`--max-semi-space-size`, `--expose-gc`, …) changes V8's flag hash, so node's built-in code cache no longer matches
+// and every built-in module a controller loads is compiled from source — ~20 ms of catalogd's start-up
+// (bench/footprint.ts, issue 17). Flags set once the process is up change the hash too, but by then the built-ins
+// it needs are loaded.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+let gc: (() => void) | undefined;
+
+/**
+ * Turns the settings on; the manager calls it once its caches have synced (start-up done, the built-ins it needs
+ * loaded):
+ * - V8's young generation stays at the size start-up left it (1–2 MiB per semi-space): it may shrink, never grow
+ *   again. Left alone it grows to 16 MiB per semi-space under a burst of allocation (serving a catalog, parsing one)
+ *   and stays there: catalogd serving the certified catalog idles 10–40 MiB higher with the same time to Serving
+ *   (bench/catalogd-peer.ts). V8 reads its growth factor each time it would grow the space; 1 holds it where it is.
+ *   A young-generation size given to node (`--max-semi-space-size`, `--semi-space-growth-factor`, through
+ *   OLMV1_NODE_FLAGS or NODE_OPTIONS) is left as given.
+ * - `collectGarbage()` collects from now on: with node's `gc` when started with --expose-gc, else V8's gc extension,
+ *   turned on here (it is installed in contexts made after that: one small context holds it).
+ */
+export function tuneMemory(): void {
+  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  if (!given.some((f) => /^--(max-semi-space-size|semi-space-growth-factor)\b/.test(f))) setFlagsFromString('--semi-space-growth-factor=1');
+  gc ??= (globalThis as { gc?: () => void }).gc ?? exposeGc();
+}
+
+/**
+ * A full collection now, once `tuneMemory()` has run (or node runs with --expose-gc); otherwise nothing. Memory
+ * given back after a large, rare batch of work: a catalog pulled, parsed and stored leaves ~30 MiB of buffers and
+ * ~20 MiB of heap garbage at once. V8 collects it only at its next major GC, which in an idle controller comes
+ * 10–20 s later, and glibc keeps much of what was freed: catalogd held 125 MiB at Serving and 104 MiB after that GC
+ * against 71 MiB before the catalog (bench/catalogd-peer.ts, issue 17). A full collection right after the batch,
+ * with glibc's mmap threshold fixed (cmd/entrypoint.sh sets MALLOC_MMAP_THRESHOLD_, so big buffers are mapped and
+ * unmapped instead of kept in its heap), brings it to 88 MiB at once. A full GC of a controller's heap takes
+ * ~10–30 ms; a batch this big comes once per catalog content change.
+ */
 export function collectGarbage(): void {
-  (globalThis as { gc?: () => void }).gc?.();
+  (gc ?? (globalThis as { gc?: () => void }).gc)?.();
+}
+
+function exposeGc(): () => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
 }
