@@ -57,6 +57,7 @@ export function mergeParts(...parts: readonly ManagerParts[]): ManagerParts {
  * does, so the pod restarts with a clean state). Never returns normally.
  */
 export async function runManager(options: ManagerOptions, setup: Setup, name: string): Promise<never> {
+  tuneMemory(); // the memory settings, before start-up allocates much (../observability/memory.ts)
   const logger = createLogger({ level: options.logLevel, fields: { logger: name } });
   const stop = new AbortController();
   // Every cache and controller of a process listens on this one signal (olm-classic has more than ten).
@@ -105,11 +106,6 @@ async function run(options: ManagerOptions, setup: Setup, logger: Logger, signal
   }
   for (const i of informers) i.start();
   const others = (parts.runnables ?? []).map((r) => r(signal));
-  // Start-up is done once the caches have synced: the memory settings go on (../observability/memory.ts).
-  void Promise.all(informers.map((i) => i.waitForSync(signal))).then(
-    () => signal.aborted || tuneMemory(),
-    () => undefined,
-  );
 
   const runControllers = async (leading: AbortSignal): Promise<void> => {
     await Promise.all(informers.map((i) => i.waitForSync(leading)));

@@ -6,24 +6,26 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
+let enabled = false;
 let gc: (() => void) | undefined;
 
 /**
- * Turns the settings on; the manager calls it once its caches have synced (start-up done, the built-ins it needs
- * loaded):
- * - V8's young generation stays at the size start-up left it (1–2 MiB per semi-space): it may shrink, never grow
- *   again. Left alone it grows to 16 MiB per semi-space under a burst of allocation (serving a catalog, parsing one)
- *   and stays there: catalogd serving the certified catalog idles 10–40 MiB higher with the same time to Serving
- *   (bench/catalogd-peer.ts). V8 reads its growth factor each time it would grow the space; 1 holds it where it is.
+ * Turns the settings on; the manager calls it first thing:
+ * - V8's young generation is held at the size loading the bundle grew it to, 2 MiB per semi-space (what
+ *   `--max-semi-space-size=2` gave): it may shrink, never grow again. Left alone it grows to 16 MiB per semi-space
+ *   under a burst of allocation (serving a catalog, parsing one) and stays there, ~25 MiB more RSS for catalogd
+ *   serving a 57 MB-class catalog (bench/catalogd-peer.ts). V8 reads its growth factor each time it would grow the
+ *   space; 1 holds it where it is. Built-in modules loaded after this compile without node's code cache (the flag
+ *   hash changed): only the few a first listen loads (~3 ms).
  *   A young-generation size given to node (`--max-semi-space-size`, `--semi-space-growth-factor`, through
  *   OLMV1_NODE_FLAGS or NODE_OPTIONS) is left as given.
  * - `collectGarbage()` collects from now on: with node's `gc` when started with --expose-gc, else V8's gc extension,
- *   turned on here (it is installed in contexts made after that: one small context holds it).
+ *   turned on at its first call (it is installed in contexts made after that: one small context holds it).
  */
 export function tuneMemory(): void {
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
   if (!given.some((f) => /^--(max-semi-space-size|semi-space-growth-factor)\b/.test(f))) setFlagsFromString('--semi-space-growth-factor=1');
-  gc ??= (globalThis as { gc?: () => void }).gc ?? exposeGc();
+  enabled = true;
 }
 
 /**
@@ -37,7 +39,10 @@ export function tuneMemory(): void {
  * ~10–30 ms; a batch this big comes once per catalog content change.
  */
 export function collectGarbage(): void {
-  (gc ?? (globalThis as { gc?: () => void }).gc)?.();
+  const exposed = (globalThis as { gc?: () => void }).gc;
+  if (!enabled && !exposed) return;
+  gc ??= exposed ?? exposeGc();
+  gc();
 }
 
 function exposeGc(): () => void {
