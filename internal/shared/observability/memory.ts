@@ -3,29 +3,52 @@
 // and every built-in module a controller loads is compiled from source — ~20 ms of catalogd's start-up
 // (bench/footprint.ts, issue 17). Flags set once the process is up change the hash too, but by then the built-ins
 // it needs are loaded.
-import { setFlagsFromString } from 'node:v8';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+
+/** V8's young generation (both semi-spaces) grows no further once it is this big: what `--max-semi-space-size=2` gave. */
+const YOUNG_GENERATION_BYTES = 4 * 1024 * 1024;
 
 let enabled = false;
 let gc: (() => void) | undefined;
 
 /**
  * Turns the settings on; the manager calls it first thing:
- * - V8's young generation is held at the size loading the bundle grew it to, 2 MiB per semi-space (what
- *   `--max-semi-space-size=2` gave): it may shrink, never grow again. Left alone it grows to 16 MiB per semi-space
- *   under a burst of allocation (serving a catalog, parsing one) and stays there, ~25 MiB more RSS for catalogd
- *   serving a 57 MB-class catalog (bench/catalogd-peer.ts). V8 reads its growth factor each time it would grow the
- *   space; 1 holds it where it is. Built-in modules loaded after this compile without node's code cache (the flag
- *   hash changed): only the few a first listen loads (~3 ms).
- *   A young-generation size given to node (`--max-semi-space-size`, `--semi-space-growth-factor`, through
- *   OLMV1_NODE_FLAGS or NODE_OPTIONS) is left as given.
+ * - V8's young generation grows to about 2 MiB per semi-space (what `--max-semi-space-size=2` gave), no further:
+ *   after every collection its growth factor is set to 1 while the space is that big (a burst of allocation may
+ *   double it once more before that collection is reported) and to V8's default 2 once V8 has shrunk it (an idle
+ *   spell), so it grows back under load. Left alone it grows to 16 MiB per semi-space under a burst of
+ *   allocation (serving a catalog, parsing one) and stays there, ~25 MiB more RSS for catalogd serving a 57 MB-class
+ *   catalog; held where an idle spell left it (1 MiB), serving metas answers 28 % fewer requests per second
+ *   (bench/catalogd-peer.ts). V8 reads the factor each time it would grow the space. The first setting changes V8's
+ *   flag hash: built-in modules loaded after it compile without node's code cache, only the few a first listen
+ *   loads (~3 ms). A young-generation size given to node (`--max-semi-space-size`, `--semi-space-growth-factor`,
+ *   through OLMV1_NODE_FLAGS or NODE_OPTIONS) is left as given.
  * - `collectGarbage()` collects from now on: with node's `gc` when started with --expose-gc, else V8's gc extension,
  *   turned on at its first call (it is installed in contexts made after that: one small context holds it).
  */
 export function tuneMemory(): void {
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
-  if (!given.some((f) => /^--(max-semi-space-size|semi-space-growth-factor)\b/.test(f))) setFlagsFromString('--semi-space-growth-factor=1');
+  if (!given.some((f) => /^--(max-semi-space-size|semi-space-growth-factor)\b/.test(f))) capYoungGeneration();
   enabled = true;
+}
+
+let capping: PerformanceObserver | undefined;
+
+function capYoungGeneration(): void {
+  if (capping) return;
+  let factor = 0;
+  const settle = (): void => {
+    const full = (getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0) >= YOUNG_GENERATION_BYTES;
+    const wanted = full ? 1 : 2;
+    if (wanted === factor) return;
+    setFlagsFromString(`--semi-space-growth-factor=${wanted}`);
+    factor = wanted;
+  };
+  settle();
+  capping = new PerformanceObserver(settle);
+  capping.observe({ entryTypes: ['gc'] });
 }
 
 /**
