@@ -57,7 +57,6 @@ export function mergeParts(...parts: readonly ManagerParts[]): ManagerParts {
  * does, so the pod restarts with a clean state). Never returns normally.
  */
 export async function runManager(options: ManagerOptions, setup: Setup, name: string): Promise<never> {
-  tuneMemory(); // the memory settings, before start-up allocates much (../observability/memory.ts)
   const logger = createLogger({ level: options.logLevel, fields: { logger: name } });
   const stop = new AbortController();
   // Every cache and controller of a process listens on this one signal (olm-classic has more than ten).
@@ -104,6 +103,9 @@ async function run(options: ManagerOptions, setup: Setup, logger: Logger, signal
     servers.push(srv);
     logger.info('serving metrics', { address: `${srv.address}/metrics` });
   }
+  // The memory settings (../observability/memory.ts), once the servers listen: built-ins loaded after them compile
+  // without node's code cache, and the first listen loads a few (Node's cluster, child_process, dgram).
+  tuneMemory();
   for (const i of informers) i.start();
   const others = (parts.runnables ?? []).map((r) => r(signal));
 

@@ -14,17 +14,17 @@ let enabled = false;
 let gc: (() => void) | undefined;
 
 /**
- * Turns the settings on; the manager calls it first thing:
+ * Turns the settings on; the manager calls it once its servers listen, before its caches fill:
  * - V8's young generation grows to about 2 MiB per semi-space (what `--max-semi-space-size=2` gave), no further:
  *   after every collection its growth factor is set to 1 while the space is that big (a burst of allocation may
  *   double it once more before that collection is reported) and to V8's default 2 once V8 has shrunk it (an idle
- *   spell), so it grows back under load. Left alone it grows to 16 MiB per semi-space under a burst of
- *   allocation (serving a catalog, parsing one) and stays there, ~25 MiB more RSS for catalogd serving a 57 MB-class
- *   catalog; held where an idle spell left it (1 MiB), serving metas answers 28 % fewer requests per second
- *   (bench/catalogd-peer.ts). V8 reads the factor each time it would grow the space. The first setting changes V8's
- *   flag hash: built-in modules loaded after it compile without node's code cache, only the few a first listen
- *   loads (~3 ms). A young-generation size given to node (`--max-semi-space-size`, `--semi-space-growth-factor`,
- *   through OLMV1_NODE_FLAGS or NODE_OPTIONS) is left as given.
+ *   spell), so it grows back under load. Left alone it grows to 16 MiB per semi-space under a burst of allocation
+ *   (serving a catalog, parsing one) and stays there, ~25 MiB more RSS for catalogd serving a 57 MB-class catalog;
+ *   held where an idle spell left it (1 MiB), serving metas answered 28 % fewer requests per second
+ *   (bench/catalogd-peer.ts). V8 reads the factor each time it would grow the space. The first setting changes
+ *   V8's flag hash: built-in modules loaded after it compile without node's code cache (~3 ms for the few a first
+ *   listen loads, hence not earlier). A young-generation size given to node (`--max-semi-space-size`,
+ *   `--semi-space-growth-factor`, through OLMV1_NODE_FLAGS or NODE_OPTIONS) is left as given.
  * - `collectGarbage()` collects from now on: with node's `gc` when started with --expose-gc, else V8's gc extension,
  *   turned on at its first call (it is installed in contexts made after that: one small context holds it).
  */
