@@ -92,7 +92,13 @@ describe('the controller bundles, as the image runs them', () => {
     const all = await fetch(`${served.status?.urls?.base ?? ''}/api/v1/all`);
     expect(all.status).toBe(200);
     expect(await all.text()).toContain(`"package":"${pkg}"`);
-    expect(await text(catalogd.metricsUrl)).toContain('catalogd_http_request_duration_seconds_bucket{');
+    const metrics = await text(catalogd.metricsUrl);
+    expect(metrics).toContain('catalogd_http_request_duration_seconds_bucket{');
+    // prom-client's process metrics work with the bundles' stand-in for @opentelemetry/api (cmd/bundle.ts).
+    expect(Number(/^process_cpu_seconds_total (\S+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0);
+    // The young generation stays capped at ~2 MiB per semi-space after a catalog was pulled, parsed and served
+    // (internal/shared/observability/memory.ts; no node flags in the entrypoint).
+    expect(Number(/^nodejs_heap_space_size_total_bytes\{space="new"\} (\S+)$/m.exec(metrics)?.[1])).toBeLessThanOrEqual(8 * 1024 * 1024);
 
     const system = uniqueName('bundles-system');
     await kube.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: system } });
