@@ -178,7 +178,8 @@ export class Connection {
         // The socket stayed silent for timeoutMs, before the answer or within its body.
         let answer: IncomingMessage | undefined;
         out.on('timeout', () => (answer ?? out).destroy(timeoutError(timeoutMs)));
-        out.once('error', reject);
+        // Before the answer: the request failed. After it: the body's reader sees the failure too; nothing to do here.
+        out.on('error', reject);
         out.once('response', (res: IncomingMessage) => {
           answer = res;
           resolve({ statusCode: res.statusCode ?? 0, body: res });

@@ -112,6 +112,20 @@ describe('connection', () => {
     await client.close();
   });
 
+  it('a connection reset half way through a body: a NetworkError for that request, and the process lives on', async () => {
+    const { url } = await httpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"kind":');
+      setTimeout(() => res.socket?.resetAndDestroy(), 50);
+    });
+    const client = await KubeClient.fromConfig({ kubeconfig: await kubeconfigFile(controlPlane(), 'x', url) });
+    const err = await client.connection.request({ method: 'GET', path: '/api/v1' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect((err as NetworkError).message).toMatch(/^GET \/api\/v1: (aborted|read ECONNRESET)$/);
+    await sleep(100); // a second error event from the same socket would have crashed the process by now
+    await client.close();
+  });
+
   it('a watch may stay silent longer than the request timeout', async () => {
     const client = await KubeClient.fromConfig({ kubeconfig: controlPlane().kubeconfigPath, requestTimeoutMs: 300 });
     const started = performance.now();
