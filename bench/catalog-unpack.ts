@@ -21,17 +21,7 @@ import { loadAll } from 'js-yaml';
 import { createCatalogContent } from '../internal/catalogd/controller/index.ts';
 import { LocalDirStore } from '../internal/catalogd/storage/index.ts';
 import { encodeJsonl, listCatalogFiles, loadCatalog, validate } from '../internal/shared/fbc/index.ts';
-import {
-  applyLayer,
-  decompressedStream,
-  newUnpackState,
-  PathSelector,
-  RegistryClient,
-  sha256,
-  verifySymlinks,
-} from '../internal/shared/image/index.ts';
-import { makeReadOnly } from '../internal/shared/image/index.ts';
-import { sniffFile } from '../internal/shared/image/index.ts';
+import { loadLayerPipeline, makeReadOnly, RegistryClient, sha256 } from '../internal/shared/image/index.ts';
 import { CATALOG_LABEL, pushImage, tarBytes, tarDirectory } from '../test/support/images.ts';
 import { Registry } from '../test/support/registry.ts';
 import type { Figure } from './control-plane.ts';
@@ -110,6 +100,7 @@ async function measure(job: Job): Promise<Measurement> {
       const root = join(job.work, 'fs');
       await mkdir(root);
       const digest = sha256(await readFile(job.layer));
+      const { applyLayer, decompressedStream, newUnpackState, PathSelector, sniffFile, verifySymlinks } = await loadLayerPipeline();
       const state = newUnpackState();
       const keep = PathSelector.all().and([CONFIGS]);
       await applyLayer(decompressedStream(job.layer, await sniffFile(job.layer)), { root, layerDigest: digest, keep, state });

@@ -100,7 +100,8 @@ export async function bundleControllers(dist = join(root, 'dist')): Promise<{ re
 
 /**
  * Bytes of the outputs a start loads (the entry and its static imports) per npm package, and per
- * folder of our own code (`internal/<capability>`): what start-up parses, for bench/footprint.ts.
+ * folder of our own code (`internal/<capability>`, `internal/shared/<library>`): what start-up parses, for
+ * bench/footprint.ts and the bundles test.
  */
 function startupBytes(meta: Metafile): Record<string, number> {
   const outputs = meta.outputs;
@@ -114,7 +115,7 @@ function startupBytes(meta: Metafile): Record<string, number> {
   const bytes: Record<string, number> = {};
   for (const file of loaded) {
     for (const [input, { bytesInOutput }] of Object.entries(outputs[file]!.inputs)) {
-      const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1] ?? /^(internal\/[^/]+|api|cmd)\//.exec(input)?.[1] ?? input;
+      const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1] ?? /^(internal\/shared\/[^/]+|internal\/[^/]+|api|cmd)\//.exec(input)?.[1] ?? input;
       bytes[pkg] = (bytes[pkg] ?? 0) + bytesInOutput;
     }
   }

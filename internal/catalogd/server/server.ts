@@ -384,7 +384,12 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
         logger: log,
         onChange: (pair) => (server as ReturnType<typeof createHttpsServer> | undefined)?.setSecureContext({ ...pair }),
       });
-      s = createHttpsServer({ ...certs.current, ALPNProtocols: ['http/1.1'], ...timeouts }, onRequest);
+      try {
+        s = createHttpsServer({ ...certs.current, ALPNProtocols: ['http/1.1'], ...timeouts }, onRequest); // throws when the pair does not load
+      } catch (err) {
+        certs.stop();
+        throw err;
+      }
       answerPlainHttp(s, readTimeout);
     } else {
       s = createHttpServer(timeouts, onRequest);

@@ -1,13 +1,13 @@
 // Serving certificate from files, reloaded when they change (controller-runtime's certwatcher:
 // fsnotify on the files plus a periodic re-read). Both files are re-read together; a pair that
-// does not load (e.g. a cert written before its key) is logged and the previous pair stays in
-// use until a good one appears. Kubernetes Secret volumes swap a `..data` symlink, so the
+// does not load (e.g. a cert written before its key: `onChange` throws) is logged and the previous
+// pair stays in use until a good one appears. The pair is parsed once, by whoever uses it (the
+// server's secure context), not also here. Kubernetes Secret volumes swap a `..data` symlink, so the
 // directories are watched, not the files.
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Server as NetServer, Socket } from 'node:net';
-import { createSecureContext } from 'node:tls';
 import type { Logger } from '../../shared/observability/index.ts';
 
 export interface KeyPair {
@@ -20,7 +20,7 @@ export interface CertWatcherOptions {
   readonly keyFile: string;
   /** Re-read period (certwatcher's default: 10 s). */
   readonly intervalMs?: number;
-  /** Called with each new, loadable pair. */
+  /** Called with each new pair; throws when the pair does not load (e.g. `server.setSecureContext`), which keeps the previous one. */
   readonly onChange: (pair: KeyPair) => void;
   readonly logger: Logger;
 }
@@ -36,11 +36,10 @@ export const DEFAULT_TLS_RELOAD_INTERVAL_MS = 10_000;
 
 async function readPair(certFile: string, keyFile: string): Promise<KeyPair> {
   const [cert, key] = await Promise.all([readFile(certFile), readFile(keyFile)]);
-  createSecureContext({ cert, key }); // throws when they do not load or do not match
   return { cert, key };
 }
 
-/** Loads the pair (throws when it cannot) and starts watching. */
+/** Reads the pair (throws when a file cannot be read; the caller's first use of it checks that it loads) and starts watching. */
 export async function watchCertificate(options: CertWatcherOptions): Promise<CertWatcher> {
   const { certFile, keyFile, logger } = options;
   let current = await readPair(certFile, keyFile);
@@ -51,13 +50,11 @@ export async function watchCertificate(options: CertWatcherOptions): Promise<Cer
   const check = (): Promise<boolean> => {
     running ??= (async () => {
       try {
-        const [cert, key] = await Promise.all([readFile(certFile), readFile(keyFile)]);
-        if (cert.equals(current.cert) && key.equals(current.key)) return false;
         const pair = await readPair(certFile, keyFile);
-        if (stopped) return false;
+        if (stopped || (pair.cert.equals(current.cert) && pair.key.equals(current.key))) return false;
+        options.onChange(pair);
         current = pair;
         failedWith = '';
-        options.onChange(pair);
         logger.info('reloaded the serving certificate', { certFile, keyFile });
         return true;
       } catch (err) {

@@ -224,12 +224,12 @@ describe('restart, deletion and garbage collection', () => {
 describe('index.json and names', () => {
   it('indexFromCatalogdJSON rebuilds the entries and rejects sections outside the file', async () => {
     const encoded = encodeJsonl(await loadCatalog(MIXED, { strict: false }));
-    const rebuilt = indexFromCatalogdJSON(encoded.index.toCatalogdJSON(), encoded.byteLength);
+    const rebuilt = await indexFromCatalogdJSON(encoded.index.toCatalogdJSON(), encoded.byteLength);
     const indexed = encoded.index.entries.filter((e) => e.schema !== '' || e.package !== '' || e.name !== '');
     expect(rebuilt.entries.map(({ offset, length, schema, package: p, name }) => [offset, length, schema, p, name])).toEqual(
       indexed.map(({ offset, length, schema, package: p, name }) => [offset, length, schema, p, name]),
     );
-    expect(() => indexFromCatalogdJSON('{"by_schema":{"x":[[0,10]]}}', 5)).toThrow('index section [0,10] is outside catalog.jsonl (5 bytes)');
+    await expect(indexFromCatalogdJSON('{"by_schema":{"x":[[0,10]]}}', 5)).rejects.toThrow('index section [0,10] is outside catalog.jsonl (5 bytes)');
   });
 
   it('reports k8s IsDNS1123Subdomain messages', () => {

@@ -18,7 +18,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { BlobIndex, BlobIndexBuilder, walkMetas } from '../../shared/fbc/index.ts';
+import type * as Fbc from '../../shared/fbc/index.ts';
+import type { BlobIndex } from '../../shared/fbc/index.ts';
 import { noopLogger, type Logger } from '../../shared/observability/index.ts';
 import { digestPath, isCatalogName } from './names.ts';
 import type { CatalogStore, StoredCatalog } from './types.ts';
@@ -31,6 +32,12 @@ export const CONTENT_FILE = 'content.json';
  * ETag; an entry on disk written with another version is re-encoded, not reused.
  */
 export const ENCODING_VERSION = 1;
+/**
+ * The FBC library, imported on first use (a store, or stored content found at start): a replica with nothing stored
+ * yet starts without parsing it (its loader and YAML parser are ~130 KiB of code; bench/footprint.ts).
+ */
+const fbc = (): Promise<typeof Fbc> => import('../../shared/fbc/index.ts');
+
 /** Bytes gathered before one write to catalog.jsonl. */
 const WRITE_BATCH = 1 << 20;
 
@@ -244,6 +251,7 @@ function makeStored(name: string, digest: string, dir: string, size: number, mod
 async function writeJsonl(path: string, fbcDir: string, signal?: AbortSignal): Promise<{ size: number; index: BlobIndex }> {
   const fh = await open(path, 'wx');
   try {
+    const { BlobIndexBuilder, walkMetas } = await fbc();
     const entries = new BlobIndexBuilder();
     let batch: Buffer[] = [];
     let batched = 0;
@@ -298,7 +306,7 @@ async function readEntry(dir: string, name: string, digest: string): Promise<Sto
     const modified = new Date(record.stored ?? '');
     if (Number.isNaN(modified.getTime())) return undefined;
     const size = (await stat(join(dir, CATALOG_FILE))).size;
-    const index = indexFromCatalogdJSON(await readFile(join(dir, INDEX_FILE), 'utf8'), size);
+    const index = await indexFromCatalogdJSON(await readFile(join(dir, INDEX_FILE), 'utf8'), size);
     return makeStored(name, digest, dir, size, modified, index);
   } catch {
     return undefined; // missing or damaged: not an entry
@@ -311,7 +319,8 @@ type Sections = Record<string, [number, number][]>;
  * Rebuilds a BlobIndex from catalogd's index.json. Blobs that no dimension indexes (no schema,
  * package or name) are not in it; no query can return them anyway.
  */
-export function indexFromCatalogdJSON(json: string, fileSize: number): BlobIndex {
+export async function indexFromCatalogdJSON(json: string, fileSize: number): Promise<BlobIndex> {
+  const { BlobIndex } = await fbc();
   const parsed = JSON.parse(json) as { by_schema?: Sections; by_package?: Sections; by_name?: Sections };
   const byOffset = new Map<number, { offset: number; length: number; schema: string; package: string; name: string }>();
   const fill = (dim: Sections | undefined, field: 'schema' | 'package' | 'name'): void => {

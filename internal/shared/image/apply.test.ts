@@ -6,14 +6,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HOSTILE_ENTRIES, tarBytes, type TarEntrySpec } from '../../../test/support/images.ts';
 import {
   applyLayer,
-  forceRemove,
-  makeReadOnly,
   newUnpackState,
   PathSelector,
   SYMLINKS_LISTED,
   verifySymlinks,
-  type UnpackLimits,
 } from './apply.ts';
+import type { UnpackLimits } from './limits.ts';
+import { forceRemove, makeReadOnly } from './tree.ts';
 import { ImageError, UnpackLimitError, UnsafeLayerEntryError } from './errors.ts';
 
 const made: string[] = [];

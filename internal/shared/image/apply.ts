@@ -30,6 +30,7 @@ import { constants, type Stats } from 'node:fs';
 import { chmod, link, lstat, mkdir, open, opendir, readdir, readlink, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ImageError, UnpackLimitError, UnsafeLayerEntryError, type UnpackLimitKind } from './errors.ts';
+import { DEFAULT_UNPACK_LIMITS, type UnpackLimits } from './limits.ts';
 import { readTar, TarFormatError, type TarEntry } from './tar.ts';
 import { ZstdFormatError } from './zstd.ts';
 
@@ -38,18 +39,6 @@ const WHITEOUT_OPAQUE = '.wh..wh..opq';
 const WHITEOUT_LINK_DIR = '.wh..wh.plnk';
 const MAX_SYMLINK_HOPS = 40;
 
-export interface UnpackLimits {
-  /** Decompressed bytes read across all layers. */
-  readonly maxBytes: number;
-  /** Tar entries across all layers. */
-  readonly maxEntries: number;
-  /** Files (regular files, symlinks, hardlinks) written across all layers; default: no limit but `maxEntries`. */
-  readonly maxFiles?: number;
-  /** How each limit is changed, added to its message (e.g. `change it with catalogd's --max-catalog-files flag`). */
-  readonly hints?: { readonly [K in UnpackLimitKind]?: string };
-}
-
-export const DEFAULT_UNPACK_LIMITS: UnpackLimits = { maxBytes: 1024 ** 3, maxEntries: 1_000_000 };
 
 /** Progress shared by the layers of one unpack. */
 export interface UnpackState {
@@ -539,35 +528,4 @@ async function escapesRoot(root: string, linkRel: string): Promise<boolean> {
     queue.unshift(...t.split('/'));
   }
   return false;
-}
-
-/** Removes write permission from everything under `root` (symlinks untouched). Lists directories as it goes (no array of a huge directory's entries). */
-export async function makeReadOnly(root: string): Promise<void> {
-  for await (const d of await opendir(root, { bufferSize: 128 })) {
-    const p = join(root, d.name);
-    if (d.isDirectory()) await makeReadOnly(p);
-    if (d.isSymbolicLink()) continue;
-    const st = await lstat(p);
-    await chmod(p, st.mode & 0o7555);
-  }
-  const st = await lstat(root);
-  await chmod(root, st.mode & 0o7555);
-}
-
-/** `rm -rf` that also works on trees made read-only by `makeReadOnly`. */
-export async function forceRemove(path: string): Promise<void> {
-  try {
-    await rm(path, { recursive: true, force: true });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EACCES' && (err as NodeJS.ErrnoException).code !== 'EPERM') throw err;
-    await makeWritable(path);
-    await rm(path, { recursive: true, force: true });
-  }
-}
-
-async function makeWritable(path: string): Promise<void> {
-  const st = await lstatOrUndefined(path);
-  if (!st?.isDirectory()) return;
-  await chmod(path, (st.mode & 0o7777) | 0o700);
-  for (const d of await readdir(path, { withFileTypes: true })) if (d.isDirectory()) await makeWritable(join(path, d.name));
 }

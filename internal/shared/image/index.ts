@@ -1,4 +1,6 @@
 // Public surface of internal/shared/image: what other folders may import.
+import type * as LayerPipeline from './layers.ts';
+
 export type { ImagePuller, PulledImage, PullOptions, CachingImagePullerOptions } from './puller.ts';
 export { CachingImagePuller, createImagePuller } from './puller.ts';
 export { readCertificateDir } from './ca.ts';
@@ -55,11 +57,13 @@ export {
   UnsafeLayerEntryError,
 } from './errors.ts';
 
-export type { UnpackLimits, UnpackState, ApplyLayerOptions } from './apply.ts';
-export { applyLayer, DEFAULT_UNPACK_LIMITS, newUnpackState, PathSelector, verifySymlinks } from './apply.ts';
+export type { UnpackLimits } from './limits.ts';
+export { DEFAULT_UNPACK_LIMITS } from './limits.ts';
+export type { UnpackState, ApplyLayerOptions, PathSelector } from './apply.ts';
 export type { Compression } from './compression.ts';
-export { decompressedStream, sniffCompression, sniffFile } from './compression.ts';
+/** The layer pipeline (applyLayer, PathSelector, decompressedStream, sniffFile, …), loaded on first use: see layers.ts. */
+export const loadLayerPipeline = (): Promise<typeof LayerPipeline> => import('./layers.ts');
 export { MediaTypes } from './media-types.ts';
 export { digestProblem, parseDigest, sha256 } from './digest.ts';
 export type { Logger, LogFields } from './logger.ts';
-export { forceRemove, makeReadOnly } from './apply.ts';
+export { forceRemove, makeReadOnly } from './tree.ts';

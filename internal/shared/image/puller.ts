@@ -13,18 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  applyLayer,
-  DEFAULT_UNPACK_LIMITS,
-  forceRemove,
-  makeReadOnly,
-  newUnpackState,
-  PathSelector,
-  verifySymlinks,
-  type UnpackLimits,
-} from './apply.ts';
 import type { CredentialProvider } from './auth.ts';
-import { decompressedStream, sniffFile } from './compression.ts';
 import { digestProblem, digestToPathComponent, sha256 } from './digest.ts';
 import {
   CATALOG_CONFIGS_LABEL,
@@ -34,10 +23,12 @@ import {
   type ImageErrorCode,
 } from './errors.ts';
 import { silentLogger, type Logger } from './logger.ts';
+import { DEFAULT_UNPACK_LIMITS, type UnpackLimits } from './limits.ts';
 import { isTarLayerMediaType } from './media-types.ts';
 import { DEFAULT_PLATFORM, formatPlatform, parsePlatform, type Platform } from './platform.ts';
 import { canonicalReference, parseReference, type ImageReference } from './reference.ts';
 import { RegistryClient, type RegistryClientOptions, type ResolvedImage } from './registry.ts';
+import { forceRemove, makeReadOnly } from './tree.ts';
 
 export interface PullOptions {
   /**
@@ -338,6 +329,7 @@ export class CachingImagePuller implements ImagePuller {
       const manifest = resolved.manifest;
       const config = parseConfig(await this.client.getBlob(ref, manifest.config, ctx), `${ref.name}@${manifest.config.digest}`);
       const labels = config.labels;
+      const { applyLayer, decompressedStream, newUnpackState, PathSelector, sniffFile, verifySymlinks } = await import('./layers.ts');
 
       let keep = PathSelector.all();
       let configsPath: string | undefined;

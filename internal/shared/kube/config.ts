@@ -14,7 +14,6 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { isIPv6 } from 'node:net';
 import type { Cluster, Context, KubeConfig, User } from '@kubernetes/client-node';
-import yaml from 'js-yaml';
 import { KubeConfigError } from './errors.ts';
 import { noopLogger, type Logger } from './types.ts';
 
@@ -123,9 +122,9 @@ export async function loadKubeConfig(options: LoadOptions = {}): Promise<Cluster
   const access = (selected: Selected, source: string): Promise<ClusterAccess> =>
     checked(new ClusterAccess(selected, source, { ...(options.refreshMs !== undefined && { refreshMs: options.refreshMs }), ...(options.logger && { logger: options.logger }) }));
 
-  if (options.kubeconfig) return access(...fromFiles([options.kubeconfig], 'kubeconfig', options.context));
+  if (options.kubeconfig) return access(...(await fromFiles([options.kubeconfig], 'kubeconfig', options.context)));
   const list = (env['KUBECONFIG'] ?? '').split(delimiter).filter((p) => p.trim() !== '');
-  if (list.length > 0) return access(...fromFiles(list, 'kubeconfig (from $KUBECONFIG)', options.context));
+  if (list.length > 0) return access(...(await fromFiles(list, 'kubeconfig (from $KUBECONFIG)', options.context)));
 
   const root = options.inClusterRoot ?? '';
   if (env['KUBERNETES_SERVICE_HOST'] && env['KUBERNETES_SERVICE_PORT'] && exists(`${root}${SA_DIR}/token`)) {
@@ -133,7 +132,7 @@ export async function loadKubeConfig(options: LoadOptions = {}): Promise<Cluster
   }
   const home = env['HOME'] || (options.env ? '' : homedir());
   const fallback = home ? join(home, '.kube', 'config') : '';
-  if (fallback && exists(fallback)) return access(...fromFiles([fallback], 'kubeconfig', options.context));
+  if (fallback && exists(fallback)) return access(...(await fromFiles([fallback], 'kubeconfig', options.context)));
   throw new KubeConfigError(
     'NoConfiguration',
     'no Kubernetes configuration found: pass --kubeconfig, set KUBECONFIG, create ~/.kube/config, or run in a pod with a service account',
@@ -144,7 +143,7 @@ export async function loadKubeConfig(options: LoadOptions = {}): Promise<Cluster
  * Loads kubeconfig files, merged first-wins like client-go (of a list, files that do not exist are
  * skipped unless none does), and selects the context.
  */
-function fromFiles(files: readonly string[], label: string, context: string | undefined): [Selected, string] {
+async function fromFiles(files: readonly string[], label: string, context: string | undefined): Promise<[Selected, string]> {
   const what = (file: string): string => `${label} ${file}`;
   const clusters = new Map<string, Cluster>();
   const users = new Map<string, User>();
@@ -152,8 +151,10 @@ function fromFiles(files: readonly string[], label: string, context: string | un
   let current: string | undefined;
   const present = files.length > 1 ? files.filter(exists) : files;
   if (present.length === 0) throw new KubeConfigError('NotFound', `${label} ${files.join(delimiter)}: none of these files exists`, files[0]);
+  // js-yaml is imported only here: in a pod (service account) start-up never parses it.
+  const { load } = await import('js-yaml');
   for (const file of present) {
-    const one = parseFile(file, what(file));
+    const one = parseFile(file, what(file), load);
     for (const c of one.clusters) if (!clusters.has(c.name)) clusters.set(c.name, c);
     for (const u of one.users) if (!users.has(u.name)) users.set(u.name, u);
     for (const c of one.contexts) if (!contexts.has(c.name)) contexts.set(c.name, c);
@@ -195,7 +196,7 @@ type Raw = Record<string, unknown>;
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /** Reads, parses and validates one file (the checks and texts of client-node's loadFromString); every failure names the file. */
-function parseFile(file: string, where: string): ParsedFile {
+function parseFile(file: string, where: string, parseYaml: (text: string) => unknown): ParsedFile {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -208,7 +209,7 @@ function parseFile(file: string, where: string): ParsedFile {
   }
   let doc: unknown;
   try {
-    doc = yaml.load(text);
+    doc = parseYaml(text);
   } catch (err) {
     const e = err as { reason?: string; mark?: { line: number; column: number }; message: string };
     const at = e.mark ? ` (line ${e.mark.line + 1}, column ${e.mark.column + 1})` : '';

@@ -5,7 +5,7 @@
 // by running each controller's real work: catalogd pulls and serves a catalog, operator-controller installs an
 // extension from it, olm-classic dials a CatalogSource's gRPC address (the lazily loaded gRPC client and its
 // registry.proto).
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,6 +72,16 @@ afterAll(async () => {
 });
 
 describe('the controller bundles, as the image runs them', () => {
+  it("catalogd's start loads neither the layer pipeline nor the FBC library nor a YAML parser: they load on first use", async () => {
+    const startup = JSON.parse(await readFile(join(DIST, 'bin', 'catalogd', 'startup.json'), 'utf8')) as Record<string, number>;
+    expect(startup['internal/catalogd']).toBeGreaterThan(0);
+    expect(startup['internal/shared/image']).toBeGreaterThan(0); // the registry client, built at start
+    for (const lazy of ['internal/shared/fbc', 'fzstd', 'js-yaml', 'undici', '@kubernetes/client-node', 'graphql']) expect(startup[lazy], lazy).toBeUndefined();
+    const chunks = await readdir(join(DIST, 'bin', 'catalogd', 'chunks'));
+    expect(chunks.some((f) => /^layers-\w+\.mjs$/.test(f))).toBe(true);
+    expect(chunks.some((f) => /^fbc-\w+\.mjs$/.test(f))).toBe(true);
+  });
+
   it('catalogd serves a pulled catalog and operator-controller installs an extension from it', async () => {
     const kube = adminKube();
     const ns = await kube.namespace('bundles');
