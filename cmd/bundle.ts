@@ -61,6 +61,22 @@ export const WITHOUT_OTEL: Plugin = {
   },
 };
 
+/**
+ * prom-client's metric classes are CommonJS, whose imports esbuild keeps even when nothing uses them: catalogd and
+ * operator-controller would load the Summary class (and its t-digest and red-black tree, ~15 KiB) that only
+ * olm-classic's resolver metric uses. Marked free of side effects, a class nothing uses is left out.
+ */
+export const PROM_CLASSES_PURE: Plugin = {
+  name: 'prom-classes-pure',
+  setup(b) {
+    b.onResolve({ filter: /^prom-client\/lib\/summary\.js$/ }, async (args) => {
+      if (args.pluginData === 'prom-classes-pure') return undefined;
+      const resolved = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'prom-classes-pure' });
+      return resolved.errors.length ? { errors: resolved.errors } : { path: resolved.path, sideEffects: false };
+    });
+  },
+};
+
 /** Files a module reads beside itself (`new URL('./x', import.meta.url)`): [module, file], both from the checkout root. */
 const ASSETS: readonly (readonly [string, string])[] = [['internal/classic/registryclient/index.ts', 'internal/classic/registryclient/registry.proto']];
 
@@ -78,7 +94,7 @@ export async function bundleControllers(dist = join(root, 'dist')): Promise<{ re
       // Names stay: stack traces and `err.name`/class names in logs must read as in the sources.
       keepNames: true,
       sourcemap: 'linked',
-      plugins: [WITHOUT_UNDICI_H2, WITHOUT_OTEL],
+      plugins: [WITHOUT_UNDICI_H2, WITHOUT_OTEL, PROM_CLASSES_PURE],
     });
     for (const [module, file] of ASSETS) {
       for (const [output, meta] of Object.entries(result.metafile.outputs)) {

@@ -72,11 +72,11 @@ afterAll(async () => {
 });
 
 describe('the controller bundles, as the image runs them', () => {
-  it("catalogd's start loads neither the layer pipeline nor the FBC library nor a YAML parser: they load on first use", async () => {
+  it("catalogd's start loads neither the layer pipeline nor the FBC library nor a YAML parser (they load on first use), nor prom-client's Summary", async () => {
     const startup = JSON.parse(await readFile(join(DIST, 'bin', 'catalogd', 'startup.json'), 'utf8')) as Record<string, number>;
     expect(startup['internal/catalogd']).toBeGreaterThan(0);
     expect(startup['internal/shared/image']).toBeGreaterThan(0); // the registry client, built at start
-    for (const lazy of ['internal/shared/fbc', 'fzstd', 'js-yaml', 'undici', '@kubernetes/client-node', 'graphql']) expect(startup[lazy], lazy).toBeUndefined();
+    for (const lazy of ['internal/shared/fbc', 'fzstd', 'js-yaml', 'undici', '@kubernetes/client-node', 'graphql', 'tdigest']) expect(startup[lazy], lazy).toBeUndefined();
     const chunks = await readdir(join(DIST, 'bin', 'catalogd', 'chunks'));
     expect(chunks.some((f) => /^layers-\w+\.mjs$/.test(f))).toBe(true);
     expect(chunks.some((f) => /^fbc-\w+\.mjs$/.test(f))).toBe(true);
@@ -127,7 +127,9 @@ describe('the controller bundles, as the image runs them', () => {
     const kube = adminKube();
     await installClassicCRDs(kube);
     const global = await kube.namespace('bundles-olm');
-    await start('olm-classic', [`--cache-dir=${join(work, 'olm-classic')}`, `--namespace=${global}`]);
+    const classic = await start('olm-classic', [`--cache-dir=${join(work, 'olm-classic')}`, `--namespace=${global}`]);
+    // The resolver's Summary (the one prom-client class only olm-classic's bundle keeps; cmd/bundle.ts PROM_CLASSES_PURE).
+    expect(await text(classic.metricsUrl)).toContain('# TYPE olm_resolution_duration_seconds summary');
     const name = 'unreachable';
     const dead = await freePort(); // nothing listens there
     await kube.must(
