@@ -28,7 +28,7 @@ import { installCrds, yamlFiles } from '../test/support/crds.ts';
 import { pushCatalogImage } from '../test/support/images.ts';
 import { TestKube } from '../test/support/kube.ts';
 import { freePort, sleep, waitFor } from '../test/support/net.ts';
-import { startBundled, stopProcess, type Managed } from '../test/support/process.ts';
+import { imageEnv, startBundled, stopProcess, type Managed } from '../test/support/process.ts';
 import { Registry, type RegistryInfo } from '../test/support/registry.ts';
 import type { Figure } from './control-plane.ts';
 import { idleRss, procCpuMs, procMemory } from './memory.ts';
@@ -79,7 +79,7 @@ async function probe(dir: string, args: readonly string[], hook: boolean): Promi
   const child = spawn(process.execPath, ['--import', join(dir, 'preload.mjs'), ...args], {
     cwd: ROOT,
     stdio: 'ignore',
-    env: { ...process.env, FOOTPRINT_OUT: out, ...(hook ? { FOOTPRINT_HOOK: '1' } : {}) },
+    env: { ...imageEnv(), FOOTPRINT_OUT: out, ...(hook ? { FOOTPRINT_HOOK: '1' } : {}) },
   });
   await new Promise((resolve) => child.on('close', resolve));
   const wallMs = performance.now() - t0;
