@@ -129,8 +129,10 @@ describe('CatalogSource', () => {
     await waitFor('the new digest loaded', async () => parts.contents.get(ns, name)?.origin === pushed.digestRef, { timeoutMs: 30_000 });
     expect(pushed.digestRef).not.toBe(before);
     expect(findPackage(parts.contents.get(ns, name)!, 'demo-operator')).toBeDefined();
-    const later = await statusOf(name);
-    expect(Date.parse(later.latestImageRegistryPoll!)).toBeGreaterThan(Date.parse(first.latestImageRegistryPoll!));
+    // The content is swapped during the poll's reconcile; its status (with the poll's time) is written at the end of it.
+    let later = first.latestImageRegistryPoll;
+    await waitFor('the poll recorded in status', async () => (later = (await statusOf(name)).latestImageRegistryPoll) !== first.latestImageRegistryPoll, { timeoutMs: 30_000 });
+    expect(Date.parse(later!)).toBeGreaterThan(Date.parse(first.latestImageRegistryPoll!));
   });
 
   it('registryPoll with an unparsable interval: upstream’s InvalidIntervalError message, still READY', async () => {
