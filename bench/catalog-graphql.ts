@@ -19,7 +19,7 @@ import { createCatalogServer } from '../internal/catalogd/server/index.ts';
 import { LocalDirStore, type StoredCatalog } from '../internal/catalogd/storage/index.ts';
 import { runLoad } from './catalog-server.ts';
 import type { Figure } from './control-plane.ts';
-import { held, measureInChild, settledGc } from './memory.ts';
+import { held, measureInChild, median, settledGc } from './memory.ts';
 
 const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../shared');
 const ROOTS = ['certified-operators-v4.21', 'community-operators-v4.21'];
@@ -29,7 +29,6 @@ const CONNECTIONS = 50;
 const DIGEST = `sha256:${'d'.repeat(64)}`;
 
 const round = (n: number, digits = 1): number => Number(n.toFixed(digits));
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 /** Where the package's blobs of `schema` sit among all blobs of that schema: [offset, count], contiguous. */
 function window(stored: StoredCatalog, schema: string, pkg: string): [number, number] {

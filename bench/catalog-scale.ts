@@ -15,7 +15,7 @@ import { loadAll } from 'js-yaml';
 import { writeSyntheticCatalog } from '../internal/catalogd/storage/testing.ts';
 import { encodeJsonl, listCatalogFiles, loadCatalog, validate } from '../internal/shared/fbc/index.ts';
 import type { Figure } from './control-plane.ts';
-import { fullGc, held, measureInChild } from './memory.ts';
+import { fullGc, held, measureInChild, median } from './memory.ts';
 
 const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../shared');
 const CERTIFIED = join(SHARED, 'catalogs', 'certified-operators-v4.21');
@@ -116,7 +116,6 @@ export async function benchCatalogCertified(): Promise<Figure[]> {
     runs.fbc.push(await inChild('fbc', CERTIFIED));
   }
   const best = (ms: Measurement[]): Measurement => ms.reduce((a, b) => (b.totalMs < a.totalMs ? b : a));
-  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
   const fbc = best(runs.fbc);
   const base = best(runs.baseline);
   const fbcPeak = median(runs.fbc.map((m) => m.peakGrowth));

@@ -25,7 +25,7 @@ import { loadLayerPipeline, makeReadOnly, RegistryClient, sha256 } from '../inte
 import { CATALOG_LABEL, pushImage, tarBytes, tarDirectory } from '../test/support/images.ts';
 import { Registry } from '../test/support/registry.ts';
 import type { Figure } from './control-plane.ts';
-import { fullGc, measureInChild } from './memory.ts';
+import { fullGc, measureInChild, median } from './memory.ts';
 
 const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../shared');
 const CERTIFIED = join(SHARED, 'catalogs', 'certified-operators-v4.21');
@@ -165,7 +165,6 @@ export async function benchCatalogUnpack(): Promise<Figure[]> {
       }
     }
     const best = (xs: Measurement[]): Measurement => xs.reduce((a, b) => (b.totalMs < a.totalMs ? b : a));
-    const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
     const base = best(runs.baseline);
     const basePeak = median(runs.baseline.map((m) => m.peakGrowth));
     const figures: Figure[] = [

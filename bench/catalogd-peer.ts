@@ -38,7 +38,7 @@ import { startProcess, startBundled, stopProcess, type Managed } from '../test/s
 import { Registry, type RegistryInfo } from '../test/support/registry.ts';
 import { runLoad, type LoadResult } from './catalog-server.ts';
 import type { Figure } from './control-plane.ts';
-import { idleRss, procCpuMs, procMemory, rssSampler } from './memory.ts';
+import { idleRss, median, procCpuMs, procMemory, rssSampler } from './memory.ts';
 import { productionDist } from './production.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -201,7 +201,7 @@ async function runPeer(peer: Peer, ctx: Context, kube: TestKube, imageRef: strin
   const proc = last.proc;
   starts.push(last.ms);
   try {
-    const readyMs = [...starts].sort((a, b) => a - b)[starts.length >> 1]!;
+    const readyMs = median(starts);
     const rssIdle = (await idleRss(proc.pid, IDLE_S)).at(IDLE_S);
 
     const sampler = rssSampler(proc.pid);

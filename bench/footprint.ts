@@ -31,7 +31,7 @@ import { freePort, sleep, waitFor } from '../test/support/net.ts';
 import { imageEnv, startBundled, stopProcess, type Managed } from '../test/support/process.ts';
 import { Registry, type RegistryInfo } from '../test/support/registry.ts';
 import type { Figure } from './control-plane.ts';
-import { idleRss, procCpuMs, procMemory } from './memory.ts';
+import { idleRss, median, medianBy, procCpuMs, procMemory } from './memory.ts';
 import { productionDist } from './production.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -42,7 +42,6 @@ const EXTENSIONS = Number(process.env.BENCH_FOOTPRINT_EXTENSIONS ?? 10);
 const STARTS = Math.max(1, Number(process.env.BENCH_FOOTPRINT_STARTS ?? 5));
 const SYSTEM_NS = 'olmv1-system';
 const mib = (bytes: number): number => Number((bytes / 1048576).toFixed(1));
-const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** The module cmd/entrypoint.sh runs for a controller: its bundle when the build made one (before issue 17 none). */
 const mainOf = (dist: string, name: string): string => (existsSync(join(dist, 'bin', name, 'main.mjs')) ? join(dist, 'bin', name, 'main.mjs') : join(dist, 'cmd', name, 'main.js'));
@@ -104,8 +103,7 @@ async function moduleFigures(dist: string): Promise<Figure[]> {
     const runs = async (args: readonly string[]): Promise<{ wallMs: number; report: ExitReport }> => {
       const all: { wallMs: number; report: ExitReport }[] = [];
       for (let i = 0; i < 5; i++) all.push(await probe(dir, args, false));
-      const byWall = [...all].sort((a, b) => a.wallMs - b.wallMs);
-      return byWall[2]!;
+      return medianBy(all, (r) => r.wallMs)!;
     };
     const bare = await runs(['-e', '0']);
     figures.push({ name: 'node -e 0: spawn → exit', value: Math.round(bare.wallMs), unit: 'ms', note: `RSS ${mib(bare.report.mem.rss)} MiB, heap ${mib(bare.report.mem.heapUsed)} MiB` });
@@ -218,7 +216,7 @@ async function startFigures(dist: string, name: string, args: readonly string[],
     last = await start(dist, name, args, logDir);
     starts.push({ readyMs: last.readyMs, readyCpuMs: last.readyCpuMs, ...(await memoryOf(last)) });
   }
-  const m = [...starts].sort((a, b) => a.readyMs - b.readyMs)[starts.length >> 1]!;
+  const m = medianBy(starts, (s) => s.readyMs)!;
   figures.push({ name: `${name}: process start → /readyz 200 (median of ${STARTS})`, value: Math.round(m.readyMs), unit: 'ms', note: `runs ${starts.map((s) => Math.round(s.readyMs)).join(', ')} ms; target ≤ 250 (upstream catalogd 40–80)` });
   figures.push({ name: `${name}: its CPU (user+system) until ready, same start`, value: Math.round(m.readyCpuMs), unit: 'ms', note: 'wall time above waits on a shared machine and the API server; this does not' });
   figures.push({ name: `${name}: RSS at ready`, value: mib(m.rss), unit: 'MiB', note: `V8 heap used ${mib(m.heap)} MiB` });

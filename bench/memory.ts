@@ -1,4 +1,4 @@
-// Memory and CPU figures: forced garbage collection (`npm run bench` runs node with --expose-gc),
+// Memory and CPU figures, and the median every bench reports: forced garbage collection (`npm run bench` runs node with --expose-gc),
 // measurements in a fresh child process, so that one case's heap and peak RSS do not leak into
 // another's, and RSS / CPU of other processes (controllers, the cluster) read from /proc.
 import { spawn } from 'node:child_process';
@@ -9,6 +9,14 @@ function collector(): () => void {
   if (!f) throw new Error('run with node --expose-gc');
   return f;
 }
+
+/** The middle item by `key` (of an even count, the upper of the two), undefined for none: the median start, run, sample. */
+export function medianBy<T>(xs: readonly T[], key: (x: T) => number): T | undefined {
+  return [...xs].sort((a, b) => key(a) - key(b))[xs.length >> 1];
+}
+
+/** The median of numbers (0 for none). */
+export const median = (xs: readonly number[]): number => medianBy(xs, (x) => x) ?? 0;
 
 /** Two full collections (the second frees what finalizers of the first released). */
 export function fullGc(): void {

@@ -39,7 +39,6 @@ const WHITEOUT_OPAQUE = '.wh..wh..opq';
 const WHITEOUT_LINK_DIR = '.wh..wh.plnk';
 const MAX_SYMLINK_HOPS = 40;
 
-
 /** Progress shared by the layers of one unpack. */
 export interface UnpackState {
   bytesRead: number;

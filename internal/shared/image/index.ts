@@ -59,7 +59,7 @@ export {
 
 export type { UnpackLimits } from './limits.ts';
 export { DEFAULT_UNPACK_LIMITS } from './limits.ts';
-export type { UnpackState, ApplyLayerOptions, PathSelector } from './apply.ts';
+export type { UnpackState, ApplyLayerOptions } from './apply.ts';
 export type { Compression } from './compression.ts';
 /** The layer pipeline (applyLayer, PathSelector, decompressedStream, sniffFile, …), loaded on first use: see layers.ts. */
 export const loadLayerPipeline = (): Promise<typeof LayerPipeline> => import('./layers.ts');
