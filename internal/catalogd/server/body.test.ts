@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createGzip, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SYNC_READ_LIMIT, WRITE_CHUNK, fileBody, openFile, writeFileBody, type FileBody } from './body.ts';
+import { LARGE_CHUNK_BODIES, LARGE_WRITE_CHUNK, SYNC_READ_LIMIT, WRITE_CHUNK, fileBody, openFile, writeFileBody, type FileBody } from './body.ts';
 
 let dir: string;
 let path: string;
@@ -56,7 +56,7 @@ describe('writeFileBody', () => {
     expect(writes[0]).toBe(128 * 1024); // the first three pieces and the start of the big one: one write
   });
 
-  it('streams a whole file in WRITE_CHUNK chunks, their buffers reused once written', async () => {
+  it('streams a whole file in LARGE_WRITE_CHUNK chunks, their buffers reused once written', async () => {
     const { out, writes, bytes, closed } = sink();
     const seen = new Set<ArrayBufferLike>();
     const write0 = out.write.bind(out);
@@ -64,9 +64,30 @@ describe('writeFileBody', () => {
     await write(out, fileBody(openFile(path), [{ offset: 0, length: content.length }]));
     await closed;
     expect(bytes().equals(content)).toBe(true);
-    const full = Math.floor(content.length / WRITE_CHUNK);
-    expect(writes).toEqual([...Array<number>(full).fill(WRITE_CHUNK), content.length - full * WRITE_CHUNK]);
+    const full = Math.floor(content.length / LARGE_WRITE_CHUNK);
+    expect(writes).toEqual([...Array<number>(full).fill(LARGE_WRITE_CHUNK), content.length - full * LARGE_WRITE_CHUNK]);
     expect(seen.size).toBeLessThanOrEqual(3); // the sink takes a chunk, the next waits: a few buffers go round
+  });
+
+  it('writes in WRITE_CHUNK chunks while LARGE_CHUNK_BODIES bodies are being written, large ones again after', async () => {
+    // Sinks that hold their first write until let go: LARGE_CHUNK_BODIES bodies stay in flight.
+    const held: (() => void)[] = [];
+    const slow = Array.from({ length: LARGE_CHUNK_BODIES }, () => {
+      const out = new Writable({ highWaterMark: 1, write: (_chunk, _enc, cb) => void held.push(cb) });
+      return { out, done: write(out, fileBody(openFile(path), [{ offset: 0, length: content.length }])) };
+    });
+    const busy = sink();
+    await write(busy.out, fileBody(openFile(path), [{ offset: 0, length: content.length }]));
+    expect(busy.bytes().equals(content)).toBe(true);
+    expect(Math.max(...busy.writes)).toBe(WRITE_CHUNK);
+
+    for (const s of slow) s.out.destroy();
+    for (const cb of held) cb();
+    const cut = await Promise.all(slow.map((s) => s.done));
+    expect(cut.every((n) => n === LARGE_WRITE_CHUNK)).toBe(true); // one large chunk each, then cut
+    const alone = sink();
+    await write(alone.out, fileBody(openFile(path), [{ offset: 0, length: content.length }]));
+    expect(alone.writes[0]).toBe(LARGE_WRITE_CHUNK);
   });
 
   it('into a gzip stream: the bytes come out whole although chunk buffers are reused, and a short file destroys it', async () => {

@@ -6,9 +6,9 @@
 // is in the page cache, and open+read+close this way costs ~14 µs of CPU against ~58 µs through
 // the thread pool (measured for 40 KB on this project's 2-core machine) — under load that is
 // most of a metas request. Bigger answers are a FileBody: the server writes them straight to the
-// response in pooled 64 KiB chunks (writeFileBody), no stream in between, sections coalesced
-// and read synchronously — at most two chunks of a response are in memory at once. A gzipped
-// body is the same writes into the gzip stream.
+// response in pooled chunks (writeFileBody: 256 KiB while few bodies are being written, else 64 KiB), no stream in
+// between, sections coalesced and read synchronously — at most two chunks of a response are in memory at once. A
+// gzipped body is the same writes into the gzip stream.
 import { close, closeSync, openSync, readSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 
@@ -75,30 +75,49 @@ export function discardFileBody(body: FileBody): void {
 const noop = (): void => undefined;
 
 /**
- * Bytes per write of a file body: 4 TLS records; two of them per response in flight at most. Under glibc's mmap
- * threshold (128 KiB, fixed by cmd/entrypoint.sh), so a chunk the pool cannot give comes from malloc's heap, not a
- * fresh mapping: 128 KiB chunks under that threshold served metas at half the rate.
+ * Bytes per write of a file body while many are being written at once. Each write costs the same fixed work in node's
+ * stream, http and TLS layers (and an event-loop turn while the socket drains), so a body goes out with less CPU in
+ * fewer, larger writes — but a response holds two chunks at a time, so with many responses in flight a chunk is small:
+ * 50 clients reading a 2 MB metas answer hold 6 MiB of chunks, not 25. Under glibc's mmap threshold (128 KiB, fixed by
+ * cmd/entrypoint.sh): a chunk the pool cannot give comes from malloc's heap, not a fresh mapping.
  */
 export const WRITE_CHUNK = 64 * 1024;
-/** Chunk buffers kept for reuse between responses (4 MiB). */
-const POOL_MAX = 64;
-const pool: Buffer[] = [];
+/**
+ * Bytes per write while fewer than LARGE_CHUNK_BODIES bodies are being written (a client or four downloading
+ * `/api/v1/all`): the server's CPU per GB served over TLS was ~1.5× Go's with 64 KiB writes, ~1.05× with 256 KiB;
+ * 128 KiB, 512 KiB and 1 MiB all did worse than 256 KiB on this machine (the bigger ones no longer fit the caches
+ * between the read, the encryption and the socket's copy).
+ */
+export const LARGE_WRITE_CHUNK = 256 * 1024;
+/** Bodies being written at once below which a new one gets LARGE_WRITE_CHUNK: at most 2 MiB of large chunks. */
+export const LARGE_CHUNK_BODIES = 4;
 
-/** A chunk buffer: a pooled one for WRITE_CHUNK, else a new one. */
+/** Chunk buffers kept for reuse between responses, per size: 4 MiB of small ones, every large one there can be. */
+const pools = new Map<number, { free: Buffer[]; max: number }>([
+  [WRITE_CHUNK, { free: [], max: 64 }],
+  [LARGE_WRITE_CHUNK, { free: [], max: 2 * LARGE_CHUNK_BODIES }],
+]);
+
+/** A chunk buffer: a pooled one where there is a pool for the size, else a new one. */
 function takeChunk(size: number): Buffer {
-  return (size === WRITE_CHUNK && pool.pop()) || Buffer.allocUnsafeSlow(size);
+  return pools.get(size)?.free.pop() ?? Buffer.allocUnsafeSlow(size);
 }
 
 /** Gives a chunk back once the socket is done with it (its write callback ran). */
 function releaseChunk(buf: Buffer): void {
-  if (buf.length === WRITE_CHUNK && pool.length < POOL_MAX) pool.push(buf);
+  const pool = pools.get(buf.length);
+  if (pool && pool.free.length < pool.max) pool.free.push(buf);
 }
+
+/** File bodies being written now (LARGE_CHUNK_BODIES). */
+let writing = 0;
 
 /** What writeFileBody needs of a response (an http.ServerResponse, or any Writable: the gzip stream in front of one). */
 export type BodySink = Pick<Writable, 'write' | 'destroy' | 'destroyed' | 'on' | 'off' | 'once'> & { end(cb?: () => void): unknown };
 
 /**
- * Writes `body` to `res` (after its head) and ends it, in chunks of `chunkSize` bytes (the next parts coalesced,
+ * Writes `body` to `res` (after its head) and ends it, in chunks of `chunkSize` bytes (default: LARGE_WRITE_CHUNK
+ * while fewer than LARGE_CHUNK_BODIES bodies are being written, else WRITE_CHUNK; the next parts coalesced,
  * read synchronously: the store has just written the file, it is in the page cache). A chunk buffer comes from a
  * small pool and goes back once its write has been flushed to the socket, so a response holds at most the chunk
  * being written and the one queued behind it, and serving allocates almost nothing: freshly allocated
@@ -106,8 +125,10 @@ export type BodySink = Pick<Writable, 'write' | 'destroy' | 'destroyed' | 'on' |
  * Waits for 'drain' when the socket is full. A read error (the file shorter than its index) destroys the response,
  * as a failed copy cuts a Go response. Calls `done(bytesWritten)` once finished or cut; the file is closed either way.
  */
-export function writeFileBody(res: BodySink, body: FileBody, done: (bytes: number) => void = noop, chunkSize = WRITE_CHUNK): void {
+export function writeFileBody(res: BodySink, body: FileBody, done: (bytes: number) => void = noop, chunkSize?: number): void {
   const { fd, parts } = body;
+  const perWrite = chunkSize ?? (writing < LARGE_CHUNK_BODIES ? LARGE_WRITE_CHUNK : WRITE_CHUNK);
+  writing++;
   let part = 0;
   let at = 0; // bytes of parts[part] already taken
   let written = 0;
@@ -115,6 +136,7 @@ export function writeFileBody(res: BodySink, body: FileBody, done: (bytes: numbe
   const finish = (): void => {
     if (finished) return;
     finished = true;
+    writing--;
     res.off('close', finish);
     close(fd, noop);
     done(written);
@@ -124,12 +146,12 @@ export function writeFileBody(res: BodySink, body: FileBody, done: (bytes: numbe
   /** The next chunk (a pooled buffer and the bytes of it used), or undefined at the end. */
   const next = (): { buf: Buffer; size: number } | undefined => {
     if (part >= parts.length) return undefined;
-    const buf = takeChunk(chunkSize);
+    const buf = takeChunk(perWrite);
     let size = 0;
     try {
-      while (part < parts.length && size < chunkSize) {
+      while (part < parts.length && size < perWrite) {
         const p = parts[part] as Section | Buffer;
-        const n = Math.min(p.length - at, chunkSize - size);
+        const n = Math.min(p.length - at, perWrite - size);
         if (Buffer.isBuffer(p)) p.copy(buf, size, at, at + n);
         else readSyncFully(fd, buf, size, n, p.offset + at);
         size += n;

@@ -8,7 +8,7 @@ import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect as tlsConnect } from 'node:tls';
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { gunzipSync } from 'node:zlib';
 import { Registry } from 'prom-client';
 import { Agent, Client, request } from 'undici';
@@ -552,6 +552,42 @@ describe('TLS', () => {
       sock.on('error', reject);
     });
 
+  /** The cipher suite a client offering `options` gets, or the handshake's error. */
+  const negotiated = (port: number, options: ConnectionOptions = {}): Promise<string> =>
+    new Promise((resolve) => {
+      const sock = tlsConnect({ host: '127.0.0.1', port, rejectUnauthorized: false, ...options }, () => {
+        const suite = sock.getCipher().standardName;
+        sock.end();
+        resolve(suite);
+      });
+      sock.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    });
+
+  it("chooses the cipher suite as Go's crypto/tls server does (upstream catalogd's), whatever order the client offers", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'catalog-tls-'));
+    openssl(dir, 'suites');
+    const tlsServer = createCatalogServer({ store, tls: { certFile: join(dir, 'suites.crt'), keyFile: join(dir, 'suites.key') } });
+    try {
+      const { port } = await tlsServer.listen('127.0.0.1', 0);
+      // Node's and OpenSSL's clients offer AES-256 first; Go's server takes AES-128 (10 rounds, not 14).
+      expect(await negotiated(port)).toBe('TLS_AES_128_GCM_SHA256');
+      // A client without AES hardware lists ChaCha20 first and gets it.
+      expect(await negotiated(port, { ciphers: 'TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256' })).toBe('TLS_CHACHA20_POLY1305_SHA256');
+      expect(await negotiated(port, { ciphers: 'TLS_AES_256_GCM_SHA384' })).toBe('TLS_AES_256_GCM_SHA384');
+      const tls12 = { maxVersion: 'TLSv1.2' } as const;
+      expect(await negotiated(port, { ...tls12, ciphers: 'ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-AES128-GCM-SHA256' })).toBe('TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256');
+      expect(await negotiated(port, { ...tls12, ciphers: 'ECDHE-RSA-CHACHA20-POLY1305:ECDHE-RSA-AES128-GCM-SHA256' })).toBe('TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256');
+      // Not in Go's defaults: RSA key exchange, CBC with SHA-384, DHE; nor TLS 1.1.
+      for (const ciphers of ['AES128-GCM-SHA256', 'ECDHE-RSA-AES256-SHA384', 'DHE-RSA-AES128-GCM-SHA256']) {
+        expect(await negotiated(port, { ...tls12, ciphers })).toBe('ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE');
+      }
+      expect(await negotiated(port, { minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT:@SECLEVEL=0' })).toBe('ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION');
+    } finally {
+      await tlsServer.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('answers plain HTTP on the TLS port as Go does (400, one line) and still serves TLS on the same port', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'catalog-tls-'));
     openssl(dir, 'plain');
@@ -614,6 +650,7 @@ describe('TLS', () => {
       let subject = '';
       while (Date.now() < deadline && !(subject = await peerSubject(port)).startsWith('CN=second')) await new Promise((r) => setTimeout(r, 50));
       expect(subject).toBe('CN=second http/1.1');
+      expect(await negotiated(port)).toBe('TLS_AES_128_GCM_SHA256'); // the reloaded context keeps Go's suite order
       expect(logs.some((l) => l.msg === 'reloaded the serving certificate')).toBe(true);
     } finally {
       await agent.close();

@@ -23,7 +23,7 @@ import { answerCache } from './cache.ts';
 import { gzipQuality } from './gohttp.ts';
 import { GRAPHQL_BODY_LIMIT, type GraphQLQueries, type RequestBody } from './graphql.ts';
 import { BAD_REQUEST, answer, goError, isGraphQLTarget, type Answer, type CachedMetas, type HandlerOptions } from './handlers.ts';
-import { answerPlainHttp, watchCertificate, type CertWatcher } from './tls.ts';
+import { GO_TLS_SERVER, answerPlainHttp, watchCertificate, type CertWatcher } from './tls.ts';
 
 /** Upstream's `--catalogs-server-addr` default. */
 export const DEFAULT_CATALOGS_SERVER_ADDR = ':8443';
@@ -382,10 +382,10 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
         ...options.tls,
         ...(options.tlsReloadIntervalMs !== undefined && { intervalMs: options.tlsReloadIntervalMs }),
         logger: log,
-        onChange: (pair) => (server as ReturnType<typeof createHttpsServer> | undefined)?.setSecureContext({ ...pair }),
+        onChange: (pair) => (server as ReturnType<typeof createHttpsServer> | undefined)?.setSecureContext({ ...pair, ...GO_TLS_SERVER }),
       });
       try {
-        s = createHttpsServer({ ...certs.current, ALPNProtocols: ['http/1.1'], ...timeouts }, onRequest); // throws when the pair does not load
+        s = createHttpsServer({ ...certs.current, ...GO_TLS_SERVER, ALPNProtocols: ['http/1.1'], ...timeouts }, onRequest); // throws when the pair does not load
       } catch (err) {
         certs.stop();
         throw err;
