@@ -149,9 +149,10 @@ export function answerPlainHttp(server: NetServer, timeoutMs: number): void {
  * ECDHE with AES-GCM, ChaCha20-Poly1305, then AES-CBC-SHA (no RSA key exchange, no CBC-SHA256, no DHE: Go's defaults
  * since 1.22). A client that lists ChaCha20 first (no AES hardware) gets ChaCha20, as Go's `aesgcmPreferred` gives it
  * (OpenSSL's PRIORITIZE_CHACHA). Node alone would take the client's order, which for OpenSSL and Node clients puts
- * AES-256 first: 14 AES rounds per block against 10, measured here: ~5% more server CPU per byte served, and more for the client that decrypts it.
- * No client certificate is asked for (Go's NoClientCert), so the context gets an empty trust store (`ca: []`): without
- * one node builds its default store, parsing its ~140 bundled root certificates (60–70 ms of catalogd's start here).
+ * AES-256 first: 14 AES rounds per block against 10, ~5% more server CPU per byte served here, and more for the client.
+ * No client certificate is asked for (Go's NoClientCert), so the context gets an empty trust store (`ca: []`) instead
+ * of node's default one, whose ~140 bundled root certificates take 60–70 ms to parse (Node 20 still parses them once
+ * per process for the Kubernetes client's context, which is given the cluster's CA).
  * Given to the server and again to each reloaded context (setSecureContext starts from node's defaults).
  */
 export const GO_TLS_SERVER = {
