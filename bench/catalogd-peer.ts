@@ -17,7 +17,8 @@
 //  - `/api/v1/all` over TLS, back-to-back downloads on 1 and 4 keep-alive connections, best of 2, GB/s; and the
 //    server's CPU (user+system, /proc) per GB served over both runs
 //  - `/api/v1/metas?schema=olm.package` over TLS, 50 keep-alive clients closed loop for
-//    BENCH_CATALOG_SERVER_SECONDS (default 5): req/s, p50, p99
+//    BENCH_CATALOG_SERVER_SECONDS (default 5): req/s, p50, p99; and `schema=olm.channel`, an answer of one section per
+//    package (1.8 MB in 1,040 pieces of the synthetic catalog: streamed from the file, never cached)
 // and the ratios ours / upstream. Both `/api/v1/all` bodies are hashed: the note says whether they match.
 // BENCH_PEER_BASE=<checkout> adds that checkout's catalogd (e.g. /work/main) as a third column, run first:
 // a before/after of our own changes in the same run. Upstream's column is skipped, with a note, when its
@@ -79,6 +80,7 @@ interface PeerFigures {
   allSha: string;
   allBytes: number;
   metas: LoadResult;
+  metasSections: LoadResult;
 }
 
 interface Peer {
@@ -273,6 +275,7 @@ async function runPeer(peer: Peer, ctx: Context, kube: TestKube, imageRef: strin
     const { gbps: all1, cpuMsPerGB: allCpu1 } = await best(1);
     const { gbps: all4, cpuMsPerGB: allCpu4 } = await best(4);
     const metas = await runLoad({ mode: 'closed', url: `${base}/metas?schema=olm.package`, connections: METAS_CLIENTS, seconds: SECONDS });
+    const metasSections = await runLoad({ mode: 'closed', url: `${base}/metas?schema=olm.channel`, connections: METAS_CLIENTS, seconds: SECONDS });
     const sampledPeak = sampler.stop();
     const rssPeak = Math.max(sampledPeak, (await procMemory(proc.pid)).hwm);
     const rssSteady = (await idleRss(proc.pid, IDLE_S)).at(IDLE_S);
@@ -283,7 +286,7 @@ async function runPeer(peer: Peer, ctx: Context, kube: TestKube, imageRef: strin
       timeoutMs: 60_000,
       intervalMs: 100,
     });
-    return { readyMs, readyRuns: starts, healthMs, healthRuns: healthStarts, servingMs, rssIdle, rssServed, rssPeak, rssSteady, all1, all4, allCpu1, allCpu4, allSha: hash.digest('hex'), allBytes, metas };
+    return { readyMs, readyRuns: starts, healthMs, healthRuns: healthStarts, servingMs, rssIdle, rssServed, rssPeak, rssSteady, all1, all4, allCpu1, allCpu4, allSha: hash.digest('hex'), allBytes, metas, metasSections };
   } catch (err) {
     throw new Error(`${peer.label} (log: ${proc.logFile}): ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   } finally {
@@ -354,11 +357,16 @@ export async function benchCatalogdPeer(): Promise<Figure[]> {
     row('/api/v1/all over TLS, 4 connections, best of 2', 'GB/s', (f) => f.all4, 2, 'higher');
     row('  server CPU per GB of /api/v1/all, 1 connection', 'ms', (f) => f.allCpu1, 0, 'lower');
     row('  server CPU per GB of /api/v1/all, 4 connections', 'ms', (f) => f.allCpu4, 0, 'lower');
-    row(`metas?schema=olm.package, ${METAS_CLIENTS} clients`, 'req/s', (f) => f.metas.requests / f.metas.seconds, 0, 'higher', (f) => {
-      const body = f.metas.requests ? Math.round(f.metas.bytes / f.metas.requests) : 0;
-      return `${body} B body, ${f.metas.errors} errors`;
-    });
-    row(`  metas p99`, 'ms', (f) => f.metas.p99 ?? 0, 1, 'lower', (f) => `p50 ${round(f.metas.p50 ?? 0, 1)} ms`);
+    for (const [schema, get] of [
+      ['olm.package', (f: PeerFigures) => f.metas],
+      ['olm.channel', (f: PeerFigures) => f.metasSections],
+    ] as const) {
+      row(`metas?schema=${schema}, ${METAS_CLIENTS} clients`, 'req/s', (f) => get(f).requests / get(f).seconds, 0, 'higher', (f) => {
+        const body = get(f).requests ? Math.round(get(f).bytes / get(f).requests) : 0;
+        return `${body} B body, ${get(f).errors} errors`;
+      });
+      row(`  metas p99`, 'ms', (f) => get(f).p99 ?? 0, 1, 'lower', (f) => `p50 ${round(get(f).p50 ?? 0, 1)} ms`);
+    }
     const shas = new Set([...results.values()].map((f) => f.allSha));
     figures.push({ name: '/api/v1/all bodies identical across columns (1 = yes)', value: shas.size === 1 ? 1 : 0, unit: '', note: `sha256 ${[...shas].map((s) => s.slice(0, 12)).join(', ')}` });
     if (failed) figures.push({ name: 'upstream column skipped: its run failed', value: 0, unit: '', note: failed.slice(0, 300) });
