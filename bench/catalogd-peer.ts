@@ -52,6 +52,8 @@ const IDLE_S = Math.max(5, Number(process.env.BENCH_PEER_IDLE_S ?? 10));
 const STARTS = Math.max(1, Number(process.env.BENCH_PEER_STARTS ?? 5));
 const SECONDS = Number(process.env.BENCH_CATALOG_SERVER_SECONDS ?? 5);
 const METAS_CLIENTS = 50;
+/** Metas answers loaded: one the server caches (olm.package, 256 KB) and one streamed from the file (olm.channel). */
+const METAS_SCHEMAS = ['olm.package', 'olm.channel'] as const;
 /**
  * BENCH_PEER_CATALOG: `certified` (the real certified-operators catalog, 15 MB served) or `synthetic` (default: a
  * 57 MB-class catalog, the size the issue's figures were taken on — 1,040 packages × 20 bundles of
@@ -61,11 +63,8 @@ const CATALOG_KIND = process.env.BENCH_PEER_CATALOG ?? 'synthetic';
 const CATALOG = CATALOG_KIND === 'certified' ? 'certified' : 'synthetic';
 
 interface PeerFigures {
-  readyMs: number;
-  /** Every start's time to ready, in order. */
+  /** Every start's spawn → /readyz 200 and spawn → /healthz 200, in order (the figures are their medians). */
   readyRuns: number[];
-  /** Spawn to /healthz 200, median; and every start's. */
-  healthMs: number;
   healthRuns: number[];
   servingMs: number;
   rssIdle: number;
@@ -79,8 +78,7 @@ interface PeerFigures {
   allCpu4: number;
   allSha: string;
   allBytes: number;
-  metas: LoadResult;
-  metasSections: LoadResult;
+  metas: Record<(typeof METAS_SCHEMAS)[number], LoadResult>;
 }
 
 interface Peer {
@@ -204,21 +202,16 @@ async function runPeer(peer: Peer, ctx: Context, kube: TestKube, imageRef: strin
     }
     return { proc: started, ms: performance.now() - t0, healthMs: healthMs ?? 0 };
   };
-  const starts: number[] = [];
-  const healthStarts: number[] = [];
+  const starts: { ms: number; healthMs: number }[] = [];
   for (let i = 1; i < STARTS; i++) {
     const first = await startReady();
-    starts.push(first.ms);
-    healthStarts.push(first.healthMs);
+    starts.push(first);
     await stopProcess(first.proc);
   }
   const last = await startReady();
   const proc = last.proc;
-  starts.push(last.ms);
-  healthStarts.push(last.healthMs);
+  starts.push(last);
   try {
-    const readyMs = median(starts);
-    const healthMs = median(healthStarts);
     const rssIdle = (await idleRss(proc.pid, IDLE_S)).at(IDLE_S);
 
     const sampler = rssSampler(proc.pid);
@@ -274,8 +267,8 @@ async function runPeer(peer: Peer, ctx: Context, kube: TestKube, imageRef: strin
     };
     const { gbps: all1, cpuMsPerGB: allCpu1 } = await best(1);
     const { gbps: all4, cpuMsPerGB: allCpu4 } = await best(4);
-    const metas = await runLoad({ mode: 'closed', url: `${base}/metas?schema=olm.package`, connections: METAS_CLIENTS, seconds: SECONDS });
-    const metasSections = await runLoad({ mode: 'closed', url: `${base}/metas?schema=olm.channel`, connections: METAS_CLIENTS, seconds: SECONDS });
+    const metas = {} as PeerFigures['metas'];
+    for (const schema of METAS_SCHEMAS) metas[schema] = await runLoad({ mode: 'closed', url: `${base}/metas?schema=${schema}`, connections: METAS_CLIENTS, seconds: SECONDS });
     const sampledPeak = sampler.stop();
     const rssPeak = Math.max(sampledPeak, (await procMemory(proc.pid)).hwm);
     const rssSteady = (await idleRss(proc.pid, IDLE_S)).at(IDLE_S);
@@ -286,7 +279,7 @@ async function runPeer(peer: Peer, ctx: Context, kube: TestKube, imageRef: strin
       timeoutMs: 60_000,
       intervalMs: 100,
     });
-    return { readyMs, readyRuns: starts, healthMs, healthRuns: healthStarts, servingMs, rssIdle, rssServed, rssPeak, rssSteady, all1, all4, allCpu1, allCpu4, allSha: hash.digest('hex'), allBytes, metas, metasSections };
+    return { readyRuns: starts.map((r) => r.ms), healthRuns: starts.map((r) => r.healthMs), servingMs, rssIdle, rssServed, rssPeak, rssSteady, all1, all4, allCpu1, allCpu4, allSha: hash.digest('hex'), allBytes, metas };
   } catch (err) {
     throw new Error(`${peer.label} (log: ${proc.logFile}): ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   } finally {
@@ -346,8 +339,8 @@ export async function benchCatalogdPeer(): Promise<Figure[]> {
       const b = results.get('base');
       if (b) figures.push({ name: `  ratio ours / base`, value: round(get(o) / get(b), 2), unit: '×', note: `${better} is better` });
     };
-    row(`process start → ready (/readyz 200), median of ${STARTS}`, 'ms', (f) => f.readyMs, 0, 'lower', (f) => `runs ${f.readyRuns.map((r) => Math.round(r)).join(', ')} ms`);
-    row(`process start → probes served (/healthz 200), median of ${STARTS}`, 'ms', (f) => f.healthMs, 0, 'lower', (f) => `runs ${f.healthRuns.map((r) => Math.round(r)).join(', ')} ms`);
+    row(`process start → ready (/readyz 200), median of ${STARTS}`, 'ms', (f) => median(f.readyRuns), 0, 'lower', (f) => `runs ${f.readyRuns.map((r) => Math.round(r)).join(', ')} ms`);
+    row(`process start → probes served (/healthz 200), median of ${STARTS}`, 'ms', (f) => median(f.healthRuns), 0, 'lower', (f) => `runs ${f.healthRuns.map((r) => Math.round(r)).join(', ')} ms`);
     row(`RSS idle (after ${IDLE_S} s)`, 'MiB', (f) => mib(f.rssIdle), 1, 'lower');
     row('ClusterCatalog created → Serving', 'ms', (f) => f.servingMs, 0, 'lower');
     row('RSS at Serving, before any load', 'MiB', (f) => mib(f.rssServed), 1, 'lower');
@@ -357,10 +350,8 @@ export async function benchCatalogdPeer(): Promise<Figure[]> {
     row('/api/v1/all over TLS, 4 connections, best of 2', 'GB/s', (f) => f.all4, 2, 'higher');
     row('  server CPU per GB of /api/v1/all, 1 connection', 'ms', (f) => f.allCpu1, 0, 'lower');
     row('  server CPU per GB of /api/v1/all, 4 connections', 'ms', (f) => f.allCpu4, 0, 'lower');
-    for (const [schema, get] of [
-      ['olm.package', (f: PeerFigures) => f.metas],
-      ['olm.channel', (f: PeerFigures) => f.metasSections],
-    ] as const) {
+    for (const schema of METAS_SCHEMAS) {
+      const get = (f: PeerFigures): LoadResult => f.metas[schema];
       row(`metas?schema=${schema}, ${METAS_CLIENTS} clients`, 'req/s', (f) => get(f).requests / get(f).seconds, 0, 'higher', (f) => {
         const body = get(f).requests ? Math.round(get(f).bytes / get(f).requests) : 0;
         return `${body} B body, ${get(f).errors} errors`;

@@ -1,5 +1,5 @@
-// Memory and CPU figures, and the median every bench reports: forced garbage collection (`npm run bench` runs node with --expose-gc),
-// measurements in a fresh child process, so that one case's heap and peak RSS do not leak into
+// Memory and CPU figures, and the median every bench reports: forced garbage collection (`npm run bench` runs
+// node with --expose-gc), measurements in a fresh child process, so that one case's heap and peak RSS do not leak into
 // another's, and RSS / CPU of other processes (controllers, the cluster) read from /proc.
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
