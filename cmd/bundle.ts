@@ -115,19 +115,20 @@ export async function bundleControllers(dist = join(root, 'dist')): Promise<{ re
 }
 
 /**
- * Bytes of the outputs a start loads (the entry and its static imports) per npm package, and per
- * folder of our own code (`internal/<capability>`, `internal/shared/<library>`): what start-up parses, for
- * bench/footprint.ts and the bundles test.
+ * Bytes of the outputs a start loads per npm package, and per folder of our own code (`internal/<capability>`,
+ * `internal/shared/<library>`): what start-up parses, for bench/footprint.ts and the bundles test. A start loads the
+ * entry, everything the entry imports (`cmd/<name>/main.ts` imports the binary, `run.ts`, dynamically: see
+ * internal/shared/warmup) and what those import statically; below the entry a dynamic import is loaded on first use.
  */
 function startupBytes(meta: Metafile): Record<string, number> {
   const outputs = meta.outputs;
   const loaded = new Set<string>();
-  const walk = (file: string): void => {
+  const walk = (file: string, entry = false): void => {
     if (loaded.has(file) || !outputs[file]) return;
     loaded.add(file);
-    for (const i of outputs[file].imports) if (i.kind === 'import-statement') walk(i.path);
+    for (const i of outputs[file].imports) if (entry || i.kind === 'import-statement') walk(i.path);
   };
-  walk(Object.keys(outputs).find((f) => f.endsWith('/main.mjs'))!);
+  walk(Object.keys(outputs).find((f) => f.endsWith('/main.mjs'))!, true);
   const bytes: Record<string, number> = {};
   for (const file of loaded) {
     for (const [input, { bytesInOutput }] of Object.entries(outputs[file]!.inputs)) {

@@ -1,47 +1,6 @@
-// olm-classic: the OLM classic (operators.coreos.com) controllers, one process, each capability's parts
-// merged into one manager. Wiring only; behaviour lives in internal/classic.
-import { catalogSourceSetup } from '../../internal/classic/catalogsource/index.ts';
-import { installPlanSetup } from '../../internal/classic/installplan/index.ts';
-import { csvSetup } from '../../internal/classic/csv/index.ts';
-import { olmCaches } from '../../internal/classic/olmcache/index.ts';
-import { operatorConditionSetup } from '../../internal/classic/operatorcondition/index.ts';
-import { operatorGroupSetup } from '../../internal/classic/operatorgroup/index.ts';
-import { subscriptionSetup } from '../../internal/classic/subscription/index.ts';
-import { classicGatingSetup } from '../../internal/openshift/index.ts';
-import { UsageError, main, mergeParts, type ManagerParts } from '../../internal/shared/manager/index.ts';
-import { olmClassicFlags, olmClassicOptions, olmOperatorOptions, writeStatusName } from './flags.ts';
+// olm-classic's entry: node's root certificates start parsing on another thread (internal/shared/warmup), then the binary
+// (run.ts) is imported — dynamically, so the parse goes on while the rest of the program loads.
+import { warmRootCertificates } from '../../internal/shared/warmup/index.ts';
 
-main(
-  'olm-classic',
-  (values) => {
-    try {
-      const options = olmClassicOptions(values);
-      const olmOptions = olmOperatorOptions(values);
-      const statusName = writeStatusName(values);
-      return async (ctx): Promise<ManagerParts> => {
-        // The olm-operator side's caches (CSVs, OperatorGroups, Subscriptions, …) serve the Subscription side too.
-        const olm = olmCaches(ctx);
-        const catalog = await catalogSourceSetup(options)(ctx);
-        const installPlans = await installPlanSetup({ operatorNamespace: options.globalCatalogNamespace, retryTimeoutMs: options.installPlanRetryTimeoutMs })(ctx);
-        const subscriptions = await subscriptionSetup({
-          ...options,
-          catalogSources: catalog.catalogSources,
-          contents: catalog.contents,
-          registry: catalog.registry,
-          shared: { subscriptions: olm.subscriptions, installPlans: installPlans.installPlans, csvs: olm.csvs, operatorGroups: olm.operatorGroups },
-        })(ctx);
-        const gating = statusName
-          ? [classicGatingSetup({ name: statusName, releaseVersion: process.env.RELEASE_VERSION, namespace: options.globalCatalogNamespace })(ctx)]
-          : [];
-        // The olm-operator side: CSVs, OperatorGroups, OperatorConditions over one set of caches.
-        const olmParts = [{ informers: olm.informers, controllers: [] }, csvSetup(olm, olmOptions)(ctx), operatorGroupSetup(olm)(ctx), operatorConditionSetup(olm)(ctx)];
-        return mergeParts(catalog, subscriptions, installPlans, ...gating, ...olmParts);
-      };
-    } catch (err) {
-      if (!(err instanceof UsageError)) throw err;
-      process.stderr.write(`${err.message}\nRun 'olm-classic --help' for usage.\n`);
-      process.exit(2);
-    }
-  },
-  olmClassicFlags,
-);
+warmRootCertificates();
+await import('./run.ts');

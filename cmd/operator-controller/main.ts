@@ -1,24 +1,6 @@
-// operator-controller: reconciles ClusterExtensions. Wiring only; behaviour lives in internal/operator-controller.
-import { defaultImplementations } from '../../internal/operator-controller/index.ts';
-import { operatorControllerSetup, revisionHeadSource } from '../../internal/operator-controller/index.ts';
-import { v1GatingSetup } from '../../internal/openshift/index.ts';
-import { UsageError, main, mergeParts } from '../../internal/shared/manager/index.ts';
-import { operatorControllerFlags, operatorControllerOptions, v1GatingOptions } from './flags.ts';
+// operator-controller's entry: node's root certificates start parsing on another thread (internal/shared/warmup), then the binary
+// (run.ts) is imported — dynamically, so the parse goes on while the rest of the program loads.
+import { warmRootCertificates } from '../../internal/shared/warmup/index.ts';
 
-main(
-  'operator-controller',
-  (values) => {
-    try {
-      const options = operatorControllerOptions(values);
-      const gating = v1GatingOptions(values, process.env.RELEASE_VERSION);
-      const setup = operatorControllerSetup(options, defaultImplementations);
-      if (!gating) return setup;
-      return async (ctx) => mergeParts(await setup(ctx), v1GatingSetup({ ...gating, revisions: revisionHeadSource(options.systemNamespace) })(ctx));
-    } catch (err) {
-      if (!(err instanceof UsageError)) throw err;
-      process.stderr.write(`${err.message}\nRun 'operator-controller --help' for usage.\n`);
-      process.exit(2);
-    }
-  },
-  operatorControllerFlags,
-);
+warmRootCertificates();
+await import('./run.ts');

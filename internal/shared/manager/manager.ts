@@ -1,6 +1,6 @@
 // The process around the controllers: flags → cluster access (retried with backoff, one clear
 // log line per failure) → health and metrics servers → caches → leader election → controllers,
-// and a clean stop on SIGTERM/SIGINT. `cmd/*/main.ts` hands it a setup function; nothing else.
+// and a clean stop on SIGTERM/SIGINT. `cmd/*/run.ts` hands it a setup function; nothing else.
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';

@@ -76,6 +76,7 @@ describe('the controller bundles, as the image runs them', () => {
     const startup = JSON.parse(await readFile(join(DIST, 'bin', 'catalogd', 'startup.json'), 'utf8')) as Record<string, number>;
     expect(startup['internal/catalogd']).toBeGreaterThan(0);
     expect(startup['internal/shared/image']).toBeGreaterThan(0); // the registry client, built at start
+    expect(startup['internal/shared/warmup']).toBeGreaterThan(0); // the entry, which imports the binary dynamically
     for (const lazy of ['internal/shared/fbc', 'fzstd', 'js-yaml', 'undici', '@kubernetes/client-node', 'graphql', 'tdigest']) expect(startup[lazy], lazy).toBeUndefined();
     const chunks = await readdir(join(DIST, 'bin', 'catalogd', 'chunks'));
     expect(chunks.some((f) => /^layers-\w+\.mjs$/.test(f))).toBe(true);
