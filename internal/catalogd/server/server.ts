@@ -16,7 +16,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { pipeline } from 'node:stream';
 import { createGzip, gzipSync } from 'node:zlib';
-import { Histogram, type Logger, noopLogger, quietCollector, type Registry } from '../../shared/observability/index.ts';
+import { Histogram, type Logger, noopLogger, type Registry } from '../../shared/observability/index.ts';
 import type { CatalogStore } from '../storage/index.ts';
 import { discardFileBody, isFileBody, writeFileBody, type FileBody } from './body.ts';
 import { answerCache } from './cache.ts';
@@ -195,18 +195,13 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
   let url: string | undefined;
   let closing: Promise<void> | undefined;
 
-  /** A burst of answers' garbage (buffers, TLS state) given back once the server is quiet (observability's memory.ts). */
-  const quiet = quietCollector();
-
-  /** Per request: the write timeout, and the histogram, access log and quiet collector once the response closes. */
+  /** Per request: the write timeout, and the histogram and access log once the response closes. */
   const observe = (req: IncomingMessage, res: ServerResponse): void => {
     const started = performance.now();
     const cut = setTimeout(() => res.destroy(), writeTimeout);
     cut.unref();
-    quiet.begin();
     res.once('close', () => {
       clearTimeout(cut);
-      quiet.end(sent.get(res) ?? 0);
       const code = String(res.statusCode);
       histogram.observe({ code }, (performance.now() - started) / 1000);
       log.info('handled request', {
@@ -408,7 +403,6 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
   const close = (): Promise<void> => {
     closing ??= (async () => {
       certs?.stop();
-      quiet.stop();
       if (!server) return;
       const s = server;
       let timer: NodeJS.Timeout | undefined;

@@ -16,6 +16,5 @@ export type {
 export { noopMetrics } from './metrics-hooks.ts';
 export type { Metrics, MetricsOptions } from './metrics.ts';
 export { createMetrics } from './metrics.ts';
-export type { QuietCollector, QuietCollectorOptions } from './memory.ts';
-export { collectGarbage, quietCollector, tuneMemory } from './memory.ts';
+export { collectGarbage, tuneMemory } from './memory.ts';
 export { Counter, Gauge, Histogram, Registry, Summary, exponentialBuckets, linearBuckets } from './prom.ts';

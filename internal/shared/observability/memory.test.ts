@@ -7,8 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { transform } from 'esbuild';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { quietCollector } from './memory.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const MiB = 1024 * 1024;
 let dir = '';
@@ -75,61 +74,5 @@ describe('tuneMemory / collectGarbage', () => {
     const r = await child(['--max-semi-space-size=64'], true);
     expect(r.grown).toBeGreaterThan(16 * MiB);
     expect(r.collected).toBe(true);
-  });
-});
-
-describe('quietCollector', () => {
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
-  it('collects once nothing has been in flight for quietMs after at least minBytes were moved, and once only', () => {
-    vi.useFakeTimers();
-    const collect = vi.fn();
-    const q = quietCollector({ quietMs: 2000, minBytes: 100, collect });
-    q.begin();
-    q.begin();
-    q.end(80);
-    vi.advanceTimersByTime(5000);
-    expect(collect).not.toHaveBeenCalled(); // one still in flight
-    q.end(40);
-    vi.advanceTimersByTime(1999);
-    expect(collect).not.toHaveBeenCalled();
-    vi.advanceTimersByTime(1);
-    expect(collect).toHaveBeenCalledTimes(1);
-    vi.advanceTimersByTime(10_000);
-    expect(collect).toHaveBeenCalledTimes(1); // counted again from zero
-  });
-
-  it('waits for a quiet spell: work that starts before quietMs is up puts the collection off until it ends', () => {
-    vi.useFakeTimers();
-    const collect = vi.fn();
-    const q = quietCollector({ quietMs: 2000, minBytes: 100, collect });
-    q.begin();
-    q.end(150);
-    vi.advanceTimersByTime(1500);
-    q.begin();
-    vi.advanceTimersByTime(5000);
-    expect(collect).not.toHaveBeenCalled();
-    q.end(0);
-    vi.advanceTimersByTime(2000);
-    expect(collect).toHaveBeenCalledTimes(1);
-  });
-
-  it('collects nothing for a trickle below minBytes, nor after stop()', () => {
-    vi.useFakeTimers();
-    const collect = vi.fn();
-    const q = quietCollector({ quietMs: 2000, minBytes: 100, collect });
-    for (let i = 0; i < 9; i++) {
-      q.begin();
-      q.end(10);
-      vi.advanceTimersByTime(3000);
-    }
-    expect(collect).not.toHaveBeenCalled();
-    q.begin();
-    q.end(10); // 100 bytes: armed
-    q.stop();
-    vi.advanceTimersByTime(3000);
-    expect(collect).not.toHaveBeenCalled();
   });
 });
