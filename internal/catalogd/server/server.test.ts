@@ -12,7 +12,7 @@ import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { gunzipSync } from 'node:zlib';
 import { Registry } from 'prom-client';
 import { Agent, Client, request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../shared/observability/index.ts';
 import { LocalDirStore } from '../storage/index.ts';
 import { writeSyntheticCatalog } from '../storage/testing.ts';
@@ -354,6 +354,22 @@ describe('/api/v1/metas', () => {
     expect(r.headers['content-length']).toBe(String(Buffer.byteLength(want)));
     const gz = await get('/catalogs/big/api/v1/metas?schema=olm.bundle', { 'accept-encoding': 'gzip' });
     expect(gunzipSync(gz.body).toString()).toBe(want);
+  });
+
+  it("a streamed answer's sections are worked out once per stored catalog and query, and anew for new content", async () => {
+    const memo = await store.store('memo', D1, join(tmp, 'fbc-big'));
+    const path = '/catalogs/memo/api/v1/metas?schema=olm.bundle';
+    const sections = vi.spyOn(memo.index, 'sections');
+    const want = linesWhere(await readFile(memo.jsonlPath), (m) => m.schema === 'olm.bundle');
+    for (let i = 0; i < 3; i++) expect((await get(path)).body.toString()).toBe(want);
+    expect((await get(path, {}, 'HEAD')).headers['content-length']).toBe(String(Buffer.byteLength(want)));
+    expect(sections).toHaveBeenCalledTimes(1);
+    expect((await get('/catalogs/memo/api/v1/metas?package=big-00000&schema=olm.bundle')).body.toString()).toBe(want); // another query
+    expect(sections).toHaveBeenCalledTimes(2);
+    const next = await store.store('memo', D2, join(tmp, 'fbc'));
+    expect((await get(path)).body.toString()).toBe(linesWhere(await readFile(next.jsonlPath), (m) => m.schema === 'olm.bundle'));
+    await store.delete('memo');
+    expect((await get(path)).status).toBe(404);
   });
 });
 
