@@ -1,6 +1,9 @@
 // Work a controller's start would otherwise do on its main thread, begun first on another thread. See README.md.
 import { Worker } from 'node:worker_threads';
 
+/** The worker's whole program: node's default context, which parses the bundled roots. */
+const PARSE_ROOTS = "require('node:tls').createSecureContext();";
+
 /**
  * Any TLS context node makes — the Kubernetes client's (given the cluster's CA), a registry client's — makes node parse
  * its ~140 bundled root certificates first (Node 20: 60–70 ms here, once per process, on the calling thread, under a
@@ -9,8 +12,6 @@ import { Worker } from 'node:worker_threads';
  * for the rest of the parse. The worker ends when it is done and never holds the process open; if it cannot start,
  * the main thread parses them itself, as it would without this. Returns the worker (undefined when none started).
  */
-const PARSE_ROOTS = "require('node:tls').createSecureContext();";
-
 export function warmRootCertificates(): Worker | undefined {
   try {
     const worker = new Worker(PARSE_ROOTS, { eval: true, stdout: true, stderr: true });
