@@ -151,53 +151,66 @@ describe('indexFromJsonl', () => {
   });
 });
 
-describe('finishToFile', () => {
-  it('keeps the lines in an unlinked file: the same packages as in memory, nothing left in the directory, none in memory', async () => {
+describe('CatalogIndexBuilder.toFile', () => {
+  const inDir = async (f: (dir: string) => Promise<void>): Promise<void> => {
     const dir = await mkdtemp(join(tmpdir(), 'catalog-index-'));
     try {
-      const b = new CatalogIndexBuilder();
+      await f(dir);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+
+  it('keeps the lines in an unlinked file: the same packages as in memory (a package in several runs too), nothing left in the directory, none in memory', () =>
+    inDir(async (dir) => {
+      const b = await CatalogIndexBuilder.toFile(join(dir, 'c.1.jsonl'));
+      expect(await readdir(dir)).toEqual([]); // unlinked as soon as it is opened
       b.push(Buffer.from(small));
-      const index = await b.finishToFile(join(dir, 'c.1.jsonl'));
+      const index = b.finish();
       const memory = await indexFromJsonl(small);
       expect(await readdir(dir)).toEqual([]);
       expect(index.retainedBytes).toBe(0);
       expect(memory.retainedBytes).toBeGreaterThan(0);
       expect(index.packageNames()).toEqual(memory.packageNames());
-      expect(index.getPackage('foo')).toEqual(expectedFoo);
+      expect(index.getPackage('foo')).toEqual(expectedFoo); // foo's lines come in two runs, bar's between them
       for (const p of memory.packageNames()) expect(index.packageJsonl(p).equals(memory.packageJsonl(p)), p).toBe(true);
       expect(index.jsonlBytes).toBe(memory.jsonlBytes);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+    }));
 
-  it('writes more lines than one writev takes (IOV_MAX), in order', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'catalog-index-'));
-    try {
-      const many = jsonl(...Array.from({ length: 3000 }, (_, i) => ({ schema: 'olm.bundle', package: `p${i % 3}`, name: `b${i}`, image: `img/${i}` })));
-      const b = new CatalogIndexBuilder();
-      b.push(Buffer.from(many));
-      const index = await b.finishToFile(join(dir, 'c.jsonl'));
-      const memory = await indexFromJsonl(many);
+  it('writes the lines as they come: a big body fed in chunks is never held, and reads back in order across writes (of more lines than one writev takes, IOV_MAX)', () =>
+    inDir(async (dir) => {
+      const many = jsonl(...Array.from({ length: 9000 }, (_, i) => ({ schema: 'olm.bundle', package: `p${Math.floor(i / 7) % 3}`, name: `b${i}`, image: `img/${i}`, pad: 'x'.repeat(100) })));
+      const body = Buffer.from(many);
+      const b = await CatalogIndexBuilder.toFile(join(dir, 'c.jsonl'));
+      const memoryBuilder = new CatalogIndexBuilder();
+      let mostHeld = 0;
+      for (let at = 0; at < body.length; at += 16 * 1024) {
+        const chunk = body.subarray(at, at + 16 * 1024);
+        b.push(chunk);
+        memoryBuilder.push(chunk);
+        mostHeld = Math.max(mostHeld, b.heldBytes);
+      }
+      expect(body.length).toBeGreaterThan(1_400_000);
+      expect(mostHeld).toBeLessThan(256 * 1024 + 1024); // one write's worth (and the line that filled it)
+      expect(memoryBuilder.heldBytes).toBe(body.length);
+      const index = b.finish();
+      const memory = memoryBuilder.finish();
       for (const p of ['p0', 'p1', 'p2']) expect(index.packageJsonl(p).equals(memory.packageJsonl(p)), p).toBe(true);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+      expect(index.getPackage('p1').bundles.map((x) => x.name)).toEqual(memory.getPackage('p1').bundles.map((x) => x.name));
+    }));
 
-  it('an index without package lines, and a directory that does not exist (the fs error)', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'catalog-index-'));
-    try {
-      const empty = new CatalogIndexBuilder();
+  it('an index without package lines; a directory that does not exist and a failed build given up (upstream\'s message, the file closed)', () =>
+    inDir(async (dir) => {
+      const empty = await CatalogIndexBuilder.toFile(join(dir, 'e.jsonl'));
       empty.push(Buffer.from(jsonl({ schema: 'olm.bundle', name: 'orphan', image: 'img/orphan' })));
-      expect((await empty.finishToFile(join(dir, 'e.jsonl'))).packageNames()).toEqual([]);
-      const b = new CatalogIndexBuilder();
-      b.push(Buffer.from(small));
-      await expect(b.finishToFile(join(dir, 'missing', 'c.jsonl'))).rejects.toThrow(/ENOENT/);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+      expect(empty.finish().packageNames()).toEqual([]);
+      await expect(CatalogIndexBuilder.toFile(join(dir, 'missing', 'c.jsonl'))).rejects.toThrow(/^error writing catalog metadata to file: .*ENOENT/);
+      const b = await CatalogIndexBuilder.toFile(join(dir, 'c.jsonl'));
+      expect(() => b.push(Buffer.from('{"schema": 1}\n'))).toThrow(/^error parsing catalog contents: /);
+      b.discard();
+      expect(() => b.push(Buffer.from(small))).toThrow('push after finish');
+      expect(await readdir(dir)).toEqual([]);
+    }));
 });
 
 describe('indexFromCatalog and indexFromDirectory on a real catalog', () => {

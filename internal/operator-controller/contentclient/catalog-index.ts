@@ -2,12 +2,13 @@
 // what the offline CLI builds from catalog directories.
 //
 // Memory: each package's JSONL lines are kept, grouped by package, in one Buffer (about the
-// catalog's JSONL size: blobs without a package are dropped) — or, with `finishToFile`, in a file
-// (upstream keeps its cache on disk too) read by package on use — plus a Map of package → byte
-// range. A package is decoded on first use and kept in a small LRU (bounded by count and by the
-// decoded packages' JSONL bytes), so hot packages cost one Map lookup and the catalog never sits in
-// memory both as text and as objects. `npm run bench -- content-client` measures it.
-import { close, closeSync, open, readSync, unlink, writev } from 'node:fs';
+// catalog's JSONL size: blobs without a package are dropped) — or, with `CatalogIndexBuilder.toFile`,
+// in a file written as the lines arrive (upstream keeps its cache on disk too) and read by package on
+// use — plus a Map of package → byte ranges. A package is decoded on first use and kept in a small LRU
+// (bounded by count and by the decoded packages' JSONL bytes), so hot packages cost one Map lookup and
+// the catalog never sits in memory both as text and as objects. `npm run bench -- content-client`
+// measures it.
+import { close, closeSync, open, readSync, unlink, writevSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type { Catalog, LoadOptions } from '../../shared/fbc/index.ts';
 import { loadCatalog } from '../../shared/fbc/index.ts';
@@ -30,13 +31,27 @@ interface Cached {
   readonly bytes: number;
 }
 
-/** Where an index's grouped lines are: bytes [start, end) on demand, and how many of them sit in memory. */
+/**
+ * A package's lines: byte ranges [start, end) as flat pairs, in the order the lines came. One range in memory (the
+ * lines are grouped there); in a file written as the lines arrived, one range per run of the package's lines
+ * (one in all for catalogd's answers, which give a package's blobs one after another).
+ */
+type Ranges = readonly number[];
+
+const rangesBytes = (r: Ranges): number => {
+  let n = 0;
+  for (let i = 0; i < r.length; i += 2) n += r[i + 1]! - r[i]!;
+  return n;
+};
+
+/** Where an index's lines are: the bytes of some ranges on demand, and how many of them sit in memory. */
 interface Lines {
   readonly inMemory: number;
-  slice(start: number, end: number): Buffer;
+  read(ranges: Ranges): Buffer;
 }
 
-const memoryLines = (data: Buffer): Lines => ({ inMemory: data.length, slice: (start, end) => data.subarray(start, end) });
+/** Grouped lines in one Buffer: a package is one range of it. */
+const memoryLines = (data: Buffer): Lines => ({ inMemory: data.length, read: (r) => data.subarray(r[0], r[1]) });
 
 /**
  * Lines in a file that is already unlinked: nothing is left on disk when the process dies, and the
@@ -48,12 +63,16 @@ function fileLines(fd: number, owner: object): Lines {
   openFiles.register(owner, fd);
   return {
     inMemory: 0,
-    slice(start, end) {
-      const buf = Buffer.allocUnsafe(end - start);
-      for (let done = 0; done < buf.length; ) {
-        const n = readSync(fd, buf, done, buf.length - done, start + done);
-        if (n === 0) throw new Error(`catalog cache file ended ${buf.length - done} bytes short`);
-        done += n;
+    read(ranges) {
+      const buf = Buffer.allocUnsafe(rangesBytes(ranges));
+      let at = 0;
+      for (let i = 0; i < ranges.length; i += 2) {
+        for (let pos = ranges[i]!; pos < ranges[i + 1]!; ) {
+          const n = readSync(fd, buf, at, ranges[i + 1]! - pos, pos);
+          if (n === 0) throw new Error(`catalog cache file ended ${ranges[i + 1]! - pos} bytes short`);
+          at += n;
+          pos += n;
+        }
       }
       return buf;
     },
@@ -67,15 +86,15 @@ export class CatalogIndex {
   /** Blobs taken in. */
   readonly blobs: number;
   readonly #lines: Lines;
-  /** package → [start, end) in #lines. */
-  readonly #ranges: Map<string, readonly [number, number]>;
+  /** package → its ranges in #lines. */
+  readonly #ranges: Map<string, Ranges>;
   readonly #cache = new Map<string, Cached>();
   #cacheBytes = 0;
   readonly #maxEntries: number;
   readonly #maxBytes: number;
 
   /** `data`: the grouped lines in memory, or the descriptor of an unlinked file holding them (closed when this index is collected). */
-  constructor(data: Buffer | { readonly fd: number }, ranges: Map<string, readonly [number, number]>, stats: { jsonlBytes: number; blobs: number }, opts: CatalogIndexOptions = {}) {
+  constructor(data: Buffer | { readonly fd: number }, ranges: Map<string, Ranges>, stats: { jsonlBytes: number; blobs: number }, opts: CatalogIndexOptions = {}) {
     this.#lines = Buffer.isBuffer(data) ? memoryLines(data) : fileLines(data.fd, this);
     this.#ranges = ranges;
     this.jsonlBytes = stats.jsonlBytes;
@@ -101,7 +120,7 @@ export class CatalogIndex {
   /** The package's JSONL lines as stored (empty when absent). */
   packageJsonl(name: string): Buffer {
     const r = this.#ranges.get(name);
-    return r ? this.#lines.slice(r[0], r[1]) : Buffer.alloc(0);
+    return r ? this.#lines.read(r) : Buffer.alloc(0);
   }
 
   /** Everything the catalog says about `name`; all lists empty when it has no such package. */
@@ -114,8 +133,8 @@ export class CatalogIndex {
     }
     const r = this.#ranges.get(name);
     if (!r) return EMPTY_CONTENT;
-    const content = decodePackage(this.#lines.slice(r[0], r[1]).toString('utf8'));
-    this.#remember(name, { content, bytes: r[1] - r[0] });
+    const content = decodePackage(this.#lines.read(r).toString('utf8'));
+    this.#remember(name, { content, bytes: rangesBytes(r) });
     return content;
   }
 
@@ -133,20 +152,31 @@ export class CatalogIndex {
 
 const NL = 0x0a;
 const openAsync = promisify(open);
-const writevAsync = promisify(writev);
 const unlinkAsync = promisify(unlink);
+/** Lines a file-backed builder holds before writing them out (and the chunks they are views of). */
+const FILE_WRITE_BYTES = 256 * 1024;
+/** Buffers per writev (IOV_MAX). */
+const IOV_MAX = 1024;
 
-/** Writes `bufs` in order from offset 0: writev batches of at most IOV_MAX (1024) buffers, short writes continued. */
-async function writeAll(fd: number, bufs: Buffer[]): Promise<void> {
-  let at = 0;
+/** Writes `bufs` in order at `position`: writev batches of at most IOV_MAX buffers, short writes continued. */
+function writeAllSync(fd: number, bufs: Buffer[], position: number): void {
+  let at = position;
   for (let i = 0; i < bufs.length; ) {
-    const batch = bufs.slice(i, i + 1024);
-    const { bytesWritten } = await writevAsync(fd, batch, at);
-    at += bytesWritten;
-    let n = bytesWritten;
+    const batch = bufs.slice(i, i + IOV_MAX);
+    let n = writevSync(fd, batch, at);
+    at += n;
     while (i < bufs.length && n >= bufs[i]!.length) n -= bufs[i++]!.length;
     if (n > 0) bufs[i] = bufs[i]!.subarray(n);
   }
+}
+
+/** Where a file-backed builder writes: the descriptor, what is written, and the lines waiting to be. */
+interface FileOut {
+  readonly fd: number;
+  written: number;
+  pending: Buffer[];
+  pendingBytes: number;
+  readonly ranges: Map<string, number[]>;
 }
 
 const isBlank = (b: Buffer): boolean => {
@@ -160,12 +190,14 @@ const isBlank = (b: Buffer): boolean => {
 /**
  * Builds a CatalogIndex from catalogd's `/api/v1/all` body fed chunk by chunk: lines are split
  * on `\n` (a line may span chunks), each decoded once for its meta fields and filed under its
- * package. `finish()` copies the kept lines into one Buffer grouped by package, so the chunks
- * are released. A line that is not a JSON object with string meta fields fails with upstream's
- * `error parsing catalog contents: …`.
+ * package. In memory (`new CatalogIndexBuilder()`), `finish()` copies the kept lines into one Buffer
+ * grouped by package, so the chunks are released. A line that is not a JSON object with string meta
+ * fields fails with upstream's `error parsing catalog contents: …`.
  */
 export class CatalogIndexBuilder {
   readonly #opts: CatalogIndexOptions;
+  /** Set by `toFile`: the lines go to a file as they come instead of into #groups. */
+  #out: FileOut | undefined;
   /** Pieces of a line that started in an earlier chunk. */
   #partial: Buffer[] = [];
   readonly #groups = new Map<string, Buffer[]>();
@@ -175,6 +207,52 @@ export class CatalogIndexBuilder {
 
   constructor(opts: CatalogIndexOptions = {}) {
     this.#opts = opts;
+  }
+
+  /**
+   * A builder whose kept lines go to a new file at `path` as they arrive (in writes of FILE_WRITE_BYTES), instead of
+   * being held until `finish`: a catalog costs its package ranges and one write's worth of lines while it downloads,
+   * not its size (the chunks held until `finish` grew the controller's heap by the catalog's size, and glibc kept the
+   * freed chunks: operator-controller's RSS stayed ~20 MiB up after fetching certified-operators). The file is
+   * unlinked at once (nothing is left on disk by a killed process) and read through its descriptor, which the index
+   * `finish` gives closes when it is garbage collected, or `discard` closes. Open and write errors are upstream's
+   * `error writing catalog metadata to file: …`.
+   */
+  static async toFile(path: string, opts: CatalogIndexOptions = {}): Promise<CatalogIndexBuilder> {
+    let fd: number;
+    try {
+      fd = await openAsync(path, 'wx+', 0o600);
+    } catch (e) {
+      throw new ContentClientError(msg.writingCache(errorText(e)), { cause: e });
+    }
+    try {
+      // Gone already is as good (another process emptying a shared cache directory): the descriptor still reads it.
+      await unlinkAsync(path).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'ENOENT') throw e;
+      });
+    } catch (e) {
+      closeSync(fd);
+      throw new ContentClientError(msg.writingCache(errorText(e)), { cause: e });
+    }
+    const b = new CatalogIndexBuilder(opts);
+    b.#out = { fd, written: 0, pending: [], pendingBytes: 0, ranges: new Map() };
+    return b;
+  }
+
+  /** Bytes of kept lines held in memory now (file-backed: those not yet written). */
+  get heldBytes(): number {
+    if (this.#out) return this.#out.pendingBytes;
+    let n = 0;
+    for (const lines of this.#groups.values()) for (const l of lines) n += l.length;
+    return n;
+  }
+
+  /** Gives up a file-backed build (a failed download): its file is closed, which frees its space. */
+  discard(): void {
+    const out = this.#out;
+    this.#finished = true;
+    this.#out = undefined;
+    if (out) closeSync(out.fd);
   }
 
   push(chunk: Uint8Array): void {
@@ -206,44 +284,11 @@ export class CatalogIndexBuilder {
     this.#file(pkg, line);
   }
 
-  finish(): CatalogIndex {
-    const { ranges, size } = this.#layout();
-    const data = Buffer.allocUnsafeSlow(size);
-    let at = 0;
-    for (const lines of this.#groups.values()) for (const l of lines) at += l.copy(data, at);
-    this.#groups.clear();
-    return new CatalogIndex(data, ranges, { jsonlBytes: this.#bytes, blobs: this.#blobs }, this.#opts);
-  }
-
   /**
-   * As `finish`, with the grouped lines written to a new file at `path` instead of a Buffer: the file is unlinked
-   * once written and read through its descriptor, so memory holds only the ranges and the decoded-package LRU.
+   * Ends the input (a last line without its newline taken) and gives the index: in memory, the kept lines copied
+   * into one Buffer grouped by package; file-backed, the last lines written and the file's descriptor handed over.
    */
-  async finishToFile(path: string): Promise<CatalogIndex> {
-    const { ranges, size } = this.#layout();
-    const fd = await openAsync(path, 'wx+', 0o600);
-    try {
-      const lines = [...this.#groups.values()].flat();
-      this.#groups.clear();
-      await writeAll(fd, lines);
-      // Gone already is as good (another process emptying a shared cache directory): the descriptor still reads it.
-      await unlinkAsync(path).catch((e: NodeJS.ErrnoException) => {
-        if (e.code !== 'ENOENT') throw e;
-      });
-    } catch (err) {
-      closeSync(fd);
-      await unlinkAsync(path).catch(() => undefined);
-      throw err;
-    }
-    if (size === 0) {
-      closeSync(fd);
-      return new CatalogIndex(Buffer.alloc(0), ranges, { jsonlBytes: this.#bytes, blobs: this.#blobs }, this.#opts);
-    }
-    return new CatalogIndex({ fd }, ranges, { jsonlBytes: this.#bytes, blobs: this.#blobs }, this.#opts);
-  }
-
-  /** Ends the input (a last line without its newline taken) and gives each package's range in group order. */
-  #layout(): { ranges: Map<string, readonly [number, number]>; size: number } {
+  finish(): CatalogIndex {
     if (this.#finished) throw new Error('CatalogIndexBuilder: finish called twice');
     if (this.#partial.length > 0) {
       const last = Buffer.concat(this.#partial);
@@ -251,14 +296,45 @@ export class CatalogIndexBuilder {
       this.#line(Buffer.concat([last, Buffer.from('\n')]));
     }
     this.#finished = true;
-    const ranges = new Map<string, readonly [number, number]>();
-    let at = 0;
-    for (const [pkg, lines] of this.#groups) {
-      const start = at;
-      for (const l of lines) at += l.length;
-      ranges.set(pkg, [start, at]);
+    const stats = { jsonlBytes: this.#bytes, blobs: this.#blobs };
+    const out = this.#out;
+    if (out) {
+      this.#out = undefined;
+      try {
+        this.#flush(out);
+      } catch (e) {
+        closeSync(out.fd);
+        throw e;
+      }
+      if (out.written > 0) return new CatalogIndex({ fd: out.fd }, out.ranges, stats, this.#opts);
+      closeSync(out.fd);
+      return new CatalogIndex(Buffer.alloc(0), out.ranges, stats, this.#opts);
     }
-    return { ranges, size: at };
+    const ranges = new Map<string, Ranges>();
+    let size = 0;
+    for (const [pkg, lines] of this.#groups) {
+      const start = size;
+      for (const l of lines) size += l.length;
+      ranges.set(pkg, [start, size]);
+    }
+    const data = Buffer.allocUnsafeSlow(size);
+    let at = 0;
+    for (const lines of this.#groups.values()) for (const l of lines) at += l.copy(data, at);
+    this.#groups.clear();
+    return new CatalogIndex(data, ranges, stats, this.#opts);
+  }
+
+  /** Writes a file-backed builder's pending lines. */
+  #flush(out: FileOut): void {
+    if (out.pendingBytes === 0) return;
+    try {
+      writeAllSync(out.fd, out.pending, out.written);
+    } catch (e) {
+      throw new ContentClientError(msg.writingCache(errorText(e)), { cause: e });
+    }
+    out.written += out.pendingBytes;
+    out.pending = [];
+    out.pendingBytes = 0;
   }
 
   #line(line: Buffer): void {
@@ -279,6 +355,18 @@ export class CatalogIndexBuilder {
   #file(pkg: string, line: Buffer): void {
     // Blobs outside any package sit at the root of upstream's cache, where no package lookup reads them.
     if (pkg === '') return;
+    const out = this.#out;
+    if (out) {
+      const start = out.written + out.pendingBytes;
+      const ranges = out.ranges.get(pkg);
+      if (!ranges) out.ranges.set(pkg, [start, start + line.length]);
+      else if (ranges[ranges.length - 1] === start) ranges[ranges.length - 1] = start + line.length;
+      else ranges.push(start, start + line.length);
+      out.pending.push(line);
+      out.pendingBytes += line.length;
+      if (out.pendingBytes >= FILE_WRITE_BYTES) this.#flush(out);
+      return;
+    }
     let list = this.#groups.get(pkg);
     if (!list) this.#groups.set(pkg, (list = []));
     list.push(line);

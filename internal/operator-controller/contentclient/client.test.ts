@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
@@ -147,6 +147,31 @@ describe('populate and read', () => {
     expect(foo.bundles.map((b) => b.image)).toEqual(['img/foo:1.0.0']);
     expect(await client.getPackage(cat, 'absent')).toEqual({ packages: [], channels: [], bundles: [], deprecations: [] });
     expect(client.fetches).toBe(1);
+  });
+
+  it('with a cache directory (--cache-path): the lines go to a file there, unlinked at once; the directory is emptied first; a body that fails leaves nothing', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'content-cache-'));
+    try {
+      const dir = join(root, 'catalogs');
+      await mkdir(dir);
+      await writeFile(join(dir, 'left-by-a-killed-process.jsonl'), 'x');
+      server.handler = serve({ '/catalogs/c1/api/v1/all': catalogBody('foo', '1.0.0'), '/catalogs/bad/api/v1/all': `${catalogBody('bar', '1.0.0')}{"schema":1}\n` });
+      const client = newClient({ cacheDir: dir });
+      const cat = catalog('c1', 'r@sha256:1', server.base('c1'));
+      const index = await client.populateCache(cat);
+      expect(index.retainedBytes).toBe(0);
+      expect((await client.getPackage(cat, 'foo')).bundles.map((b) => b.image)).toEqual(['img/foo:1.0.0']);
+      expect(await readdir(dir)).toEqual([]);
+      await expect(client.populateCache(catalog('bad', 'r@sha256:2', server.base('bad')))).rejects.toThrow(/^error parsing catalog contents: /);
+      expect(await readdir(dir)).toEqual([]);
+
+      const blocked = join(root, 'not-a-dir');
+      await writeFile(blocked, 'x');
+      const other = newClient({ cacheDir: join(blocked, 'catalogs') });
+      await expect(other.populateCache(cat)).rejects.toThrow(/^error creating temporary directory to unpack catalog metadata: .*ENOTDIR/);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 
   it('populates on demand once, then reads from the cache', async () => {

@@ -36,7 +36,7 @@ export interface HttpContentClientOptions {
   readonly index?: CatalogIndexOptions;
   /**
    * Keep each catalog's lines in a file in this directory (emptied first; `<--cache-path>/catalogs`, as upstream's
-   * cache) instead of memory: the file is unlinked as soon as it is written and read through its descriptor.
+   * cache) instead of memory: written as the lines arrive, unlinked as soon as it is opened, read through its descriptor.
    */
   readonly cacheDir?: string;
   readonly logger?: Logger;
@@ -247,23 +247,31 @@ export class HttpContentClient implements CatalogContentClient {
       await res.body.dump().catch(() => {});
       throw new UncachedError(msg.unexpectedStatus(res.statusCode));
     }
-    const builder = new CatalogIndexBuilder(this.#indexOptions);
+    let builder: CatalogIndexBuilder;
+    try {
+      builder = this.#cacheDir ? await this.#fileBuilder(this.#cacheDir, name) : new CatalogIndexBuilder(this.#indexOptions);
+    } catch (e) {
+      await res.body.dump().catch(() => {});
+      throw e;
+    }
+    let index: CatalogIndex;
     try {
       for await (const chunk of res.body) builder.push(chunk as Buffer);
+      index = builder.finish();
     } catch (e) {
       res.body.destroy();
-      if (e instanceof ContentClientError) throw e; // already `error parsing catalog contents: …`
+      builder.discard();
+      if (e instanceof ContentClientError) throw e; // already `error parsing catalog contents: …` or `error writing …`
       const detail = timeout.aborted ? 'context deadline exceeded (Client.Timeout or context cancellation while reading body)' : errorText(e);
       throw new ContentClientError(msg.parsingContents(detail), { cause: e });
     }
-    const index = this.#cacheDir ? await this.#finishToFile(builder, name) : builder.finish();
     collectGarbage(); // the download's chunks and the parse's garbage, gone at once (shared/observability/memory.ts)
     this.#logger.debug('catalog content cached', { catalog: name, ref, bytes: index.jsonlBytes, packages: index.packageNames().length });
     return index;
   }
 
-  async #finishToFile(builder: CatalogIndexBuilder, name: string): Promise<CatalogIndex> {
-    const dir = this.#cacheDir!;
+  /** A builder writing the catalog's lines to a new file in the cache directory (emptied on first use) as they come. */
+  async #fileBuilder(dir: string, name: string): Promise<CatalogIndexBuilder> {
     try {
       this.#cacheReady ??= rm(dir, { recursive: true, force: true }).then(async () => void (await mkdir(dir, { recursive: true, mode: 0o700 })));
       await this.#cacheReady;
@@ -271,11 +279,7 @@ export class HttpContentClient implements CatalogContentClient {
       this.#cacheReady = undefined; // tried again by the next populate
       throw new ContentClientError(msg.creatingCacheDir(errorText(e)), { cause: e });
     }
-    try {
-      return await builder.finishToFile(join(dir, `${name}.${++this.#files}.jsonl`));
-    } catch (e) {
-      throw new ContentClientError(msg.writingCache(errorText(e)), { cause: e });
-    }
+    return CatalogIndexBuilder.toFile(join(dir, `${name}.${++this.#files}.jsonl`), this.#indexOptions);
   }
 
   /**
