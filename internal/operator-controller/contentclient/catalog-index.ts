@@ -210,13 +210,13 @@ export class CatalogIndexBuilder {
   }
 
   /**
-   * A builder whose kept lines go to a new file at `path` as they arrive (in writes of FILE_WRITE_BYTES), instead of
-   * being held until `finish`: a catalog costs its package ranges and one write's worth of lines while it downloads,
-   * not its size (the chunks held until `finish` grew the controller's heap by the catalog's size, and glibc kept the
-   * freed chunks: operator-controller's RSS stayed ~20 MiB up after fetching certified-operators). The file is
-   * unlinked at once (nothing is left on disk by a killed process) and read through its descriptor, which the index
-   * `finish` gives closes when it is garbage collected, or `discard` closes. Open and write errors are upstream's
-   * `error writing catalog metadata to file: …`.
+   * A builder whose kept lines go to a new file at `path` as they arrive (synchronous writes of FILE_WRITE_BYTES into
+   * the page cache, as the reads on use are synchronous) instead of being held until `finish`: a catalog costs its
+   * package ranges and one write's worth of lines while it downloads, not its size (the chunks held until `finish` were
+   * the whole catalog in buffers at once, and glibc kept them once freed: operator-controller stayed 10–15 MiB higher
+   * after fetching certified-operators, bench/footprint.ts). The file is unlinked at once (nothing is left on disk by a
+   * killed process) and read through its descriptor, which the index `finish` gives closes when it is garbage
+   * collected, or `discard` closes. Open and write errors are upstream's `error writing catalog metadata to file: …`.
    */
   static async toFile(path: string, opts: CatalogIndexOptions = {}): Promise<CatalogIndexBuilder> {
     let fd: number;

@@ -197,7 +197,7 @@ export class Connection {
     if (current && sameTls(current.tls, tls)) return current.agent;
     const options = { keepAlive: true, timeout: KEEP_ALIVE_IDLE_MS, scheduling: 'lifo' as const };
     // One TLS context for every connection (node makes a new one per connection otherwise: with a CA given, each copies
-    // node's ~140 root certificates into a new store, 2–18 ms of CPU, for every informer's LIST and watch at start-up).
+    // node's ~140 root certificates into a new store, ~1 ms of CPU each: 21 ms for olm-classic's 20 connections at start).
     const agent = https ? new HttpsAgent({ ...options, ...tls, secureContext: createSecureContext({ ca: tls.ca, cert: tls.cert, key: tls.key }) }) : new HttpAgent(options);
     this.#agent = { agent, tls };
     if (current) {
