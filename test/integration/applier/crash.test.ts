@@ -21,6 +21,7 @@ import {
   RecordingClient,
   revisionSecrets,
   suffix,
+  uninstallFully,
   type Write,
 } from './harness.ts';
 
@@ -80,7 +81,7 @@ async function everyInterruption(
   const wantRecords = await normalised(reference);
   const opts = (r: Run): Parameters<typeof expectedObjects>[0] => ({ ns: r.ns, group: r.group, version: expectedVersion });
   expect(await ownedObjects(admin, reference.name, reference.group)).toEqual(expectedObjects(opts(reference)));
-  await newApplier(admin, system).uninstall(reference.ext, never);
+  await uninstallFully(newApplier(admin, system), reference.ext);
   expect(writes).toBeGreaterThan(10);
 
   for (let n = 1; n <= writes; n++) {
@@ -100,7 +101,7 @@ async function everyInterruption(
     expect(await normalised(r), `records after kill before write ${n}`).toEqual(wantRecords);
     expect((await restarted.installed(r.ext, never))?.version).toBe(expectedVersion);
 
-    await restarted.uninstall(r.ext, never);
+    await uninstallFully(restarted, r.ext);
     expect(await ownedObjects(admin, r.name, r.group)).toEqual([]);
     expect(await revisionSecrets(admin, system, r.name)).toEqual([]);
   }

@@ -231,3 +231,19 @@ export class RecordingClient extends KubeClient {
 export function newApplier(client: KubeClient, systemNamespace: string, extra: Partial<RevisionApplierOptions> = {}): RevisionApplier {
   return new RevisionApplier({ client, systemNamespace, crdEstablishedTimeoutMs: 20_000, ...extra });
 }
+
+/**
+ * Uninstalls as the controller does: calls `uninstall` again while it reports objects still being
+ * deleted (each call waits a few seconds; a CRD whose custom resources go first can take longer on
+ * a busy machine), at most `calls` times, and fails with the last message if it never finishes.
+ */
+export async function uninstallFully(applier: RevisionApplier, ext: ClusterExtension, calls = 12): Promise<void> {
+  const never = new AbortController().signal;
+  let last = '';
+  for (let i = 0; i < calls; i++) {
+    const outcome = await applier.uninstall(ext, never);
+    if (outcome.done) return;
+    last = outcome.message ?? '';
+  }
+  throw new Error(`uninstall of ${ext.metadata.name} not done after ${calls} calls: ${last}`);
+}

@@ -19,6 +19,7 @@ import {
   RecordingClient,
   revisionSecrets,
   suffix,
+  uninstallFully,
   widgetCrd,
 } from './harness.ts';
 
@@ -174,7 +175,7 @@ describe('drift', () => {
     ];
     expect(await applier.apply(ext, bundleRef('1.0.0'), objects, never)).toEqual({ installed: true });
     expect(await ownedObjects(admin, name)).toEqual([`ClusterRole/defns-${ns}`, `ConfigMap/${ns}/no-namespace`]);
-    await applier.uninstall(ext, never);
+    await uninstallFully(applier, ext);
     expect(await ownedObjects(admin, name)).toEqual([]);
   });
 });
@@ -213,7 +214,7 @@ describe('upgrade and uninstall', () => {
     expect(await revisionSecrets(admin, system, name)).toEqual([`${name}-2 Archived Succeeded`, `${name}-3 Active Succeeded`]);
     expect(await ownedObjects(admin, name, group)).toEqual(expectedObjects(v3));
 
-    await applier.uninstall(ext, never);
+    await uninstallFully(applier, ext);
     expect(await ownedObjects(admin, name, group)).toEqual([]);
     expect(await revisionSecrets(admin, system, name)).toEqual([]);
     expect(await applier.installed(ext, never)).toBeUndefined();
@@ -251,7 +252,7 @@ describe('upgrade and uninstall', () => {
     // A fresh applier (a restarted process) reads the chunked record back for maintain.
     const restarted = newApplier(admin, system);
     expect(await restarted.maintain(ext, (await restarted.installed(ext, never))!, never)).toEqual({ installed: true });
-    await restarted.uninstall(ext, never);
+    await uninstallFully(restarted, ext);
     expect(await ownedObjects(admin, name, group)).toEqual([]);
     expect(await revisionSecrets(admin, system, name)).toEqual([]);
   });
