@@ -62,7 +62,7 @@ export async function resolveNamespaceCommand(args: readonly string[], io: CliIO
     }
     let out;
     try {
-      out = resolveNamespace({
+      out = await resolveNamespace({
         namespace,
         globalNamespace,
         subscriptions,

@@ -8,7 +8,7 @@ export { ClassicResolutionError, isClassicResolutionError, isNotSatisfiable, Not
 export type { CatalogKey, Entry, EntryInput, Property } from './entries.ts';
 export { makeEntry, sortChannel } from './entries.ts';
 export type { Catalog, ResolvedEntry, ResolveInput, ResolverOptions, Subscription } from './resolver.ts';
-export { resolve } from './resolver.ts';
+export { loadCelFor, resolve } from './resolver.ts';
 export type { ClassicResolutionMetrics, ClassicResolutionOutcome } from './metrics.ts';
 export { CLASSIC_RESOLUTION_DURATION_METRIC, createClassicResolutionMetrics, noopClassicResolutionMetrics } from './metrics.ts';
 export { MAX_CONSTRAINT_SIZE, parseConstraint, predicateForProperty } from './predicates.ts';

@@ -1,8 +1,8 @@
-// operator-framework/api pkg/constraints constraint_test.go (Parse) and cel_test.go (TestCelLibrary),
-// plus the predicate texts of OLM R/cache/predicates.go.
+// operator-framework/api pkg/constraints constraint_test.go (Parse), plus the predicate texts of OLM
+// R/cache/predicates.go.
 import { describe, expect, it } from 'vitest';
 import { makeEntry } from './entries.ts';
-import { compileCel, constraintPredicate, parseConstraint, predicateForProperty } from './predicates.ts';
+import { constraintPredicate, parseConstraint, predicateForProperty } from './predicates.ts';
 
 describe('parseConstraint (constraint_test.go)', () => {
   const gvk = { group: 'example.com', version: 'v1', kind: 'Foo' };
@@ -34,28 +34,6 @@ describe('parseConstraint (constraint_test.go)', () => {
   it('a wrong type names the field', () =>
     expect(() => parseConstraint('{"cel": {"rule": 1}}')).toThrow('json: cannot unmarshal number into Go struct field Cel.rule of type string'));
   it('invalid JSON names the value', () => expect(() => parseConstraint('{')).toThrow(/^invalid JSON in olm.constraint value "\{": /));
-});
-
-describe('CEL (cel_test.go TestCelLibrary)', () => {
-  const props = [{ type: 'olm.test', value: '1.0.0' }];
-  it.each([
-    { name: 'ValidCelExpression/True', rule: "properties.exists(p, p.type == 'olm.test' && (semver_compare(p.value, '1.0.0') == 0))", out: true },
-    { name: 'ValidCelExpression/NotEqual/False', rule: "properties.exists(p, p.type == 'olm.test' && (semver_compare(p.value, '1.0.1') == 0))", out: false },
-    { name: 'ValidCelExpression/Less/False', rule: "properties.exists(p, p.type == 'olm.test' && (semver_compare(p.value, '1.0.0') < 0))", out: false },
-    { name: 'ValidCelExpression/Larger/False', rule: "properties.exists(p, p.type == 'olm.test' && (semver_compare(p.value, '1.0.0') > 0))", out: false },
-  ])('$name', ({ rule, out }) => expect(compileCel(rule)(props)).toBe(out));
-
-  it('InvalidCelExpression/NotExistedFunc', () =>
-    expect(() => compileCel("properties.exists(p, p.type == 'olm.test' && (doesnt_exist(p.value, '1.0.0') == 0))")).toThrow(
-      /^cel expression "properties.exists\(p, p.type == 'olm.test' && \(doesnt_exist\(p.value, '1.0.0'\) == 0\)\)" does not compile: /,
-    ));
-  it('InvalidCelExpression/NonBoolReturn', () => expect(() => compileCel('1')).toThrow('cel expressions must have type Bool'));
-
-  it('semver_compare parses tolerantly (v prefix, short versions) and fails on garbage', () => {
-    expect(compileCel("semver_compare('v1.2', '1.2.0') == 0")([])).toBe(true);
-    expect(compileCel("semver_compare('2', '10.0.0') < 0")([])).toBe(true);
-    expect(() => compileCel("semver_compare('nope', '1.0.0') == 0")([])).toThrow("unable to parse 'nope' to semver format");
-  });
 });
 
 describe('predicates', () => {

@@ -1,9 +1,9 @@
 // Dependency properties → entry predicates (OLM R/resolver.go predicateForProperty, R/cache/predicates.go)
-// and the olm.constraint parser (operator-framework/api pkg/constraints), with CEL on
-// @marcbachmann/cel-js. Texts are upstream's; where upstream prints a cel-go or encoding/json
-// error we cannot reproduce, the message names the offending value.
-import { Environment } from '@marcbachmann/cel-js';
-import { compareVersions, parseBlang, parseBlangRange, parseTolerant, type BlangRange } from '../../shared/semver/index.ts';
+// and the olm.constraint parser (operator-framework/api pkg/constraints); CEL rules compile in cel.ts.
+// Texts are upstream's; where upstream prints a cel-go or encoding/json error we cannot reproduce,
+// the message names the offending value.
+import { parseBlang, parseBlangRange, type BlangRange } from '../../shared/semver/index.ts';
+import { compileCel } from './cel.ts';
 import { goQuote } from '../../shared/gocompat/index.ts';
 import type { Entry } from './entries.ts';
 
@@ -112,34 +112,6 @@ export function packageRequiredPredicate(name: string, versionRange: string): Pr
 }
 
 // ---- CEL -------------------------------------------------------------------------------------
-
-function semverOf(x: unknown): ReturnType<typeof parseTolerant> {
-  const text = typeof x === 'bigint' ? x.toString() : String(x);
-  try {
-    return parseTolerant(text);
-  } catch {
-    throw new Error(`unable to parse '${text}' to semver format`);
-  }
-}
-
-/** The CEL environment OLM declares: `properties: list(map(string, dyn))` and `semver_compare`. */
-export const celEnvironment = new Environment({ homogeneousAggregateLiterals: false })
-  .registerVariable('properties', 'list<map<string, dyn>>')
-  .registerFunction('semver_compare(dyn, dyn): int', (a: unknown, b: unknown) => BigInt(compareVersions(semverOf(a), semverOf(b))));
-
-export const CEL_NOT_BOOL = 'cel expressions must have type Bool';
-
-/** Compiles a rule (upstream CelEnvironment.Validate); throws on compile errors and non-bool rules. */
-export function compileCel(rule: string): (properties: readonly { type: string; value: unknown }[]) => boolean {
-  const checked = celEnvironment.check(rule);
-  if (!checked.valid) {
-    const detail = (checked.error?.message ?? 'invalid expression').split('\n')[0];
-    throw new Error(`cel expression ${goQuote(rule)} does not compile: ${detail}`);
-  }
-  if (checked.type !== 'bool') throw new Error(CEL_NOT_BOOL);
-  const program = celEnvironment.parse(rule);
-  return (properties) => program({ properties }) === true;
-}
 
 /** A CEL predicate; evaluation errors make it false, as upstream. */
 export function celPredicate(rule: string, failureMessage: string): Predicate {

@@ -1,7 +1,8 @@
 // A representative subset of upstream's R/resolver_test.go TestSolveOperators* cases, rebuilt with
 // a genEntry-like helper, plus upstream's invalid-subscription and unsatisfiable messages.
 import { Registry } from 'prom-client';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadCel } from './cel.ts';
 import { makeEntry, type CatalogKey, type Entry } from './entries.ts';
 import { createClassicResolutionMetrics, CLASSIC_RESOLUTION_DURATION_METRIC } from './metrics.ts';
 import { resolve, type Catalog, type Subscription } from './resolver.ts';
@@ -53,6 +54,9 @@ const sub = (pkg: string, channel: string, source = 'community', extra: Partial<
 });
 const names = (r: ReturnType<typeof resolve>): string[] => r.map((x) => `${x.entry.catalog.name}:${x.entry.name}`).sort();
 const run = (catalogs: Catalog[], subs: Subscription[], installed: Entry[] = []) => resolve({ namespaces: [NS, GLOBAL], catalogs, subscriptions: subs, installed });
+
+// Some cases carry cel rules; the controller loads the library through loadCelFor (cel.test.ts).
+beforeAll(() => loadCel());
 
 describe('TestSolveOperators subset', () => {
   it('single subscription, one bundle', () => {

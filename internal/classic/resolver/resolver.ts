@@ -1,5 +1,6 @@
 // The classic resolver (OLM R/resolver.go Resolve, R/variable_types.go): subscriptions, installed
 // CSVs and catalog entries become solver variables; the solution is the entries to install.
+import { celLoaded, loadCel } from './cel.ts';
 import { atMost, conflict, dependency, mandatory, pretty, prohibited, type Constraint, type Variable } from './constraints.ts';
 import { catalogString, compareCatalogs, EXISTING, isVirtual, sortBundles, sortChannel, type CatalogKey, type Entry } from './entries.ts';
 import { ClassicResolutionError } from './errors.ts';
@@ -55,6 +56,16 @@ interface MutableVariable {
   readonly constraints: Constraint[];
   readonly entry?: Entry;
   replaces?: string;
+}
+
+/**
+ * Loads the CEL library when an entry of the input (catalog or installed) carries an olm.constraint,
+ * which may hold a cel rule: `resolve` compiles such rules synchronously. Await it before `resolve`.
+ */
+export async function loadCelFor(input: ResolveInput): Promise<void> {
+  if (celLoaded()) return;
+  const constrained = (entries: readonly Entry[]): boolean => entries.some((e) => e.properties.some((p) => p.type === 'olm.constraint'));
+  if (constrained(input.installed ?? []) || input.catalogs.some((c) => constrained(c.entries))) await loadCel();
 }
 
 /** Resolves subscriptions; records `olm_resolution_duration_seconds{outcome}`. Throws ClassicResolutionError. */

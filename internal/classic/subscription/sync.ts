@@ -34,7 +34,7 @@ import { errorMessage, runSteps, type Result, type Step as SyncStep, type StepOu
 import type { EventRecorder } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import type { CatalogContent } from '../catalogsource/index.ts';
-import { isNotSatisfiable, resolve, type ClassicResolutionMetrics, type Property, type ResolvedEntry } from '../resolver/index.ts';
+import { isNotSatisfiable, loadCelFor, resolve, type ClassicResolutionMetrics, type Property, type ResolvedEntry, type ResolveInput } from '../resolver/index.ts';
 import { orderSteps } from '../installplan/index.ts';
 import { bundleSteps, subscriptionStep } from './plan.ts';
 import { installedEntries, namespaceCatalogs } from './sources.ts';
@@ -147,7 +147,7 @@ export interface NamespaceResolution {
  * CatalogSources (every one must have content), the installed CSVs as @existing, the resolver. Throws upstream's
  * errors (a NotSatisfiableError when the constraints conflict).
  */
-export function resolveNamespace(i: NamespaceResolutionInput): NamespaceResolution {
+export async function resolveNamespace(i: NamespaceResolutionInput): Promise<NamespaceResolution> {
   const ogs = i.operatorGroups;
   if (ogs.length !== 1) throw new Error(`expected 1 OperatorGroup in the namespace, found ${ogs.length}`);
   const excluded = ogs[0]?.metadata.annotations?.[ExcludeGlobalNamespaceAnnotation] === 'true';
@@ -157,21 +157,19 @@ export function resolveNamespace(i: NamespaceResolutionInput): NamespaceResoluti
     i.content,
   );
   if (catalogs.errors.length > 0) throw new Error(catalogs.errors.length === 1 ? catalogs.errors[0] : `[${catalogs.errors.join(', ')}]`);
-  const installed = installedEntries(i.csvs, i.subscriptions, i.namespace);
-  const resolved = resolve(
-    {
-      namespaces,
-      catalogs: catalogs.catalogs,
-      installed,
-      subscriptions: i.subscriptions.map((s) => ({
-        name: s.metadata.name ?? '',
-        namespace: i.namespace,
-        spec: s.spec,
-        status: { installedCSV: s.status?.installedCSV ?? '' },
-      })),
-    },
-    { ...(i.metrics && { metrics: i.metrics }) },
-  );
+  const input: ResolveInput = {
+    namespaces,
+    catalogs: catalogs.catalogs,
+    installed: installedEntries(i.csvs, i.subscriptions, i.namespace),
+    subscriptions: i.subscriptions.map((s) => ({
+      name: s.metadata.name ?? '',
+      namespace: i.namespace,
+      spec: s.spec,
+      status: { installedCSV: s.status?.installedCSV ?? '' },
+    })),
+  };
+  await loadCelFor(input);
+  const resolved = resolve(input, { ...(i.metrics && { metrics: i.metrics }) });
   return { namespaces, resolved, bundleOf: catalogs.bundleOf };
 }
 
@@ -258,7 +256,7 @@ export function namespaceSyncSteps(p: SyncPorts): SyncStep<NamespaceState>[] {
         };
         let out: NamespaceResolution;
         try {
-          out = resolveNamespace({
+          out = await resolveNamespace({
             namespace: st.namespace,
             globalNamespace: p.globalNamespace,
             subscriptions: st.subs.map((w) => w.sub),

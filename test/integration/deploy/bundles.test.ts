@@ -83,6 +83,12 @@ describe('the controller bundles, as the image runs them', () => {
     expect(chunks.some((f) => /^fbc-\w+\.mjs$/.test(f))).toBe(true);
   });
 
+  it("olm-classic's start does not load the CEL library (the resolver loads it when a catalog holds an olm.constraint)", async () => {
+    const startup = JSON.parse(await readFile(join(DIST, 'bin', 'olm-classic', 'startup.json'), 'utf8')) as Record<string, number>;
+    expect(startup['internal/classic']).toBeGreaterThan(0);
+    for (const lazy of ['@marcbachmann/cel-js', '@kubernetes/client-node', 'graphql']) expect(startup[lazy], lazy).toBeUndefined();
+  });
+
   it('catalogd serves a pulled catalog and operator-controller installs an extension from it', async () => {
     const kube = adminKube();
     const ns = await kube.namespace('bundles');
