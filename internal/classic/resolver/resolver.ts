@@ -64,8 +64,15 @@ interface MutableVariable {
  */
 export async function loadCelFor(input: ResolveInput): Promise<void> {
   if (celLoaded()) return;
-  const constrained = (entries: readonly Entry[]): boolean => entries.some((e) => e.properties.some((p) => p.type === 'olm.constraint'));
   if (constrained(input.installed ?? []) || input.catalogs.some((c) => constrained(c.entries))) await loadCel();
+}
+
+// Whether a list of entries holds an olm.constraint, per list: a catalog's entries are built once per content.
+const scanned = new WeakMap<readonly Entry[], boolean>();
+function constrained(entries: readonly Entry[]): boolean {
+  let found = scanned.get(entries);
+  if (found === undefined) scanned.set(entries, (found = entries.some((e) => e.properties.some((p) => p.type === 'olm.constraint'))));
+  return found;
 }
 
 /** Resolves subscriptions; records `olm_resolution_duration_seconds{outcome}`. Throws ClassicResolutionError. */
