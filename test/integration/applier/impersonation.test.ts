@@ -16,6 +16,7 @@ import {
   ownedObjects,
   revisionSecrets,
   suffix,
+  uninstallFully,
 } from './harness.ts';
 
 const never = new AbortController().signal;
@@ -111,7 +112,7 @@ describe('impersonation', () => {
     expect(await ownedObjects(admin, name, group)).toEqual(expectedObjects(opts));
 
     await admin.create(binding);
-    await untilAllowed(() => applier.uninstall(ext, never));
+    await untilAllowed(() => uninstallFully(applier, ext));
     expect(await ownedObjects(admin, name, group)).toEqual([]);
     expect(await revisionSecrets(admin, system, name)).toEqual([]);
     await admin.delete({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', name: role });
