@@ -3,8 +3,8 @@
 // Texts are upstream's; where upstream prints a cel-go or encoding/json error we cannot reproduce,
 // the message names the offending value.
 import { parseBlang, parseBlangRange, type BlangRange } from '../../shared/semver/index.ts';
-import { compileCel } from './cel.ts';
 import { goQuote } from '../../shared/gocompat/index.ts';
+import { compileCel } from './cel.ts';
 import type { Entry } from './entries.ts';
 
 export interface Predicate {

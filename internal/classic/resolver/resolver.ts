@@ -64,14 +64,17 @@ interface MutableVariable {
  */
 export async function loadCelFor(input: ResolveInput): Promise<void> {
   if (celLoaded()) return;
-  if (constrained(input.installed ?? []) || input.catalogs.some((c) => constrained(c.entries))) await loadCel();
+  if ((input.installed ?? []).some(hasConstraint) || input.catalogs.some((c) => catalogHasConstraint(c.entries))) await loadCel();
 }
 
-// Whether a list of entries holds an olm.constraint, per list: a catalog's entries are built once per content.
+const hasConstraint = (e: Entry): boolean => e.properties.some((p) => p.type === 'olm.constraint');
+
+// Per catalog entry list, whether it holds an olm.constraint: a catalog's entries are built once per content,
+// so a cluster without any scans each catalog once, not on every resolution.
 const scanned = new WeakMap<readonly Entry[], boolean>();
-function constrained(entries: readonly Entry[]): boolean {
+function catalogHasConstraint(entries: readonly Entry[]): boolean {
   let found = scanned.get(entries);
-  if (found === undefined) scanned.set(entries, (found = entries.some((e) => e.properties.some((p) => p.type === 'olm.constraint'))));
+  if (found === undefined) scanned.set(entries, (found = entries.some(hasConstraint)));
   return found;
 }
 

@@ -7,7 +7,6 @@ import { RevisionApplier, RevisionSecretType, type RevisionApplierOptions } from
 import type { BundleRef } from '../../../internal/operator-controller/controller/index.ts';
 import { KubeClient, isNotFound, type ApplyOptions, type DeleteOptions, type ObjectRef, type PatchOptions, type PatchType, type WriteOptions } from '../../../internal/shared/kube/index.ts';
 import { controlPlane } from '../../support/env.ts';
-import { waitFor } from '../../support/net.ts';
 import { widgetCrdWithSchema } from '../../support/bundles.ts';
 
 export const adminClient = (): Promise<KubeClient> => KubeClient.fromConfig({ kubeconfig: controlPlane().kubeconfigPath });
@@ -236,17 +235,15 @@ export function newApplier(client: KubeClient, systemNamespace: string, extra: P
 /**
  * Uninstalls as the controller does: calls `uninstall` again while it reports objects still being
  * deleted (each call waits a few seconds; a CRD whose custom resources go first can take longer on
- * a busy machine); times out with the last "waiting for …" message.
+ * a busy machine), until `timeoutMs`, then fails with the last "waiting for …" message. An error
+ * (e.g. Forbidden) reaches the caller at once.
  */
-export async function uninstallFully(applier: RevisionApplier, ext: ClusterExtension): Promise<void> {
+export async function uninstallFully(applier: RevisionApplier, ext: ClusterExtension, timeoutMs = 120_000): Promise<void> {
   const never = new AbortController().signal;
-  await waitFor(
-    `uninstall of ${ext.metadata.name}`,
-    async () => {
-      const outcome = await applier.uninstall(ext, never);
-      if (!outcome.done) throw new Error(outcome.message);
-      return true;
-    },
-    { timeoutMs: 120_000, intervalMs: 0 },
-  );
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const outcome = await applier.uninstall(ext, never);
+    if (outcome.done) return;
+    if (Date.now() >= deadline) throw new Error(`uninstall of ${ext.metadata.name} not done after ${timeoutMs}ms: ${outcome.message}`);
+  }
 }
