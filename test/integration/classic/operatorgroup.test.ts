@@ -33,11 +33,17 @@ describe('OperatorGroup and install modes', () => {
     expect(csv.metadata.annotations?.['olm.targetNamespaces']).toBe('');
     const og = await getOG(ns, 'global');
     expect(og.status?.namespaces).toEqual(['']);
-    // The group's admin/edit/view ClusterRoles.
-    const roles = await kube().must<{ items: { metadata: { name: string } }[] }>(
-      kube().request('GET', `/apis/rbac.authorization.k8s.io/v1/clusterroles?labelSelector=${encodeURIComponent(`olm.owner=global,olm.owner.namespace=${ns},olm.owner.kind=OperatorGroup`)}`),
-    );
-    expect(roles.items.map((r) => r.metadata.name.replace(/-[0-9a-zA-Z]+$/, '')).sort()).toEqual(['olm.og.global.admin', 'olm.og.global.edit', 'olm.og.global.view']);
+    // The group's admin/edit/view ClusterRoles: made on the pass after the one that wrote status.namespaces.
+    const roleNames = async (): Promise<string[]> =>
+      (
+        await kube().must<{ items: { metadata: { name: string } }[] }>(
+          kube().request('GET', `/apis/rbac.authorization.k8s.io/v1/clusterroles?labelSelector=${encodeURIComponent(`olm.owner=global,olm.owner.namespace=${ns},olm.owner.kind=OperatorGroup`)}`),
+        )
+      ).items
+        .map((r) => r.metadata.name.replace(/-[0-9a-zA-Z]+$/, ''))
+        .sort();
+    await waitFor('the group ClusterRoles', async () => (await roleNames()).length >= 3);
+    expect(await roleNames()).toEqual(['olm.og.global.admin', 'olm.og.global.edit', 'olm.og.global.view']);
   });
 
   it('no OperatorGroup: Failed/NoOperatorGroup; two: Failed/TooManyOperatorGroups and the MultipleOperatorGroup condition', async () => {
