@@ -51,7 +51,16 @@ describe('phases', () => {
     ['monitoring.coreos.com/v1', 'ServiceMonitor', 'publish'],
     ['networking.k8s.io/v1', 'Ingress', 'publish'],
     ['route.openshift.io/v1', 'Route', 'publish'],
+    ['monitoring.coreos.com/v1', 'PodMonitor', 'publish'],
+    ['monitoring.coreos.com/v1', 'PrometheusRule', 'publish'],
     ['console.openshift.io/v1', 'ConsoleYAMLSample', 'publish'],
+    ['console.openshift.io/v1', 'ConsoleQuickStart', 'publish'],
+    ['console.openshift.io/v1', 'ConsoleCLIDownload', 'publish'],
+    ['console.openshift.io/v1', 'ConsoleLink', 'publish'],
+    ['console.openshift.io/v1', 'ConsolePlugin', 'publish'],
+    // A console kind upstream's presets do not list goes where every unknown kind goes.
+    ['console.openshift.io/v1', 'ConsoleNotification', 'deploy'],
+    ['v1', 'PersistentVolume', 'storage'],
     ['admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', 'admission'],
     ['admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration', 'admission'],
     // Same kind, other group: not the well-known one.

@@ -1,5 +1,6 @@
 // Which phase each object is applied in, and the order of the phases: upstream's Boxcutter phase
-// names and order (olmv1.md §5.3). Objects of unknown kinds go to `deploy`, as upstream's do.
+// names, order and group-kind presets (operator-controller internal/operator-controller/applier/phase.go, v1.11).
+// Objects of unknown kinds go to `deploy`, as upstream's do.
 import type { KubeObject } from '../../../api/meta/v1.ts';
 
 /** The phases in the order they are applied. */
@@ -50,6 +51,11 @@ const byGroupKind: ReadonlyMap<string, PhaseName> = new Map<string, PhaseName>([
   ['monitoring.coreos.com/PodMonitor', 'publish'],
   ['networking.k8s.io/Ingress', 'publish'],
   ['route.openshift.io/Route', 'publish'],
+  ['console.openshift.io/ConsoleYAMLSample', 'publish'],
+  ['console.openshift.io/ConsoleQuickStart', 'publish'],
+  ['console.openshift.io/ConsoleCLIDownload', 'publish'],
+  ['console.openshift.io/ConsoleLink', 'publish'],
+  ['console.openshift.io/ConsolePlugin', 'publish'],
   ['admissionregistration.k8s.io/ValidatingWebhookConfiguration', 'admission'],
   ['admissionregistration.k8s.io/MutatingWebhookConfiguration', 'admission'],
 ]);
@@ -67,11 +73,7 @@ export function versionOf(apiVersion: string | undefined): string {
 }
 
 export function phaseOf(obj: KubeObject): PhaseName {
-  const group = groupOf(obj.apiVersion);
-  const kind = obj.kind ?? '';
-  // The OpenShift console's kinds (ConsoleLink, ConsolePlugin, ConsoleYAMLSample, ...).
-  if (group === 'console.openshift.io' && kind.startsWith('Console')) return 'publish';
-  return byGroupKind.get(`${group}/${kind}`) ?? DEFAULT_PHASE;
+  return byGroupKind.get(`${groupOf(obj.apiVersion)}/${obj.kind ?? ''}`) ?? DEFAULT_PHASE;
 }
 
 export interface Phase {

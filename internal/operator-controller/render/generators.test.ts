@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { certManagerProvider, openshiftServiceCAProvider } from './certproviders.ts';
 import { applyDeploymentConfig } from '../../shared/registryv1/index.ts';
-import { crdGenerator, deploymentGenerator, GenerateError, serviceGenerator, validatingWebhookGenerator, mutatingWebhookGenerator } from './generators.ts';
+import { additionalResourcesGenerator, crdGenerator, deploymentGenerator, GenerateError, serviceGenerator, validatingWebhookGenerator, mutatingWebhookGenerator } from './generators.ts';
 import { renderRegistryV1 } from './render.ts';
 import { bundle, crd, csvWith, installModes } from './testing.ts';
 import type { CSVSpec, WebhookDescription } from './types.ts';
@@ -257,5 +257,22 @@ describe('deploymentConfig', () => {
     applyDeploymentConfig(d, { annotations: { keep: 'config', extra: 'x' } });
     expect(d.metadata.annotations).toEqual({ keep: 'deployment', extra: 'x' });
     expect((d as Obj).spec.template.metadata.annotations).toEqual({ keep: 'pod', extra: 'x' });
+  });
+});
+
+describe('additional resources', () => {
+  it('places the kinds operator-registry v1.73.0 added: NetworkPolicy and PodMonitor in the install namespace, the console kinds cluster-wide', () => {
+    const rv1 = bundle(csvWith(), {
+      others: [
+        { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'np', namespace: 'elsewhere' }, spec: { podSelector: {}, policyTypes: ['Ingress'] } },
+        { apiVersion: 'monitoring.coreos.com/v1', kind: 'PodMonitor', metadata: { name: 'pm' } },
+        { apiVersion: 'console.openshift.io/v1', kind: 'ConsolePlugin', metadata: { name: 'cp' } },
+      ],
+    });
+    expect(additionalResourcesGenerator(rv1, opts(['']))).toEqual([
+      { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'np', namespace: 'inst' }, spec: { podSelector: {}, policyTypes: ['Ingress'] } },
+      { apiVersion: 'monitoring.coreos.com/v1', kind: 'PodMonitor', metadata: { name: 'pm', namespace: 'inst' } },
+      { apiVersion: 'console.openshift.io/v1', kind: 'ConsolePlugin', metadata: { name: 'cp' } },
+    ]);
   });
 });

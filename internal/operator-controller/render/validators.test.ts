@@ -202,6 +202,13 @@ describe('bundle checks (upstream messages and order)', () => {
           { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' } },
           { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ok' } },
           { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns' } },
+          // operator-registry v1.73.0 added these (upstream v1.11 installs them).
+          { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'np' } },
+          { apiVersion: 'monitoring.coreos.com/v1', kind: 'PodMonitor', metadata: { name: 'pm' } },
+          { apiVersion: 'console.openshift.io/v1', kind: 'ConsolePlugin', metadata: { name: 'cp' } },
+          { apiVersion: 'console.openshift.io/v1', kind: 'ConsoleQuickStart', metadata: { name: 'qs' } },
+          { apiVersion: 'console.openshift.io/v1', kind: 'ConsoleCLIDownload', metadata: { name: 'cd' } },
+          { apiVersion: 'console.openshift.io/v1', kind: 'ConsoleLink', metadata: { name: 'cl' } },
         ],
       }),
       want: ['unsupported resource "d" with kind "Deployment"', 'unsupported resource "ns" with kind "Namespace"'],

@@ -159,7 +159,10 @@ export const checkWebhookRules: BundleCheck = (rv1) => {
   return errs;
 };
 
-/** operator-registry pkg/lib/bundle/supported_resources.go: kind → namespaced. */
+/**
+ * operator-registry pkg/lib/bundle/supported_resources.go at v1.73.0 (the version upstream operator-controller v1.11
+ * pins): kind → namespaced.
+ */
 export const SUPPORTED_KINDS: ReadonlyMap<string, boolean> = new Map([
   ['ClusterServiceVersion', true],
   ['CustomResourceDefinition', false],
@@ -177,6 +180,12 @@ export const SUPPORTED_KINDS: ReadonlyMap<string, boolean> = new Map([
   ['PriorityClass', false],
   ['VerticalPodAutoscaler', false],
   ['ConsoleYAMLSample', false],
+  ['ConsoleQuickStart', false],
+  ['ConsoleCLIDownload', false],
+  ['ConsoleLink', false],
+  ['ConsolePlugin', false],
+  ['NetworkPolicy', true],
+  ['PodMonitor', true],
 ]);
 
 export const checkObjectSupport: BundleCheck = (rv1) =>
