@@ -1,8 +1,7 @@
 // ClusterExtension: a package to install from the cluster's catalogs (spec + status).
-// Field set and optionality follow the standard CRD in ./schema/clusterextension.ts, plus
-// `spec.config` of the experimental CRD (config/crd/experimental); the other experimental-only
-// fields (spec.progressDeadlineMinutes, status.activeRevisions, status.install.bundle.release)
-// are not part of it.
+// Field set and optionality follow the experimental CRD in ./schema/clusterextension.ts (the standard
+// one without spec.config, spec.progressDeadlineMinutes, status.activeRevisions and
+// status.install.bundle.release).
 import type { Condition, KubeObject, LabelSelector, List } from '../meta/v1.ts';
 
 /** The only install source type: ClusterCatalogs. */
@@ -82,6 +81,8 @@ export interface ClusterExtensionSpec {
   install?: ClusterExtensionInstallConfig;
   /** Experimental CRD only. */
   config?: ClusterExtensionConfig;
+  /** Experimental CRD only (BoxcutterRuntime): 10..720 minutes a revision may take to roll out; absent: no deadline. */
+  progressDeadlineMinutes?: number;
 }
 
 export interface BundleMetadata {
@@ -98,11 +99,20 @@ export interface ClusterExtensionInstallStatus {
   bundle: BundleMetadata;
 }
 
+/** Experimental CRD only (BoxcutterRuntime): one ClusterObjectSet of the extension that is not archived. */
+export interface RevisionStatus {
+  name: string;
+  /** The revision's Progressing and Available while it has not succeeded. */
+  conditions?: Condition[];
+}
+
 export interface ClusterExtensionStatus {
   /** Keyed by `type`: Installed, Progressing and the deprecation conditions. */
   conditions?: Condition[];
   /** Present once a bundle is installed. */
   install?: ClusterExtensionInstallStatus;
+  /** Experimental CRD only (BoxcutterRuntime): the installed revision, then those rolling out, oldest first. */
+  activeRevisions?: RevisionStatus[];
 }
 
 export interface ClusterExtension extends KubeObject {

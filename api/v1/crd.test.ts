@@ -6,8 +6,18 @@ import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import type { Condition, LabelSelector } from '../meta/v1.ts';
 import type {
+  Assertion,
   BundleMetadata,
   CatalogFilter,
+  ClusterObjectSetObject,
+  ClusterObjectSetPhase,
+  ClusterObjectSetSpec,
+  ClusterObjectSetStatus,
+  ObjectSelector,
+  ObjectSourceRef,
+  ObservedPhase,
+  ProgressionProbe,
+  RevisionStatus,
   CatalogSource,
   ClusterCatalogSpec,
   ClusterCatalogStatus,
@@ -29,8 +39,10 @@ import {
   clusterCatalogCRD,
   clusterExtensionCRD,
   clusterExtensionExperimentalCRD,
+  clusterObjectSetCRD,
   crdFileName,
   crds,
+  experimentalCrds,
   renderAll,
   renderExperimental,
 } from './schema/index.ts';
@@ -38,8 +50,12 @@ import type { CustomResourceDefinition, JSONSchemaProps } from './schema/index.t
 
 const basesDir = fileURLToPath(new URL('../../config/crd/bases/', import.meta.url));
 const experimentalDir = fileURLToPath(new URL('../../config/crd/experimental/', import.meta.url));
-// Byte-for-byte copies of upstream's standard CRDs (see SOURCES.md there), beside the repository.
-const upstreamDir = fileURLToPath(new URL('../../../shared/conformance/crds/', import.meta.url));
+// Byte-for-byte copies of upstream's standard and experimental CRDs (testdata/upstream/operator-controller/SOURCES.md).
+const upstreamDirs = {
+  standard: fileURLToPath(new URL('../../testdata/upstream/operator-controller/crds/standard/', import.meta.url)),
+  experimental: fileURLToPath(new URL('../../testdata/upstream/operator-controller/crds/experimental/', import.meta.url)),
+} as const;
+type FeatureSet = keyof typeof upstreamDirs;
 
 /**
  * Deliberate differences from upstream, each with its reason. Everything not listed here must be
@@ -60,7 +76,9 @@ function loadYaml(file: string): CustomResourceDefinition {
   return docs[0] as CustomResourceDefinition;
 }
 
-const upstream = (crd: CustomResourceDefinition): CustomResourceDefinition => loadYaml(upstreamDir + crdFileName(crd));
+const featureSet = (crd: CustomResourceDefinition): FeatureSet =>
+  crd.metadata.annotations?.['olm.operatorframework.io/generator'] === 'experimental' ? 'experimental' : 'standard';
+const upstream = (crd: CustomResourceDefinition): CustomResourceDefinition => loadYaml(upstreamDirs[featureSet(crd)] + crdFileName(crd));
 const generated = (crd: CustomResourceDefinition): CustomResourceDefinition => loadYaml(basesDir + crdFileName(crd));
 const rootSchema = (crd: CustomResourceDefinition): JSONSchemaProps => {
   const v = crd.spec.versions[0];
@@ -128,37 +146,19 @@ describe('generated manifests', () => {
     expect([...renderAll()]).toEqual([...renderAll()]);
   });
 
-  it('experimental set: on disk, the standard CRDs except ClusterExtension spec.config, status.install.bundle.release and the generator annotation', () => {
+  it('experimental set: on disk, and the standard CRDs plus ClusterExtension spec.config, spec.progressDeadlineMinutes, status.activeRevisions, status.install.bundle.release and ClusterObjectSet', () => {
     for (const [name, content] of renderExperimental()) {
       expect(readFileSync(experimentalDir + name, 'utf8'), `config/crd/experimental/${name} is stale`).toBe(content);
     }
+    const onDisk = readdirSync(experimentalDir).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml');
+    expect(onDisk.sort()).toEqual([...renderExperimental().keys()].sort());
     const exp = structuredClone(clusterExtensionExperimentalCRD);
     expect(exp.metadata.annotations?.['olm.operatorframework.io/generator']).toBe('experimental');
     const spec = at(rootSchema(exp), 'spec');
-    expect(Object.keys(spec.properties ?? {}).sort()).toEqual(['config', 'install', 'namespace', 'serviceAccount', 'source']);
-    const config = at(rootSchema(exp), 'spec.config');
-    expect(config['x-kubernetes-validations']).toEqual([
-      {
-        rule: "has(self.configType) && self.configType == 'Inline' ?has(self.inline) : !has(self.inline)",
-        message: 'inline is required when configType is Inline, and forbidden otherwise',
-      },
-    ]);
-    expect(config.properties?.['configType']?.enum).toEqual(['Inline']);
-    expect(config.properties?.['inline']).toMatchObject({ type: 'object', minProperties: 1, 'x-kubernetes-preserve-unknown-fields': true });
-    const release = at(rootSchema(exp), 'status.install.bundle.release');
-    // upstream's experimental CRD (BundleReleaseSupport), rule and message exactly
-    expect({ ...release, description: undefined }).toEqual({
-      type: 'string',
-      maxLength: 20,
-      description: undefined,
-      'x-kubernetes-validations': [
-        {
-          rule: String.raw`self.matches("^$|^(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)(\\.(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*))*$")`,
-          message: 'release must be empty or consist of dot-separated identifiers (numeric without leading zeros, or alphanumeric)',
-        },
-      ],
-    });
+    expect(Object.keys(spec.properties ?? {}).sort()).toEqual(['config', 'install', 'namespace', 'progressDeadlineMinutes', 'serviceAccount', 'source']);
     delete spec.properties!['config'];
+    delete spec.properties!['progressDeadlineMinutes'];
+    delete at(rootSchema(exp), 'status').properties!['activeRevisions'];
     delete at(rootSchema(exp), 'status.install.bundle').properties!['release'];
     exp.metadata.annotations!['olm.operatorframework.io/generator'] = 'standard';
     expect(exp).toEqual(clusterExtensionCRD);
@@ -169,7 +169,7 @@ describe('generated manifests', () => {
   });
 });
 
-describe.each(crds.map((crd) => [crd.spec.names.kind, crd] as const))('%s CRD against upstream', (_kind, crd) => {
+describe.each([...crds, ...experimentalCrds].map((crd) => [featureSet(crd), crd.spec.names.kind, crd] as const))('%s %s CRD against upstream', (_set, _kind, crd) => {
   it('is identical once descriptions are removed (apart from the deliberate differences)', () => {
     expect(withoutDescriptions(crd)).toEqual(withoutDescriptions(withoutDroppedAnnotations(upstream(crd))));
   });
@@ -285,10 +285,48 @@ const fullExtensionSpec: Complete<ClusterExtensionSpec> = {
   },
   install: { preflight: { crdUpgradeSafety: { enforcement: 'Strict' } } },
   config: { configType: 'Inline', inline: { watchNamespace: 'w' } },
+  progressDeadlineMinutes: 10,
 };
 const fullExtensionStatus: Complete<ClusterExtensionStatus> = {
   conditions: [condition],
   install: { bundle: { name: 'p.v1.0.0', version: '1.0.0', release: '2' } },
+  activeRevisions: [{ name: 'p-1', conditions: [condition] }],
+};
+const fullObjectSetSpec: Complete<ClusterObjectSetSpec> = {
+  lifecycleState: 'Active',
+  revision: 1,
+  collisionProtection: 'Prevent',
+  progressDeadlineMinutes: 10,
+  phases: [
+    {
+      name: 'deploy',
+      collisionProtection: 'None',
+      objects: [
+        {
+          object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } } as never,
+          ref: { name: 's', namespace: 'ns', key: 'k' },
+          collisionProtection: 'IfNoController',
+        },
+      ],
+    },
+  ],
+  progressionProbes: [
+    {
+      selector: { type: 'GroupKind', groupKind: { group: '', kind: 'ConfigMap' }, label: selector },
+      assertions: [
+        {
+          type: 'FieldValue',
+          conditionEqual: { type: 'Ready', status: 'True' },
+          fieldsEqual: { fieldA: 'a', fieldB: 'b' },
+          fieldValue: { fieldPath: 'data.x', value: 'y' },
+        },
+      ],
+    },
+  ],
+};
+const fullObjectSetStatus: Complete<ClusterObjectSetStatus> = {
+  conditions: [condition],
+  observedPhases: [{ name: 'deploy', digest: 'sha256:00' }],
 };
 
 // Compile-time: the listed keys are exactly the required keys of T; run-time: they are the schema's.
@@ -300,15 +338,20 @@ function requiredOf<T>() {
   ): readonly string[] => keys;
 }
 
+const crdOf = (kind: 'ClusterCatalog' | 'ClusterExtension' | 'ClusterObjectSet'): CustomResourceDefinition =>
+  kind === 'ClusterCatalog' ? clusterCatalogCRD : kind === 'ClusterExtension' ? clusterExtensionExperimentalCRD : clusterObjectSetCRD;
+
 describe('TypeScript types', () => {
   it.each([
     ['ClusterCatalog', 'spec', fullCatalogSpec],
     ['ClusterCatalog', 'status', fullCatalogStatus],
     ['ClusterExtension', 'spec', fullExtensionSpec],
     ['ClusterExtension', 'status', fullExtensionStatus],
+    ['ClusterObjectSet', 'spec', fullObjectSetSpec],
+    ['ClusterObjectSet', 'status', fullObjectSetStatus],
   ] as const)('%s %s has the fields of the schema', (kind, part, sample) => {
-    // The types cover the experimental ClusterExtension (standard + spec.config + status.install.bundle.release).
-    const crd = kind === 'ClusterCatalog' ? clusterCatalogCRD : clusterExtensionExperimentalCRD;
+    // The types cover the experimental ClusterExtension (the standard one and its experimental fields).
+    const crd = crdOf(kind);
     const problems: string[] = [];
     sameShape(sample, at(rootSchema(crd), part), part, problems);
     expect(problems).toEqual([]);
@@ -339,8 +382,18 @@ describe('TypeScript types', () => {
     ['ClusterExtension', 'status', requiredOf<ClusterExtensionStatus>()()],
     ['ClusterExtension', 'status.install', requiredOf<ClusterExtensionInstallStatus>()('bundle')],
     ['ClusterExtension', 'status.install.bundle', requiredOf<BundleMetadata>()('name', 'version')],
+    ['ClusterExtension', 'status.activeRevisions[]', requiredOf<RevisionStatus>()('name')],
+    ['ClusterObjectSet', 'spec', requiredOf<ClusterObjectSetSpec>()('collisionProtection', 'lifecycleState', 'revision')],
+    ['ClusterObjectSet', 'spec.phases[]', requiredOf<ClusterObjectSetPhase>()('name', 'objects')],
+    ['ClusterObjectSet', 'spec.phases[].objects[]', requiredOf<ClusterObjectSetObject>()()],
+    ['ClusterObjectSet', 'spec.phases[].objects[].ref', requiredOf<ObjectSourceRef>()('key', 'name')],
+    ['ClusterObjectSet', 'spec.progressionProbes[]', requiredOf<ProgressionProbe>()('assertions', 'selector')],
+    ['ClusterObjectSet', 'spec.progressionProbes[].selector', requiredOf<ObjectSelector>()('type')],
+    ['ClusterObjectSet', 'spec.progressionProbes[].assertions[]', requiredOf<Assertion>()('type')],
+    ['ClusterObjectSet', 'status', requiredOf<ClusterObjectSetStatus>()()],
+    ['ClusterObjectSet', 'status.observedPhases[]', requiredOf<ObservedPhase>()('digest', 'name')],
   ] as const)('%s %s has the required fields of the schema', (kind, path, keys) => {
-    const crd = kind === 'ClusterCatalog' ? clusterCatalogCRD : clusterExtensionExperimentalCRD;
+    const crd = crdOf(kind);
     expect([...(at(rootSchema(crd), path).required ?? [])].sort()).toEqual([...keys].sort());
   });
 });

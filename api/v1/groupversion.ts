@@ -20,3 +20,11 @@ export const ClusterExtensionResource = 'clusterextensions';
 export const ClusterExtensionSingular = 'clusterextension';
 /** `metadata.name` of the ClusterExtension CRD. */
 export const ClusterExtensionCRDName = `${ClusterExtensionResource}.${GroupName}` as const;
+
+export const ClusterObjectSetKind = 'ClusterObjectSet';
+export const ClusterObjectSetListKind = 'ClusterObjectSetList';
+/** Plural resource name, as in `/apis/olm.operatorframework.io/v1/clusterobjectsets` (experimental feature set). */
+export const ClusterObjectSetResource = 'clusterobjectsets';
+export const ClusterObjectSetSingular = 'clusterobjectset';
+/** `metadata.name` of the ClusterObjectSet CRD. */
+export const ClusterObjectSetCRDName = `${ClusterObjectSetResource}.${GroupName}` as const;

@@ -33,6 +33,11 @@ export const BundleReferenceKey = 'olm.operatorframework.io/bundle-reference';
 export const RevisionNameKey = 'olm.operatorframework.io/revision-name';
 /** Marks a revision that was created from an existing Helm release. */
 export const MigratedFromHelmKey = 'olm.operatorframework.io/migrated-from-helm';
+/**
+ * Ours: marks a ClusterObjectSet made from a revision record of the standard runtime (revision Secrets) when
+ * BoxcutterRuntime was turned on (the counterpart of upstream's migrated-from-helm).
+ */
+export const MigratedFromRevisionSecretsKey = 'olm.operatorframework.io/migrated-from-revision-secrets';
 /** Annotation holding the bundle's properties (JSON), copied onto revisions. */
 export const PropertiesAnnotation = 'olm.properties';
 /** `type` of the Secrets that hold externalised revision objects. */
@@ -53,5 +58,15 @@ export const TeardownFinalizer = 'olm.operatorframework.io/teardown';
 
 /** Prefix of every field manager name the controllers use. */
 export const FieldOwnerPrefix = 'olm.operatorframework.io';
-/** Field manager of objects applied for a ClusterExtension revision. */
+/**
+ * Field manager of ClusterObjectSets the ClusterExtension controller writes, and of objects applied for a
+ * ClusterExtension revision by the standard runtime.
+ */
 export const ClusterExtensionControllerFieldOwner = `${FieldOwnerPrefix}/clusterextension-controller`;
+
+// ---- ClusterObjectSet runtime (experimental, BoxcutterRuntime) -------------------------------
+
+/** Annotation on every object a ClusterObjectSet applied: the revision number that last applied it. */
+export const ObjectRevisionAnnotation = `${FieldOwnerPrefix}/revision`;
+/** Label on every object a ClusterObjectSet applied (boxcutter's managed-by label, valued with the field owner prefix). */
+export const ManagedByLabel = 'app.kubernetes.io/managed-by';

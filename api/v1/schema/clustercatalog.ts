@@ -244,3 +244,10 @@ the API server, so a ClusterExtension can select one catalog by name.`,
     ],
   },
 };
+
+/** The experimental feature set's ClusterCatalog CRD: the standard one, marked experimental. */
+export const clusterCatalogExperimentalCRD: CustomResourceDefinition = (() => {
+  const crd = structuredClone(clusterCatalogCRD);
+  crd.metadata.annotations = { ...crd.metadata.annotations, 'olm.operatorframework.io/generator': 'experimental' };
+  return crd;
+})();

@@ -390,14 +390,50 @@ registry+v1 bundle carries in its version's build metadata ("2" of "1.0.0+2"); a
   ],
 };
 
-/** The experimental feature set's ClusterExtension CRD: the standard one plus `spec.config` and `status.install.bundle.release`. */
+/** Experimental feature set only (BoxcutterRuntime): copied into each ClusterObjectSet of the extension. */
+const progressDeadlineMinutes: JSONSchemaProps = {
+  type: 'integer',
+  format: 'int32',
+  minimum: 10,
+  maximum: 720,
+  description: `progressDeadlineMinutes, when set (10 to 720), is how long a new revision may take to roll out before
+the extension reports Progressing=False with reason ProgressDeadlineExceeded, for a person to look at. Left
+out, a rollout may take as long as it takes.`,
+};
+
+/** Experimental feature set only (BoxcutterRuntime): the extension's ClusterObjectSets that are not archived. */
+const activeRevisions: JSONSchemaProps = {
+  type: 'array',
+  description: `activeRevisions lists the extension's ClusterObjectSets that are not archived: the installed one and any
+that are still rolling out.`,
+  'x-kubernetes-list-type': 'map',
+  'x-kubernetes-list-map-keys': ['name'],
+  items: {
+    type: 'object',
+    description: 'One revision that is not archived.',
+    required: ['name'],
+    properties: {
+      conditions: conditionsProperty(`conditions are the revision's own Progressing and Available conditions while it has not
+succeeded yet: they tell why an upgrade is still underway while the extension keeps running the installed
+revision.`),
+      name: { type: 'string', description: 'name of the ClusterObjectSet.' },
+    },
+  },
+};
+
+/**
+ * The experimental feature set's ClusterExtension CRD: the standard one plus `spec.config`, `spec.progressDeadlineMinutes`,
+ * `status.activeRevisions` and `status.install.bundle.release`.
+ */
 export const clusterExtensionExperimentalCRD: CustomResourceDefinition = (() => {
   const crd = structuredClone(clusterExtensionCRD);
   crd.metadata.annotations = { ...crd.metadata.annotations, 'olm.operatorframework.io/generator': 'experimental' };
   const root = crd.spec.versions[0]!.schema.openAPIV3Schema.properties!;
   const specSchema = root['spec']!;
-  specSchema.properties = { config: structuredClone(config), ...specSchema.properties };
-  const bundleSchema = root['status']!.properties!['install']!.properties!['bundle']!;
+  specSchema.properties = { config: structuredClone(config), ...specSchema.properties, progressDeadlineMinutes: structuredClone(progressDeadlineMinutes) };
+  const statusSchema = root['status']!;
+  statusSchema.properties = { activeRevisions: structuredClone(activeRevisions), ...statusSchema.properties };
+  const bundleSchema = statusSchema.properties['install']!.properties!['bundle']!;
   bundleSchema.properties = { ...bundleSchema.properties, release: structuredClone(bundleRelease) };
   return crd;
 })();

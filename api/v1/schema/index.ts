@@ -1,4 +1,5 @@
 export type * from './types.ts';
-export { clusterCatalogCRD } from './clustercatalog.ts';
+export { clusterCatalogCRD, clusterCatalogExperimentalCRD } from './clustercatalog.ts';
+export { clusterObjectSetCRD } from './clusterobjectset.ts';
 export { clusterExtensionCRD, clusterExtensionExperimentalCRD } from './clusterextension.ts';
 export { crdFileName, crds, experimentalCrds, renderAll, renderCRD, renderExperimental } from './render.ts';
