@@ -6,7 +6,7 @@ import { parseFeatureGates, registryFlags, registryOptions, UsageError, type Fla
 import type { Version } from '../../internal/shared/semver/index.ts';
 
 /** operator-controller's feature gates and their defaults (upstream's: both webhook providers GA, on). */
-export const OPERATOR_CONTROLLER_FEATURE_GATES = { WebhookProviderCertManager: true, WebhookProviderOpenshiftServiceCA: true } as const;
+export const OPERATOR_CONTROLLER_FEATURE_GATES = { WebhookProviderCertManager: true, WebhookProviderOpenshiftServiceCA: true, BoxcutterRuntime: false } as const;
 
 export const operatorControllerFlags = {
   'cache-path': { type: 'string', default: '/var/cache', help: 'directory of the bundle image cache (unpack/)' },
@@ -24,8 +24,10 @@ export const operatorControllerFlags = {
     type: 'string',
     default: '',
     help:
-      'key=value pairs of feature gates: WebhookProviderCertManager=true|false (default true), WebhookProviderOpenshiftServiceCA=true|false (default true); ' +
-      'webhook certificates come from cert-manager when its gate is on, else from OpenShift service-ca when that one is, else webhook bundles are refused',
+      'key=value pairs of feature gates: WebhookProviderCertManager=true|false (default true), WebhookProviderOpenshiftServiceCA=true|false (default true), ' +
+      'BoxcutterRuntime=true|false (default false); ' +
+      'webhook certificates come from cert-manager when its gate is on, else from OpenShift service-ca when that one is, else webhook bundles are refused; ' +
+      'BoxcutterRuntime keeps revisions as ClusterObjectSets (needs the experimental CRDs, config/crd/experimental)',
   },
   ...registryFlags,
 } as const satisfies Record<string, Flag>;
@@ -68,5 +70,6 @@ export function operatorControllerOptions(values: OperatorControllerFlagValues):
     ...registryOptions('operator-controller', values),
     ...(catalogdCasDir !== '' && { catalogdCasDir }),
     ...(certProvider !== 'cert-manager' && { certProvider }),
+    ...(gates.BoxcutterRuntime && { boxcutterRuntime: true }),
   };
 }

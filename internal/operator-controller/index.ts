@@ -25,7 +25,17 @@ import { OwnedObjectWatcher, RevisionHeadsSelector, readRevisionHead } from './a
 import { registryAccess, type Cache, type ManagerContext, type ManagerParts } from '../shared/manager/index.ts';
 import type { Logger, Metrics } from '../shared/observability/index.ts';
 import type { CatalogContentClient } from './contentclient/index.ts';
-import { ClusterExtensionReconciler, clusterExtensionSteps, kubeFinalizers, type BundleApplier, type BundleRenderer, type BundleResolver, type InstallPreflight } from './controller/index.ts';
+import {
+  ClusterExtensionReconciler,
+  clusterExtensionObjectSetSteps,
+  clusterExtensionSteps,
+  kubeFinalizers,
+  type BundleApplier,
+  type BundleRenderer,
+  type BundleResolver,
+  type InstallPreflight,
+} from './controller/index.ts';
+import { objectSetRuntime, type ObjectSetRuntime } from './objectset/index.ts';
 import type { CertProviderName, OperatorControllerOptions } from './options.ts';
 import { installerWatches } from './installer/index.ts';
 import { imageBundleUnpacker } from './unpack/index.ts';
@@ -65,6 +75,8 @@ export interface OperatorControllerParts extends ManagerParts {
   readonly controller: Controller;
   /** Watches the kinds of installed objects, so drift is repaired at once rather than at the next resync. */
   readonly owned: OwnedObjectWatcher;
+  /** BoxcutterRuntime: the ClusterObjectSet informer, controller and the extensions' view of them. */
+  readonly objectSets?: ObjectSetRuntime;
 }
 
 const resolvedRef = (c: ClusterCatalog | undefined): string | undefined => c?.status?.resolvedSource?.image?.ref;
@@ -101,16 +113,27 @@ export function operatorControllerSetup(
     // Bound late: events only arrive once the controller below exists.
     const owned = new OwnedObjectWatcher({ client, enqueue: (name) => controller.enqueue(name), logger: logger.child({ component: 'owned-objects' }) });
     // The pipeline is assembled here, where its implementations are chosen.
-    const steps = clusterExtensionSteps({
-      finalizers: kubeFinalizers(client),
-      resolver: impl.resolver({ listCatalogs: () => catalogs.list(), content, metrics }),
-      unpacker: imageBundleUnpacker(puller),
-      renderer: impl.renderer({ certProvider }),
-      preflights: impl.preflights({ client, logger: log, certProvider }),
-      applier: impl.applier({ client, systemNamespace: options.systemNamespace, logger: log, applied: (objects) => owned.watch(objects) }),
-      identity: installer.identity,
-      events: eventRecorder(client, 'operator-controller', log),
-    });
+    const finalizers = kubeFinalizers(client);
+    const resolver = impl.resolver({ listCatalogs: () => catalogs.list(), content, metrics });
+    const unpacker = imageBundleUnpacker(puller);
+    const renderer = impl.renderer({ certProvider });
+    const checks = impl.preflights({ client, logger: log, certProvider });
+    const events = eventRecorder(client, 'operator-controller', log);
+    const runtime = options.boxcutterRuntime
+      ? objectSetRuntime({ client, systemNamespace: options.systemNamespace, logger, metrics, ...(options.rateLimiter && { rateLimiter: options.rateLimiter }) })
+      : undefined;
+    const steps = runtime
+      ? clusterExtensionObjectSetSteps({ finalizers, resolver, unpacker, renderer, preflights: checks, objectSets: runtime.extensions, events })
+      : clusterExtensionSteps({
+          finalizers,
+          resolver,
+          unpacker,
+          renderer,
+          preflights: checks,
+          applier: impl.applier({ client, systemNamespace: options.systemNamespace, logger: log, applied: (objects) => owned.watch(objects) }),
+          identity: installer.identity,
+          events,
+        });
     const reconciler = new ClusterExtensionReconciler({
       client,
       get: (key) => extensions.get(key),
@@ -126,6 +149,14 @@ export function operatorControllerSetup(
       ...(options.rateLimiter && { rateLimiter: options.rateLimiter() }),
     });
     controller.watch(extensions);
+    if (runtime) {
+      informers.push(runtime.objectSets);
+      // A revision's progress is the extension's status: any change of one re-enqueues its extension.
+      runtime.objectSets.onEvent((_type, cos) => {
+        const owner = runtime.ownerOf(cos);
+        if (owner) controller.enqueue(owner);
+      });
+    }
 
     // Catalog content follows the informer on every replica; extensions are re-resolved when a
     // catalog appears, goes, or serves a new digest (upstream's predicate), not on other updates.
@@ -140,10 +171,21 @@ export function operatorControllerSetup(
     const closeAll = async (signal: AbortSignal): Promise<void> => {
       await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
       await puller.close(); // in-flight bundle unpacks stop and clean up before the process goes
-      await Promise.all([registry.close(), owned.stop()]);
+      await Promise.all([registry.close(), owned.stop(), runtime?.stop()]);
     };
 
-    return { informers, controllers: [controller], runnables: [closeAll], extensions, catalogs, content, reconciler, controller, owned };
+    return {
+      informers,
+      controllers: runtime ? [controller, runtime.controller] : [controller],
+      runnables: [closeAll],
+      extensions,
+      catalogs,
+      content,
+      reconciler,
+      controller,
+      owned,
+      ...(runtime && { objectSets: runtime }),
+    };
   };
 }
 export { defaultImplementations } from './implementations.ts';

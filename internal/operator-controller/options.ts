@@ -25,6 +25,12 @@ export interface OperatorControllerOptions {
    * `openshift-serviceca`, else `null` (webhook bundles are refused). Absent: `cert-manager`.
    */
   readonly certProvider?: CertProviderName | null;
+  /**
+   * `--feature-gates=BoxcutterRuntime=true`: revisions are ClusterObjectSets rolled out by their own controller
+   * (objectset/), as upstream's experimental runtime; off: revision records in Secrets, applied by the extension's
+   * controller (applier/).
+   */
+  readonly boxcutterRuntime?: boolean;
 
   // Knobs for tests and embedding; no flags.
   /** Re-run every extension this often (a safety net: drift of installed objects is watched); default 10 minutes. */

@@ -30,7 +30,7 @@ import {
   type Subscription,
   type SubscriptionStatus,
 } from '../../../api/operators/index.ts';
-import { errorMessage, runSteps, type Result, type Step as SyncStep, type StepOutcome } from '../../shared/controller/index.ts';
+import { errorMessage, mapLimit, runSteps, type Result, type Step as SyncStep, type StepOutcome } from '../../shared/controller/index.ts';
 import type { EventRecorder } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import type { CatalogContent } from '../catalogsource/index.ts';
@@ -87,20 +87,6 @@ export interface NamespaceState {
 
 /** Bundle images pulled at once within one sync. */
 const UNPACK_CONCURRENCY = 4;
-
-/** `fn` over `items` with at most `limit` running at once; results in input order; the first failure rejects. */
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
 
 const statusOf = (sub: Subscription): SubscriptionStatus => structuredClone(sub.status ?? { lastUpdated: '' });
 const end = (outcome: StepOutcome = {}): StepOutcome => outcome;

@@ -12,7 +12,10 @@ export type {
   InstallerIdentity,
   RenderRequest,
   RenderedBundle,
+  ObjectSetApplier,
   Resolution,
+  RevisionMetadata,
+  RevisionStates,
   UninstallOutcome,
 } from './ports.ts';
 export { ServiceAccountNotFoundError } from './ports.ts';
@@ -26,6 +29,7 @@ export {
   clusterExtensionSteps,
   kubeFinalizers,
   ensureFinalizer,
+  failForBundle,
   handleDeletion,
   preflights,
   readInstalled,
@@ -39,3 +43,12 @@ export {
   type ExtensionStepPorts,
   type Finalizers,
 } from './steps.ts';
+export {
+  applyObjectSet,
+  clusterExtensionObjectSetSteps,
+  keepInstalledWhenUnpackFails,
+  migrateStorage,
+  readRevisionStates,
+  resolveRevision,
+  type ObjectSetStepPorts,
+} from './objectset-steps.ts';

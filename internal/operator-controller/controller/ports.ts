@@ -1,7 +1,7 @@
 // The seams of the ClusterExtension pipeline. Each stage is one small interface, implemented in its
 // own folder (resolve, render, applier, preflights, the image puller) and adapted in ../index.ts;
 // the reconciler only strings them together and owns the status.
-import type { KubeObject } from '../../../api/meta/v1.ts';
+import type { Condition, KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
 import type { DeprecationEntryInfo } from '../status/index.ts';
 
@@ -112,5 +112,32 @@ export interface BundleApplier {
   /** Re-applies what is installed without a new bundle (catalogs gone: keep it healthy). */
   maintain(ext: ClusterExtension, installed: InstalledBundle, signal: AbortSignal): Promise<ApplyOutcome>;
   /** Deletes what the extension installed; call again until `done` (objects with finalizers take their time). */
+  uninstall(ext: ClusterExtension, signal: AbortSignal): Promise<UninstallOutcome>;
+}
+
+/** One ClusterObjectSet of an extension (BoxcutterRuntime): its name, the bundle it holds, its conditions. */
+export interface RevisionMetadata {
+  readonly name: string;
+  readonly bundle: BundleRef;
+  readonly conditions: readonly Condition[];
+}
+
+/** An extension's revisions that are not archived: the newest that succeeded, and the others, oldest first. */
+export interface RevisionStates {
+  readonly installed?: RevisionMetadata;
+  readonly rollingOut: readonly RevisionMetadata[];
+}
+
+/**
+ * The ClusterExtension side of the ClusterObjectSet runtime (BoxcutterRuntime): revisions are ClusterObjectSets that
+ * their own controller rolls out; the extension's controller writes them and reads their state back.
+ */
+export interface ObjectSetApplier {
+  /** Moves an extension installed by the standard runtime to ClusterObjectSets (once; idempotent). */
+  migrate(ext: ClusterExtension, signal: AbortSignal): Promise<void>;
+  revisionStates(ext: ClusterExtension, signal: AbortSignal): Promise<RevisionStates>;
+  /** Makes the objects the newest revision (a new ClusterObjectSet when they differ from the newest one). */
+  apply(ext: ClusterExtension, bundle: BundleRef, objects: readonly KubeObject[], signal: AbortSignal): Promise<void>;
+  /** Deletes the extension's revisions; call again until `done`. */
   uninstall(ext: ClusterExtension, signal: AbortSignal): Promise<UninstallOutcome>;
 }

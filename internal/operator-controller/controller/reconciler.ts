@@ -50,7 +50,7 @@ export class ClusterExtensionReconciler implements Reconciler {
       if (outcome.err !== undefined) throw outcome.err;
       return outcome.result;
     }
-    ensureFailureConditions(ext, ReasonFailed, outcome?.err !== undefined ? errorMessage(outcome.err) : 'reconcile did not finish', ClusterExtensionConditionTypes);
+    if (outcome?.err !== undefined) ensureFailureConditions(ext, ReasonFailed, errorMessage(outcome.err), ClusterExtensionConditionTypes);
     await this.#writeStatus(cached, ext, signal);
     if (outcome?.err !== undefined) {
       if (isTerminal(outcome.err)) log.warn('terminal error; not retrying until the extension changes', { err: outcome.err, step: outcome.step });

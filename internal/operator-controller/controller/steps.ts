@@ -20,7 +20,18 @@ import {
   setProgressing,
   wrapWithResolution,
 } from '../status/index.ts';
-import { ServiceAccountNotFoundError, type BundleApplier, type BundleRenderer, type BundleResolver, type BundleUnpacker, type InstallerIdentity, type InstallPreflight, type InstalledBundle, type Resolution } from './ports.ts';
+import {
+  ServiceAccountNotFoundError,
+  type BundleApplier,
+  type BundleRenderer,
+  type BundleResolver,
+  type BundleUnpacker,
+  type InstallerIdentity,
+  type InstallPreflight,
+  type InstalledBundle,
+  type Resolution,
+  type RevisionStates,
+} from './ports.ts';
 
 /** Removes everything the extension installed before the ClusterExtension goes away. */
 export const CLEANUP_FINALIZER = 'olm.operatorframework.io/cleanup-contentmanager-cache';
@@ -43,6 +54,10 @@ export interface ExtensionState {
   objects?: KubeObject[];
   /** The bundle's `olm.properties` (from render), recorded with the revision. */
   bundleProperties?: string;
+  /** BoxcutterRuntime: the extension's ClusterObjectSets as read at the start of the pass. */
+  revisionStates?: RevisionStates;
+  /** BoxcutterRuntime: the installed bundle's image cannot be read; keep its revision as it is. */
+  keepInstalled?: boolean;
 }
 
 /** The cleanup finalizer on the extension itself. */
@@ -98,7 +113,11 @@ export function clusterExtensionSteps(p: ExtensionStepPorts): ExtensionStep[] {
  * On delete: tear down, and let the extension go only once every object it installed is gone. The pass ends here
  * for a deleted extension, its status written by this step when it changed.
  */
-export function handleDeletion(p: Pick<ExtensionStepPorts, 'finalizers' | 'applier' | 'events'>): ExtensionStep {
+export function handleDeletion(p: {
+  readonly finalizers: Finalizers;
+  readonly applier: Pick<BundleApplier, 'uninstall'>;
+  readonly events?: EventRecorder;
+}): ExtensionStep {
   return {
     name: 'handleDeletion',
     run: async ({ ext, log, writeStatus }, signal) => {
@@ -243,7 +262,7 @@ export function resolve(p: Pick<ExtensionStepPorts, 'resolver' | 'applier'>): Ex
  * A failure after resolution, as upstream reports it: `error for resolved bundle "<name>" with version "<v>": …`
  * (terminal stays terminal), with an InstallFailed or UpgradeFailed Event.
  */
-function failForBundle(state: ExtensionState, events: EventRecorder | undefined, err: unknown): StepOutcome {
+export function failForBundle(state: ExtensionState, events: EventRecorder | undefined, err: unknown): StepOutcome {
   const { ext, installed } = state;
   const bundle = resolved(state).bundle;
   const wrapped = isTerminal(err) ? new TerminalError(err.reason, wrapWithResolution(bundle, err), { cause: err }) : new Error(wrapWithResolution(bundle, err), { cause: err });
@@ -279,6 +298,7 @@ export function render(p: Pick<ExtensionStepPorts, 'renderer' | 'events'>): Exte
     name: 'render',
     run: async (state) => {
       const { ext } = state;
+      if (state.keepInstalled) return undefined;
       try {
         if (state.dir === undefined) throw new Error('the pipeline reached render before unpack');
         const config = ext.spec!.config?.inline;
@@ -298,6 +318,7 @@ export function preflights(p: Pick<ExtensionStepPorts, 'preflights' | 'events'>)
   return {
     name: 'preflights',
     run: async (state, signal) => {
+      if (state.keepInstalled) return undefined;
       try {
         for (const check of p.preflights) await check.check(state.ext, state.objects ?? [], signal);
       } catch (err) {

@@ -208,3 +208,62 @@ export function setDeprecationConditions(
 export function wrapWithResolution(bundle: { readonly name: string; readonly version: string }, err: unknown): string {
   return `error for resolved bundle ${goQuote(bundle.name)} with version ${goQuote(bundle.version)}: ${errorMessage(err)}`;
 }
+
+/** A ClusterObjectSet as the extension's status reads it (BoxcutterRuntime). */
+export interface RevisionInfo {
+  readonly name: string;
+  readonly bundle: InstalledBundleInfo;
+  readonly conditions: readonly Condition[];
+}
+
+/**
+ * Installed and status.install from the extension's revisions (upstream's setInstalledStatusFromRevisionStates):
+ * the installed revision's bundle, or False with reason Absent while the newest revision rolls out healthily and
+ * Failed when it retries an error or there is none.
+ */
+export function setInstalledFromRevisions(ext: ClusterExtension, states: { readonly installed?: RevisionInfo | undefined; readonly rollingOut: readonly RevisionInfo[] }, now?: Date): void {
+  if (states.installed) {
+    setInstalledFromBundle(ext, states.installed.bundle, now);
+    return;
+  }
+  if (ext.status) delete ext.status.install;
+  const latest = states.rollingOut.at(-1);
+  const retrying = latest !== undefined && findCondition(latest.conditions, TypeProgressing)?.reason === ReasonRetrying;
+  const reason = latest === undefined || retrying ? ReasonFailed : ReasonAbsent;
+  setCondition(conditionsOf(ext), { type: TypeInstalled, status: 'False', reason, message: MSG_NO_BUNDLE_INSTALLED, observedGeneration: generation(ext) ?? 0 }, now);
+}
+
+/**
+ * status.activeRevisions and the mirrored conditions (upstream's ApplyBundleWithBoxcutter): Available and Progressing
+ * of the installed revision, then Progressing of the newest revision still rolling out; each revision rolling out is
+ * listed with its own Available and Progressing. Conditions keep the revision's lastTransitionTime and take the
+ * extension's generation.
+ */
+export function mirrorRevisions(ext: ClusterExtension, states: { readonly installed?: RevisionInfo | undefined; readonly rollingOut: readonly RevisionInfo[] }, now?: Date): void {
+  const g = generation(ext) ?? 0;
+  const copy = (c: Condition): Condition & { observedGeneration: number } => ({ ...c, observedGeneration: g });
+  const active: { name: string; conditions?: Condition[] }[] = [];
+  const status = (ext.status ??= {});
+  if (states.installed) {
+    for (const type of [TypeAvailable, TypeProgressing]) {
+      const c = findCondition(states.installed.conditions, type);
+      if (c) setCondition(conditionsOf(ext), copy(c), now);
+    }
+    const { name, version, release } = states.installed.bundle;
+    status.install = { bundle: { name, version, ...(release !== undefined && { release }) } };
+    active.push({ name: states.installed.name });
+  }
+  states.rollingOut.forEach((r, i) => {
+    const conditions: Condition[] = [];
+    for (const type of [TypeAvailable, TypeProgressing]) {
+      const c = findCondition(r.conditions, type);
+      if (c) setCondition(conditions, copy(c), now);
+    }
+    if (i === states.rollingOut.length - 1) {
+      const p = findCondition(r.conditions, TypeProgressing);
+      if (p) setCondition(conditionsOf(ext), copy(p), now);
+    }
+    active.push({ name: r.name, ...(conditions.length && { conditions }) });
+  });
+  status.activeRevisions = active;
+}

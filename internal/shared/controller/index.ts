@@ -16,6 +16,7 @@ export {
 } from './conditions.ts';
 export type { ControllerOptions, EventSource, EventType, MapFn, NamedObject, Reconciler, Result } from './controller.ts';
 export { Controller, objectKey, splitKey } from './controller.ts';
+export { mapLimit } from './concurrency.ts';
 export type { Step, StepOutcome, StepsOutcome } from './steps.ts';
 export { runSteps } from './steps.ts';
 export { TerminalError, errorMessage, isTerminal, sanitizeNetworkError, terminalReason, withContext } from './errors.ts';

@@ -162,6 +162,7 @@ export const isAlreadyExists = (err: unknown): boolean => reasonOf(err) === 'Alr
 export const isForbidden = (err: unknown): boolean => reasonOf(err) === 'Forbidden';
 export const isUnauthorized = (err: unknown): boolean => reasonOf(err) === 'Unauthorized';
 export const isInvalid = (err: unknown): boolean => reasonOf(err) === 'Invalid';
+export const isBadRequest = (err: unknown): boolean => reasonOf(err) === 'BadRequest';
 /** 410: a resourceVersion or continue token too old to serve (reason Gone or Expired). */
 export const isGone = (err: unknown): boolean => {
   const r = reasonOf(err);

@@ -28,6 +28,7 @@ export {
   ignoreNotFound,
   isAlreadyExists,
   isApiError,
+  isBadRequest,
   isConflict,
   isForbidden,
   isGone,

@@ -1,0 +1,357 @@
+// How one revision's objects reach the cluster and leave it: the rules of upstream's runtime (package-operator's
+// boxcutter `machinery`, v0.14, which operator-controller v1.11 runs ClusterObjectSets with), on our Kubernetes client.
+//
+// Reconcile, per object (revision n, owner = the ClusterObjectSet):
+//   - the object gets the label app.kubernetes.io/managed-by=olm.operatorframework.io, the annotation
+//     olm.operatorframework.io/revision=n and a controller owner reference to the ClusterObjectSet;
+//   - absent → created (POST, so an object we could not see is never overwritten); AlreadyExists → read and go on;
+//   - controlled by this revision → server-side applied (field manager olm.operatorframework.io, force), which also
+//     repairs drift and drops fields a newer revision no longer holds; user fields of other managers stay;
+//   - controlled by a sibling revision of the same extension: newer (its revision annotation > n) → left, "Progressed";
+//     older → adopted (its owner reference kept, controller moved to us);
+//   - no controller: adopted with collisionProtection IfNoController or None, unless the object was ours once (it
+//     carries the revision annotation: the garbage collector may be about to delete it) → collision;
+//   - controlled by anything else: adopted only with None, else a collision naming the owner.
+//   Writes carry the resourceVersion they were decided on, so a decision made on stale data fails with a conflict and
+//   is made again from fresh data.
+// A phase is complete when none of its objects collided and each passes the progress probe; the revision goes
+// phase by phase and stops at the first incomplete one. Teardown goes phase by phase in reverse: an object another
+// revision took over only loses our owner reference; one still ours is deleted and waited for.
+import type { KubeObject, OwnerReference } from '../../../api/meta/v1.ts';
+import { ClusterObjectSetKind, FieldOwnerPrefix, GroupVersion, ManagedByLabel, ObjectRevisionAnnotation, type CollisionProtection } from '../../../api/v1/index.ts';
+import { isAlreadyExists, isBadRequest, isConflict, isInvalid, isNotFound, refOf, type KubeClient } from '../../shared/kube/index.ts';
+import { mapLimit } from '../../shared/controller/index.ts';
+import { groupOf, versionOf } from '../applier/index.ts';
+import type { Prober, ProbeResult } from './probes.ts';
+import type { ResolvedPhase } from './resolve.ts';
+
+export type Action = 'Created' | 'Updated' | 'Recovered' | 'Progressed' | 'Idle' | 'Collision';
+
+export interface ObjectResult {
+  readonly action: Action;
+  /** The object as last seen (the API server's answer to the write, or the live object). */
+  readonly object: KubeObject;
+  readonly probe: ProbeResult;
+  /** The controller that made it a collision, when there is one. */
+  readonly conflictingOwner?: OwnerReference;
+}
+
+export interface PhaseResult {
+  readonly name: string;
+  /** A problem with the phase's objects the API server refused as invalid (upstream: phase validation). */
+  readonly validationError?: string;
+  readonly objects: readonly ObjectResult[];
+}
+
+export interface RevisionResult {
+  readonly phaseNames: readonly string[];
+  /** Problems found before anything is written (object metadata, phase names, duplicates). */
+  readonly validationError?: string;
+  /** The phases acted on, in order; the last may be incomplete. */
+  readonly phases: readonly PhaseResult[];
+}
+
+/** The revision being applied. */
+export interface RevisionIdentity {
+  readonly name: string;
+  readonly uid: string;
+  readonly number: number;
+  /** Finalizers of the ClusterObjectSet (the garbage collector's `orphan` changes teardown). */
+  readonly finalizers?: readonly string[];
+}
+
+/** Metadata of managed objects as the watch cache has them (undefined: not cached, ask the API server). */
+export type MetaCache = (apiVersion: string, kind: string, namespace: string | undefined, name: string) => KubeObject | undefined;
+
+/** A decision made on stale data: the object changed between reading and writing. Retry from fresh data. */
+export class StaleError extends Error {
+  override readonly name = 'StaleError';
+}
+
+const objectComplete = (r: ObjectResult): boolean => r.action !== 'Collision' && r.probe.status === 'True';
+export const phaseComplete = (p: PhaseResult): boolean => p.validationError === undefined && p.objects.every(objectComplete);
+const phaseProgressed = (p: PhaseResult): boolean => p.objects.every((o) => o.action === 'Progressed');
+/** Some phase still moving: objects handed to a newer revision or colliding, or phases not reached yet. */
+export function inTransition(r: RevisionResult): boolean {
+  for (const p of r.phases) {
+    if (p.validationError !== undefined || phaseProgressed(p)) continue;
+    if (p.objects.some((o) => o.action === 'Collision' || o.action === 'Progressed')) return true;
+  }
+  if (r.validationError !== undefined) return false;
+  return r.phases.length < r.phaseNames.length;
+}
+export const revisionComplete = (r: RevisionResult): boolean => r.phases.length === r.phaseNames.length && r.phases.every(phaseComplete);
+
+/** `group/version, Kind=Kind ns/name`, as boxcutter's ObjectRef prints. */
+export function objectRefString(obj: KubeObject): string {
+  return `${groupOf(obj.apiVersion)}/${versionOf(obj.apiVersion)}, Kind=${obj.kind ?? ''} ${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
+}
+
+/** `Kind.group/version ns/name` (core: `Kind.v1`), the way results name an object. */
+export function objectTitle(obj: KubeObject): string {
+  return `${obj.kind ?? ''}.${obj.apiVersion ?? ''} ${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
+}
+
+const ownerRefString = (r: OwnerReference): string =>
+  `&OwnerReference{Kind:${r.kind},Name:${r.name},UID:${r.uid},APIVersion:${r.apiVersion},Controller:*${String(r.controller ?? false)},BlockOwnerDeletion:*${String(r.blockOwnerDeletion ?? false)},}`;
+
+/** boxcutter's report of a collision (ObjectResultCollision.String without comparison details). */
+export function collisionReport(r: ObjectResult): string {
+  let out = `Object ${objectTitle(r.object)}\nAction: "Collision"\n`;
+  if (r.probe.messages.length) out += `Probes:\n- progress: ${r.probe.status === 'True' ? 'Succeeded' : r.probe.status === 'False' ? 'Failed' : 'Unknown'}\n` + r.probe.messages.map((m) => `  - ${m}\n`).join('');
+  out += `Conflicting Owner: ${r.conflictingOwner ? ownerRefString(r.conflictingOwner) : 'nil'}\n`;
+  return out;
+}
+
+/** boxcutter's static revision checks (validation.RevisionValidator): object metadata, phase names, duplicates. */
+export function validateRevision(name: string, number: number, phases: readonly ResolvedPhase[]): string | undefined {
+  const seen = new Map<string, string[]>();
+  for (const p of phases) {
+    for (const { object } of p.objects) {
+      const key = objectRefString(object);
+      const list = seen.get(key) ?? [];
+      if (!list.includes(p.name)) list.push(p.name);
+      seen.set(key, list);
+    }
+  }
+  const phaseErrors: string[] = [];
+  for (const p of phases) {
+    const objectErrors: string[] = [];
+    for (const { object } of p.objects) {
+      const errs = metadataErrors(object);
+      if (errs.length) objectErrors.push(`${objectRefString(object)}: ${errs.join(', ')}`);
+    }
+    for (const [key, names] of seen) {
+      if (names.length > 1 && names.includes(p.name)) objectErrors.push(`${key}: duplicate object found in phases: ${[...names].sort().join(', ')}`);
+    }
+    const nameProblem = dns1035LabelProblems(p.name);
+    if (!nameProblem.length && !objectErrors.length) continue;
+    let msg = `phase "${p.name}": `;
+    if (nameProblem.length) msg += `phase name invalid: ${nameProblem.join(', ')}`;
+    if (objectErrors.length) msg += (nameProblem.length ? ', ' : '') + objectErrors.join(', ');
+    phaseErrors.push(msg);
+  }
+  return phaseErrors.length ? `revision "${name}" (${number}): ${phaseErrors.join(', ')}` : undefined;
+}
+
+function metadataErrors(obj: KubeObject): string[] {
+  const errs: string[] = [];
+  if (!versionOf(obj.apiVersion)) errs.push('apiVersion: Required value: must not be empty');
+  if (!obj.kind) errs.push('kind: Required value: must not be empty');
+  const m = obj.metadata;
+  if (m.uid) errs.push('metadata.uid: Forbidden: must be empty');
+  if ((m.generation ?? 0) > 0) errs.push('metadata.generation: Forbidden: must be empty');
+  if (m.generateName) errs.push('metadata.generateName: Forbidden: must be empty');
+  if (m.finalizers?.length) errs.push('metadata.finalizers: Forbidden: must be empty');
+  if (m.ownerReferences?.length) errs.push('metadata.ownerReferences: Forbidden: must be empty');
+  if (m.resourceVersion) errs.push('metadata.resourceVersion: Forbidden: must be empty');
+  return errs;
+}
+
+/** apimachinery's IsDNS1035Label messages. */
+function dns1035LabelProblems(v: string): string[] {
+  const out: string[] = [];
+  if (v.length > 63) out.push('must be no more than 63 characters');
+  if (!/^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(v)) {
+    out.push(
+      "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+    );
+  }
+  return out;
+}
+
+const controllerOf = (refs: readonly OwnerReference[] | undefined): OwnerReference | undefined => refs?.find((r) => r.controller === true);
+const revisionOf = (obj: KubeObject): number => {
+  const v = obj.metadata.annotations?.[ObjectRevisionAnnotation];
+  const n = v === undefined || v === '' ? 0 : Number.parseInt(v, 10);
+  return Number.isFinite(n) ? n : 0;
+};
+
+export interface ObjectEngineOptions {
+  readonly client: KubeClient;
+  readonly cache: MetaCache;
+  /** How many objects of one phase are written at once (default 8). */
+  readonly concurrency?: number;
+}
+
+export interface ReconcileOptions {
+  readonly probe: Prober;
+  /** UIDs of the other active revisions of the same extension (handover is not a collision). */
+  readonly siblings: ReadonlySet<string>;
+  readonly signal?: AbortSignal;
+}
+
+export class RevisionEngine {
+  readonly #client: KubeClient;
+  readonly #cache: MetaCache;
+  readonly #concurrency: number;
+
+  constructor(o: ObjectEngineOptions) {
+    this.#client = o.client;
+    this.#cache = o.cache;
+    this.#concurrency = o.concurrency ?? 8;
+  }
+
+  /** Applies the phases in order until one is incomplete. Errors of objects are gathered per phase and thrown. */
+  async reconcile(rev: RevisionIdentity, phases: readonly ResolvedPhase[], o: ReconcileOptions): Promise<RevisionResult> {
+    const phaseNames = phases.map((p) => p.name);
+    const validationError = validateRevision(rev.name, rev.number, phases);
+    if (validationError !== undefined) return { phaseNames, validationError, phases: [] };
+    const results: PhaseResult[] = [];
+    for (const phase of phases) {
+      const res = await this.#reconcilePhase(rev, phase, o);
+      results.push(res);
+      if (!phaseComplete(res)) break;
+    }
+    return { phaseNames, phases: results };
+  }
+
+  async #reconcilePhase(rev: RevisionIdentity, phase: ResolvedPhase, o: ReconcileOptions): Promise<PhaseResult> {
+    const errors: Error[] = [];
+    const invalid: string[] = [];
+    const settled = await mapLimit(phase.objects, this.#concurrency, async ({ object, collisionProtection }) => {
+      try {
+        return await this.reconcileObject(rev, object, collisionProtection, o);
+      } catch (err) {
+        if (err instanceof StaleError) throw err;
+        if (isInvalid(err) || isBadRequest(err)) invalid.push(`${objectRefString(object)}: ${(err as Error).message}`);
+        else errors.push(new Error(`reconciling ${objectRefString(object)}: ${(err as Error).message}`, { cause: err }));
+        return undefined;
+      }
+    });
+    if (errors.length) throw new Error(errors.map((e) => e.message).join('\n'), { cause: errors[0] });
+    const objects = settled.filter((r): r is ObjectResult => r !== undefined);
+    return { name: phase.name, objects, ...(invalid.length && { validationError: `phase "${phase.name}": ${invalid.join(', ')}` }) };
+  }
+
+  /** One object brought to what revision `rev` wants, or refused as a collision. */
+  async reconcileObject(rev: RevisionIdentity, object: KubeObject, protection: CollisionProtection, o: ReconcileOptions): Promise<ObjectResult> {
+    const desired = structuredClone(object);
+    desired.metadata.labels = { ...desired.metadata.labels, [ManagedByLabel]: FieldOwnerPrefix };
+    desired.metadata.annotations = { ...desired.metadata.annotations, [ObjectRevisionAnnotation]: String(rev.number) };
+    const ours: OwnerReference = { apiVersion: GroupVersion, kind: ClusterObjectSetKind, name: rev.name, uid: rev.uid, controller: true, blockOwnerDeletion: true };
+    desired.metadata.ownerReferences = [ours];
+    const withProbe = (action: Action, obj: KubeObject, conflictingOwner?: OwnerReference): ObjectResult => ({
+      action,
+      object: obj,
+      probe: o.probe(obj),
+      ...(conflictingOwner && { conflictingOwner }),
+    });
+
+    let actual = this.#cache(desired.apiVersion ?? '', desired.kind ?? '', desired.metadata.namespace, desired.metadata.name ?? '');
+    if (!actual) {
+      try {
+        const created = await this.#client.create(desired, { fieldManager: FieldOwnerPrefix, ...(o.signal && { signal: o.signal }) });
+        return withProbe('Created', created);
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw new Error(`creating resource: ${(err as Error).message}`, { cause: err });
+      }
+      actual = await this.#client.get(refOf(desired), o.signal ? { signal: o.signal } : {});
+    }
+
+    const ctrl = controllerOf(actual.metadata.ownerReferences);
+    let situation: 'IsController' | 'Sibling' | 'Unknown' | 'NoController';
+    if (!ctrl) situation = 'NoController';
+    else if (ctrl.uid === rev.uid) situation = 'IsController';
+    else if (o.siblings.has(ctrl.uid)) situation = 'Sibling';
+    else situation = 'Unknown';
+
+    switch (situation) {
+      case 'IsController':
+        return withProbe('Updated', await this.#apply(desired, actual, o.signal));
+      case 'Unknown':
+        if (protection !== 'None') return withProbe('Collision', await this.#full(actual, o.signal), ctrl);
+        return withProbe('Updated', await this.#adopt(desired, actual, ours, o.signal));
+      case 'NoController':
+        if (protection === 'Prevent' || revisionOf(actual) !== 0) return withProbe('Collision', await this.#full(actual, o.signal));
+        return withProbe('Updated', await this.#adopt(desired, actual, ours, o.signal));
+      case 'Sibling': {
+        const theirs = revisionOf(actual);
+        if (theirs > rev.number) return withProbe('Progressed', await this.#full(actual, o.signal));
+        if (theirs < rev.number) return withProbe('Updated', await this.#adopt(desired, actual, ours, o.signal));
+        return withProbe('Collision', await this.#full(actual, o.signal), ctrl);
+      }
+    }
+  }
+
+  /** The full object when `obj` is only cached metadata. */
+  async #full(obj: KubeObject, signal?: AbortSignal): Promise<KubeObject> {
+    if (obj['spec'] !== undefined || obj['status'] !== undefined || obj['data'] !== undefined) return obj;
+    try {
+      return await this.#client.get(refOf(obj), signal ? { signal } : {});
+    } catch (err) {
+      if (isNotFound(err)) throw new StaleError(`${objectRefString(obj)} is gone`);
+      throw err;
+    }
+  }
+
+  async #adopt(desired: KubeObject, actual: KubeObject, ours: OwnerReference, signal?: AbortSignal): Promise<KubeObject> {
+    const kept = (actual.metadata.ownerReferences ?? []).filter((r) => r.uid !== ours.uid).map((r) => ({ ...r, controller: false }));
+    desired.metadata.ownerReferences = [...kept, ours];
+    return this.#apply(desired, actual, signal);
+  }
+
+  async #apply(desired: KubeObject, actual: KubeObject, signal?: AbortSignal): Promise<KubeObject> {
+    desired.metadata.resourceVersion = actual.metadata.resourceVersion;
+    try {
+      return await this.#client.apply(desired, { fieldManager: FieldOwnerPrefix, force: true, ...(signal && { signal }) });
+    } catch (err) {
+      if (isConflict(err) || isNotFound(err)) throw new StaleError(`${objectRefString(desired)} changed while it was applied: ${(err as Error).message}`);
+      throw err;
+    }
+  }
+
+  /**
+   * Removes what revision `rev` holds, phases in reverse: true when nothing of it is left. Objects another revision
+   * controls only lose our owner reference; with the garbage collector orphaning the revision's dependents (the
+   * `orphan` finalizer) objects keep existing and only lose the runtime's label and annotation.
+   */
+  async teardown(rev: RevisionIdentity, phases: readonly ResolvedPhase[], signal?: AbortSignal): Promise<{ complete: boolean; waiting: string[] }> {
+    for (const phase of [...phases].reverse()) {
+      const waiting: string[] = [];
+      await mapLimit(phase.objects, this.#concurrency, async ({ object }) => {
+        if (!(await this.#teardownObject(rev, object, signal))) waiting.push(objectRefString(object));
+      });
+      if (waiting.length) return { complete: false, waiting };
+    }
+    return { complete: true, waiting: [] };
+  }
+
+  async #teardownObject(rev: RevisionIdentity, object: KubeObject, signal?: AbortSignal): Promise<boolean> {
+    const ref = refOf(object);
+    let actual: KubeObject;
+    try {
+      actual = await this.#client.get(ref, signal ? { signal } : {});
+    } catch (err) {
+      if (isNotFound(err)) return true;
+      throw new Error(`getting object before deletion: ${(err as Error).message}`, { cause: err });
+    }
+    if (rev.finalizers?.includes('orphan')) {
+      const labels = { ...actual.metadata.labels };
+      const annotations = { ...actual.metadata.annotations };
+      if (!(ManagedByLabel in labels) && !(ObjectRevisionAnnotation in annotations)) return true;
+      await this.#client.patch(ref, 'merge', { metadata: { labels: { [ManagedByLabel]: null }, annotations: { [ObjectRevisionAnnotation]: null } } }, signal ? { signal } : {});
+      return true;
+    }
+    const ctrl = controllerOf(actual.metadata.ownerReferences);
+    if (revisionOf(actual) !== rev.number && ctrl?.uid !== rev.uid) {
+      const refs = actual.metadata.ownerReferences ?? [];
+      if (refs.some((r) => r.uid === rev.uid)) {
+        await this.#client.patch(ref, 'merge', { metadata: { ownerReferences: refs.filter((r) => r.uid !== rev.uid) } }, signal ? { signal } : {});
+      }
+      return true;
+    }
+    if (actual.metadata.deletionTimestamp) return false;
+    try {
+      await this.#client.delete(ref, {
+        preconditions: { ...(actual.metadata.uid && { uid: actual.metadata.uid }), ...(actual.metadata.resourceVersion && { resourceVersion: actual.metadata.resourceVersion }) },
+        ...(signal && { signal }),
+      });
+    } catch (err) {
+      if (isNotFound(err)) return true;
+      if (isConflict(err)) return false;
+      throw new Error(`deleting object: ${(err as Error).message}`, { cause: err });
+    }
+    return false;
+  }
+}

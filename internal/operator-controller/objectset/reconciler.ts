@@ -1,0 +1,321 @@
+// The ClusterObjectSet reconciler (upstream's ClusterObjectSetReconciler, operator-controller
+// controllers/clusterobjectset_controller.go, v1.11): named steps over one copy of the cached object, one status
+// write at the end (with the resourceVersion the pass started from, so a conflict re-runs the pass from fresh state),
+// and a guard that no step changed spec or metadata other than finalizers.
+//
+//   deleting           → release the teardown finalizer (the objects go with their owner, by garbage collection)
+//   referenced Secret mutable                  → Progressing False/Blocked (no retry until something changes)
+//   phases resolved (inline objects, Secret refs) and their digests; digests differ from status.observedPhases
+//                                              → Progressing False/Blocked
+//   Archived           → tear down what no later revision took over; then Progressing False/Archived,
+//                        Available Unknown/Archived, and the finalizer released
+//   Active             → teardown finalizer; watches on the objects' kinds; phases applied in order (engine.ts):
+//       invalid objects / collisions          → Progressing True/Retrying, again in 10 s
+//       rolling out                           → Progressing True/RollingOut, Available False/ProbeFailure (or RollingOut)
+//       complete                              → earlier active revisions archived; Progressing True/Succeeded,
+//                                               Available True/ProbesSucceeded, Succeeded True (latched)
+//   Past spec.progressDeadlineMinutes without success, every non-terminal Progressing becomes
+//   False/ProgressDeadlineExceeded "Revision has not rolled out for N minute(s). Last status: <message>".
+import type { Condition } from '../../../api/meta/v1.ts';
+import {
+  BundleVersionKey,
+  ClusterObjectSetKind,
+  ClusterObjectSetReasonArchived,
+  ClusterObjectSetReasonBlocked,
+  ClusterObjectSetReasonProbeFailure,
+  ClusterObjectSetReasonProbesSucceeded,
+  ClusterObjectSetReasonReconciling,
+  ClusterObjectSetReasonRetrying,
+  ClusterObjectSetTypeAvailable,
+  ClusterObjectSetTypeProgressing,
+  ClusterObjectSetTypeSucceeded,
+  GroupVersion,
+  LifecycleStateActive,
+  LifecycleStateArchived,
+  OwnerNameKey,
+  ReasonProgressDeadlineExceeded,
+  ReasonRollingOut,
+  ReasonSucceeded,
+  TeardownFinalizer,
+  type ClusterObjectSet,
+} from '../../../api/v1/index.ts';
+import { errorMessage, findCondition, setCondition, type Reconciler, type Result } from '../../shared/controller/index.ts';
+import { addFinalizer, hasFinalizer, isConflict, isNotFound, removeFinalizer, type KubeClient } from '../../shared/kube/index.ts';
+import type { Logger } from '../../shared/observability/index.ts';
+import { msUntilDeadline } from './deadline.ts';
+import { collisionReport, inTransition, objectTitle, phaseComplete, revisionComplete, StaleError, type RevisionEngine, type RevisionIdentity } from './engine.ts';
+import { progressionProber } from './probes.ts';
+import { mutableSecretsProblem, observedPhasesProblem, resolvePhases, type ResolvedPhase, type SecretReader } from './resolve.ts';
+
+/** How soon a revision with collisions or invalid objects is looked at again (upstream: a flat 10 s). */
+export const RETRY_COLLISION_MS = 10_000;
+/** How soon an archived revision whose objects are still being deleted is looked at again. */
+export const RETRY_TEARDOWN_MS = 5_000;
+
+export interface ClusterObjectSetReconcilerOptions {
+  readonly client: KubeClient;
+  /** The cached ClusterObjectSet for a key (an informer's `get`). */
+  readonly get: (key: string) => ClusterObjectSet | undefined;
+  /** Every cached ClusterObjectSet labelled owner-name=`owner`. */
+  readonly byOwner: (owner: string) => readonly ClusterObjectSet[];
+  readonly engine: RevisionEngine;
+  /** Starts watches on the kinds of a revision's objects (their changes re-enqueue the revision). */
+  readonly watch: (objects: readonly { apiVersion?: string; kind?: string; metadata: object }[]) => void;
+  readonly readSecret: SecretReader;
+  /** Where Secret refs without a namespace point. */
+  readonly systemNamespace: string;
+  readonly logger: Logger;
+  /** Wall-clock milliseconds (deadlines are counted from creationTimestamp). */
+  readonly now?: () => number;
+}
+
+/** What one pass knows. */
+interface PassState {
+  readonly cos: ClusterObjectSet;
+  readonly log: Logger;
+  /** Milliseconds before the deadline; undefined without one. */
+  readonly deadlineLeftMs: number | undefined;
+}
+
+const conditionsOf = (cos: ClusterObjectSet): Condition[] => {
+  cos.status ??= {};
+  cos.status.conditions ??= [];
+  return cos.status.conditions;
+};
+
+const set = (cos: ClusterObjectSet, type: string, status: Condition['status'], reason: string, message: string): boolean =>
+  setCondition(conditionsOf(cos), { type, status, reason, message, observedGeneration: cos.metadata.generation ?? 0 });
+
+function deadlineExceeded(s: PassState): boolean {
+  return s.deadlineLeftMs !== undefined && s.deadlineLeftMs <= 0;
+}
+
+/** Progressing=True with `reason`, unless the deadline passed and the reason is not Succeeded. */
+function markProgressing(s: PassState, reason: string, message: string): void {
+  if (reason !== ReasonSucceeded && deadlineExceeded(s)) {
+    set(
+      s.cos,
+      ClusterObjectSetTypeProgressing,
+      'False',
+      ReasonProgressDeadlineExceeded,
+      `Revision has not rolled out for ${s.cos.spec?.progressDeadlineMinutes ?? 0} minute(s). Last status: ${message}`,
+    );
+    return;
+  }
+  set(s.cos, ClusterObjectSetTypeProgressing, 'True', reason, message);
+}
+
+/** upstream's setRetryingConditions: Progressing Retrying, and Available Unknown/Reconciling once Available exists. */
+function markRetrying(s: PassState, message: string): void {
+  markProgressing(s, ClusterObjectSetReasonRetrying, message);
+  if (findCondition(s.cos.status?.conditions, ClusterObjectSetTypeAvailable)) set(s.cos, ClusterObjectSetTypeAvailable, 'Unknown', ClusterObjectSetReasonReconciling, message);
+}
+
+const markBlocked = (cos: ClusterObjectSet, message: string): void => void set(cos, ClusterObjectSetTypeProgressing, 'False', ClusterObjectSetReasonBlocked, message);
+
+function markArchived(cos: ClusterObjectSet): boolean {
+  const msg = 'revision is archived';
+  const a = set(cos, ClusterObjectSetTypeProgressing, 'False', ClusterObjectSetReasonArchived, msg);
+  const b = set(cos, ClusterObjectSetTypeAvailable, 'Unknown', ClusterObjectSetReasonArchived, msg);
+  return a || b;
+}
+
+/** What may differ between the cached object and the pass's copy: status, finalizers, resourceVersion, managedFields. */
+function untouched(before: ClusterObjectSet, after: ClusterObjectSet): boolean {
+  const strip = (c: ClusterObjectSet): unknown => {
+    const { status: _status, metadata, ...rest } = c;
+    const { finalizers: _f, resourceVersion: _rv, managedFields: _mf, ...meta } = metadata;
+    return { ...rest, metadata: meta };
+  };
+  return JSON.stringify(strip(before)) === JSON.stringify(strip(after));
+}
+
+export class ClusterObjectSetReconciler implements Reconciler {
+  readonly #o: ClusterObjectSetReconcilerOptions;
+  readonly #now: () => number;
+
+  constructor(o: ClusterObjectSetReconcilerOptions) {
+    this.#o = o;
+    this.#now = o.now ?? Date.now;
+  }
+
+  async reconcile(key: string, signal: AbortSignal): Promise<Result | void> {
+    const cached = this.#o.get(key);
+    if (!cached) return;
+    const cos = structuredClone(cached);
+    const log = this.#o.logger.child({ clusterObjectSet: key });
+    let result: Result | void = undefined;
+    let failure: unknown;
+    try {
+      result = await this.#pass({ cos, log, deadlineLeftMs: msUntilDeadline(cos, this.#now()) }, signal);
+    } catch (err) {
+      failure = err;
+    }
+    if (!untouched(cached, cos)) throw new Error(`ClusterObjectSet ${key}: a reconcile step changed spec or metadata`);
+    if (failure instanceof StaleError) {
+      // Decided on data that changed meanwhile: nothing to report, run again from fresh state.
+      log.debug('object changed while applied; reconciling again', { reason: failure.message });
+      return { requeue: true };
+    }
+    if (JSON.stringify(cached.status ?? null) !== JSON.stringify(cos.status ?? null)) {
+      try {
+        await this.#o.client.updateStatus(cos, { signal });
+      } catch (err) {
+        if (isNotFound(err)) return;
+        if (isConflict(err)) return { requeue: true };
+        throw err;
+      }
+    }
+    if (failure !== undefined) throw failure;
+    return result;
+  }
+
+  async #pass(s: PassState, signal: AbortSignal): Promise<Result | void> {
+    const { cos } = s;
+    if (cos.metadata.deletionTimestamp) {
+      await this.#releaseFinalizer(cos, signal);
+      return;
+    }
+
+    // Blocked takes precedence over ProgressDeadlineExceeded: it tells the user what to fix.
+    const mutable = await mutableSecretsProblem(cos, this.#o.systemNamespace, this.#o.readSecret);
+    if (mutable !== undefined) {
+      s.log.info('referenced Secret is mutable; blocked', { problem: mutable });
+      markBlocked(cos, mutable);
+      return;
+    }
+
+    let phases: ResolvedPhase[];
+    let prober;
+    try {
+      const resolved = await resolvePhases(cos, this.#o.systemNamespace, this.#o.readSecret);
+      phases = resolved.phases;
+      prober = progressionProber(cos.spec?.progressionProbes);
+      const stored = cos.status?.observedPhases ?? [];
+      if (stored.length === 0) {
+        if (resolved.observed.length > 0) (cos.status ??= {}).observedPhases = resolved.observed;
+      } else {
+        const changed = observedPhasesProblem(stored, resolved.observed);
+        if (changed !== undefined) {
+          s.log.info('resolved phases changed; blocked', { problem: changed });
+          markBlocked(cos, changed);
+          return;
+        }
+      }
+    } catch (err) {
+      markRetrying(s, errorMessage(err));
+      throw new Error(`converting to revision: ${errorMessage(err)}`, { cause: err });
+    }
+    // The controller's own additions, after the digest: every object carries the owner-name label of its revision.
+    const owner = cos.metadata.labels?.[OwnerNameKey] ?? '';
+    for (const p of phases) for (const o of p.objects) o.object.metadata.labels = { ...o.object.metadata.labels, [OwnerNameKey]: owner };
+
+    const rev: RevisionIdentity = {
+      name: cos.metadata.name ?? '',
+      uid: cos.metadata.uid ?? '',
+      number: cos.spec?.revision ?? 0,
+      ...(cos.metadata.finalizers && { finalizers: cos.metadata.finalizers }),
+    };
+
+    if (cos.spec?.lifecycleState === LifecycleStateArchived) return this.#archive(s, rev, phases, signal);
+
+    if (!hasFinalizer(cos, TeardownFinalizer)) {
+      const updated = await addFinalizer(this.#o.client, cos, TeardownFinalizer, { signal });
+      cos.metadata.finalizers = updated.metadata.finalizers;
+      cos.metadata.resourceVersion = updated.metadata.resourceVersion;
+    }
+    this.#o.watch(phases.flatMap((p) => p.objects.map((o) => o.object)));
+
+    const siblings = this.#activeSiblings(cos);
+    let res;
+    try {
+      res = await this.#o.engine.reconcile(rev, phases, { probe: prober, siblings: new Set(siblings.map((c) => c.metadata.uid ?? '')), signal });
+    } catch (err) {
+      if (err instanceof StaleError) throw err;
+      markRetrying(s, `reconciling object: ${errorMessage(err)}`);
+      throw new Error(`revision reconcile: ${errorMessage(err)}`, { cause: err });
+    }
+
+    if (res.validationError !== undefined) {
+      s.log.info('revision validation failed; retrying in 10s', { problem: res.validationError });
+      markRetrying(s, `revision validation error: ${res.validationError}`);
+      return { requeueAfterMs: RETRY_COLLISION_MS };
+    }
+    for (const [i, p] of res.phases.entries()) {
+      if (p.validationError !== undefined) {
+        s.log.info('phase validation failed; retrying in 10s', { phase: i, problem: p.validationError });
+        markRetrying(s, `phase ${i} validation error: ${p.validationError}`);
+        return { requeueAfterMs: RETRY_COLLISION_MS };
+      }
+      const collisions = p.objects.filter((o) => o.action === 'Collision').map(collisionReport);
+      if (collisions.length) {
+        s.log.info('object collision; retrying in 10s', { phase: i, collisions: collisions.length });
+        markRetrying(s, `revision object collisions in phase ${i}\n${collisions.join('\n\n')}`);
+        return { requeueAfterMs: RETRY_COLLISION_MS };
+      }
+    }
+
+    const version = cos.metadata.annotations?.[BundleVersionKey] ?? '';
+    if (inTransition(res)) markProgressing(s, ReasonRollingOut, `Revision ${version} is rolling out.`);
+    if (revisionComplete(res)) {
+      for (const previous of siblings.filter((c) => (c.spec?.revision ?? 0) < rev.number)) {
+        await this.#o.client.patch(
+          { apiVersion: GroupVersion, kind: ClusterObjectSetKind, name: previous.metadata.name! },
+          'merge',
+          { spec: { lifecycleState: LifecycleStateArchived } },
+          { signal },
+        );
+      }
+      markProgressing(s, ReasonSucceeded, `Revision ${version} has rolled out.`);
+      set(cos, ClusterObjectSetTypeAvailable, 'True', ClusterObjectSetReasonProbesSucceeded, 'Objects are available and pass all probes.');
+      set(cos, ClusterObjectSetTypeSucceeded, 'True', ReasonSucceeded, 'Revision succeeded rolling out.');
+      return;
+    }
+    const failures: string[] = [];
+    for (const p of res.phases) {
+      if (phaseComplete(p)) continue;
+      const failing = p.objects.find((o) => o.probe.status !== 'True');
+      if (failing) failures.push(`Object ${objectTitle(failing.object)}: ${failing.probe.messages.join(' and ')}`);
+    }
+    if (failures.length) set(cos, ClusterObjectSetTypeAvailable, 'False', ClusterObjectSetReasonProbeFailure, failures.join('\n'));
+    else set(cos, ClusterObjectSetTypeAvailable, 'False', ReasonRollingOut, `Revision ${version} is rolling out.`);
+    markProgressing(s, ReasonRollingOut, `Revision ${version} is rolling out.`);
+    if (s.deadlineLeftMs !== undefined && s.deadlineLeftMs > 0) return { requeueAfterMs: s.deadlineLeftMs };
+    return;
+  }
+
+  async #archive(s: PassState, rev: RevisionIdentity, phases: readonly ResolvedPhase[], signal: AbortSignal): Promise<Result | void> {
+    let td;
+    try {
+      td = await this.#o.engine.teardown(rev, phases, signal);
+    } catch (err) {
+      const msg = `error archiving revision: ${errorMessage(err)}`;
+      markRetrying({ ...s, deadlineLeftMs: undefined }, msg);
+      throw new Error(msg, { cause: err });
+    }
+    if (!td.complete) {
+      markRetrying({ ...s, deadlineLeftMs: undefined }, 'removing revision resources that are not owned by another revision');
+      return { requeueAfterMs: RETRY_TEARDOWN_MS };
+    }
+    // Conditions first; the finalizer goes on the next pass, which the status write brings.
+    if (markArchived(s.cos)) return;
+    await this.#releaseFinalizer(s.cos, signal);
+    return;
+  }
+
+  async #releaseFinalizer(cos: ClusterObjectSet, signal: AbortSignal): Promise<void> {
+    if (!hasFinalizer(cos, TeardownFinalizer)) return;
+    const updated = await removeFinalizer(this.#o.client, cos, TeardownFinalizer, { signal });
+    cos.metadata.finalizers = updated?.metadata.finalizers ?? (cos.metadata.finalizers ?? []).filter((f) => f !== TeardownFinalizer);
+    if (updated) cos.metadata.resourceVersion = updated.metadata.resourceVersion;
+  }
+
+  /** The other active, not deleted revisions of the same extension (upstream's listSiblingRevisions). */
+  #activeSiblings(cos: ClusterObjectSet): ClusterObjectSet[] {
+    const owner = cos.metadata.labels?.[OwnerNameKey];
+    if (owner === undefined) return [];
+    return this.#o
+      .byOwner(owner)
+      .filter((c) => c.metadata.name !== cos.metadata.name && c.spec?.lifecycleState === LifecycleStateActive && !c.metadata.deletionTimestamp);
+  }
+}

@@ -1,0 +1,87 @@
+// Wiring of the ClusterObjectSet runtime inside operator-controller: the ClusterObjectSet informer (indexed by
+// owner), the watches on managed objects, the revision engine, the ClusterObjectSet controller (deadline-aware
+// backoff) and the ClusterExtension side (ExtensionObjectSets).
+import { ClusterObjectSetKind, GroupVersion, OwnerNameKey, type ClusterObjectSet } from '../../../api/v1/index.ts';
+import { Controller, defaultControllerRateLimiter, type RateLimiter } from '../../shared/controller/index.ts';
+import { Informer, isNotFound, stripManagedFields, type KubeClient } from '../../shared/kube/index.ts';
+import type { Logger, Metrics } from '../../shared/observability/index.ts';
+import { DeadlineAwareRateLimiter } from './deadline.ts';
+import { RevisionEngine } from './engine.ts';
+import { ExtensionObjectSets } from './extension.ts';
+import { ClusterObjectSetReconciler } from './reconciler.ts';
+import { ManagedObjectWatcher } from './watch.ts';
+
+const OWNER_INDEX = 'owner';
+
+export interface ObjectSetRuntimeOptions {
+  readonly client: KubeClient;
+  readonly systemNamespace: string;
+  readonly logger: Logger;
+  readonly metrics?: Metrics;
+  /** Backoff of the ClusterObjectSet controller (capped at each revision's deadline); default client-go's. */
+  readonly rateLimiter?: () => RateLimiter<string>;
+}
+
+export interface ObjectSetRuntime {
+  readonly objectSets: Informer<ClusterObjectSet>;
+  readonly managed: ManagedObjectWatcher;
+  readonly controller: Controller;
+  readonly reconciler: ClusterObjectSetReconciler;
+  /** What the ClusterExtension controller uses to write and read revisions. */
+  readonly extensions: ExtensionObjectSets;
+  /** The ClusterExtension owning a ClusterObjectSet (its owner-name label), for re-enqueueing it. */
+  ownerOf(cos: ClusterObjectSet): string | undefined;
+  stop(): Promise<void>;
+}
+
+export function objectSetRuntime(o: ObjectSetRuntimeOptions): ObjectSetRuntime {
+  const log = o.logger.child({ controller: 'clusterobjectset' });
+  const objectSets = new Informer<ClusterObjectSet>({
+    client: o.client,
+    apiVersion: GroupVersion,
+    kind: ClusterObjectSetKind,
+    transform: stripManagedFields,
+    logger: o.logger.child({ informer: 'clusterobjectsets' }),
+  });
+  objectSets.addIndex(OWNER_INDEX, (c) => {
+    const owner = c.metadata.labels?.[OwnerNameKey];
+    return owner === undefined ? [] : [owner];
+  });
+  const managed = new ManagedObjectWatcher({ client: o.client, enqueue: (name) => controller.enqueue(name), logger: log });
+  const engine = new RevisionEngine({ client: o.client, cache: (apiVersion, kind, ns, name) => managed.get(apiVersion, kind, ns, name) });
+  const reconciler = new ClusterObjectSetReconciler({
+    client: o.client,
+    get: (key) => objectSets.get(key),
+    byOwner: (owner) => objectSets.byIndex(OWNER_INDEX, owner),
+    engine,
+    watch: (objects) => managed.watch(objects as never),
+    readSecret: async (namespace, name) => {
+      try {
+        return await o.client.get({ apiVersion: 'v1', kind: 'Secret', namespace, name });
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    },
+    systemNamespace: o.systemNamespace,
+    logger: log,
+  });
+  const controller = new Controller({
+    name: 'clusterobjectset',
+    reconciler,
+    concurrency: 4,
+    logger: o.logger,
+    ...(o.metrics && { metrics: o.metrics }),
+    rateLimiter: new DeadlineAwareRateLimiter(o.rateLimiter?.() ?? defaultControllerRateLimiter(), (key) => objectSets.get(key)),
+  });
+  controller.watch(objectSets);
+  return {
+    objectSets,
+    managed,
+    controller,
+    reconciler,
+    extensions: new ExtensionObjectSets({ client: o.client, systemNamespace: o.systemNamespace, logger: o.logger.child({ component: 'objectsets' }) }),
+    ownerOf: (cos) => cos.metadata.labels?.[OwnerNameKey],
+    stop: () => managed.stop(),
+  };
+}

@@ -1,0 +1,105 @@
+// The objects ClusterObjectSets applied, watched (upstream's tracking cache): one informer per kind a revision holds,
+// selecting the objects labelled `app.kubernetes.io/managed-by=olm.operatorframework.io`, keeping only the metadata the
+// object engine decides on (identity, resourceVersion, generation, labels, the revision annotation, owner references).
+// Any change of such an object re-enqueues the ClusterObjectSet that controls it, so drift is repaired and probes are
+// re-evaluated as soon as a Deployment becomes Available or a PVC is Bound.
+import type { KubeObject, OwnerReference } from '../../../api/meta/v1.ts';
+import { ClusterObjectSetKind, FieldOwnerPrefix, GroupName, ManagedByLabel, ObjectRevisionAnnotation } from '../../../api/v1/index.ts';
+import { Informer, type KubeClient } from '../../shared/kube/index.ts';
+import { noopLogger, type Logger } from '../../shared/observability/index.ts';
+import { groupOf } from '../applier/index.ts';
+
+/** The label selector of every object the runtime applies. */
+export const MANAGED_SELECTOR = `${ManagedByLabel}=${FieldOwnerPrefix}`;
+
+/** The ClusterObjectSet that controls an object, by its controller owner reference. */
+export function controllingObjectSet(refs: readonly OwnerReference[] | undefined): string | undefined {
+  const ref = refs?.find((r) => r.controller === true);
+  return ref && ref.kind === ClusterObjectSetKind && groupOf(ref.apiVersion) === GroupName ? ref.name : undefined;
+}
+
+function slim(obj: KubeObject): KubeObject {
+  const m = obj.metadata;
+  const revision = m.annotations?.[ObjectRevisionAnnotation];
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    metadata: {
+      name: m.name,
+      ...(m.namespace && { namespace: m.namespace }),
+      ...(m.uid && { uid: m.uid }),
+      ...(m.resourceVersion && { resourceVersion: m.resourceVersion }),
+      ...(m.generation !== undefined && { generation: m.generation }),
+      ...(m.deletionTimestamp && { deletionTimestamp: m.deletionTimestamp }),
+      ...(m.labels && { labels: m.labels }),
+      ...(revision !== undefined && { annotations: { [ObjectRevisionAnnotation]: revision } }),
+      ...(m.ownerReferences && { ownerReferences: m.ownerReferences }),
+    },
+  };
+}
+
+export interface ManagedObjectWatcherOptions {
+  readonly client: KubeClient;
+  /** Called with the name of the ClusterObjectSet controlling an object that changed. */
+  readonly enqueue: (objectSet: string) => void;
+  readonly logger?: Logger;
+}
+
+/** Metadata of the managed objects by kind, and the events that bring their ClusterObjectSet back. */
+export class ManagedObjectWatcher {
+  readonly #o: ManagedObjectWatcherOptions;
+  readonly #log: Logger;
+  readonly #informers = new Map<string, Informer>();
+  #stopped = false;
+
+  constructor(o: ManagedObjectWatcherOptions) {
+    this.#o = o;
+    this.#log = o.logger ?? noopLogger;
+  }
+
+  /** `apiVersion/kind` of every kind watched so far. */
+  kinds(): string[] {
+    return [...this.#informers.keys()].sort();
+  }
+
+  /** Starts watching the kinds of `objects` not watched yet. */
+  watch(objects: readonly KubeObject[]): void {
+    if (this.#stopped) return;
+    for (const obj of objects) {
+      if (!obj.apiVersion || !obj.kind) continue;
+      const key = `${obj.apiVersion}/${obj.kind}`;
+      if (this.#informers.has(key)) continue;
+      const informer = new Informer({
+        client: this.#o.client,
+        apiVersion: obj.apiVersion,
+        kind: obj.kind,
+        labelSelector: MANAGED_SELECTOR,
+        transform: slim,
+        logger: this.#log.child({ informer: `managed ${key}` }),
+      });
+      informer.onEvent((type, cur, old) => {
+        if (type === 'update' && old?.metadata.resourceVersion === cur.metadata.resourceVersion) return;
+        const owner = controllingObjectSet(cur.metadata.ownerReferences) ?? controllingObjectSet(old?.metadata.ownerReferences);
+        if (owner) this.#o.enqueue(owner);
+      });
+      this.#informers.set(key, informer);
+      informer.start();
+      this.#log.debug('watching managed objects', { kind: key });
+    }
+  }
+
+  /**
+   * The cached metadata of an object, or undefined when it is not in the cache (not watched yet, not synced, not
+   * labelled as managed, or gone): callers then fall back to the API server.
+   */
+  get(apiVersion: string, kind: string, namespace: string | undefined, name: string): KubeObject | undefined {
+    const informer = this.#informers.get(`${apiVersion}/${kind}`);
+    if (!informer?.hasSynced()) return undefined;
+    return informer.get(namespace ? `${namespace}/${name}` : name);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await Promise.all([...this.#informers.values()].map((i) => i.stop()));
+  }
+}
