@@ -60,3 +60,13 @@ export const OPENSHIFT_CRD_FILES: readonly string[] = [
 export async function installOpenShiftCRDs(kube: TestKube): Promise<string[]> {
   return installCrds(kube, OPENSHIFT_CRD_FILES);
 }
+
+/** The experimental feature set's OLM v1 CRDs (config/crd/experimental: ClusterObjectSet, the experimental ClusterExtension fields). */
+export async function installExperimentalCRDs(kube: TestKube): Promise<string[]> {
+  return installCrds(kube, await yamlFiles(new URL('../../config/crd/experimental/', import.meta.url).pathname));
+}
+
+/** The standard feature set's OLM v1 CRDs (config/crd/bases), as the global setup installs them. */
+export async function installStandardCRDs(kube: TestKube): Promise<string[]> {
+  return installCrds(kube, await yamlFiles(new URL('../../config/crd/bases/', import.meta.url).pathname));
+}
