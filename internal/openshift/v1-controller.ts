@@ -12,13 +12,21 @@ import { libraryGoSetCondition, type ClusterOperatorStatus } from './clusteroper
 import { blockingGauge, clusterOperatorReconciler, clusterOperatorWatch } from './gating.ts';
 import { v1Incompatible, v1Upgradeable, type ExtensionInfo, type RevisionInfo } from './v1.ts';
 
-/** Where revision records are and how to read one (operator-controller's applier provides it). */
+/**
+ * Where an extension's revisions are and how to read one (operator-controller provides it): revision head Secrets of
+ * the system namespace (the standard runtime), or ClusterObjectSets (BoxcutterRuntime).
+ */
 export interface RevisionHeadSource {
-  readonly namespace: string;
-  /** Label selector of the head Secrets of every extension. */
+  readonly apiVersion: string;
+  readonly kind: string;
+  /** Namespace of the objects; absent: cluster-scoped (or every namespace). */
+  readonly namespace?: string;
+  /** Label selector of the revision objects of every extension. */
   readonly labelSelector: string;
-  /** A head Secret's extension and revision; undefined for a Secret that is not a head. */
-  read(secret: KubeObject): { readonly extension: string; readonly revision: RevisionInfo } | undefined;
+  /** What the informer keeps of an object; default: its metadata (and a Secret's type). */
+  readonly transform?: (obj: KubeObject) => KubeObject;
+  /** An object's extension and revision; undefined for an object that is not a revision. */
+  read(obj: KubeObject): { readonly extension: string; readonly revision: RevisionInfo } | undefined;
 }
 
 export interface V1GatingOptions {
@@ -57,11 +65,11 @@ export function v1GatingSetup(options: V1GatingOptions): (ctx: ManagerContext) =
     });
     const heads = new Informer({
       client,
-      apiVersion: 'v1',
-      kind: 'Secret',
-      namespace: options.revisions.namespace,
+      apiVersion: options.revisions.apiVersion,
+      kind: options.revisions.kind,
+      ...(options.revisions.namespace !== undefined && { namespace: options.revisions.namespace }),
       labelSelector: options.revisions.labelSelector,
-      transform: metadataOnly,
+      transform: options.revisions.transform ?? metadataOnly,
       logger: logger.child({ informer: 'revision-heads' }),
     });
     const extensionInfos = (): ExtensionInfo[] => {

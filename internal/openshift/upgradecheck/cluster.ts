@@ -1,7 +1,7 @@
 // What `kubectl olm upgrade-check` reads from a live cluster, and where it looks for a way out:
 //   the version — ClusterVersion `version` (.status.desired.version), unless given;
-//   ClusterExtensions — each one's latest Active revision head (bundle, version, olm.properties) in the system
-//     namespace; its way out is what operator-controller's resolver picks over the live ClusterCatalogs (through
+//   ClusterExtensions — each one's latest Active revision (bundle, version, olm.properties): its ClusterObjectSets
+//     (BoxcutterRuntime), else its revision head Secrets in the system namespace; its way out is what operator-controller's resolver picks over the live ClusterCatalogs (through
 //     catalogd's content API) once bundles whose max does not allow the target are left out — first within the
 //     extension's spec, then, failing that, with its version range lifted (channels and upgrade edges kept);
 //   CSVs — every non-copied one; its way out is the newest bundle reachable from it along its Subscription's
@@ -10,7 +10,20 @@
 //     over the registry gRPC API.
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { ClusterServiceVersionKind, SubscriptionKind, V1alpha1, CatalogSourceKind, type CatalogSource, type Subscription } from '../../../api/operators/index.ts';
-import { ClusterCatalogKind, ClusterExtensionKind, GroupVersion, type ClusterCatalog, type ClusterExtension } from '../../../api/v1/index.ts';
+import {
+  BundleNameKey,
+  BundleVersionKey,
+  ClusterCatalogKind,
+  ClusterExtensionKind,
+  ClusterObjectSetKind,
+  GroupVersion,
+  OwnerKindKey,
+  OwnerNameKey,
+  PropertiesAnnotation,
+  type ClusterCatalog,
+  type ClusterExtension,
+  type ClusterObjectSet,
+} from '../../../api/v1/index.ts';
 import { catalogSourceReader, type CatalogContent, type ContentBundle } from '../../classic/catalogsource/index.ts';
 import { RevisionHeadsSelector, readRevisionHead } from '../../operator-controller/applier/index.ts';
 import type { CatalogContentClient, PackageBundle } from '../../operator-controller/contentclient/index.ts';
@@ -54,6 +67,26 @@ export async function installedExtensions(client: KubeClient, systemNamespace: s
   }
   const secrets = await client.listAll({ apiVersion: 'v1', kind: 'Secret', namespace: systemNamespace }, { ...opts, labelSelector: RevisionHeadsSelector });
   const heads = new Map<string, Head[]>();
+  // BoxcutterRuntime: revisions are ClusterObjectSets; an extension that has any is read from them only.
+  const objectSets = new Map<string, Head[]>();
+  try {
+    const cos = await client.listAll<ClusterObjectSet>({ apiVersion: GroupVersion, kind: ClusterObjectSetKind }, { ...opts, labelSelector: `${OwnerKindKey}=${ClusterExtensionKind}` });
+    for (const c of cos.items) {
+      const extension = c.metadata.labels?.[OwnerNameKey];
+      const a = c.metadata.annotations ?? {};
+      if (extension === undefined) continue;
+      const head: Head = {
+        number: c.spec?.revision ?? 0,
+        active: c.spec?.lifecycleState !== 'Archived',
+        bundleName: a[BundleNameKey] ?? '',
+        version: a[BundleVersionKey] ?? '',
+        ...(a[PropertiesAnnotation] !== undefined && { properties: a[PropertiesAnnotation] }),
+      };
+      objectSets.set(extension, [...(objectSets.get(extension) ?? []), head]);
+    }
+  } catch (err) {
+    if (!isNoKindMatch(err) && !isNotFound(err)) throw err;
+  }
   for (const s of secrets.items) {
     const r = readRevisionHead(s as KubeObject & { type?: string });
     if (!r) continue;
@@ -70,7 +103,7 @@ export async function installedExtensions(client: KubeClient, systemNamespace: s
   const extensions = new Map<string, ClusterExtension>();
   for (const ext of list) {
     const name = ext.metadata.name ?? '';
-    const head = latestActive(heads.get(name) ?? []) as Head | undefined;
+    const head = latestActive(objectSets.get(name) ?? heads.get(name) ?? []) as Head | undefined;
     if (!head) continue;
     extensions.set(name, ext);
     installs.push({ name, bundle: head.bundleName, version: head.version, ...(head.properties !== undefined && { properties: head.properties }) });

@@ -13,9 +13,11 @@ import type {
   BundleUnpacker,
   InstallPreflight,
   InstalledBundle,
+  ObjectSetApplier,
   RenderRequest,
   RenderedBundle,
   Resolution,
+  RevisionStates,
   UninstallOutcome,
 } from './ports.ts';
 import type { ExtensionState, Finalizers } from './steps.ts';
@@ -47,6 +49,33 @@ export class FakeApplier implements BundleApplier {
   maintain(_ext: ClusterExtension, installed: InstalledBundle): Promise<ApplyOutcome> {
     this.calls.push(`maintain ${installed.name}`);
     return answer(this.maintainAnswer);
+  }
+  uninstall(): Promise<UninstallOutcome> {
+    this.calls.push('uninstall');
+    return answer(this.uninstallAnswer);
+  }
+}
+
+export class FakeObjectSets implements ObjectSetApplier {
+  readonly calls: string[] = [];
+  readonly applied: { bundle: BundleRef; objects: readonly KubeObject[] }[] = [];
+  statesAnswer: Answer<RevisionStates> = { value: { rollingOut: [] } };
+  applyAnswer: Answer<void> = { value: undefined };
+  migrateAnswer: Answer<void> = { value: undefined };
+  uninstallAnswer: Answer<UninstallOutcome> = { value: { done: true } };
+
+  migrate(): Promise<void> {
+    this.calls.push('migrate');
+    return answer(this.migrateAnswer);
+  }
+  revisionStates(): Promise<RevisionStates> {
+    this.calls.push('revisionStates');
+    return answer(this.statesAnswer);
+  }
+  apply(_ext: ClusterExtension, bundle: BundleRef, objects: readonly KubeObject[]): Promise<void> {
+    this.calls.push('apply');
+    this.applied.push({ bundle, objects });
+    return answer(this.applyAnswer);
   }
   uninstall(): Promise<UninstallOutcome> {
     this.calls.push('uninstall');

@@ -209,7 +209,7 @@ describe('ClusterExtension revisions as ClusterObjectSets', () => {
   let bundles: Record<string, TestBundle> = {};
   beforeAll(async () => {
     // 1.0.0 carries an extra ConfigMap that 1.1.0 no longer has.
-    ({ catalog, bundles } = await publish('boxed', ['1.0.0', '1.1.0'], (v) => (v === '1.0.0' ? { 'extra.yaml': { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'boxed-extra' }, data: { v } } } : {})));
+    ({ catalog, bundles } = await publish('boxed', ['1.0.0', '1.1.0'], (v): Record<string, object> => (v === '1.0.0' ? { 'extra.yaml': { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'boxed-extra' }, data: { v } } } : {})));
   });
 
   it('installs revision 1 with its objects in immutable Secrets and reports it', async () => {
