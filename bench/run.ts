@@ -16,6 +16,7 @@ import { benchFootprint } from './footprint.ts';
 import { benchGating } from './gating.ts';
 import { benchInformer } from './informer.ts';
 import { benchMakeRun } from './make-run.ts';
+import { benchObjectSetRuntime } from './objectset-runtime.ts';
 import { benchOperatorController } from './operator-controller.ts';
 import { benchResolveClassic } from './resolve-classic.ts';
 import { benchResolveV1 } from './resolve-v1.ts';
@@ -38,6 +39,7 @@ const benches: Record<string, () => Promise<Figure[]>> = {
   'classic-install': benchClassicInstall,
   'content-client': benchContentClient,
   'operator-controller': benchOperatorController,
+  'objectset-runtime': benchObjectSetRuntime,
   'classic-csv': benchClassicCSV,
   'make-run': benchMakeRun,
   gating: benchGating,

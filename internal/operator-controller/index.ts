@@ -158,8 +158,8 @@ export function operatorControllerSetup(
     if (runtime) {
       informers.push(runtime.objectSets);
       // A revision's progress is the extension's status: any change of one re-enqueues its extension.
-      runtime.objectSets.onEvent((_type, cos) => {
-        const owner = runtime.ownerOf(cos);
+      runtime.objectSets.onEvent((type, cos, old) => {
+        const owner = runtime.ownerToNotify(type, cos, old);
         if (owner) controller.enqueue(owner);
       });
     }

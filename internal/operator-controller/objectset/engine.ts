@@ -17,13 +17,16 @@
 // A phase is complete when none of its objects collided and each passes the progress probe; the revision goes
 // phase by phase and stops at the first incomplete one. Teardown goes phase by phase in reverse: an object another
 // revision took over only loses our owner reference; one still ours is deleted and waited for.
+import { createHash } from 'node:crypto';
 import type { KubeObject, OwnerReference } from '../../../api/meta/v1.ts';
 import { ClusterObjectSetKind, FieldOwnerPrefix, GroupVersion, ManagedByLabel, ObjectRevisionAnnotation, type CollisionProtection } from '../../../api/v1/index.ts';
-import { isAlreadyExists, isBadRequest, isConflict, isInvalid, isNotFound, refOf, type KubeClient } from '../../shared/kube/index.ts';
 import { mapLimit } from '../../shared/controller/index.ts';
+import { goJSONValue } from '../../shared/gocompat/index.ts';
+import { isAlreadyExists, isBadRequest, isConflict, isInvalid, isNotFound, refOf, type KubeClient } from '../../shared/kube/index.ts';
 import { groupOf, versionOf } from '../applier/index.ts';
 import type { Prober, ProbeResult } from './probes.ts';
 import type { ResolvedPhase } from './resolve.ts';
+import { DRIFT_KEY, driftKey } from './watch.ts';
 
 export type Action = 'Created' | 'Updated' | 'Recovered' | 'Progressed' | 'Idle' | 'Collision';
 
@@ -176,15 +179,30 @@ export interface ObjectEngineOptions {
 
 export interface ReconcileOptions {
   readonly probe: Prober;
+  /** Whether probing an object needs more than its cached metadata and status (see probesReadBeyondStatus). */
+  readonly probeReadsBeyondStatus?: (obj: KubeObject) => boolean;
   /** UIDs of the other active revisions of the same extension (handover is not a collision). */
   readonly siblings: ReadonlySet<string>;
   readonly signal?: AbortSignal;
+}
+
+/** What the engine remembers of an object it applied: for which revision, what it wrote, and what it then looked like. */
+interface Applied {
+  readonly revision: string;
+  readonly desired: string;
+  readonly drift: string;
 }
 
 export class RevisionEngine {
   readonly #client: KubeClient;
   readonly #cache: MetaCache;
   readonly #concurrency: number;
+  /**
+   * By object uid: the last write of this process. An object the same revision already applied with the same content,
+   * unchanged since (its drift key), is left as it is ("Idle", as upstream's comparator finds it) and probed from the
+   * watch cache, so a pass caused by a status change costs no write.
+   */
+  readonly #applied = new Map<string, Applied>();
 
   constructor(o: ObjectEngineOptions) {
     this.#client = o.client;
@@ -257,8 +275,19 @@ export class RevisionEngine {
     else situation = 'Unknown';
 
     switch (situation) {
-      case 'IsController':
-        return withProbe('Updated', await this.#apply(desired, actual, o.signal));
+      case 'IsController': {
+        const desiredHash = createHash('sha1').update(goJSONValue(desired, true)).digest('base64');
+        const uid = actual.metadata.uid ?? '';
+        const seen = this.#applied.get(uid);
+        const drift = (actual[DRIFT_KEY] as string | undefined) ?? driftKey(actual);
+        if (seen && seen.revision === rev.uid && seen.desired === desiredHash && seen.drift === drift) {
+          const probed = o.probeReadsBeyondStatus?.(actual) ? await this.#full(actual, o.signal, true) : actual;
+          return withProbe('Idle', probed);
+        }
+        const applied = await this.#apply(desired, actual, o.signal);
+        if (applied.metadata.uid) this.#applied.set(applied.metadata.uid, { revision: rev.uid, desired: desiredHash, drift: driftKey(applied) });
+        return withProbe('Updated', applied);
+      }
       case 'Unknown':
         if (protection !== 'None') return withProbe('Collision', await this.#full(actual, o.signal), ctrl);
         return withProbe('Updated', await this.#adopt(desired, actual, ours, o.signal));
@@ -274,9 +303,14 @@ export class RevisionEngine {
     }
   }
 
-  /** The full object when `obj` is only cached metadata. */
-  async #full(obj: KubeObject, signal?: AbortSignal): Promise<KubeObject> {
-    if (obj['spec'] !== undefined || obj['status'] !== undefined || obj['data'] !== undefined) return obj;
+  /** Forgets an object (deleted): the next write to one of that name starts afresh. */
+  forget(uid: string): void {
+    this.#applied.delete(uid);
+  }
+
+  /** The full object when `obj` is only cached metadata (and status). */
+  async #full(obj: KubeObject, signal?: AbortSignal, always = false): Promise<KubeObject> {
+    if (!always && obj[DRIFT_KEY] === undefined) return obj;
     try {
       return await this.#client.get(refOf(obj), signal ? { signal } : {});
     } catch (err) {
@@ -319,17 +353,18 @@ export class RevisionEngine {
 
   async #teardownObject(rev: RevisionIdentity, object: KubeObject, signal?: AbortSignal): Promise<boolean> {
     const ref = refOf(object);
-    let actual: KubeObject;
-    try {
-      actual = await this.#client.get(ref, signal ? { signal } : {});
-    } catch (err) {
-      if (isNotFound(err)) return true;
-      throw new Error(`getting object before deletion: ${(err as Error).message}`, { cause: err });
+    // The watch cache answers for objects the runtime labelled; anything else is read from the API server.
+    let actual = this.#cache(object.apiVersion ?? '', object.kind ?? '', object.metadata.namespace, object.metadata.name ?? '');
+    if (!actual) {
+      try {
+        actual = await this.#client.get(ref, signal ? { signal } : {});
+      } catch (err) {
+        if (isNotFound(err)) return true;
+        throw new Error(`getting object before deletion: ${(err as Error).message}`, { cause: err });
+      }
     }
     if (rev.finalizers?.includes('orphan')) {
-      const labels = { ...actual.metadata.labels };
-      const annotations = { ...actual.metadata.annotations };
-      if (!(ManagedByLabel in labels) && !(ObjectRevisionAnnotation in annotations)) return true;
+      if (!(ManagedByLabel in (actual.metadata.labels ?? {})) && !(ObjectRevisionAnnotation in (actual.metadata.annotations ?? {}))) return true;
       await this.#client.patch(ref, 'merge', { metadata: { labels: { [ManagedByLabel]: null }, annotations: { [ObjectRevisionAnnotation]: null } } }, signal ? { signal } : {});
       return true;
     }
@@ -337,7 +372,15 @@ export class RevisionEngine {
     if (revisionOf(actual) !== rev.number && ctrl?.uid !== rev.uid) {
       const refs = actual.metadata.ownerReferences ?? [];
       if (refs.some((r) => r.uid === rev.uid)) {
-        await this.#client.patch(ref, 'merge', { metadata: { ownerReferences: refs.filter((r) => r.uid !== rev.uid) } }, signal ? { signal } : {});
+        // The list is replaced whole: only if it is still the one read (the cache may lag).
+        const patch = { metadata: { resourceVersion: actual.metadata.resourceVersion, ownerReferences: refs.filter((r) => r.uid !== rev.uid) } };
+        try {
+          await this.#client.patch(ref, 'merge', patch, signal ? { signal } : {});
+        } catch (err) {
+          if (isNotFound(err)) return true;
+          if (isConflict(err)) return false;
+          throw err;
+        }
       }
       return true;
     }

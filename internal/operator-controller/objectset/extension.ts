@@ -186,6 +186,11 @@ export interface ExtensionObjectSetsOptions {
   readonly client: KubeClient;
   /** Where the objects' Secrets go (operator-controller's namespace). */
   readonly systemNamespace: string;
+  /**
+   * The extension's ClusterObjectSets from an informer (as upstream reads them from its cache); absent: listed from
+   * the API server. A stale answer is safe: writing a revision that already exists with the same content is a no-op.
+   */
+  readonly cached?: (extension: string) => readonly ClusterObjectSet[];
   readonly logger?: Logger;
 }
 
@@ -195,18 +200,22 @@ export class ExtensionObjectSets {
   readonly #ns: string;
   readonly #log: Logger;
   readonly #store: RevisionStore;
+  readonly #cached: ((extension: string) => readonly ClusterObjectSet[]) | undefined;
 
   constructor(o: ExtensionObjectSetsOptions) {
     this.#client = o.client;
     this.#ns = o.systemNamespace;
     this.#log = o.logger ?? noopLogger;
     this.#store = new RevisionStore(o.client, o.systemNamespace);
+    this.#cached = o.cached;
   }
 
-  /** The extension's revisions, oldest first, read from the API server. */
+  /** The extension's revisions, oldest first. */
   async list(extension: string, signal?: AbortSignal): Promise<ClusterObjectSet[]> {
-    const list = await this.#client.list<ClusterObjectSet>(COS, { labelSelector: `${OwnerNameKey}=${extension}`, ...(signal && { signal }) });
-    return list.items.sort((a, b) => revisionNumber(a) - revisionNumber(b));
+    const items = this.#cached
+      ? [...this.#cached(extension)]
+      : (await this.#client.list<ClusterObjectSet>(COS, { labelSelector: `${OwnerNameKey}=${extension}`, ...(signal && { signal }) })).items;
+    return items.sort((a, b) => revisionNumber(a) - revisionNumber(b));
   }
 
   async revisionStates(ext: ClusterExtension, signal?: AbortSignal): Promise<RevisionStates> {
@@ -227,7 +236,8 @@ export class ExtensionObjectSets {
       const candidate = this.#named(desired, current.metadata.name!, revisionNumber(current), extension);
       try {
         await this.#client.apply(candidate.cos, { fieldManager: ClusterExtensionControllerFieldOwner, force: true, ...(signal && { signal }) });
-        await this.#ownSecrets(current, signal);
+        // Secrets get their owner right after the revision is created; until it succeeded, make sure (crash recovery).
+        if (!isTrue(current.status?.conditions, ClusterObjectSetTypeSucceeded)) await this.#ownSecrets(current, signal);
         return;
       } catch (err) {
         if (!isInvalid(err)) throw new Error(`patching ${current.metadata.name} Revision: ${(err as Error).message}`, { cause: err });

@@ -178,3 +178,33 @@ export function progressionProber(probes: readonly ProgressionProbe[] | undefine
   }
   return and(all);
 }
+
+/** Field paths a cached object (metadata, labels and status) answers without reading the object. */
+const CACHED_PATH = /^(status(\.|$)|metadata\.(name|namespace|labels|generation)(\.|$))/;
+
+/**
+ * Whether probing `obj` reads more than its metadata and status (a FieldValue or FieldsEqual assertion on another
+ * field, e.g. `data.foo`, of a probe that selects it): then the object must be read whole before it is probed.
+ */
+export function probesReadBeyondStatus(probes: readonly ProgressionProbe[] | undefined): (obj: KubeObject) => boolean {
+  const wide = (probes ?? []).filter((p) =>
+    p.assertions.some((a) =>
+      a.type === 'FieldValue' ? !CACHED_PATH.test(a.fieldValue?.fieldPath ?? '') : a.type === 'FieldsEqual' ? !CACHED_PATH.test(a.fieldsEqual?.fieldA ?? '') || !CACHED_PATH.test(a.fieldsEqual?.fieldB ?? '') : false,
+    ),
+  );
+  if (wide.length === 0) return () => false;
+  const selectors = wide.map((p) => {
+    if (p.selector.type === 'GroupKind') {
+      const { group = '', kind = '' } = p.selector.groupKind ?? {};
+      return (o: KubeObject): boolean => groupOf(o.apiVersion) === group && o.kind === kind;
+    }
+    let sel: ReturnType<typeof labelSelectorAsSelector> | undefined;
+    try {
+      sel = labelSelectorAsSelector(p.selector.label ?? {});
+    } catch {
+      return (): boolean => true;
+    }
+    return (o: KubeObject): boolean => sel!.matches(o.metadata.labels ?? {});
+  });
+  return (obj) => selectors.some((s) => s(obj));
+}

@@ -44,7 +44,7 @@ import { addFinalizer, hasFinalizer, isConflict, isNotFound, removeFinalizer, ty
 import type { Logger } from '../../shared/observability/index.ts';
 import { msUntilDeadline } from './deadline.ts';
 import { collisionReport, inTransition, objectTitle, phaseComplete, revisionComplete, StaleError, type RevisionEngine, type RevisionIdentity } from './engine.ts';
-import { progressionProber } from './probes.ts';
+import { probesReadBeyondStatus, progressionProber } from './probes.ts';
 import { mutableSecretsProblem, observedPhasesProblem, resolvePhases, type ResolvedPhase, type SecretReader } from './resolve.ts';
 
 /** How soon a revision with collisions or invalid objects is looked at again (upstream: a flat 10 s). */
@@ -177,8 +177,16 @@ export class ClusterObjectSetReconciler implements Reconciler {
       return;
     }
 
+    // Each referenced Secret is read once per pass (the immutability check and resolution share the answer).
+    const reads = new Map<string, ReturnType<SecretReader>>();
+    const readSecret: SecretReader = (namespace, name) => {
+      const key = `${namespace}/${name}`;
+      let r = reads.get(key);
+      if (!r) reads.set(key, (r = this.#o.readSecret(namespace, name)));
+      return r;
+    };
     // Blocked takes precedence over ProgressDeadlineExceeded: it tells the user what to fix.
-    const mutable = await mutableSecretsProblem(cos, this.#o.systemNamespace, this.#o.readSecret);
+    const mutable = await mutableSecretsProblem(cos, this.#o.systemNamespace, readSecret);
     if (mutable !== undefined) {
       s.log.info('referenced Secret is mutable; blocked', { problem: mutable });
       markBlocked(cos, mutable);
@@ -188,7 +196,7 @@ export class ClusterObjectSetReconciler implements Reconciler {
     let phases: ResolvedPhase[];
     let prober;
     try {
-      const resolved = await resolvePhases(cos, this.#o.systemNamespace, this.#o.readSecret);
+      const resolved = await resolvePhases(cos, this.#o.systemNamespace, readSecret);
       phases = resolved.phases;
       prober = progressionProber(cos.spec?.progressionProbes);
       const stored = cos.status?.observedPhases ?? [];
@@ -229,7 +237,12 @@ export class ClusterObjectSetReconciler implements Reconciler {
     const siblings = this.#activeSiblings(cos);
     let res;
     try {
-      res = await this.#o.engine.reconcile(rev, phases, { probe: prober, siblings: new Set(siblings.map((c) => c.metadata.uid ?? '')), signal });
+      res = await this.#o.engine.reconcile(rev, phases, {
+        probe: prober,
+        probeReadsBeyondStatus: probesReadBeyondStatus(cos.spec?.progressionProbes),
+        siblings: new Set(siblings.map((c) => c.metadata.uid ?? '')),
+        signal,
+      });
     } catch (err) {
       if (err instanceof StaleError) throw err;
       markRetrying(s, `reconciling object: ${errorMessage(err)}`);

@@ -29,8 +29,11 @@ export interface ObjectSetRuntime {
   readonly reconciler: ClusterObjectSetReconciler;
   /** What the ClusterExtension controller uses to write and read revisions. */
   readonly extensions: ExtensionObjectSets;
-  /** The ClusterExtension owning a ClusterObjectSet (its owner-name label), for re-enqueueing it. */
-  ownerOf(cos: ClusterObjectSet): string | undefined;
+  /**
+   * The ClusterExtension to re-enqueue for a ClusterObjectSet event (its owner-name label): any add or delete, and
+   * updates that change what the extension mirrors (lifecycle state, conditions); undefined otherwise.
+   */
+  ownerToNotify(type: 'add' | 'update' | 'delete', cos: ClusterObjectSet, old?: ClusterObjectSet): string | undefined;
   stop(): Promise<void>;
 }
 
@@ -47,7 +50,7 @@ export function objectSetRuntime(o: ObjectSetRuntimeOptions): ObjectSetRuntime {
     const owner = c.metadata.labels?.[OwnerNameKey];
     return owner === undefined ? [] : [owner];
   });
-  const managed = new ManagedObjectWatcher({ client: o.client, enqueue: (name) => controller.enqueue(name), logger: log });
+  const managed = new ManagedObjectWatcher({ client: o.client, enqueue: (name) => controller.enqueue(name), deleted: (uid) => engine.forget(uid), logger: log });
   const engine = new RevisionEngine({ client: o.client, cache: (apiVersion, kind, ns, name) => managed.get(apiVersion, kind, ns, name) });
   const reconciler = new ClusterObjectSetReconciler({
     client: o.client,
@@ -80,8 +83,19 @@ export function objectSetRuntime(o: ObjectSetRuntimeOptions): ObjectSetRuntime {
     managed,
     controller,
     reconciler,
-    extensions: new ExtensionObjectSets({ client: o.client, systemNamespace: o.systemNamespace, logger: o.logger.child({ component: 'objectsets' }) }),
-    ownerOf: (cos) => cos.metadata.labels?.[OwnerNameKey],
+    extensions: new ExtensionObjectSets({
+      client: o.client,
+      systemNamespace: o.systemNamespace,
+      cached: (extension) => objectSets.byIndex(OWNER_INDEX, extension),
+      logger: o.logger.child({ component: 'objectsets' }),
+    }),
+    ownerToNotify: (type, cos, old) => {
+      const owner = cos.metadata.labels?.[OwnerNameKey];
+      if (owner === undefined || type !== 'update' || !old) return owner;
+      const seen = (c: ClusterObjectSet): string =>
+        JSON.stringify([c.spec?.lifecycleState, (c.status?.conditions ?? []).map((x) => [x.type, x.status, x.reason, x.message, x.lastTransitionTime])]);
+      return seen(cos) === seen(old) ? undefined : owner;
+    },
     stop: () => managed.stop(),
   };
 }
