@@ -5,8 +5,11 @@ import { v1CurrentMinor } from '../../internal/openshift/index.ts';
 import { parseFeatureGates, registryFlags, registryOptions, UsageError, type Flag } from '../../internal/shared/manager/index.ts';
 import type { Version } from '../../internal/shared/semver/index.ts';
 
-/** operator-controller's feature gates and their defaults (upstream's: both webhook providers GA, on). */
-export const OPERATOR_CONTROLLER_FEATURE_GATES = { WebhookProviderCertManager: true, WebhookProviderOpenshiftServiceCA: true } as const;
+/**
+ * operator-controller's feature gates and their defaults: upstream's (both webhook providers GA, on), and ours,
+ * ServiceAccountInstalls (off: spec.serviceAccount is ignored, as upstream v1.11; on: extensions install as it).
+ */
+export const OPERATOR_CONTROLLER_FEATURE_GATES = { WebhookProviderCertManager: true, WebhookProviderOpenshiftServiceCA: true, ServiceAccountInstalls: false } as const;
 
 export const operatorControllerFlags = {
   'cache-path': { type: 'string', default: '/var/cache', help: 'directory of the bundle image cache (unpack/)' },
@@ -25,7 +28,9 @@ export const operatorControllerFlags = {
     default: '',
     help:
       'key=value pairs of feature gates: WebhookProviderCertManager=true|false (default true), WebhookProviderOpenshiftServiceCA=true|false (default true); ' +
-      'webhook certificates come from cert-manager when its gate is on, else from OpenShift service-ca when that one is, else webhook bundles are refused',
+      'webhook certificates come from cert-manager when its gate is on, else from OpenShift service-ca when that one is, else webhook bundles are refused. ' +
+      'ServiceAccountInstalls=true|false (default false; not upstream): honour the deprecated spec.serviceAccount — the account must exist, ' +
+      'its missing permissions are listed before installing, and the extension’s objects are managed as it; off, the field is ignored as upstream',
   },
   ...registryFlags,
 } as const satisfies Record<string, Flag>;
@@ -68,5 +73,6 @@ export function operatorControllerOptions(values: OperatorControllerFlagValues):
     ...registryOptions('operator-controller', values),
     ...(catalogdCasDir !== '' && { catalogdCasDir }),
     ...(certProvider !== 'cert-manager' && { certProvider }),
+    ...(gates.ServiceAccountInstalls && { serviceAccountInstalls: true }),
   };
 }
