@@ -47,6 +47,8 @@ describe('operator-controller flags', () => {
       'operator-controller: --feature-gates: invalid value of ServiceAccountInstalls=yes, err: strconv.ParseBool: parsing "yes": invalid syntax',
     );
     expect(() => parse('--feature-gates=PreflightPermissions=true')).toThrow('operator-controller: --feature-gates: unrecognized feature gate: PreflightPermissions');
+    const { help } = parseManagerArgs('operator-controller', ['--help'], operatorControllerFlags);
+    expect(help).toContain('ServiceAccountInstalls=true|false (default false; not upstream)');
   });
 
   it('names the flag that is wrong', () => {
