@@ -24,7 +24,9 @@ export type CRDUpgradeSafetyEnforcement =
   | typeof CRDUpgradeSafetyEnforcementNone
   | typeof CRDUpgradeSafetyEnforcementStrict;
 
-/** The ServiceAccount the controller acts as for an extension's objects (see ClusterExtensionSpec.serviceAccount). */
+/**
+ * @deprecated Ignored, as upstream v1.11 (#2770); see ClusterExtensionSpec.serviceAccount.
+ */
 export interface ServiceAccountReference {
   name?: string;
 }
@@ -73,8 +75,9 @@ export interface ClusterExtensionSpec {
   /** Namespace the extension's namespaced objects go to by default; must exist; immutable. */
   namespace: string;
   /**
-   * The ServiceAccount (in `namespace`) the controller acts as for the extension's objects: permission preflight,
-   * then every apply, prune and delete impersonates it. Omitted: the controller's own identity. Upstream ignores it.
+   * Deprecated and ignored, as upstream v1.11: every extension installs as operator-controller itself. Only
+   * operator-controller's ServiceAccountInstalls gate (ours, off by default) honours it: the account (in `namespace`)
+   * must exist, a preflight lists its missing permissions, and every apply, prune and delete impersonates it.
    */
   serviceAccount?: ServiceAccountReference;
   source: SourceConfig;

@@ -37,6 +37,20 @@ describe('operator-controller flags', () => {
     expect(() => parse('--feature-gates=Nope=true')).toThrow('operator-controller: --feature-gates: unrecognized feature gate: Nope');
   });
 
+  it('--feature-gates=ServiceAccountInstalls (ours, off by default) honours spec.serviceAccount; upstream ignores it', () => {
+    expect(parse('--feature-gates=')).not.toHaveProperty('serviceAccountInstalls');
+    expect(parse('--feature-gates=ServiceAccountInstalls=false')).not.toHaveProperty('serviceAccountInstalls');
+    expect(parse('--feature-gates=ServiceAccountInstalls=true').serviceAccountInstalls).toBe(true);
+    expect(parse('--feature-gates=ServiceAccountInstalls=true,WebhookProviderCertManager=false')).toMatchObject({ serviceAccountInstalls: true, certProvider: 'openshift-serviceca' });
+    expect(() => parse('--feature-gates=ServiceAccountInstalls')).toThrow('operator-controller: --feature-gates: missing bool value for ServiceAccountInstalls');
+    expect(() => parse('--feature-gates=ServiceAccountInstalls=yes')).toThrow(
+      'operator-controller: --feature-gates: invalid value of ServiceAccountInstalls=yes, err: strconv.ParseBool: parsing "yes": invalid syntax',
+    );
+    expect(() => parse('--feature-gates=PreflightPermissions=true')).toThrow('operator-controller: --feature-gates: unrecognized feature gate: PreflightPermissions');
+    const { help } = parseManagerArgs('operator-controller', ['--help'], operatorControllerFlags);
+    expect(help).toContain('ServiceAccountInstalls=true|false (default false; not upstream)');
+  });
+
   it('names the flag that is wrong', () => {
     expect(() => parse('--cache-path=')).toThrow(UsageError);
     expect(() => parse('--cache-path=')).toThrow('operator-controller: --cache-path: must not be empty');

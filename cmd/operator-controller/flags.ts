@@ -5,8 +5,17 @@ import { v1CurrentMinor } from '../../internal/openshift/index.ts';
 import { parseFeatureGates, registryFlags, registryOptions, UsageError, type Flag } from '../../internal/shared/manager/index.ts';
 import type { Version } from '../../internal/shared/semver/index.ts';
 
-/** operator-controller's feature gates and their defaults (upstream's: both webhook providers GA, on). */
-export const OPERATOR_CONTROLLER_FEATURE_GATES = { WebhookProviderCertManager: true, WebhookProviderOpenshiftServiceCA: true, BoxcutterRuntime: false } as const;
+/**
+ * operator-controller's feature gates and their defaults: upstream's (both webhook providers GA, on; BoxcutterRuntime
+ * alpha, off), and ours, ServiceAccountInstalls (off: spec.serviceAccount is ignored, as upstream v1.11; on:
+ * extensions install as it).
+ */
+export const OPERATOR_CONTROLLER_FEATURE_GATES = {
+  WebhookProviderCertManager: true,
+  WebhookProviderOpenshiftServiceCA: true,
+  BoxcutterRuntime: false,
+  ServiceAccountInstalls: false,
+} as const;
 
 export const operatorControllerFlags = {
   'cache-path': { type: 'string', default: '/var/cache', help: 'directory of the bundle image cache (unpack/)' },
@@ -27,7 +36,9 @@ export const operatorControllerFlags = {
       'key=value pairs of feature gates: WebhookProviderCertManager=true|false (default true), WebhookProviderOpenshiftServiceCA=true|false (default true), ' +
       'BoxcutterRuntime=true|false (default false); ' +
       'webhook certificates come from cert-manager when its gate is on, else from OpenShift service-ca when that one is, else webhook bundles are refused; ' +
-      'BoxcutterRuntime keeps revisions as ClusterObjectSets (needs the experimental CRDs, config/crd/experimental)',
+      'BoxcutterRuntime keeps revisions as ClusterObjectSets (needs the experimental CRDs, config/crd/experimental). ' +
+      'ServiceAccountInstalls=true|false (default false; not upstream): honour the deprecated spec.serviceAccount — the account must exist, ' +
+      'its missing permissions are listed before installing, and the extension’s objects are managed as it; off, the field is ignored as upstream',
   },
   ...registryFlags,
 } as const satisfies Record<string, Flag>;
@@ -71,5 +82,6 @@ export function operatorControllerOptions(values: OperatorControllerFlagValues):
     ...(catalogdCasDir !== '' && { catalogdCasDir }),
     ...(certProvider !== 'cert-manager' && { certProvider }),
     ...(gates.BoxcutterRuntime && { boxcutterRuntime: true }),
+    ...(gates.ServiceAccountInstalls && { serviceAccountInstalls: true }),
   };
 }

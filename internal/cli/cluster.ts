@@ -98,14 +98,24 @@ export function insecureRegistries(flag: string | undefined, env: NodeJS.Process
     .filter((s) => s !== '');
 }
 
-/** The cluster client of the kubeconfig the flags and environment name (kubectl's lookup order). */
+/**
+ * The cluster client of the kubeconfig the flags and environment name (kubectl's lookup order). API warnings (a
+ * deprecated field such as ClusterExtension spec.serviceAccount, from an admission policy) go to stderr as kubectl
+ * prints them, `Warning: <text>`, each text once.
+ */
 export async function connect(flags: { kubeconfig?: string | undefined; context?: string | undefined }, io: CliIO): Promise<KubeClient> {
-  return KubeClient.fromConfig({
+  const client = await KubeClient.fromConfig({
     ...(flags.kubeconfig && { kubeconfig: flags.kubeconfig }),
     ...(flags.context && { context: flags.context }),
     env: io.env,
     userAgent: 'kubectl-olm',
     requestTimeoutMs: 60_000,
+  });
+  const printed = new Set<string>();
+  return client.withWarningHandler(({ text }) => {
+    if (printed.has(text)) return;
+    printed.add(text);
+    io.stderr.write(`Warning: ${text}\n`);
   });
 }
 

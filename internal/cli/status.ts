@@ -140,7 +140,7 @@ function statusText(ext: ClusterExtension, r: StatusReport): string {
     `Name:             ${r.name}`,
     `Package:          ${r.package}`,
     `Namespace:        ${r.namespace}`,
-    `Service account:  ${sa ? sa : '(none: operator-controller installs with its own identity)'}`,
+    ...(sa ? [`Service account:  ${sa} (deprecated: ignored unless operator-controller runs with --feature-gates=ServiceAccountInstalls=true)`] : []),
     `Version range:    ${c?.version ? c.version : 'any (the newest)'}`,
     `Channels:         ${c?.channels?.length ? c.channels.join(', ') : 'all'}`,
     `Catalogs:         ${c?.selector ? labelSelectorString(c.selector) || 'all' : 'all'}`,

@@ -1,5 +1,5 @@
 // The stage implementations operator-controller runs with: catalogd's HTTP content client, the
-// catalog resolver, the registry+v1 renderer, both preflights and the revision applier, adapted
+// catalog resolver, the registry+v1 renderer, the preflights and the revision applier, adapted
 // to the OperatorControllerImplementations seam of index.ts.
 import { RevisionApplier } from './applier/index.ts';
 import { HttpContentClient } from './contentclient/index.ts';
@@ -12,6 +12,8 @@ export const defaultImplementations: OperatorControllerImplementations = {
   content: ({ caCerts, logger, cacheDir }) => new HttpContentClient({ ...(caCerts && { caCerts }), logger, cacheDir }),
   resolver: ({ listCatalogs, content, metrics }) => new CatalogResolver({ listCatalogs, content, metrics: createResolutionMetrics(metrics.registry) }),
   renderer: ({ certProvider }) => registryV1Renderer({ certProvider }),
-  preflights: ({ client, certProvider }) => [clusterPreflights(client, certProvider ? { certProvider: CERT_PROVIDERS[certProvider]! } : {})],
-  applier: (o) => new RevisionApplier(o),
+  preflights: ({ client, certProvider, serviceAccountInstalls }) => [
+    clusterPreflights(client, { ...(certProvider && { certProvider: CERT_PROVIDERS[certProvider]! }), serviceAccountPermissions: serviceAccountInstalls }),
+  ],
+  applier: ({ serviceAccountInstalls, ...o }) => new RevisionApplier({ ...o, actAsServiceAccount: serviceAccountInstalls }),
 };

@@ -4,8 +4,10 @@
 //
 //   ClusterCatalog ─▶ content client ─▶ resolver ─▶ unpacker ─▶ renderer ─▶ preflights ─▶ applier ─▶ status
 //
-// ServiceAccount and RBAC informers (installer/) tell whether an extension's service account exists and re-enqueue
-// the extensions a grant could unblock.
+// spec.serviceAccount is ignored, as upstream v1.11: every extension installs as operator-controller. Only with our
+// ServiceAccountInstalls gate is it honoured: ServiceAccount and RBAC informers (installer/) tell whether an
+// extension's service account exists and re-enqueue the extensions a grant could unblock, the permission preflight
+// runs, and the applier impersonates the account.
 //
 // The stage implementations come from `OperatorControllerImplementations` (implementations.ts
 // for the process; tests may swap one), so this file only strings them together.
@@ -63,13 +65,21 @@ export interface OperatorControllerImplementations {
   readonly resolver: (o: { readonly listCatalogs: () => readonly ClusterCatalog[]; readonly content: CatalogContentClient; readonly metrics: Metrics }) => BundleResolver;
   /** `certProvider`: for bundles with webhooks (`null`: none, such bundles are refused). */
   readonly renderer: (o: { readonly certProvider: CertProviderName | null }) => BundleRenderer;
-  readonly preflights: (o: { readonly client: KubeClient; readonly logger: Logger; readonly certProvider: CertProviderName | null }) => readonly InstallPreflight[];
+  /** `serviceAccountInstalls`: the gate (OperatorControllerOptions); on, the service account's permissions are checked. */
+  readonly preflights: (o: {
+    readonly client: KubeClient;
+    readonly logger: Logger;
+    readonly certProvider: CertProviderName | null;
+    readonly serviceAccountInstalls: boolean;
+  }) => readonly InstallPreflight[];
   readonly applier: (o: {
     readonly client: KubeClient;
     readonly systemNamespace: string;
     readonly logger: Logger;
     /** To be told of every object a rollout applied (the owned-object watches follow them). */
     readonly applied: (objects: readonly KubeObject[]) => void;
+    /** The gate (OperatorControllerOptions); on, requests about an extension's objects impersonate its service account. */
+    readonly serviceAccountInstalls: boolean;
   }) => BundleApplier;
 }
 
@@ -107,14 +117,19 @@ export function operatorControllerSetup(
       logger: logger.child({ informer: 'clustercatalogs' }),
     });
     const { registry, informer: secretInformer } = await registryAccess({ client, logger, ...options });
-    // The service accounts extensions install as, and RBAC changes that could grant what one was missing.
-    const installer = installerWatches({ client, logger, extensions: () => extensions.list(), enqueue: (name) => controller.enqueue(name) });
-    const informers: Cache[] = [extensions, catalogs, ...(secretInformer ? [secretInformer] : []), ...installer.informers];
+    // ServiceAccountInstalls (ours, off by default): the service accounts extensions install as, and RBAC changes
+    // that could grant what one was missing. Off, as upstream, spec.serviceAccount is ignored and nothing is watched.
+    const serviceAccountInstalls = options.serviceAccountInstalls === true;
+    const installer = serviceAccountInstalls
+      ? installerWatches({ client, logger, extensions: () => extensions.list(), enqueue: (name) => controller.enqueue(name) })
+      : undefined;
+    const informers: Cache[] = [extensions, catalogs, ...(secretInformer ? [secretInformer] : []), ...(installer?.informers ?? [])];
     const puller = createImagePuller({ cacheDir: join(options.cachePath, 'unpack'), registry, logger: logger.child({ component: 'image' }) });
     const caCerts = options.catalogdCasDir ? await readCertificateDir(options.catalogdCasDir) : undefined;
     const content = impl.content({ ...(caCerts && { caCerts }), logger: logger.child({ component: 'catalog-content' }), cacheDir: join(options.cachePath, 'catalogs') });
 
     const log = logger.child({ controller: 'clusterextension' });
+    if (serviceAccountInstalls) log.info('feature gate ServiceAccountInstalls is on: extensions naming spec.serviceAccount install as that account');
     const certProvider = options.certProvider === undefined ? 'cert-manager' : options.certProvider;
     // Bound late: events only arrive once the controller below exists.
     const owned = new OwnedObjectWatcher({ client, enqueue: (name) => controller.enqueue(name), logger: logger.child({ component: 'owned-objects' }) });
@@ -123,21 +138,30 @@ export function operatorControllerSetup(
     const resolver = impl.resolver({ listCatalogs: () => catalogs.list(), content, metrics });
     const unpacker = imageBundleUnpacker(puller);
     const renderer = impl.renderer({ certProvider });
-    const checks = impl.preflights({ client, logger: log, certProvider });
     const events = eventRecorder(client, 'operator-controller', log);
+    // Under BoxcutterRuntime every extension installs as operator-controller, as upstream; ServiceAccountInstalls is
+    // a standard-runtime feature.
     const runtime = options.boxcutterRuntime
       ? objectSetRuntime({ client, systemNamespace: options.systemNamespace, logger, metrics, ...(options.rateLimiter && { rateLimiter: options.rateLimiter }) })
       : undefined;
     const steps = runtime
-      ? clusterExtensionObjectSetSteps({ finalizers, resolver, unpacker, renderer, preflights: checks, objectSets: runtime.extensions, events })
+      ? clusterExtensionObjectSetSteps({
+          finalizers,
+          resolver,
+          unpacker,
+          renderer,
+          preflights: impl.preflights({ client, logger: log, certProvider, serviceAccountInstalls: false }),
+          objectSets: runtime.extensions,
+          events,
+        })
       : clusterExtensionSteps({
           finalizers,
           resolver,
           unpacker,
           renderer,
-          preflights: checks,
-          applier: impl.applier({ client, systemNamespace: options.systemNamespace, logger: log, applied: (objects) => owned.watch(objects) }),
-          identity: installer.identity,
+          preflights: impl.preflights({ client, logger: log, certProvider, serviceAccountInstalls }),
+          applier: impl.applier({ client, systemNamespace: options.systemNamespace, logger: log, applied: (objects) => owned.watch(objects), serviceAccountInstalls }),
+          ...(installer && { identity: installer.identity }),
           events,
         });
     const reconciler = new ClusterExtensionReconciler({

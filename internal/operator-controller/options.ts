@@ -31,6 +31,13 @@ export interface OperatorControllerOptions {
    * controller (applier/).
    */
   readonly boxcutterRuntime?: boolean;
+  /**
+   * `--feature-gates=ServiceAccountInstalls=true` (ours, off by default; upstream v1.11 ignores the field): a
+   * ClusterExtension's `spec.serviceAccount.name` is honoured — the account must exist, a preflight lists every
+   * permission it lacks, and every request about the extension's objects impersonates it. Off or absent: as upstream,
+   * the field is ignored (logged at info when set) and every extension installs as operator-controller itself.
+   */
+  readonly serviceAccountInstalls?: boolean;
 
   // Knobs for tests and embedding; no flags.
   /** Re-run every extension this often (a safety net: drift of installed objects is watched); default 10 minutes. */

@@ -1,6 +1,7 @@
 // Installs the admission policies from config/admission (MutatingAdmissionPolicy and
 // ValidatingAdmissionPolicy objects and their bindings) and waits until the API server enforces
-// them: the ClusterCatalog metadata-name label shows up on a dry-run create.
+// them: the ClusterCatalog metadata-name label shows up on a dry-run create, and a dry-run create of
+// a ClusterExtension setting spec.serviceAccount is answered with the deprecation warning.
 import { readFile } from 'node:fs/promises';
 import yaml from 'js-yaml';
 import { yamlFiles } from './crds.ts';
@@ -15,6 +16,9 @@ const PLURALS: Readonly<Record<string, string>> = {
 };
 
 export const METADATA_NAME_LABEL = 'olm.operatorframework.io/metadata.name';
+
+/** The ValidatingAdmissionPolicy (and its binding) that warns about ClusterExtension spec.serviceAccount. */
+export const SERVICE_ACCOUNT_DEPRECATED_POLICY = 'clusterextension-serviceaccount-deprecated';
 
 /** Applies every policy and binding in `dir`'s YAML files; returns `Kind/name` of each. */
 export async function installAdmissionPolicies(kube: TestKube, dir: string): Promise<string[]> {
@@ -42,5 +46,17 @@ export async function installAdmissionPolicies(kube: TestKube, dir: string): Pro
     );
     return r.body.metadata?.labels?.[METADATA_NAME_LABEL] === 'admission-probe';
   });
+  if (installed.includes(`ValidatingAdmissionPolicyBinding/${SERVICE_ACCOUNT_DEPRECATED_POLICY}`)) {
+    await waitFor('the ClusterExtension serviceAccount deprecation policy to take effect', async () => {
+      const probe = {
+        apiVersion: 'olm.operatorframework.io/v1',
+        kind: 'ClusterExtension',
+        metadata: { name: 'admission-probe' },
+        spec: { namespace: 'default', serviceAccount: { name: 'probe' }, source: { sourceType: 'Catalog', catalog: { packageName: 'probe' } } },
+      };
+      const r = await kube.request('POST', '/apis/olm.operatorframework.io/v1/clusterextensions?dryRun=All', probe);
+      return (r.warnings ?? []).some((w) => w.includes(`'${SERVICE_ACCOUNT_DEPRECATED_POLICY}'`));
+    });
+  }
   return installed;
 }

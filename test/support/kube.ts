@@ -1,11 +1,14 @@
 // A deliberately tiny Kubernetes HTTP client for test set-up and for asserting on raw API
 // answers (admission messages, RBAC refusals). Production code uses internal/shared/kube.
 import { Agent, request } from 'undici';
+import { parseWarningHeader } from '../../internal/shared/kube/index.ts';
 import type { ControlPlaneInfo } from './control-plane.ts';
 
 export interface ApiResponse<T = Record<string, unknown>> {
   readonly status: number;
   readonly body: T;
+  /** The text of each `Warning` header of the answer (admission warnings, deprecated APIs), in order. */
+  readonly warnings?: readonly string[];
 }
 
 export interface Status {
@@ -71,7 +74,9 @@ export class TestKube {
     } catch {
       /* non-JSON bodies (e.g. /readyz) stay text */
     }
-    return { status: res.statusCode, body: parsed as T };
+    const header = res.headers['warning'];
+    const warnings = (header === undefined ? [] : Array.isArray(header) ? header : [header]).map((raw) => parseWarningHeader(raw).text);
+    return { status: res.statusCode, body: parsed as T, warnings };
   }
 
   /** A list as the server-side printer's Table (what `kubectl get` shows). */

@@ -93,7 +93,12 @@ async function main(): Promise<void> {
   // catalogd serves catalogs over plain HTTP on 127.0.0.1:18443 and keeps its cache under .cache/run.
   const extra: Record<string, string[]> = {
     catalogd: [`--catalogs-server-addr=${CATALOGD_ADDRESS}`, `--external-address=${CATALOGD_ADDRESS}`, `--cache-dir=${runDir}/catalogd`],
-    'operator-controller': [`--cache-path=${runDir}/operator-controller`, `--system-namespace=${SYSTEM_NAMESPACE}`],
+    'operator-controller': [
+      `--cache-path=${runDir}/operator-controller`,
+      `--system-namespace=${SYSTEM_NAMESPACE}`,
+      // e.g. ServiceAccountInstalls=true (ours): extensions install as their spec.serviceAccount (README "Configuration").
+      ...(process.env['OPERATOR_CONTROLLER_FEATURE_GATES'] ? [`--feature-gates=${process.env['OPERATOR_CONTROLLER_FEATURE_GATES']}`] : []),
+    ],
     'olm-classic': [`--namespace=${CLASSIC_NAMESPACE}`, `--cache-dir=${runDir}/olm-classic`],
   };
   for (const [name, [health, metrics]] of Object.entries(ports)) {

@@ -192,24 +192,29 @@ absent) runs it on every upgrade; "None" skips it, which can lose data and shoul
 
 const serviceAccount: JSONSchemaProps = {
   type: 'object',
-  description: `serviceAccount is optional. When set, the controller acts as this ServiceAccount of spec.namespace for
-everything it does to the extension's objects: it checks before installing that the account may create,
-update and delete all of them (listing every missing permission and stopping if any is missing), then
-applies, upgrades, prunes and finally deletes them as system:serviceaccount:<namespace>:<name>. The account
-and its RBAC must exist first. When omitted, the controller uses its own identity, so anyone allowed to
-write ClusterExtensions is trusted like a cluster administrator.
-Upstream OLM v1 ignores this field and marks it deprecated; here it is how an installation is kept to
-least privilege.`,
+  description: `serviceAccount is deprecated and has no effect: it is still accepted so existing manifests stay
+valid, and it will go away in a later release. operator-controller does everything for every extension with
+its own service account, which holds cluster-admin; whoever may write ClusterExtensions is therefore trusted
+as a cluster administrator. The ValidatingAdmissionPolicy clusterextension-serviceaccount-deprecated makes
+the API server warn when it is set.
+
+Deprecated: leave serviceAccount out; it is ignored.
+
+Not upstream: an operator-controller started with --feature-gates=ServiceAccountInstalls=true still honours
+it, installing the extension as this ServiceAccount of spec.namespace once the account exists and holds
+every permission the bundle needs.`,
   minProperties: 1,
   properties: {
     name: {
       type: 'string',
       minLength: 1,
       maxLength: 253,
-      description: `name is the ServiceAccount, in spec.namespace, that the controller acts as for this extension's
-objects (see serviceAccount). It cannot be changed once set, only removed, which returns the extension to the
-controller's own identity. It is an RFC 1123 subdomain: lowercase letters, digits, "-" and ".",
-starting and ending with a letter or digit, at most 253 characters.`,
+      description: `name is deprecated and has no effect (see serviceAccount).
+
+Deprecated: leave it out; it is ignored.
+
+Once set it cannot be changed, only removed. It is an RFC 1123 subdomain: lowercase letters, digits, "-"
+and ".", starting and ending with a letter or digit, at most 253 characters.`,
       'x-kubernetes-validations': [
         immutableRule('name is immutable once set but may be cleared'),
         { rule: dns1123SubdomainRule, message: dns1123SubdomainMessage('name') },

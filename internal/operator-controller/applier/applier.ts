@@ -43,6 +43,12 @@ export interface RevisionApplierOptions {
   readonly logger?: Logger;
   /** Told of every object a rollout applied (whether or not it is healthy yet), e.g. to watch its kind. */
   readonly applied?: (objects: readonly KubeObject[]) => void;
+  /**
+   * The ServiceAccountInstalls gate (ours): requests about an extension's objects impersonate its
+   * `spec.serviceAccount.name` when it names one. Default false: as upstream v1.11, the field is ignored and `client`
+   * is used for everything.
+   */
+  readonly actAsServiceAccount?: boolean;
 }
 
 /** Upstream's collision message (Helm's conflict error as operator-controller rewrites it). */
@@ -70,6 +76,7 @@ export class RevisionApplier implements BundleApplier {
   readonly #concurrency: number;
   readonly #log: Logger;
   readonly #applied: ((objects: readonly KubeObject[]) => void) | undefined;
+  readonly #actAsServiceAccount: boolean;
   /** Extensions whose headless chunks this process has swept (a delete that failed half-way clears its entry). */
   readonly #swept = new Set<string>();
 
@@ -84,11 +91,12 @@ export class RevisionApplier implements BundleApplier {
     this.#concurrency = Math.max(1, o.concurrency ?? 8);
     this.#log = o.logger ?? noopLogger;
     this.#applied = o.applied;
+    this.#actAsServiceAccount = o.actAsServiceAccount ?? false;
   }
 
-  /** The client for the extension's objects: its service account when it names one. */
+  /** The client for the extension's objects: with `actAsServiceAccount`, its service account when it names one. */
   clientFor(ext: ClusterExtension): KubeClient {
-    const sa = ext.spec?.serviceAccount?.name;
+    const sa = this.#actAsServiceAccount ? ext.spec?.serviceAccount?.name : undefined;
     return sa ? this.#client.asServiceAccount(ext.spec!.namespace, sa) : this.#client;
   }
 

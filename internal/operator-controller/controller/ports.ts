@@ -67,15 +67,16 @@ export interface BundleRenderer {
 }
 
 /**
- * The service account an extension installs as (`spec.serviceAccount`), checked before anything else is read:
- * upstream's token getter refuses a missing one before the install state is even looked at.
+ * The service account an extension installs as (`spec.serviceAccount`) under our ServiceAccountInstalls gate, checked
+ * before anything else is read: upstream's token getter (removed in v1.11, #2770) refused a missing one before the
+ * install state was even looked at. Without the gate there is none: the field is ignored, as upstream.
  */
 export interface InstallerIdentity {
   /** Throws a `ServiceAccountNotFoundError` when the named account, or the namespace holding it, is not there. */
   check(ext: ClusterExtension, signal: AbortSignal): Promise<void>;
 }
 
-/** Upstream's authentication.ServiceAccountNotFoundError, with its text. */
+/** Upstream's authentication.ServiceAccountNotFoundError (removed in v1.11), with its text. */
 export class ServiceAccountNotFoundError extends Error {
   override readonly name = 'ServiceAccountNotFoundError';
   readonly serviceAccountName: string;

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Condition } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
 import { TerminalError, isTerminal } from '../../shared/controller/index.ts';
+import { createLogger } from '../../shared/observability/index.ts';
 import {
   FakeApplier,
   FakeEvents,
@@ -21,6 +22,7 @@ import { ServiceAccountNotFoundError, type Resolution } from './ports.ts';
 import {
   MISSING_SERVICE_ACCOUNT,
   NOT_READY_RECHECK_MS,
+  SERVICE_ACCOUNT_DEPRECATED,
   UNINSTALL_RECHECK_MS,
   apply,
   clusterExtensionSteps,
@@ -33,6 +35,7 @@ import {
   resolve,
   unpack,
   validate,
+  type ExtensionStep,
 } from './steps.ts';
 
 const signal = new AbortController().signal;
@@ -53,6 +56,68 @@ describe('the default step list', () => {
       applier: new FakeApplier(),
     }).map((s) => s.name);
     expect(names).toEqual(['handleDeletion', 'ensureFinalizer', 'validate', 'readInstalled', 'resolve', 'unpack', 'render', 'preflights', 'apply', 'reportInstalled']);
+  });
+});
+
+/** Runs the steps in order as the reconciler does: the first that returns an outcome ends the pass. */
+async function runPass(steps: readonly ExtensionStep[], state: ReturnType<typeof stateFor>): Promise<{ step: string; outcome: unknown }> {
+  for (const step of steps) {
+    const outcome = await step.run(state, signal);
+    if (outcome !== undefined) return { step: step.name, outcome };
+  }
+  return { step: 'end', outcome: undefined };
+}
+
+describe('spec.serviceAccount without the ServiceAccountInstalls gate (upstream v1.11)', () => {
+  it('an extension naming a service account that does not exist installs; the deprecation is logged once per pass', async () => {
+    const applier = new FakeApplier();
+    const preflight = new FakePreflight();
+    const events = new FakeEvents();
+    const steps = clusterExtensionSteps({
+      finalizers: new FakeFinalizers(),
+      resolver: new FakeResolver(resolution('1.0.0')),
+      unpacker: new FakeUnpacker(),
+      renderer: new FakeRenderer(),
+      preflights: [preflight],
+      applier,
+      events,
+    });
+    const ext = extension(); // spec.serviceAccount.name: installer, which no cluster holds here
+    const state = loggedState(ext);
+    expect(await runPass(steps, state)).toEqual({ step: 'end', outcome: undefined });
+    expect(applier.calls).toEqual(['installed', 'apply']);
+    expect(preflight.checked).toHaveLength(1);
+    expect(cond(ext, 'Installed')?.status).toBe('True');
+    expect(cond(ext, 'Progressing')).toMatchObject({ status: 'True', reason: 'Succeeded' });
+    expect(events.events.map((e) => e.reason)).toEqual(['Installed']);
+    expect(state.lines.filter((l) => l.msg === SERVICE_ACCOUNT_DEPRECATED).map((l) => l.level)).toEqual(['info']);
+    expect(JSON.stringify(ext.status)).not.toContain('serviceAccount');
+
+    // Cleared: the next pass reconciles the same way, without the line.
+    delete ext.spec!.serviceAccount;
+    const cleared = loggedState(ext);
+    expect(await runPass(steps, cleared)).toEqual({ step: 'end', outcome: undefined });
+    expect(cleared.lines.filter((l) => l.msg === SERVICE_ACCOUNT_DEPRECATED)).toEqual([]);
+    expect(cond(ext, 'Progressing')).toMatchObject({ status: 'True', reason: 'Succeeded' });
+  });
+
+  it('with the gate (identity given), the same extension stops at the missing account', async () => {
+    const applier = new FakeApplier();
+    const steps = clusterExtensionSteps({
+      finalizers: new FakeFinalizers(),
+      resolver: new FakeResolver(resolution('1.0.0')),
+      unpacker: new FakeUnpacker(),
+      renderer: new FakeRenderer(),
+      preflights: [],
+      applier,
+      identity: { check: async (e) => Promise.reject(new ServiceAccountNotFoundError(e.spec!.serviceAccount!.name!, e.spec!.namespace)) },
+    });
+    const state = loggedState(extension());
+    const { step } = await runPass(steps, state);
+    expect(step).toBe('readInstalled');
+    expect(applier.calls).toEqual([]);
+    expect(cond(state.ext, 'Progressing')?.message).toBe(MISSING_SERVICE_ACCOUNT);
+    expect(state.lines.filter((l) => l.msg === SERVICE_ACCOUNT_DEPRECATED)).toEqual([]);
   });
 });
 
@@ -137,9 +202,36 @@ describe('ensureFinalizer', () => {
   });
 });
 
+/** A state whose log lines (JSON records, info and up) are kept. */
+function loggedState(ext: ClusterExtension): ReturnType<typeof stateFor> & { lines: { level: string; msg: string }[] } {
+  const lines: { level: string; msg: string }[] = [];
+  const log = createLogger({ level: 'info', write: (line) => void lines.push(JSON.parse(line) as { level: string; msg: string }) });
+  return Object.assign(stateFor(ext), { log, lines });
+}
+
 describe('validate', () => {
   it('lets a catalog source through', async () => {
     expect(await validate().run(stateFor(extension()), signal)).toBeUndefined();
+  });
+
+  it('a set spec.serviceAccount (ignored, as upstream v1.11): upstream’s deprecation line at info, status untouched', async () => {
+    const state = loggedState(extension());
+    expect(await validate().run(state, signal)).toBeUndefined();
+    expect(state.lines.map((l) => [l.level, l.msg])).toEqual([['info', SERVICE_ACCOUNT_DEPRECATED]]);
+    expect(SERVICE_ACCOUNT_DEPRECATED).toBe(
+      "spec.serviceAccount is deprecated, ignored, and will be removed in a future release - operator-controller's cluster-admin service account is used for all cluster interactions",
+    );
+    expect(state.ext.status).toBeUndefined();
+  });
+
+  it('no spec.serviceAccount, or the ServiceAccountInstalls gate honouring it (identity given): no deprecation line', async () => {
+    const bare = extension();
+    delete bare.spec!.serviceAccount;
+    const unset = loggedState(bare);
+    expect(await validate().run(unset, signal)).toBeUndefined();
+    const gated = loggedState(extension());
+    expect(await validate({ identity: { check: async () => undefined } }).run(gated, signal)).toBeUndefined();
+    expect([unset.lines, gated.lines]).toEqual([[], []]);
   });
 
   it('refuses a missing spec.source.catalog with upstream’s text on Installed (Unknown) and Progressing', async () => {

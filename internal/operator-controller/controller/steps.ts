@@ -86,7 +86,11 @@ export interface ExtensionStepPorts {
   readonly renderer: BundleRenderer;
   readonly preflights: readonly InstallPreflight[];
   readonly applier: BundleApplier;
-  /** Checks that `spec.serviceAccount` exists before the install state is read; absent: not checked. */
+  /**
+   * Only with the ServiceAccountInstalls gate (ours): checks that `spec.serviceAccount` exists before the install state
+   * is read. Absent (the default, as upstream v1.11): `spec.serviceAccount` is ignored, and `validate` logs upstream's
+   * deprecation line at info on each pass of an extension that sets it.
+   */
   readonly identity?: InstallerIdentity;
   readonly events?: EventRecorder;
 }
@@ -98,7 +102,7 @@ export function clusterExtensionSteps(p: ExtensionStepPorts): ExtensionStep[] {
   return [
     handleDeletion(p),
     ensureFinalizer(p),
-    validate(),
+    validate(p),
     readInstalled(p),
     resolve(p),
     unpack(p),
@@ -165,11 +169,22 @@ export function ensureFinalizer(p: Pick<ExtensionStepPorts, 'finalizers'>): Exte
   };
 }
 
-/** Checks the API cannot express (the CRD validates the rest). */
-export function validate(): ExtensionStep {
+/**
+ * Upstream's info line (ServiceAccountDeprecationWarning) for an extension that sets the deprecated, ignored
+ * `spec.serviceAccount.name`; nothing in status changes.
+ */
+export const SERVICE_ACCOUNT_DEPRECATED =
+  "spec.serviceAccount is deprecated, ignored, and will be removed in a future release - operator-controller's cluster-admin service account is used for all cluster interactions";
+
+/**
+ * Checks the API cannot express (the CRD validates the rest), and upstream's ServiceAccountDeprecationWarning: a set
+ * `spec.serviceAccount.name` is logged at info, unless the ServiceAccountInstalls gate honours it (`identity` given).
+ */
+export function validate(p: Pick<ExtensionStepPorts, 'identity'> = {}): ExtensionStep {
   return {
     name: 'validate',
-    run: async ({ ext }) => {
+    run: async ({ ext, log }) => {
+      if (!p.identity && ext.spec?.serviceAccount?.name) log.info(SERVICE_ACCOUNT_DEPRECATED);
       const problems: string[] = [];
       if (!ext.spec?.source.catalog) problems.push('spec.source.catalog is required');
       if (problems.length === 0) return undefined;
@@ -181,13 +196,14 @@ export function validate(): ExtensionStep {
   };
 }
 
-/** Upstream's Progressing message while the service account is missing. */
+/** Progressing while the service account is missing (ServiceAccountInstalls gate): upstream's words before v1.11. */
 export const MISSING_SERVICE_ACCOUNT = 'installation cannot proceed due to missing ServiceAccount';
 
 /**
- * What the cluster says is installed, read back from the revision records (upstream's RetrieveRevisionStates), once
- * the service account the extension installs as is known to exist: a missing one (or a missing namespace) is one
- * line in Installed and upstream's words in Progressing, not every permission a non-existent account lacks.
+ * What the cluster says is installed, read back from the revision records (upstream's RetrieveRevisionStates). With
+ * the ServiceAccountInstalls gate (`identity`), first the service account the extension installs as must exist: a
+ * missing one (or a missing namespace) is one line in Installed and upstream's old words in Progressing, not every
+ * permission a non-existent account lacks.
  */
 export function readInstalled(p: Pick<ExtensionStepPorts, 'applier' | 'identity'>): ExtensionStep {
   return {

@@ -1,4 +1,5 @@
-// The install preflights: the service account's permissions, then CRD upgrade safety. See README.md.
+// The install preflights: the certificate provider's kinds, the service account's permissions (only with the
+// ServiceAccountInstalls gate), then CRD upgrade safety. See README.md.
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
@@ -31,16 +32,22 @@ export interface ClusterPreflightOptions {
   readonly crdUpgradeSafety?: CrdUpgradeSafetyOptions;
   /** The certificate provider webhook bundles render with; its kinds are checked first. None: no check. */
   readonly certProvider?: ProviderKinds;
+  /**
+   * The ServiceAccountInstalls gate (ours): check that `spec.serviceAccount` may do what the bundle needs. Default
+   * false: as upstream v1.11, which deleted this pre-authorization, there is no permission check.
+   */
+  readonly serviceAccountPermissions?: boolean;
 }
 
 /**
  * The preflights over the API server: the certificate provider's kinds (ours, first, so a missing provider is named
- * rather than reported as a REST-mapping error), then upstream's order (pre-authorization before CRD safety).
+ * rather than reported as a REST-mapping error), then upstream's order (pre-authorization, when the gate asks for it,
+ * before CRD safety).
  */
 export function clusterPreflights(client: KubeClient, options: ClusterPreflightOptions = {}): Preflights {
   return new Preflights([
     ...(options.certProvider ? [new CertificateProviderPreflight(options.certProvider, kubeKindServed(client))] : []),
-    new PermissionPreflight(kubePermissionSource(client)),
+    ...(options.serviceAccountPermissions ? [new PermissionPreflight(kubePermissionSource(client))] : []),
     new CrdUpgradeSafetyPreflight(kubeCrdGetter(client), options.crdUpgradeSafety),
   ]);
 }

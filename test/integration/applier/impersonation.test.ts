@@ -1,6 +1,8 @@
-// Least privilege: with spec.serviceAccount.name set, every request about the extension's objects
-// is made as system:serviceaccount:<namespace>:<name>, so the cluster's RBAC decides; revision
-// records are the controller's own and are written with its identity.
+// Least privilege, our ServiceAccountInstalls gate (the applier's `actAsServiceAccount`): with
+// spec.serviceAccount.name set, every request about the extension's objects is made as
+// system:serviceaccount:<namespace>:<name>, so the cluster's RBAC decides; revision records are the
+// controller's own and are written with its identity. Without the gate (upstream v1.11) the field is
+// ignored: everything is done with the controller's own identity.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isForbidden, type KubeClient } from '../../../internal/shared/kube/index.ts';
 import { sleep } from '../../support/net.ts';
@@ -43,14 +45,33 @@ async function untilAllowed<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-describe('impersonation', () => {
+describe('without the gate (upstream v1.11)', () => {
+  it('ignores spec.serviceAccount: an account that does not exist changes nothing, the controller acts as itself', async () => {
+    const ns = await createNamespace(admin, 'nosa');
+    const group = `n${suffix()}.applier.test`;
+    const name = `nosa-${suffix()}`;
+    const applier = newApplier(admin, system);
+    const ext = extension(name, ns, 'nobody');
+    const opts = { ns, group, version: '1.0.0' };
+    await applier.apply(ext, bundleRef('1.0.0'), bundleObjects(opts), never);
+    await waitForRollout(admin, ns);
+    expect(await applier.apply(ext, bundleRef('1.0.0'), bundleObjects(opts), never)).toEqual({ installed: true });
+    expect(await ownedObjects(admin, name, group)).toEqual(expectedObjects(opts));
+    expect(await revisionSecrets(admin, system, name)).toEqual([`${name}-1 Active Succeeded`]);
+    await uninstallFully(applier, ext);
+    expect(await ownedObjects(admin, name, group)).toEqual([]);
+    expect(await revisionSecrets(admin, system, name)).toEqual([]);
+  });
+});
+
+describe('impersonation (ServiceAccountInstalls gate)', () => {
   it('acts as the extension’s service account: nothing without its rights, everything with them', async () => {
     const ns = await createNamespace(admin, 'sa');
     const group = `s${suffix()}.applier.test`;
     const name = `sa-${suffix()}`;
     const user = `system:serviceaccount:${ns}:installer`;
     await admin.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'installer', namespace: ns } });
-    const applier = newApplier(admin, system);
+    const applier = newApplier(admin, system, { actAsServiceAccount: true });
     const ext = extension(name, ns, 'installer');
     const opts = { ns, group, version: '1.0.0' };
     const objects = bundleObjects(opts);

@@ -146,7 +146,23 @@ describe('kubectl olm against the cluster', () => {
       upgradeConstraintPolicy: 'CatalogProvided',
     });
     expect(e?.spec?.namespace).toBe(namespace);
+    expect(e?.spec?.serviceAccount).toBeUndefined();
   }, 180_000);
+
+  it('install -s sets the deprecated spec.serviceAccount: the API server’s warning on stderr, as kubectl prints it', async () => {
+    const dry = uniqueName('cli-sa');
+    const warned = await olm(['install', 'demo-operator', '--name', dry, '-n', namespace, '-s', 'some-sa', '--dry-run']);
+    expect(warned).toMatchObject({
+      code: 0,
+      stdout: `extension "${dry}" created (dry run)\n`,
+      stderr:
+        "Warning: Validation failed for ValidatingAdmissionPolicy 'clusterextension-serviceaccount-deprecated' with binding 'clusterextension-serviceaccount-deprecated': spec.serviceAccount is deprecated, ignored, and will be removed in a future release. The operator-controller's cluster-admin service account is used for all cluster interactions.\n",
+    });
+    expect(JSON.parse((await olm(['install', 'demo-operator', '--name', dry, '-n', namespace, '-s', 'some-sa', '--dry-run', '-o', 'json'])).stdout)).toMatchObject({
+      spec: { serviceAccount: { name: 'some-sa' } },
+    });
+    expect(await olm(['install', 'demo-operator', '--name', dry, '-n', namespace, '--dry-run'])).toMatchObject({ code: 0, stderr: '' });
+  });
 
   it('list: the installed version and state; -o json and -o name', async () => {
     const t = await olm(['list']);

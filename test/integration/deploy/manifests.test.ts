@@ -2,8 +2,10 @@
 // (kustomize and server-side apply by the real kubectl), the two Deployments roll out on the KWOK node, and then
 // both controllers run out of process with the bearer tokens of their own ServiceAccounts — exactly the RBAC that
 // config/rbac grants, no admin credentials — with the Deployments' own arguments. The samples
-// (config/samples) then install the demo operator from the demo catalog. A rule missing from config/rbac fails
-// here: as a `forbidden` in a controller's log, or as a catalog or extension that never gets ready.
+// (config/samples) then install the demo operator from the demo catalog: first as upstream v1.11 does, with
+// operator-controller's own (cluster-admin) identity; then with our ServiceAccountInstalls gate, without the
+// cluster-admin binding, as the sample's service account. A rule missing from config/rbac fails here: as a
+// `forbidden` in a controller's log, or as a catalog or extension that never gets ready.
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -31,15 +33,25 @@ let kube: TestKube;
 let work: string;
 const controllers: Managed[] = [];
 
-/** kubectl v1.36 from the cluster's multi-call binary. */
+/** kubectl v1.36 from the cluster's multi-call binary: its stdout. */
 async function kubectl(args: readonly string[], input?: string): Promise<string> {
+  return (await kubectlOutput(args, input)).stdout;
+}
+
+/** kubectl's stdout and stderr (where it prints the API server's warnings). */
+async function kubectlOutput(args: readonly string[], input?: string): Promise<{ stdout: string; stderr: string }> {
   const { apiserver } = await binaries();
   const child = run(apiserver, ['kubectl', `--kubeconfig=${info.kubeconfigPath}`, ...args], { maxBuffer: 64 << 20 });
   if (input !== undefined) {
     child.child.stdin?.end(input);
   }
-  return (await child).stdout;
+  const { stdout, stderr } = await child;
+  return { stdout, stderr };
 }
+
+/** What kubectl prints when a ClusterExtension sets the deprecated spec.serviceAccount (config/admission's policy). */
+const SERVICE_ACCOUNT_WARNING =
+  "Warning: Validation failed for ValidatingAdmissionPolicy 'clusterextension-serviceaccount-deprecated' with binding 'clusterextension-serviceaccount-deprecated': spec.serviceAccount is deprecated, ignored, and will be removed in a future release. The operator-controller's cluster-admin service account is used for all cluster interactions.";
 
 /** Waits for condition `type` True on the object at `path`; on timeout the error shows every condition. */
 async function waitForCondition(path: string, type: string, timeoutMs: number): Promise<void> {
@@ -68,7 +80,7 @@ function withFlags(args: readonly string[], flags: Record<string, string>): stri
   return [...kept, ...Object.entries(flags).map(([f, v]) => `--${f}=${v}`)];
 }
 
-async function startController(name: string, args: readonly string[], token: string, health: number): Promise<Managed> {
+async function startController(name: string, args: readonly string[], token: string, health: number, logName = name): Promise<Managed> {
   const config = join(work, `${name}.kubeconfig`);
   await writeFile(config, kubeconfig(info.server, info.caPem, token, name), { mode: 0o600 });
   const env = {
@@ -78,7 +90,7 @@ async function startController(name: string, args: readonly string[], token: str
     POD_NAME: `${name}-0`,
     OLM_INSECURE_REGISTRIES: registry().host,
   };
-  const p = startProcess(process.execPath, ['--import', 'tsx', join(root, 'cmd', name, 'main.ts'), ...args], join(work, `${name}.log`), env);
+  const p = startProcess(process.execPath, ['--import', 'tsx', join(root, 'cmd', name, 'main.ts'), ...args], join(work, `${logName}.log`), env);
   controllers.push(p);
   await waitFor(`${name} /readyz`, async () => {
     const res = await fetch(`http://127.0.0.1:${health}/readyz`).catch(() => undefined);
@@ -115,21 +127,48 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
+/** The demo operator installed from the samples: Installed, bundle 0.1.0, its Deployment rolled out. */
+async function demoInstalled(): Promise<void> {
+  await waitForCondition('/apis/olm.operatorframework.io/v1/clusterextensions/demo-operator', 'Installed', 90_000);
+  const ext = await kube.must<{ status: { install: { bundle: { name: string; version: string } } } }>(
+    kube.request('GET', '/apis/olm.operatorframework.io/v1/clusterextensions/demo-operator'),
+  );
+  expect(ext.status.install.bundle).toEqual({ name: 'demo-operator.v0.1.0', version: '0.1.0' });
+  await kubectl(['-n', 'demo', 'rollout', 'status', '--timeout=120s', 'deployment/demo-operator-controller']).catch(async (err: unknown) => {
+    const names = await kubectl(['-n', 'demo', 'get', 'deployments', '-o', 'name']);
+    throw new Error(`demo operator Deployment not rolled out (${names.trim()}): ${String(err)}`);
+  });
+}
+
+/** No request of any controller started so far was refused. */
+async function nothingForbidden(): Promise<void> {
+  for (const c of controllers) {
+    const log = await readFile(c.logFile, 'utf8');
+    expect(log.split('\n').filter((l) => /forbidden/i.test(l))).toEqual([]);
+  }
+}
+
+const samples = join(root, 'config', 'samples');
+let objects: KubeObject[] = [];
+
 describe('config/default on a cluster of its own', () => {
   it('applies, rolls out, and runs both controllers with exactly config/rbac: the samples install the demo operator', { timeout: 300_000 }, async () => {
     const rendered = await kubectl(['kustomize', join(root, 'config', 'default')]);
-    const objects = yaml.loadAll(rendered).filter((o): o is KubeObject => !!o);
+    objects = yaml.loadAll(rendered).filter((o): o is KubeObject => !!o);
     expect(objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name).sort()).toEqual(['catalogd', 'operator-controller']);
+    expect(objects.filter((o) => o.kind.endsWith('AdmissionPolicy') || o.kind.endsWith('AdmissionPolicyBinding')).map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
+      'MutatingAdmissionPolicy/inject-metadata-name.olm.operatorframework.io',
+      'MutatingAdmissionPolicyBinding/inject-metadata-name.olm.operatorframework.io',
+      'ValidatingAdmissionPolicy/clusterextension-serviceaccount-deprecated',
+      'ValidatingAdmissionPolicyBinding/clusterextension-serviceaccount-deprecated',
+    ]);
     await kubectl(['apply', '--server-side', '-f', '-'], rendered);
     await kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/clustercatalogs.olm.operatorframework.io', 'crd/clusterextensions.olm.operatorframework.io']);
     // The manifests are valid for the real deployment controller and scheduler: both roll out on the KWOK node.
     await kubectl(['-n', NAMESPACE, 'rollout', 'status', '--timeout=120s', 'deployment/catalogd', 'deployment/operator-controller']);
 
-    // Least privilege, as config/rbac documents it: every extension names its service account, so the
-    // controller's cluster-admin fallback binding goes; what is left must be enough.
-    await kubectl(['delete', 'clusterrolebinding', 'olmv1-operator-controller-cluster-admin']);
-
-    // Replace the in-cluster processes by local ones with the same identities and arguments.
+    // Replace the in-cluster processes by local ones with the same identities and arguments. operator-controller
+    // keeps its cluster-admin binding: as upstream, it installs every extension with its own identity.
     await kubectl(['-n', NAMESPACE, 'scale', '--replicas=0', 'deployment/catalogd', 'deployment/operator-controller']);
     const host = registry().host;
     const content = await freePort();
@@ -157,7 +196,6 @@ describe('config/default on a cluster of its own', () => {
     );
 
     await publishDemo(host);
-    const samples = join(root, 'config', 'samples');
     const catalogSample = (await readFile(join(samples, 'clustercatalog.yaml'), 'utf8')).replaceAll(DEMO_REGISTRY, host);
     // Established is not yet served by every handler of the API server: it may still answer ServiceUnavailable
     // ("There can be a delay between when CustomResourceDefinitions are created and when they are available").
@@ -170,23 +208,40 @@ describe('config/default on a cluster of its own', () => {
         },
       ),
     );
-    await kubectl(['apply', '--server-side', '-f', join(samples, 'clusterextension.yaml')]);
+    // The sample names no service account: no warning.
+    expect((await kubectlOutput(['apply', '--server-side', '-f', join(samples, 'clusterextension.yaml')])).stderr).toBe('');
 
     await waitForCondition('/apis/olm.operatorframework.io/v1/clustercatalogs/olm-demo', 'Serving', 90_000);
-    await waitForCondition('/apis/olm.operatorframework.io/v1/clusterextensions/demo-operator', 'Installed', 90_000);
-    const ext = await kube.must<{ status: { install: { bundle: { name: string; version: string } } } }>(
-      kube.request('GET', '/apis/olm.operatorframework.io/v1/clusterextensions/demo-operator'),
-    );
-    expect(ext.status.install.bundle).toEqual({ name: 'demo-operator.v0.1.0', version: '0.1.0' });
-    await kubectl(['-n', 'demo', 'rollout', 'status', '--timeout=120s', 'deployment/demo-operator-controller']).catch(async (err: unknown) => {
-      const names = await kubectl(['-n', 'demo', 'get', 'deployments', '-o', 'name']);
-      throw new Error(`demo operator Deployment not rolled out (${names.trim()}): ${String(err)}`);
-    });
+    await demoInstalled();
+    await nothingForbidden();
+  });
 
-    // No request of either controller was refused.
-    for (const c of controllers) {
-      const log = await readFile(c.logFile, 'utf8');
-      expect(log.split('\n').filter((l) => /forbidden/i.test(l))).toEqual([]);
-    }
+  it('with --feature-gates=ServiceAccountInstalls=true and no cluster-admin binding, the service-account sample installs as its account', { timeout: 300_000 }, async () => {
+    expect(controllers).toHaveLength(2); // the first test ran: catalogd, operator-controller
+    // Uninstalled by the first operator-controller, which then stops (its log stays checked for refusals).
+    await kubectl(['delete', 'clusterextension', 'demo-operator', '--timeout=120s']);
+    await stopProcess(controllers[1]!);
+
+    // Least privilege, as config/rbac documents it: every extension names its service account, so the
+    // controller's cluster-admin binding goes; what is left must be enough.
+    await kubectl(['delete', 'clusterrolebinding', 'olmv1-operator-controller-cluster-admin']);
+    const [health, metrics] = [await freePort(), await freePort()];
+    const gated = await startController(
+      'operator-controller',
+      withFlags(deploymentArgs(objects, 'operator-controller'), {
+        'health-probe-bind-address': `127.0.0.1:${health}`,
+        'metrics-bind-address': `127.0.0.1:${metrics}`,
+        'cache-path': join(work, 'operator-controller'),
+        'feature-gates': 'ServiceAccountInstalls=true',
+      }),
+      await kube.serviceAccountToken(NAMESPACE, 'operator-controller'),
+      health,
+      'operator-controller-gated',
+    );
+    // The field is deprecated upstream: config/default's policy warns, the gate honours it all the same.
+    expect((await kubectlOutput(['apply', '--server-side', '-f', join(samples, 'clusterextension-serviceaccount.yaml')])).stderr).toBe(`${SERVICE_ACCOUNT_WARNING}\n`);
+    await demoInstalled();
+    await nothingForbidden();
+    expect(await readFile(gated.logFile, 'utf8')).toContain('feature gate ServiceAccountInstalls is on');
   });
 });

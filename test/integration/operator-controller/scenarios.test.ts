@@ -1,5 +1,4 @@
-// operator-controller end to end, the scenarios beyond the happy path: a service account without
-// permissions (every missing rule reported, nothing applied; granting them installs), a CRD
+// operator-controller end to end, the scenarios beyond the happy path: a CRD
 // upgrade that removes a field (blocked by the crdify check; `enforcement: None` lets it
 // through), bundles with a 2 MiB CRD file and 2.8 MiB of CRDs, an existing Deployment nobody owns (never taken over),
 // the real bundle in ../shared/bundles in AllNamespaces mode, and invalid bundles (upstream's
@@ -11,7 +10,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { adminKube, registry } from '../../support/env.ts';
 import { bundleFiles, catalogFiles, crdManifest, pushTestBundle, widgetCrdWithSchema, type CatalogEntry, type TestBundle, type TestBundleSpec } from '../../support/bundles.ts';
 import { pushBundleImage, pushCatalogImage } from '../../support/images.ts';
-import { waitFor } from '../../support/net.ts';
 import { applyExtension, extCondition, installCertManagerCrds, installedBundle, operatorControllerSuite, progressingWith, waitForExtension } from './harness.ts';
 
 const SHARED = process.env['OLM_SHARED_DIR'] ?? join(import.meta.dirname, '../../../../shared');
@@ -28,48 +26,6 @@ async function serveCatalog(pkg: string, entries: readonly CatalogEntry[], tag?:
 
 const exists = async (path: string): Promise<boolean> => (await adminKube().request('GET', path)).status === 200;
 const crdPath = (name: string): string => `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`;
-
-describe('least privilege', () => {
-  it('lists every missing permission of the service account, applies nothing, and installs once they are granted', async () => {
-    const b = await pushTestBundle(registry(), { packageName: 'perm', version: '1.0.0' });
-    const catalog = await serveCatalog('perm', [{ bundle: b }]);
-    const kube = adminKube();
-    await kube.serviceAccountToken(namespace, 'perm-installer'); // creates the account
-    await install('perm', { namespace, packageName: 'perm', catalogName: catalog, serviceAccount: 'perm-installer' });
-    const blocked = await waitForExtension('perm', 'refused by the permission preflight', progressingWith('Retrying', 'pre-authorization failed: service account requires the following permissions to manage cluster extension:'));
-    const message = extCondition(blocked, 'Progressing')!.message;
-    expect(message).toMatch(/^error for resolved bundle "perm\.v1\.0\.0" with version "1\.0\.0": pre-authorization failed: /);
-    expect(message).toContain(`Namespace:"" APIGroups:[apiextensions.k8s.io] Resources:[customresourcedefinitions] ResourceNames:[${b.crdName}]`);
-    expect(message).toContain(`Namespace:"${namespace}" APIGroups:[apps] Resources:[deployments]`);
-    expect(await exists(crdPath(b.crdName))).toBe(false);
-    expect(await exists(`/apis/apps/v1/namespaces/${namespace}/deployments/${b.deploymentName}`)).toBe(false);
-    // Every retry fails the same way: one Warning event counting them, as client-go's recorder folds them.
-    const failures = async () =>
-      (
-        await adminKube().request<{ items: { type: string; reason: string; count?: number; message: string }[] }>(
-          'GET',
-          `/api/v1/namespaces/default/events?fieldSelector=${encodeURIComponent(`involvedObject.uid=${blocked.metadata.uid!}`)}`,
-        )
-      ).body.items.filter((e) => e.reason === 'InstallFailed');
-    await waitFor('repeated failures folded into one event', async () => (await failures()).some((e) => (e.count ?? 0) >= 3), { timeoutMs: 30_000 });
-    const [folded, ...others] = await failures();
-    expect(others).toEqual([]);
-    expect(folded!.type).toBe('Warning');
-    expect(folded!.message).toBe(message.length > 1024 ? `${message.slice(0, 1021)}...` : message); // events are capped
-
-    await kube.must(
-      kube.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: { name: `perm-installer-${namespace}` },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
-        subjects: [{ kind: 'ServiceAccount', name: 'perm-installer', namespace }],
-      }),
-    );
-    await waitForExtension('perm', 'installed after the grant', installedBundle(b.name), 90_000);
-    expect(await exists(crdPath(b.crdName))).toBe(true);
-  });
-});
 
 describe('CRD upgrade safety', () => {
   it('blocks an upgrade that removes a field with the crdify message; enforcement None lets it through', async () => {

@@ -1,7 +1,8 @@
-// operator-controller end to end with installs as a service account (issue 15 item 8), under a backoff far longer
-// than any poll here (60 s base), so only the ServiceAccount and RBAC watches can bring an extension back in time:
-// a missing account (or namespace) is one line in status, creating the account re-enqueues the extension at once,
-// and a grant installs it at once.
+// operator-controller end to end with installs as a service account (issue 15 item 8) — our ServiceAccountInstalls
+// gate, on here (upstream v1.11 ignores spec.serviceAccount: deprecated-service-account.test.ts) — under a backoff far
+// longer than any poll here (60 s base), so only the ServiceAccount and RBAC watches can bring an extension back in
+// time: a missing account (or namespace) is one line in status, creating the account re-enqueues the extension at
+// once, and a grant installs it at once.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ItemExponentialFailureRateLimiter } from '../../../internal/shared/controller/index.ts';
 import { adminKube, registry } from '../../support/env.ts';
@@ -10,7 +11,11 @@ import { deleteExtension, extCondition, installedBundle, operatorControllerSuite
 
 const LONG_BACKOFF_MS = 60_000;
 const suite = operatorControllerSuite('oc-sa', {
-  controller: { rateLimiter: () => new ItemExponentialFailureRateLimiter(LONG_BACKOFF_MS, 10 * LONG_BACKOFF_MS), resyncMs: 10 * LONG_BACKOFF_MS },
+  controller: {
+    serviceAccountInstalls: true,
+    rateLimiter: () => new ItemExponentialFailureRateLimiter(LONG_BACKOFF_MS, 10 * LONG_BACKOFF_MS),
+    resyncMs: 10 * LONG_BACKOFF_MS,
+  },
 });
 let namespace = '';
 beforeAll(() => {
@@ -20,7 +25,7 @@ beforeAll(() => {
 const POLL_MS = 30_000;
 const MISSING_SA = 'installation cannot proceed due to missing ServiceAccount';
 
-describe('installs as a service account', () => {
+describe('installs as a service account (ServiceAccountInstalls gate)', () => {
   it('a missing account is one line; creating it and then granting RBAC each re-enqueue the extension at once', async () => {
     const b = await pushTestBundle(registry(), { packageName: 'sa-grant', version: '1.0.0' });
     const { catalog } = await suite.serveCatalog('sa-grant', [{ bundle: b }]);

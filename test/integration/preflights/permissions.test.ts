@@ -1,6 +1,7 @@
 // The permission preflight against the real kube-apiserver's RBAC authorizer: a service account
 // without permissions gets every missing rule listed in upstream's format; once a ClusterRole
-// grants them, the same objects pass.
+// grants them, the same objects pass. operator-controller runs it only with our ServiceAccountInstalls
+// gate (`clusterPreflights(client, { serviceAccountPermissions: true })`); upstream v1.11 deleted it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
@@ -75,6 +76,14 @@ describe('permission preflight against the API server', () => {
     await expect(preflight.check(ext(), manifest(), signal)).resolves.toBeUndefined();
   });
 
+  it('without the gate (upstream v1.11) the cluster preflights check no permissions: the same objects pass', async () => {
+    await expect(clusterPreflights(kube).check(ext('installer'), manifest(), signal)).resolves.toBeUndefined();
+    await expect(clusterPreflights(kube).check(ext('nobody'), manifest(), signal)).resolves.toBeUndefined();
+    expect(await failure(clusterPreflights(kube, { serviceAccountPermissions: true }).check(ext('installer'), manifest(), signal))).toMatch(
+      /^pre-authorization failed: service account requires the following permissions to manage cluster extension:\n/,
+    );
+  });
+
   it('a service account without permissions: every missing rule, one line each, sorted', async () => {
     expect(await failure(preflight.check(ext('installer'), manifest(), signal))).toBe(
       [
@@ -118,7 +127,7 @@ describe('permission preflight against the API server', () => {
       subjects: [{ kind: 'ServiceAccount', name: 'installer', namespace: ns }],
     });
     await until('the grant takes effect', async () => (await preflight.evaluate(ext('installer'), manifest(), signal)) === undefined, 30_000);
-    await expect(clusterPreflights(kube).check(ext('installer'), manifest(), signal)).resolves.toBeUndefined();
+    await expect(clusterPreflights(kube, { serviceAccountPermissions: true }).check(ext('installer'), manifest(), signal)).resolves.toBeUndefined();
   });
 
   it('a ClusterRole granting more than the service account holds is an escalation; bind/escalate lifts it', async () => {
