@@ -123,6 +123,27 @@ describe('applyObjectSet', () => {
     expect(cond(ext, 'Installed')).toEqual({ status: 'True', reason: 'Succeeded', message: 'Installed bundle registry.example/demo-bundle:v1.0.0 successfully' });
   });
 
+  it('tells of a first install and of an upgrade with an Event, once', async () => {
+    const events = new FakeEvents();
+    const ext = extension();
+    const state = stateFor(ext);
+    state.resolution = resolution('1.0.0');
+    state.revisionStates = { installed: revision(1, '1.0.0'), rollingOut: [] };
+    await applyObjectSet({ objectSets: new FakeObjectSets(), events }).run(state, signal);
+    const again = stateFor(ext);
+    again.resolution = resolution('1.0.0');
+    again.revisionStates = { installed: revision(1, '1.0.0'), rollingOut: [] };
+    await applyObjectSet({ objectSets: new FakeObjectSets(), events }).run(again, signal);
+    const upgraded = stateFor(ext);
+    upgraded.resolution = resolution('1.1.0');
+    upgraded.revisionStates = { installed: revision(2, '1.1.0'), rollingOut: [] };
+    await applyObjectSet({ objectSets: new FakeObjectSets(), events }).run(upgraded, signal);
+    expect(events.events).toEqual([
+      { type: 'Normal', reason: 'Installed', message: 'Installed bundle demo.v1.0.0 (version 1.0.0)' },
+      { type: 'Normal', reason: 'Upgraded', message: 'Moved from bundle demo.v1.0.0 (version 1.0.0) to demo.v1.1.0 (version 1.1.0)' },
+    ]);
+  });
+
   it('reports nothing installed as Absent while the first revision rolls out healthily, Failed while it retries', async () => {
     for (const [reason, want] of [
       ['RollingOut', 'Absent'],

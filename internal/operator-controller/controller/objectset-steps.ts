@@ -191,8 +191,12 @@ export function applyObjectSet(p: Pick<ObjectSetStepPorts, 'objectSets' | 'event
           return outcome;
         }
       }
+      const before = ext.status?.install?.bundle;
       mirrorRevisions(ext, infos(revs));
       setInstalledFromRevisions(ext, infos(revs));
+      const now = revs.installed?.bundle;
+      if (now && !before) p.events?.normal(ext, 'Installed', `Installed bundle ${now.name} (version ${now.version})`);
+      else if (now && before && before.name !== now.name) p.events?.normal(ext, 'Upgraded', `Moved from bundle ${before.name} (version ${before.version}) to ${now.name} (version ${now.version})`);
       if (!findCondition(ext.status?.conditions, TypeProgressing)) state.log.debug('waiting for the new revision to report its rollout');
       return undefined;
     },
