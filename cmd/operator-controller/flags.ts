@@ -5,8 +5,18 @@ import { v1CurrentMinor } from '../../internal/openshift/index.ts';
 import { parseFeatureGates, registryFlags, registryOptions, UsageError, type Flag } from '../../internal/shared/manager/index.ts';
 import type { Version } from '../../internal/shared/semver/index.ts';
 
-/** operator-controller's feature gates and their defaults (upstream's: both webhook providers GA, on). */
-export const OPERATOR_CONTROLLER_FEATURE_GATES = { WebhookProviderCertManager: true, WebhookProviderOpenshiftServiceCA: true, BoxcutterRuntime: false } as const;
+/**
+ * operator-controller's feature gates and their defaults, upstream's (features/features.go): both webhook providers
+ * GA and on, the four alpha gates off.
+ */
+export const OPERATOR_CONTROLLER_FEATURE_GATES = {
+  SingleOwnNamespaceInstallSupport: false,
+  WebhookProviderCertManager: true,
+  WebhookProviderOpenshiftServiceCA: true,
+  BoxcutterRuntime: false,
+  DeploymentConfig: false,
+  BundleReleaseSupport: false,
+} as const;
 
 export const operatorControllerFlags = {
   'cache-path': { type: 'string', default: '/var/cache', help: 'directory of the bundle image cache (unpack/)' },
@@ -25,9 +35,13 @@ export const operatorControllerFlags = {
     default: '',
     help:
       'key=value pairs of feature gates: WebhookProviderCertManager=true|false (default true), WebhookProviderOpenshiftServiceCA=true|false (default true), ' +
-      'BoxcutterRuntime=true|false (default false); ' +
+      'BoxcutterRuntime=true|false (default false), SingleOwnNamespaceInstallSupport=true|false (default false), ' +
+      'DeploymentConfig=true|false (default false), BundleReleaseSupport=true|false (default false); ' +
       'webhook certificates come from cert-manager when its gate is on, else from OpenShift service-ca when that one is, else webhook bundles are refused; ' +
-      'BoxcutterRuntime keeps revisions as ClusterObjectSets (needs the experimental CRDs, config/crd/experimental)',
+      'BoxcutterRuntime keeps revisions as ClusterObjectSets (needs the experimental CRDs, config/crd/experimental); ' +
+      'SingleOwnNamespaceInstallSupport installs bundles without AllNamespaces support (their watchNamespace checked even without spec.config), ' +
+      'off they are refused; DeploymentConfig accepts spec.config.inline.deploymentConfig, off it is an unknown field; ' +
+      'BundleReleaseSupport reads the release key of olm.package and reports status.install.bundle.release, off a release stays in the version’s build metadata',
   },
   ...registryFlags,
 } as const satisfies Record<string, Flag>;
@@ -71,5 +85,8 @@ export function operatorControllerOptions(values: OperatorControllerFlagValues):
     ...(catalogdCasDir !== '' && { catalogdCasDir }),
     ...(certProvider !== 'cert-manager' && { certProvider }),
     ...(gates.BoxcutterRuntime && { boxcutterRuntime: true }),
+    ...(gates.SingleOwnNamespaceInstallSupport && { singleOwnNamespaceInstallSupport: true }),
+    ...(gates.DeploymentConfig && { deploymentConfig: true }),
+    ...(gates.BundleReleaseSupport && { bundleReleaseSupport: true }),
   };
 }
