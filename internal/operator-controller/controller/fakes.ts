@@ -57,7 +57,8 @@ export class FakeApplier implements BundleApplier {
 export class FakeResolver implements BundleResolver {
   readonly calls: { installed: BundleRef | undefined }[] = [];
   resolveAnswer: Answer<Resolution>;
-  catalogs = true;
+  /** What catalogsExist answers; an Error is thrown (the check failed). */
+  catalogs: boolean | Error = true;
   constructor(resolution: Resolution) {
     this.resolveAnswer = { value: resolution };
   }
@@ -66,6 +67,7 @@ export class FakeResolver implements BundleResolver {
     return answer(this.resolveAnswer);
   }
   catalogsExist(): boolean {
+    if (this.catalogs instanceof Error) throw this.catalogs;
     return this.catalogs;
   }
 }
