@@ -433,6 +433,22 @@ describe('https with CA certificates (--catalogd-cas-dir)', () => {
     expect((await client.getPackage(cat, 'foo')).packages).toHaveLength(1);
   });
 
+  it('holds to upstream’s default TLS profile: a catalogd offering only CBC suites (not in intermediate) is refused', async () => {
+    const key = await readFile(join(dir, 'tls.key'));
+    const cert = await readFile(join(dir, 'tls.crt'));
+    const cbcOnly = await startServer(createHttpsServer({ key, cert, maxVersion: 'TLSv1.2', ciphers: 'ECDHE-RSA-AES128-SHA:ECDHE-RSA-AES256-SHA' }), 'https');
+    const aead = await startServer(createHttpsServer({ key, cert, maxVersion: 'TLSv1.2', ciphers: 'ECDHE-RSA-AES128-GCM-SHA256' }), 'https');
+    try {
+      cbcOnly.handler = aead.handler = serve({ '/catalogs/tls/api/v1/all': catalogBody('foo', '1.0.0') });
+      const client = newClient({ caCerts: [cert] });
+      await expect(client.populateCache(catalog('tls', 'r@sha256:1', cbcOnly.base('tls')))).rejects.toThrow(exactly(`error performing request: Get "${cbcOnly.base('tls')}/api/v1/all": remote error: tls: handshake failure`));
+      expect((await client.getPackage(catalog('tls2', 'r@sha256:1', aead.base('tls')), 'foo')).packages).toHaveLength(1);
+    } finally {
+      await cbcOnly.close();
+      await aead.close();
+    }
+  });
+
   it('without it, fails like Go with an unknown authority (and caches that)', async () => {
     const client = newClient();
     const cat = catalog('tls', 'r@sha256:1', tlsServer.base('tls'));
