@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { Condition } from '../../../api/meta/v1.ts';
 import type { ClusterCatalog } from '../../../api/v1/index.ts';
 import type { CatalogContentCache } from '../index.ts';
-import { HttpContentClient, allEndpoint, validateCatalog } from './client.ts';
+import { DEFAULT_TIMEOUT_MS, HttpContentClient, allEndpoint, validateCatalog } from './client.ts';
 
 /** The whole message, exactly. */
 const exactly = (s: string): RegExp => new RegExp(`^${s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
@@ -345,6 +345,7 @@ describe('error caching', () => {
   });
 
   it('times out the whole request (upstream: 5 minutes) and caches that', async () => {
+    expect(DEFAULT_TIMEOUT_MS).toBe(5 * 60 * 1000); // upstream's http.Client timeout since 0227f92a (was 10 s)
     server.handler = () => {}; // never answers
     const client = newClient({ timeoutMs: 150 });
     const cat = catalog('c6', 'r@sha256:1', server.base('c6'));
