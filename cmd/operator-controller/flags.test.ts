@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError, parseManagerArgs } from '../../internal/shared/manager/index.ts';
-import { operatorControllerFlags, operatorControllerOptions, v1GatingOptions } from './flags.ts';
+import { OPERATOR_CONTROLLER_FEATURE_GATES, operatorControllerFlags, operatorControllerOptions, v1GatingOptions } from './flags.ts';
 
 const parse = (...argv: string[]) => operatorControllerOptions(parseManagerArgs('operator-controller', argv, operatorControllerFlags).extra);
 
@@ -49,6 +49,35 @@ describe('operator-controller flags', () => {
     expect(() => parse('--feature-gates=PreflightPermissions=true')).toThrow('operator-controller: --feature-gates: unrecognized feature gate: PreflightPermissions');
     const { help } = parseManagerArgs('operator-controller', ['--help'], operatorControllerFlags);
     expect(help).toContain('ServiceAccountInstalls=true|false (default false; not upstream)');
+  });
+
+  it('--feature-gates has upstream’s alpha gates, off by default, each reaching its option', () => {
+    const gates = (o: ReturnType<typeof parse>) => [o.singleOwnNamespaceInstallSupport, o.deploymentConfig, o.bundleReleaseSupport, o.boxcutterRuntime];
+    expect(gates(parse('--feature-gates='))).toEqual([undefined, undefined, undefined, undefined]);
+    expect(gates(parse('--feature-gates=SingleOwnNamespaceInstallSupport=true'))).toEqual([true, undefined, undefined, undefined]);
+    expect(gates(parse('--feature-gates=DeploymentConfig=true'))).toEqual([undefined, true, undefined, undefined]);
+    expect(gates(parse('--feature-gates=BundleReleaseSupport=true'))).toEqual([undefined, undefined, true, undefined]);
+    expect(gates(parse('--feature-gates=SingleOwnNamespaceInstallSupport=true,DeploymentConfig=true,BundleReleaseSupport=true,BoxcutterRuntime=true'))).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(gates(parse('--feature-gates=SingleOwnNamespaceInstallSupport=false,DeploymentConfig=false,BundleReleaseSupport=false'))).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(Object.keys(OPERATOR_CONTROLLER_FEATURE_GATES).sort()).toEqual([
+      'BoxcutterRuntime',
+      'BundleReleaseSupport',
+      'DeploymentConfig',
+      'ServiceAccountInstalls',
+      'SingleOwnNamespaceInstallSupport',
+      'WebhookProviderCertManager',
+      'WebhookProviderOpenshiftServiceCA',
+    ]);
   });
 
   it('names the flag that is wrong', () => {

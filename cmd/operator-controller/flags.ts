@@ -6,14 +6,17 @@ import { parseFeatureGates, registryFlags, registryOptions, UsageError, type Fla
 import type { Version } from '../../internal/shared/semver/index.ts';
 
 /**
- * operator-controller's feature gates and their defaults: upstream's (both webhook providers GA, on; BoxcutterRuntime
- * alpha, off), and ours, ServiceAccountInstalls (off: spec.serviceAccount is ignored, as upstream v1.11; on:
- * extensions install as it).
+ * operator-controller's feature gates and their defaults: upstream's (features/features.go: both webhook providers GA
+ * and on, the four alpha gates off), and ours, ServiceAccountInstalls (off: spec.serviceAccount is ignored, as upstream
+ * v1.11; on: extensions install as it).
  */
 export const OPERATOR_CONTROLLER_FEATURE_GATES = {
+  SingleOwnNamespaceInstallSupport: false,
   WebhookProviderCertManager: true,
   WebhookProviderOpenshiftServiceCA: true,
   BoxcutterRuntime: false,
+  DeploymentConfig: false,
+  BundleReleaseSupport: false,
   ServiceAccountInstalls: false,
 } as const;
 
@@ -34,9 +37,13 @@ export const operatorControllerFlags = {
     default: '',
     help:
       'key=value pairs of feature gates: WebhookProviderCertManager=true|false (default true), WebhookProviderOpenshiftServiceCA=true|false (default true), ' +
-      'BoxcutterRuntime=true|false (default false); ' +
+      'BoxcutterRuntime=true|false (default false), SingleOwnNamespaceInstallSupport=true|false (default false), ' +
+      'DeploymentConfig=true|false (default false), BundleReleaseSupport=true|false (default false); ' +
       'webhook certificates come from cert-manager when its gate is on, else from OpenShift service-ca when that one is, else webhook bundles are refused; ' +
-      'BoxcutterRuntime keeps revisions as ClusterObjectSets (needs the experimental CRDs, config/crd/experimental). ' +
+      'BoxcutterRuntime keeps revisions as ClusterObjectSets (needs the experimental CRDs, config/crd/experimental); ' +
+      'SingleOwnNamespaceInstallSupport installs bundles without AllNamespaces support (their watchNamespace checked even without spec.config), ' +
+      'off they are refused; DeploymentConfig accepts spec.config.inline.deploymentConfig, off it is an unknown field; ' +
+      'BundleReleaseSupport reads the release key of olm.package and reports status.install.bundle.release, off a release stays in the version’s build metadata. ' +
       'ServiceAccountInstalls=true|false (default false; not upstream): honour the deprecated spec.serviceAccount — the account must exist, ' +
       'its missing permissions are listed before installing, and the extension’s objects are managed as it; off, the field is ignored as upstream',
   },
@@ -82,6 +89,9 @@ export function operatorControllerOptions(values: OperatorControllerFlagValues):
     ...(catalogdCasDir !== '' && { catalogdCasDir }),
     ...(certProvider !== 'cert-manager' && { certProvider }),
     ...(gates.BoxcutterRuntime && { boxcutterRuntime: true }),
+    ...(gates.SingleOwnNamespaceInstallSupport && { singleOwnNamespaceInstallSupport: true }),
+    ...(gates.DeploymentConfig && { deploymentConfig: true }),
+    ...(gates.BundleReleaseSupport && { bundleReleaseSupport: true }),
     ...(gates.ServiceAccountInstalls && { serviceAccountInstalls: true }),
   };
 }

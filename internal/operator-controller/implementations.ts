@@ -10,8 +10,9 @@ import { CatalogResolver, createResolutionMetrics } from './resolve/index.ts';
 
 export const defaultImplementations: OperatorControllerImplementations = {
   content: ({ caCerts, logger, cacheDir }) => new HttpContentClient({ ...(caCerts && { caCerts }), logger, cacheDir }),
-  resolver: ({ listCatalogs, content, metrics }) => new CatalogResolver({ listCatalogs, content, metrics: createResolutionMetrics(metrics.registry) }),
-  renderer: ({ certProvider }) => registryV1Renderer({ certProvider }),
+  resolver: ({ listCatalogs, content, metrics, bundleReleaseSupport }) =>
+    new CatalogResolver({ listCatalogs, content, metrics: createResolutionMetrics(metrics.registry), bundleReleaseSupport }),
+  renderer: ({ certProvider, singleOwnNamespaceInstallSupport, deploymentConfig }) => registryV1Renderer({ certProvider, singleOwnNamespaceInstallSupport, deploymentConfig }),
   preflights: ({ client, certProvider, serviceAccountInstalls }) => [
     clusterPreflights(client, { ...(certProvider && { certProvider: CERT_PROVIDERS[certProvider]! }), serviceAccountPermissions: serviceAccountInstalls }),
   ],

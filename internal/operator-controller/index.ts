@@ -62,9 +62,22 @@ export interface CatalogContentCache extends CatalogContentClient {
 export interface OperatorControllerImplementations {
   /** `cacheDir`: where catalogs' content is kept (`<--cache-path>/catalogs`). */
   readonly content: (o: { readonly caCerts?: readonly Buffer[]; readonly logger: Logger; readonly cacheDir: string }) => CatalogContentCache;
-  readonly resolver: (o: { readonly listCatalogs: () => readonly ClusterCatalog[]; readonly content: CatalogContentClient; readonly metrics: Metrics }) => BundleResolver;
-  /** `certProvider`: for bundles with webhooks (`null`: none, such bundles are refused). */
-  readonly renderer: (o: { readonly certProvider: CertProviderName | null }) => BundleRenderer;
+  /** `bundleReleaseSupport`: the BundleReleaseSupport gate (OperatorControllerOptions). */
+  readonly resolver: (o: {
+    readonly listCatalogs: () => readonly ClusterCatalog[];
+    readonly content: CatalogContentClient;
+    readonly metrics: Metrics;
+    readonly bundleReleaseSupport: boolean;
+  }) => BundleResolver;
+  /**
+   * `certProvider`: for bundles with webhooks (`null`: none, such bundles are refused); the other two are the
+   * SingleOwnNamespaceInstallSupport and DeploymentConfig gates (OperatorControllerOptions).
+   */
+  readonly renderer: (o: {
+    readonly certProvider: CertProviderName | null;
+    readonly singleOwnNamespaceInstallSupport: boolean;
+    readonly deploymentConfig: boolean;
+  }) => BundleRenderer;
   /** `serviceAccountInstalls`: the gate (OperatorControllerOptions); on, the service account's permissions are checked. */
   readonly preflights: (o: {
     readonly client: KubeClient;
@@ -135,9 +148,13 @@ export function operatorControllerSetup(
     const owned = new OwnedObjectWatcher({ client, enqueue: (name) => controller.enqueue(name), logger: logger.child({ component: 'owned-objects' }) });
     // The pipeline is assembled here, where its implementations are chosen.
     const finalizers = kubeFinalizers(client);
-    const resolver = impl.resolver({ listCatalogs: () => catalogs.list(), content, metrics });
+    const resolver = impl.resolver({ listCatalogs: () => catalogs.list(), content, metrics, bundleReleaseSupport: options.bundleReleaseSupport === true });
     const unpacker = imageBundleUnpacker(puller);
-    const renderer = impl.renderer({ certProvider });
+    const renderer = impl.renderer({
+      certProvider,
+      singleOwnNamespaceInstallSupport: options.singleOwnNamespaceInstallSupport === true,
+      deploymentConfig: options.deploymentConfig === true,
+    });
     const events = eventRecorder(client, 'operator-controller', log);
     // Under BoxcutterRuntime every extension installs as operator-controller, as upstream; ServiceAccountInstalls is
     // a standard-runtime feature.

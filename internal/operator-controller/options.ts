@@ -38,6 +38,25 @@ export interface OperatorControllerOptions {
    * the field is ignored (logged at info when set) and every extension installs as operator-controller itself.
    */
   readonly serviceAccountInstalls?: boolean;
+  /**
+   * `--feature-gates=SingleOwnNamespaceInstallSupport=true` (upstream's default: off). On: bundles that do not support
+   * AllNamespaces install in OwnNamespace/SingleNamespace mode, and the bundle configuration is validated even when the
+   * extension has no `spec.config` (a required watchNamespace is reported missing). Off: such bundles are refused
+   * (`unsupported bundle: bundle does not support AllNamespaces install mode`) and the configuration is read only
+   * when `spec.config` is set.
+   */
+  readonly singleOwnNamespaceInstallSupport?: boolean;
+  /**
+   * `--feature-gates=DeploymentConfig=true` (default off): `spec.config.inline.deploymentConfig` customises the
+   * bundle's Deployments. Off: the key is not part of the configuration schema (`unknown field "deploymentConfig"`).
+   */
+  readonly deploymentConfig?: boolean;
+  /**
+   * `--feature-gates=BundleReleaseSupport=true` (default off): an explicit `release` of a bundle's `olm.package`
+   * property counts, and `status.install.bundle.release` is reported apart from the version. Off: a release is
+   * read from (and reported in) the version's build metadata, as registry+v1 has it.
+   */
+  readonly bundleReleaseSupport?: boolean;
 
   // Knobs for tests and embedding; no flags.
   /** Re-run every extension this often (a safety net: drift of installed objects is watched); default 10 minutes. */

@@ -579,7 +579,7 @@ describe('TLS', () => {
       sock.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
     });
 
-  it("chooses the cipher suite as Go's crypto/tls server does (upstream catalogd's), whatever order the client offers", async () => {
+  it("chooses the cipher suite as Go's crypto/tls server does with upstream's default (intermediate) TLS profile, whatever order the client offers", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'catalog-tls-'));
     openssl(dir, 'suites');
     const tlsServer = createCatalogServer({ store, tls: { certFile: join(dir, 'suites.crt'), keyFile: join(dir, 'suites.key') } });
@@ -593,10 +593,14 @@ describe('TLS', () => {
       const tls12 = { maxVersion: 'TLSv1.2' } as const;
       expect(await negotiated(port, { ...tls12, ciphers: 'ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-AES128-GCM-SHA256' })).toBe('TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256');
       expect(await negotiated(port, { ...tls12, ciphers: 'ECDHE-RSA-CHACHA20-POLY1305:ECDHE-RSA-AES128-GCM-SHA256' })).toBe('TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256');
-      // Not in Go's defaults: RSA key exchange, CBC with SHA-384, DHE; nor TLS 1.1.
-      for (const ciphers of ['AES128-GCM-SHA256', 'ECDHE-RSA-AES256-SHA384', 'DHE-RSA-AES128-GCM-SHA256']) {
+      // Not in the intermediate profile: RSA key exchange, DHE, and every CBC suite (Go alone would take ECDHE with
+      // AES-CBC-SHA); nor TLS 1.1.
+      for (const ciphers of ['AES128-GCM-SHA256', 'ECDHE-RSA-AES256-SHA384', 'DHE-RSA-AES128-GCM-SHA256', 'ECDHE-RSA-AES128-SHA', 'ECDHE-RSA-AES256-SHA']) {
         expect(await negotiated(port, { ...tls12, ciphers })).toBe('ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE');
       }
+      // Its key exchange groups: X25519, P-256, P-384 (and X25519MLKEM768 where OpenSSL has it), not P-521.
+      for (const ecdhCurve of ['X25519', 'P-256', 'P-384']) expect(await negotiated(port, { ecdhCurve })).toBe('TLS_AES_128_GCM_SHA256');
+      expect(await negotiated(port, { ecdhCurve: 'P-521' })).toBe('ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE');
       expect(await negotiated(port, { minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT:@SECLEVEL=0' })).toBe('ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION');
     } finally {
       await tlsServer.close();

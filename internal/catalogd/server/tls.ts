@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Server as NetServer, Socket } from 'node:net';
 import type { Logger } from '../../shared/observability/index.ts';
+import { INTERMEDIATE, cipherList, ecdhCurve } from '../../shared/tlsprofile/index.ts';
 
 export interface KeyPair {
   readonly cert: Buffer;
@@ -144,33 +145,23 @@ export function answerPlainHttp(server: NetServer, timeoutMs: number): void {
 }
 
 /**
- * The cipher suites Go's crypto/tls server offers by default, in its order, chosen by the server as Go's does (upstream
- * catalogd leaves tls.Config's suites unset): TLS 1.3 AES-128-GCM first, AES-256-GCM, ChaCha20-Poly1305; TLS 1.2
- * ECDHE with AES-GCM, ChaCha20-Poly1305, then AES-CBC-SHA (no RSA key exchange, no CBC-SHA256, no DHE: Go's defaults
- * since 1.22). A client that lists ChaCha20 first (no AES hardware) gets ChaCha20, as Go's `aesgcmPreferred` gives it
- * (OpenSSL's PRIORITIZE_CHACHA). Node alone would take the client's order, which for OpenSSL and Node clients puts
- * AES-256 first: 14 AES rounds per block against 10, ~5% more server CPU per byte served here, and more for the client.
+ * The server side of upstream catalogd's catalog server: Go's crypto/tls with the default TLS profile (`intermediate`,
+ * ../../shared/tlsprofile) that upstream applies to it — TLS 1.2 and 1.3; TLS 1.3 AES-128-GCM first, AES-256-GCM,
+ * ChaCha20-Poly1305; TLS 1.2 only ECDHE with AES-GCM or ChaCha20-Poly1305 (no CBC suites, which Go alone would also
+ * offer); key exchange X25519MLKEM768 (when this Node's OpenSSL has it), X25519, P-256, P-384 (no P-521). The server
+ * chooses as Go's does: a client that lists ChaCha20 first (no AES hardware) gets ChaCha20, as Go's `aesgcmPreferred`
+ * gives it (OpenSSL's PRIORITIZE_CHACHA); otherwise AES-128 first, whatever the client's order (Node alone would take
+ * the client's order, which for OpenSSL and Node clients puts AES-256 first: 14 AES rounds per block against 10, ~5%
+ * more server CPU per byte served here, and more for the client).
  * No client certificate is asked for (Go's NoClientCert), so the context gets an empty trust store (`ca: []`) instead
  * of node's default one, whose ~140 bundled root certificates take 60–70 ms to parse (Node 20 still parses them once
  * per process for the Kubernetes client's context, which is given the cluster's CA).
  * Given to the server and again to each reloaded context (setSecureContext starts from node's defaults).
  */
 export const GO_TLS_SERVER = {
-  ciphers: [
-    'TLS_AES_128_GCM_SHA256',
-    'TLS_AES_256_GCM_SHA384',
-    'TLS_CHACHA20_POLY1305_SHA256',
-    'ECDHE-ECDSA-AES128-GCM-SHA256',
-    'ECDHE-RSA-AES128-GCM-SHA256',
-    'ECDHE-ECDSA-AES256-GCM-SHA384',
-    'ECDHE-RSA-AES256-GCM-SHA384',
-    'ECDHE-ECDSA-CHACHA20-POLY1305',
-    'ECDHE-RSA-CHACHA20-POLY1305',
-    'ECDHE-ECDSA-AES128-SHA',
-    'ECDHE-RSA-AES128-SHA',
-    'ECDHE-ECDSA-AES256-SHA',
-    'ECDHE-RSA-AES256-SHA',
-  ].join(':'),
+  minVersion: INTERMEDIATE.minVersion,
+  ciphers: cipherList(INTERMEDIATE),
+  ecdhCurve: ecdhCurve(INTERMEDIATE),
   honorCipherOrder: true,
   secureOptions: constants.SSL_OP_PRIORITIZE_CHACHA,
   ca: [] as Buffer[],

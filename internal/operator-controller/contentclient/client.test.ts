@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { Condition } from '../../../api/meta/v1.ts';
 import type { ClusterCatalog } from '../../../api/v1/index.ts';
 import type { CatalogContentCache } from '../index.ts';
-import { HttpContentClient, allEndpoint, validateCatalog } from './client.ts';
+import { DEFAULT_TIMEOUT_MS, HttpContentClient, allEndpoint, validateCatalog } from './client.ts';
 
 /** The whole message, exactly. */
 const exactly = (s: string): RegExp => new RegExp(`^${s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
@@ -345,6 +345,7 @@ describe('error caching', () => {
   });
 
   it('times out the whole request (upstream: 5 minutes) and caches that', async () => {
+    expect(DEFAULT_TIMEOUT_MS).toBe(5 * 60 * 1000); // upstream's http.Client timeout since 0227f92a (was 10 s)
     server.handler = () => {}; // never answers
     const client = newClient({ timeoutMs: 150 });
     const cat = catalog('c6', 'r@sha256:1', server.base('c6'));
@@ -431,6 +432,22 @@ describe('https with CA certificates (--catalogd-cas-dir)', () => {
     const client = newClient({ caCerts: [await readFile(join(dir, 'tls.crt'))] });
     const cat = catalog('tls', 'r@sha256:1', tlsServer.base('tls'));
     expect((await client.getPackage(cat, 'foo')).packages).toHaveLength(1);
+  });
+
+  it('holds to upstream’s default TLS profile: a catalogd offering only CBC suites (not in intermediate) is refused', async () => {
+    const key = await readFile(join(dir, 'tls.key'));
+    const cert = await readFile(join(dir, 'tls.crt'));
+    const cbcOnly = await startServer(createHttpsServer({ key, cert, maxVersion: 'TLSv1.2', ciphers: 'ECDHE-RSA-AES128-SHA:ECDHE-RSA-AES256-SHA' }), 'https');
+    const aead = await startServer(createHttpsServer({ key, cert, maxVersion: 'TLSv1.2', ciphers: 'ECDHE-RSA-AES128-GCM-SHA256' }), 'https');
+    try {
+      cbcOnly.handler = aead.handler = serve({ '/catalogs/tls/api/v1/all': catalogBody('foo', '1.0.0') });
+      const client = newClient({ caCerts: [cert] });
+      await expect(client.populateCache(catalog('tls', 'r@sha256:1', cbcOnly.base('tls')))).rejects.toThrow(exactly(`error performing request: Get "${cbcOnly.base('tls')}/api/v1/all": remote error: tls: handshake failure`));
+      expect((await client.getPackage(catalog('tls2', 'r@sha256:1', aead.base('tls')), 'foo')).packages).toHaveLength(1);
+    } finally {
+      await cbcOnly.close();
+      await aead.close();
+    }
   });
 
   it('without it, fails like Go with an unknown authority (and caches that)', async () => {

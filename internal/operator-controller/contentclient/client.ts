@@ -12,6 +12,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { loadUndici, type Dispatcher, type Undici } from '../../shared/http/index.ts';
+import { clientOptions } from '../../shared/tlsprofile/index.ts';
 import type { ClusterCatalog } from '../../../api/v1/index.ts';
 import { TypeServing } from '../../../api/v1/index.ts';
 import { collectGarbage, noopLogger, type Logger } from '../../shared/observability/index.ts';
@@ -90,6 +91,12 @@ const UNKNOWN_AUTHORITY = new Set([
   'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
 ]);
 
+/** TLS alerts the server sent, as Go's crypto/tls words them (`remote error: tls: <alert>`). */
+const REMOTE_ALERTS: Readonly<Record<string, string>> = {
+  ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE: 'handshake failure',
+  ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION: 'protocol version not supported',
+};
+
 /** The cause of a failed request, worded like Go's net/http where the cases are common. */
 function transportError(url: string, e: unknown, timedOut: boolean): string {
   const err = e as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
@@ -99,6 +106,7 @@ function transportError(url: string, e: unknown, timedOut: boolean): string {
   else if (cause.code === 'ECONNREFUSED') detail = `dial tcp ${hostPort(url)}: connect: connection refused`;
   else if (cause.code === 'ENOTFOUND') detail = `dial tcp: lookup ${new URL(url).hostname}: no such host`;
   else if (cause.code !== undefined && UNKNOWN_AUTHORITY.has(cause.code)) detail = 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
+  else if (cause.code !== undefined && REMOTE_ALERTS[cause.code] !== undefined) detail = `remote error: tls: ${REMOTE_ALERTS[cause.code]}`;
   else detail = cause.message || err.message || String(e);
   return `Get ${JSON.stringify(url)}: ${detail}`;
 }
@@ -169,8 +177,9 @@ export class HttpContentClient implements CatalogContentClient {
     const undici = await loadUndici();
     if (this.#given) return { request: undici.request, dispatcher: this.#given };
     if (!this.#own) {
+      // Upstream's client applies the default TLS profile (intermediate): TLS 1.2+, AEAD ECDHE suites, its curves.
       const connect = {
-        minVersion: 'TLSv1.2' as const,
+        ...clientOptions(),
         ...(this.#caCerts && this.#caCerts.length > 0 && { ca: [...rootCertificates, ...this.#caCerts.map((c) => c.toString())] }),
       };
       const timeouts = { headersTimeout: this.#timeoutMs, bodyTimeout: this.#timeoutMs };

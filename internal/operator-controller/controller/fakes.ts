@@ -86,7 +86,8 @@ export class FakeObjectSets implements ObjectSetApplier {
 export class FakeResolver implements BundleResolver {
   readonly calls: { installed: BundleRef | undefined }[] = [];
   resolveAnswer: Answer<Resolution>;
-  catalogs = true;
+  /** What catalogsExist answers; an Error is thrown (the check failed). */
+  catalogs: boolean | Error = true;
   constructor(resolution: Resolution) {
     this.resolveAnswer = { value: resolution };
   }
@@ -95,6 +96,7 @@ export class FakeResolver implements BundleResolver {
     return answer(this.resolveAnswer);
   }
   catalogsExist(): boolean {
+    if (this.catalogs instanceof Error) throw this.catalogs;
     return this.catalogs;
   }
 }

@@ -140,7 +140,14 @@ export function resolveRevision(p: Pick<ObjectSetStepPorts, 'resolver'>): Extens
         if (wanted !== '' && wanted !== revs.installed.bundle.version) {
           return retry(`unable to upgrade to version ${wanted}: ${errorMessage(err)} (currently installed: ${revs.installed.bundle.version})`);
         }
-        if (p.resolver.catalogsExist(ext)) return retry(`failed to resolve bundle, retrying: ${errorMessage(err)}`);
+        let exist: boolean;
+        try {
+          exist = p.resolver.catalogsExist(ext);
+        } catch (checkErr) {
+          state.log.error('error checking if ClusterCatalogs exist, will retry resolution', { err: checkErr, resolutionError: errorMessage(err) });
+          return retry(`failed to resolve bundle: ${errorMessage(err)}`);
+        }
+        if (exist) return retry(`failed to resolve bundle, retrying: ${errorMessage(err)}`);
         state.log.info('matching ClusterCatalogs unavailable or deleted - falling back to installed bundle to maintain workload', {
           resolutionError: errorMessage(err),
           installedBundle: revs.installed.bundle.name,

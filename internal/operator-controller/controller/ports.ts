@@ -39,7 +39,10 @@ export interface Resolution {
 export interface BundleResolver {
   /** Throws with upstream's resolution error text when nothing fits. */
   resolve(ext: ClusterExtension, installed: BundleRef | undefined, signal: AbortSignal): Promise<Resolution>;
-  /** Whether any ClusterCatalog matches the extension's selector (for the installed-bundle fallback). */
+  /**
+   * Whether any ClusterCatalog matches the extension's selector (for the installed-bundle fallback); throws when it
+   * cannot tell (an invalid selector), and the extension then retries as when catalogs exist.
+   */
   catalogsExist(ext: ClusterExtension): boolean;
 }
 

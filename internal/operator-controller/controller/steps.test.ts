@@ -345,10 +345,12 @@ describe('resolve', () => {
     expect(cond(state.ext, 'Progressing')?.message).toBe('Deployment demo-ns/op: 0/1 ready');
   });
 
-  it('installed, but another version is asked for (or catalogs exist): the resolution error stands', async () => {
+  it('installed, but another version is asked for (or catalogs exist, or that cannot be told): the resolution error stands', async () => {
     for (const [version, catalogs] of [
       ['2.0.0', false],
       ['', true],
+      // upstream's CheckCatalogsExist fails for an invalid selector: retried, not a fallback to the installed bundle
+      ['', new Error('invalid catalog selector: "in" is not a valid label selector operator')],
     ] as const) {
       const resolver = new FakeResolver(resolution('1.0.0'));
       const err = new Error('no bundles found');
@@ -359,6 +361,7 @@ describe('resolve', () => {
       state.installed = installedBundle('1.0.0');
       expect(await resolve({ resolver, applier }).run(state, signal)).toEqual({ err });
       expect(applier.calls).toEqual([]);
+      expect(cond(state.ext, 'Progressing')).toEqual({ status: 'True', reason: 'Retrying', message: 'no bundles found' });
     }
   });
 });

@@ -249,7 +249,7 @@ export function resolve(p: Pick<ExtensionStepPorts, 'resolver' | 'applier'>): Ex
           return { err };
         }
         const wanted = ext.spec?.source.catalog?.version ?? '';
-        if ((wanted !== '' && wanted !== installed.version) || p.resolver.catalogsExist(ext)) {
+        if ((wanted !== '' && wanted !== installed.version) || catalogsMayExist(p.resolver, ext, log)) {
           setProgressing(ext, err);
           return { err };
         }
@@ -272,6 +272,19 @@ export function resolve(p: Pick<ExtensionStepPorts, 'resolver' | 'applier'>): Ex
       return undefined;
     },
   };
+}
+
+/**
+ * Whether a failed resolution should be retried because matching catalogs exist, or cannot be told not to (upstream's
+ * handleResolutionError retries when CheckCatalogsExist fails, e.g. for an invalid selector).
+ */
+export function catalogsMayExist(resolver: Pick<BundleResolver, 'catalogsExist'>, ext: ClusterExtension, log: Logger): boolean {
+  try {
+    return resolver.catalogsExist(ext);
+  } catch (err) {
+    log.error('error checking if ClusterCatalogs exist, will retry resolution', { err });
+    return true;
+  }
 }
 
 /**

@@ -8,6 +8,6 @@ export type { DeploymentConfig } from '../../shared/registryv1/index.ts';
 export { GENERATORS } from './generators.ts';
 export { goPolicyRule, objectNameForBaseAndSuffix, uniqueName } from './names.ts';
 export { registryV1Renderer, renderBundle, renderRegistryV1, RenderError } from './render.ts';
-export type { RenderErrorKind, RenderOptions } from './render.ts';
+export type { ManifestProviderGates, RegistryV1RendererOptions, RenderErrorKind, RenderOptions } from './render.ts';
 export { sortForGolden } from './order.ts';
 export { BUNDLE_CHECKS, validateBundle } from './validators.ts';

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../../api/meta/v1.ts';
 import { TerminalError } from '../../shared/controller/index.ts';
 import { defaultTargetNamespaces, targetNamespacesError } from './install-modes.ts';
 import { goPermissionJSON, objectNameForBaseAndSuffix, uniqueName } from './names.ts';
@@ -12,6 +13,8 @@ const ALL: InstallModeType = 'AllNamespaces';
 const OWN: InstallModeType = 'OwnNamespace';
 const SINGLE: InstallModeType = 'SingleNamespace';
 const MULTI: InstallModeType = 'MultiNamespace';
+const GATES_ON = { singleOwnNamespaceInstallSupport: true, deploymentConfig: true } as const;
+const GATES_OFF = { singleOwnNamespaceInstallSupport: false, deploymentConfig: false } as const;
 
 const spec = (...modes: InstallModeType[]): CSVSpec => ({
   installModes: installModes(...modes),
@@ -103,19 +106,31 @@ describe('renderRegistryV1', () => {
       want: 'unsupported bundle: apiServiceDefintions are not supported',
     },
     {
-      name: 'webhooks without a certificate provider, on the install path',
+      name: 'webhooks without a certificate provider, on the install path (upstream turns webhook support on only with a provider)',
       s: { ...spec(ALL), webhookdefinitions: [{ type: 'ValidatingAdmissionWebhook' as const, generateName: 'v', deploymentName: 'op' }] },
-      want: 'unsupported bundle: webhookDefinitions are not supported: certificate provider is nil',
+      want: 'unsupported bundle: webhookDefinitions are not supported',
       certProvider: null,
-      requireCertProviderForWebhooks: true,
+      manifestProvider: GATES_ON,
     },
     {
       name: 'MultiNamespace only',
       s: spec(MULTI),
       want: 'unsupported bundle: bundle must support at least one of [AllNamespaces SingleNamespace OwnNamespace] install modes',
     },
-  ])('gates unsupported bundles: $name', ({ s, want, certProvider, requireCertProviderForWebhooks }) => {
-    const err = errorOf(() => render(s, { installNamespace: 'ns', certProvider, requireCertProviderForWebhooks }));
+    {
+      name: 'MultiNamespace only, on the install path with SingleOwnNamespaceInstallSupport',
+      s: spec(MULTI),
+      want: 'unsupported bundle: bundle must support at least one of [AllNamespaces SingleNamespace OwnNamespace] install modes',
+      manifestProvider: GATES_ON,
+    },
+    {
+      name: 'MultiNamespace only, on the install path without SingleOwnNamespaceInstallSupport (that gate is checked first)',
+      s: spec(MULTI),
+      want: 'unsupported bundle: bundle does not support AllNamespaces install mode',
+      manifestProvider: GATES_OFF,
+    },
+  ])('gates unsupported bundles: $name', ({ s, want, certProvider, manifestProvider }) => {
+    const err = errorOf(() => render(s, { installNamespace: 'ns', certProvider, manifestProvider }));
     expect(err.kind).toBe('UnsupportedBundle');
     expect(err.message).toBe(want);
   });
@@ -188,7 +203,7 @@ describe('renderRegistryV1', () => {
   ])('a deploymentConfig quantity that does not parse ($q) is an invalid deploymentConfig', ({ q, want }) => {
     const err = errorOf(() => render(spec(ALL), { installNamespace: 'ns', config: { deploymentConfig: { resources: { limits: { cpu: q } } } } }));
     expect(err.kind).toBe('InvalidConfiguration');
-    expect(err.message).toBe(`invalid deploymentConfig: ${want}`);
+    expect(err.message).toBe(`invalid deploymentConfig: failed to unmarshal deploymentConfig: ${want}`);
   });
 
   it('validates the configuration before the bundle, and the bundle before generating', () => {
@@ -206,7 +221,7 @@ describe('renderRegistryV1', () => {
     const dir = join(SHARED, 'bundles/rabbitmq-messaging-topology-operator-1.19.3');
     const refused = await registryV1Renderer({ certProvider: null }).render(dir, { installNamespace: 'rmq' }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(RenderError);
-    expect((refused as Error).message).toBe('unsupported bundle: webhookDefinitions are not supported: certificate provider is nil');
+    expect((refused as Error).message).toBe('unsupported bundle: webhookDefinitions are not supported');
     const installed = await registryV1Renderer().render(dir, { installNamespace: 'rmq' });
     expect(installed.objects.filter((o) => o.kind === 'Certificate' || o.kind === 'Issuer').map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
       'Issuer/messaging-topology-operator-service-cert-selfsigned-issuer',
@@ -216,7 +231,7 @@ describe('renderRegistryV1', () => {
 
   it('the controller port makes configuration errors terminal (InvalidConfiguration) and leaves the rest retryable', async () => {
     const dir = join(SHARED, 'conformance/render/bundles/argocd-operator.v0.6.0');
-    const renderer = registryV1Renderer();
+    const renderer = registryV1Renderer({ singleOwnNamespaceInstallSupport: true });
     const err = await renderer.render(dir, { installNamespace: 'ns', config: { bogus: true } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TerminalError);
     expect((err as TerminalError).reason).toBe('InvalidConfiguration');
@@ -232,5 +247,103 @@ describe('renderRegistryV1', () => {
     const demo = (v: string): string => join(import.meta.dirname, '../../../demo/bundles', `demo-operator.v${v}`);
     expect((await renderer.render(demo('0.1.0'), { installNamespace: 'demo' })).properties).toBe('[{"type":"olm.maxOpenShiftVersion","value":"4.22"}]');
     expect((await renderer.render(demo('0.3.0'), { installNamespace: 'demo' })).properties).toBeUndefined();
+  });
+});
+
+describe('the install path’s feature gates (upstream’s RegistryV1ManifestProvider)', () => {
+  const render = (s: CSVSpec, opts: Omit<Parameters<typeof renderRegistryV1>[1], 'installNamespace'>) =>
+    renderRegistryV1(bundle(csvWith(s)), { installNamespace: 'ns', certProvider: 'cert-manager', ...opts });
+  const errorOf = (fn: () => unknown): RenderError => {
+    try {
+      fn();
+    } catch (err) {
+      if (err instanceof RenderError) return err;
+      throw err;
+    }
+    throw new Error('no error');
+  };
+  const targets = (objects: readonly KubeObject[]): string | undefined => {
+    const dep = objects.find((o) => o.kind === 'Deployment') as unknown as { spec: { template: { metadata: { annotations: Record<string, string> } } } };
+    return dep.spec.template.metadata.annotations['olm.targetNamespaces'];
+  };
+  const envOf = (objects: readonly KubeObject[]): unknown => {
+    const dep = objects.find((o) => o.kind === 'Deployment') as unknown as { spec: { template: { spec: { containers: { env?: unknown }[] } } } };
+    return dep.spec.template.spec.containers[0]!.env;
+  };
+
+  describe('SingleOwnNamespaceInstallSupport', () => {
+    it.each([[OWN], [SINGLE], [OWN, SINGLE]])('off: a bundle without AllNamespaces (%s) is unsupported, with or without a configuration', (...modes) => {
+      for (const config of [undefined, { watchNamespace: 'ns' }]) {
+        const err = errorOf(() => render(spec(...modes), { manifestProvider: GATES_OFF, config }));
+        expect(err.kind).toBe('UnsupportedBundle');
+        expect(err.message).toBe('unsupported bundle: bundle does not support AllNamespaces install mode');
+      }
+    });
+
+    it('off: without spec.config the configuration is not read, so the bundle installs for all namespaces', () => {
+      expect(targets(render(spec(ALL, OWN), { manifestProvider: GATES_OFF }))).toBe('');
+    });
+
+    it('off: a configuration that is given is still validated and used (watchNamespace included)', () => {
+      expect(targets(render(spec(ALL, OWN), { manifestProvider: GATES_OFF, config: { watchNamespace: 'ns' } }))).toBe('ns');
+      const err = errorOf(() => render(spec(ALL), { manifestProvider: GATES_OFF, config: { bogus: 1 } }));
+      expect(err.kind).toBe('InvalidConfiguration');
+      expect(err.message).toBe('invalid ClusterExtension configuration: invalid configuration: unknown field "bogus"');
+    });
+
+    it('on: OwnNamespace and SingleNamespace bundles install with the right watchNamespace', () => {
+      expect(targets(render(spec(OWN), { manifestProvider: GATES_ON, config: { watchNamespace: 'ns' } }))).toBe('ns');
+      expect(targets(render(spec(SINGLE), { manifestProvider: GATES_ON, config: { watchNamespace: 'other' } }))).toBe('other');
+      expect(targets(render(spec(ALL, OWN), { manifestProvider: GATES_ON }))).toBe('');
+    });
+
+    it.each([[OWN], [SINGLE]])('on: the configuration is validated without spec.config, so a %s bundle needs a watchNamespace', (mode) => {
+      const err = errorOf(() => render(spec(mode), { manifestProvider: GATES_ON }));
+      expect(err.kind).toBe('InvalidConfiguration');
+      expect(err.message).toBe('invalid ClusterExtension configuration: invalid configuration: required field "watchNamespace" is missing');
+    });
+  });
+
+  describe('DeploymentConfig', () => {
+    const env = [{ name: 'TEST_ENV', value: 'test-value' }];
+    it.each([
+      { name: 'both gates off', gates: GATES_OFF },
+      { name: 'SingleOwnNamespaceInstallSupport on', gates: { singleOwnNamespaceInstallSupport: true, deploymentConfig: false } },
+    ])('off ($name): deploymentConfig is not part of the schema, an unknown field', ({ gates }) => {
+      const err = errorOf(() => render(spec(ALL), { manifestProvider: gates, config: { deploymentConfig: { env } } }));
+      expect(err.kind).toBe('InvalidConfiguration');
+      expect(err.message).toBe('invalid ClusterExtension configuration: invalid configuration: unknown field "deploymentConfig"');
+    });
+
+    it('on: deploymentConfig reaches the Deployment, with or without SingleOwnNamespaceInstallSupport', () => {
+      expect(envOf(render(spec(ALL), { manifestProvider: GATES_ON, config: { deploymentConfig: { env } } }))).toEqual(env);
+      const gates = { singleOwnNamespaceInstallSupport: false, deploymentConfig: true };
+      expect(envOf(render(spec(ALL), { manifestProvider: gates, config: { deploymentConfig: { env } } }))).toEqual(env);
+    });
+
+    it('on: its schema problems and undecodable quantities are configuration errors, found before the bundle checks', () => {
+      const bad = errorOf(() => render(spec(ALL), { manifestProvider: GATES_ON, config: { deploymentConfig: { env: 'not-an-array' } } }));
+      expect(bad.message).toBe('invalid ClusterExtension configuration: invalid configuration: invalid type for field "deploymentConfig.env": got string, want array');
+      const q = errorOf(() =>
+        renderRegistryV1(bundle(csvWith(spec(ALL)), { packageName: '' }), {
+          installNamespace: 'ns',
+          manifestProvider: GATES_ON,
+          config: { deploymentConfig: { resources: { requests: { memory: '1Ti2' } } } },
+        }),
+      );
+      expect(q.kind).toBe('InvalidConfiguration');
+      expect(q.message).toBe("invalid deploymentConfig: failed to unmarshal deploymentConfig: unable to parse quantity's suffix");
+    });
+  });
+
+  it('the controller port takes the gates (both off by default, as upstream) and makes their configuration errors terminal', async () => {
+    const dir = join(import.meta.dirname, '../../../demo/bundles/demo-operator.v0.1.0');
+    const config = { deploymentConfig: { env: [{ name: 'A', value: 'b' }] } };
+    const off = await registryV1Renderer().render(dir, { installNamespace: 'demo', config }).catch((e: unknown) => e);
+    expect(off).toBeInstanceOf(TerminalError);
+    expect((off as TerminalError).reason).toBe('InvalidConfiguration');
+    expect((off as Error).message).toBe('invalid ClusterExtension configuration: invalid configuration: unknown field "deploymentConfig"');
+    const on = await registryV1Renderer({ deploymentConfig: true }).render(dir, { installNamespace: 'demo', config });
+    expect(envOf(on.objects)).toContainEqual({ name: 'A', value: 'b' });
   });
 });

@@ -239,6 +239,12 @@ describe('selectors, availability and priority', () => {
     ext.spec!.source.catalog!.selector = { matchLabels: { 'olm.operatorframework.io/metadata.name': 'z' } };
     expect(r.catalogsExist(ext)).toBe(false);
   });
+  it('catalogsExist cannot tell for an invalid selector: it throws, as upstream’s CheckCatalogsExist fails', () => {
+    const r = fakeResolver({ a: {} });
+    const ext = buildExtension(PKG, [], '');
+    ext.spec!.source.catalog!.selector = { matchExpressions: [{ key: 'k', operator: 'In', values: [] }] };
+    expect(() => r.catalogsExist(ext)).toThrow(/^invalid catalog selector: /);
+  });
 });
 
 describe('the chosen bundle', () => {

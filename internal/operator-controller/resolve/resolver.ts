@@ -155,13 +155,16 @@ export class CatalogResolver implements BundleResolver {
     };
   }
 
-  /** Whether any ClusterCatalog matches the extension's selector (an invalid selector: false). */
+  /**
+   * Whether any ClusterCatalog matches the extension's selector. An invalid selector throws (upstream's
+   * CheckCatalogsExist fails the check, so the extension retries rather than falling back to its installed bundle).
+   */
   catalogsExist(ext: ClusterExtension): boolean {
     let matcher;
     try {
       matcher = selectorOf(ext);
-    } catch {
-      return false;
+    } catch (err) {
+      throw new Error(`invalid catalog selector: ${(err as Error).message}`, { cause: err });
     }
     return this.#o.listCatalogs().some((c) => matcher.matches(c.metadata.labels));
   }

@@ -6,6 +6,7 @@ import {
   setAvailable,
   setDeprecationConditions,
   setInstalledFromBundle,
+  setInstalledFromRevisions,
   setInstalledUnknown,
   setProgressing,
   wrapWithResolution,
@@ -173,4 +174,34 @@ it('wraps pull and apply failures with the resolved bundle as upstream does', ()
   expect(wrapWithResolution({ name: 'foo.v1.0.0', version: '1.0.0' }, new Error('manifest unknown'))).toBe(
     'error for resolved bundle "foo.v1.0.0" with version "1.0.0": manifest unknown',
   );
+});
+
+describe('Installed from revisions (BoxcutterRuntime; upstream ee4bab55)', () => {
+  const bundle = { name: 'foo.v1.0.0', version: '1.0.0', image: 'quay.io/foo@sha256:1' };
+  const rev = (name: string, reason?: string) => ({
+    name,
+    bundle,
+    conditions: reason ? [{ type: 'Progressing', status: 'True' as const, reason, message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }] : [],
+  });
+
+  it('nothing installed: Failed without revisions or when the newest one retries an error, Absent while it rolls out', () => {
+    for (const [rollingOut, reason] of [
+      [[], 'Failed'],
+      [[rev('ext-1', 'RollingOut'), rev('ext-2', 'Retrying')], 'Failed'],
+      [[rev('ext-1', 'Retrying'), rev('ext-2', 'RollingOut')], 'Absent'],
+      [[rev('ext-1')], 'Absent'],
+    ] as const) {
+      const e = ext();
+      setInstalledFromRevisions(e, { rollingOut }, NOW);
+      expect(brief(e).Installed).toEqual(['False', reason, 'No bundle installed']);
+      expect(e.status?.install).toBeUndefined();
+    }
+  });
+
+  it('installed: Succeeded with the installed revision’s image, and status.install', () => {
+    const e = ext();
+    setInstalledFromRevisions(e, { installed: rev('ext-1'), rollingOut: [rev('ext-2', 'Retrying')] }, NOW);
+    expect(brief(e).Installed).toEqual(['True', 'Succeeded', 'Installed bundle quay.io/foo@sha256:1 successfully']);
+    expect(e.status?.install?.bundle).toEqual({ name: 'foo.v1.0.0', version: '1.0.0' });
+  });
 });

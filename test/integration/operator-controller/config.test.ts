@@ -2,7 +2,8 @@
 // admission rule of the config union, an invalid watchNamespace refused with upstream's message
 // in Progressing (nothing applied), OwnNamespace and SingleNamespace installs, and
 // deploymentConfig merged into the operator's Deployment. The experimental CRD is installed for
-// this file and the standard one put back afterwards.
+// this file and the standard one put back afterwards; operator-controller runs with the
+// SingleOwnNamespaceInstallSupport and DeploymentConfig gates on, as upstream's experimental manifests set them.
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { installCrds } from '../../support/crds.ts';
@@ -15,6 +16,7 @@ const CE_CRD = 'olm.operatorframework.io_clusterextensions.yaml';
 const suite = operatorControllerSuite('oc-config', {
   before: async () => void (await installCrds(adminKube(), [`${CRD_DIR}experimental/${CE_CRD}`])),
   after: async () => void (await installCrds(adminKube(), [`${CRD_DIR}bases/${CE_CRD}`])),
+  controller: { singleOwnNamespaceInstallSupport: true, deploymentConfig: true },
 });
 const { install } = suite;
 let namespace = '';
