@@ -72,9 +72,12 @@ export class FakeObjectSets implements ObjectSetApplier {
     this.calls.push('revisionStates');
     return answer(this.statesAnswer);
   }
-  apply(_ext: ClusterExtension, bundle: BundleRef, objects: readonly KubeObject[]): Promise<void> {
+  /** Whether `apply` makes a new revision (and so runs the preflight it is given). */
+  newRevision = true;
+  async apply(_ext: ClusterExtension, bundle: BundleRef, objects: readonly KubeObject[], _signal: AbortSignal, preflight?: () => Promise<void>): Promise<void> {
     this.calls.push('apply');
     this.applied.push({ bundle, objects });
+    if (this.newRevision) await preflight?.();
     return answer(this.applyAnswer);
   }
   uninstall(): Promise<UninstallOutcome> {

@@ -43,7 +43,6 @@ describe('the BoxcutterRuntime step list', () => {
       'resolveRevision',
       'unpack',
       'render',
-      'preflights',
       'applyObjectSet',
     ]);
   });
@@ -157,6 +156,29 @@ describe('applyObjectSet', () => {
       expect(cond(ext, 'Installed')).toEqual({ status: 'False', reason: want, message: 'No bundle installed' });
       expect(ext.status?.install).toBeUndefined();
     }
+  });
+
+  it('runs the preflights only when a new revision is made, and a refusal stops it', async () => {
+    const preflight = new FakePreflight();
+    preflight.checkAnswer = { error: new Error('validating upgrade for CRD "w": removed field') };
+    const objectSets = new FakeObjectSets();
+    objectSets.newRevision = false;
+    const unchanged = stateFor(extension());
+    unchanged.resolution = resolution('1.0.0');
+    unchanged.revisionStates = { installed: revision(1, '1.0.0'), rollingOut: [] };
+    expect(await applyObjectSet({ objectSets, preflights: [preflight] }).run(unchanged, signal)).toBeUndefined();
+    expect(preflight.checked).toHaveLength(0);
+    objectSets.newRevision = true;
+    const upgrade = stateFor(extension());
+    upgrade.resolution = resolution('1.1.0');
+    upgrade.revisionStates = { installed: revision(1, '1.0.0'), rollingOut: [] };
+    expect((await applyObjectSet({ objectSets, preflights: [preflight] }).run(upgrade, signal))?.err).toBeDefined();
+    expect(preflight.checked).toHaveLength(1);
+    expect(cond(upgrade.ext, 'Progressing')).toEqual({
+      status: 'True',
+      reason: 'Retrying',
+      message: 'error for resolved bundle "demo.v1.1.0" with version "1.1.0": validating upgrade for CRD "w": removed field',
+    });
   });
 
   it('wraps a failure with the resolved bundle, as upstream', async () => {

@@ -2,7 +2,7 @@
 // operator-controller controllers/boxcutter_reconcile_steps.go and clusterextension_reconcile_steps.go, v1.11):
 //
 //   handleDeletion → ensureFinalizer → validate → migrateStorage → readRevisionStates → resolveRevision → unpack
-//   → render → preflights → applyObjectSet
+//   → render → applyObjectSet (the preflights run inside, only when a new revision is to be made, as upstream)
 //
 // Revisions are ClusterObjectSets, rolled out by their own controller (../objectset). This pipeline writes the
 // desired revision and reads the revisions' state back: status.activeRevisions, Installed from the newest revision
@@ -23,7 +23,6 @@ import {
   ensureFinalizer,
   failForBundle,
   handleDeletion,
-  preflights,
   render,
   unpack,
   validate,
@@ -47,7 +46,6 @@ export function clusterExtensionObjectSetSteps(p: ObjectSetStepPorts): Extension
     resolveRevision(p),
     keepInstalledWhenUnpackFails(unpack(p)),
     render(p),
-    preflights(p),
     applyObjectSet(p),
   ];
 }
@@ -181,7 +179,7 @@ export function keepInstalledWhenUnpackFails(inner: ExtensionStep): ExtensionSte
 }
 
 /** The resolved bundle's objects as the newest revision; then the revisions' state mirrored into status. */
-export function applyObjectSet(p: Pick<ObjectSetStepPorts, 'objectSets' | 'events'>): ExtensionStep {
+export function applyObjectSet(p: Pick<ObjectSetStepPorts, 'objectSets' | 'events'> & Partial<Pick<ObjectSetStepPorts, 'preflights'>>): ExtensionStep {
   return {
     name: 'applyObjectSet',
     run: async (state, signal) => {
@@ -190,8 +188,12 @@ export function applyObjectSet(p: Pick<ObjectSetStepPorts, 'objectSets' | 'event
       if (!state.keepInstalled) {
         if (!state.resolution) throw new Error('the pipeline reached apply before resolution');
         const bundle: BundleRef = state.bundleProperties === undefined ? state.resolution.bundle : { ...state.resolution.bundle, properties: state.bundleProperties };
+        const checks = p.preflights ?? [];
+        const preflight = async (): Promise<void> => {
+          for (const check of checks) await check.check(ext, state.objects ?? [], signal);
+        };
         try {
-          await p.objectSets.apply(ext, bundle, state.objects ?? [], signal);
+          await p.objectSets.apply(ext, bundle, state.objects ?? [], signal, preflight);
         } catch (err) {
           const outcome = failForBundle(state, p.events, err);
           if (!isTerminal(err)) setInstalledFromRevisions(ext, infos(revs));

@@ -140,8 +140,12 @@ export interface ObjectSetApplier {
   /** Moves an extension installed by the standard runtime to ClusterObjectSets (once; idempotent). */
   migrate(ext: ClusterExtension, signal: AbortSignal): Promise<void>;
   revisionStates(ext: ClusterExtension, signal: AbortSignal): Promise<RevisionStates>;
-  /** Makes the objects the newest revision (a new ClusterObjectSet when they differ from the newest one). */
-  apply(ext: ClusterExtension, bundle: BundleRef, objects: readonly KubeObject[], signal: AbortSignal): Promise<void>;
+  /**
+   * Makes the objects the newest revision (a new ClusterObjectSet when they differ from the newest one); `preflight`
+   * runs first when, and only when, a new revision is about to be made (upstream skips preflights for an unchanged
+   * revision) and stops it by throwing.
+   */
+  apply(ext: ClusterExtension, bundle: BundleRef, objects: readonly KubeObject[], signal: AbortSignal, preflight?: () => Promise<void>): Promise<void>;
   /** Deletes the extension's revisions; call again until `done`. */
   uninstall(ext: ClusterExtension, signal: AbortSignal): Promise<UninstallOutcome>;
 }

@@ -8,7 +8,7 @@
 //   - controlled by this revision → server-side applied (field manager olm.operatorframework.io, force), which also
 //     repairs drift and drops fields a newer revision no longer holds; user fields of other managers stay;
 //   - controlled by a sibling revision of the same extension: newer (its revision annotation > n) → left, "Progressed";
-//     older → adopted (its owner reference kept, controller moved to us);
+//     older → adopted (its owner reference kept, controller moved to us; it drops the reference when archived);
 //   - no controller: adopted with collisionProtection IfNoController or None, unless the object was ours once (it
 //     carries the revision annotation: the garbage collector may be about to delete it) → collision;
 //   - controlled by anything else: adopted only with None, else a collision naming the owner.
@@ -319,6 +319,7 @@ export class RevisionEngine {
     }
   }
 
+  /** Takes an object over: its owner references are kept, none as controller any more, and this revision becomes its controller. */
   async #adopt(desired: KubeObject, actual: KubeObject, ours: OwnerReference, signal?: AbortSignal): Promise<KubeObject> {
     const kept = (actual.metadata.ownerReferences ?? []).filter((r) => r.uid !== ours.uid).map((r) => ({ ...r, controller: false }));
     desired.metadata.ownerReferences = [...kept, ours];

@@ -201,6 +201,11 @@ export class ExtensionObjectSets {
   readonly #log: Logger;
   readonly #store: RevisionStore;
   readonly #cached: ((extension: string) => readonly ClusterObjectSet[]) | undefined;
+  /**
+   * By extension uid: the newest revision found (or made) to hold exactly the desired objects, at its generation, and
+   * the digest of what was desired. While neither changes, a pass does not pack or server-side apply again.
+   */
+  readonly #current = new Map<string, { readonly cos: string; readonly generation: number; readonly digest: string }>();
 
   constructor(o: ExtensionObjectSetsOptions) {
     this.#client = o.client;
@@ -224,18 +229,27 @@ export class ExtensionObjectSets {
 
   /**
    * Makes the bundle's objects the extension's newest revision: nothing when the newest revision already holds
-   * exactly them (the server-side apply onto it succeeds), else revision n+1 (Secrets first, then the
-   * ClusterObjectSet, then the Secrets' owner references), after deleting archived revisions beyond the retention limit.
+   * exactly them (the server-side apply onto it succeeds), else — once `preflight` passed — revision n+1 (Secrets
+   * first, then the ClusterObjectSet, then the Secrets' owner references), after deleting archived revisions beyond
+   * the retention limit.
    */
-  async apply(ext: ClusterExtension, bundle: BundleRef, objects: readonly KubeObject[], signal?: AbortSignal): Promise<void> {
+  async apply(ext: ClusterExtension, bundle: BundleRef, objects: readonly KubeObject[], signal?: AbortSignal, preflight?: () => Promise<void>): Promise<void> {
     const extension = ext.metadata.name ?? '';
+    const extUid = ext.metadata.uid ?? extension;
     const existing = await this.list(extension, signal);
     const desired = desiredRevision(ext, bundle, objects);
+    const digest = createHash('sha256').update(goJSONValue([desired.metadata, desired.spec], true)).digest('base64');
     const current = existing.at(-1);
     if (current) {
+      const seen = this.#current.get(extUid);
+      const same = seen !== undefined && seen.cos === current.metadata.uid && seen.generation === (current.metadata.generation ?? 0) && seen.digest === digest;
+      if (same && isTrue(current.status?.conditions, ClusterObjectSetTypeSucceeded)) return;
       const candidate = this.#named(desired, current.metadata.name!, revisionNumber(current), extension);
       try {
-        await this.#client.apply(candidate.cos, { fieldManager: ClusterExtensionControllerFieldOwner, force: true, ...(signal && { signal }) });
+        const applied = same
+          ? current
+          : await this.#client.apply<ClusterObjectSet>(candidate.cos, { fieldManager: ClusterExtensionControllerFieldOwner, force: true, ...(signal && { signal }) });
+        this.#current.set(extUid, { cos: applied.metadata.uid ?? '', generation: applied.metadata.generation ?? 0, digest });
         // Secrets get their owner right after the revision is created; until it succeeded, make sure (crash recovery).
         if (!isTrue(current.status?.conditions, ClusterObjectSetTypeSucceeded)) await this.#ownSecrets(current, signal);
         return;
@@ -243,9 +257,11 @@ export class ExtensionObjectSets {
         if (!isInvalid(err)) throw new Error(`patching ${current.metadata.name} Revision: ${(err as Error).message}`, { cause: err });
       }
     }
+    await preflight?.();
     const n = (current ? revisionNumber(current) : 0) + 1;
     await this.#collectGarbage(existing, signal);
-    await this.#create(this.#named(desired, `${extension}-${n}`, n, extension), signal);
+    const created = await this.#create(this.#named(desired, `${extension}-${n}`, n, extension), signal);
+    this.#current.set(extUid, { cos: created.metadata.uid ?? '', generation: created.metadata.generation ?? 0, digest });
   }
 
   #named(desired: ClusterObjectSet, name: string, n: number, extension: string): { cos: ClusterObjectSet; secrets: Secret[] } {
@@ -303,6 +319,7 @@ export class ExtensionObjectSets {
    * garbage collector has removed its objects, so "done" means the objects are gone too.
    */
   async uninstall(ext: ClusterExtension, signal?: AbortSignal): Promise<UninstallOutcome> {
+    this.#current.delete(ext.metadata.uid ?? ext.metadata.name ?? '');
     const revisions = await this.list(ext.metadata.name ?? '', signal);
     if (revisions.length === 0) return { done: true };
     for (const r of revisions) {
