@@ -121,6 +121,12 @@ class LineIndex {
     return l === undefined ? undefined : l + 1;
   }
 
+  /** The first line matching `re` (1-based). */
+  first(re: RegExp): number | undefined {
+    const i = this.lines.findIndex((l) => re.test(l));
+    return i === -1 ? undefined : i + 1;
+  }
+
   /** The line of `key = …` in the table whose header is on (1-based) `header`, or at the top level when undefined. */
   key(header: number | undefined, key: string): number | undefined {
     // A 1-based header line is the 0-based index of the table's first key line; the table ends at the next header.
@@ -182,8 +188,9 @@ export function parseRegistriesConf(text: string, file: string, options: ParseOp
   const v1 = doc.registries;
   const v2Keys = ['registry', 'unqualified-search-registries', 'credential-helpers', 'short-name-mode', 'additional-layer-store-auth-helper', 'aliases'];
   if (v1 !== undefined) {
-    if (dropIn) return fail(lines.key(undefined, 'registries'), 'registry must be in v2 format but is in v1');
-    if (v2Keys.some((k) => doc[k] !== undefined)) return fail(lines.key(undefined, 'registries'), 'mixing sysregistry v1/v2 is not supported');
+    const v1Line = lines.first(/^\s*\[\s*"?registries\b/) ?? lines.key(undefined, 'registries');
+    if (dropIn) return fail(v1Line, 'registry must be in v2 format but is in v1');
+    if (v2Keys.some((k) => doc[k] !== undefined)) return fail(v1Line, 'mixing sysregistry v1/v2 is not supported');
     return fromV1(v1, (why) => fail(undefined, why)).map((r) => ({ ...r, definedAt: file }));
   }
 
