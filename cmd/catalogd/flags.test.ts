@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError, parseManagerArgs } from '../../internal/shared/manager/index.ts';
 import { catalogdFlags, catalogdOptions, parseDuration } from './flags.ts';
@@ -92,5 +95,24 @@ describe('catalogd flags', () => {
   it('lists its flags in --help', () => {
     const { help } = parseManagerArgs('catalogd', ['--help'], catalogdFlags);
     for (const f of Object.keys(catalogdFlags)) expect(help).toContain(`--${f}`);
+  });
+});
+
+describe('catalogd --registries-conf', () => {
+  it('reads the named registries.conf into the registry options; a missing named file stops it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'registries-conf-'));
+    try {
+      const file = join(dir, 'registries.conf');
+      writeFileSync(file, '[[registry]]\nprefix = "mirrored.example:5000"\nlocation = "127.0.0.1:5000"\ninsecure = true\n');
+      expect(parse(`--registries-conf=${file}`).registriesConf?.registries.map((r) => [r.prefix, r.location, r.insecure])).toEqual([
+        ['mirrored.example:5000', '127.0.0.1:5000', true],
+      ]);
+      expect(() => parse(`--registries-conf=${join(dir, 'missing.conf')}`)).toThrow(
+        `catalogd: --registries-conf: loading registries configuration ${JSON.stringify(join(dir, 'missing.conf'))}: no such file or directory`,
+      );
+      expect(parseManagerArgs('catalogd', ['--help'], catalogdFlags).help).toContain('--registries-conf');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

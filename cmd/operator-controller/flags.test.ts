@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError, parseManagerArgs } from '../../internal/shared/manager/index.ts';
 import { OPERATOR_CONTROLLER_FEATURE_GATES, operatorControllerFlags, operatorControllerOptions, v1GatingOptions } from './flags.ts';
@@ -94,5 +97,24 @@ describe('operator-controller flags', () => {
     expect(gating('4.22.3', '--write-status-name=olm')).toMatchObject({ name: 'olm', currentMinor: { major: 4, minor: 22, patch: 0 } });
     expect(() => gating(undefined, '--write-status-name=olm')).toThrow(UsageError);
     expect(() => gating('4.22', '--write-status-name=olm')).toThrow('operator-controller: --write-status-name: RELEASE_VERSION "4.22": No Major.Minor.Patch elements found');
+  });
+});
+
+describe('operator-controller --registries-conf', () => {
+  it('reads the named registries.conf into the registry options; a missing named file stops it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'registries-conf-'));
+    try {
+      const file = join(dir, 'registries.conf');
+      writeFileSync(file, '[[registry]]\nprefix = "mirrored.example:5000"\nlocation = "127.0.0.1:5000"\ninsecure = true\n');
+      expect(parse(`--registries-conf=${file}`).registriesConf?.registries.map((r) => [r.prefix, r.location, r.insecure])).toEqual([
+        ['mirrored.example:5000', '127.0.0.1:5000', true],
+      ]);
+      expect(() => parse(`--registries-conf=${join(dir, 'missing.conf')}`)).toThrow(
+        `operator-controller: --registries-conf: loading registries configuration ${JSON.stringify(join(dir, 'missing.conf'))}: no such file or directory`,
+      );
+      expect(parseManagerArgs('operator-controller', ['--help'], operatorControllerFlags).help).toContain('--registries-conf');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

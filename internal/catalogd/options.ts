@@ -1,7 +1,7 @@
 // catalogd's options: what its flags set (cmd/catalogd/flags.ts) plus knobs for tests and
 // embedding, and the URL a catalog is served at.
 import type { RateLimiter } from '../shared/controller/index.ts';
-import type { RegistryClientOptions, UnpackLimits } from '../shared/image/index.ts';
+import type { RegistriesConf, RegistryClientOptions, UnpackLimits } from '../shared/image/index.ts';
 import type { Logger, Metrics } from '../shared/observability/index.ts';
 import type { GraphQLQueries } from './server/index.ts';
 import type { CatalogStore } from './storage/index.ts';
@@ -27,6 +27,8 @@ export interface CatalogdOptions {
   readonly tls?: { readonly certFile: string; readonly keyFile: string };
   /** `--insecure-registries`. */
   readonly insecureRegistries: readonly string[];
+  /** `--registries-conf` (or its default): registries.conf mirrors, location rewrites, insecure and blocked registries. */
+  readonly registriesConf?: RegistriesConf;
   /** `--platform`. */
   readonly platform?: string;
   /** `--pull-cas-dir`. */

@@ -1,7 +1,7 @@
 // operator-controller's options: what its flags set (cmd/operator-controller/flags.ts) plus knobs
 // for tests and embedding.
 import type { RateLimiter } from '../shared/controller/index.ts';
-import type { RegistryClientOptions } from '../shared/image/index.ts';
+import type { RegistriesConf, RegistryClientOptions } from '../shared/image/index.ts';
 
 /** The certificate providers the renderer knows (render/certproviders.ts). */
 export type CertProviderName = 'cert-manager' | 'openshift-serviceca';
@@ -19,6 +19,8 @@ export interface OperatorControllerOptions {
   readonly globalPullSecret?: { readonly namespace: string; readonly name: string };
   /** `--insecure-registries`: host[:port] reached over plain HTTP. */
   readonly insecureRegistries: readonly string[];
+  /** `--registries-conf` (or its default): registries.conf mirrors, location rewrites, insecure and blocked registries. */
+  readonly registriesConf?: RegistriesConf;
   /**
    * The certificate provider of bundles with webhooks, from `--feature-gates` as upstream's getCertificateProvider:
    * WebhookProviderCertManager → `cert-manager` (the default), else WebhookProviderOpenshiftServiceCA →

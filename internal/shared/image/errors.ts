@@ -28,6 +28,7 @@ export type ImageErrorCode =
   | 'MissingCatalogLabel'
   | 'InvalidCatalogLabel'
   | 'InvalidCredentials'
+  | 'RegistryBlocked'
   | 'CacheError'
   | 'InvalidLayerContent';
 

@@ -39,6 +39,17 @@ export type {
 } from './registry.ts';
 export { RegistryClient, MAX_CONFIG_BYTES, MAX_MANIFEST_BYTES } from './registry.ts';
 
+export type { LoadRegistriesConfOptions, PullFromMirror, PullSource, RegistryConfig, RegistryEndpoint } from './registries-conf.ts';
+export {
+  loadRegistriesConf,
+  mergeRegistries,
+  parseRegistriesConf,
+  RegistriesConf,
+  RegistriesConfError,
+  refMatchingPrefix,
+  SYSTEM_REGISTRIES_CONF,
+} from './registries-conf.ts';
+
 export type { BuildImageOptions, BuiltImage, BuiltLayer, LayerContent } from './build.ts';
 export { buildImage, imageConfig } from './build.ts';
 export type { PushableImage, PushImageOptions, PushResult } from './push.ts';

@@ -322,7 +322,12 @@ export class CachingImagePuller implements ImagePuller {
     const downloads = new AbortController();
     const onAbort = (): void => downloads.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
-    const ctx = { signal: downloads.signal, ...(opts.credentials ? { credentials: opts.credentials } : {}) };
+    // Blobs come from where the manifest came from (a registries.conf mirror or location); names stay `ref`'s.
+    const ctx = {
+      signal: downloads.signal,
+      ...(opts.credentials ? { credentials: opts.credentials } : {}),
+      ...(resolved.source ? { source: resolved.source } : {}),
+    };
     const pending: Promise<void>[] = [];
     try {
       this.log.info('pulling image', { ref: refText, digest: resolved.digest });

@@ -7,7 +7,11 @@
 //   a 401 with `Bearer realm=…,service=…,scope=…` is answered by fetching a token (Basic
 //   credentials, or an identity token as an OAuth2 refresh token) and retrying once; `Basic`
 //   challenges get the Basic credentials. Tokens are cached until `expires_in`.
-// * Plain HTTP is used only for registries listed in `insecureRegistries` (host[:port]).
+// * Plain HTTP is used only for registries listed in `insecureRegistries` (host[:port]), and for endpoints a
+//   registries.conf marks `insecure` that do not answer over HTTPS (tried first, without TLS verification).
+// * registries.conf (`registriesConf`): a pull tries the mirrors of the reference's registry, then its
+//   (possibly rewritten) location, and keeps the first that serves the manifest for the rest of the pull;
+//   blocked registries are refused. The resolved image keeps the reference that was asked for.
 // * Blob redirects (S3, CDNs) are followed up to 5 hops; Authorization is dropped when the
 //   origin changes, and an https → http downgrade is refused unless the target is insecure.
 // * GET/HEAD are retried on connection errors, 429 and 5xx (honouring Retry-After);
@@ -31,6 +35,7 @@ import {
 } from './media-types.ts';
 import { DEFAULT_PLATFORM, formatPlatform, selectPlatform, type Platform } from './platform.ts';
 import { formatReference, registryApiHost, type ImageReference } from './reference.ts';
+import type { PullSource, RegistriesConf } from './registries-conf.ts';
 
 export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 export const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
@@ -77,6 +82,11 @@ export interface ResolvedImage {
   readonly manifestDigest: string;
   /** The platform chosen from an index; undefined for a single-platform image. */
   readonly platform?: Platform;
+  /**
+   * Where the manifest came from when registries.conf sent the pull elsewhere (a mirror, a rewritten location):
+   * hand it on as `RequestContext.source` so the blobs come from there too. Undefined when no registry matched.
+   */
+  readonly source?: PullSource;
 }
 
 export interface RegistryClientOptions {
@@ -97,11 +107,15 @@ export interface RegistryClientOptions {
   /** Longest pause between two body chunks (default 60 s). */
   readonly bodyTimeoutMs?: number;
   readonly logger?: Logger;
+  /** containers-registries.conf(5) settings: mirrors, location rewrites, insecure and blocked registries. */
+  readonly registriesConf?: RegistriesConf;
 }
 
 export interface RequestContext {
   readonly signal?: AbortSignal;
   readonly credentials?: CredentialProvider;
+  /** Fetch from this pull source instead of the reference's own registry (`ResolvedImage.source`). */
+  readonly source?: PullSource;
 }
 
 /** A blob to push: its digest and size, and a way to read it (again, when an upload is retried). */
@@ -141,12 +155,17 @@ interface CachedAuth {
 }
 
 interface Repo {
+  /** The reference requests go to (a registries.conf source's, else the one asked for). */
   readonly ref: ImageReference;
   readonly apiHost: string;
   readonly base: string;
   readonly scope: string;
   readonly credential: Credential | undefined;
   readonly signal: AbortSignal | undefined;
+  /** Plain HTTP is allowed for this registry (token realms, redirects). */
+  readonly insecure: boolean;
+  /** TLS certificates are not verified (a registries.conf `insecure` endpoint reached over HTTPS). */
+  readonly skipVerify: boolean;
 }
 
 const REDIRECTS = [301, 302, 303, 307, 308];
@@ -199,6 +218,8 @@ export class TlsRecordError extends Error {
     this.tlsError = tlsError;
   }
 }
+
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** `message` plus the causes' messages (undici puts the useful part, e.g. ECONNREFUSED, in `cause`). */
 export function describeError(err: unknown): string {
@@ -328,6 +349,11 @@ export class RegistryClient {
   private readonly given: Dispatcher | undefined;
   private readonly ca: (string | Buffer)[] | undefined;
   private ownDispatcher: Dispatcher | undefined;
+  /** This client's own Agent that does not verify certificates, for registries.conf `insecure` endpoints. */
+  private unverifiedDispatcher: Dispatcher | undefined;
+  private readonly conf: RegistriesConf | undefined;
+  /** The scheme each registries.conf `insecure` host answered on (https without verification, else http). */
+  private readonly schemes = new Map<string, Promise<'https' | 'http'>>();
   private readonly userAgent: string;
   private readonly retries: number;
   private readonly retryDelayMs: number;
@@ -347,22 +373,22 @@ export class RegistryClient {
     this.retries = options.retries ?? 3;
     this.retryDelayMs = options.retryDelayMs ?? 250;
     this.log = options.logger ?? silentLogger;
+    this.conf = options.registriesConf && !options.registriesConf.empty ? options.registriesConf : undefined;
   }
 
-  /** Closes the connections of the dispatcher this client made (not one it was given). */
+  /** Closes the connections of the dispatchers this client made (not one it was given). */
   async close(): Promise<void> {
-    await this.ownDispatcher?.close();
+    await Promise.all([this.ownDispatcher?.close(), this.unverifiedDispatcher?.close()]);
   }
 
   /** undici's `request` and the dispatcher to hand it: the caller's, or this client's own Agent, made once. */
-  private async http(): Promise<{ request: Undici['request']; dispatcher: Dispatcher }> {
+  private async http(skipVerify = false): Promise<{ request: Undici['request']; dispatcher: Dispatcher }> {
     const undici = await loadUndici();
-    const dispatcher = (this.given ??
-      (this.ownDispatcher ??= new undici.Agent({
-        headersTimeout: this.headersTimeoutMs,
-        bodyTimeout: this.bodyTimeoutMs,
-        ...(this.ca ? { connect: { ca: this.ca } } : {}),
-      })));
+    const agent = (connect: Record<string, unknown>): Dispatcher =>
+      new undici.Agent({ headersTimeout: this.headersTimeoutMs, bodyTimeout: this.bodyTimeoutMs, ...(Object.keys(connect).length ? { connect } : {}) });
+    const ca = this.ca ? { ca: this.ca } : {};
+    const dispatcher =
+      this.given ?? (skipVerify ? (this.unverifiedDispatcher ??= agent({ ...ca, rejectUnauthorized: false })) : (this.ownDispatcher ??= agent(ca)));
     return { request: undici.request, dispatcher };
   }
 
@@ -375,9 +401,23 @@ export class RegistryClient {
     return (ctx.credentials ?? this.credentials).lookup(ref.domain, ref.path) !== undefined;
   }
 
-  private repo(ref: ImageReference, ctx: RequestContext, actions: 'pull' | 'pull,push' = 'pull'): Repo {
+  /**
+   * Where requests for `ref` go: `ctx.source` when a registries.conf pull chose one. As containers/image does, a
+   * registry that registries.conf blocks is refused, and its `insecure` (the source endpoint's, for a pull, else the
+   * registry's) means HTTPS without certificate checks, or plain HTTP when HTTPS does not answer. Credentials are
+   * looked up for where the request goes.
+   */
+  private async repo(asked: ImageReference, ctx: RequestContext, actions: 'pull' | 'pull,push' = 'pull'): Promise<Repo> {
+    const ref = ctx.source?.ref ?? asked;
     const apiHost = registryApiHost(ref.domain);
-    const scheme = this.isInsecure(ref.domain) || this.isInsecure(apiHost) ? 'http' : 'https';
+    let scheme: 'http' | 'https' = this.isInsecure(ref.domain) || this.isInsecure(apiHost) ? 'http' : 'https';
+    let confInsecure = false;
+    if (this.conf) {
+      const reg = this.conf.findRegistry(ref.name);
+      if (reg?.blocked) throw new ImageError('RegistryBlocked', this.conf.blockedMessage(reg));
+      confInsecure = ctx.source ? ctx.source.insecure : (reg?.insecure ?? false);
+      if (confInsecure && scheme === 'https') scheme = await this.probeScheme(apiHost, ctx.signal);
+    }
     return {
       ref,
       apiHost,
@@ -385,14 +425,58 @@ export class RegistryClient {
       scope: `repository:${ref.path}:${actions}`,
       credential: (ctx.credentials ?? this.credentials).lookup(ref.domain, ref.path),
       signal: ctx.signal,
+      insecure: scheme === 'http' || confInsecure,
+      skipVerify: confInsecure && scheme === 'https',
     };
+  }
+
+  /**
+   * containers/image's ping for an insecure registry: `GET /v2/` over HTTPS without certificate checks, else over
+   * plain HTTP; 200 or 401 is an answer. Remembered for the life of this client once one answers.
+   */
+  private probeScheme(host: string, signal: AbortSignal | undefined): Promise<'https' | 'http'> {
+    let known = this.schemes.get(host);
+    if (!known) {
+      const ping = async (scheme: 'https' | 'http'): Promise<void> => {
+        const { request, dispatcher } = await this.http(scheme === 'https');
+        this.log.debug('registry ping', { url: `${scheme}://${host}/v2/` });
+        const res = await request(`${scheme}://${host}/v2/`, {
+          method: 'GET',
+          headers: { 'user-agent': this.userAgent },
+          dispatcher,
+          headersTimeout: this.headersTimeoutMs,
+          bodyTimeout: this.bodyTimeoutMs,
+          ...(signal ? { signal } : {}),
+        });
+        await res.body.dump().catch(() => undefined);
+        if (res.statusCode !== 200 && res.statusCode !== 401) throw new Error(`${scheme}://${host}/v2/ answered ${res.statusCode}`);
+      };
+      known = (async (): Promise<'https' | 'http'> => {
+        try {
+          await ping('https');
+          return 'https';
+        } catch {
+          signal?.throwIfAborted();
+        }
+        try {
+          await ping('http');
+          return 'http';
+        } catch (err) {
+          signal?.throwIfAborted();
+          throw new ImageError('RegistryUnavailable', `pinging container registry ${host}: ${describeError(err)}`, { cause: err });
+        }
+      })();
+      this.schemes.set(host, known);
+      known.catch(() => this.schemes.delete(host));
+    }
+    return known;
   }
 
   /** GETs a manifest by tag or digest and verifies it (by the digest asked for, or the registry's header). */
   async getManifest(ref: ImageReference, tagOrDigest: string, ctx: RequestContext = {}): Promise<FetchedManifest> {
-    const repo = this.repo(ref, ctx);
+    const repo = await this.repo(ref, ctx);
     const byDigest = tagOrDigest.includes(':');
-    const where = `manifest ${ref.name}${byDigest ? '@' : ':'}${tagOrDigest}`;
+    const where = `manifest ${repo.ref.name}${byDigest ? '@' : ':'}${tagOrDigest}`;
     const url = `${repo.base}/manifests/${tagOrDigest}`;
     return this.withRetries(where, repo.signal, async () => {
       const res = await this.send(repo, 'GET', url, { accept: MANIFEST_ACCEPT.join(', ') });
@@ -420,10 +504,45 @@ export class RegistryClient {
   /**
    * Resolves `ref` to its canonical digest and the image manifest for `platform`
    * (default linux/amd64) when the reference names a manifest list or OCI index.
+   *
+   * With a registries.conf whose registry matches `ref`, the top-level manifest is asked of each pull source in
+   * turn (the mirrors that apply, then the primary location) and the first that serves it is the `source` of the
+   * rest; when all fail the error is containers/image's `(Mirrors also failed: [<ref>: <error>]…): <ref>: <error>`
+   * with the primary location's error code.
    */
   async resolve(ref: ImageReference, options: RequestContext & { platform?: Platform } = {}): Promise<ResolvedImage> {
     const platform = options.platform ?? DEFAULT_PLATFORM;
-    const top = await this.getManifest(ref, ref.digest ?? ref.tag ?? 'latest', options);
+    const sources = options.source ? undefined : this.conf?.pullSources(ref);
+    if (!sources) return this.resolveFrom(ref, await this.getManifest(ref, ref.digest ?? ref.tag ?? 'latest', options), platform, options);
+    const attempts: { source: PullSource; err: unknown }[] = [];
+    for (const source of sources) {
+      this.log.debug('trying to access', { ref: formatReference(source.ref) });
+      let top: FetchedManifest;
+      try {
+        top = await this.getManifest(ref, source.ref.digest ?? source.ref.tag ?? 'latest', { ...options, source });
+      } catch (err) {
+        options.signal?.throwIfAborted();
+        this.log.debug('accessing failed', { ref: formatReference(source.ref), err });
+        attempts.push({ source, err });
+        continue;
+      }
+      if (source.mirror) this.log.debug('pulling from a mirror', { ref: formatReference(ref), mirror: formatReference(source.ref) });
+      const resolved = await this.resolveFrom(ref, top, platform, { ...options, source });
+      return { ...resolved, source };
+    }
+    const primary = attempts[attempts.length - 1];
+    if (!primary) throw new ImageError('RegistryError', `${formatReference(ref)}: no pull source to try`);
+    if (attempts.length === 1) throw primary.err;
+    const extras = attempts.slice(0, -1).map((a) => `[${formatReference(a.source.ref)}: ${errorText(a.err)}]`);
+    const message = `(Mirrors also failed: ${extras.join('\n')}): ${formatReference(primary.source.ref)}: ${errorText(primary.err)}`;
+    const err = primary.err;
+    if (err instanceof RegistryHttpError) throw new RegistryHttpError(err.code, err.status, err.url, message, { terminal: err.terminal, cause: err });
+    if (err instanceof ImageError) throw new ImageError(err.code, message, { terminal: err.terminal, cause: err });
+    throw new ImageError('RegistryUnavailable', message, { cause: err });
+  }
+
+  /** The platform's manifest from a fetched top-level manifest (an index's child comes from the same source). */
+  private async resolveFrom(ref: ImageReference, top: FetchedManifest, platform: Platform, options: RequestContext): Promise<ResolvedImage> {
     if (!('manifests' in top.manifest)) {
       return { digest: top.digest, mediaType: top.mediaType, manifest: top.manifest, manifestDigest: top.digest };
     }
@@ -454,8 +573,8 @@ export class RegistryClient {
   /** A small blob (an image config) in memory, verified. */
   async getBlob(ref: ImageReference, desc: Descriptor, ctx: RequestContext = {}, max = MAX_CONFIG_BYTES): Promise<Buffer> {
     if (desc.size > max) throw new ImageError('TooLarge', `blob ${desc.digest} of ${ref.name} is ${desc.size} bytes (limit ${max})`);
-    const repo = this.repo(ref, ctx);
-    const where = `blob ${ref.name}@${desc.digest}`;
+    const repo = await this.repo(ref, ctx);
+    const where = `blob ${repo.ref.name}@${desc.digest}`;
     return this.withRetries(where, repo.signal, async () => {
       const res = await this.openBlob(repo, desc, where);
       const bytes = await readLimited(res.body, desc.size, where).catch((err: unknown) => {
@@ -475,8 +594,8 @@ export class RegistryClient {
 
   /** Streams a blob into `file` (created or truncated), verifying size and digest as it goes. */
   async downloadBlob(ref: ImageReference, desc: Descriptor, file: string, ctx: RequestContext = {}): Promise<void> {
-    const repo = this.repo(ref, ctx);
-    const where = `blob ${ref.name}@${desc.digest}`;
+    const repo = await this.repo(ref, ctx);
+    const where = `blob ${repo.ref.name}@${desc.digest}`;
     const hasher = new DigestHasher(desc.digest);
     await this.withRetries(where, repo.signal, async () => {
       const res = await this.openBlob(repo, desc, where);
@@ -589,7 +708,7 @@ export class RegistryClient {
       this.log.debug('registry request', { method, url: current.href });
       let res: Dispatcher.ResponseData;
       try {
-        const { request, dispatcher } = await this.http();
+        const { request, dispatcher } = await this.http(repo.skipVerify);
         res = await request(current, {
           method,
           headers,
@@ -617,7 +736,7 @@ export class RegistryClient {
         await res.body.dump().catch(() => undefined);
         if (!location) throw new RegistryHttpError('RegistryError', res.statusCode, current.href, `${current.href}: redirect without a Location`);
         if (++hop > MAX_REDIRECTS) throw new RegistryHttpError('RegistryError', res.statusCode, current.href, `${url}: more than ${MAX_REDIRECTS} redirects`);
-        current = this.nextUrl(location, current, url, res.statusCode);
+        current = this.nextUrl(location, current, url, res.statusCode, repo.insecure);
         continue;
       }
       return res;
@@ -649,12 +768,12 @@ export class RegistryClient {
   }
 
   /** `location` resolved against `current`: http(s) only, and no https → http downgrade unless insecure. */
-  private nextUrl(location: string, current: URL, url: string, status: number): URL {
+  private nextUrl(location: string, current: URL, url: string, status: number, insecure: boolean): URL {
     const next = new URL(location, current);
     if (next.protocol !== 'https:' && next.protocol !== 'http:') {
       throw new RegistryHttpError('RegistryError', status, current.href, `${url}: redirect to unsupported URL scheme ${next.protocol}`);
     }
-    if (next.protocol === 'http:' && current.protocol === 'https:' && !this.isInsecure(next.host)) {
+    if (next.protocol === 'http:' && current.protocol === 'https:' && !insecure && !this.isInsecure(next.host)) {
       throw new ImageError('InsecureRegistry', `${url}: refusing a redirect from https to plain http (${next.origin})`);
     }
     return next;
@@ -671,7 +790,7 @@ export class RegistryClient {
    */
   async pushBlob(ref: ImageReference, blob: BlobSource, ctx: PushContext = {}): Promise<{ uploaded: boolean }> {
     parseDigest(blob.digest, 'blob digest');
-    const repo = this.repo(ref, ctx, 'pull,push');
+    const repo = await this.repo(ref, ctx, 'pull,push');
     const where = `blob ${ref.name}@${blob.digest}`;
     const blobUrl = `${repo.base}/blobs/${blob.digest}`;
     const exists = await this.withRetries(where, repo.signal, async () => {
@@ -689,7 +808,7 @@ export class RegistryClient {
       const start = await this.send(repo, 'POST', startUrl, { headers: { 'content-length': '0' } });
       if (start.statusCode !== 202) throw await this.statusError(start, startUrl, upload, repo);
       await start.body.dump().catch(() => undefined);
-      let location = this.uploadLocation(start, new URL(startUrl), upload);
+      let location = this.uploadLocation(start, new URL(startUrl), upload, repo.insecure);
       const progress = (sent: number): void => ctx.onProgress?.({ digest: blob.digest, sent, total: blob.size });
       const chunkSize = ctx.chunkSize;
       if (chunkSize === undefined || blob.size <= chunkSize) {
@@ -715,7 +834,7 @@ export class RegistryClient {
         });
         if (res.statusCode !== 202) throw await this.statusError(res, location.href, upload, repo);
         await res.body.dump().catch(() => undefined);
-        location = this.uploadLocation(res, location, upload);
+        location = this.uploadLocation(res, location, upload, repo.insecure);
         offset += chunk.length;
         progress(offset);
       }
@@ -729,7 +848,7 @@ export class RegistryClient {
 
   /** PUTs a manifest (or index) by tag or digest; returns its digest (sha256 of the bytes). */
   async putManifest(ref: ImageReference, tagOrDigest: string, mediaType: string, bytes: Uint8Array, ctx: RequestContext = {}): Promise<string> {
-    const repo = this.repo(ref, ctx, 'pull,push');
+    const repo = await this.repo(ref, ctx, 'pull,push');
     const byDigest = tagOrDigest.includes(':');
     const where = `manifest ${ref.name}${byDigest ? '@' : ':'}${tagOrDigest}`;
     const url = `${repo.base}/manifests/${tagOrDigest}`;
@@ -751,10 +870,10 @@ export class RegistryClient {
   }
 
   /** The upload session URL a POST/PATCH answered with (`Location`, relative to the request). */
-  private uploadLocation(res: Dispatcher.ResponseData, requested: URL, where: string): URL {
+  private uploadLocation(res: Dispatcher.ResponseData, requested: URL, where: string, insecure: boolean): URL {
     const location = header(res, 'location');
     if (!location) throw new RegistryHttpError('RegistryError', res.statusCode, requested.href, `${where}: the registry answered ${res.statusCode} without a Location`);
-    return this.nextUrl(location, requested, where, res.statusCode);
+    return this.nextUrl(location, requested, where, res.statusCode, insecure);
   }
 
   private authKey(repo: Repo, scope: string): string {
@@ -810,7 +929,7 @@ export class RegistryClient {
     } catch {
       throw new ImageError('Unauthorized', `${where}: Bearer challenge realm ${JSON.stringify(realm)} is not a URL`);
     }
-    const registryInsecure = this.isInsecure(repo.ref.domain) || this.isInsecure(repo.apiHost);
+    const registryInsecure = repo.insecure || this.isInsecure(repo.ref.domain) || this.isInsecure(repo.apiHost);
     if (realmUrl.protocol === 'http:' && !registryInsecure && !this.isInsecure(realmUrl.host)) {
       throw new ImageError('InsecureRegistry', `${where}: refusing to fetch a token over plain http from ${realmUrl.origin}`);
     }
@@ -823,7 +942,7 @@ export class RegistryClient {
     return this.withRetries(`token from ${realmUrl.origin}`, repo.signal, async () => {
       let res: Dispatcher.ResponseData;
       const headers: Record<string, string> = { 'user-agent': this.userAgent };
-      const { request, dispatcher } = await this.http();
+      const { request, dispatcher } = await this.http(repo.skipVerify);
       if (cred?.identityToken) {
         const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: cred.identityToken, client_id: 'olmv1', scope });
         if (service) form.set('service', service);

@@ -1,12 +1,25 @@
-// How both controllers reach registries: the flags they share (`--global-pull-secret`,
-// `--pull-cas-dir`, `--insecure-registries`), and a registry client built from them.
+// How the controllers reach registries: the flags they share (`--global-pull-secret`,
+// `--pull-cas-dir`, `--insecure-registries`, `--registries-conf`), and a registry client built from them.
+//
+// `--registries-conf` is containers-registries.conf(5) (mirrors, location rewrites, insecure and blocked
+// registries; `../image/registries-conf.ts`), read with its `registries.conf.d/` drop-ins while the flags are
+// read: a file that cannot be used stops the binary with one line naming the file and line.
 //
 // The global pull secret is a `kubernetes.io/dockerconfigjson` (or legacy `dockercfg`) Secret,
 // watched by an informer, whose auths are the registry credentials of every pull. Changes apply to
 // the next pull; a missing Secret means anonymous pulls, an unreadable one is logged (once per
 // version) and ignored.
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import { credentialsFromSecretData, readCertificateDir, RegistryClient, type CredentialProvider, type RegistryClientOptions } from '../image/index.ts';
+import {
+  credentialsFromSecretData,
+  loadRegistriesConf,
+  readCertificateDir,
+  RegistryClient,
+  SYSTEM_REGISTRIES_CONF,
+  type CredentialProvider,
+  type RegistriesConf,
+  type RegistryClientOptions,
+} from '../image/index.ts';
 import { Informer, stripManagedFields, type KubeClient } from '../kube/index.ts';
 import type { Logger } from '../observability/index.ts';
 import { UsageError, type Flag } from './options.ts';
@@ -67,6 +80,8 @@ export interface RegistryAccessOptions {
   readonly globalPullSecret?: { readonly namespace: string; readonly name: string };
   /** Directory of extra CA certificates (PEM). */
   readonly pullCasDir?: string;
+  /** registries.conf and its drop-ins, when they configure any registry. */
+  readonly registriesConf?: RegistriesConf;
   readonly registry?: Pick<RegistryClientOptions, 'retries' | 'retryDelayMs' | 'headersTimeoutMs' | 'bodyTimeoutMs'>;
 }
 
@@ -77,9 +92,13 @@ export async function registryAccess(o: RegistryAccessOptions): Promise<{ readon
     insecureRegistries: o.insecureRegistries,
     ...(secret && { credentials: secret.credentials }),
     ...(o.pullCasDir && { ca: await readCertificateDir(o.pullCasDir) }),
+    ...(o.registriesConf && { registriesConf: o.registriesConf }),
     ...o.registry,
     logger: o.logger.child({ component: 'registry' }),
   });
+  if (o.registriesConf) {
+    o.logger.info('registries configuration', { files: o.registriesConf.files, prefixes: o.registriesConf.registries.map((r) => r.prefix) });
+  }
   return { registry, ...(secret && { informer: secret.informer }) };
 }
 
@@ -92,13 +111,28 @@ export const registryFlags = {
     default: process.env.OLM_INSECURE_REGISTRIES ?? '',
     help: 'comma-separated host[:port] registries reached over plain HTTP (default: env OLM_INSECURE_REGISTRIES)',
   },
+  'registries-conf': {
+    type: 'string',
+    help:
+      'containers-registries.conf(5) file for pulls (mirrors, location rewrites, insecure and blocked registries), with the ' +
+      `drop-ins of registries.conf.d/ beside it (default: env CONTAINERS_REGISTRIES_CONF, else ${SYSTEM_REGISTRIES_CONF} if it exists; "" for none)`,
+  },
 } as const satisfies Record<string, Flag>;
 
 export type RegistryFlagValues = Record<keyof typeof registryFlags, string | boolean | undefined>;
-export type RegistryFlagOptions = Pick<RegistryAccessOptions, 'insecureRegistries' | 'globalPullSecret' | 'pullCasDir'>;
+export type RegistryFlagOptions = Pick<RegistryAccessOptions, 'insecureRegistries' | 'globalPullSecret' | 'pullCasDir' | 'registriesConf'>;
 
-/** The registry flags' values as options; a bad value is a UsageError naming `<binary>: --<flag>`. */
-export function registryOptions(binary: string, values: RegistryFlagValues): RegistryFlagOptions {
+/** Where `--registries-conf` points when it is not given: `$CONTAINERS_REGISTRIES_CONF` (must exist), else the system file (may be missing). */
+export interface RegistriesConfDefaults {
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly systemFile?: string;
+}
+
+/**
+ * The registry flags' values as options; a bad value is a UsageError naming `<binary>: --<flag>`. Reads the
+ * registries.conf files (see `registriesConfFile`).
+ */
+export function registryOptions(binary: string, values: RegistryFlagValues, defaults: RegistriesConfDefaults = {}): RegistryFlagOptions {
   const str = (v: string | boolean | undefined): string => (typeof v === 'string' ? v.trim() : '');
   const secret = str(values['global-pull-secret']);
   let globalPullSecret: RegistryFlagOptions['globalPullSecret'];
@@ -114,5 +148,33 @@ export function registryOptions(binary: string, values: RegistryFlagValues): Reg
     .map((s) => s.trim())
     .filter((s) => s !== '');
   const pullCasDir = str(values['pull-cas-dir']);
-  return { insecureRegistries, ...(globalPullSecret && { globalPullSecret }), ...(pullCasDir !== '' && { pullCasDir }) };
+  const conf = registriesConfFile(values['registries-conf'], defaults);
+  let registriesConf: RegistriesConf | undefined;
+  if (conf.file !== '') {
+    try {
+      registriesConf = loadRegistriesConf(conf.file, { required: conf.required });
+    } catch (err) {
+      throw new UsageError(`${binary}: --registries-conf${conf.from ? ` (${conf.from})` : ''}: ${(err as Error).message}`);
+    }
+  }
+  return {
+    insecureRegistries,
+    ...(globalPullSecret && { globalPullSecret }),
+    ...(pullCasDir !== '' && { pullCasDir }),
+    ...(registriesConf && !registriesConf.empty && { registriesConf }),
+  };
+}
+
+/**
+ * The registries.conf to read: the flag's value (`""`: none), else `$CONTAINERS_REGISTRIES_CONF`, both required
+ * to exist; else the system file, read only when it exists (its drop-in directory too, as containers/image does).
+ */
+export function registriesConfFile(
+  flag: string | boolean | undefined,
+  defaults: RegistriesConfDefaults = {},
+): { file: string; required: boolean; from?: string } {
+  if (typeof flag === 'string') return { file: flag.trim(), required: true };
+  const fromEnv = (defaults.env ?? process.env).CONTAINERS_REGISTRIES_CONF?.trim();
+  if (fromEnv) return { file: fromEnv, required: true, from: 'env CONTAINERS_REGISTRIES_CONF' };
+  return { file: defaults.systemFile ?? SYSTEM_REGISTRIES_CONF, required: false };
 }
