@@ -197,7 +197,7 @@ export function operatorControllerSetup(
     });
     controller.watch(extensions);
     if (runtime) {
-      informers.push(runtime.objectSets);
+      informers.push(runtime.objectSets, runtime.secrets);
       // A revision's progress is the extension's status: any change of one re-enqueues its extension.
       runtime.objectSets.onEvent((type, cos, old) => {
         const owner = runtime.ownerToNotify(type, cos, old);

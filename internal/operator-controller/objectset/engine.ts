@@ -66,6 +66,9 @@ export interface RevisionIdentity {
 /** Metadata of managed objects as the watch cache has them (undefined: not cached, ask the API server). */
 export type MetaCache = (apiVersion: string, kind: string, namespace: string | undefined, name: string) => KubeObject | undefined;
 
+/** Whether the watch cache of a kind is synced (an object it lacks is not there as a managed object). */
+export type CacheSynced = (apiVersion: string, kind: string) => boolean;
+
 /** A decision made on stale data: the object changed between reading and writing. Retry from fresh data. */
 export class StaleError extends Error {
   override readonly name = 'StaleError';
@@ -173,6 +176,8 @@ const revisionOf = (obj: KubeObject): number => {
 export interface ObjectEngineOptions {
   readonly client: KubeClient;
   readonly cache: MetaCache;
+  /** Absent: the cache is never trusted to say an object is gone. */
+  readonly synced?: CacheSynced;
   /** How many objects of one phase are written at once (default 8). */
   readonly concurrency?: number;
 }
@@ -196,6 +201,7 @@ interface Applied {
 export class RevisionEngine {
   readonly #client: KubeClient;
   readonly #cache: MetaCache;
+  readonly #synced: CacheSynced;
   readonly #concurrency: number;
   /**
    * By object uid: the last write of this process. An object the same revision already applied with the same content,
@@ -207,6 +213,7 @@ export class RevisionEngine {
   constructor(o: ObjectEngineOptions) {
     this.#client = o.client;
     this.#cache = o.cache;
+    this.#synced = o.synced ?? (() => false);
     this.#concurrency = o.concurrency ?? 8;
   }
 
@@ -356,6 +363,8 @@ export class RevisionEngine {
     const ref = refOf(object);
     // The watch cache answers for objects the runtime labelled; anything else is read from the API server.
     let actual = this.#cache(object.apiVersion ?? '', object.kind ?? '', object.metadata.namespace, object.metadata.name ?? '');
+    // Not among the managed objects of a synced cache: gone, or no longer labelled as ours (not ours to delete).
+    if (!actual && this.#synced(object.apiVersion ?? '', object.kind ?? '') && !rev.finalizers?.includes('orphan')) return true;
     if (!actual) {
       try {
         actual = await this.#client.get(ref, signal ? { signal } : {});

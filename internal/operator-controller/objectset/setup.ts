@@ -1,7 +1,8 @@
 // Wiring of the ClusterObjectSet runtime inside operator-controller: the ClusterObjectSet informer (indexed by
 // owner), the watches on managed objects, the revision engine, the ClusterObjectSet controller (deadline-aware
 // backoff) and the ClusterExtension side (ExtensionObjectSets).
-import { ClusterObjectSetKind, GroupVersion, OwnerNameKey, type ClusterObjectSet } from '../../../api/v1/index.ts';
+import type { KubeObject } from '../../../api/meta/v1.ts';
+import { ClusterObjectSetKind, GroupVersion, OwnerNameKey, RevisionNameKey, type ClusterObjectSet } from '../../../api/v1/index.ts';
 import { Controller, defaultControllerRateLimiter, type RateLimiter } from '../../shared/controller/index.ts';
 import { Informer, isNotFound, stripManagedFields, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger, Metrics } from '../../shared/observability/index.ts';
@@ -24,6 +25,8 @@ export interface ObjectSetRuntimeOptions {
 
 export interface ObjectSetRuntime {
   readonly objectSets: Informer<ClusterObjectSet>;
+  /** The revisions' object Secrets of the system namespace (metadata only). */
+  readonly secrets: Informer;
   readonly managed: ManagedObjectWatcher;
   readonly controller: Controller;
   readonly reconciler: ClusterObjectSetReconciler;
@@ -50,22 +53,55 @@ export function objectSetRuntime(o: ObjectSetRuntimeOptions): ObjectSetRuntime {
     const owner = c.metadata.labels?.[OwnerNameKey];
     return owner === undefined ? [] : [owner];
   });
+  // The Secrets holding revisions' objects, by metadata; their data read once per uid (immutable: it never changes).
+  const secrets = new Informer<KubeObject>({
+    client: o.client,
+    apiVersion: 'v1',
+    kind: 'Secret',
+    namespace: o.systemNamespace,
+    labelSelector: RevisionNameKey,
+    transform: (s: KubeObject): KubeObject => ({
+      apiVersion: s.apiVersion,
+      kind: s.kind,
+      metadata: { name: s.metadata.name, namespace: s.metadata.namespace, uid: s.metadata.uid },
+      immutable: s['immutable'],
+    }),
+    logger: o.logger.child({ informer: 'objectset-secrets' }),
+  });
+  const secretData = new Map<string, KubeObject>();
+  secrets.onEvent((type, s) => {
+    if (type === 'delete' && s.metadata.uid) secretData.delete(s.metadata.uid);
+  });
+  const getSecret = async (namespace: string, name: string): Promise<KubeObject | undefined> => {
+    try {
+      return await o.client.get({ apiVersion: 'v1', kind: 'Secret', namespace, name });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  };
+  const readSecret = async (namespace: string, name: string): Promise<KubeObject | undefined> => {
+    const meta = namespace === o.systemNamespace && secrets.hasSynced() ? secrets.get(`${namespace}/${name}`) : undefined;
+    if (!meta?.metadata.uid || meta['immutable'] !== true) return getSecret(namespace, name);
+    const known = secretData.get(meta.metadata.uid);
+    if (known) return known;
+    const read = await getSecret(namespace, name);
+    if (read?.metadata.uid === meta.metadata.uid && read['immutable'] === true) secretData.set(meta.metadata.uid, read);
+    return read;
+  };
   const managed = new ManagedObjectWatcher({ client: o.client, enqueue: (name) => controller.enqueue(name), deleted: (uid) => engine.forget(uid), logger: log });
-  const engine = new RevisionEngine({ client: o.client, cache: (apiVersion, kind, ns, name) => managed.get(apiVersion, kind, ns, name) });
+  const engine = new RevisionEngine({
+    client: o.client,
+    cache: (apiVersion, kind, ns, name) => managed.get(apiVersion, kind, ns, name),
+    synced: (apiVersion, kind) => managed.synced(apiVersion, kind),
+  });
   const reconciler = new ClusterObjectSetReconciler({
     client: o.client,
     get: (key) => objectSets.get(key),
     byOwner: (owner) => objectSets.byIndex(OWNER_INDEX, owner),
     engine,
     watch: (objects) => managed.watch(objects as never),
-    readSecret: async (namespace, name) => {
-      try {
-        return await o.client.get({ apiVersion: 'v1', kind: 'Secret', namespace, name });
-      } catch (err) {
-        if (isNotFound(err)) return undefined;
-        throw err;
-      }
-    },
+    readSecret,
     systemNamespace: o.systemNamespace,
     logger: log,
   });
@@ -80,6 +116,7 @@ export function objectSetRuntime(o: ObjectSetRuntimeOptions): ObjectSetRuntime {
   controller.watch(objectSets);
   return {
     objectSets,
+    secrets,
     managed,
     controller,
     reconciler,

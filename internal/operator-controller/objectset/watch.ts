@@ -120,6 +120,11 @@ export class ManagedObjectWatcher {
     return informer.get(namespace ? `${namespace}/${name}` : name);
   }
 
+  /** Whether the kind is watched and its cache synced: then an object absent from it is not on the cluster (as managed). */
+  synced(apiVersion: string, kind: string): boolean {
+    return this.#informers.get(`${apiVersion}/${kind}`)?.hasSynced() ?? false;
+  }
+
   async stop(): Promise<void> {
     this.#stopped = true;
     await Promise.all([...this.#informers.values()].map((i) => i.stop()));
