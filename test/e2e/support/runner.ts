@@ -75,8 +75,10 @@ export function defineProfileTests(name: ProfileName): void {
     console.log(
       `[e2e ${name}] control plane ${profile.cluster.server}, controllers running in ${Math.round((Date.now() - started) / 1000)}s; ` +
         `scenario gates ${JSON.stringify(gates)}` +
-        (profile.unknownGates.length ? `; gates our binaries do not know yet (not passed): ${profile.unknownGates.join(', ')}` : ''),
+        (profile.unknownGates.length ? `; gates our flag parsers do not know yet (not passed): ${profile.unknownGates.join(', ')}` : ''),
     );
+    const skipped = ordered.filter((p) => p.skip);
+    if (skipped.length) console.log(`[e2e ${name}] skipped:\n${skipped.map((p) => `  ${p.s.feature}: ${p.s.title} — ${p.skip}`).join('\n')}`);
   }, 10 * 60_000);
 
   afterAll(async () => {
@@ -94,7 +96,8 @@ export function defineProfileTests(name: ProfileName): void {
     const title = `${s.feature}: ${s.title}`;
     if (skip) {
       outcomes.push({ scenario: title, state: 'skipped', detail: skip });
-      it.skip(`${title} [skipped: ${skip}]`, () => undefined);
+      // Concurrent like its neighbours: a sequential test between concurrent ones would split them into groups.
+      (s.tags.includes('Serial') ? it.skip : it.concurrent.skip)(`${title} [skipped: ${skip}]`, () => undefined);
       continue;
     }
     const run = async (): Promise<void> => {
