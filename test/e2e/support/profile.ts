@@ -4,7 +4,7 @@
 // with the profile's feature gates passed through their `--feature-gates` flags (cmd/*/flags.ts), catalogd serving
 // over HTTPS with a certificate operator-controller trusts (`--catalogd-cas-dir`), as upstream's deployment does.
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -99,12 +99,28 @@ export function gateFlag(gates: Readonly<Record<string, boolean>>, known: Readon
   };
 }
 
-/** A flag table's defaults, with `values` over them. */
-function flagValues<F extends Record<string, Flag>>(flags: F, values: Partial<Record<keyof F, string>>): Record<keyof F, string | boolean | undefined> {
-  const out = {} as Record<keyof F, string | boolean | undefined>;
-  for (const [k, f] of Object.entries(flags) as [keyof F, Flag][]) out[k] = 'default' in f ? (f.default as string | boolean | undefined) : undefined;
-  return { ...out, ...values };
+/**
+ * A flag table's defaults with `values` over them. A value for a flag the table does not have (a binary that does not
+ * have it yet) is left out and named in `missing`.
+ */
+function flagValues<F extends Record<string, Flag>>(flags: F, values: Readonly<Record<string, string>>, missing: string[]): Record<keyof F, string | boolean | undefined> {
+  const out: Record<string, string | boolean | undefined> = {};
+  for (const [k, f] of Object.entries(flags)) out[k] = 'default' in f ? (f.default as string | boolean | undefined) : undefined;
+  for (const [k, v] of Object.entries(values)) {
+    if (Object.hasOwn(flags, k)) out[k] = v;
+    else missing.push(`--${k}`);
+  }
+  return out as Record<keyof F, string | boolean | undefined>;
 }
+
+/**
+ * Upstream's e2e deployment mounts this registries.conf into operator-controller (helm/olmv1/templates/e2e): two
+ * mirror host names whose images are pulled from the e2e registry — here the shared test registry.
+ */
+const e2eRegistriesConf = (registryHost: string): string =>
+  ['mirrored-registry', 'dynamic-registry']
+    .map((h) => `[[registry]]\nprefix = "${h}.operator-controller-e2e.svc.cluster.local:5000"\nlocation = "${registryHost}"\n`)
+    .join('\n');
 
 export interface RunningProfile {
   readonly spec: ProfileSpec;
@@ -115,7 +131,7 @@ export interface RunningProfile {
   readonly olmNamespace: string;
   /** The gates scenario tags are checked against. */
   readonly gates: Readonly<Record<string, boolean>>;
-  /** Gates of the profile that our binaries do not know yet (not passed; scenarios needing them run and fail). */
+  /** Gates and flags of the profile that our binaries do not have yet (not passed; scenarios needing them run and fail). */
   readonly unknownGates: readonly string[];
   readonly catalogd: RunningCatalogd;
   readonly operatorController: RunningOperatorController;
@@ -172,6 +188,7 @@ export async function startProfile(spec: ProfileSpec): Promise<RunningProfile> {
     const casDir = await mkdtemp(join(work, 'cas-'));
     execFileSync('cp', [cert, join(casDir, 'ca.crt')]);
 
+    const missingFlags: string[] = [];
     const catalogdGates = gateFlag(spec.catalogdGates, CATALOGD_FEATURE_GATES);
     const port = await freePort();
     const catalogdValues = flagValues(catalogdFlags, {
@@ -182,18 +199,23 @@ export async function startProfile(spec: ProfileSpec): Promise<RunningProfile> {
       'tls-key': key,
       'feature-gates': catalogdGates.flag,
       'insecure-registries': registry().host,
-    }) as CatalogdFlagValues;
+      // Upstream mounts no registries.conf into catalogd: none (not the machine's).
+      'registries-conf': '',
+    }, []) as CatalogdFlagValues;
     const { cacheDir: _catalogdCache, ...catalogdOpts } = catalogdOptions(catalogdValues);
     catalogd = await startCatalogd({ options: { ...catalogdOpts, minuteMs: 5_000 } });
 
     const ocGates = gateFlag(spec.operatorControllerGates, OPERATOR_CONTROLLER_FEATURE_GATES);
+    const registriesConf = join(work, 'registries.conf');
+    await writeFile(registriesConf, e2eRegistriesConf(registry().host));
     const ocValues = flagValues(operatorControllerFlags, {
       'cache-path': join(work, 'operator-controller-unused'),
       'system-namespace': SYSTEM_NAMESPACE,
       'feature-gates': ocGates.flag,
       'insecure-registries': registry().host,
       'catalogd-cas-dir': casDir,
-    }) as OperatorControllerFlagValues;
+      'registries-conf': registriesConf,
+    }, missingFlags) as OperatorControllerFlagValues;
     const { cachePath: _ocCache, ...ocOpts } = operatorControllerOptions(ocValues);
     operatorController = await startOperatorController(ocOpts);
 
@@ -205,7 +227,11 @@ export async function startProfile(spec: ProfileSpec): Promise<RunningProfile> {
       kubectl: new Kubectl(cluster.kubeconfigPath, cacheDir),
       olmNamespace: SYSTEM_NAMESPACE,
       gates: tagGates(spec),
-      unknownGates: [...ocGates.unknown.map((g) => `operator-controller ${g}`), ...catalogdGates.unknown.map((g) => `catalogd ${g}`)],
+      unknownGates: [
+        ...ocGates.unknown.map((g) => `operator-controller ${g}`),
+        ...catalogdGates.unknown.map((g) => `catalogd ${g}`),
+        ...missingFlags.map((f) => `operator-controller ${f}`),
+      ],
       catalogd,
       operatorController,
       async stop() {
