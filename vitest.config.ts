@@ -16,7 +16,10 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
+          // test/e2e: upstream operator-controller's e2e features, one file per profile, each with its own control
+          // plane; their scenarios run concurrently inside the file (at most maxConcurrency at once).
+          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+          maxConcurrency: 6,
           globalSetup: ['./test/support/global-setup.ts'],
           testTimeout: 180_000,
           hookTimeout: 240_000,
