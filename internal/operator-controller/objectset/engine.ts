@@ -209,6 +209,7 @@ export class RevisionEngine {
    * watch cache, so a pass caused by a status change costs no write.
    */
   readonly #applied = new Map<string, Applied>();
+  readonly #desired = new WeakMap<KubeObject, { readonly rev: string; readonly number: number; readonly desired: KubeObject; readonly hash: string; readonly ours: OwnerReference }>();
 
   constructor(o: ObjectEngineOptions) {
     this.#client = o.client;
@@ -250,12 +251,29 @@ export class RevisionEngine {
   }
 
   /** One object brought to what revision `rev` wants, or refused as a collision. */
-  async reconcileObject(rev: RevisionIdentity, object: KubeObject, protection: CollisionProtection, o: ReconcileOptions): Promise<ObjectResult> {
+  /**
+   * An object as revision `rev` writes it — the managed-by label, the revision annotation, the controller reference —
+   * and its hash; worked out once per input object (the reconciler hands the same objects to every pass of a revision).
+   */
+  #desiredOf(rev: RevisionIdentity, object: KubeObject): { readonly desired: KubeObject; readonly hash: string; readonly ours: OwnerReference } {
+    const known = this.#desired.get(object);
+    if (known && known.rev === rev.uid && known.number === rev.number) return known;
     const desired = structuredClone(object);
     desired.metadata.labels = { ...desired.metadata.labels, [ManagedByLabel]: FieldOwnerPrefix };
     desired.metadata.annotations = { ...desired.metadata.annotations, [ObjectRevisionAnnotation]: String(rev.number) };
     const ours: OwnerReference = { apiVersion: GroupVersion, kind: ClusterObjectSetKind, name: rev.name, uid: rev.uid, controller: true, blockOwnerDeletion: true };
     desired.metadata.ownerReferences = [ours];
+    const made = { rev: rev.uid, number: rev.number, desired, ours, hash: createHash('sha1').update(goJSONValue(desired, true)).digest('base64') };
+    this.#desired.set(object, made);
+    return made;
+  }
+
+  /** One object brought to what revision `rev` wants, or refused as a collision. */
+  async reconcileObject(rev: RevisionIdentity, object: KubeObject, protection: CollisionProtection, o: ReconcileOptions): Promise<ObjectResult> {
+    const prepared = this.#desiredOf(rev, object);
+    const { ours } = prepared;
+    // Writes change their copy (resourceVersion, owner references); the prepared object stays as it is.
+    const desired = (): KubeObject => structuredClone(prepared.desired);
     const withProbe = (action: Action, obj: KubeObject, conflictingOwner?: OwnerReference): ObjectResult => ({
       action,
       object: obj,
@@ -263,15 +281,16 @@ export class RevisionEngine {
       ...(conflictingOwner && { conflictingOwner }),
     });
 
-    let actual = this.#cache(desired.apiVersion ?? '', desired.kind ?? '', desired.metadata.namespace, desired.metadata.name ?? '');
+    const target = prepared.desired;
+    let actual = this.#cache(target.apiVersion ?? '', target.kind ?? '', target.metadata.namespace, target.metadata.name ?? '');
     if (!actual) {
       try {
-        const created = await this.#client.create(desired, { fieldManager: FieldOwnerPrefix, ...(o.signal && { signal: o.signal }) });
+        const created = await this.#client.create(desired(), { fieldManager: FieldOwnerPrefix, ...(o.signal && { signal: o.signal }) });
         return withProbe('Created', created);
       } catch (err) {
         if (!isAlreadyExists(err)) throw new Error(`creating resource: ${(err as Error).message}`, { cause: err });
       }
-      actual = await this.#client.get(refOf(desired), o.signal ? { signal: o.signal } : {});
+      actual = await this.#client.get(refOf(target), o.signal ? { signal: o.signal } : {});
     }
 
     const ctrl = controllerOf(actual.metadata.ownerReferences);
@@ -283,7 +302,7 @@ export class RevisionEngine {
 
     switch (situation) {
       case 'IsController': {
-        const desiredHash = createHash('sha1').update(goJSONValue(desired, true)).digest('base64');
+        const desiredHash = prepared.hash;
         const uid = actual.metadata.uid ?? '';
         const seen = this.#applied.get(uid);
         const drift = (actual[DRIFT_KEY] as string | undefined) ?? driftKey(actual);
@@ -291,20 +310,20 @@ export class RevisionEngine {
           const probed = o.probeReadsBeyondStatus?.(actual) ? await this.#full(actual, o.signal, true) : actual;
           return withProbe('Idle', probed);
         }
-        const applied = await this.#apply(desired, actual, o.signal);
+        const applied = await this.#apply(desired(), actual, o.signal);
         if (applied.metadata.uid) this.#applied.set(applied.metadata.uid, { revision: rev.uid, desired: desiredHash, drift: driftKey(applied) });
         return withProbe('Updated', applied);
       }
       case 'Unknown':
         if (protection !== 'None') return withProbe('Collision', await this.#full(actual, o.signal), ctrl);
-        return withProbe('Updated', await this.#adopt(desired, actual, ours, o.signal));
+        return withProbe('Updated', await this.#adopt(desired(), actual, ours, o.signal));
       case 'NoController':
         if (protection === 'Prevent' || revisionOf(actual) !== 0) return withProbe('Collision', await this.#full(actual, o.signal));
-        return withProbe('Updated', await this.#adopt(desired, actual, ours, o.signal));
+        return withProbe('Updated', await this.#adopt(desired(), actual, ours, o.signal));
       case 'Sibling': {
         const theirs = revisionOf(actual);
         if (theirs > rev.number) return withProbe('Progressed', await this.#full(actual, o.signal));
-        if (theirs < rev.number) return withProbe('Updated', await this.#adopt(desired, actual, ours, o.signal));
+        if (theirs < rev.number) return withProbe('Updated', await this.#adopt(desired(), actual, ours, o.signal));
         return withProbe('Collision', await this.#full(actual, o.signal), ctrl);
       }
     }

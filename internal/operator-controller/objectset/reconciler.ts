@@ -38,6 +38,7 @@ import {
   ReasonSucceeded,
   TeardownFinalizer,
   type ClusterObjectSet,
+  type ObservedPhase,
 } from '../../../api/v1/index.ts';
 import { errorMessage, findCondition, setCondition, type Reconciler, type Result } from '../../shared/controller/index.ts';
 import { addFinalizer, hasFinalizer, isConflict, isNotFound, removeFinalizer, type KubeClient } from '../../shared/kube/index.ts';
@@ -133,6 +134,12 @@ function untouched(before: ClusterObjectSet, after: ClusterObjectSet): boolean {
 export class ClusterObjectSetReconciler implements Reconciler {
   readonly #o: ClusterObjectSetReconcilerOptions;
   readonly #now: () => number;
+  /**
+   * By ClusterObjectSet uid: its resolved phases (owner label added) and digests, for its generation and the uids of
+   * the Secrets its refs read. Phases are immutable and so are the Secrets, so while neither changed a pass reuses
+   * them — and the engine its per-object work on them.
+   */
+  readonly #resolved = new Map<string, { readonly key: string; readonly phases: ResolvedPhase[]; readonly observed: ObservedPhase[] }>();
 
   constructor(o: ClusterObjectSetReconcilerOptions) {
     this.#o = o;
@@ -141,7 +148,10 @@ export class ClusterObjectSetReconciler implements Reconciler {
 
   async reconcile(key: string, signal: AbortSignal): Promise<Result | void> {
     const cached = this.#o.get(key);
-    if (!cached) return;
+    if (!cached) {
+      for (const [uid, r] of this.#resolved) if (r.key.startsWith(`${key}|`)) this.#resolved.delete(uid);
+      return;
+    }
     const cos = structuredClone(cached);
     const log = this.#o.logger.child({ clusterObjectSet: key });
     let result: Result | void = undefined;
@@ -196,7 +206,7 @@ export class ClusterObjectSetReconciler implements Reconciler {
     let phases: ResolvedPhase[];
     let prober;
     try {
-      const resolved = await resolvePhases(cos, this.#o.systemNamespace, readSecret);
+      const resolved = await this.#resolve(cos, readSecret);
       phases = resolved.phases;
       prober = progressionProber(cos.spec?.progressionProbes);
       const stored = cos.status?.observedPhases ?? [];
@@ -214,9 +224,6 @@ export class ClusterObjectSetReconciler implements Reconciler {
       markRetrying(s, errorMessage(err));
       throw new Error(`converting to revision: ${errorMessage(err)}`, { cause: err });
     }
-    // The controller's own additions, after the digest: every object carries the owner-name label of its revision.
-    const owner = cos.metadata.labels?.[OwnerNameKey] ?? '';
-    for (const p of phases) for (const o of p.objects) o.object.metadata.labels = { ...o.object.metadata.labels, [OwnerNameKey]: owner };
 
     const rev: RevisionIdentity = {
       name: cos.metadata.name ?? '',
@@ -321,6 +328,30 @@ export class ClusterObjectSetReconciler implements Reconciler {
     const updated = await removeFinalizer(this.#o.client, cos, TeardownFinalizer, { signal });
     cos.metadata.finalizers = updated?.metadata.finalizers ?? (cos.metadata.finalizers ?? []).filter((f) => f !== TeardownFinalizer);
     if (updated) cos.metadata.resourceVersion = updated.metadata.resourceVersion;
+  }
+
+  /**
+   * The revision's phases resolved, with the controller's own addition made after the digest (every object carries the
+   * owner-name label of its revision); reused while the generation and the referenced Secrets' uids are the same.
+   */
+  async #resolve(cos: ClusterObjectSet, read: SecretReader): Promise<{ phases: ResolvedPhase[]; observed: ObservedPhase[] }> {
+    const refs: string[] = [];
+    for (const phase of cos.spec?.phases ?? []) {
+      for (const o of phase.objects) {
+        if (!o.ref?.name) continue;
+        const namespace = o.ref.namespace || this.#o.systemNamespace;
+        refs.push(`${namespace}/${o.ref.name}@${(await read(namespace, o.ref.name))?.metadata.uid ?? ''}`);
+      }
+    }
+    const uid = cos.metadata.uid ?? cos.metadata.name ?? '';
+    const key = `${cos.metadata.name}|${cos.metadata.generation ?? 0}|${refs.join(',')}`;
+    const known = this.#resolved.get(uid);
+    if (known?.key === key) return known;
+    const resolved = await resolvePhases(cos, this.#o.systemNamespace, read);
+    const owner = cos.metadata.labels?.[OwnerNameKey] ?? '';
+    for (const p of resolved.phases) for (const o of p.objects) o.object.metadata.labels = { ...o.object.metadata.labels, [OwnerNameKey]: owner };
+    this.#resolved.set(uid, { key, ...resolved });
+    return resolved;
   }
 
   /** The other active, not deleted revisions of the same extension (upstream's listSiblingRevisions). */
