@@ -12,8 +12,8 @@
 import { createHash } from 'node:crypto';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { ClusterExtensionKind, OwnerKindKey, OwnerNameKey, RevisionNameKey } from '../../../api/v1/index.ts';
-import { Informer, type KubeClient } from '../../shared/kube/index.ts';
-import { noopLogger, type Logger } from '../../shared/observability/index.ts';
+import { KindInformers, type KubeClient } from '../../shared/kube/index.ts';
+import type { Logger } from '../../shared/observability/index.ts';
 import { probe } from './health.ts';
 
 export interface OwnedObjectWatcherOptions {
@@ -61,50 +61,20 @@ export function drifted(old: Slim | undefined, cur: Slim): boolean {
   return gen === undefined || gen !== old.metadata.generation;
 }
 
-export class OwnedObjectWatcher {
-  readonly #o: OwnedObjectWatcherOptions;
-  readonly #log: Logger;
-  readonly #informers = new Map<string, Informer<Slim>>();
-  #stopped = false;
-
+/** The installed objects by kind, and the drift events that bring their ClusterExtension back. */
+export class OwnedObjectWatcher extends KindInformers<Slim> {
   constructor(o: OwnedObjectWatcherOptions) {
-    this.#o = o;
-    this.#log = o.logger ?? noopLogger;
-  }
-
-  /** `apiVersion/kind` of every kind watched so far. */
-  kinds(): string[] {
-    return [...this.#informers.keys()].sort();
-  }
-
-  /** Starts watching the kinds of `objects` not watched yet (idempotent, cheap when nothing is new). */
-  watch(objects: readonly KubeObject[]): void {
-    if (this.#stopped) return;
-    for (const obj of objects) {
-      if (!obj.apiVersion || !obj.kind) continue;
-      const key = `${obj.apiVersion}/${obj.kind}`;
-      if (this.#informers.has(key)) continue;
-      const informer = new Informer<Slim>({
-        client: this.#o.client,
-        apiVersion: obj.apiVersion,
-        kind: obj.kind,
-        labelSelector: selector,
-        transform: (o) => slim(o),
-        logger: this.#log.child({ informer: `owned ${key}` }),
-      });
-      informer.onEvent((type, cur, old) => {
+    super({
+      client: o.client,
+      labelSelector: selector,
+      transform: slim,
+      what: 'installed',
+      ...(o.logger && { logger: o.logger }),
+      onEvent: (type, cur, old) => {
         if (type === 'add' || (type === 'update' && !drifted(old, cur))) return;
         const owner = cur.metadata.labels?.[OwnerNameKey];
-        if (owner) this.#o.enqueue(owner);
-      });
-      this.#informers.set(key, informer);
-      informer.start();
-      this.#log.info('watching installed objects', { kind: key });
-    }
-  }
-
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    await Promise.all([...this.#informers.values()].map((i) => i.stop()));
+        if (owner) o.enqueue(owner);
+      },
+    });
   }
 }

@@ -6,8 +6,8 @@
 import { createHash } from 'node:crypto';
 import type { KubeObject, OwnerReference } from '../../../api/meta/v1.ts';
 import { ClusterObjectSetKind, FieldOwnerPrefix, GroupName, ManagedByLabel, ObjectRevisionAnnotation } from '../../../api/v1/index.ts';
-import { Informer, type KubeClient } from '../../shared/kube/index.ts';
-import { noopLogger, type Logger } from '../../shared/observability/index.ts';
+import { KindInformers, type KubeClient } from '../../shared/kube/index.ts';
+import type { Logger } from '../../shared/observability/index.ts';
 import { groupOf } from '../applier/index.ts';
 
 /** Field of a cached object holding its drift key (see driftKey). */
@@ -67,66 +67,20 @@ export interface ManagedObjectWatcherOptions {
 }
 
 /** Metadata of the managed objects by kind, and the events that bring their ClusterObjectSet back. */
-export class ManagedObjectWatcher {
-  readonly #o: ManagedObjectWatcherOptions;
-  readonly #log: Logger;
-  readonly #informers = new Map<string, Informer>();
-  #stopped = false;
-
+export class ManagedObjectWatcher extends KindInformers<KubeObject> {
   constructor(o: ManagedObjectWatcherOptions) {
-    this.#o = o;
-    this.#log = o.logger ?? noopLogger;
-  }
-
-  /** `apiVersion/kind` of every kind watched so far. */
-  kinds(): string[] {
-    return [...this.#informers.keys()].sort();
-  }
-
-  /** Starts watching the kinds of `objects` not watched yet. */
-  watch(objects: readonly KubeObject[]): void {
-    if (this.#stopped) return;
-    for (const obj of objects) {
-      if (!obj.apiVersion || !obj.kind) continue;
-      const key = `${obj.apiVersion}/${obj.kind}`;
-      if (this.#informers.has(key)) continue;
-      const informer = new Informer({
-        client: this.#o.client,
-        apiVersion: obj.apiVersion,
-        kind: obj.kind,
-        labelSelector: MANAGED_SELECTOR,
-        transform: slim,
-        logger: this.#log.child({ informer: `managed ${key}` }),
-      });
-      informer.onEvent((type, cur, old) => {
+    super({
+      client: o.client,
+      labelSelector: MANAGED_SELECTOR,
+      transform: slim,
+      what: 'managed',
+      ...(o.logger && { logger: o.logger }),
+      onEvent: (type, cur, old) => {
         if (type === 'update' && old?.metadata.resourceVersion === cur.metadata.resourceVersion) return;
-        if (type === 'delete' && cur.metadata.uid) this.#o.deleted?.(cur.metadata.uid);
+        if (type === 'delete' && cur.metadata.uid) o.deleted?.(cur.metadata.uid);
         const owner = controllingObjectSet(cur.metadata.ownerReferences) ?? controllingObjectSet(old?.metadata.ownerReferences);
-        if (owner) this.#o.enqueue(owner);
-      });
-      this.#informers.set(key, informer);
-      informer.start();
-      this.#log.debug('watching managed objects', { kind: key });
-    }
-  }
-
-  /**
-   * The cached metadata and status of an object (with its drift key), or undefined when it is not in the cache (not watched yet, not synced, not
-   * labelled as managed, or gone): callers then fall back to the API server.
-   */
-  get(apiVersion: string, kind: string, namespace: string | undefined, name: string): KubeObject | undefined {
-    const informer = this.#informers.get(`${apiVersion}/${kind}`);
-    if (!informer?.hasSynced()) return undefined;
-    return informer.get(namespace ? `${namespace}/${name}` : name);
-  }
-
-  /** Whether the kind is watched and its cache synced: then an object absent from it is not on the cluster (as managed). */
-  synced(apiVersion: string, kind: string): boolean {
-    return this.#informers.get(`${apiVersion}/${kind}`)?.hasSynced() ?? false;
-  }
-
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    await Promise.all([...this.#informers.values()].map((i) => i.stop()));
+        if (owner) o.enqueue(owner);
+      },
+    });
   }
 }

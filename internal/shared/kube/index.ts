@@ -48,6 +48,8 @@ export type { CacheReader, IndexFn } from './cache.ts';
 export { Indexer, NAMESPACE_INDEX, byNamespace } from './cache.ts';
 export type { InformerEventType, InformerHandler, InformerOptions, InformerStats } from './informer.ts';
 export { Informer, stripManagedFields } from './informer.ts';
+export type { KindInformersOptions } from './kind-informers.ts';
+export { KindInformers } from './kind-informers.ts';
 export type { Mutation, RetryOptions, StatusUpdateOptions } from './helpers.ts';
 export type { EventOptions, EventRecorder } from './events.ts';
 export { eventRecorder } from './events.ts';
