@@ -250,7 +250,6 @@ export class RevisionEngine {
     return { name: phase.name, objects, ...(invalid.length && { validationError: `phase "${phase.name}": ${invalid.join(', ')}` }) };
   }
 
-  /** One object brought to what revision `rev` wants, or refused as a collision. */
   /**
    * An object as revision `rev` writes it — the managed-by label, the revision annotation, the controller reference —
    * and its hash; worked out once per input object (the reconciler hands the same objects to every pass of a revision).
@@ -258,11 +257,17 @@ export class RevisionEngine {
   #desiredOf(rev: RevisionIdentity, object: KubeObject): { readonly desired: KubeObject; readonly hash: string; readonly ours: OwnerReference } {
     const known = this.#desired.get(object);
     if (known && known.rev === rev.uid && known.number === rev.number) return known;
-    const desired = structuredClone(object);
-    desired.metadata.labels = { ...desired.metadata.labels, [ManagedByLabel]: FieldOwnerPrefix };
-    desired.metadata.annotations = { ...desired.metadata.annotations, [ObjectRevisionAnnotation]: String(rev.number) };
     const ours: OwnerReference = { apiVersion: GroupVersion, kind: ClusterObjectSetKind, name: rev.name, uid: rev.uid, controller: true, blockOwnerDeletion: true };
-    desired.metadata.ownerReferences = [ours];
+    // New metadata over the input object's body (shared: nothing here or in the client changes it).
+    const desired: KubeObject = {
+      ...object,
+      metadata: {
+        ...object.metadata,
+        labels: { ...object.metadata.labels, [ManagedByLabel]: FieldOwnerPrefix },
+        annotations: { ...object.metadata.annotations, [ObjectRevisionAnnotation]: String(rev.number) },
+        ownerReferences: [ours],
+      },
+    };
     const made = { rev: rev.uid, number: rev.number, desired, ours, hash: createHash('sha1').update(goJSONValue(desired, true)).digest('base64') };
     this.#desired.set(object, made);
     return made;
@@ -272,8 +277,8 @@ export class RevisionEngine {
   async reconcileObject(rev: RevisionIdentity, object: KubeObject, protection: CollisionProtection, o: ReconcileOptions): Promise<ObjectResult> {
     const prepared = this.#desiredOf(rev, object);
     const { ours } = prepared;
-    // Writes change their copy (resourceVersion, owner references); the prepared object stays as it is.
-    const desired = (): KubeObject => structuredClone(prepared.desired);
+    // Writes change their copy's metadata (resourceVersion, owner references); the prepared object stays as it is.
+    const desired = (): KubeObject => ({ ...prepared.desired, metadata: { ...prepared.desired.metadata } });
     const withProbe = (action: Action, obj: KubeObject, conflictingOwner?: OwnerReference): ObjectResult => ({
       action,
       object: obj,

@@ -194,6 +194,17 @@ export interface ExtensionObjectSetsOptions {
   readonly logger?: Logger;
 }
 
+/**
+ * What an extension's last pass found: the newest revision holding exactly the desired objects, at its generation, the
+ * digest of what was desired, and whether every Secret of that revision was seen owned by it.
+ */
+interface Current {
+  readonly cos: string;
+  readonly generation: number;
+  readonly digest: string;
+  readonly secretsOwned: boolean;
+}
+
 /** The ClusterExtension controller's view of an extension's ClusterObjectSets. */
 export class ExtensionObjectSets {
   readonly #client: KubeClient;
@@ -201,11 +212,8 @@ export class ExtensionObjectSets {
   readonly #log: Logger;
   readonly #store: RevisionStore;
   readonly #cached: ((extension: string) => readonly ClusterObjectSet[]) | undefined;
-  /**
-   * By extension uid: the newest revision found (or made) to hold exactly the desired objects, at its generation, and
-   * the digest of what was desired. While neither changes, a pass does not pack or server-side apply again.
-   */
-  readonly #current = new Map<string, { readonly cos: string; readonly generation: number; readonly digest: string }>();
+  /** By extension uid (see Current). While revision and desire are unchanged, a pass does not pack or apply again. */
+  readonly #current = new Map<string, Current>();
 
   constructor(o: ExtensionObjectSetsOptions) {
     this.#client = o.client;
@@ -243,15 +251,21 @@ export class ExtensionObjectSets {
     if (current) {
       const seen = this.#current.get(extUid);
       const same = seen !== undefined && seen.cos === current.metadata.uid && seen.generation === (current.metadata.generation ?? 0) && seen.digest === digest;
-      if (same && isTrue(current.status?.conditions, ClusterObjectSetTypeSucceeded)) return;
-      const candidate = this.#named(desired, current.metadata.name!, revisionNumber(current), extension);
+      const succeeded = isTrue(current.status?.conditions, ClusterObjectSetTypeSucceeded);
+      if (same && succeeded) return;
       try {
         const applied = same
           ? current
-          : await this.#client.apply<ClusterObjectSet>(candidate.cos, { fieldManager: ClusterExtensionControllerFieldOwner, force: true, ...(signal && { signal }) });
-        this.#current.set(extUid, { cos: applied.metadata.uid ?? '', generation: applied.metadata.generation ?? 0, digest });
-        // Secrets get their owner right after the revision is created; until it succeeded, make sure (crash recovery).
-        if (!isTrue(current.status?.conditions, ClusterObjectSetTypeSucceeded)) await this.#ownSecrets(current, signal);
+          : await this.#client.apply<ClusterObjectSet>(this.#named(desired, current.metadata.name!, revisionNumber(current), extension).cos, {
+              fieldManager: ClusterExtensionControllerFieldOwner,
+              force: true,
+              ...(signal && { signal }),
+            });
+        const uid = applied.metadata.uid ?? '';
+        // Secrets get their owner right after the revision is created; until it succeeded, make sure once per process
+        // (crash recovery).
+        const secretsOwned = succeeded || (seen?.cos === uid && seen.secretsOwned) || (await this.#ownSecrets(current, signal));
+        this.#current.set(extUid, { cos: uid, generation: applied.metadata.generation ?? 0, digest, secretsOwned });
         return;
       } catch (err) {
         if (!isInvalid(err)) throw new Error(`patching ${current.metadata.name} Revision: ${(err as Error).message}`, { cause: err });
@@ -261,7 +275,7 @@ export class ExtensionObjectSets {
     const n = (current ? revisionNumber(current) : 0) + 1;
     await this.#collectGarbage(existing, signal);
     const created = await this.#create(this.#named(desired, `${extension}-${n}`, n, extension), signal);
-    this.#current.set(extUid, { cos: created.metadata.uid ?? '', generation: created.metadata.generation ?? 0, digest });
+    this.#current.set(extUid, { cos: created.metadata.uid ?? '', generation: created.metadata.generation ?? 0, digest, secretsOwned: true });
   }
 
   #named(desired: ClusterObjectSet, name: string, n: number, extension: string): { cos: ClusterObjectSet; secrets: Secret[] } {
@@ -291,16 +305,17 @@ export class ExtensionObjectSets {
     return created;
   }
 
-  /** Every Secret of a revision gets the revision as its controller owner (crash-safe: done again on every pass). */
-  async #ownSecrets(cos: ClusterObjectSet, signal?: AbortSignal): Promise<void> {
+  /** Every Secret of a revision gets the revision as its controller owner; true when done. */
+  async #ownSecrets(cos: ClusterObjectSet, signal?: AbortSignal): Promise<boolean> {
     const uid = cos.metadata.uid;
-    if (!uid) return;
+    if (!uid) return false;
     const secrets = await this.#client.list<Secret>({ ...SECRET, namespace: this.#ns }, { labelSelector: `${RevisionNameKey}=${cos.metadata.name}`, ...(signal && { signal }) });
     for (const s of secrets.items) {
       if (s.type !== ObjectDataSecretType || s.metadata.ownerReferences?.some((r) => r.uid === uid)) continue;
       const refs = [...(s.metadata.ownerReferences ?? []), { ...COS, name: cos.metadata.name!, uid, controller: true, blockOwnerDeletion: true }];
       await this.#client.patch({ ...SECRET, namespace: this.#ns, name: s.metadata.name! }, 'merge', { metadata: { ownerReferences: refs } }, signal ? { signal } : {});
     }
+    return true;
   }
 
   async #collectGarbage(revisions: readonly ClusterObjectSet[], signal?: AbortSignal): Promise<void> {

@@ -62,7 +62,10 @@ export interface ClusterObjectSetReconcilerOptions {
   readonly engine: RevisionEngine;
   /** Starts watches on the kinds of a revision's objects (their changes re-enqueue the revision). */
   readonly watch: (objects: readonly { apiVersion?: string; kind?: string; metadata: object }[]) => void;
+  /** A Secret with its data (resolving a revision's refs). */
   readonly readSecret: SecretReader;
+  /** A Secret's uid and `immutable` at least (a cache may answer); default readSecret. */
+  readonly secretMeta?: SecretReader;
   /** Where Secret refs without a namespace point. */
   readonly systemNamespace: string;
   readonly logger: Logger;
@@ -121,14 +124,19 @@ function markArchived(cos: ClusterObjectSet): boolean {
   return a || b;
 }
 
-/** What may differ between the cached object and the pass's copy: status, finalizers, resourceVersion, managedFields. */
+/**
+ * What may differ between the cached object and the pass's copy: status, finalizers, resourceVersion, managedFields.
+ * The spec is the cache's own (phases can be large; no step changes it: resolvePhases copies inline objects).
+ */
 function untouched(before: ClusterObjectSet, after: ClusterObjectSet): boolean {
-  const strip = (c: ClusterObjectSet): unknown => {
-    const { status: _status, metadata, ...rest } = c;
-    const { finalizers: _f, resourceVersion: _rv, managedFields: _mf, ...meta } = metadata;
-    return { ...rest, metadata: meta };
-  };
-  return JSON.stringify(strip(before)) === JSON.stringify(strip(after));
+  if (before.spec !== after.spec || before.apiVersion !== after.apiVersion || before.kind !== after.kind) return false;
+  const strip = ({ finalizers: _f, resourceVersion: _rv, managedFields: _mf, ...meta }: ClusterObjectSet['metadata']): string => JSON.stringify(meta);
+  return strip(before.metadata) === strip(after.metadata);
+}
+
+/** The pass's copy: its own metadata and status, the cached spec. */
+function passCopy(cached: ClusterObjectSet): ClusterObjectSet {
+  return { ...cached, metadata: structuredClone(cached.metadata), ...(cached.status !== undefined && { status: structuredClone(cached.status) }) };
 }
 
 export class ClusterObjectSetReconciler implements Reconciler {
@@ -152,7 +160,7 @@ export class ClusterObjectSetReconciler implements Reconciler {
       for (const [uid, r] of this.#resolved) if (r.key.startsWith(`${key}|`)) this.#resolved.delete(uid);
       return;
     }
-    const cos = structuredClone(cached);
+    const cos = passCopy(cached);
     const log = this.#o.logger.child({ clusterObjectSet: key });
     let result: Result | void = undefined;
     let failure: unknown;
@@ -187,7 +195,7 @@ export class ClusterObjectSetReconciler implements Reconciler {
       return;
     }
 
-    // Each referenced Secret is read once per pass (the immutability check and resolution share the answer).
+    // Each referenced Secret is read at most once per pass, and only when the phases must be resolved again.
     const reads = new Map<string, ReturnType<SecretReader>>();
     const readSecret: SecretReader = (namespace, name) => {
       const key = `${namespace}/${name}`;
@@ -195,8 +203,9 @@ export class ClusterObjectSetReconciler implements Reconciler {
       if (!r) reads.set(key, (r = this.#o.readSecret(namespace, name)));
       return r;
     };
+    const secretMeta = this.#o.secretMeta ?? readSecret;
     // Blocked takes precedence over ProgressDeadlineExceeded: it tells the user what to fix.
-    const mutable = await mutableSecretsProblem(cos, this.#o.systemNamespace, readSecret);
+    const mutable = await mutableSecretsProblem(cos, this.#o.systemNamespace, secretMeta);
     if (mutable !== undefined) {
       s.log.info('referenced Secret is mutable; blocked', { problem: mutable });
       markBlocked(cos, mutable);
@@ -206,7 +215,7 @@ export class ClusterObjectSetReconciler implements Reconciler {
     let phases: ResolvedPhase[];
     let prober;
     try {
-      const resolved = await this.#resolve(cos, readSecret);
+      const resolved = await this.#resolve(cos, secretMeta, readSecret);
       phases = resolved.phases;
       prober = progressionProber(cos.spec?.progressionProbes);
       const stored = cos.status?.observedPhases ?? [];
@@ -320,6 +329,8 @@ export class ClusterObjectSetReconciler implements Reconciler {
     // Conditions first; the finalizer goes on the next pass, which the status write brings.
     if (markArchived(s.cos)) return;
     await this.#releaseFinalizer(s.cos, signal);
+    // Done with: what it resolved is not kept (a later pass, rare for an archived revision, resolves again).
+    this.#resolved.delete(rev.uid);
     return;
   }
 
@@ -334,13 +345,13 @@ export class ClusterObjectSetReconciler implements Reconciler {
    * The revision's phases resolved, with the controller's own addition made after the digest (every object carries the
    * owner-name label of its revision); reused while the generation and the referenced Secrets' uids are the same.
    */
-  async #resolve(cos: ClusterObjectSet, read: SecretReader): Promise<{ phases: ResolvedPhase[]; observed: ObservedPhase[] }> {
+  async #resolve(cos: ClusterObjectSet, meta: SecretReader, read: SecretReader): Promise<{ phases: ResolvedPhase[]; observed: ObservedPhase[] }> {
     const refs: string[] = [];
     for (const phase of cos.spec?.phases ?? []) {
       for (const o of phase.objects) {
         if (!o.ref?.name) continue;
         const namespace = o.ref.namespace || this.#o.systemNamespace;
-        refs.push(`${namespace}/${o.ref.name}@${(await read(namespace, o.ref.name))?.metadata.uid ?? ''}`);
+        refs.push(`${namespace}/${o.ref.name}@${(await meta(namespace, o.ref.name))?.metadata.uid ?? ''}`);
       }
     }
     const uid = cos.metadata.uid ?? cos.metadata.name ?? '';

@@ -53,7 +53,8 @@ export function objectSetRuntime(o: ObjectSetRuntimeOptions): ObjectSetRuntime {
     const owner = c.metadata.labels?.[OwnerNameKey];
     return owner === undefined ? [] : [owner];
   });
-  // The Secrets holding revisions' objects, by metadata; their data read once per uid (immutable: it never changes).
+  // The Secrets holding revisions' objects, by metadata (uid and immutability); their data is read only when a
+  // revision's phases are resolved (the reconciler keeps what it resolved while the Secrets' uids stay the same).
   const secrets = new Informer<KubeObject>({
     client: o.client,
     apiVersion: 'v1',
@@ -68,11 +69,7 @@ export function objectSetRuntime(o: ObjectSetRuntimeOptions): ObjectSetRuntime {
     }),
     logger: o.logger.child({ informer: 'objectset-secrets' }),
   });
-  const secretData = new Map<string, KubeObject>();
-  secrets.onEvent((type, s) => {
-    if (type === 'delete' && s.metadata.uid) secretData.delete(s.metadata.uid);
-  });
-  const getSecret = async (namespace: string, name: string): Promise<KubeObject | undefined> => {
+  const readSecret = async (namespace: string, name: string): Promise<KubeObject | undefined> => {
     try {
       return await o.client.get({ apiVersion: 'v1', kind: 'Secret', namespace, name });
     } catch (err) {
@@ -80,14 +77,9 @@ export function objectSetRuntime(o: ObjectSetRuntimeOptions): ObjectSetRuntime {
       throw err;
     }
   };
-  const readSecret = async (namespace: string, name: string): Promise<KubeObject | undefined> => {
-    const meta = namespace === o.systemNamespace && secrets.hasSynced() ? secrets.get(`${namespace}/${name}`) : undefined;
-    if (!meta?.metadata.uid || meta['immutable'] !== true) return getSecret(namespace, name);
-    const known = secretData.get(meta.metadata.uid);
-    if (known) return known;
-    const read = await getSecret(namespace, name);
-    if (read?.metadata.uid === meta.metadata.uid && read['immutable'] === true) secretData.set(meta.metadata.uid, read);
-    return read;
+  const secretMeta = async (namespace: string, name: string): Promise<KubeObject | undefined> => {
+    const cached = namespace === o.systemNamespace && secrets.hasSynced() ? secrets.get(`${namespace}/${name}`) : undefined;
+    return cached ?? readSecret(namespace, name);
   };
   const managed = new ManagedObjectWatcher({ client: o.client, enqueue: (name) => controller.enqueue(name), deleted: (uid) => engine.forget(uid), logger: log });
   const engine = new RevisionEngine({
@@ -102,6 +94,7 @@ export function objectSetRuntime(o: ObjectSetRuntimeOptions): ObjectSetRuntime {
     engine,
     watch: (objects) => managed.watch(objects as never),
     readSecret,
+    secretMeta,
     systemNamespace: o.systemNamespace,
     logger: log,
   });
