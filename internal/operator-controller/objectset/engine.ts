@@ -191,11 +191,21 @@ export interface ReconcileOptions {
   readonly signal?: AbortSignal;
 }
 
-/** What the engine remembers of an object it applied: for which revision, what it wrote, and what it then looked like. */
+/** What the engine remembers of an object it wrote: for which revision, what it wrote, and what it then looked like. */
 interface Applied {
   readonly revision: string;
   readonly desired: string;
   readonly drift: string;
+  readonly resourceVersion: string;
+}
+
+/** Whether the object carries every label and annotation the desired form sets, with the same values, and is not being deleted. */
+function metadataHolds(actual: KubeObject, desired: KubeObject): boolean {
+  const a = actual.metadata;
+  if (a.deletionTimestamp) return false;
+  for (const [k, v] of Object.entries(desired.metadata.labels ?? {})) if (a.labels?.[k] !== v) return false;
+  for (const [k, v] of Object.entries(desired.metadata.annotations ?? {})) if (a.annotations?.[k] !== v) return false;
+  return true;
 }
 
 export class RevisionEngine {
@@ -205,8 +215,10 @@ export class RevisionEngine {
   readonly #concurrency: number;
   /**
    * By object uid: the last write of this process. An object the same revision already applied with the same content,
-   * unchanged since (its drift key), is left as it is ("Idle", as upstream's comparator finds it) and probed from the
-   * watch cache, so a pass caused by a status change costs no write.
+   * its body unchanged since (its drift key) and its labels and annotations still as wanted, is left as it is ("Idle",
+   * as upstream's comparator finds it) and probed from the watch cache, so a pass caused by a status change costs no
+   * write. Changes by others to what the engine does not set (another controller's annotation, another revision's
+   * owner reference) are no drift.
    */
   readonly #applied = new Map<string, Applied>();
   readonly #desired = new WeakMap<KubeObject, { readonly rev: string; readonly number: number; readonly desired: KubeObject; readonly hash: string; readonly ours: OwnerReference }>();
@@ -291,6 +303,7 @@ export class RevisionEngine {
     if (!actual) {
       try {
         const created = await this.#client.create(desired(), { fieldManager: FieldOwnerPrefix, ...(o.signal && { signal: o.signal }) });
+        this.#remember(rev, prepared.hash, created);
         return withProbe('Created', created);
       } catch (err) {
         if (!isAlreadyExists(err)) throw new Error(`creating resource: ${(err as Error).message}`, { cause: err });
@@ -311,27 +324,37 @@ export class RevisionEngine {
         const uid = actual.metadata.uid ?? '';
         const seen = this.#applied.get(uid);
         const drift = (actual[DRIFT_KEY] as string | undefined) ?? driftKey(actual);
-        if (seen && seen.revision === rev.uid && seen.desired === desiredHash && seen.drift === drift) {
+        if (seen && seen.revision === rev.uid && seen.desired === desiredHash && seen.drift === drift && metadataHolds(actual, prepared.desired)) {
           const probed = o.probeReadsBeyondStatus?.(actual) ? await this.#full(actual, o.signal, true) : actual;
           return withProbe('Idle', probed);
         }
-        const applied = await this.#apply(desired(), actual, o.signal);
-        if (applied.metadata.uid) this.#applied.set(applied.metadata.uid, { revision: rev.uid, desired: desiredHash, drift: driftKey(applied) });
-        return withProbe('Updated', applied);
+        return withProbe('Updated', this.#remember(rev, desiredHash, await this.#apply(desired(), actual, o.signal)));
       }
       case 'Unknown':
         if (protection !== 'None') return withProbe('Collision', await this.#full(actual, o.signal), ctrl);
-        return withProbe('Updated', await this.#adopt(desired(), actual, ours, o.signal));
+        return withProbe('Updated', this.#remember(rev, prepared.hash, await this.#adopt(desired(), actual, ours, o.signal)));
       case 'NoController':
         if (protection === 'Prevent' || revisionOf(actual) !== 0) return withProbe('Collision', await this.#full(actual, o.signal));
-        return withProbe('Updated', await this.#adopt(desired(), actual, ours, o.signal));
+        return withProbe('Updated', this.#remember(rev, prepared.hash, await this.#adopt(desired(), actual, ours, o.signal)));
       case 'Sibling': {
         const theirs = revisionOf(actual);
         if (theirs > rev.number) return withProbe('Progressed', await this.#full(actual, o.signal));
-        if (theirs < rev.number) return withProbe('Updated', await this.#adopt(desired(), actual, ours, o.signal));
+        if (theirs < rev.number) return withProbe('Updated', this.#remember(rev, prepared.hash, await this.#adopt(desired(), actual, ours, o.signal)));
         return withProbe('Collision', await this.#full(actual, o.signal), ctrl);
       }
     }
+  }
+
+  /** Notes what revision `rev` wrote (the API server's answer); returns it. */
+  #remember(rev: RevisionIdentity, desiredHash: string, written: KubeObject): KubeObject {
+    const uid = written.metadata.uid;
+    if (uid) this.#applied.set(uid, { revision: rev.uid, desired: desiredHash, drift: driftKey(written), resourceVersion: written.metadata.resourceVersion ?? '' });
+    return written;
+  }
+
+  /** Whether this engine's last write of the object gave it this resourceVersion (its answer was already acted on). */
+  ownWrite(uid: string, resourceVersion: string): boolean {
+    return resourceVersion !== '' && this.#applied.get(uid)?.resourceVersion === resourceVersion;
   }
 
   /** Forgets an object (deleted): the next write to one of that name starts afresh. */

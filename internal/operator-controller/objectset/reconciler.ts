@@ -134,9 +134,17 @@ function untouched(before: ClusterObjectSet, after: ClusterObjectSet): boolean {
   return strip(before.metadata) === strip(after.metadata);
 }
 
-/** The pass's copy: its own metadata and status, the cached spec. */
+/**
+ * The pass's copy: the cached spec; its own metadata (steps only assign finalizers and resourceVersion) and status
+ * (conditions are changed in place, observedPhases assigned).
+ */
 function passCopy(cached: ClusterObjectSet): ClusterObjectSet {
-  return { ...cached, metadata: structuredClone(cached.metadata), ...(cached.status !== undefined && { status: structuredClone(cached.status) }) };
+  const status = cached.status;
+  return {
+    ...cached,
+    metadata: { ...cached.metadata },
+    ...(status !== undefined && { status: { ...status, ...(status.conditions && { conditions: status.conditions.map((c) => ({ ...c })) }) } }),
+  };
 }
 
 export class ClusterObjectSetReconciler implements Reconciler {
@@ -148,6 +156,8 @@ export class ClusterObjectSetReconciler implements Reconciler {
    * them — and the engine its per-object work on them.
    */
   readonly #resolved = new Map<string, { readonly key: string; readonly phases: ResolvedPhase[]; readonly observed: ObservedPhase[] }>();
+  /** By ClusterObjectSet name: the resourceVersions its own recent writes (status, finalizer) gave it. */
+  readonly #written = new Map<string, string[]>();
 
   constructor(o: ClusterObjectSetReconcilerOptions) {
     this.#o = o;
@@ -158,6 +168,7 @@ export class ClusterObjectSetReconciler implements Reconciler {
     const cached = this.#o.get(key);
     if (!cached) {
       for (const [uid, r] of this.#resolved) if (r.key.startsWith(`${key}|`)) this.#resolved.delete(uid);
+      this.#written.delete(key);
       return;
     }
     const cos = passCopy(cached);
@@ -177,7 +188,7 @@ export class ClusterObjectSetReconciler implements Reconciler {
     }
     if (JSON.stringify(cached.status ?? null) !== JSON.stringify(cos.status ?? null)) {
       try {
-        await this.#o.client.updateStatus(cos, { signal });
+        this.#wrote(key, await this.#o.client.updateStatus(cos, { signal }));
       } catch (err) {
         if (isNotFound(err)) return;
         if (isConflict(err)) return { requeue: true };
@@ -244,7 +255,7 @@ export class ClusterObjectSetReconciler implements Reconciler {
     if (cos.spec?.lifecycleState === LifecycleStateArchived) return this.#archive(s, rev, phases, signal);
 
     if (!hasFinalizer(cos, TeardownFinalizer)) {
-      const updated = await addFinalizer(this.#o.client, cos, TeardownFinalizer, { signal });
+      const updated = this.#wrote(rev.name, await addFinalizer(this.#o.client, cos, TeardownFinalizer, { signal }));
       cos.metadata.finalizers = updated.metadata.finalizers;
       cos.metadata.resourceVersion = updated.metadata.resourceVersion;
     }
@@ -326,8 +337,8 @@ export class ClusterObjectSetReconciler implements Reconciler {
       markRetrying({ ...s, deadlineLeftMs: undefined }, 'removing revision resources that are not owned by another revision');
       return { requeueAfterMs: RETRY_TEARDOWN_MS };
     }
-    // Conditions first; the finalizer goes on the next pass, which the status write brings.
-    if (markArchived(s.cos)) return;
+    // Conditions first; the finalizer goes on the next pass.
+    if (markArchived(s.cos)) return { requeue: true };
     await this.#releaseFinalizer(s.cos, signal);
     // Done with: what it resolved is not kept (a later pass, rare for an archived revision, resolves again).
     this.#resolved.delete(rev.uid);
@@ -337,6 +348,7 @@ export class ClusterObjectSetReconciler implements Reconciler {
   async #releaseFinalizer(cos: ClusterObjectSet, signal: AbortSignal): Promise<void> {
     if (!hasFinalizer(cos, TeardownFinalizer)) return;
     const updated = await removeFinalizer(this.#o.client, cos, TeardownFinalizer, { signal });
+    if (updated) this.#wrote(cos.metadata.name ?? '', updated);
     cos.metadata.finalizers = updated?.metadata.finalizers ?? (cos.metadata.finalizers ?? []).filter((f) => f !== TeardownFinalizer);
     if (updated) cos.metadata.resourceVersion = updated.metadata.resourceVersion;
   }
@@ -363,6 +375,20 @@ export class ClusterObjectSetReconciler implements Reconciler {
     for (const p of resolved.phases) for (const o of p.objects) o.object.metadata.labels = { ...o.object.metadata.labels, [OwnerNameKey]: owner };
     this.#resolved.set(uid, { key, ...resolved });
     return resolved;
+  }
+
+  #wrote<T extends ClusterObjectSet>(name: string, written: T): T {
+    const rv = written.metadata.resourceVersion;
+    if (rv) this.#written.set(name, [rv, ...(this.#written.get(name) ?? [])].slice(0, 4));
+    return written;
+  }
+
+  /**
+   * Whether a pass of this reconciler wrote the ClusterObjectSet at this resourceVersion: it decided with that state,
+   * so the event it causes needs no pass of its own.
+   */
+  ownWrite(name: string, resourceVersion: string | undefined): boolean {
+    return resourceVersion !== undefined && (this.#written.get(name)?.includes(resourceVersion) ?? false);
   }
 
   /** The other active, not deleted revisions of the same extension (upstream's listSiblingRevisions). */

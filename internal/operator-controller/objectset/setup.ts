@@ -2,7 +2,7 @@
 // owner), the watches on managed objects, the revision engine, the ClusterObjectSet controller (deadline-aware
 // backoff) and the ClusterExtension side (ExtensionObjectSets).
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import { ClusterObjectSetKind, GroupVersion, OwnerNameKey, RevisionNameKey, type ClusterObjectSet } from '../../../api/v1/index.ts';
+import { ClusterObjectSetKind, GroupVersion, LifecycleStateArchived, OwnerNameKey, RevisionNameKey, type ClusterObjectSet } from '../../../api/v1/index.ts';
 import { Controller, defaultControllerRateLimiter, type RateLimiter } from '../../shared/controller/index.ts';
 import { Informer, isNotFound, stripManagedFields, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger, Metrics } from '../../shared/observability/index.ts';
@@ -34,7 +34,8 @@ export interface ObjectSetRuntime {
   readonly extensions: ExtensionObjectSets;
   /**
    * The ClusterExtension to re-enqueue for a ClusterObjectSet event (its owner-name label): any add or delete, and
-   * updates that change what the extension mirrors (lifecycle state, conditions); undefined otherwise.
+   * updates that change what the extension mirrors (lifecycle state, conditions of a revision not archived before and
+   * after, deletion); undefined otherwise.
    */
   ownerToNotify(type: 'add' | 'update' | 'delete', cos: ClusterObjectSet, old?: ClusterObjectSet): string | undefined;
   stop(): Promise<void>;
@@ -81,8 +82,14 @@ export function objectSetRuntime(o: ObjectSetRuntimeOptions): ObjectSetRuntime {
     const cached = namespace === o.systemNamespace && secrets.hasSynced() ? secrets.get(`${namespace}/${name}`) : undefined;
     return cached ?? readSecret(namespace, name);
   };
-  const managed = new ManagedObjectWatcher({ client: o.client, enqueue: (name) => controller.enqueue(name), deleted: (uid) => engine.forget(uid), logger: log });
-  const engine = new RevisionEngine({
+  const managed: ManagedObjectWatcher = new ManagedObjectWatcher({
+    client: o.client,
+    enqueue: (name) => controller.enqueue(name),
+    deleted: (uid) => engine.forget(uid),
+    ownWrite: (uid, rv) => engine.ownWrite(uid, rv),
+    logger: log,
+  });
+  const engine: RevisionEngine = new RevisionEngine({
     client: o.client,
     cache: (apiVersion, kind, ns, name) => managed.get(apiVersion, kind, ns, name),
     synced: (apiVersion, kind) => managed.synced(apiVersion, kind),
@@ -106,7 +113,12 @@ export function objectSetRuntime(o: ObjectSetRuntimeOptions): ObjectSetRuntime {
     ...(o.metrics && { metrics: o.metrics }),
     rateLimiter: new DeadlineAwareRateLimiter(o.rateLimiter?.() ?? defaultControllerRateLimiter(), (key) => objectSets.get(key)),
   });
-  controller.watch(objectSets);
+  // Every change re-enqueues the revision, except the ones its own passes made (status, finalizer).
+  objectSets.onEvent((type, cos) => {
+    const name = cos.metadata.name;
+    if (!name || (type === 'update' && reconciler.ownWrite(name, cos.metadata.resourceVersion))) return;
+    controller.enqueue(name);
+  });
   return {
     objectSets,
     secrets,
@@ -122,6 +134,8 @@ export function objectSetRuntime(o: ObjectSetRuntimeOptions): ObjectSetRuntime {
     ownerToNotify: (type, cos, old) => {
       const owner = cos.metadata.labels?.[OwnerNameKey];
       if (owner === undefined || type !== 'update' || !old) return owner;
+      // An archived revision is no part of the extension's status (its retention is counted on the next pass anyway).
+      if (old.spec?.lifecycleState === LifecycleStateArchived && cos.spec?.lifecycleState === LifecycleStateArchived && !cos.metadata.deletionTimestamp) return undefined;
       const seen = (c: ClusterObjectSet): string =>
         JSON.stringify([c.spec?.lifecycleState, (c.status?.conditions ?? []).map((x) => [x.type, x.status, x.reason, x.message, x.lastTransitionTime])]);
       return seen(cos) === seen(old) ? undefined : owner;

@@ -1,11 +1,13 @@
 // The objects ClusterObjectSets applied, watched (upstream's tracking cache): one informer per kind a revision holds,
-// selecting the objects labelled `app.kubernetes.io/managed-by=olm.operatorframework.io`, keeping only the metadata the
-// object engine decides on (identity, resourceVersion, generation, labels, the revision annotation, owner references).
-// Any change of such an object re-enqueues the ClusterObjectSet that controls it, so drift is repaired and probes are
-// re-evaluated as soon as a Deployment becomes Available or a PVC is Bound.
+// selecting the objects labelled `app.kubernetes.io/managed-by=olm.operatorframework.io`, keeping what the object
+// engine decides on (identity, resourceVersion, generation, labels, annotations, owner references, status for the
+// probes, and a drift key). A change that may matter re-enqueues the ClusterObjectSet that controls the object, so
+// drift is repaired and probes are re-evaluated as soon as a Deployment becomes Available or a PVC is Bound. Not
+// re-enqueued: the object as the engine itself wrote it (it decided with the write's answer), and updates that change
+// nothing the engine reads (another revision dropping its owner reference, managedFields).
 import { createHash } from 'node:crypto';
 import type { KubeObject, OwnerReference } from '../../../api/meta/v1.ts';
-import { ClusterObjectSetKind, FieldOwnerPrefix, GroupName, ManagedByLabel, ObjectRevisionAnnotation } from '../../../api/v1/index.ts';
+import { ClusterObjectSetKind, FieldOwnerPrefix, GroupName, ManagedByLabel } from '../../../api/v1/index.ts';
 import { KindInformers, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import { groupOf } from '../applier/index.ts';
@@ -16,28 +18,35 @@ export const DRIFT_KEY = '__driftKey';
 /** The label selector of every object the runtime applies. */
 export const MANAGED_SELECTOR = `${ManagedByLabel}=${FieldOwnerPrefix}`;
 
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+const controllerRef = (refs: readonly OwnerReference[] | undefined): OwnerReference | undefined => refs?.find((r) => r.controller === true);
+
 /** The ClusterObjectSet that controls an object, by its controller owner reference. */
 export function controllingObjectSet(refs: readonly OwnerReference[] | undefined): string | undefined {
-  const ref = refs?.find((r) => r.controller === true);
+  const ref = controllerRef(refs);
   return ref && ref.kind === ClusterObjectSetKind && groupOf(ref.apiVersion) === GroupName ? ref.name : undefined;
 }
 
 /**
- * What tells whether an object changed since it was applied: for kinds with a metadata.generation (spec/status
- * split), the generation and a digest of labels, annotations, owner references and deletion; for the others, the
- * resourceVersion (any write). Status-only updates of the former do not change it.
+ * What tells whether an object's body changed since it was applied: for kinds with a metadata.generation (spec/status
+ * split), the generation; for the others, a digest of everything but metadata and status. Metadata (labels,
+ * annotations, the controller) is compared by the engine against what it wants.
  */
 export function driftKey(obj: KubeObject): string {
-  const m = obj.metadata;
-  if (m.generation === undefined) return `rv:${m.resourceVersion ?? ''}`;
-  const meta = createHash('sha1').update(JSON.stringify([m.labels ?? {}, m.annotations ?? {}, m.ownerReferences ?? [], m.deletionTimestamp ?? ''])).digest('base64');
-  return `g:${m.generation}:${meta}`;
+  if (obj.metadata.generation !== undefined) return `g:${obj.metadata.generation}`;
+  const { metadata: _m, status: _s, ...body } = obj;
+  return `b:${createHash('sha1').update(JSON.stringify(body)).digest('base64')}`;
 }
 
 /** The cached form: metadata the engine decides on, the object's status (for probes) and its drift key. */
 function slim(obj: KubeObject): KubeObject {
   const m = obj.metadata;
-  const revision = m.annotations?.[ObjectRevisionAnnotation];
+  let annotations = m.annotations;
+  if (annotations && LAST_APPLIED in annotations) {
+    const { [LAST_APPLIED]: _lastApplied, ...rest } = annotations;
+    annotations = rest;
+  }
   return {
     apiVersion: obj.apiVersion,
     kind: obj.kind,
@@ -51,10 +60,21 @@ function slim(obj: KubeObject): KubeObject {
       ...(m.generation !== undefined && { generation: m.generation }),
       ...(m.deletionTimestamp && { deletionTimestamp: m.deletionTimestamp }),
       ...(m.labels && { labels: m.labels }),
-      ...(revision !== undefined && { annotations: { [ObjectRevisionAnnotation]: revision } }),
+      ...(annotations && { annotations }),
       ...(m.ownerReferences && { ownerReferences: m.ownerReferences }),
     },
   };
+}
+
+/** Whether an update changed anything the engine reads: body (drift key), labels, annotations, controller, deletion, status. */
+export function mattersToEngine(old: KubeObject, cur: KubeObject): boolean {
+  const a = old.metadata;
+  const b = cur.metadata;
+  if (old[DRIFT_KEY] !== cur[DRIFT_KEY] || a.deletionTimestamp !== b.deletionTimestamp) return true;
+  if (controllerRef(a.ownerReferences)?.uid !== controllerRef(b.ownerReferences)?.uid) return true;
+  if (JSON.stringify(a.labels ?? {}) !== JSON.stringify(b.labels ?? {})) return true;
+  if (JSON.stringify(a.annotations ?? {}) !== JSON.stringify(b.annotations ?? {})) return true;
+  return JSON.stringify(old['status'] ?? null) !== JSON.stringify(cur['status'] ?? null);
 }
 
 export interface ManagedObjectWatcherOptions {
@@ -63,6 +83,8 @@ export interface ManagedObjectWatcherOptions {
   readonly enqueue: (objectSet: string) => void;
   /** Told of every object uid that is deleted (to drop what was remembered about it). */
   readonly deleted?: (uid: string) => void;
+  /** Whether the engine itself wrote the object at this resourceVersion (its answer was already acted on). */
+  readonly ownWrite?: (uid: string, resourceVersion: string) => boolean;
   readonly logger?: Logger;
 }
 
@@ -76,8 +98,13 @@ export class ManagedObjectWatcher extends KindInformers<KubeObject> {
       what: 'managed',
       ...(o.logger && { logger: o.logger }),
       onEvent: (type, cur, old) => {
-        if (type === 'update' && old?.metadata.resourceVersion === cur.metadata.resourceVersion) return;
-        if (type === 'delete' && cur.metadata.uid) o.deleted?.(cur.metadata.uid);
+        const uid = cur.metadata.uid ?? '';
+        if (type === 'delete') {
+          if (uid) o.deleted?.(uid);
+        } else {
+          if (type === 'update' && old && !mattersToEngine(old, cur)) return;
+          if (o.ownWrite?.(uid, cur.metadata.resourceVersion ?? '')) return;
+        }
         const owner = controllingObjectSet(cur.metadata.ownerReferences) ?? controllingObjectSet(old?.metadata.ownerReferences);
         if (owner) o.enqueue(owner);
       },

@@ -100,6 +100,16 @@ describe('ClusterObjectSet written by hand', () => {
     const after = await waitForCOS(name, 'still blocked after drift repair', (c) => hasCond('Available', 'False', 'ProbeFailure')(c));
     expect(after.status?.observedPhases?.map((p) => p.name)).toEqual(['cm-1', 'cm-2']);
     await waitFor('drift on probe-cm-1 repaired', async () => (await get(`/api/v1/namespaces/${ns()}/configmaps/probe-cm-1`)).body['data']?.foo === 'foo');
+
+    // Metadata the revision sets is put back; what others add stays.
+    await adminKube().request(
+      'PATCH',
+      `/api/v1/namespaces/${ns()}/configmaps/probe-cm-1`,
+      { metadata: { annotations: { 'olm.operatorframework.io/revision': null, 'example.com/note': 'mine' } } },
+      'application/merge-patch+json',
+    );
+    await waitFor('the revision annotation restored', async () => (await get(`/api/v1/namespaces/${ns()}/configmaps/probe-cm-1`)).body['metadata'].annotations?.['olm.operatorframework.io/revision'] === '1');
+    expect((await get(`/api/v1/namespaces/${ns()}/configmaps/probe-cm-1`)).body['metadata'].annotations['example.com/note']).toBe('mine');
   });
 
   it('rolls out every phase and reports success when all probes pass', async () => {
