@@ -13,7 +13,7 @@
 // while it is being reconciled is reconciled once more afterwards.
 import { setMaxListeners } from 'node:events';
 import type { Logger } from '../observability/index.ts';
-import { noopLogger } from '../observability/index.ts';
+import { idleCollector, noopLogger } from '../observability/index.ts';
 import type { MetricsProvider, ReconcileMetrics } from '../observability/index.ts';
 import { noopMetrics } from '../observability/index.ts';
 import { type Clock, realClock } from './clock.ts';
@@ -218,6 +218,7 @@ export class Controller {
   async #reconcileOne(key: string, signal: AbortSignal): Promise<void> {
     const m = this.#metrics;
     m.activeWorkers.inc();
+    idleCollector.started();
     const started = this.#clock.now();
     let result: Result | void = undefined;
     let failed = false;
@@ -239,6 +240,7 @@ export class Controller {
     }
     m.time.observe((this.#clock.now() - started) / 1000);
     m.activeWorkers.dec();
+    idleCollector.done();
     try {
       this.#handleOutcome(key, failed, error, result, signal);
     } finally {

@@ -16,5 +16,6 @@ export type {
 export { noopMetrics } from './metrics-hooks.ts';
 export type { Metrics, MetricsOptions } from './metrics.ts';
 export { createMetrics } from './metrics.ts';
-export { collectGarbage, tuneMemory } from './memory.ts';
+export type { IdleCollectorOptions } from './memory.ts';
+export { collectGarbage, IdleCollector, idleCollector, tuneMemory } from './memory.ts';
 export { Counter, Gauge, Histogram, Registry, Summary, exponentialBuckets, linearBuckets } from './prom.ts';

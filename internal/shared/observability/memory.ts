@@ -72,3 +72,57 @@ function exposeGc(): () => void {
   setFlagsFromString('--expose-gc');
   return runInNewContext('gc') as () => void;
 }
+
+export interface IdleCollectorOptions {
+  /** Units of work (reconciles) since the last collection that make a burst worth collecting after; default 50. */
+  readonly burst?: number;
+  /** How long nothing must be running before collecting; default 2 s. */
+  readonly idleMs?: number;
+  /** Default collectGarbage. */
+  readonly collect?: () => void;
+}
+
+/**
+ * A full collection once a burst of work has ended. A controller's burst (a catalog update moving a hundred
+ * extensions) leaves tens of MiB of garbage that V8 would collect only at some later major GC, so an idle
+ * controller's RSS depends on when the last one ran (an operator-controller that installed 100 extensions held
+ * 77 MiB of heap of which 29 MiB live). Work is counted with `started()`/`done()`; after `burst` units, once nothing
+ * has run for `idleMs`, `collect` runs (a full GC of a controller's heap: ~10–30 ms).
+ */
+export class IdleCollector {
+  readonly #burst: number;
+  readonly #idleMs: number;
+  readonly #collect: () => void;
+  #running = 0;
+  #since = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(o: IdleCollectorOptions = {}) {
+    this.#burst = o.burst ?? 50;
+    this.#idleMs = o.idleMs ?? 2_000;
+    this.#collect = o.collect ?? collectGarbage;
+  }
+
+  started(): void {
+    this.#running++;
+    this.#since++;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  done(): void {
+    this.#running = Math.max(0, this.#running - 1);
+    if (this.#running > 0 || this.#since < this.#burst) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      if (this.#running > 0) return;
+      this.#since = 0;
+      this.#collect();
+    }, this.#idleMs);
+    this.#timer.unref();
+  }
+}
+
+/** The process's collector, which every controller reports its reconciles to. */
+export const idleCollector = new IdleCollector();
