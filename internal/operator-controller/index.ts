@@ -195,7 +195,12 @@ export function operatorControllerSetup(
       metrics,
       ...(options.rateLimiter && { rateLimiter: options.rateLimiter() }),
     });
-    controller.watch(extensions);
+    // Every change re-enqueues the extension, except the status writes of its own passes (they decided with that state).
+    extensions.onEvent((type, ext) => {
+      const name = ext.metadata.name;
+      if (!name || (type === 'update' && reconciler.ownWrite(name, ext.metadata.resourceVersion))) return;
+      controller.enqueue(name);
+    });
     if (runtime) {
       informers.push(runtime.objectSets, runtime.secrets);
       // A revision's progress is the extension's status: any change of one re-enqueues its extension.
