@@ -9,9 +9,9 @@ export interface CatalogApi {
   /** Removes `finalizer` when present; resolves the object as stored (undefined once it is gone). */
   removeFinalizer(catalog: ClusterCatalog, finalizer: string, signal?: AbortSignal): Promise<ClusterCatalog | undefined>;
   /**
-   * Replaces `status` through the status subresource. A 409 Conflict re-reads the object and
-   * writes the same status again (catalogd owns the whole status); an object that is gone is not
-   * an error.
+   * Replaces `status` through the status subresource, with the resourceVersion of the object the pass read. A 409
+   * Conflict is returned (the pass decided on an older object; it runs again from fresh state); an object that is
+   * gone is not an error.
    */
   writeStatus(catalog: ClusterCatalog, status: ClusterCatalogStatus, signal?: AbortSignal): Promise<void>;
 }

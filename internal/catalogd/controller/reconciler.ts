@@ -32,13 +32,12 @@ import {
   type Result,
 } from '../../shared/controller/index.ts';
 import { isImageError, type PulledImage } from '../../shared/image/index.ts';
-import { hasFinalizer } from '../../shared/kube/index.ts';
+import { hasFinalizer, semanticEqual } from '../../shared/kube/index.ts';
 import { collectGarbage, type Logger } from '../../shared/observability/index.ts';
 import type { CatalogApi } from './api.ts';
 import type { CatalogContent } from './content.ts';
 import {
   clearUnknownConditions,
-  sameJson,
   setNotServing,
   setProgressing,
   setServing,
@@ -204,7 +203,7 @@ export function newClusterCatalogReconciler(options: ClusterCatalogReconcilerOpt
     const date = new Date(now());
     setServing(expected, { ref: remembered.ref, unpackedAt: remembered.unpackedAt, baseUrl: options.baseUrl(name) }, remembered.observedGeneration, date);
     setProgressing(expected, remembered.observedGeneration, undefined, date);
-    if (!sameJson(status, expected)) return 'current ClusterCatalog status differs from expected status';
+    if (!semanticEqual(status, expected)) return 'current ClusterCatalog status differs from expected status';
     if (c.metadata.generation !== remembered.observedGeneration) return 'catalog generation differs from observed generation';
     const poll = pollMs(c);
     if (poll !== undefined && remembered.lastSuccessfulPoll + poll < now()) return 'poll duration has elapsed';
@@ -231,7 +230,7 @@ export function newClusterCatalogReconciler(options: ClusterCatalogReconcilerOpt
         memory.delete(key);
       }
       const target = outcome ? outcome.catalog : catalog;
-      if (target && !sameJson(cached.status ?? {}, status)) {
+      if (target && !semanticEqual(cached.status ?? {}, status)) {
         try {
           await api.writeStatus(target, status, signal);
         } catch (err) {

@@ -17,7 +17,6 @@ export {
 export type { ControllerOptions, EventSource, EventType, MapFn, NamedObject, Reconciler, Result } from './controller.ts';
 export { Controller, objectKey, splitKey } from './controller.ts';
 export { mapLimit } from './concurrency.ts';
-export { semanticEqual } from './equality.ts';
 export type { ObjectReconcilerOptions, Pass } from './object-reconciler.ts';
 export { ObjectReconciler } from './object-reconciler.ts';
 export type { Step, StepOutcome, StepsOutcome } from './steps.ts';

@@ -17,10 +17,9 @@
 // - The resourceVersions of the pass's own writes are kept (`ownWrite`), so the update events they cause need no pass
 //   of their own.
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import { addFinalizer, isConflict, isNotFound, removeFinalizer, type KubeClient } from '../kube/index.ts';
+import { addFinalizer, isConflict, isNotFound, removeFinalizer, semanticEqual, type KubeClient } from '../kube/index.ts';
 import type { Logger } from '../observability/index.ts';
 import type { Reconciler, Result } from './controller.ts';
-import { semanticEqual } from './equality.ts';
 import { isTerminal } from './errors.ts';
 import { runSteps, type Step, type StepsOutcome } from './steps.ts';
 
