@@ -181,4 +181,29 @@ describe('ObjectReconciler', () => {
     };
     expect(await reconciler(gone, [step('a', (s) => void (s.obj.status = { phase: 'X' }))]).reconcile('a', signal)).toEqual({ requeueAfterMs: 600_000 });
   });
+  it('a failed status write is named, and joined to the pass\'s own error as errors.Join (terminal when that was)', async () => {
+    const failing = (): ReturnType<typeof server> => {
+      const api = server(thing());
+      (api.client as unknown as { updateStatus: () => Promise<never> }).updateStatus = async () => {
+        throw new Error('etcdserver: request timed out');
+      };
+      return api;
+    };
+    const alone = reconciler(failing(), [step('a', (s) => void (s.obj.status = { phase: 'X' }))]);
+    await expect(alone.reconcile('a', signal)).rejects.toThrow(/^error updating status: etcdserver: request timed out$/);
+    const both = reconciler(failing(), [step('a', () => ({ err: new TerminalError('Blocked', 'bad spec') }))]);
+    const err = await both.reconcile('a', signal).catch((e: unknown) => e);
+    expect((err as Error).message).toBe('bad spec\nerror updating status: etcdserver: request timed out');
+    expect(err).toBeInstanceOf(TerminalError);
+  });
+
+  it('an object that its own finalizer removal let go gets no status write', async () => {
+    const api = server({ ...thing(), metadata: { ...thing().metadata, finalizers: ['example.io/cleanup'] } });
+    (api.client as unknown as { patch: () => Promise<never> }).patch = async () => {
+      throw notFound();
+    };
+    const r = reconciler(api, [step('remove', (s) => s.removeFinalizer('example.io/cleanup', signal)), step('status', (s) => void (s.obj.status = { phase: 'Gone' }))]);
+    await r.reconcile('a', signal);
+    expect(api.writes).toEqual([]);
+  });
 });

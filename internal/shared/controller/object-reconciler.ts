@@ -12,7 +12,9 @@
 // - Status is written once, at the end, when it differs from the cached one by the one equality rule
 //   (`semanticEqual`), through the status subresource with the resourceVersion the pass started from (or its own
 //   finalizer write gave). A 409 Conflict means the pass decided on an old object: nothing is overwritten and the key
-//   is reconciled again from fresh state (`{ requeue: true }`, rate limited). A 404 ends the pass quietly.
+//   is reconciled again from fresh state (`{ requeue: true }`, rate limited). A 404, or an object its own finalizer
+//   removal let go, ends the pass quietly. Another failed write is `error updating status: <err>`, joined to the
+//   pass's own error as upstream's errors.Join.
 // - A step may end the pass with `final`: it settled status itself (`pass.writeStatus`) or status must stay as it is.
 // - The resourceVersions of the pass's own writes are kept (`ownWrite`), so the update events they cause need no pass
 //   of their own.
@@ -20,7 +22,7 @@ import type { KubeObject } from '../../../api/meta/v1.ts';
 import { addFinalizer, isConflict, isNotFound, removeFinalizer, semanticEqual, type KubeClient } from '../kube/index.ts';
 import type { Logger } from '../observability/index.ts';
 import type { Reconciler, Result } from './controller.ts';
-import { isTerminal } from './errors.ts';
+import { errorMessage, isTerminal, joinErrors } from './errors.ts';
 import { runSteps, type Step, type StepsOutcome } from './steps.ts';
 
 /** What every pass of an object reconciler gives its steps. */
@@ -37,10 +39,30 @@ export interface Pass<T extends KubeObject> {
   removeFinalizer(finalizer: string, signal: AbortSignal): Promise<void>;
 }
 
+/** The writes an object reconciler makes; `kubeObjectWriter` is the API server's, tests may give their own. */
+export interface ObjectWriter<T extends KubeObject> {
+  /** PUTs the object's status (with its resourceVersion); resolves the object as stored when known. */
+  updateStatus(obj: T, signal: AbortSignal): Promise<T | void>;
+  /** Adds a finalizer (under the object's resourceVersion); resolves the object as stored. */
+  addFinalizer(obj: T, finalizer: string, signal: AbortSignal): Promise<T>;
+  /** Removes a finalizer; resolves the object as stored, or undefined once it is gone. */
+  removeFinalizer(obj: T, finalizer: string, signal: AbortSignal): Promise<T | undefined>;
+}
+
+/** The API server's writes: the status subresource, finalizers by merge patch carrying the resourceVersion. */
+export function kubeObjectWriter<T extends KubeObject>(client: KubeClient): ObjectWriter<T> {
+  return {
+    updateStatus: (obj, signal) => client.updateStatus<T>(obj, { signal }),
+    addFinalizer: (obj, finalizer, signal) => addFinalizer(client, obj, finalizer, { signal }),
+    removeFinalizer: (obj, finalizer, signal) => removeFinalizer(client, obj, finalizer, { signal }),
+  };
+}
+
 export interface ObjectReconcilerOptions<T extends KubeObject, S> {
   /** The kind, for logs and the guard's error. */
   readonly kind: string;
-  readonly client: KubeClient;
+  /** Where the writes go: a client (`kubeObjectWriter`) or a writer. */
+  readonly client: KubeClient | ObjectWriter<T>;
   /** The cached object for a key (an informer's `get`). */
   readonly get: (key: string) => T | undefined;
   readonly steps: readonly Step<S>[];
@@ -66,12 +88,14 @@ const OWN_WRITES_KEPT = 4;
 
 export class ObjectReconciler<T extends KubeObject, S> implements Reconciler {
   readonly #o: ObjectReconcilerOptions<T, S>;
+  readonly #writer: ObjectWriter<T>;
   readonly #logKey: string;
   /** By key: the resourceVersions its own recent writes gave the object, newest first. */
   readonly #written = new Map<string, string[]>();
 
   constructor(options: ObjectReconcilerOptions<T, S>) {
     this.#o = options;
+    this.#writer = 'removeFinalizer' in options.client ? options.client : kubeObjectWriter<T>(options.client);
     this.#logKey = options.logKey ?? options.kind.charAt(0).toLowerCase() + options.kind.slice(1);
   }
 
@@ -85,17 +109,16 @@ export class ObjectReconciler<T extends KubeObject, S> implements Reconciler {
     }
     const obj = o.copy ? o.copy(cached) : structuredClone(cached);
     const log = o.logger.child({ [this.#logKey]: key });
-    // The status the API server holds as far as this pass knows (the cached one, then the one it wrote).
-    let stored = cached.status;
+    // What the API server holds as far as this pass knows: the cached status, then the one it wrote; whether the
+    // object is gone (its last finalizer removed by this pass).
+    const known = { status: cached.status as unknown, gone: false };
     const pass: Pass<T> = {
       key,
       obj,
       log,
-      writeStatus: async (s) => {
-        stored = await this.#writeStatus(key, obj, stored, s);
-      },
-      addFinalizer: (f, s) => this.#finalizers(key, obj, f, 'add', s),
-      removeFinalizer: (f, s) => this.#finalizers(key, obj, f, 'remove', s),
+      writeStatus: (s) => this.#writeStatus(key, obj, known, s),
+      addFinalizer: (f, s) => this.#finalizers(key, obj, known, f, 'add', s),
+      removeFinalizer: (f, s) => this.#finalizers(key, obj, known, f, 'remove', s),
     };
 
     let outcome: StepsOutcome | undefined;
@@ -113,10 +136,11 @@ export class ObjectReconciler<T extends KubeObject, S> implements Reconciler {
     }
     if (outcome?.err !== undefined) o.onError?.(obj, outcome.err);
     try {
-      stored = await this.#writeStatus(key, obj, stored, signal);
+      await this.#writeStatus(key, obj, known, signal);
     } catch (err) {
       if (isConflict(err)) return this.#conflict(log, err);
-      throw err;
+      const failed = new Error(`error updating status: ${errorMessage(err)}`, { cause: err });
+      throw outcome?.err === undefined ? failed : joinErrors(outcome.err, failed);
     }
     if (outcome?.err !== undefined) {
       if (isTerminal(outcome.err)) log.warn(`terminal error; not retrying until the ${o.kind} changes`, { err: outcome.err, step: outcome.step });
@@ -138,30 +162,33 @@ export class ObjectReconciler<T extends KubeObject, S> implements Reconciler {
     return { requeue: true };
   }
 
-  /** Writes `obj.status` when it differs from `stored`; resolves the status now stored. A 404 is not an error. */
-  async #writeStatus(key: string, obj: T, stored: unknown, signal: AbortSignal): Promise<unknown> {
-    if (semanticEqual(stored ?? null, obj['status'] ?? null)) return stored;
+  /** Writes `obj.status` when it differs from the known one and the object is there. A 404 is not an error. */
+  async #writeStatus(key: string, obj: T, known: { status: unknown; gone: boolean }, signal: AbortSignal): Promise<void> {
+    if (known.gone || semanticEqual(known.status ?? null, obj['status'] ?? null)) return;
     try {
-      const written = await this.#o.client.updateStatus<T>(obj, { signal });
-      this.#wrote(key, written);
-      obj.metadata.resourceVersion = written.metadata.resourceVersion;
-      return obj['status'];
+      const written = await this.#writer.updateStatus(obj, signal);
+      if (written) {
+        this.#wrote(key, written);
+        obj.metadata.resourceVersion = written.metadata.resourceVersion;
+      }
     } catch (err) {
-      if (isNotFound(err)) return obj['status'];
-      throw err;
+      if (!isNotFound(err)) throw err;
+      known.gone = true;
     }
+    known.status = structuredClone(obj['status']);
   }
 
-  async #finalizers(key: string, obj: T, finalizer: string, change: 'add' | 'remove', signal: AbortSignal): Promise<void> {
+  async #finalizers(key: string, obj: T, known: { gone: boolean }, finalizer: string, change: 'add' | 'remove', signal: AbortSignal): Promise<void> {
     const has = obj.metadata.finalizers?.includes(finalizer) ?? false;
     if (has === (change === 'add')) return;
-    const written = change === 'add' ? await addFinalizer(this.#o.client, obj, finalizer, { signal }) : await removeFinalizer(this.#o.client, obj, finalizer, { signal });
+    const written = change === 'add' ? await this.#writer.addFinalizer(obj, finalizer, signal) : await this.#writer.removeFinalizer(obj, finalizer, signal);
     if (written) {
       this.#wrote(key, written);
       obj.metadata.finalizers = written.metadata.finalizers;
       obj.metadata.resourceVersion = written.metadata.resourceVersion;
     } else {
       obj.metadata.finalizers = (obj.metadata.finalizers ?? []).filter((f) => f !== finalizer);
+      known.gone = true;
     }
   }
 
