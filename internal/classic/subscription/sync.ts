@@ -39,7 +39,7 @@ import { orderSteps } from '../installplan/index.ts';
 import { bundleSteps, subscriptionStep } from './plan.ts';
 import { installedEntries, namespaceCatalogs } from './sources.ts';
 import { catalogHealth, checkInstallPlan, entryDeprecations, removeIfPresent, setIfChanged, updateDeprecations, updateHealth } from './status.ts';
-import type { RegistryV1 } from '../../operator-controller/render/index.ts';
+import type { RegistryV1 } from '../../shared/registryv1/index.ts';
 
 /** The OperatorGroup annotation that keeps the global catalog namespace out of a namespace's resolution. */
 export const ExcludeGlobalNamespaceAnnotation = 'olm.operatorframework.io/exclude-global-namespace-resolution';

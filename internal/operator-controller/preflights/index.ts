@@ -9,7 +9,7 @@ import { CrdUpgradeSafetyPreflight, kubeCrdGetter, type CrdUpgradeSafetyOptions 
 import { kubePermissionSource, PermissionPreflight } from './permissions/index.ts';
 
 export type { CrdifyConfig, CrdUpgradeSafetyOptions, EnforcementPolicy, ValidationConfig } from './crdupgradesafety/index.ts';
-export { CrdUpgradeSafetyError, CrdUpgradeSafetyPreflight, kubeCrdGetter, OLM_CRDIFY_CONFIG, removedStoredVersions } from './crdupgradesafety/index.ts';
+export { CrdUpgradeSafetyError, CrdUpgradeSafetyPreflight, kubeCrdGetter, OLM_CRDIFY_CONFIG } from './crdupgradesafety/index.ts';
 export type { KindServed, ProviderKind, ProviderKinds } from './certprovider/index.ts';
 export { CertificateProviderError, CertificateProviderPreflight, certificateProviderMessage, kubeKindServed } from './certprovider/index.ts';
 export { kubePermissionSource, PermissionPreflight, PermissionPreflightError } from './permissions/index.ts';

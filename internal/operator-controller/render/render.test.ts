@@ -6,7 +6,7 @@ import { defaultTargetNamespaces, targetNamespacesError } from './install-modes.
 import { goPermissionJSON, objectNameForBaseAndSuffix, uniqueName } from './names.ts';
 import { registryV1Renderer, renderRegistryV1, RenderError } from './render.ts';
 import { bundle, csvWith, installModes } from './testing.ts';
-import type { CSVSpec, InstallModeType } from './types.ts';
+import type { CSVSpec, InstallModeType } from '../../shared/registryv1/index.ts';
 
 const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../../../shared');
 const ALL: InstallModeType = 'AllNamespaces';

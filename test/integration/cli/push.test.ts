@@ -12,8 +12,6 @@ import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCaptured } from '../../../internal/cli/index.ts';
-import { loadRegistryV1 } from '../../../internal/operator-controller/render/index.ts';
-import { BUNDLE_PATHS } from '../../../internal/operator-controller/unpack/index.ts';
 import { bundleImage, publishCatalog } from '../../../internal/publish/index.ts';
 import { validateDirectory } from '../../../internal/shared/fbc/index.ts';
 import {
@@ -26,6 +24,7 @@ import {
   RegistryClient,
   type ImageManifest,
 } from '../../../internal/shared/image/index.ts';
+import { BUNDLE_PATHS, loadRegistryV1 } from '../../../internal/shared/registryv1/index.ts';
 import { registry } from '../../support/env.ts';
 import { Registry, type RegistryInfo } from '../../support/registry.ts';
 import { rejectionOf, sandbox, type Sandbox } from '../image/support.ts';
