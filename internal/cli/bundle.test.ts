@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { loadAll, load } from 'js-yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCaptured, type CapturedRun } from './run.ts';
-import { RABBITMQ_BUNDLE, RENDER_CONFORMANCE } from '../../test/support/testdata.ts';
+import { RABBITMQ_BUNDLE, renderConformanceDir } from '../../test/support/testdata.ts';
 
-const RENDER = RENDER_CONFORMANCE;
+const RENDER = renderConformanceDir();
 const ARGOCD = join(RENDER, 'bundles/argocd-operator.v0.6.0');
 const RABBITMQ = RABBITMQ_BUNDLE;
 

@@ -1,6 +1,7 @@
 // The repository's test data (testdata/, origins in testdata/SOURCES.md). Small files are read where they are; the two
-// real catalogs are kept as zstd-compressed tar archives and unpacked once into .cache/testdata, in a folder named
-// by the archive's digest, so a later run (or another test worker) finds the current copy there.
+// real catalogs and upstream's render goldens are kept as zstd-compressed tar archives and unpacked on first use into
+// .cache/testdata, in a folder named by the archive's digest, so a later run (or another test worker) finds the
+// current copy there.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, normalize, sep } from 'node:path';
@@ -21,8 +22,13 @@ export const CATALOG_SUMMARY = join(TESTDATA, 'catalogs', 'EXPECTED-SUMMARY.json
 /** The registry+v1 bundle rabbitmq-messaging-topology-operator 1.19.3 (a directory with manifests/ and metadata/). */
 export const RABBITMQ_BUNDLE = join(TESTDATA, 'bundles', 'rabbitmq-messaging-topology-operator-1.19.3');
 
-/** Upstream operator-controller's renderer golden cases (bundles/, expected-manifests/, cases.json). */
-export const RENDER_CONFORMANCE = join(TESTDATA, 'upstream', 'operator-controller', 'render');
+/**
+ * Upstream operator-controller's renderer golden cases (bundles/, expected-manifests/, cases.json), unpacked from
+ * testdata/upstream/operator-controller/render.tar.zst on first use. Synchronous, so a test file may call it at load time.
+ */
+export function renderConformanceDir(): string {
+  return unpacked(join(TESTDATA, 'upstream', 'operator-controller', 'render.tar.zst'), 'render');
+}
 
 /** Upstream CRDs: operator-controller's (standard/, experimental/), operator-framework/api's classic ones, openshift/api's. */
 export const UPSTREAM_CRDS = {
@@ -32,22 +38,26 @@ export const UPSTREAM_CRDS = {
 } as const;
 
 /**
- * The directory of a real catalog (`<dir>/<package>/catalog.yaml`), unpacked from testdata/catalogs/<name>.tar.zst
- * on first use into .cache/testdata/catalogs/<digest>/<name>, where <digest> names the archive's content. Synchronous,
- * so a test file may call it at load time.
+ * The directory of a real catalog (`<dir>/<package>/catalog.yaml`), unpacked from testdata/catalogs/<name>.tar.zst on
+ * first use. Synchronous, so a test file may call it at load time.
  */
 export function realCatalogDir(name: RealCatalog | (string & {})): string {
   if (!(REAL_CATALOGS as readonly string[]).includes(name)) throw new Error(`no real catalog ${name} in testdata/catalogs (${REAL_CATALOGS.join(', ')})`);
-  const bytes = readFileSync(join(TESTDATA, 'catalogs', `${name}.tar.zst`));
+  return unpacked(join(TESTDATA, 'catalogs', `${name}.tar.zst`), name);
+}
+
+/** The folder `top` of a .tar.zst archive whose entries all sit under `top/`, as .cache/testdata/<digest>/<top>. */
+function unpacked(archive: string, top: string): string {
+  const bytes = readFileSync(archive);
   const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
-  const parent = join(root, '.cache', 'testdata', 'catalogs', digest);
-  const target = join(parent, name);
+  const parent = join(root, '.cache', 'testdata', digest);
+  const target = join(parent, top);
   if (existsSync(target)) return target;
 
   // Unpack beside, then rename: a concurrent worker either wins the rename or finds the complete copy in place.
   const tmp = `${parent}.${process.pid}.tmp`;
   rmSync(tmp, { recursive: true, force: true });
-  extractTar(decompress(bytes), join(tmp, name), name);
+  extractTar(decompress(bytes), join(tmp, top), top);
   try {
     renameSync(tmp, parent);
   } catch (err) {

@@ -7,7 +7,7 @@ import { goPermissionJSON, objectNameForBaseAndSuffix, uniqueName } from './name
 import { registryV1Renderer, renderRegistryV1, RenderError } from './render.ts';
 import { bundle, csvWith, installModes } from './testing.ts';
 import type { CSVSpec, InstallModeType } from './types.ts';
-import { RABBITMQ_BUNDLE, RENDER_CONFORMANCE } from '../../../test/support/testdata.ts';
+import { RABBITMQ_BUNDLE, renderConformanceDir } from '../../../test/support/testdata.ts';
 
 const ALL: InstallModeType = 'AllNamespaces';
 const OWN: InstallModeType = 'OwnNamespace';
@@ -230,7 +230,7 @@ describe('renderRegistryV1', () => {
   });
 
   it('the controller port makes configuration errors terminal (InvalidConfiguration) and leaves the rest retryable', async () => {
-    const dir = join(RENDER_CONFORMANCE, 'bundles/argocd-operator.v0.6.0');
+    const dir = join(renderConformanceDir(), 'bundles/argocd-operator.v0.6.0');
     const renderer = registryV1Renderer({ singleOwnNamespaceInstallSupport: true });
     const err = await renderer.render(dir, { installNamespace: 'ns', config: { bogus: true } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TerminalError);
