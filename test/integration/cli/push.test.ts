@@ -28,6 +28,7 @@ import { BUNDLE_PATHS, loadRegistryV1 } from '../../../internal/shared/registryv
 import { registry } from '../../support/env.ts';
 import { Registry, type RegistryInfo } from '../../support/registry.ts';
 import { rejectionOf, sandbox, type Sandbox } from '../image/support.ts';
+import { RABBITMQ_BUNDLE } from '../../support/testdata.ts';
 
 const exec = promisify(execFile);
 // Optional independent readers (Debian packages `skopeo`, `umoci`), as in test/integration/image/independent-tools.
@@ -36,8 +37,7 @@ const TOOLS_MISSING = (
 ).filter((t): t is string => t !== undefined);
 if (TOOLS_MISSING.length) console.warn(`[cli push] independent-tool checks SKIPPED: ${TOOLS_MISSING.join(', ')} not installed`);
 
-const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../../../shared');
-const RABBITMQ = join(SHARED, 'bundles/rabbitmq-messaging-topology-operator-1.19.3');
+const RABBITMQ = RABBITMQ_BUNDLE;
 
 let tmp: string;
 let home: string;
