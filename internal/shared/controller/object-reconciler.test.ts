@@ -61,7 +61,7 @@ function reconciler(api: ReturnType<typeof server>, steps: Step<Pass<Thing>>[], 
     onThrow: (t, err) => void ((t.status ??= {}).note = `threw: ${(err as Error).message}`),
     onError: (t, err) => void ((t.status ??= {}).phase = `Failed: ${(err as Error).message}`),
     done: { requeueAfterMs: 600_000 },
-    forget: (key) => extra.forgotten?.push(key),
+    forget: (key) => void extra.forgotten?.push(key),
   });
 }
 

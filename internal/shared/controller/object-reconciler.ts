@@ -79,8 +79,8 @@ export interface ObjectReconcilerOptions<T extends KubeObject, S> {
   readonly onError?: (obj: T, err: unknown) => void;
   /** The result when every step ran through (e.g. a periodic resync); default none. */
   readonly done?: Result;
-  /** The key left the cache: drop what the controller keeps for it. */
-  readonly forget?: (key: string) => void;
+  /** The key left the cache: drop what the controller keeps for it (and clean up what it leaves behind). */
+  readonly forget?: (key: string, signal: AbortSignal) => void | Promise<void>;
 }
 
 /** How many of an object's own recent writes are remembered (a pass writes at most a finalizer and its status). */
@@ -104,7 +104,7 @@ export class ObjectReconciler<T extends KubeObject, S> implements Reconciler {
     const cached = o.get(key);
     if (!cached) {
       this.#written.delete(key);
-      o.forget?.(key);
+      await o.forget?.(key, signal);
       return;
     }
     const obj = o.copy ? o.copy(cached) : structuredClone(cached);
