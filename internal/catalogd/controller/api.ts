@@ -4,7 +4,7 @@ import { ClusterCatalogKind, GroupVersion, type ClusterCatalog } from '../../../
 import { kubeObjectWriter, type ObjectWriter } from '../../shared/controller/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
 
-export type CatalogApi = ObjectWriter<ClusterCatalog>;
+export type CatalogApi = Required<ObjectWriter<ClusterCatalog>>;
 
 const withKind = (c: ClusterCatalog): ClusterCatalog => ({ ...c, apiVersion: GroupVersion, kind: ClusterCatalogKind });
 

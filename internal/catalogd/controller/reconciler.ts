@@ -126,7 +126,7 @@ class CatalogReconciler implements ClusterCatalogReconciler {
     this.#object = new ObjectReconciler<ClusterCatalog, CatalogPass>({
       kind: 'ClusterCatalog',
       logKey: 'catalog',
-      client: o.api,
+      writer: o.api,
       get: (key) => o.catalogs.get(key),
       steps,
       logger: o.logger ?? noopLogger,

@@ -14,7 +14,7 @@ import {
   type CatalogSource,
   type CatalogSourceStatus,
 } from '../../../api/operators/index.ts';
-import { ObjectReconciler, errorMessage, splitKey, type ObjectWriter, type Pass, type Reconciler, type Result, type Step, type StepOutcome } from '../../shared/controller/index.ts';
+import { ObjectReconciler, errorMessage, splitKey, type Pass, type Reconciler, type Result, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
 import { noopLogger, type Logger } from '../../shared/observability/index.ts';
 import type { CatalogContent } from './content.ts';
@@ -42,8 +42,8 @@ export function sourceTypeProblem(cs: CatalogSource): string | undefined {
 
 export interface CatalogSourceReconcilerOptions {
   readonly get: (key: string) => CatalogSource | undefined;
-  /** Where status goes: the API server (a client) or a writer. */
-  readonly client: KubeClient | ObjectWriter<CatalogSource>;
+  /** Where status goes: the API server. */
+  readonly client: KubeClient;
   readonly images: ImageSources;
   readonly addresses: AddressSources;
   readonly metrics?: CatalogSourceMetrics;

@@ -43,14 +43,14 @@ export interface Pass<T extends KubeObject> {
 export interface ObjectWriter<T extends KubeObject> {
   /** PUTs the object's status (with its resourceVersion); resolves the object as stored when known. */
   updateStatus(obj: T, signal: AbortSignal): Promise<T | void>;
-  /** Adds a finalizer (under the object's resourceVersion); resolves the object as stored. */
-  addFinalizer(obj: T, finalizer: string, signal: AbortSignal): Promise<T>;
-  /** Removes a finalizer; resolves the object as stored, or undefined once it is gone. */
-  removeFinalizer(obj: T, finalizer: string, signal: AbortSignal): Promise<T | undefined>;
+  /** Adds a finalizer (under the object's resourceVersion); resolves the object as stored. For kinds with one. */
+  addFinalizer?(obj: T, finalizer: string, signal: AbortSignal): Promise<T>;
+  /** Removes a finalizer; resolves the object as stored, or undefined once it is gone. For kinds with one. */
+  removeFinalizer?(obj: T, finalizer: string, signal: AbortSignal): Promise<T | undefined>;
 }
 
 /** The API server's writes: the status subresource, finalizers by merge patch carrying the resourceVersion. */
-export function kubeObjectWriter<T extends KubeObject>(client: KubeClient): ObjectWriter<T> {
+export function kubeObjectWriter<T extends KubeObject>(client: KubeClient): Required<ObjectWriter<T>> {
   return {
     updateStatus: (obj, signal) => client.updateStatus<T>(obj, { signal }),
     addFinalizer: (obj, finalizer, signal) => addFinalizer(client, obj, finalizer, { signal }),
@@ -61,8 +61,9 @@ export function kubeObjectWriter<T extends KubeObject>(client: KubeClient): Obje
 export interface ObjectReconcilerOptions<T extends KubeObject, S> {
   /** The kind, for logs and the guard's error. */
   readonly kind: string;
-  /** Where the writes go: a client (`kubeObjectWriter`) or a writer. */
-  readonly client: KubeClient | ObjectWriter<T>;
+  /** Where the writes go: the API server through a client (`kubeObjectWriter`), or a writer of its own. */
+  readonly client?: KubeClient;
+  readonly writer?: ObjectWriter<T>;
   /** The cached object for a key (an informer's `get`). */
   readonly get: (key: string) => T | undefined;
   readonly steps: readonly Step<S>[];
@@ -79,6 +80,12 @@ export interface ObjectReconcilerOptions<T extends KubeObject, S> {
   readonly onError?: (obj: T, err: unknown) => void;
   /** The result when every step ran through (e.g. a periodic resync); default none. */
   readonly done?: Result;
+  /**
+   * Read your writes: a pass that runs before the informer has seen this reconciler's last write starts from what was
+   * written, not from the older cached object (for controllers whose steps act on what status says, e.g. execute an
+   * InstallPlan's steps). The last written object is kept per key while the cache lags.
+   */
+  readonly readYourWrites?: boolean;
   /** The key left the cache: drop what the controller keeps for it (and clean up what it leaves behind). */
   readonly forget?: (key: string, signal: AbortSignal) => void | Promise<void>;
 }
@@ -92,26 +99,31 @@ export class ObjectReconciler<T extends KubeObject, S> implements Reconciler {
   readonly #logKey: string;
   /** By key: the resourceVersions its own recent writes gave the object, newest first. */
   readonly #written = new Map<string, string[]>();
+  /** readYourWrites: by key, the cached resourceVersion a pass started from and the object its writes left. */
+  readonly #latest = new Map<string, { readonly replaced: string; readonly stored: T }>();
 
   constructor(options: ObjectReconcilerOptions<T, S>) {
     this.#o = options;
-    this.#writer = 'removeFinalizer' in options.client ? options.client : kubeObjectWriter<T>(options.client);
+    if (!options.writer && !options.client) throw new Error(`${options.kind} reconciler: a client or a writer is needed`);
+    this.#writer = options.writer ?? kubeObjectWriter<T>(options.client!);
     this.#logKey = options.logKey ?? options.kind.charAt(0).toLowerCase() + options.kind.slice(1);
   }
 
   async reconcile(key: string, signal: AbortSignal): Promise<Result | void> {
     const o = this.#o;
-    const cached = o.get(key);
-    if (!cached) {
+    const inCache = o.get(key);
+    if (!inCache) {
       this.#written.delete(key);
+      this.#latest.delete(key);
       await o.forget?.(key, signal);
       return;
     }
+    const cached = this.#readYourWrites(key, inCache);
     const obj = o.copy ? o.copy(cached) : structuredClone(cached);
     const log = o.logger.child({ [this.#logKey]: key });
     // What the API server holds as far as this pass knows: the cached status, then the one it wrote; whether the
     // object is gone (its last finalizer removed by this pass).
-    const known = { status: cached.status as unknown, gone: false };
+    const known = { status: cached.status as unknown, gone: false, startedFrom: inCache.metadata.resourceVersion ?? '' };
     const pass: Pass<T> = {
       key,
       obj,
@@ -163,7 +175,7 @@ export class ObjectReconciler<T extends KubeObject, S> implements Reconciler {
   }
 
   /** Writes `obj.status` when it differs from the known one and the object is there. A 404 is not an error. */
-  async #writeStatus(key: string, obj: T, known: { status: unknown; gone: boolean }, signal: AbortSignal): Promise<void> {
+  async #writeStatus(key: string, obj: T, known: { status: unknown; gone: boolean; startedFrom: string }, signal: AbortSignal): Promise<void> {
     if (known.gone || semanticEqual(known.status ?? null, obj['status'] ?? null)) return;
     try {
       const written = await this.#writer.updateStatus(obj, signal);
@@ -171,6 +183,7 @@ export class ObjectReconciler<T extends KubeObject, S> implements Reconciler {
         this.#wrote(key, written);
         obj.metadata.resourceVersion = written.metadata.resourceVersion;
       }
+      if (this.#o.readYourWrites) this.#keepLatest(key, known.startedFrom, written ?? undefined);
     } catch (err) {
       if (!isNotFound(err)) throw err;
       known.gone = true;
@@ -181,7 +194,9 @@ export class ObjectReconciler<T extends KubeObject, S> implements Reconciler {
   async #finalizers(key: string, obj: T, known: { gone: boolean }, finalizer: string, change: 'add' | 'remove', signal: AbortSignal): Promise<void> {
     const has = obj.metadata.finalizers?.includes(finalizer) ?? false;
     if (has === (change === 'add')) return;
-    const written = change === 'add' ? await this.#writer.addFinalizer(obj, finalizer, signal) : await this.#writer.removeFinalizer(obj, finalizer, signal);
+    const w = this.#writer;
+    if (!w.addFinalizer || !w.removeFinalizer) throw new Error(`${this.#o.kind} ${key}: this controller's writer changes no finalizers`);
+    const written = change === 'add' ? await w.addFinalizer(obj, finalizer, signal) : await w.removeFinalizer(obj, finalizer, signal);
     if (written) {
       this.#wrote(key, written);
       obj.metadata.finalizers = written.metadata.finalizers;
@@ -190,6 +205,19 @@ export class ObjectReconciler<T extends KubeObject, S> implements Reconciler {
       obj.metadata.finalizers = (obj.metadata.finalizers ?? []).filter((f) => f !== finalizer);
       known.gone = true;
     }
+  }
+
+  /** The object a pass starts from: the cached one, or (readYourWrites) what this reconciler wrote over it. */
+  #readYourWrites(key: string, cached: T): T {
+    const mine = this.#latest.get(key);
+    if (mine && mine.replaced === cached.metadata.resourceVersion) return mine.stored;
+    this.#latest.delete(key);
+    return cached;
+  }
+
+  #keepLatest(key: string, startedFrom: string, written: T | undefined): void {
+    if (written) this.#latest.set(key, { replaced: startedFrom, stored: written });
+    else this.#latest.delete(key);
   }
 
   #wrote(key: string, written: KubeObject): void {
