@@ -1,6 +1,4 @@
-// OperatorGroups (operators.coreos.com/v1) of classic: the controller that keeps a group's status, its member
-// CSVs' annotations, its ClusterRoles and provided APIs, and namespaces' group labels; and the group rules the
-// CSV controller applies (namespace sets, provided APIs, the intersection decision). See README.md.
+// operatorGroupSetup: the OperatorGroup and namespace-label controllers over the shared classic caches.
 import { OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel } from '../../../api/operators/index.ts';
 import { OperatorGroupKind, OperatorGroupLabelPrefix } from '../../../api/operators/index.ts';
 import { Controller, objectKey } from '../../shared/controller/index.ts';
@@ -8,9 +6,6 @@ import { NAMESPACE_INDEX } from '../../shared/kube/index.ts';
 import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
 import { type OlmCaches } from '../olmcache/index.ts';
 import { namespaceLabelReconciler, operatorGroupReconciler } from './reconciler.ts';
-
-export * from './groups.ts';
-export { ROLE_SUFFIXES, groupAnnotations, groupAnnotationsDiffer, targetNamespaces } from './reconciler.ts';
 
 export interface OperatorGroupOptions {
   /** Re-sync every group this often (upstream's informer resync); default 15 minutes. */
