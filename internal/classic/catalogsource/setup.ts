@@ -1,6 +1,4 @@
-// The CatalogSource controller of the classic binary: an informer of CatalogSources (every replica),
-// the leader's controller that writes their status, and the in-memory content of each CatalogSource
-// (`contents`) that the classic resolver will read. See README.md.
+// catalogSourceSetup: the CatalogSource informer, the content sources (image, address) and the CatalogSource controller.
 import { join } from 'node:path';
 import { CatalogSourceKind, V1alpha1, type CatalogSource, type CatalogSourceStatus } from '../../../api/operators/index.ts';
 import { Controller, type RateLimiter } from '../../shared/controller/index.ts';
@@ -9,20 +7,10 @@ import type { Cache, ManagerContext, ManagerParts } from '../../shared/manager/i
 import { registryAccess, type RegistryFlagOptions } from '../../shared/manager/index.ts';
 import type { RegistryClientOptions } from '../registryclient/index.ts';
 import type { RegistryClient as ImageRegistry } from '../../shared/image/index.ts';
-import { contentFromFbc, contentFromRegistry, findBundle, findPackage } from './content.ts';
 import { catalogSourceMetrics } from './metrics.ts';
 import { newCatalogSourceReconciler, type ContentRegistry } from './reconciler.ts';
 import { addressSources, imageSources } from './sources.ts';
 
-export type { CatalogContent, ContentBundle, ContentChannel, ContentChannelEntry, ContentPackage, ContentProperty } from './content.ts';
-export { contentFromFbc, contentFromRegistry, findBundle, findPackage };
-export type { ImageSources, ImageSourcesOptions } from './sources.ts';
-export type { CatalogSourceReader, CatalogSourceReaderOptions } from './reader.ts';
-export { catalogSourceReader } from './reader.ts';
-export { imageSources } from './sources.ts';
-export type { ContentRegistry } from './reconciler.ts';
-export { configMapUnsupportedMessage, sourceTypeProblem } from './reconciler.ts';
-export { parseGoDuration, pollInterval } from './interval.ts';
 
 export interface CatalogSourceOptions extends RegistryFlagOptions {
   /** The global catalog namespace (upstream's `--namespace`, default `olm`): its CatalogSources serve every namespace. */
