@@ -1,6 +1,4 @@
-// The Subscription side of olm-classic (upstream's catalog operator syncResolvingNamespace): one work queue of
-// namespaces; a change to a Subscription, InstallPlan, CSV, OperatorGroup or CatalogSource enqueues the namespaces it
-// can affect; the leader resolves each namespace and writes InstallPlans and Subscription statuses. See README.md.
+// subscriptionSetup: the Subscription informer, the bundle unpacker and the per-namespace resolution controller.
 import { join } from 'node:path';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import {
@@ -26,12 +24,6 @@ import type { ContentRegistry } from '../catalogsource/index.ts';
 import { createClassicResolutionMetrics } from '../resolver/index.ts';
 import { subscriptionMetrics } from './metrics.ts';
 import { newNamespaceReconciler } from './sync.ts';
-
-export { bundleSteps, propertiesAnnotation, rbacObjects, stepFor, subscriptionStep } from './plan.ts';
-export { installedEntries, namespaceCatalogs } from './sources.ts';
-export { catalogHealth, checkInstallPlan, entryDeprecations, updateDeprecations, updateHealth } from './status.ts';
-export { ExcludeGlobalNamespaceAnnotation, namespaceSyncSteps, newNamespaceReconciler } from './sync.ts';
-export type { NamespaceState, SyncPorts } from './sync.ts';
 
 export interface SubscriptionOptions {
   readonly globalCatalogNamespace: string;
@@ -129,6 +121,3 @@ export function subscriptionSetup(options: SubscriptionOptions): (ctx: ManagerCo
     return { informers: options.shared ? [] : [subscriptions, installPlans, csvs, operatorGroups], controllers: [controller], runnables: [closeWhenStopped] };
   };
 }
-export { describeConflict, describeSubject } from './explain.ts';
-export { resolveNamespace } from './sync.ts';
-export type { NamespaceResolution, NamespaceResolutionInput } from './sync.ts';
