@@ -1,6 +1,4 @@
-// The informers the olm-operator side of classic shares (CSVs, OperatorGroups, OperatorConditions, the Deployments
-// CSVs own, Namespaces, ServiceAccounts, RBAC, CRDs, Subscriptions): one cache per kind for the CSV, OperatorGroup
-// and OperatorCondition controllers in the process. See README.md.
+// olmCaches: the shared informers of the olm-operator side of classic, their transforms and the copy hashes.
 import { createHash } from 'node:crypto';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import {
@@ -8,8 +6,6 @@ import {
   OperatorConditionKind,
   OperatorGroupAnnotationKey,
   CopiedFromLabel,
-  isCopiedCSV,
-  isCopiedObject,
   OperatorGroupKind,
   OwnerKindLabel,
   OperatorGroupNamespaceAnnotationKey,
@@ -29,9 +25,6 @@ import type { Logger } from '../../shared/observability/index.ts';
 /** In-memory annotations on cached copied CSVs: hashes of what was copied (upstream's `$copyhash-*`). */
 export const COPY_SPEC_HASH = '$copyhash-spec';
 export const COPY_STATUS_HASH = '$copyhash-status';
-
-export { isCopiedObject };
-export const isCopied = isCopiedCSV;
 
 /** What the requirement check keeps of a CRD: identity, annotations, group, kind, versions served, conditions. */
 export interface CachedCRD extends KubeObject {
