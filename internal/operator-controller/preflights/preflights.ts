@@ -1,5 +1,4 @@
-// The install preflights: the certificate provider's kinds, the service account's permissions (only with the
-// ServiceAccountInstalls gate), then CRD upgrade safety. See README.md.
+// Preflights (in order, first failure stops) and clusterPreflights: the preflights over the API server.
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
@@ -7,12 +6,6 @@ import type { InstallPreflight } from '../controller/index.ts';
 import { CertificateProviderPreflight, kubeKindServed, type ProviderKinds } from './certprovider/index.ts';
 import { CrdUpgradeSafetyPreflight, kubeCrdGetter, type CrdUpgradeSafetyOptions } from './crdupgradesafety/index.ts';
 import { kubePermissionSource, PermissionPreflight } from './permissions/index.ts';
-
-export type { CrdifyConfig, CrdUpgradeSafetyOptions, EnforcementPolicy, ValidationConfig } from './crdupgradesafety/index.ts';
-export { CrdUpgradeSafetyError, CrdUpgradeSafetyPreflight, kubeCrdGetter, OLM_CRDIFY_CONFIG, removedStoredVersions } from './crdupgradesafety/index.ts';
-export type { KindServed, ProviderKind, ProviderKinds } from './certprovider/index.ts';
-export { CertificateProviderError, CertificateProviderPreflight, certificateProviderMessage, kubeKindServed } from './certprovider/index.ts';
-export { kubePermissionSource, PermissionPreflight, PermissionPreflightError } from './permissions/index.ts';
 
 /** Runs each preflight in order; the first that fails stops the install with its message. */
 export class Preflights implements InstallPreflight {
