@@ -1,8 +1,5 @@
-// HTTP client plumbing the other folders share: undici's core (dispatchers and the request API) without the rest
-// of undici, imported on first use. See README.md.
+// loadUndici: undici's core, imported on first use.
 import type * as core from './undici.ts';
-
-export type { Dispatcher } from './undici.ts';
 
 /** undici's core as `undici.ts` exports it: `Agent`, `EnvHttpProxyAgent`, `request`. */
 export type Undici = typeof core;
