@@ -1,4 +1,4 @@
-// Work a controller's start would otherwise do on its main thread, begun first on another thread. See README.md.
+// warmRootCertificates: node's bundled root certificates parsed on a worker thread while the program loads.
 import { Worker } from 'node:worker_threads';
 
 /** The worker's whole program: node's default context, which parses the bundled roots. */
