@@ -10,6 +10,7 @@ export default tseslint.config(
     plugins: { faces },
     rules: {
       'faces/index-only': 'error',
+      'faces/reexports-only': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-constant-condition': ['error', { checkLoops: false }],
