@@ -64,9 +64,9 @@ const rule = {
   },
 };
 
-// ESLint rule `faces/reexports-only`: a capability's index.ts is only its face — `export { … } from './x.ts'`,
-// `export type { … } from …` and `export * from …`. Wiring (informers, controllers, ManagerParts) lives in the
-// folder's setup.ts, declarations in their own files; the face names them.
+// ESLint rule `faces/reexports-only`: an index.ts under internal/ or cmd/ (a capability's face) holds only
+// `export { … } from './x.ts'`, `export type { … } from …` and `export * from …`. Wiring (informers, controllers,
+// ManagerParts) lives in the folder's setup.ts, declarations in their own files; the face names them.
 const reexportsOnly = {
   meta: {
     type: 'problem',
@@ -76,7 +76,7 @@ const reexportsOnly = {
   },
   create(context) {
     const file = context.filename;
-    if (!file.endsWith(`${sep}index.ts`) || !file.startsWith(internal + sep)) return {};
+    if (!file.endsWith(`${sep}index.ts`) || !(file.startsWith(internal + sep) || file.startsWith(join(root, 'cmd') + sep))) return {};
     return {
       Program: (program) => {
         for (const node of program.body) {
