@@ -1,8 +1,8 @@
 // catalogSourceSetup: the CatalogSource informer, the content sources (image, address) and the CatalogSource controller.
 import { join } from 'node:path';
-import { CatalogSourceKind, V1alpha1, type CatalogSource, type CatalogSourceStatus } from '../../../api/operators/index.ts';
+import { CatalogSourceKind, V1alpha1, type CatalogSource } from '../../../api/operators/index.ts';
 import { Controller, type RateLimiter } from '../../shared/controller/index.ts';
-import { Informer, isNotFound, stripManagedFields, updateStatus } from '../../shared/kube/index.ts';
+import { Informer, stripManagedFields } from '../../shared/kube/index.ts';
 import type { Cache, ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
 import { registryAccess, type RegistryFlagOptions } from '../../shared/manager/index.ts';
 import type { RegistryClientOptions } from '../registryclient/index.ts';
@@ -59,17 +59,7 @@ export function catalogSourceSetup(options: CatalogSourceOptions): (ctx: Manager
     });
     const reconciler = newCatalogSourceReconciler({
       get: (key) => catalogSources.get(key),
-      writeStatus: async (cs, status: CatalogSourceStatus, signal) => {
-        const ref = { apiVersion: V1alpha1, kind: CatalogSourceKind, name: cs.metadata.name ?? '', namespace: cs.metadata.namespace ?? '' };
-        try {
-          await updateStatus<CatalogSource>(client, ref, (obj) => void (obj.status = structuredClone(status)), {
-            current: { ...cs, apiVersion: V1alpha1, kind: CatalogSourceKind },
-            signal,
-          });
-        } catch (err) {
-          if (!isNotFound(err)) throw err;
-        }
-      },
+      client,
       images,
       addresses,
       metrics: catalogSourceMetrics(metrics.registry, () => catalogSources.keys().length),

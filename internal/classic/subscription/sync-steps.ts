@@ -31,7 +31,7 @@ import { isNotSatisfiable, type Property, type ResolvedEntry } from '../resolver
 import { orderSteps } from '../installplan/index.ts';
 import { bundleSteps, subscriptionStep } from './plan.ts';
 import { catalogHealth, checkInstallPlan, entryDeprecations, removeIfPresent, setIfChanged, updateDeprecations, updateHealth } from './status.ts';
-import type { RegistryV1 } from '../../operator-controller/render/index.ts';
+import type { RegistryV1 } from '../../shared/registryv1/index.ts';
 import { resolveNamespace, type NamespaceResolution, type NamespaceState, type SyncPorts, type Working } from './sync.ts';
 
 /** Bundle images pulled at once within one sync. */

@@ -18,7 +18,7 @@ import type { Logger } from '../../shared/observability/index.ts';
 import type { CatalogContent } from '../catalogsource/index.ts';
 import { loadCelFor, resolve, type ClassicResolutionMetrics, type ResolvedEntry, type ResolveInput } from '../resolver/index.ts';
 import { installedEntries, namespaceCatalogs } from './sources.ts';
-import type { RegistryV1 } from '../../operator-controller/render/index.ts';
+import type { RegistryV1 } from '../../shared/registryv1/index.ts';
 import { namespaceSyncSteps } from './sync-steps.ts';
 
 /** The OperatorGroup annotation that keeps the global catalog namespace out of a namespace's resolution. */
