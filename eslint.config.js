@@ -11,6 +11,7 @@ export default tseslint.config(
     plugins: { faces, layers },
     rules: {
       'faces/index-only': 'error',
+      'faces/reexports-only': 'error',
       'layers/one-way': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
