@@ -4,10 +4,11 @@
 // Then each controller runs out of process with its ServiceAccount's token and its Deployment's arguments, the
 // certificate files as the Secret mounts them (this test plays cert-manager's part and issues the Secret), and the
 // guide's checks pass: the ClusterCatalog is served over HTTPS and the ClusterExtension installs from it; the
-// CatalogSource in `olm` is READY and a Subscription installs the demo operator's CSV.
+// CatalogSource in `olm` is READY and a Subscription installs the demo operator's CSV. Last, the component for
+// Kubernetes 1.32 to 1.35: its validating label policy in place of the mutating one.
 import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../support/env.ts';
@@ -214,5 +215,46 @@ describe('docs/deploy.md on a cluster of its own', () => {
     }, { timeoutMs: 120_000 });
     await kubectl(['-n', 'demo-classic', 'wait', '--for=jsonpath={.status.phase}=Succeeded', '--timeout=120s', 'csv/demo-operator.v0.3.0']);
     await cluster.nothingForbidden();
+  });
+
+  it('before-kubernetes-1.36: no MutatingAdmissionPolicy; a ClusterCatalog without its name label is refused with the label to set', { timeout: 120_000 }, async () => {
+    // The guide's line uncommented in a kustomization of its own over config/install.
+    const overlay = join(cluster.work, 'before-1.36');
+    await mkdir(overlay, { recursive: true });
+    const config = relative(overlay, join(root, 'config'));
+    await writeFile(join(overlay, 'kustomization.yaml'), `resources: [${config}/install]\ncomponents: [${config}/components/before-kubernetes-1.36]\n`);
+    const objects = yaml.loadAll(await kubectl(['kustomize', overlay])).filter((o): o is KubeObject => !!o);
+    expect(objects.filter((o) => o.kind.includes('AdmissionPolicy')).map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
+      'ValidatingAdmissionPolicy/clusterextension-serviceaccount-deprecated',
+      'ValidatingAdmissionPolicy/require-metadata-name.olm.operatorframework.io',
+      'ValidatingAdmissionPolicyBinding/clusterextension-serviceaccount-deprecated',
+      'ValidatingAdmissionPolicyBinding/require-metadata-name.olm.operatorframework.io',
+    ]);
+    // As on a cluster that never had the mutating policy.
+    await kubectl(['delete', 'mutatingadmissionpolicybinding,mutatingadmissionpolicy', 'inject-metadata-name.olm.operatorframework.io']);
+    await kubectl(['apply', '--server-side', '-k', overlay]);
+
+    const catalog = (labels: Record<string, string>): string =>
+      JSON.stringify({
+        apiVersion: 'olm.operatorframework.io/v1',
+        kind: 'ClusterCatalog',
+        metadata: { name: 'labelled', labels },
+        spec: { source: { type: 'Image', image: { ref: 'registry.invalid/catalog:latest' } } },
+      });
+    await waitFor('the label policy refuses a catalog without its label', async () => {
+      const refused = await kubectl(['create', '--dry-run=server', '-f', '-'], catalog({})).then(
+        () => '',
+        (err: Error) => err.message,
+      );
+      if (refused === '') return false;
+      expect(refused).toContain(
+        'ClusterCatalog labelled needs the label olm.operatorframework.io/metadata.name=labelled (this cluster has no MutatingAdmissionPolicy to set it)',
+      );
+      return true;
+    });
+    await expect(kubectl(['create', '--dry-run=server', '-f', '-'], catalog({ 'olm.operatorframework.io/metadata.name': 'other' }))).rejects.toThrow(/needs the label/);
+    await kubectl(['create', '--dry-run=server', '-f', '-'], catalog({ 'olm.operatorframework.io/metadata.name': 'labelled' }));
+    // The catalog catalogd already serves keeps being updated (its label was set by the mutating policy).
+    await kubectl(['label', '--overwrite', 'clustercatalog', 'olm-demo', 'team=a']);
   });
 });
