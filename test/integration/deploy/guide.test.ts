@@ -102,7 +102,13 @@ const relocated = (args: readonly string[], from: string, to: string): string[] 
 
 describe('docs/deploy.md on a cluster of its own', () => {
   it('config/install (olm-classic, cert-manager) applies and rolls out; catalogd serves HTTPS, the samples install with OLM v1 and OLM classic', { timeout: 420_000 }, async () => {
-    // The guide's kustomization: OLM v1, the olm-classic component and the cert-manager component.
+    // The guide's kustomization: OLM v1, the olm-classic component and the cert-manager component — as the guide shows
+    // it, and applied with the guide's command.
+    const guide = await readFile(join(root, 'docs', 'deploy.md'), 'utf8');
+    const shown = /As shipped:\n\n```yaml\n([\s\S]*?)```/.exec(guide)?.[1];
+    const { apiVersion: _a, kind: _k, ...shipped } = yaml.load(await readFile(join(install, 'kustomization.yaml'), 'utf8')) as Record<string, unknown>;
+    expect(yaml.load(shown ?? '')).toEqual(shipped);
+    expect(guide).toContain('kubectl apply --server-side -k config/install\n');
     const objects = yaml.loadAll(await kubectl(['kustomize', install])).filter((o): o is KubeObject => !!o);
     expect(objects.filter((o) => o.kind === 'Deployment').map((o) => `${o.metadata.namespace}/${o.metadata.name}`).sort()).toEqual([
       'olmv1-system/catalogd',
@@ -204,7 +210,6 @@ describe('docs/deploy.md on a cluster of its own', () => {
     const sourceSample = (await readFile(join(samples, 'catalogsource.yaml'), 'utf8')).replaceAll(DEMO_REGISTRY, host);
     await kubectl(['apply', '--server-side', '-f', '-'], sourceSample);
     await kubectl(['-n', 'olm', 'wait', '--for=jsonpath={.status.connectionState.lastObservedState}=READY', '--timeout=90s', 'catalogsource/olm-demo']);
-    const guide = await readFile(join(root, 'docs', 'deploy.md'), 'utf8');
     const subscription = /```yaml\n(# OLM classic: a Subscription[\s\S]*?)```/.exec(guide)?.[1];
     expect(subscription, 'docs/deploy.md shows the Subscription example').toBeDefined();
     await kubectl(['apply', '--server-side', '-f', '-'], subscription!);
