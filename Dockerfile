@@ -1,4 +1,5 @@
-# Both controllers and the CLI in one image: `docker run olmv1 catalogd|operator-controller|kubectl-olm ...`
+# The three controllers and the CLI in one image: `docker run olmv1 catalogd|operator-controller|olm-classic|kubectl-olm ...`
+# (cmd/image.ts builds the same image without a container engine: make image-push-no-engine)
 FROM node:20-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./

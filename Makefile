@@ -58,7 +58,15 @@ run: $(NODE_MODULES) envtest ## Local control plane (unless KUBECONFIG is set) +
 bench: $(NODE_MODULES) envtest ## Benchmarks (figures, never pass/fail)
 	npm run bench
 
-image: ## Container image (needs a container engine)
-	docker build -t olmv1:dev .
+IMG ?= olmv1:dev
+CONTAINER_ENGINE ?= $(shell command -v docker >/dev/null 2>&1 && echo docker || echo podman)
+image: ## Container image $(IMG) from the Dockerfile, with docker or podman (CONTAINER_ENGINE=podman)
+	$(CONTAINER_ENGINE) build -t $(IMG) .
 
-.PHONY: help install system-deps envtest lint typecheck crd-check generate build test unit run bench image
+image-push: ## Push $(IMG) with docker or podman (after make image)
+	$(CONTAINER_ENGINE) push $(IMG)
+
+image-push-no-engine: build ## Build and push $(IMG) without a container engine (cmd/image.ts; IMAGE_FLAGS=--plain-http, --base, --platform)
+	node --import tsx cmd/image.ts $(IMG) $(IMAGE_FLAGS)
+
+.PHONY: help install system-deps envtest lint typecheck crd-check generate build test unit run bench image image-push image-push-no-engine

@@ -3,11 +3,20 @@
 # The controllers run from their esbuild bundles (cmd/bundle.ts: dist/bin/<name>/main.mjs), anything without a bundle
 # (kubectl-olm) from tsc's output. OLMV1_DIST (default /app/dist) lets bench/footprint.ts run a checkout's build exactly as the image does.
 set -e
-name="${1:?usage: olmv1 catalogd|operator-controller|olm-classic|kubectl-olm [flags]}"
-shift
+usage='usage: olmv1 catalogd|operator-controller|olm-classic|kubectl-olm [flags]'
+name="${1-}"
 dist="${OLMV1_DIST:-/app/dist}"
 main="$dist/bin/$name/main.mjs"
 [ -f "$main" ] || main="$dist/cmd/$name/main.js"
+# No name, or one that names no binary of the image (and nothing but a plain name): the usage line, exit 2.
+case $name in
+  '' | */* | .*) main= ;;
+esac
+if [ -z "$main" ] || [ ! -f "$main" ]; then
+  [ -n "$name" ] && echo "olmv1: unknown binary \"$name\"; $usage" >&2 || echo "$usage" >&2
+  exit 2
+fi
+shift
 # Memory (bench/footprint.ts and bench/catalogd-peer.ts, issue 17):
 # - no node flags: any V8 flag makes node's built-in code cache miss (~20 ms of start-up); the young generation is
 #   held small and a full GC made available at run time instead (internal/shared/observability/memory.ts);

@@ -48,4 +48,16 @@ describe('cmd/entrypoint.sh', () => {
       mmap: '65536',
     });
   });
+
+  it.each([
+    { args: ['operator-controler', '--help'], line: 'olmv1: unknown binary "operator-controler"; usage: olmv1 catalogd|operator-controller|olm-classic|kubectl-olm [flags]' },
+    { args: ['../cmd/kubectl-olm'], line: 'olmv1: unknown binary "../cmd/kubectl-olm"; usage: olmv1 catalogd|operator-controller|olm-classic|kubectl-olm [flags]' },
+    { args: [], line: 'usage: olmv1 catalogd|operator-controller|olm-classic|kubectl-olm [flags]' },
+  ])('answers $args with one usage line on stderr and exit 2, no node stack', async ({ args, line }) => {
+    const failure = await promisify(execFile)('sh', [ENTRYPOINT, ...args], { env: { ...process.env, OLMV1_DIST: dist } }).then(
+      () => undefined,
+      (err: { code: number; stdout: string; stderr: string }) => err,
+    );
+    expect(failure).toMatchObject({ code: 2, stdout: '', stderr: `${line}\n` });
+  });
 });

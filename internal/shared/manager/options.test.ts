@@ -46,6 +46,17 @@ describe('parseManagerArgs', () => {
     expect(help).toContain('Usage: catalogd [flags]');
     expect(help).toContain('--leader-election-namespace string');
   });
+
+  it('prints --help in aligned columns, as pflag: flag and type, three spaces past the widest, help and a non-zero default', () => {
+    const { help } = parseManagerArgs('x', ['--help'], { 'a-flag-name-longer-than-all-the-others': { type: 'string', default: 'v', help: 'mine' } });
+    const lines = help!.split('\n');
+    expect(lines.slice(0, 3)).toEqual(['Usage: x [flags]', '', 'Flags:']);
+    const width = '      --a-flag-name-longer-than-all-the-others string   '.length;
+    expect(lines).toContain('      --a-flag-name-longer-than-all-the-others string   mine (default "v")');
+    expect(lines).toContain(`${'      --leader-election-namespace string'.padEnd(width)}namespace of the leader-election Lease (default "olmv1-system")`);
+    expect(lines).toContain(`${'      --leader-elect'.padEnd(width)}elect a leader through a Lease; only the leader reconciles`);
+    for (const line of lines.slice(3)) expect(line.slice(0, width)).toMatch(/^ {6}--\S+( string)? +$/);
+  });
 });
 
 describe('parseBindAddress', () => {

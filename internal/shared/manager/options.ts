@@ -92,13 +92,17 @@ export function parseManagerArgs<E extends Record<string, Flag>>(
   return { options, extra: own };
 }
 
+/**
+ * `--help`: one line a flag in aligned columns, as Go's pflag prints them — the flag and its type, three spaces past
+ * the widest, then the help and a default that is not the zero value.
+ */
 function usage(binary: string, flags: Record<string, Flag>): string {
-  const lines = [`Usage: ${binary} [flags]`, '', 'Flags:'];
-  for (const [name, f] of Object.entries(flags)) {
-    const def = f.default === undefined || f.default === '' ? '' : ` (default ${JSON.stringify(f.default)})`;
-    lines.push(`  --${name}${f.type === 'string' ? ' string' : ''}`.padEnd(36) + f.help + def);
-  }
-  return lines.join('\n');
+  const rows = Object.entries(flags).map(([name, f]) => {
+    const zero = f.default === undefined || f.default === '' || f.default === false;
+    return { left: `      --${name}${f.type === 'string' ? ' string' : ''}`, right: f.help + (zero ? '' : ` (default ${JSON.stringify(f.default)})`) };
+  });
+  const width = Math.max(...rows.map((r) => r.left.length));
+  return [`Usage: ${binary} [flags]`, '', 'Flags:', ...rows.map((r) => `${r.left.padEnd(width)}   ${r.right}`)].join('\n');
 }
 
 /** Splits ":8081" / "127.0.0.1:8081" / "0" into host and port; port 0 with "0" means off. */

@@ -1,0 +1,153 @@
+// A cluster of its own for the deploy tests (manifests.test.ts, guide.test.ts): the real kubectl of the cluster's
+// multi-call binary (kustomize and server-side apply), the controllers run out of process with the bearer tokens of
+// their own ServiceAccounts and the Deployments' own arguments, and the demo catalog and bundles pushed to the test
+// registry.
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'vitest';
+import { loadCatalog } from '../../../internal/shared/fbc/index.ts';
+import { runCaptured } from '../../../internal/cli/index.ts';
+import { binaries } from '../../support/binaries.ts';
+import { ControlPlane, kubeconfig, type ControlPlaneInfo } from '../../support/control-plane.ts';
+import { registry } from '../../support/env.ts';
+import { TestKube, type KubeObject } from '../../support/kube.ts';
+import { waitFor } from '../../support/net.ts';
+import { startProcess, stopProcess, type Managed } from '../../support/process.ts';
+
+const run = promisify(execFile);
+export const root = new URL('../../../', import.meta.url).pathname;
+export const NAMESPACE = 'olmv1-system';
+export const DEMO_REGISTRY = 'localhost:5001';
+
+type Conditions = { status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] } };
+
+export class DeployCluster {
+  readonly controllers: Managed[] = [];
+
+  private readonly cp: ControlPlane;
+  readonly info: ControlPlaneInfo;
+  readonly kube: TestKube;
+  readonly work: string;
+
+  private constructor(cp: ControlPlane, info: ControlPlaneInfo, kube: TestKube, work: string) {
+    this.cp = cp;
+    this.info = info;
+    this.kube = kube;
+    this.work = work;
+  }
+
+  /** A control plane with one KWOK node, and a scratch directory. */
+  static async start(): Promise<DeployCluster> {
+    const cp = new ControlPlane({ nodes: 1 });
+    const info = await cp.start();
+    return new DeployCluster(cp, info, new TestKube(info), await mkdtemp(join(tmpdir(), 'olm-deploy-')));
+  }
+
+  async stop(): Promise<void> {
+    for (const c of this.controllers) await stopProcess(c);
+    await this.cp.stop();
+    await rm(this.work, { recursive: true, force: true });
+  }
+
+  /** kubectl v1.36 from the cluster's multi-call binary: its stdout. */
+  async kubectl(args: readonly string[], input?: string): Promise<string> {
+    return (await this.kubectlOutput(args, input)).stdout;
+  }
+
+  /** kubectl's stdout and stderr (where it prints the API server's warnings). */
+  async kubectlOutput(args: readonly string[], input?: string): Promise<{ stdout: string; stderr: string }> {
+    const { apiserver } = await binaries();
+    const child = run(apiserver, ['kubectl', `--kubeconfig=${this.info.kubeconfigPath}`, ...args], { maxBuffer: 64 << 20 });
+    if (input !== undefined) {
+      child.child.stdin?.end(input);
+    }
+    const { stdout, stderr } = await child;
+    return { stdout, stderr };
+  }
+
+  /** Waits for condition `type` True on the object at `path`; on timeout the error shows every condition. */
+  async waitForCondition(path: string, type: string, timeoutMs: number): Promise<void> {
+    await waitFor(`${path} ${type}`, async () => {
+      const r = await this.kube.request<Conditions>('GET', path);
+      const conditions = r.body.status?.conditions ?? [];
+      if (conditions.some((c) => c.type === type && c.status === 'True')) return true;
+      throw new Error(conditions.map((c) => `${c.type}=${c.status} ${c.reason ?? ''}: ${c.message ?? ''}`).join('; ') || 'no conditions');
+    }, { timeoutMs });
+  }
+
+  /** Starts cmd/<name>/main.ts as the ServiceAccount whose token is given; resolves once its /readyz answers 200. */
+  async startController(name: string, args: readonly string[], token: string, health: number, logName = name): Promise<Managed> {
+    const config = join(this.work, `${logName}.kubeconfig`);
+    await writeFile(config, kubeconfig(this.info.server, this.info.caPem, token, name), { mode: 0o600 });
+    const env = {
+      ...process.env,
+      KUBECONFIG: config,
+      POD_NAMESPACE: NAMESPACE,
+      POD_NAME: `${name}-0`,
+      OLM_INSECURE_REGISTRIES: registry().host,
+    };
+    const p = startProcess(process.execPath, ['--import', 'tsx', join(root, 'cmd', name, 'main.ts'), ...args], join(this.work, `${logName}.log`), env);
+    this.controllers.push(p);
+    await waitFor(`${name} /readyz`, async () => {
+      const res = await fetch(`http://127.0.0.1:${health}/readyz`).catch(() => undefined);
+      return res?.status === 200;
+    }, { timeoutMs: 120_000, intervalMs: 250 });
+    return p;
+  }
+
+  /** Pushes the demo bundles and the demo catalog to the test registry, image references rewritten to it. */
+  async publishDemo(host: string): Promise<void> {
+    const olm = async (argv: string[]): Promise<void> => {
+      const r = await runCaptured(argv, { cwd: root, env: process.env });
+      if (r.code !== 0) throw new Error(`kubectl olm ${argv.join(' ')}: ${r.stdout}${r.stderr}`);
+    };
+    const { config } = await loadCatalog(join(root, 'demo', 'catalog'));
+    for (const b of config.bundles) await olm(['bundle', 'push', join(root, 'demo', 'bundles', b.name), b.image.replace(DEMO_REGISTRY, host), '--plain-http']);
+    const from = join(root, 'demo', 'catalog', 'demo-operator');
+    const to = join(this.work, 'catalog', 'demo-operator');
+    await mkdir(to, { recursive: true });
+    for (const f of await readdir(from)) await writeFile(join(to, f), (await readFile(join(from, f), 'utf8')).replaceAll(DEMO_REGISTRY, host));
+    await olm(['catalog', 'push', join(this.work, 'catalog'), `${host}/olm-demo/catalog:latest`, '--plain-http']);
+  }
+
+  /** The demo operator installed from the samples: Installed, bundle 0.1.0, its Deployment rolled out. */
+  async demoInstalled(): Promise<void> {
+    await this.waitForCondition('/apis/olm.operatorframework.io/v1/clusterextensions/demo-operator', 'Installed', 90_000);
+    const ext = await this.kube.must<{ status: { install: { bundle: { name: string; version: string } } } }>(
+      this.kube.request('GET', '/apis/olm.operatorframework.io/v1/clusterextensions/demo-operator'),
+    );
+    expect(ext.status.install.bundle).toEqual({ name: 'demo-operator.v0.1.0', version: '0.1.0' });
+    await this.kubectl(['-n', 'demo', 'rollout', 'status', '--timeout=120s', 'deployment/demo-operator-controller']).catch(async (err: unknown) => {
+      const names = await this.kubectl(['-n', 'demo', 'get', 'deployments', '-o', 'name']);
+      throw new Error(`demo operator Deployment not rolled out (${names.trim()}): ${String(err)}`);
+    });
+  }
+
+  /** No request of any controller started so far was refused. */
+  async nothingForbidden(): Promise<void> {
+    for (const c of this.controllers) {
+      const log = await readFile(c.logFile, 'utf8');
+      expect(log.split('\n').filter((l) => /forbidden/i.test(l))).toEqual([]);
+    }
+  }
+}
+
+/** The container args of a rendered Deployment, `$(POD_NAMESPACE)` expanded, the subcommand dropped. */
+export function deploymentArgs(objects: readonly KubeObject[], name: string): string[] {
+  const d = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === name) as
+    | (KubeObject & { spec: { template: { spec: { containers: { args: string[] }[] } } } })
+    | undefined;
+  if (!d) throw new Error(`the manifests render no Deployment ${name}`);
+  const [subcommand, ...args] = d.spec.template.spec.containers[0]?.args ?? [];
+  expect(subcommand).toBe(name);
+  return args.map((a) => a.replaceAll('$(POD_NAMESPACE)', NAMESPACE));
+}
+
+/** Replaces (or adds) `--name=value` flags. */
+export function withFlags(args: readonly string[], flags: Record<string, string>): string[] {
+  const kept = args.filter((a) => !Object.keys(flags).some((f) => a === `--${f}` || a.startsWith(`--${f}=`)));
+  return [...kept, ...Object.entries(flags).map(([f, v]) => `--${f}=${v}`)];
+}
