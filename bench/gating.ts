@@ -26,6 +26,7 @@ import { revisionHeadSource } from '../internal/operator-controller/index.ts';
 import { KubeClient } from '../internal/shared/kube/index.ts';
 import type { ManagerParts } from '../internal/shared/manager/index.ts';
 import { createLogger, createMetrics } from '../internal/shared/observability/index.ts';
+import { sleep } from '../internal/shared/toolkit/index.ts';
 import { ControlPlane } from '../test/support/control-plane.ts';
 import { installClassicCRDs, installCrds, installOpenShiftCRDs, yamlFiles } from '../test/support/crds.ts';
 import { TestKube } from '../test/support/kube.ts';
@@ -37,7 +38,6 @@ const EXTENSIONS = Number(process.env.BENCH_GATING_EXTENSIONS ?? 200);
 const IDLE_MS = Number(process.env.BENCH_GATING_IDLE_MS ?? 60_000);
 const NAMESPACES = 10;
 const RELEASE = '4.22.0';
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const csvMax = (i: number): string | undefined => (i === 7 ? '"garbage"' : i % 20 === 0 ? '"4.22"' : i % 3 === 0 ? '"4.30"' : undefined);

@@ -27,6 +27,7 @@ import { forceRemove } from '../internal/shared/image/index.ts';
 import { KubeClient } from '../internal/shared/kube/index.ts';
 import type { ManagerParts } from '../internal/shared/manager/index.ts';
 import { createLogger, createMetrics } from '../internal/shared/observability/index.ts';
+import { sleep } from '../internal/shared/toolkit/index.ts';
 import { bundleFiles, catalogFiles, pushTestBundle, type TestBundle, type TestBundleSpec } from '../test/support/bundles.ts';
 import { ControlPlane } from '../test/support/control-plane.ts';
 import { installAdmissionPolicies } from '../test/support/admission.ts';
@@ -41,7 +42,6 @@ import { fullGc, procCpuMs } from './memory.ts';
 const COUNT = Number(process.env.BENCH_OC_COUNT ?? 200);
 const MINUTE_MS = 2_000;
 const SYSTEM_NS = 'olmv1-system';
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const ms = (n: number): number => Math.round(n);
 
 const managerOptions = (id: string) => ({

@@ -1,5 +1,8 @@
 // Small network helpers for tests: free loopback ports and readiness polling.
 import { createServer } from 'node:net';
+import { sleep } from '../../internal/shared/toolkit/index.ts';
+
+export { sleep };
 
 /** A TCP port on 127.0.0.1 that was free a moment ago. */
 export function freePort(): Promise<number> {
@@ -25,7 +28,6 @@ export function portFree(port: number): Promise<boolean> {
   });
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `check` until it returns true or `timeoutMs` passes; the last failure is in the error. */
 export async function waitFor(

@@ -14,6 +14,7 @@ import type { ClusterExtension } from '../../../api/v1/index.ts';
 import { ClusterExtensionControllerFieldOwner } from '../../../api/v1/index.ts';
 import { ignoreNotFound, isConflict, isNoKindMatch, isNotFound, noopLogger, type KubeClient, type Logger } from '../../shared/kube/index.ts';
 import { mapLimit } from '../../shared/controller/index.ts';
+import { sleepOrThrow } from '../../shared/toolkit/index.ts';
 import type { ApplyOutcome, BundleApplier, BundleRef, InstalledBundle, UninstallOutcome } from '../controller/index.ts';
 import { ESTABLISH_REQUESTED, establishAction, probe, probeAll, STUCK_CRD_MS, stuckSince } from './health.ts';
 import { describeRemaining, type Remaining } from './teardown.ts';
@@ -181,7 +182,7 @@ export class RevisionApplier implements BundleApplier {
       let left = (await mapLimit(objects, this.#concurrency, (obj) => this.#deleteOwned(client, name, obj, signal, true))).filter((o) => o !== undefined);
       const deadline = Date.now() + this.#deleteWaitMs;
       for (let delay = 50; left.length && Date.now() < deadline; delay = Math.min(delay * 2, 500)) {
-        await sleep(Math.min(delay, Math.max(0, deadline - Date.now())), signal);
+        await sleepOrThrow(Math.min(delay, Math.max(0, deadline - Date.now())), signal);
         left = (await mapLimit(left, this.#concurrency, (obj) => this.#stillOwned(client, name, obj, signal))).filter((o) => o !== undefined);
       }
       if (left.length) {
@@ -360,7 +361,7 @@ export class RevisionApplier implements BundleApplier {
     const deadline = Date.now() + this.#crdTimeoutMs;
     let latest = [...crds];
     while (latest.some((c) => probe(c).length) && Date.now() < deadline) {
-      await sleep(100, signal);
+      await sleepOrThrow(100, signal);
       const fresh: KubeObject[] = [];
       for (const c of latest) fresh.push(probe(c).length ? ((await this.#current(client, c, signal)) ?? c) : c);
       latest = fresh;
@@ -371,18 +372,3 @@ export class RevisionApplier implements BundleApplier {
 
 /** Objects an unfinished uninstall describes by name (the rest are counted). */
 const MAX_DESCRIBED = 10;
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason as Error);
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(t);
-      reject(signal.reason as Error);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}

@@ -23,6 +23,7 @@ import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { loadUndici, type Dispatcher, type Undici } from '../http/index.ts';
+import { sleepOrThrow } from '../toolkit/index.ts';
 import { anonymous, parseChallenges, type Challenge, type Credential, type CredentialProvider } from './auth.ts';
 import { DigestHasher, digestOf, digestProblem, parseDigest, sha256 } from './digest.ts';
 import { DigestMismatchError, ImageError, RegistryHttpError, type ImageErrorCode } from './errors.ts';
@@ -241,20 +242,6 @@ class RetryableStatus extends Error {
     this.retryAfterMs = retryAfterMs;
   }
 }
-
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve, reject) => {
-    signal?.throwIfAborted();
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(t);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 
 function header(res: Dispatcher.ResponseData, name: string): string | undefined {
   const v = res.headers[name];
@@ -684,7 +671,7 @@ export class RegistryClient {
         const backoff = this.retryDelayMs * 2 ** i;
         const delay = err instanceof RetryableStatus && err.retryAfterMs !== undefined ? err.retryAfterMs : backoff;
         this.log.warn('registry request failed, retrying', { what: where, attempt: i + 1, delayMs: delay, err });
-        await sleep(delay, signal);
+        await sleepOrThrow(delay, signal);
       }
     }
   }

@@ -12,7 +12,8 @@
 // moved, 'delete' (with the last known object) for keys that vanished. Handler exceptions are
 // logged and counted, never swallowed and never allowed to stop the informer.
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import { Backoff, sleep, type BackoffOptions } from './backoff.ts';
+import { Backoff, type BackoffOptions } from './backoff.ts';
+import { sleep } from '../toolkit/index.ts';
 import { byNamespace, Indexer, NAMESPACE_INDEX, type CacheReader, type IndexFn } from './cache.ts';
 import type { KubeClient } from './client.ts';
 import { isGone } from './errors.ts';

@@ -15,7 +15,7 @@ import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import { sleep } from './backoff.ts';
+import { sleep } from '../toolkit/index.ts';
 import type { KubeClient } from './client.ts';
 import { isNotFound } from './errors.ts';
 import { noopLogger, type Logger, type ObjectRef } from './types.ts';

@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { Backoff, KubeClient, KubeConfigError, LeaderElector, loadKubeConfig } from '../kube/index.ts';
 import type { Controller } from '../controller/index.ts';
+import { sleep } from '../toolkit/index.ts';
 import {
   createLogger,
   createMetrics,
@@ -166,11 +167,4 @@ async function connect(options: ManagerOptions, logger: Logger, signal: AbortSig
     }
   }
   return undefined;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-  });
 }

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 const ESTABLISH_REQUESTED = 'olm.operatorframework.io/establish-requested';
 import { adminKube, registry } from '../../support/env.ts';
 import { pushTestBundle } from '../../support/bundles.ts';
-import { waitFor } from '../../support/net.ts';
+import { sleep, waitFor } from '../../support/net.ts';
 import {
   deleteExtension,
   extCondition,
@@ -24,7 +24,6 @@ const suite = operatorControllerSuite('oc-teardown');
 const ns = (): string => suite.namespace();
 const HOLD = 'test.olm.operatorframework.io/hold';
 const status = async (path: string): Promise<number> => (await adminKube().request('GET', path)).status;
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 async function installed(pkg: string): Promise<Awaited<ReturnType<typeof pushTestBundle>>> {
   const bundle = await pushTestBundle(registry(), { packageName: pkg, version: '1.0.0' });
