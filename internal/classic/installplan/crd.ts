@@ -16,7 +16,8 @@ import {
 } from '../../../api/operators/index.ts';
 import { removedStoredVersions } from '../../operator-controller/preflights/index.ts';
 import { goQuote } from '../../shared/gocompat/index.ts';
-import { isAlreadyExists, type KubeClient, type Logger } from '../../shared/kube/index.ts';
+import { isAlreadyExists, type KubeClient } from '../../shared/kube/index.ts';
+import type { Logger } from '../../shared/toolkit/index.ts';
 import { installedAlongside, alongsideToAnnotations, type CsvPresence, type NamespacedName } from './alongside.ts';
 import { aggregate, validateCustomResource, type JsonSchemaProps } from './crschema.ts';
 import { errorText, gvkString, isNotFoundError, opaque, reasonInChain, wrap } from './errors.ts';

@@ -19,7 +19,7 @@ import {
   type OperatorGroup,
 } from '../../../api/operators/index.ts';
 import { formatTime, splitKey, type Reconciler, type Result } from '../../shared/controller/index.ts';
-import type { Logger } from '../../shared/kube/index.ts';
+import type { Logger } from '../../shared/toolkit/index.ts';
 import { errorText } from './errors.ts';
 import { serviceAccountFor } from './attenuate.ts';
 import { conditionFailed, getCondition, setCondition } from './plan.ts';

@@ -12,9 +12,9 @@
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
 import { ClusterExtensionControllerFieldOwner } from '../../../api/v1/index.ts';
-import { ignoreNotFound, isConflict, isNoKindMatch, isNotFound, noopLogger, type KubeClient, type Logger } from '../../shared/kube/index.ts';
+import { ignoreNotFound, isConflict, isNoKindMatch, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import { mapLimit } from '../../shared/controller/index.ts';
-import { sleepOrThrow } from '../../shared/toolkit/index.ts';
+import { noopLogger, sleepOrThrow, type Logger } from '../../shared/toolkit/index.ts';
 import type { ApplyOutcome, BundleApplier, BundleRef, InstalledBundle, UninstallOutcome } from '../controller/index.ts';
 import { ESTABLISH_REQUESTED, establishAction, probe, probeAll, STUCK_CRD_MS, stuckSince } from './health.ts';
 import { describeRemaining, type Remaining } from './teardown.ts';

@@ -23,11 +23,10 @@ import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { loadUndici, type Dispatcher, type Undici } from '../http/index.ts';
-import { sleepOrThrow } from '../toolkit/index.ts';
+import { noopLogger, sleepOrThrow, type Logger } from '../toolkit/index.ts';
 import { anonymous, parseChallenges, type Challenge, type Credential, type CredentialProvider } from './auth.ts';
 import { DigestHasher, digestOf, digestProblem, parseDigest, sha256 } from './digest.ts';
 import { DigestMismatchError, ImageError, RegistryHttpError, type ImageErrorCode } from './errors.ts';
-import { silentLogger, type Logger } from './logger.ts';
 import {
   isImageManifestMediaType,
   isIndexMediaType,
@@ -359,7 +358,7 @@ export class RegistryClient {
     this.userAgent = options.userAgent ?? 'olmv1-image-client';
     this.retries = options.retries ?? 3;
     this.retryDelayMs = options.retryDelayMs ?? 250;
-    this.log = options.logger ?? silentLogger;
+    this.log = options.logger ?? noopLogger;
     this.conf = options.registriesConf && !options.registriesConf.empty ? options.registriesConf : undefined;
   }
 

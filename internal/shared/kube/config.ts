@@ -15,7 +15,7 @@ import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { isIPv6 } from 'node:net';
 import type { Cluster, Context, KubeConfig, User } from '@kubernetes/client-node';
 import { KubeConfigError } from './errors.ts';
-import { noopLogger, type Logger } from './types.ts';
+import { noopLogger, type Logger } from '../toolkit/index.ts';
 
 export interface LoadOptions {
   /** An explicit kubeconfig path (a --kubeconfig flag); wins over everything else. */

@@ -15,10 +15,10 @@ import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import { sleep } from '../toolkit/index.ts';
+import { noopLogger, sleep, type Logger } from '../toolkit/index.ts';
 import type { KubeClient } from './client.ts';
 import { isNotFound } from './errors.ts';
-import { noopLogger, type Logger, type ObjectRef } from './types.ts';
+import type { ObjectRef } from './types.ts';
 
 export interface LeaseSpec {
   holderIdentity?: string;
