@@ -4,7 +4,7 @@
 // Upgradeable condition written from v1.ts (its other conditions are left as they are).
 import type { KubeObject } from '../../api/meta/v1.ts';
 import { ClusterExtensionKind, GroupVersion, type ClusterExtension } from '../../api/v1/index.ts';
-import { Controller } from '../shared/controller/index.ts';
+import { Controller, formatTime } from '../shared/controller/index.ts';
 import { Informer, eventRecorder } from '../shared/kube/index.ts';
 import type { ManagerContext, ManagerParts } from '../shared/manager/index.ts';
 import type { Version } from '../shared/semver/index.ts';
@@ -100,7 +100,7 @@ export function v1GatingSetup(options: V1GatingOptions): (ctx: ManagerContext) =
       compute: (current) => {
         const result = v1Incompatible(extensionInfos(), options.currentMinor);
         const status: ClusterOperatorStatus = structuredClone(current ?? {});
-        libraryGoSetCondition(status, v1Upgradeable(result, options.currentMinor), new Date().toISOString().replace(/\.\d+Z$/, 'Z'));
+        libraryGoSetCondition(status, v1Upgradeable(result, options.currentMinor), formatTime(new Date()));
         return { status, blocking: result.blocking.length + result.errors.length };
       },
     });

@@ -30,7 +30,7 @@ import {
   type Subscription,
   type SubscriptionStatus,
 } from '../../../api/operators/index.ts';
-import { errorMessage, mapLimit, runSteps, type Result, type Step as SyncStep, type StepOutcome } from '../../shared/controller/index.ts';
+import { errorMessage, formatTime, mapLimit, runSteps, type Result, type Step as SyncStep, type StepOutcome } from '../../shared/controller/index.ts';
 import type { EventRecorder } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import type { CatalogContent } from '../catalogsource/index.ts';
@@ -407,7 +407,7 @@ export function newNamespaceReconciler(p: SyncPorts): { reconcile(key: string, s
       for (const sub of subs) p.synced?.(sub);
       const st: NamespaceState = {
         namespace,
-        now: p.now().toISOString().replace(/\.\d+Z$/, 'Z'),
+        now: formatTime(p.now()),
         subs: subs.map((sub) => ({ sub, status: statusOf(sub), before: JSON.stringify(sub.status ?? {}) })),
         plans,
       };

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { fnv64a, installPlanSetup, validateCustomResource, type InstallPlanParts, type JsonSchemaProps } from '../../../internal/classic/installplan/index.ts';
+import { formatTime } from '../../../internal/shared/controller/index.ts';
 import { KubeClient } from '../../../internal/shared/kube/index.ts';
 import { createMetrics, type Metrics } from '../../../internal/shared/observability/index.ts';
 import { installClassicCRDs } from '../../support/crds.ts';
@@ -67,7 +68,7 @@ async function operatorGroup(ns: string, o: { serviceAccountName?: string; synce
     kube().request('PUT', `${TestKube.path(ops.V1, ops.OperatorGroupResource, 'og', ns)}/status`, {
       ...og,
       status: {
-        lastUpdated: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+        lastUpdated: formatTime(new Date()),
         namespaces: [ns],
         ...(o.synced && o.serviceAccountName && { serviceAccountRef: { kind: 'ServiceAccount', namespace: ns, name: o.serviceAccountName, apiVersion: 'v1' } }),
       },

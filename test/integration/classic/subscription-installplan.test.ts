@@ -11,6 +11,7 @@ import * as ops from '../../../api/operators/index.ts';
 import { catalogSourceSetup } from '../../../internal/classic/catalogsource/index.ts';
 import { installPlanSetup } from '../../../internal/classic/installplan/index.ts';
 import { subscriptionSetup } from '../../../internal/classic/subscription/index.ts';
+import { formatTime } from '../../../internal/shared/controller/index.ts';
 import { KubeClient } from '../../../internal/shared/kube/index.ts';
 import { mergeParts } from '../../../internal/shared/manager/index.ts';
 import { createMetrics } from '../../../internal/shared/observability/index.ts';
@@ -75,7 +76,7 @@ async function namespaceWithGroup(prefix: string): Promise<string> {
   await kube().must(
     kube().request('PUT', `${TestKube.path(ops.V1, ops.OperatorGroupResource, 'og', ns)}/status`, {
       ...og,
-      status: { lastUpdated: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), namespaces: [ns] },
+      status: { lastUpdated: formatTime(new Date()), namespaces: [ns] },
     }),
   );
   return ns;
