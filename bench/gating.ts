@@ -24,7 +24,7 @@ import {
 } from '../internal/openshift/index.ts';
 import { revisionHeadSource } from '../internal/operator-controller/index.ts';
 import { KubeClient } from '../internal/shared/kube/index.ts';
-import type { ManagerParts } from '../internal/shared/manager/index.ts';
+import { partRunnables, type ManagerParts } from '../internal/shared/manager/index.ts';
 import { createLogger, createMetrics } from '../internal/shared/observability/index.ts';
 import { sleep } from '../internal/shared/toolkit/index.ts';
 import { ControlPlane } from '../test/support/control-plane.ts';
@@ -57,7 +57,7 @@ async function parallel(n: number, f: (i: number) => Promise<unknown>, width = 1
 async function run(parts: ManagerParts): Promise<() => Promise<void>> {
   const stop = new AbortController();
   for (const i of parts.informers) i.start();
-  const runnables = (parts.runnables ?? []).map((r) => r(stop.signal));
+  const runnables = partRunnables(parts).map((r) => r(stop.signal));
   await Promise.all(parts.informers.map((i) => i.waitForSync(stop.signal)));
   const controllers = Promise.all(parts.controllers.map((c) => c.start(stop.signal)));
   return async () => {

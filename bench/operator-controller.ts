@@ -25,7 +25,7 @@ import { renderBundle } from '../internal/operator-controller/render/index.ts';
 import { ItemExponentialFailureRateLimiter } from '../internal/shared/controller/index.ts';
 import { forceRemove } from '../internal/shared/image/index.ts';
 import { KubeClient } from '../internal/shared/kube/index.ts';
-import type { ManagerParts } from '../internal/shared/manager/index.ts';
+import { partRunnables, type ManagerParts } from '../internal/shared/manager/index.ts';
 import { createLogger, createMetrics } from '../internal/shared/observability/index.ts';
 import { sleep } from '../internal/shared/toolkit/index.ts';
 import { bundleFiles, catalogFiles, pushTestBundle, type TestBundle, type TestBundleSpec } from '../test/support/bundles.ts';
@@ -57,7 +57,7 @@ const managerOptions = (id: string) => ({
 async function run(parts: ManagerParts, client: KubeClient): Promise<() => Promise<void>> {
   const stop = new AbortController();
   for (const i of parts.informers) i.start();
-  const runnables = (parts.runnables ?? []).map((r) => r(stop.signal));
+  const runnables = partRunnables(parts).map((r) => r(stop.signal));
   await Promise.all(parts.informers.map((i) => i.waitForSync(stop.signal)));
   const controllers = Promise.all(parts.controllers.map((c) => c.start(stop.signal)));
   return async () => {

@@ -111,6 +111,6 @@ export function classicGatingSetup(options: ClassicGatingOptions): (ctx: Manager
     controller.watch(co.informer, () => options.name);
     controller.enqueue(options.name);
     log.info('writing ClusterOperator status', { clusterOperator: options.name, releaseVersion: options.releaseVersion ?? '' });
-    return { informers: [csvs], controllers: [controller], runnables: [co.runnable], csvs, controller };
+    return { informers: [csvs], controllers: [controller], closers: [co.close], csvs, controller };
   };
 }

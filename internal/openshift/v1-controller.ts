@@ -116,6 +116,6 @@ export function v1GatingSetup(options: V1GatingOptions): (ctx: ManagerContext) =
     controller.watch(co.informer, () => options.name);
     controller.enqueue(options.name);
     log.info('writing ClusterOperator Upgradeable', { clusterOperator: options.name, currentMinor: `${options.currentMinor.major}.${options.currentMinor.minor}` });
-    return { informers: [extensions, heads], controllers: [controller], runnables: [co.runnable], extensions, heads, controller };
+    return { informers: [extensions, heads], controllers: [controller], closers: [co.close], extensions, heads, controller };
   };
 }

@@ -4,7 +4,7 @@
 import { setMaxListeners } from 'node:events';
 import { forceRemove } from '../../internal/shared/image/index.ts';
 import type { KubeClient } from '../../internal/shared/kube/index.ts';
-import type { ManagerOptions, ManagerParts } from '../../internal/shared/manager/index.ts';
+import { partRunnables, type ManagerOptions, type ManagerParts } from '../../internal/shared/manager/index.ts';
 import { createLogger, type Logger } from '../../internal/shared/observability/index.ts';
 
 export interface LogLine {
@@ -48,7 +48,7 @@ export async function runParts(
   const stop = new AbortController();
   setMaxListeners(0, stop.signal);
   for (const i of parts.informers) i.start();
-  const runnables = (parts.runnables ?? []).map((r) => r(stop.signal));
+  const runnables = partRunnables(parts).map((r) => r(stop.signal));
   let controllers: Promise<unknown> = Promise.resolve();
   if (o.leader ?? true) {
     await Promise.all(parts.informers.map((i) => i.waitForSync(stop.signal)));
