@@ -6,6 +6,7 @@ import { forceRemove } from '../../internal/shared/image/index.ts';
 import type { KubeClient } from '../../internal/shared/kube/index.ts';
 import { partRunnables, type ManagerOptions, type ManagerParts } from '../../internal/shared/manager/index.ts';
 import { createLogger, type Logger } from '../../internal/shared/observability/index.ts';
+import { waitFor } from './net.ts';
 
 export interface LogLine {
   readonly level: string;
@@ -67,4 +68,54 @@ export async function runParts(
       await forceRemove(o.sandbox);
     },
   };
+}
+
+/** What a test reads of a controller's work queue. */
+export interface QueueView {
+  has(key: string): boolean;
+  dueIn(key: string): number | undefined;
+}
+
+/**
+ * Waits until a controller is done with `key` for everything it has seen: `caughtUp()` holds (e.g. its cache has the
+ * object's latest resourceVersion, or the change the test made), no pass of `key` is queued or running, and — with
+ * `quietMs` — none is due within that time. A check that "nothing happened" made after this holds because the
+ * controller had its turn, not because some time went by.
+ */
+export async function waitForSettled(
+  what: string,
+  queue: QueueView,
+  key: string,
+  caughtUp: () => boolean | Promise<boolean>,
+  { quietMs = 0, timeoutMs = 60_000 } = {},
+): Promise<void> {
+  await waitFor(
+    `${what}: the controller done with ${key}`,
+    async () => (await caughtUp()) && !queue.has(key) && !(quietMs > 0 && (queue.dueIn(key) ?? Infinity) < quietMs),
+    { timeoutMs, intervalMs: 50 },
+  );
+}
+
+/**
+ * Waits for a pass of `key` that starts after now, when `key` comes back on a schedule (a requeue or resync): the add it
+ * has scheduled fires, the pass ends and schedules the next one.
+ */
+export async function waitForNextPass(what: string, queue: QueueView, key: string, { timeoutMs = 60_000 } = {}): Promise<void> {
+  let at = 0;
+  await waitFor(
+    `${what}: a pass of ${key} scheduled`,
+    async () => {
+      const due = queue.dueIn(key);
+      if (queue.has(key) || due === undefined) return false;
+      at = performance.now() + due;
+      return true;
+    },
+    { timeoutMs, intervalMs: 20 },
+  );
+  // Only a pass that ran after the scheduled add fired can schedule one later than it.
+  await waitFor(
+    `${what}: the next pass of ${key}`,
+    async () => !queue.has(key) && performance.now() + (queue.dueIn(key) ?? -Infinity) > at + 1,
+    { timeoutMs, intervalMs: 20 },
+  );
 }
