@@ -95,27 +95,3 @@ export async function waitForSettled(
     { timeoutMs, intervalMs: 50 },
   );
 }
-
-/**
- * Waits for a pass of `key` that starts after now, when `key` comes back on a schedule (a requeue or resync): the add it
- * has scheduled fires, the pass ends and schedules the next one.
- */
-export async function waitForNextPass(what: string, queue: QueueView, key: string, { timeoutMs = 60_000 } = {}): Promise<void> {
-  let at = 0;
-  await waitFor(
-    `${what}: a pass of ${key} scheduled`,
-    async () => {
-      const due = queue.dueIn(key);
-      if (queue.has(key) || due === undefined) return false;
-      at = performance.now() + due;
-      return true;
-    },
-    { timeoutMs, intervalMs: 20 },
-  );
-  // Only a pass that ran after the scheduled add fired can schedule one later than it.
-  await waitFor(
-    `${what}: the next pass of ${key}`,
-    async () => !queue.has(key) && performance.now() + (queue.dueIn(key) ?? -Infinity) > at + 1,
-    { timeoutMs, intervalMs: 20 },
-  );
-}

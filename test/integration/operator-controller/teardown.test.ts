@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 const ESTABLISH_REQUESTED = 'olm.operatorframework.io/establish-requested';
 import { adminKube, registry } from '../../support/env.ts';
 import { pushTestBundle } from '../../support/bundles.ts';
-import { sleep, waitFor } from '../../support/net.ts';
+import { waitFor } from '../../support/net.ts';
 import {
   deleteExtension,
   extCondition,
@@ -66,8 +66,12 @@ describe('uninstall', () => {
       ),
     );
     expect(extCondition(waiting, 'Progressing')?.status).toBe('True');
-    // It stays while the CRD does; the objects of later phases and the records are not touched yet.
-    await sleep(4_000);
+    // It stays while the CRD does; the objects of later phases and the records are not touched yet: two more
+    // uninstall passes have ended since (so at least one began after the state above), each still waiting.
+    const passes = (): number =>
+      suite.controller().logs.filter((l) => l.msg === 'uninstall waits for objects to be deleted' && l['clusterExtension'] === pkg).length;
+    const seen = passes();
+    await waitFor('two more uninstall passes', async () => passes() >= seen + 2, { timeoutMs: 60_000, intervalMs: 50 });
     expect(await getExtension(pkg)).toBeDefined();
     expect(await status(crdPath)).toBe(200);
     expect(await status(saPath)).toBe(200);
