@@ -24,6 +24,8 @@ export interface ClassicGatingOptions {
   readonly olmVersion?: string;
   /** Safety-net recomputation period (default 10 min; every CSV change triggers one anyway). */
   readonly resyncMs?: number;
+  /** Wall time of the conditions written; default `new Date()`. */
+  readonly now?: () => Date;
 }
 
 export interface ClassicGatingParts extends ManagerParts {
@@ -93,7 +95,7 @@ export function classicGatingSetup(options: ClassicGatingOptions): (ctx: Manager
           olmVersion,
           related: classicRelatedObjects(all, options.namespace),
           verdict: () => classicVerdict(options.releaseVersion, all),
-          now: formatTime(new Date()),
+          now: formatTime(options.now ? options.now() : new Date()),
         });
         const blocking = verdict?.kind === 'incompatible' ? verdict.skews.length : verdict?.kind === 'compatible' ? 0 : undefined;
         return blocking === undefined ? { status } : { status, blocking };

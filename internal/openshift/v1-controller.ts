@@ -39,6 +39,8 @@ export interface V1GatingOptions {
   readonly resyncMs?: number;
   /** Wait before looking again when the ClusterOperator API is not served (default 60 s). */
   readonly notServedRetryMs?: number;
+  /** Wall time of the conditions written; default `new Date()`. */
+  readonly now?: () => Date;
 }
 
 export interface V1GatingParts extends ManagerParts {
@@ -100,7 +102,7 @@ export function v1GatingSetup(options: V1GatingOptions): (ctx: ManagerContext) =
       compute: (current) => {
         const result = v1Incompatible(extensionInfos(), options.currentMinor);
         const status: ClusterOperatorStatus = structuredClone(current ?? {});
-        libraryGoSetCondition(status, v1Upgradeable(result, options.currentMinor), formatTime(new Date()));
+        libraryGoSetCondition(status, v1Upgradeable(result, options.currentMinor), formatTime(options.now ? options.now() : new Date()));
         return { status, blocking: result.blocking.length + result.errors.length };
       },
     });

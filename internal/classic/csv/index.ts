@@ -3,7 +3,7 @@
 import { CopiedFromLabel, OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel } from '../../../api/operators/index.ts';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { CSVPhasePending, CSVReasons, ClusterServiceVersionKind, V1alpha1, type ClusterServiceVersion, type OperatorGroup } from '../../../api/operators/index.ts';
-import { Controller, formatTime, objectKey, type RateLimiter } from '../../shared/controller/index.ts';
+import { Controller, formatTime, objectKey, realClock, type Clock, type RateLimiter } from '../../shared/controller/index.ts';
 import { NAMESPACE_INDEX, eventRecorder, isNoKindMatch, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
 import { type CachedCRD, type OlmCaches } from '../olmcache/index.ts';
@@ -49,13 +49,13 @@ function crdInfo(crd: CachedCRD): CRDInfo {
 }
 
 /** The requirement check's view of the cluster: the shared caches, discovery and live reads. */
-export function clusterRequirements(client: KubeClient, caches: OlmCaches): RequirementSource {
+export function clusterRequirements(client: KubeClient, caches: OlmCaches, clock: Clock = realClock): RequirementSource {
   let version: { at: number; value: Promise<string> } | undefined;
   return {
     serverVersion: () => {
-      if (!version || Date.now() - version.at > 10 * 60_000) {
+      if (!version || clock.now() - version.at > 10 * 60_000) {
         const value = client.connection.request<{ gitVersion?: string }>({ method: 'GET', path: '/version' }).then((v) => v.gitVersion ?? '');
-        version = { at: Date.now(), value };
+        version = { at: clock.now(), value };
         value.catch(() => (version = undefined));
       }
       return version.value;
@@ -260,7 +260,7 @@ export function csvSetup(caches: OlmCaches, options: CSVOptions = {}): (ctx: Man
           const failed = (k === ALL ? caches.csvs.list() : caches.csvs.byIndex(NAMESPACE_INDEX, k)).filter((c) => c.status?.reason === CSVReasons.ComponentFailedNoRetry);
           for (const c of failed) {
             const out = structuredClone(c);
-            setPhase(out, CSVPhasePending, CSVReasons.DetectedClusterChange, 'Cluster resources changed state', formatTime(new Date()));
+            setPhase(out, CSVPhasePending, CSVReasons.DetectedClusterChange, 'Cluster resources changed state', formatTime(ports.now()));
             try {
               await client.updateStatus({ ...out, apiVersion: V1alpha1, kind: ClusterServiceVersionKind }, { signal });
             } catch (err) {
