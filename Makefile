@@ -33,11 +33,13 @@ lint: $(NODE_MODULES) ## eslint
 typecheck: $(NODE_MODULES) ## tsc --noEmit
 	npx tsc -p tsconfig.json --noEmit
 
-crd-check: $(NODE_MODULES) ## Fail when config/crd drifted from the schemas in api/
+crd-check: $(NODE_MODULES) ## Fail when config/crd drifted from the schemas in api/, or docs/ from the flags and commands
 	node --import tsx api/generate.ts --check
+	node --import tsx cmd/docs.ts --check
 
-generate: $(NODE_MODULES) ## Regenerate config/crd from api/
+generate: $(NODE_MODULES) ## Regenerate config/crd from api/, and the flag and command tables of docs/ from cmd/ and internal/cli
 	node --import tsx api/generate.ts
+	node --import tsx cmd/docs.ts
 
 build: $(NODE_MODULES) ## Compile to dist/, bundle each controller (dist/bin, what the image runs) and the CLI that bin/kubectl-olm runs (dist/kubectl-olm)
 	npx tsc -p tsconfig.build.json

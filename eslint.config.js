@@ -1,15 +1,18 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import faces from './eslint/folder-faces.js';
+import layers from './eslint/layers.js';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.cache/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    plugins: { faces },
+    plugins: { faces, layers },
     rules: {
       'faces/index-only': 'error',
+      'faces/reexports-only': 'error',
+      'layers/one-way': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-constant-condition': ['error', { checkLoops: false }],

@@ -20,8 +20,8 @@ import { LocalDirStore, type StoredCatalog } from '../internal/catalogd/storage/
 import { runLoad } from './catalog-server.ts';
 import type { Figure } from './control-plane.ts';
 import { held, measureInChild, median, settledGc } from './memory.ts';
+import { realCatalogDir } from '../test/support/testdata.ts';
 
-const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../shared');
 const ROOTS = ['certified-operators-v4.21', 'community-operators-v4.21'];
 const PACKAGE = 'apicurio-registry-3';
 const SECONDS = Number(process.env.BENCH_CATALOG_SERVER_SECONDS ?? 5);
@@ -74,7 +74,7 @@ export async function benchCatalogGraphQL(): Promise<Figure[]> {
   const figures: Figure[] = [];
   try {
     const fbc = join(tmp, 'fbc');
-    for (const r of ROOTS) await cp(join(SHARED, 'catalogs', r), join(fbc, r), { recursive: true });
+    for (const r of ROOTS) await cp(realCatalogDir(r), join(fbc, r), { recursive: true });
     const root = join(tmp, 'catalogs');
     const store = new LocalDirStore({ root });
     const stored = await store.store('real', DIGEST, fbc);

@@ -16,9 +16,9 @@ import { writeSyntheticCatalog } from '../internal/catalogd/storage/testing.ts';
 import { encodeJsonl, listCatalogFiles, loadCatalog, validate } from '../internal/shared/fbc/index.ts';
 import type { Figure } from './control-plane.ts';
 import { fullGc, held, measureInChild, median } from './memory.ts';
+import { realCatalogDir } from '../test/support/testdata.ts';
 
-const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../shared');
-const CERTIFIED = join(SHARED, 'catalogs', 'certified-operators-v4.21');
+const CERTIFIED = realCatalogDir('certified-operators-v4.21');
 const SIZES = (process.env.BENCH_CATALOG_SCALE_SIZES ?? '1000,2500,5000').split(',').map(Number);
 const BUNDLES = 20;
 

@@ -24,9 +24,9 @@ import { Client } from 'undici';
 import { createCatalogServer } from '../internal/catalogd/server/index.ts';
 import { LocalDirStore } from '../internal/catalogd/storage/index.ts';
 import type { Figure } from './control-plane.ts';
+import { realCatalogDir } from '../test/support/testdata.ts';
 
-const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../shared');
-const CERTIFIED = join(SHARED, 'catalogs', 'certified-operators-v4.21');
+const CERTIFIED = realCatalogDir('certified-operators-v4.21');
 const PACKAGE = 'openshift-fusion-access-operator';
 const SECONDS = Number(process.env.BENCH_CATALOG_SERVER_SECONDS ?? 5);
 const CONNECTIONS = 200;

@@ -26,9 +26,9 @@ import { CATALOG_LABEL, pushImage, tarBytes, tarDirectory } from '../test/suppor
 import { Registry } from '../test/support/registry.ts';
 import type { Figure } from './control-plane.ts';
 import { fullGc, measureInChild, median } from './memory.ts';
+import { realCatalogDir } from '../test/support/testdata.ts';
 
-const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../shared');
-const CERTIFIED = join(SHARED, 'catalogs', 'certified-operators-v4.21');
+const CERTIFIED = realCatalogDir('certified-operators-v4.21');
 const CONFIGS = 'configs';
 const RUNS = Number(process.env.BENCH_CATALOG_UNPACK_RUNS ?? 3);
 

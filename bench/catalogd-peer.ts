@@ -20,7 +20,7 @@
 //    BENCH_CATALOG_SERVER_SECONDS (default 5): req/s, p50, p99; and `schema=olm.channel`, an answer of one section per
 //    package (1.8 MB in 1,040 pieces of the synthetic catalog: streamed from the file, never cached)
 // and the ratios ours / upstream. Both `/api/v1/all` bodies are hashed: the note says whether they match.
-// BENCH_PEER_BASE=<checkout> adds that checkout's catalogd (e.g. /work/main) as a third column, run first:
+// BENCH_PEER_BASE=<checkout> adds that checkout's catalogd (e.g. a second worktree on main) as a third column, run first:
 // a before/after of our own changes in the same run. Upstream's column is skipped, with a note, when its
 // build fails (no Go toolchain, module proxy unreachable).
 import { execFile, execFileSync } from 'node:child_process';
@@ -43,11 +43,11 @@ import { runLoad, type LoadResult } from './catalog-server.ts';
 import type { Figure } from './control-plane.ts';
 import { idleRss, median, procCpuMs, procMemory, rssSampler } from './memory.ts';
 import { productionDist } from './production.ts';
+import { realCatalogDir, UPSTREAM_CRDS } from '../test/support/testdata.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const SHARED = process.env.OLM_SHARED_DIR ?? join(root, '../shared');
-const CERTIFIED = join(SHARED, 'catalogs', 'certified-operators-v4.21');
-const UPSTREAM_CRDS = join(SHARED, 'conformance', 'crds', 'olm.operatorframework.io_clustercatalogs.yaml');
+const CERTIFIED = realCatalogDir('certified-operators-v4.21');
+const UPSTREAM_CATALOG_CRD = join(UPSTREAM_CRDS.operatorController, 'standard', 'olm.operatorframework.io_clustercatalogs.yaml');
 const IDLE_S = Math.max(5, Number(process.env.BENCH_PEER_IDLE_S ?? 10));
 const STARTS = Math.max(1, Number(process.env.BENCH_PEER_STARTS ?? 5));
 const SECONDS = Number(process.env.BENCH_CATALOG_SERVER_SECONDS ?? 5);
@@ -124,7 +124,7 @@ async function ours(label: string, checkout: string): Promise<Peer> {
 function upstream(binary: string): Peer {
   return {
     label: 'upstream',
-    crds: [UPSTREAM_CRDS],
+    crds: [UPSTREAM_CATALOG_CRD],
     start: (ctx, ports, dir) =>
       startProcess(
         binary,

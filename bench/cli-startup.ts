@@ -5,7 +5,7 @@
 //     `npm install -g` lays the package out (launcher + bundle only) — and, for reference, the
 //     sources through tsx (how the CLI ran before the bundle). Figures: median and p90 wall and
 //     CPU time per command, and each command's medians minus node's (the target: within 60 ms).
-//  2. `kubectl olm search` over both real catalogs (../shared/catalogs: certified and community)
+//  2. `kubectl olm search` over both real catalogs (testdata/catalogs: certified and community)
 //     served by catalogd in this process from a local cluster + registry: wall time of the whole
 //     command (a child process, bundle), against the bare download of both /api/v1/all answers.
 //     BENCH_CLI_SEARCH=0 leaves it out.
@@ -30,9 +30,9 @@ import { TestKube } from '../test/support/kube.ts';
 import { freePort } from '../test/support/net.ts';
 import { Registry } from '../test/support/registry.ts';
 import type { Figure } from './control-plane.ts';
+import { realCatalogDir } from '../test/support/testdata.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const SHARED = process.env.OLM_SHARED_DIR ?? join(root, '../shared');
 const RUNS = Number(process.env.BENCH_CLI_RUNS ?? 25);
 const SEARCH_RUNS = Number(process.env.BENCH_CLI_SEARCH_RUNS ?? 5);
 const BIN = join(root, 'bin', 'kubectl-olm');
@@ -181,7 +181,7 @@ async function benchSearch(tmp: string): Promise<Figure[]> {
       await forceRemove(sandbox);
     };
     for (const name of catalogs) {
-      const pushed = await pushCatalogImage(regInfo, `bench/${name}:latest`, { dir: join(SHARED, 'catalogs', name) });
+      const pushed = await pushCatalogImage(regInfo, `bench/${name}:latest`, { dir: realCatalogDir(name) });
       await client.create({ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterCatalog', metadata: { name }, spec: { source: { type: 'Image', image: { ref: pushed.ref } } } });
     }
     const deadline = Date.now() + 600_000;

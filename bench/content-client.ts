@@ -1,6 +1,6 @@
 // operator-controller's catalog content client (internal/operator-controller/contentclient)
 // populating from a catalogd-like server: node:http on 127.0.0.1 streaming a JSONL file from disk
-// at /catalogs/<name>/api/v1/all. Two catalogs: certified-operators-v4.21 (/work/shared/catalogs,
+// at /catalogs/<name>/api/v1/all. Two catalogs: certified-operators-v4.21 (testdata/catalogs,
 // rendered with internal/shared/fbc `encodeJsonl`) and a synthetic 5,000-package catalog.
 // Figures per catalog:
 //  - populate time; baseline in the same run: downloading the same body with undici, keeping nothing;
@@ -24,9 +24,9 @@ import { HttpContentClient } from '../internal/operator-controller/contentclient
 import { encodeJsonl, loadCatalog } from '../internal/shared/fbc/index.ts';
 import type { Figure } from './control-plane.ts';
 import { held, settledGc } from './memory.ts';
+import { realCatalogDir } from '../test/support/testdata.ts';
 
-const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../shared');
-const CERTIFIED = join(SHARED, 'catalogs', 'certified-operators-v4.21');
+const CERTIFIED = realCatalogDir('certified-operators-v4.21');
 const PACKAGES = Number(process.env.BENCH_CONTENT_PACKAGES ?? 5000);
 const BUNDLES = 10;
 const WARM_ITERATIONS = 20_000;

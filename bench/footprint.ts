@@ -10,7 +10,7 @@
 //  2. Each binary against the cluster: spawn → /readyz 200 (median of 5 starts, BENCH_FOOTPRINT_STARTS), RSS and heap
 //     (prom-client's nodejs_heap_size_used_bytes from its /metrics) at ready and idle after sync
 //     (lowest of the last 5 one-second samples of 10); under load — catalogd serving the real
-//     certified-operators catalog (../shared/catalogs) after one download of /api/v1/all (peak =
+//     certified-operators catalog (testdata/catalogs) after one download of /api/v1/all (peak =
 //     VmHWM), operator-controller with 1 and then BENCH_FOOTPRINT_EXTENSIONS (default 10) installed
 //     extensions (RSS per extension); olm-classic idle only (classic-install loads it).
 // Upstream catalogd for comparison (same machine, issue 17): idle RSS 57 MiB, start to ready 40–80 ms.
@@ -33,9 +33,10 @@ import { Registry, type RegistryInfo } from '../test/support/registry.ts';
 import type { Figure } from './control-plane.ts';
 import { idleRss, median, medianBy, procCpuMs, procMemory } from './memory.ts';
 import { productionDist } from './production.ts';
+import { realCatalogDir } from '../test/support/testdata.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CERTIFIED = join(ROOT, '..', 'shared', 'catalogs', 'certified-operators-v4.21');
+const CERTIFIED = realCatalogDir('certified-operators-v4.21');
 const BINARIES = ['catalogd', 'operator-controller', 'olm-classic'] as const;
 const EXTENSIONS = Number(process.env.BENCH_FOOTPRINT_EXTENSIONS ?? 10);
 /** Starts per binary, whose median is reported (one start on this shared machine varies by ±100 ms; the first is often the slowest). */

@@ -78,7 +78,7 @@ export const PROM_CLASSES_PURE: Plugin = {
 };
 
 /** Files a module reads beside itself (`new URL('./x', import.meta.url)`): [module, file], both from the checkout root. */
-const ASSETS: readonly (readonly [string, string])[] = [['internal/classic/registryclient/index.ts', 'internal/classic/registryclient/registry.proto']];
+const ASSETS: readonly (readonly [string, string])[] = [['internal/classic/registryclient/client.ts', 'internal/classic/registryclient/registry.proto']];
 
 export async function bundleControllers(dist = join(root, 'dist')): Promise<{ readonly name: string; readonly files: number; readonly inputs: number }[]> {
   const out: { name: string; files: number; inputs: number }[] = [];

@@ -1,6 +1,7 @@
 // ESLint rule `faces/index-only`: a capability folder (a folder under internal/ with an index.ts) is imported
 // from outside only through its index.ts (and, for test and bench helpers, its testing.ts when it has one). Files inside a folder import each other freely; a file inside a nested
 // capability is "outside" its parent's other children. Type-only imports obey the same rule: the face is the API.
+// Rule `faces/reexports-only` (below): that index.ts holds nothing but re-exports.
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,4 +64,28 @@ const rule = {
   },
 };
 
-export default { rules: { 'index-only': rule } };
+// ESLint rule `faces/reexports-only`: an index.ts under internal/ or cmd/ (a capability's face) holds only
+// `export { … } from './x.ts'`, `export type { … } from …` and `export * from …`. Wiring (informers, controllers,
+// ManagerParts) lives in the folder's setup.ts, declarations in their own files; the face names them.
+const reexportsOnly = {
+  meta: {
+    type: 'problem',
+    docs: { description: "a folder's index.ts only re-exports" },
+    schema: [],
+    messages: { statement: '{{file}} only re-exports (`export { … } from …`); move this statement to a file beside it (wiring: setup.ts)' },
+  },
+  create(context) {
+    const file = context.filename;
+    if (!file.endsWith(`${sep}index.ts`) || !(file.startsWith(internal + sep) || file.startsWith(join(root, 'cmd') + sep))) return {};
+    return {
+      Program: (program) => {
+        for (const node of program.body) {
+          const reexport = (node.type === 'ExportNamedDeclaration' && node.source && !node.declaration) || node.type === 'ExportAllDeclaration';
+          if (!reexport) context.report({ node, messageId: 'statement', data: { file: relative(root, file) } });
+        }
+      },
+    };
+  },
+};
+
+export default { rules: { 'index-only': rule, 'reexports-only': reexportsOnly } };

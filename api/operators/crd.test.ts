@@ -11,8 +11,8 @@ import { classicCrds, kube, kubeTypeNames, renderClassic } from './schema/index.
 import { kubeSites } from './schema/kube-sites.ts';
 
 const classicDir = fileURLToPath(new URL('../../config/crd/classic/', import.meta.url));
-// Byte-for-byte copies of upstream's CRDs (see SOURCES.md there), beside the repository.
-const upstreamDir = fileURLToPath(new URL('../../../shared/conformance/crds/', import.meta.url));
+// Byte-for-byte copies of operator-framework/api's CRDs (testdata/SOURCES.md).
+const upstreamDir = fileURLToPath(new URL('../../testdata/upstream/operator-framework-api/crds/', import.meta.url));
 
 /** Deliberate differences from upstream: the controller-gen version annotation (controller-gen does not make these files). */
 const droppedAnnotations = ['controller-gen.kubebuilder.io/version'];

@@ -50,7 +50,7 @@ import type { CustomResourceDefinition, JSONSchemaProps } from './schema/index.t
 
 const basesDir = fileURLToPath(new URL('../../config/crd/bases/', import.meta.url));
 const experimentalDir = fileURLToPath(new URL('../../config/crd/experimental/', import.meta.url));
-// Byte-for-byte copies of upstream's standard and experimental CRDs (testdata/upstream/operator-controller/SOURCES.md).
+// Byte-for-byte copies of upstream's standard and experimental CRDs (testdata/SOURCES.md).
 const upstreamDirs = {
   standard: fileURLToPath(new URL('../../testdata/upstream/operator-controller/crds/standard/', import.meta.url)),
   experimental: fileURLToPath(new URL('../../testdata/upstream/operator-controller/crds/experimental/', import.meta.url)),

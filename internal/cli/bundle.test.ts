@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { loadAll, load } from 'js-yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCaptured, type CapturedRun } from './run.ts';
+import { RABBITMQ_BUNDLE, renderConformanceDir } from '../../test/support/testdata.ts';
 
-const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../../shared');
-const RENDER = join(SHARED, 'conformance/render');
+const RENDER = renderConformanceDir();
 const ARGOCD = join(RENDER, 'bundles/argocd-operator.v0.6.0');
-const RABBITMQ = join(SHARED, 'bundles/rabbitmq-messaging-topology-operator-1.19.3');
+const RABBITMQ = RABBITMQ_BUNDLE;
 
 const run = (...argv: string[]): Promise<CapturedRun> => runCaptured(argv);
 

@@ -6,7 +6,8 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { dump, load } from 'js-yaml';
 import { GO_YAML_SCHEMA } from '../shared/fbc/index.ts';
-import { BundleLoadError, renderBundle, RenderError, sortForGolden } from '../operator-controller/render/index.ts';
+import { renderBundle, RenderError, sortForGolden } from '../operator-controller/render/index.ts';
+import { BundleLoadError } from '../shared/registryv1/index.ts';
 import { CliUsageError, type CliCommand } from './types.ts';
 
 const CERT_PROVIDERS = ['cert-manager', 'openshift-serviceca', 'none'] as const;

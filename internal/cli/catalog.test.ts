@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCaptured } from './run.ts';
+import { CATALOG_SUMMARY, realCatalogDir } from '../../test/support/testdata.ts';
 
-const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../../shared');
-const expected = JSON.parse(readFileSync(join(SHARED, 'catalogs/EXPECTED-SUMMARY.json'), 'utf8')) as {
+const expected = JSON.parse(readFileSync(CATALOG_SUMMARY, 'utf8')) as {
   catalogs: Record<string, { jsonlBytes: number }>;
 };
 
@@ -50,13 +50,13 @@ const bundle = (pkgName: string, version: string, props = ''): string =>
 
 describe.each(Object.keys(expected.catalogs))('real catalog %s', (name) => {
   it('validates with exit 0 and no output', async () => {
-    const r = await run('catalog', 'validate', join(SHARED, 'catalogs', name));
+    const r = await run('catalog', 'validate', realCatalogDir(name));
     expect(r.stderr).toBe('');
     expect(r.stdout.length).toBe(0);
     expect(r.code).toBe(0);
   });
   it('renders exactly jsonlBytes of JSON lines', async () => {
-    const r = await run('catalog', 'render', join(SHARED, 'catalogs', name));
+    const r = await run('catalog', 'render', realCatalogDir(name));
     expect(r.code).toBe(0);
     expect(r.stdout.length).toBe(expected.catalogs[name]?.jsonlBytes);
     const lines = r.stdout.toString().split('\n');

@@ -186,7 +186,7 @@ export const installCommand: CliCommand = {
     '  kubectl olm install demo-operator -n demo --channel stable --version 0.1.x --wait',
     '  kubectl olm install cert-manager --name cm -n cert-manager --create-namespace -l tier=stable',
   ].join('\n'),
-  classic: async () => (await import('./classic.ts')).installClassicCommand,
+  classic: async () => (await import('./classic/install.ts')).installClassicCommand,
   async run(args, io) {
     const { values, positionals: pos } = parseFlags(args, {
       ...CONNECTION_OPTIONS,
@@ -329,7 +329,7 @@ export const upgradeCommand: CliCommand = {
     '  kubectl olm upgrade demo-operator --version ">=0.1.0 <1.0.0" --wait',
     '  kubectl olm upgrade demo-operator --version 0.1.0 --force --yes --wait    # a downgrade',
   ].join('\n'),
-  classic: async () => (await import('./classic.ts')).upgradeClassicCommand,
+  classic: async () => (await import('./classic/upgrade.ts')).upgradeClassicCommand,
   async run(args, io) {
     const { values, positionals: pos } = parseFlags(args, {
       ...CONNECTION_OPTIONS,
@@ -441,7 +441,7 @@ export const uninstallCommand: CliCommand = {
     '  kubectl olm uninstall demo-operator --wait',
     '  kubectl olm uninstall --all',
   ].join('\n'),
-  classic: async () => (await import('./classic.ts')).uninstallClassicCommand,
+  classic: async () => (await import('./classic/uninstall.ts')).uninstallClassicCommand,
   async run(args, io) {
     const { values, positionals: pos } = parseFlags(args, {
       ...CONNECTION_OPTIONS,
@@ -518,7 +518,7 @@ export const listCommand: CliCommand = {
     '  kubectl olm list',
     '  kubectl olm list -o json | jq -r \'.items[] | .metadata.name + " " + .status.install.bundle.version\'',
   ].join('\n'),
-  classic: async () => (await import('./classic.ts')).listClassicCommand,
+  classic: async () => (await import('./classic/list.ts')).listClassicCommand,
   async run(args, io) {
     const { values, positionals: pos } = parseFlags(args, {
       ...CONNECTION_OPTIONS,

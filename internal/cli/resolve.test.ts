@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCaptured } from './run.ts';
+import { realCatalogDir } from '../../test/support/testdata.ts';
 
 interface Run {
   code: number;
@@ -13,7 +14,6 @@ interface Run {
 const run = (...argv: string[]): Promise<Run> => runCaptured(argv, { cwd: tmp });
 
 let tmp: string;
-const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../../shared');
 
 // upstream's genPackage fixture as an FBC directory: channels alpha, beta, gamma; 1.0.0 and 1.0.1 deprecated.
 const P = 'foo';
@@ -157,7 +157,7 @@ describe('kubectl olm resolve', () => {
   });
 
   it('resolves a package of a real catalog', async () => {
-    const r = await run('resolve', '--catalog', join(SHARED, 'catalogs', 'community-operators-v4.21'), '--package', 'kube-green', '--installed', 'kube-green.v0.5.0', '--explain');
+    const r = await run('resolve', '--catalog', realCatalogDir('community-operators-v4.21'), '--package', 'kube-green', '--installed', 'kube-green.v0.5.0', '--explain');
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     // One hop along the catalog's edge: kube-green.v0.5.1 replaces kube-green.v0.5.0 in channel alpha.

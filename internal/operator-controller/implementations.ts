@@ -1,6 +1,6 @@
 // The stage implementations operator-controller runs with: catalogd's HTTP content client, the
 // catalog resolver, the registry+v1 renderer, the preflights and the revision applier, adapted
-// to the OperatorControllerImplementations seam of index.ts.
+// to the OperatorControllerImplementations seam of setup.ts.
 import { RevisionApplier } from './applier/index.ts';
 import { HttpContentClient } from './contentclient/index.ts';
 import type { OperatorControllerImplementations } from './index.ts';

@@ -18,7 +18,7 @@ import {
   type PushResult,
   type RegistryClient,
 } from '../shared/image/index.ts';
-import { BundleLoadError, PACKAGE_ANNOTATION, readBundleAnnotations } from '../operator-controller/render/index.ts';
+import { BundleLoadError, PACKAGE_ANNOTATION, readBundleAnnotations } from '../shared/registryv1/index.ts';
 
 export const CATALOG_CONFIGS_DIR = '/configs';
 export const BUNDLE_MEDIATYPE_ANNOTATION = 'operators.operatorframework.io.bundle.mediatype.v1';

@@ -1,6 +1,7 @@
-// The folder-face rule (eslint/folder-faces.js) fails lint on a deep import and lets the faces through; run with
-// ESLint's own API on sources placed in the real tree, so the project's config and paths apply as in `make test`.
-import { rm, writeFile } from 'node:fs/promises';
+// The folder-face rules (eslint/folder-faces.js) fail lint on a deep import and on an index.ts that does more than
+// re-export, and let the faces through; run with ESLint's own API on sources placed in the real tree, so the
+// project's config and paths apply as in `make test`.
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -18,7 +19,7 @@ async function lint(relativePath: string, source: string): Promise<string[]> {
 }
 
 afterAll(async () => {
-  await Promise.all(written.map((f) => rm(f, { force: true })));
+  await Promise.all(written.map((f) => rm(f, { force: true, recursive: true })));
 });
 
 describe('faces/index-only', () => {
@@ -56,5 +57,48 @@ describe('faces/index-only', () => {
       ].join('\n') + '\n',
     );
     expect(messages).toEqual([]);
+  });
+});
+
+describe('faces/reexports-only', () => {
+  async function lintReexports(relativePath: string, source: string): Promise<string[]> {
+    const file = `${root}${relativePath}`;
+    await mkdir(`${root}internal/faces-probe-tmp`, { recursive: true });
+    written.push(`${root}internal/faces-probe-tmp`);
+    await writeFile(file, source);
+    const [result] = await eslint.lintFiles([file]);
+    return (result?.messages ?? []).filter((m) => m.ruleId === 'faces/reexports-only').map((m) => m.message);
+  }
+
+  it('refuses anything but re-exports in a capability’s index.ts, naming the file', async () => {
+    const messages = await lintReexports(
+      'internal/faces-probe-tmp/index.ts',
+      [
+        '// a comment is fine',
+        "import { join } from 'node:path';",
+        "export { x } from './x.ts';",
+        'export const wired = join;',
+        'export function setup(): void {}',
+        'export interface Parts { a: string }',
+      ].join('\n') + '\n',
+    );
+    expect(messages).toHaveLength(4);
+    for (const m of messages) expect(m).toMatch(/^internal\/faces-probe-tmp\/index\.ts only re-exports/);
+  });
+
+  it('lets through export-from, export type-from and export * in index.ts, and anything in other files', async () => {
+    expect(
+      await lintReexports(
+        'internal/faces-probe-tmp/index.ts',
+        ["export { a, b as c } from './x.ts';", "export type { T } from './x.ts';", "export * from './y.ts';"].join('\n') + '\n',
+      ),
+    ).toEqual([]);
+    expect(await lintReexports('internal/faces-probe-tmp/setup.ts', "import { join } from 'node:path';\nexport const wired = join;\n")).toEqual([]);
+  });
+
+  it('holds for every index.ts under internal/ and cmd/', async () => {
+    const results = await new ESLint({ cwd: root, errorOnUnmatchedPattern: false }).lintFiles(['internal/**/index.ts', 'cmd/**/index.ts']);
+    const problems = results.filter((r) => !r.filePath.includes('faces-probe-tmp')).flatMap((r) => r.messages.filter((m) => m.ruleId === 'faces/reexports-only').map((m) => `${r.filePath}:${m.line}`));
+    expect(problems).toEqual([]);
   });
 });

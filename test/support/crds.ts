@@ -1,9 +1,9 @@
 // Installs CustomResourceDefinitions from YAML files and waits until each is Established.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
 import { waitFor } from './net.ts';
+import { UPSTREAM_CRDS } from './testdata.ts';
 import type { KubeObject, TestKube } from './kube.ts';
 
 export async function installCrds(kube: TestKube, files: readonly string[]): Promise<string[]> {
@@ -44,13 +44,11 @@ export async function installClassicCRDs(kube: TestKube): Promise<string[]> {
   return installCrds(kube, await yamlFiles(classicDir.pathname));
 }
 
-const sharedDir = process.env['OLM_SHARED_DIR'] ?? fileURLToPath(new URL('../../../shared', import.meta.url));
-
-/** openshift/api's ClusterOperator and ClusterVersion CRDs (config.openshift.io/v1), unmodified copies in ../shared. */
+/** openshift/api's ClusterOperator and ClusterVersion CRDs (config.openshift.io/v1), unmodified copies in testdata. */
 export const OPENSHIFT_CRD_FILES: readonly string[] = [
   '0000_00_cluster-version-operator_01_clusteroperators.crd.yaml',
   '0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml',
-].map((f) => join(sharedDir, 'conformance', 'crds', f));
+].map((f) => join(UPSTREAM_CRDS.openshift, f));
 
 /**
  * Installs OpenShift's ClusterOperator and ClusterVersion CRDs into the test cluster and waits until they are

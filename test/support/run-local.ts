@@ -96,7 +96,7 @@ async function main(): Promise<void> {
     'operator-controller': [
       `--cache-path=${runDir}/operator-controller`,
       `--system-namespace=${SYSTEM_NAMESPACE}`,
-      // e.g. ServiceAccountInstalls=true (ours): extensions install as their spec.serviceAccount (README "Configuration").
+      // e.g. ServiceAccountInstalls=true (ours): extensions install as their spec.serviceAccount (docs/configuration.md).
       ...(process.env['OPERATOR_CONTROLLER_FEATURE_GATES'] ? [`--feature-gates=${process.env['OPERATOR_CONTROLLER_FEATURE_GATES']}`] : []),
     ],
     'olm-classic': [`--namespace=${CLASSIC_NAMESPACE}`, `--cache-dir=${runDir}/olm-classic`],

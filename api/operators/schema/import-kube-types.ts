@@ -1,5 +1,5 @@
-// Refreshes kube-types.json from upstream's classic CRDs (../shared/conformance/crds beside the
-// repository): takes the subtree at every site listed in kube-sites.ts, drops the root description
+// Refreshes kube-types.json from upstream's classic CRDs (operator-framework/api's, copied in
+// testdata/upstream/operator-framework-api/crds): takes the subtree at every site listed in kube-sites.ts, drops the root description
 // (use sites write their own), checks that every site of one type agrees, and writes the types
 // with sorted keys.   node --import tsx api/operators/schema/import-kube-types.ts [crd-dir]
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import yaml from 'js-yaml';
 import type { CustomResourceDefinition, JSONSchemaProps } from '../../v1/schema/types.ts';
 import { kubeSites } from './kube-sites.ts';
 
-const crdDir = process.argv[2] ?? fileURLToPath(new URL('../../../../shared/conformance/crds/', import.meta.url));
+const crdDir = process.argv[2] ?? fileURLToPath(new URL('../../../testdata/upstream/operator-framework-api/crds/', import.meta.url));
 
 /** The schema node at a kube-sites path, or undefined. */
 export function nodeAt(root: JSONSchemaProps, path: string): JSONSchemaProps | undefined {

@@ -1,49 +1,18 @@
-// The three writes the ClusterCatalog reconciler makes to the API server, behind a small seam so
-// the reconcile logic is unit-tested without one: add or remove the finalizer, write status.
-import { ClusterCatalogKind, GroupVersion, type ClusterCatalog, type ClusterCatalogStatus } from '../../../api/v1/index.ts';
-import { addFinalizer, hasFinalizer, isNotFound, removeFinalizer, updateStatus, type KubeClient } from '../../shared/kube/index.ts';
+// The writes the ClusterCatalog reconciler makes to the API server (finalizer add/remove, the status write), behind
+// the shared ObjectWriter seam so the reconcile logic is unit-tested without one.
+import { ClusterCatalogKind, GroupVersion, type ClusterCatalog } from '../../../api/v1/index.ts';
+import { kubeObjectWriter, type ObjectWriter } from '../../shared/controller/index.ts';
+import type { KubeClient } from '../../shared/kube/index.ts';
 
-export interface CatalogApi {
-  /** Adds `finalizer` when missing; resolves the object as stored and whether it changed. */
-  addFinalizer(catalog: ClusterCatalog, finalizer: string, signal?: AbortSignal): Promise<{ catalog: ClusterCatalog; added: boolean }>;
-  /** Removes `finalizer` when present; resolves the object as stored (undefined once it is gone). */
-  removeFinalizer(catalog: ClusterCatalog, finalizer: string, signal?: AbortSignal): Promise<ClusterCatalog | undefined>;
-  /**
-   * Replaces `status` through the status subresource. A 409 Conflict re-reads the object and
-   * writes the same status again (catalogd owns the whole status); an object that is gone is not
-   * an error.
-   */
-  writeStatus(catalog: ClusterCatalog, status: ClusterCatalogStatus, signal?: AbortSignal): Promise<void>;
-}
+export type CatalogApi = Required<ObjectWriter<ClusterCatalog>>;
 
 const withKind = (c: ClusterCatalog): ClusterCatalog => ({ ...c, apiVersion: GroupVersion, kind: ClusterCatalogKind });
-const opts = (signal?: AbortSignal): { signal?: AbortSignal } => (signal ? { signal } : {});
 
 export function kubeCatalogApi(client: KubeClient): CatalogApi {
+  const w = kubeObjectWriter<ClusterCatalog>(client);
   return {
-    async addFinalizer(catalog, finalizer, signal) {
-      if (hasFinalizer(catalog, finalizer)) return { catalog, added: false };
-      const stored = await addFinalizer(client, withKind(catalog), finalizer, opts(signal));
-      return { catalog: stored, added: true };
-    },
-    async removeFinalizer(catalog, finalizer, signal) {
-      if (!hasFinalizer(catalog, finalizer)) return catalog;
-      return removeFinalizer(client, withKind(catalog), finalizer, opts(signal));
-    },
-    async writeStatus(catalog, status, signal) {
-      const ref = { apiVersion: GroupVersion, kind: ClusterCatalogKind, name: catalog.metadata.name ?? '' };
-      try {
-        await updateStatus<ClusterCatalog>(
-          client,
-          ref,
-          (obj) => {
-            obj.status = structuredClone(status);
-          },
-          { current: withKind(catalog), ...opts(signal) },
-        );
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-      }
-    },
+    updateStatus: (c, signal) => w.updateStatus(withKind(c), signal),
+    addFinalizer: (c, f, signal) => w.addFinalizer(withKind(c), f, signal),
+    removeFinalizer: (c, f, signal) => w.removeFinalizer(withKind(c), f, signal),
   };
 }

@@ -37,12 +37,11 @@ function fakeApi(objects: Map<string, ClusterCatalog>) {
   let failStatus: Error | undefined;
   const api: CatalogApi = {
     async addFinalizer(c, f) {
-      if (c.metadata.finalizers?.includes(f)) return { catalog: c, added: false };
       calls.push(`add ${f}`);
       const stored = objects.get(c.metadata.name!)!;
       stored.metadata.finalizers = [...(stored.metadata.finalizers ?? []), f];
       stored.metadata.resourceVersion = String(++rv);
-      return { catalog: structuredClone(stored), added: true };
+      return structuredClone(stored);
     },
     async removeFinalizer(c, f) {
       if (!c.metadata.finalizers?.includes(f)) return c;
@@ -56,8 +55,9 @@ function fakeApi(objects: Map<string, ClusterCatalog>) {
       }
       return structuredClone(stored);
     },
-    async writeStatus(c, status) {
+    async updateStatus(c) {
       if (failStatus) throw failStatus;
+      const status = c.status ?? {};
       calls.push('status');
       statusWrites.push(structuredClone(status));
       const stored = objects.get(c.metadata.name!);

@@ -14,7 +14,8 @@
 // content on disk, a status equal to what that memory implies, the same generation and no poll
 // due. Any error forgets the memory, so the next attempt unpacks again. Pull errors are
 // `source catalog content: <err>` (Retrying; Blocked when terminal), store errors `error storing
-// fbc: <err>`. Status is computed on a copy and written once, at the end, only when it changed.
+// fbc: <err>`. The pass runs as named steps on the shared ObjectReconciler (shared/controller): status is computed on
+// a copy and written once, at the end, only when it changed; a conflict re-runs the pass from fresh state.
 import {
   DeleteServerCacheFinalizer,
   SourceTypeImage,
@@ -23,22 +24,25 @@ import {
   type ClusterCatalogStatus,
 } from '../../../api/v1/index.ts';
 import {
+  ObjectReconciler,
   TerminalError,
   errorMessage,
   isTerminal,
   sanitizeNetworkError,
   withContext,
+  type Pass,
   type Reconciler,
   type Result,
+  type Step,
+  type StepOutcome,
 } from '../../shared/controller/index.ts';
 import { isImageError, type PulledImage } from '../../shared/image/index.ts';
-import { hasFinalizer } from '../../shared/kube/index.ts';
-import { collectGarbage, type Logger } from '../../shared/observability/index.ts';
+import { hasFinalizer, semanticEqual } from '../../shared/kube/index.ts';
+import { collectGarbage, noopLogger, type Logger } from '../../shared/observability/index.ts';
 import type { CatalogApi } from './api.ts';
 import type { CatalogContent } from './content.ts';
 import {
   clearUnknownConditions,
-  sameJson,
   setNotServing,
   setProgressing,
   setServing,
@@ -78,95 +82,134 @@ export interface ClusterCatalogReconciler extends Reconciler {
   remembered(name: string): Readonly<Unpacked> | undefined;
 }
 
+/** What one pass knows. */
+interface CatalogPass {
+  readonly pass: Pass<ClusterCatalog>;
+  readonly cat: ClusterCatalog;
+  readonly name: string;
+  readonly gen: number | undefined;
+  /** The pass's one clock reading (condition transition times). */
+  readonly date: Date;
+}
+
+/** A pass that ends here: no requeue (as upstream's empty ctrl.Result). */
+const DONE: StepOutcome = { result: {} };
+
+/** The copy's status, created when a step first writes to it (a catalog without status that needs none gets none). */
+const statusOf = (c: ClusterCatalog): ClusterCatalogStatus => (c.status ??= {});
+
 export function newClusterCatalogReconciler(options: ClusterCatalogReconcilerOptions): ClusterCatalogReconciler {
-  const { api, content } = options;
-  const now = options.now ?? Date.now;
-  const minuteMs = options.minuteMs ?? 60_000;
-  const random = options.random ?? Math.random;
-  const memory = new Map<string, Unpacked>();
-  const log = options.logger;
+  return new CatalogReconciler(options);
+}
 
-  const pollMs = (c: ClusterCatalog): number | undefined => {
-    const minutes = c.spec.source.image?.pollIntervalMinutes;
-    return minutes === undefined || minutes === null ? undefined : minutes * minuteMs;
-  };
+class CatalogReconciler implements ClusterCatalogReconciler {
+  readonly #o: ClusterCatalogReconcilerOptions;
+  readonly #now: () => number;
+  readonly #minuteMs: number;
+  readonly #random: () => number;
+  readonly #memory = new Map<string, Unpacked>();
+  readonly #object: ObjectReconciler<ClusterCatalog, CatalogPass>;
 
-  const nextPoll = (lastPoll: number, c: ClusterCatalog): Result => {
-    const poll = c.spec.source.type === SourceTypeImage ? pollMs(c) : undefined;
-    if (poll === undefined) return {};
-    const jittered = poll + random() * POLL_JITTER_FACTOR * poll;
-    return { requeueAfterMs: Math.max(1, Math.ceil(lastPoll + jittered - now())) };
-  };
+  constructor(o: ClusterCatalogReconcilerOptions) {
+    this.#o = o;
+    this.#now = o.now ?? Date.now;
+    this.#minuteMs = o.minuteMs ?? 60_000;
+    this.#random = o.random ?? Math.random;
+    const steps: Step<CatalogPass>[] = [
+      { name: 'handleUnavailable', run: (s, signal) => this.#handleUnavailable(s, signal) },
+      { name: 'handleDeletion', run: (s, signal) => this.#handleDeletion(s, signal) },
+      { name: 'ensureFinalizer', run: (s, signal) => this.#ensureFinalizer(s, signal) },
+      { name: 'checkServed', run: (s) => this.#checkServed(s) },
+      { name: 'unpack', run: (s, signal) => this.#unpack(s, signal) },
+    ];
+    const forget = (c: ClusterCatalog): void => void this.#memory.delete(c.metadata.name ?? '');
+    this.#object = new ObjectReconciler<ClusterCatalog, CatalogPass>({
+      kind: 'ClusterCatalog',
+      logKey: 'catalog',
+      writer: o.api,
+      get: (key) => o.catalogs.get(key),
+      steps,
+      logger: o.logger ?? noopLogger,
+      state: (pass) => ({ pass, cat: pass.obj, name: pass.obj.metadata.name ?? '', gen: pass.obj.metadata.generation, date: new Date(this.#now()) }),
+      // Any error forgets the memory, so the next attempt unpacks again.
+      onThrow: forget,
+      onError: forget,
+      forget: (key) => void this.#memory.delete(key),
+    });
+  }
 
-  /** Deletes served content and the image cache; on failure Progressing says why. */
-  const deleteCache = async (c: ClusterCatalog, status: ClusterCatalogStatus, date: Date): Promise<void> => {
-    const name = c.metadata.name ?? '';
+  remembered(name: string): Readonly<Unpacked> | undefined {
+    return this.#memory.get(name);
+  }
+
+  reconcile(key: string, signal: AbortSignal): Promise<Result | void> {
+    return this.#object.reconcile(key, signal);
+  }
+
+  /** availabilityMode Unavailable: content and cache deleted, Serving False/UserSpecifiedUnavailable, finalizer removed. */
+  async #handleUnavailable(s: CatalogPass, signal: AbortSignal): Promise<StepOutcome | undefined> {
+    if (s.cat.spec.availabilityMode !== AvailabilityModeUnavailable) return undefined;
+    const deleted = await this.#deleteCache(s);
+    if (deleted !== undefined) return { err: deleted };
+    setUserSpecifiedUnavailable(statusOf(s.cat), s.gen, s.date);
     try {
-      await content.delete(name);
+      await s.pass.removeFinalizer(DeleteServerCacheFinalizer, signal);
     } catch (err) {
-      setProgressing(status, c.metadata.generation, err, date);
-      throw err;
+      return { err: new Error(`error removing finalizer: ${errorMessage(err)}`, { cause: err }) };
     }
-    setNotServing(status, c.metadata.generation, date);
-    memory.delete(name);
-  };
+    return DONE;
+  }
 
-  async function reconcileCatalog(cat: ClusterCatalog, status: ClusterCatalogStatus, signal: AbortSignal): Promise<{ result: Result; catalog: ClusterCatalog | undefined }> {
-    let c: ClusterCatalog | undefined = cat;
-    const name = cat.metadata.name ?? '';
-    const gen = cat.metadata.generation;
-    const date = new Date(now());
-
-    if (cat.spec.availabilityMode === AvailabilityModeUnavailable) {
-      await deleteCache(cat, status, date);
-      setUserSpecifiedUnavailable(status, gen, date);
-      try {
-        c = await api.removeFinalizer(cat, DeleteServerCacheFinalizer, signal);
-      } catch (err) {
-        throw new Error(`error removing finalizer: ${errorMessage(err)}`, { cause: err });
-      }
-      return { result: {}, catalog: c };
-    }
-
-    if (cat.metadata.deletionTimestamp) {
-      if (!hasFinalizer(cat, DeleteServerCacheFinalizer)) return { result: {}, catalog: c };
-      try {
-        await deleteCache(cat, status, date);
-      } catch (err) {
-        throw new Error(`finalizer ${JSON.stringify(DeleteServerCacheFinalizer)} failed: ${errorMessage(err)}`, { cause: err });
-      }
-      try {
-        c = await api.removeFinalizer(cat, DeleteServerCacheFinalizer, signal);
-      } catch (err) {
-        throw new Error(`error removing finalizer: ${errorMessage(err)}`, { cause: err });
-      }
-      setNotServing(status, gen, date);
-      return { result: {}, catalog: c };
-    }
-
+  /** Being deleted (finalizer present): content and cache deleted, Serving False/Unavailable, finalizer removed. */
+  async #handleDeletion(s: CatalogPass, signal: AbortSignal): Promise<StepOutcome | undefined> {
+    if (!s.cat.metadata.deletionTimestamp) return undefined;
+    if (!hasFinalizer(s.cat, DeleteServerCacheFinalizer)) return DONE;
+    const deleted = await this.#deleteCache(s);
+    if (deleted !== undefined) return { err: new Error(`finalizer ${JSON.stringify(DeleteServerCacheFinalizer)} failed: ${errorMessage(deleted)}`, { cause: deleted }) };
     try {
-      const ensured = await api.addFinalizer(cat, DeleteServerCacheFinalizer, signal);
-      c = ensured.catalog;
-      if (ensured.added) return { result: {}, catalog: c };
+      await s.pass.removeFinalizer(DeleteServerCacheFinalizer, signal);
     } catch (err) {
-      throw new Error(`error ensuring finalizer: ${errorMessage(err)}`, { cause: err });
+      return { err: new Error(`error removing finalizer: ${errorMessage(err)}`, { cause: err }) };
     }
+    setNotServing(statusOf(s.cat), s.gen, s.date);
+    return DONE;
+  }
 
-    const remembered = memory.get(name);
-    const why = await unpackReason(cat, status, remembered);
-    if (why === undefined && remembered) return { result: nextPoll(remembered.lastSuccessfulPoll, cat), catalog: c };
-    log?.info(`unpack required: ${why}`, { catalog: name });
+  /** No finalizer yet: add it and stop (the update event brings the key back). */
+  async #ensureFinalizer(s: CatalogPass, signal: AbortSignal): Promise<StepOutcome | undefined> {
+    if (hasFinalizer(s.cat, DeleteServerCacheFinalizer)) return undefined;
+    try {
+      await s.pass.addFinalizer(DeleteServerCacheFinalizer, signal);
+    } catch (err) {
+      return { err: new Error(`error ensuring finalizer: ${errorMessage(err)}`, { cause: err }) };
+    }
+    return DONE;
+  }
 
+  /** Nothing to do while what is served is current: requeue at the next poll. */
+  async #checkServed(s: CatalogPass): Promise<StepOutcome | undefined> {
+    const remembered = this.#memory.get(s.name);
+    const why = await this.#unpackReason(s, remembered);
+    if (why === undefined && remembered) return { result: this.#nextPoll(remembered.lastSuccessfulPoll, s.cat) };
+    this.#o.logger?.info(`unpack required: ${why}`, { catalog: s.name });
+    return undefined;
+  }
+
+  /** Pull (catalog mode) → store → Progressing True/Succeeded, Serving True/Available, resolvedSource, urls. */
+  async #unpack(s: CatalogPass, signal: AbortSignal): Promise<StepOutcome> {
+    const { cat, name, gen, date } = s;
+    const status = statusOf(cat);
+    const { content } = this.#o;
     if (cat.spec.source.type !== SourceTypeImage) {
       const err = new TerminalError('Blocked', `unknown source type ${JSON.stringify(cat.spec.source.type)}`);
       setProgressing(status, gen, err, date);
-      throw err;
+      return { err };
     }
     const image = cat.spec.source.image;
     if (!image) {
       const err = new TerminalError('Blocked', `error parsing ClusterCatalog ${JSON.stringify(name)}, image source is nil`);
       setProgressing(status, gen, err, date);
-      throw err;
+      return { err };
     }
 
     let pulled: PulledImage;
@@ -175,74 +218,67 @@ export function newClusterCatalogReconciler(options: ClusterCatalogReconcilerOpt
     } catch (err) {
       const e = withContext(pullError(err), 'source catalog content');
       setProgressing(status, gen, e, date);
-      throw e;
+      return { err: e };
     }
     try {
       await content.commit(name, pulled, { signal });
     } catch (err) {
       const e = new Error(`error storing fbc: ${errorMessage(err)}`, { cause: err });
       setProgressing(status, gen, e, date);
-      throw e;
+      return { err: e };
     }
     collectGarbage(); // the pull's buffers and the parse's objects, gone at once (shared/observability/memory.ts)
-    const baseUrl = options.baseUrl(name);
+    const baseUrl = this.#o.baseUrl(name);
     setProgressing(status, gen, undefined, date);
     setServing(status, { ref: pulled.digestRef, unpackedAt: pulled.unpackedAt, baseUrl }, gen, date);
-    const lastSuccessfulPoll = now();
-    memory.set(name, { ref: pulled.digestRef, digest: pulled.digest, unpackedAt: pulled.unpackedAt, lastSuccessfulPoll, observedGeneration: gen });
-    log?.info('unpacked and stored catalog', { catalog: name, ref: pulled.digestRef, fromCache: pulled.fromCache });
-    return { result: nextPoll(lastSuccessfulPoll, cat), catalog: c };
+    const lastSuccessfulPoll = this.#now();
+    this.#memory.set(name, { ref: pulled.digestRef, digest: pulled.digest, unpackedAt: pulled.unpackedAt, lastSuccessfulPoll, observedGeneration: gen });
+    this.#o.logger?.info('unpacked and stored catalog', { catalog: name, ref: pulled.digestRef, fromCache: pulled.fromCache });
+    return { result: this.#nextPoll(lastSuccessfulPoll, cat) };
   }
 
-  /** Why the catalog must be unpacked now, or undefined when what is served is current. */
-  async function unpackReason(c: ClusterCatalog, status: ClusterCatalogStatus, remembered: Unpacked | undefined): Promise<string | undefined> {
-    const name = c.metadata.name ?? '';
-    if (!remembered) return 'no cached catalog metadata found for this catalog';
-    if (!(await content.exists(name, remembered.digest))) return 'no stored content found for this catalog';
-    const expected = structuredClone(status);
-    clearUnknownConditions(expected);
-    const date = new Date(now());
-    setServing(expected, { ref: remembered.ref, unpackedAt: remembered.unpackedAt, baseUrl: options.baseUrl(name) }, remembered.observedGeneration, date);
-    setProgressing(expected, remembered.observedGeneration, undefined, date);
-    if (!sameJson(status, expected)) return 'current ClusterCatalog status differs from expected status';
-    if (c.metadata.generation !== remembered.observedGeneration) return 'catalog generation differs from observed generation';
-    const poll = pollMs(c);
-    if (poll !== undefined && remembered.lastSuccessfulPoll + poll < now()) return 'poll duration has elapsed';
+  /** Deletes served content and the image cache; on failure Progressing says why and the error is returned. */
+  async #deleteCache(s: CatalogPass): Promise<unknown> {
+    try {
+      await this.#o.content.delete(s.name);
+    } catch (err) {
+      setProgressing(statusOf(s.cat), s.gen, err, s.date);
+      return err;
+    }
+    setNotServing(statusOf(s.cat), s.gen, s.date);
+    this.#memory.delete(s.name);
     return undefined;
   }
 
-  return {
-    remembered: (name) => memory.get(name),
+  /** Why the catalog must be unpacked now, or undefined when what is served is current. */
+  async #unpackReason(s: CatalogPass, remembered: Unpacked | undefined): Promise<string | undefined> {
+    const { cat, name } = s;
+    if (!remembered) return 'no cached catalog metadata found for this catalog';
+    if (!(await this.#o.content.exists(name, remembered.digest))) return 'no stored content found for this catalog';
+    const status = cat.status ?? {};
+    const expected = structuredClone(status);
+    clearUnknownConditions(expected);
+    const date = new Date(this.#now());
+    setServing(expected, { ref: remembered.ref, unpackedAt: remembered.unpackedAt, baseUrl: this.#o.baseUrl(name) }, remembered.observedGeneration, date);
+    setProgressing(expected, remembered.observedGeneration, undefined, date);
+    if (!semanticEqual(status, expected)) return 'current ClusterCatalog status differs from expected status';
+    if (cat.metadata.generation !== remembered.observedGeneration) return 'catalog generation differs from observed generation';
+    const poll = this.#pollMs(cat);
+    if (poll !== undefined && remembered.lastSuccessfulPoll + poll < this.#now()) return 'poll duration has elapsed';
+    return undefined;
+  }
 
-    async reconcile(key, signal) {
-      const cached = options.catalogs.get(key);
-      if (!cached) {
-        memory.delete(key);
-        return;
-      }
-      const catalog = structuredClone(cached);
-      const status: ClusterCatalogStatus = structuredClone(cached.status ?? {});
-      let outcome: { result: Result; catalog: ClusterCatalog | undefined } | undefined;
-      let error: unknown;
-      try {
-        outcome = await reconcileCatalog(catalog, status, signal);
-      } catch (err) {
-        error = err;
-        memory.delete(key);
-      }
-      const target = outcome ? outcome.catalog : catalog;
-      if (target && !sameJson(cached.status ?? {}, status)) {
-        try {
-          await api.writeStatus(target, status, signal);
-        } catch (err) {
-          const e = new Error(`error updating status: ${errorMessage(err)}`, { cause: err });
-          error = error === undefined ? e : joined(error, e);
-        }
-      }
-      if (error !== undefined) throw error;
-      return outcome?.result;
-    },
-  };
+  #pollMs(c: ClusterCatalog): number | undefined {
+    const minutes = c.spec.source.image?.pollIntervalMinutes;
+    return minutes === undefined || minutes === null ? undefined : minutes * this.#minuteMs;
+  }
+
+  #nextPoll(lastPoll: number, c: ClusterCatalog): Result {
+    const poll = c.spec.source.type === SourceTypeImage ? this.#pollMs(c) : undefined;
+    if (poll === undefined) return {};
+    const jittered = poll + this.#random() * POLL_JITTER_FACTOR * poll;
+    return { requeueAfterMs: Math.max(1, Math.ceil(lastPoll + jittered - this.#now())) };
+  }
 }
 
 /**
@@ -255,10 +291,4 @@ function pullError(err: unknown): Error {
   if (isImageError(err) && err.terminal) return new TerminalError('Blocked', message, { cause: err });
   if (isTerminal(err)) return err;
   return new Error(message, { cause: err });
-}
-
-/** errors.Join: both messages on two lines; terminal only when the first is. */
-function joined(first: unknown, second: Error): Error {
-  const message = `${errorMessage(first)}\n${second.message}`;
-  return isTerminal(first) ? new TerminalError(first.reason, message, { cause: first }) : new Error(message, { cause: first });
 }

@@ -88,19 +88,3 @@ export function setUserSpecifiedUnavailable(status: ClusterCatalogStatus, genera
 export function clearUnknownConditions(status: ClusterCatalogStatus): void {
   if (status.conditions) status.conditions = status.conditions.filter((c) => c.type === TypeServing || c.type === TypeProgressing);
 }
-
-/** Deep equality of two JSON values, independent of key order; `undefined` fields count as absent. */
-export function sameJson(a: unknown, b: unknown): boolean {
-  return canonical(a) === canonical(b);
-}
-
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    const entries = Object.entries(v as Record<string, unknown>)
-      .filter(([, x]) => x !== undefined)
-      .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
-    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonical(x)}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
-}

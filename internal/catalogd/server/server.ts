@@ -1,6 +1,6 @@
-// catalogd's catalog HTTP(S) server on node:http / node:https: handlers.ts's answers, sent the way upstream's
-// middleware chain sends them — handler → gzhttp (gzip for `Accept-Encoding: gzip` and bodies of
-// at least 1400 bytes; `Vary: Accept-Encoding` always) → histogram
+// catalogd's catalog HTTP(S) server on node:http / node:https (CatalogHttpServer, one method per part): handlers.ts's
+// answers, sent the way upstream's middleware chain sends them — handler → gzhttp (gzip for `Accept-Encoding: gzip`
+// and bodies of at least 1400 bytes; `Vary: Accept-Encoding` always) → histogram
 // `catalogd_http_request_duration_seconds{code}` → one "handled request" access-log line.
 //
 // Timeouts as upstream's http.Server: 5 s to read a request (headers and body) and 5 s idle on
@@ -176,71 +176,184 @@ function onClientError(err: NodeJS.ErrnoException, socket: Socket): void {
 /** The answer to a request arriving on an open connection while the server closes. */
 const CLOSING_BODY = '{"error":"Service Unavailable","message":"Service Unavailable","statusCode":503}';
 
-export function createCatalogServer(options: CatalogServerOptions): CatalogServer {
-  const log = options.logger ?? noopLogger;
-  const histogram = requestHistogram(options.registry);
-  const handlerOptions: HandlerOptions = {
-    store: options.store,
-    metasEnabled: options.metasEnabled ?? true,
-    prefix: options.pathPrefix ?? '/catalogs/',
-    ...(options.graphql && { graphql: options.graphql }),
-    ...(options.metasCacheBytes !== 0 && { cache: answerCache<CachedMetas>(options.metasCacheBytes ?? DEFAULT_METAS_CACHE_BYTES) }),
-  };
-  const readTimeout = options.readTimeoutMs ?? 5000;
-  const writeTimeout = options.writeTimeoutMs ?? 5 * 60_000;
-  const shutdownTimeout = options.shutdownTimeoutMs ?? 30_000;
+/** The catalog HTTP(S) server: `createCatalogServer` builds one. */
+class CatalogHttpServer implements CatalogServer {
+  readonly #options: CatalogServerOptions;
+  readonly #log: Logger;
+  readonly #histogram: Histogram<'code'>;
+  readonly #handlerOptions: HandlerOptions;
+  readonly #readTimeout: number;
+  readonly #writeTimeout: number;
+  readonly #shutdownTimeout: number;
   /** Body bytes sent per response, for the access log. */
-  const sent = new WeakMap<ServerResponse, number>();
-  let server: Server | undefined;
-  let certs: CertWatcher | undefined;
-  let url: string | undefined;
-  let closing: Promise<void> | undefined;
+  readonly #sent = new WeakMap<ServerResponse, number>();
+  /** What a shared answer's response is, once worked out (sendShared). */
+  readonly #prepared = new WeakMap<Answer, Prepared>();
+  #server: Server | undefined;
+  #certs: CertWatcher | undefined;
+  #url: string | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: CatalogServerOptions) {
+    this.#options = options;
+    this.#log = options.logger ?? noopLogger;
+    this.#histogram = requestHistogram(options.registry);
+    this.#handlerOptions = {
+      store: options.store,
+      metasEnabled: options.metasEnabled ?? true,
+      prefix: options.pathPrefix ?? '/catalogs/',
+      ...(options.graphql && { graphql: options.graphql }),
+      ...(options.metasCacheBytes !== 0 && { cache: answerCache<CachedMetas>(options.metasCacheBytes ?? DEFAULT_METAS_CACHE_BYTES) }),
+    };
+    this.#readTimeout = options.readTimeoutMs ?? 5000;
+    this.#writeTimeout = options.writeTimeoutMs ?? 5 * 60_000;
+    this.#shutdownTimeout = options.shutdownTimeoutMs ?? 30_000;
+  }
+
+  get url(): string | undefined {
+    return this.#url;
+  }
+
+  async listen(host: string, port: number): Promise<{ port: number; url: string }> {
+    if (this.#server) throw new Error('the catalog server is already listening');
+    try {
+      const s = await this.#build();
+      this.#server = s;
+      await new Promise<void>((resolve, reject) => {
+        s.once('error', reject);
+        s.listen({ host, port }, () => {
+          s.off('error', reject);
+          resolve();
+        });
+      });
+    } catch (err) {
+      this.#certs?.stop();
+      this.#server = undefined;
+      throw err;
+    }
+    const bound = this.#server.address();
+    if (bound === null || typeof bound === 'string') throw new Error(`catalog server bound to unexpected address ${String(bound)}`);
+    const h = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
+    const url = `${this.#options.tls ? 'https' : 'http'}://${h}:${bound.port}`;
+    this.#url = url;
+    this.#log.info('serving catalogs', { address: url, tls: this.#options.tls !== undefined });
+    return { port: bound.port, url };
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#certs?.stop();
+      if (!this.#server) return;
+      const s = this.#server;
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          s.closeAllConnections();
+          resolve();
+        }, this.#shutdownTimeout);
+        timer.unref();
+      });
+      const closed = new Promise<void>((resolve) => s.close(() => resolve()));
+      await Promise.race([closed, deadline]);
+      clearTimeout(timer);
+    })();
+    return this.#closing;
+  }
+
+  readonly runnable = async (signal: AbortSignal): Promise<void> => {
+    if (!this.#server) throw new Error('the catalog server is not listening: call listen() first');
+    await untilAborted(signal);
+    await this.close();
+  };
+
+  /** The node:http(s) server with upstream's timeouts; HTTPS with the watched certificate pair. */
+  async #build(): Promise<Server> {
+    const timeouts = { headersTimeout: this.#readTimeout, requestTimeout: this.#readTimeout, connectionsCheckingInterval: Math.min(1000, this.#readTimeout) };
+    let s: Server;
+    if (this.#options.tls) {
+      this.#certs = await watchCertificate({
+        ...this.#options.tls,
+        ...(this.#options.tlsReloadIntervalMs !== undefined && { intervalMs: this.#options.tlsReloadIntervalMs }),
+        logger: this.#log,
+        onChange: (pair) => (this.#server as ReturnType<typeof createHttpsServer> | undefined)?.setSecureContext({ ...pair, ...GO_TLS_SERVER }),
+      });
+      try {
+        s = createHttpsServer({ ...this.#certs.current, ...GO_TLS_SERVER, ALPNProtocols: ['http/1.1'], ...timeouts }, this.#onRequest); // throws when the pair does not load
+      } catch (err) {
+        this.#certs.stop();
+        throw err;
+      }
+      answerPlainHttp(s, this.#readTimeout);
+    } else {
+      s = createHttpServer(timeouts, this.#onRequest);
+    }
+    s.keepAliveTimeout = this.#readTimeout;
+    s.requestTimeout = this.#readTimeout;
+    s.on('clientError', onClientError);
+    return s;
+  }
+
+  /** Every request: refused targets, the 503 while closing, else observed and answered (the GraphQL body read first). */
+  readonly #onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    const target = req.url ?? '/';
+    if (unroutableTarget(target)) return this.#send(req, res, BAD_REQUEST);
+    if (this.#closing) {
+      res.setHeader('Connection', 'close');
+      res.writeHead(503, { 'Content-Type': 'application/json', 'Content-Length': '80' });
+      res.end(CLOSING_BODY);
+      return;
+    }
+    this.#observe(req, res);
+    const method = req.method ?? 'GET';
+    const h = req.headers;
+    const hasBody = h['content-type'] !== undefined || h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0');
+    if (this.#options.graphql && hasBody && BODY_METHODS.has(method) && isGraphQLTarget(target)) readBody(req, (b) => this.#handle(req, res, b));
+    else this.#handle(req, res, undefined);
+  };
 
   /** Per request: the write timeout, and the histogram and access log once the response closes. */
-  const observe = (req: IncomingMessage, res: ServerResponse): void => {
+  #observe(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
-    const cut = setTimeout(() => res.destroy(), writeTimeout);
+    const cut = setTimeout(() => res.destroy(), this.#writeTimeout);
     cut.unref();
     res.once('close', () => {
       clearTimeout(cut);
       const code = String(res.statusCode);
-      histogram.observe({ code }, (performance.now() - started) / 1000);
-      log.info('handled request', {
+      this.#histogram.observe({ code }, (performance.now() - started) / 1000);
+      this.#log.info('handled request', {
         host: req.socket.remoteAddress ?? '',
         username: '-',
         method: req.method,
         uri: req.url,
         protocol: `HTTP/${req.httpVersion}`,
         status: res.statusCode,
-        size: sent.get(res) ?? 0,
+        size: this.#sent.get(res) ?? 0,
       });
     });
-  };
-
-  /** What a shared answer's response is, once worked out: final headers, and the gzip bytes. */
-  interface Prepared {
-    readonly plain: Record<string, string>;
-    gzip?: { readonly headers: Record<string, string>; readonly body: Buffer };
   }
-  const prepared = new WeakMap<Answer, Prepared>();
 
-  /** Status line, headers and a buffer body onto the socket (one writev). */
-  const sendBuffer = (res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer): void => {
-    sent.set(res, body.length);
-    res.writeHead(status, headers);
-    res.end(body);
-  };
+  /** The handlers' answer (handlers.ts) to one request, sent; a failure is a 500 (or a cut response). */
+  #handle(req: IncomingMessage, res: ServerResponse, body: RequestBody | undefined): void {
+    const fail = (err: unknown): void => {
+      this.#log.error('catalog request failed', { err });
+      if (res.headersSent) res.destroy();
+      else this.#send(req, res, goError(500, '500 Internal Server Error'));
+    };
+    // A body left partly unread: the connection cannot carry another request (net/http closes it too).
+    const sendIt = (x: Answer): void => this.#send(req, res, body?.truncated && !x.close ? { ...x, close: true } : x);
+    try {
+      const a = answer({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ...(body && { body }) }, this.#handlerOptions);
+      if (a instanceof Promise) a.then(sendIt).catch(fail);
+      else sendIt(a);
+    } catch (err) {
+      fail(err);
+    }
+  }
 
-  /** Status line, headers and a file body onto the socket (body.ts writeFileBody). */
-  const sendFile = (res: ServerResponse, status: number, headers: Record<string, string>, body: FileBody): void => {
-    sent.set(res, 0);
-    res.writeHead(status, headers);
-    writeFileBody(res, body, (bytes) => sent.set(res, bytes));
-  };
-
-  const send = (req: IncomingMessage, res: ServerResponse, a: Answer): void => {
+  /** An answer sent the way gzhttp sends it: Vary, gzip when asked and allowed, else Content-Length. */
+  #send(req: IncomingMessage, res: ServerResponse, a: Answer): void {
     const method = req.method ?? 'GET';
-    if (a.shared && Buffer.isBuffer(a.body) && method === 'GET') return sendShared(req, res, a, a.body);
+    if (a.shared && Buffer.isBuffer(a.body) && method === 'GET') return this.#sendShared(req, res, a, a.body);
     // gzhttp adds Vary to every response it wraps, then its own headers decide the rest.
     const headers: Record<string, string> = { vary: 'Accept-Encoding', ...a.headers };
     let body = a.body;
@@ -273,7 +386,7 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
       const compressed = createGzip();
       let n = 0;
       compressed.on('data', (chunk: Buffer) => void (n += chunk.length));
-      compressed.once('end', () => sent.set(res, n));
+      compressed.once('end', () => this.#sent.set(res, n));
       // A failed read (writeFileBody destroys the gzip stream) or a client gone cuts the response, as a failed copy
       // cuts a Go one.
       pipeline(compressed, res, (err) => void (err && res.destroy()));
@@ -281,21 +394,21 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
       else writeFileBody(compressed, body);
       return;
     }
-    if (Buffer.isBuffer(body)) return sendBuffer(res, a.status, headers, body);
-    return sendFile(res, a.status, headers, body);
-  };
+    if (Buffer.isBuffer(body)) return this.#sendBuffer(res, a.status, headers, body);
+    return this.#sendFile(res, a.status, headers, body);
+  }
 
   /**
    * A shared answer (a cached metas GET): its headers, and its gzip bytes when a client first
    * asks for them, are worked out once and kept with it (the same rules as send()).
    */
-  const sendShared = (req: IncomingMessage, res: ServerResponse, a: Answer, body: Buffer): void => {
-    let p = prepared.get(a);
+  #sendShared(req: IncomingMessage, res: ServerResponse, a: Answer, body: Buffer): void {
+    let p = this.#prepared.get(a);
     if (!p) {
       const plain: Record<string, string> = { vary: 'Accept-Encoding', ...a.headers, 'content-length': String(body.length) };
       if (a.close) plain.connection = 'close';
       p = { plain };
-      prepared.set(a, p);
+      this.#prepared.set(a, p);
     }
     const accept = req.headers['accept-encoding'];
     if (accept !== undefined && gzipQuality(accept) > 0) {
@@ -308,152 +421,60 @@ export function createCatalogServer(options: CatalogServerOptions): CatalogServe
         }
       }
       // writeHead without Content-Length, then end(): chunked, as the streamed gzip answers are.
-      if (p.gzip) return sendBuffer(res, a.status, p.gzip.headers, p.gzip.body);
+      if (p.gzip) return this.#sendBuffer(res, a.status, p.gzip.headers, p.gzip.body);
     }
-    return sendBuffer(res, a.status, p.plain, body);
-  };
+    return this.#sendBuffer(res, a.status, p.plain, body);
+  }
 
-  const handle = (req: IncomingMessage, res: ServerResponse, body: RequestBody | undefined): void => {
-    const fail = (err: unknown): void => {
-      log.error('catalog request failed', { err });
-      if (res.headersSent) res.destroy();
-      else send(req, res, goError(500, '500 Internal Server Error'));
-    };
-    // A body left partly unread: the connection cannot carry another request (net/http closes it too).
-    const sendIt = (x: Answer): void => send(req, res, body?.truncated && !x.close ? { ...x, close: true } : x);
-    try {
-      const a = answer({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ...(body && { body }) }, handlerOptions);
-      if (a instanceof Promise) a.then(sendIt).catch(fail);
-      else sendIt(a);
-    } catch (err) {
-      fail(err);
+  /** Status line, headers and a buffer body onto the socket (one writev). */
+  #sendBuffer(res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer): void {
+    this.#sent.set(res, body.length);
+    res.writeHead(status, headers);
+    res.end(body);
+  }
+
+  /** Status line, headers and a file body onto the socket (body.ts writeFileBody). */
+  #sendFile(res: ServerResponse, status: number, headers: Record<string, string>, body: FileBody): void {
+    this.#sent.set(res, 0);
+    res.writeHead(status, headers);
+    writeFileBody(res, body, (bytes) => this.#sent.set(res, bytes));
+  }
+}
+
+/** What a shared answer's response is, once worked out: final headers, and the gzip bytes. */
+interface Prepared {
+  readonly plain: Record<string, string>;
+  gzip?: { readonly headers: Record<string, string>; readonly body: Buffer };
+}
+
+/**
+ * The body of a request to the GraphQL route: up to GRAPHQL_BODY_LIMIT bytes and one more to
+ * tell a longer body (the rest is left unread and the connection closes after the answer).
+ */
+function readBody(payload: IncomingMessage, done: (body: RequestBody) => void): void {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  let finished = false;
+  const finish = (truncated: boolean): void => {
+    if (finished) return;
+    finished = true;
+    payload.removeListener('data', onData);
+    done({ bytes: Buffer.concat(chunks, length), truncated });
+  };
+  const onData = (chunk: Buffer): void => {
+    const room = GRAPHQL_BODY_LIMIT + 1 - length;
+    chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+    length += Math.min(room, chunk.length);
+    if (length > GRAPHQL_BODY_LIMIT) {
+      payload.pause();
+      finish(true);
     }
   };
+  payload.on('data', onData);
+  payload.once('end', () => finish(false));
+  payload.once('error', () => finish(true)); // a body that cannot be read cannot be decoded
+}
 
-  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    const target = req.url ?? '/';
-    if (unroutableTarget(target)) return send(req, res, BAD_REQUEST);
-    if (closing) {
-      res.setHeader('Connection', 'close');
-      res.writeHead(503, { 'Content-Type': 'application/json', 'Content-Length': '80' });
-      res.end(CLOSING_BODY);
-      return;
-    }
-    observe(req, res);
-    const method = req.method ?? 'GET';
-    const h = req.headers;
-    const hasBody = h['content-type'] !== undefined || h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0');
-    if (options.graphql && hasBody && BODY_METHODS.has(method) && isGraphQLTarget(target)) readBody(req, (b) => handle(req, res, b));
-    else handle(req, res, undefined);
-  };
-
-  /**
-   * The body of a request to the GraphQL route: up to GRAPHQL_BODY_LIMIT bytes and one more to
-   * tell a longer body (the rest is left unread and the connection closes after the answer).
-   */
-  const readBody = (payload: IncomingMessage, done: (body: RequestBody) => void): void => {
-    const chunks: Buffer[] = [];
-    let length = 0;
-    let finished = false;
-    const finish = (truncated: boolean): void => {
-      if (finished) return;
-      finished = true;
-      payload.removeListener('data', onData);
-      done({ bytes: Buffer.concat(chunks, length), truncated });
-    };
-    const onData = (chunk: Buffer): void => {
-      const room = GRAPHQL_BODY_LIMIT + 1 - length;
-      chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
-      length += Math.min(room, chunk.length);
-      if (length > GRAPHQL_BODY_LIMIT) {
-        payload.pause();
-        finish(true);
-      }
-    };
-    payload.on('data', onData);
-    payload.once('end', () => finish(false));
-    payload.once('error', () => finish(true)); // a body that cannot be read cannot be decoded
-  };
-
-  const build = async (): Promise<Server> => {
-    const timeouts = { headersTimeout: readTimeout, requestTimeout: readTimeout, connectionsCheckingInterval: Math.min(1000, readTimeout) };
-    let s: Server;
-    if (options.tls) {
-      certs = await watchCertificate({
-        ...options.tls,
-        ...(options.tlsReloadIntervalMs !== undefined && { intervalMs: options.tlsReloadIntervalMs }),
-        logger: log,
-        onChange: (pair) => (server as ReturnType<typeof createHttpsServer> | undefined)?.setSecureContext({ ...pair, ...GO_TLS_SERVER }),
-      });
-      try {
-        s = createHttpsServer({ ...certs.current, ...GO_TLS_SERVER, ALPNProtocols: ['http/1.1'], ...timeouts }, onRequest); // throws when the pair does not load
-      } catch (err) {
-        certs.stop();
-        throw err;
-      }
-      answerPlainHttp(s, readTimeout);
-    } else {
-      s = createHttpServer(timeouts, onRequest);
-    }
-    s.keepAliveTimeout = readTimeout;
-    s.requestTimeout = readTimeout;
-    s.on('clientError', onClientError);
-    return s;
-  };
-
-  const close = (): Promise<void> => {
-    closing ??= (async () => {
-      certs?.stop();
-      if (!server) return;
-      const s = server;
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<void>((resolve) => {
-        timer = setTimeout(() => {
-          s.closeAllConnections();
-          resolve();
-        }, shutdownTimeout);
-        timer.unref();
-      });
-      const closed = new Promise<void>((resolve) => s.close(() => resolve()));
-      await Promise.race([closed, deadline]);
-      clearTimeout(timer);
-    })();
-    return closing;
-  };
-
-  return {
-    get url() {
-      return url;
-    },
-    async listen(host, port) {
-      if (server) throw new Error('the catalog server is already listening');
-      try {
-        const s = await build();
-        server = s;
-        await new Promise<void>((resolve, reject) => {
-          s.once('error', reject);
-          s.listen({ host, port }, () => {
-            s.off('error', reject);
-            resolve();
-          });
-        });
-      } catch (err) {
-        certs?.stop();
-        server = undefined;
-        throw err;
-      }
-      const bound = server.address();
-      if (bound === null || typeof bound === 'string') throw new Error(`catalog server bound to unexpected address ${String(bound)}`);
-      const h = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
-      url = `${options.tls ? 'https' : 'http'}://${h}:${bound.port}`;
-      log.info('serving catalogs', { address: url, tls: options.tls !== undefined });
-      return { port: bound.port, url };
-    },
-    close,
-    runnable: async (signal) => {
-      if (!server) throw new Error('the catalog server is not listening: call listen() first');
-      await untilAborted(signal);
-      await close();
-    },
-  };
+export function createCatalogServer(options: CatalogServerOptions): CatalogServer {
+  return new CatalogHttpServer(options);
 }

@@ -1,7 +1,6 @@
-// The CatalogSource reconcile as small functions, in upstream's order (syncCatalogSources:
-// validate the source type → configmap → registry server → connection), computing the whole status
-// first and writing it once, only when it changed.
-import { isDeepStrictEqual } from 'node:util';
+// The CatalogSource reconcile as named steps on the shared ObjectReconciler, in upstream's order (syncCatalogSources:
+// validate the source type → configmap → registry server → connection), computing the whole status first and
+// writing it once, only when it changed; a conflict re-runs the pass from fresh state.
 import {
   CatalogSourceConfigMapError,
   CatalogSourceIntervalInvalidError,
@@ -15,9 +14,9 @@ import {
   type CatalogSource,
   type CatalogSourceStatus,
 } from '../../../api/operators/index.ts';
-import type { Reconciler, Result } from '../../shared/controller/index.ts';
-import { errorMessage, splitKey } from '../../shared/controller/index.ts';
-import type { Logger } from '../../shared/observability/index.ts';
+import { ObjectReconciler, errorMessage, splitKey, type Pass, type Reconciler, type Result, type Step, type StepOutcome } from '../../shared/controller/index.ts';
+import type { KubeClient } from '../../shared/kube/index.ts';
+import { noopLogger, type Logger } from '../../shared/observability/index.ts';
 import type { CatalogContent } from './content.ts';
 import { pollInterval } from './interval.ts';
 import type { CatalogSourceMetrics } from './metrics.ts';
@@ -43,7 +42,8 @@ export function sourceTypeProblem(cs: CatalogSource): string | undefined {
 
 export interface CatalogSourceReconcilerOptions {
   readonly get: (key: string) => CatalogSource | undefined;
-  readonly writeStatus: (cs: CatalogSource, status: CatalogSourceStatus, signal: AbortSignal) => Promise<void>;
+  /** Where status goes: the API server. */
+  readonly client: KubeClient;
   readonly images: ImageSources;
   readonly addresses: AddressSources;
   readonly metrics?: CatalogSourceMetrics;
@@ -55,9 +55,12 @@ export interface CatalogSourceReconcilerOptions {
   readonly logger?: Logger;
 }
 
-interface Outcome {
-  readonly status: CatalogSourceStatus;
-  readonly requeueAfterMs?: number;
+/** What one pass knows. */
+interface SourcePass {
+  readonly key: string;
+  readonly cs: CatalogSource;
+  /** Everything but conditions is recomputed (upstream's SetError("", nil) on a copy). */
+  readonly base: CatalogSourceStatus;
 }
 
 /** What the reconciler keeps per CatalogSource and what later work reads. */
@@ -66,29 +69,94 @@ export interface ContentRegistry {
 }
 
 export function newCatalogSourceReconciler(o: CatalogSourceReconcilerOptions): Reconciler & ContentRegistry {
-  const now = o.now ?? ((): Date => new Date());
-  const readyMs = o.readyRecheckMs ?? 10 * 60_000;
-  const notReadyMs = o.notReadyRecheckMs ?? 10_000;
-  const recheck = (state: string): number => (state === ConnectionStateReady ? readyMs : notReadyMs);
+  return new CatalogSourceReconciler(o);
+}
 
-  const forget = (key: string): void => {
+class CatalogSourceReconciler implements Reconciler, ContentRegistry {
+  readonly #o: CatalogSourceReconcilerOptions;
+  readonly #now: () => Date;
+  readonly #readyMs: number;
+  readonly #notReadyMs: number;
+  readonly #object: ObjectReconciler<CatalogSource, SourcePass>;
+
+  constructor(o: CatalogSourceReconcilerOptions) {
+    this.#o = o;
+    this.#now = o.now ?? ((): Date => new Date());
+    this.#readyMs = o.readyRecheckMs ?? 10 * 60_000;
+    this.#notReadyMs = o.notReadyRecheckMs ?? 10_000;
+    const steps: Step<SourcePass>[] = [
+      { name: 'validateSourceType', run: async (s) => this.#validateSourceType(s) },
+      { name: 'refuseConfigMap', run: async (s) => this.#refuseConfigMap(s) },
+      // As upstream: the image wins when both are set.
+      { name: 'syncImage', run: (s, signal) => this.#syncImage(s, signal) },
+      { name: 'syncAddress', run: (s) => this.#syncAddress(s) },
+    ];
+    this.#object = new ObjectReconciler<CatalogSource, SourcePass>({
+      kind: 'CatalogSource',
+      client: o.client,
+      get: o.get,
+      steps,
+      logger: o.logger ?? noopLogger,
+      state: (pass: Pass<CatalogSource>) => ({
+        key: pass.key,
+        cs: pass.obj,
+        base: pass.obj.status?.conditions ? { conditions: pass.obj.status.conditions } : {},
+      }),
+      forget: (key) => this.#forget(key),
+    });
+  }
+
+  get(namespace: string, name: string): CatalogContent | undefined {
+    const key = `${namespace}/${name}`;
+    return this.#o.images.current(key)?.content ?? this.#o.addresses.content(key);
+  }
+
+  reconcile(key: string, signal: AbortSignal): Promise<Result | void> {
+    return this.#object.reconcile(key, signal);
+  }
+
+  #forget(key: string): void {
     const { namespace = '', name } = splitKey(key);
-    o.images.remove(key);
-    o.addresses.remove(key);
-    o.metrics?.forget(namespace, name);
-  };
+    this.#o.images.remove(key);
+    this.#o.addresses.remove(key);
+    this.#o.metrics?.forget(namespace, name);
+  }
+
+  /** The pass's status is `status`: the connection state to the metrics, then the pass ends. */
+  #end(s: SourcePass, status: CatalogSourceStatus, requeueAfterMs?: number): StepOutcome {
+    const { cs } = s;
+    if (status.connectionState) this.#o.metrics?.setState(cs.metadata.namespace ?? '', cs.metadata.name ?? '', status.connectionState.lastObservedState);
+    cs.status = status;
+    return requeueAfterMs !== undefined ? { result: { requeueAfterMs } } : {};
+  }
+
+  #validateSourceType(s: SourcePass): StepOutcome | undefined {
+    const problem = sourceTypeProblem(s.cs);
+    if (!problem) return undefined;
+    this.#forget(s.key);
+    return this.#end(s, { ...s.base, reason: CatalogSourceSpecInvalidError, message: problem });
+  }
+
+  #refuseConfigMap(s: SourcePass): StepOutcome | undefined {
+    if (s.cs.spec.sourceType === SourceTypeGrpc) return undefined;
+    this.#forget(s.key);
+    return this.#end(s, { ...s.base, reason: CatalogSourceConfigMapError, message: configMapUnsupportedMessage(s.cs.spec.sourceType) });
+  }
 
   /** spec.image: pull (tag → digest; a known digest needs no download), load on a new digest, poll on schedule. */
-  const syncImage = async (key: string, cs: CatalogSource, base: CatalogSourceStatus, signal: AbortSignal): Promise<Outcome> => {
+  async #syncImage(s: SourcePass, signal: AbortSignal): Promise<StepOutcome | undefined> {
+    const { key, cs } = s;
+    if (!cs.spec.image) return undefined;
+    const o = this.#o;
     o.addresses.remove(key);
-    const image = cs.spec.image ?? '';
+    const image = cs.spec.image;
     const poll = cs.spec.updateStrategy?.registryPoll;
     const interval = poll ? pollInterval(poll.interval) : undefined;
     const current = o.images.current(key);
-    const t = now();
+    const t = this.#now();
     const lastPoll = cs.status?.latestImageRegistryPoll ?? cs.metadata.creationTimestamp;
     const due = interval !== undefined && (!lastPoll || Date.parse(lastPoll) + interval.ms <= t.getTime());
-    const status: CatalogSourceStatus = { ...base };
+    const status: CatalogSourceStatus = { ...s.base };
     if (cs.status?.latestImageRegistryPoll) status.latestImageRegistryPoll = cs.status.latestImageRegistryPoll;
     const stale = !current || current.image !== image;
     if (stale || due) {
@@ -104,7 +172,7 @@ export function newCatalogSourceReconciler(o: CatalogSourceReconcilerOptions): R
         const was = cs.status?.connectionState;
         const since = was?.lastObservedState === ConnectionStateTransientFailure && was.lastConnect ? was.lastConnect : t.toISOString();
         status.connectionState = { lastObservedState: ConnectionStateTransientFailure, lastConnect: since };
-        return { status, requeueAfterMs: interval ? Math.min(notReadyMs, interval.ms) : notReadyMs };
+        return this.#end(s, status, interval ? Math.min(this.#notReadyMs, interval.ms) : this.#notReadyMs);
       }
       if (interval) status.latestImageRegistryPoll = t.toISOString();
     }
@@ -114,19 +182,21 @@ export function newCatalogSourceReconciler(o: CatalogSourceReconcilerOptions): R
       status.reason = CatalogSourceIntervalInvalidError;
       status.message = interval.error;
     }
-    if (!interval) return { status };
+    if (!interval) return this.#end(s, status);
     const next = Date.parse(status.latestImageRegistryPoll ?? t.toISOString()) + interval.ms - t.getTime();
-    return { status, requeueAfterMs: Math.max(next, 1000) };
-  };
+    return this.#end(s, status, Math.max(next, 1000));
+  }
 
   /** spec.address: one gRPC channel per CatalogSource; its state goes into connectionState; content loaded when READY. */
-  const syncAddress = async (key: string, cs: CatalogSource, base: CatalogSourceStatus): Promise<Outcome> => {
+  async #syncAddress(s: SourcePass): Promise<StepOutcome> {
+    const { key, cs } = s;
+    const o = this.#o;
     o.images.remove(key);
     const address = cs.spec.address ?? '';
     const conn = o.addresses.ensure(key, address);
     const status: CatalogSourceStatus = {
-      ...base,
-      registryService: { protocol: 'grpc', createdAt: cs.status?.registryService?.createdAt ?? now().toISOString() },
+      ...s.base,
+      registryService: { protocol: 'grpc', createdAt: cs.status?.registryService?.createdAt ?? this.#now().toISOString() },
       connectionState: { address, lastObservedState: conn.state, lastConnect: conn.lastChange.toISOString() },
     };
     if (conn.state === ConnectionStateReady && o.addresses.needsSnapshot(key)) {
@@ -135,46 +205,11 @@ export function newCatalogSourceReconciler(o: CatalogSourceReconcilerOptions): R
         o.metrics?.snapshot(cs.metadata.namespace ?? '', cs.metadata.name ?? '');
       } catch (err) {
         o.logger?.info('registry snapshot failed', { catalogSource: key, address, err: errorMessage(err) });
-        return { status, requeueAfterMs: notReadyMs };
+        return this.#end(s, status, this.#notReadyMs);
       }
     }
-    return { status, requeueAfterMs: recheck(conn.state) };
-  };
-
-  const desired = async (key: string, cs: CatalogSource, signal: AbortSignal): Promise<Outcome> => {
-    // Everything but conditions is recomputed (upstream's SetError("", nil) on a copy).
-    const base: CatalogSourceStatus = cs.status?.conditions ? { conditions: cs.status.conditions } : {};
-    const problem = sourceTypeProblem(cs);
-    if (problem) {
-      forget(key);
-      return { status: { ...base, reason: CatalogSourceSpecInvalidError, message: problem } };
-    }
-    if (cs.spec.sourceType !== SourceTypeGrpc) {
-      forget(key);
-      return { status: { ...base, reason: CatalogSourceConfigMapError, message: configMapUnsupportedMessage(cs.spec.sourceType) } };
-    }
-    // As upstream: the image wins when both are set.
-    return cs.spec.image ? syncImage(key, cs, base, signal) : syncAddress(key, cs, base);
-  };
-
-  return {
-    get: (namespace, name) => {
-      const key = `${namespace}/${name}`;
-      return o.images.current(key)?.content ?? o.addresses.content(key);
-    },
-    async reconcile(key, signal): Promise<Result | void> {
-      const cs = o.get(key);
-      if (!cs) {
-        forget(key);
-        return;
-      }
-      const { status, requeueAfterMs } = await desired(key, cs, signal);
-      if (status.connectionState) o.metrics?.setState(cs.metadata.namespace ?? '', cs.metadata.name ?? '', status.connectionState.lastObservedState);
-      if (!isDeepStrictEqual(stripUndefined(cs.status ?? {}), stripUndefined(status))) await o.writeStatus(cs, status, signal);
-      return requeueAfterMs !== undefined ? { requeueAfterMs } : undefined;
-    },
-  };
+    return this.#end(s, status, conn.state === ConnectionStateReady ? this.#readyMs : this.#notReadyMs);
+  }
 }
 
 const oneLine = (s: string): string => s.replace(/\s*\n\s*/g, ' ').trim();
-const stripUndefined = (v: CatalogSourceStatus): unknown => JSON.parse(JSON.stringify(v)) as unknown;

@@ -14,9 +14,9 @@ import {
   type Step,
   type StepStatus,
 } from '../../../api/operators/index.ts';
-import { removedStoredVersions } from '../../operator-controller/preflights/index.ts';
 import { goQuote } from '../../shared/gocompat/index.ts';
 import { isAlreadyExists, type KubeClient } from '../../shared/kube/index.ts';
+import { removedStoredVersions } from '../../shared/registryv1/index.ts';
 import type { Logger } from '../../shared/toolkit/index.ts';
 import { installedAlongside, alongsideToAnnotations, type CsvPresence, type NamespacedName } from './alongside.ts';
 import { aggregate, validateCustomResource, type JsonSchemaProps } from './crschema.ts';

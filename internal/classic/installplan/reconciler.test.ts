@@ -2,7 +2,7 @@
 // subresource (the real cluster is in test/integration/classic/installplan.test.ts).
 import { describe, expect, it } from 'vitest';
 import type { InstallPlan, OperatorGroup } from '../../../api/operators/index.ts';
-import { noopLogger } from '../../shared/toolkit/index.ts';
+import { noopLogger } from '../../shared/observability/index.ts';
 import { newInstallPlanReconciler, newRbacRetryReconciler } from './reconciler.ts';
 
 const signal = new AbortController().signal;

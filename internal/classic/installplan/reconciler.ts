@@ -18,8 +18,8 @@ import {
   type ObjectReference,
   type OperatorGroup,
 } from '../../../api/operators/index.ts';
-import { formatTime, splitKey, type Reconciler, type Result } from '../../shared/controller/index.ts';
-import type { Logger } from '../../shared/toolkit/index.ts';
+import { ObjectReconciler, formatTime, splitKey, type Pass, type Reconciler, type Step, type StepOutcome } from '../../shared/controller/index.ts';
+import type { LogFields, Logger } from '../../shared/observability/index.ts';
 import { errorText } from './errors.ts';
 import { serviceAccountFor } from './attenuate.ts';
 import { conditionFailed, getCondition, setCondition } from './plan.ts';
@@ -43,107 +43,122 @@ export interface InstallPlanReconcilerOptions {
   readonly logger: Logger;
 }
 
+/** What one pass knows. */
+interface PlanPass {
+  readonly pass: Pass<InstallPlan>;
+  readonly key: string;
+  readonly fields: LogFields;
+  /** The service account the namespace's OperatorGroup names (attenuate step). */
+  ref?: ObjectReference;
+}
+
+/**
+ * Named steps on the shared ObjectReconciler (skipWithoutSteps, skipFinal, attenuate, transition). Each step that
+ * changes status writes it itself, with upstream's error texts, and ends the pass (`final`). A pass that runs before
+ * the informer has seen this reconciler's last write starts from what was written (`readYourWrites`), so a retry
+ * never executes the plan again from the old status.
+ */
 export function newInstallPlanReconciler(o: InstallPlanReconcilerOptions): Reconciler {
   const now = o.now ?? ((): Date => new Date());
-  const typed = (p: InstallPlan): InstallPlan => ({ ...p, apiVersion: V1alpha1, kind: InstallPlanKind });
-  // Our last status write per plan: the resourceVersion it replaced and what the server stored. A retry that
-  // runs before the informer has seen that write would otherwise execute the plan again from the old status.
-  const written = new Map<string, { readonly replaced: string; readonly stored: InstallPlan }>();
-  const write = async (key: string, plan: InstallPlan, signal: AbortSignal): Promise<InstallPlan> => {
-    const stored = await o.writeStatus(plan, signal);
-    written.set(key, { replaced: plan.metadata.resourceVersion ?? '', stored });
-    return stored;
-  };
-  const latest = (key: string, cached: InstallPlan): InstallPlan => {
-    const mine = written.get(key);
-    if (mine && mine.replaced === cached.metadata.resourceVersion) return mine.stored;
-    written.delete(key);
-    return cached;
-  };
 
-  const setInstalledCondition = async (key: string, plan: InstallPlan, reason: string, message: string, signal: AbortSignal): Promise<InstallPlan> => {
-    const out = structuredClone(typed(plan));
-    out.status ??= { phase: '', catalogSources: [] };
-    setCondition(out.status, conditionFailed(InstallPlanInstalled, reason, message, formatTime(now())));
+  /** Sets the Installed condition on the copy and writes it now. */
+  const setInstalledCondition = async (s: PlanPass, reason: string, message: string, signal: AbortSignal): Promise<void> => {
+    const plan = s.pass.obj;
+    plan.status ??= { phase: '', catalogSources: [] };
+    setCondition(plan.status, conditionFailed(InstallPlanInstalled, reason, message, formatTime(now())));
     try {
-      return await write(key, out, signal);
+      await s.pass.writeStatus(signal);
     } catch (err) {
       o.logger.error('error updating InstallPlan status', { err });
       throw new Error(`error updating InstallPlan status: ${errorText(err)}`, { cause: err });
     }
   };
 
-  return {
-    async reconcile(key: string, signal: AbortSignal): Promise<Result | void> {
-      const cached = o.get(key);
-      if (!cached) {
-        written.delete(key);
-        return;
-      }
-      let plan = typed(structuredClone(latest(key, cached)));
-      const log = o.logger;
-      const fields = { ip: plan.metadata.name, namespace: plan.metadata.namespace, phase: plan.status?.phase };
-      log.debug('syncing', fields);
-
-      if ((plan.status?.plan ?? []).length === 0 && (plan.status?.bundleLookups ?? []).length === 0) {
-        log.debug('skip processing installplan without status - subscription sync responsible for initial status', fields);
-        return;
-      }
-      const phase = plan.status?.phase;
-      if (phase === InstallPlanPhaseFailed || phase === InstallPlanPhaseComplete) return;
-
-      let ref: ObjectReference | undefined;
-      try {
-        ref = serviceAccountFor(o.operatorGroups(plan.metadata.namespace ?? ''));
-      } catch (err) {
-        const failure = `attenuated service account query failed - ${errorText(err)}`;
-        log.info(failure, fields);
-        await setInstalledCondition(key, plan, InstallPlanReasonInstallCheckFailed, errorText(err), signal);
-        throw new Error(failure, { cause: err });
-      }
-      // The InstallCheckFailed condition only comes from the query above: clear it now that the query answered.
-      if (getCondition(plan.status ?? { phase: '', catalogSources: [] }, InstallPlanInstalled).reason === InstallPlanReasonInstallCheckFailed) {
-        plan = typed(await setInstalledCondition(key, plan, 'Unknown', '', signal));
-      }
-      if (ref) {
-        const out = structuredClone(plan);
-        out.status!.attenuatedServiceAccountRef = ref;
-        if (!isDeepStrictEqual(plan.status?.attenuatedServiceAccountRef, ref)) {
-          try {
-            await write(key, out, signal);
-          } catch (err) {
-            throw new Error(`failed to attach attenuated ServiceAccount to status - ${errorText(err)}`, { cause: err });
-          }
-          log.info('successfully attached attenuated ServiceAccount to status', { ...fields, 'attenuated-sa': ref.name });
-          return; // the status update brings the plan back
-        }
-      }
-
-      const execute: PlanExecutor = (p) => o.execute(p, signal);
-      const { plan: out, error } = await transitionInstallPlanState(plan, execute, now(), o.retryTimeoutMs);
-      const installing = out.status?.phase === InstallPlanPhaseInstalling;
-      // A failed sync is retried with backoff; an Installing plan also comes back after 5 s, whichever is first.
-      const failed = (err: Error): Error => {
-        if (installing) o.requeueAfter(key, INSTALLING_REQUEUE_MS);
-        return err;
-      };
-
-      if (!isDeepStrictEqual(out.status, plan.status)) {
+  const steps: Step<PlanPass>[] = [
+    {
+      name: 'skipWithoutSteps',
+      run: async ({ pass, fields }) => {
+        o.logger.debug('syncing', fields);
+        const plan = pass.obj;
+        if ((plan.status?.plan ?? []).length > 0 || (plan.status?.bundleLookups ?? []).length > 0) return undefined;
+        o.logger.debug('skip processing installplan without status - subscription sync responsible for initial status', fields);
+        return { final: true };
+      },
+    },
+    {
+      name: 'skipFinal',
+      run: async ({ pass }) => {
+        const phase = pass.obj.status?.phase;
+        return phase === InstallPlanPhaseFailed || phase === InstallPlanPhaseComplete ? { final: true } : undefined;
+      },
+    },
+    {
+      // The namespace's OperatorGroup decides the attenuated service account; a newly found one is written first.
+      name: 'attenuate',
+      run: async (s, signal) => {
+        const plan = s.pass.obj;
         try {
-          await write(key, out, signal);
+          s.ref = serviceAccountFor(o.operatorGroups(plan.metadata.namespace ?? ''));
+        } catch (err) {
+          const failure = `attenuated service account query failed - ${errorText(err)}`;
+          o.logger.info(failure, s.fields);
+          await setInstalledCondition(s, InstallPlanReasonInstallCheckFailed, errorText(err), signal);
+          return { final: true, err: new Error(failure, { cause: err }) };
+        }
+        // The InstallCheckFailed condition only comes from the query above: clear it now that the query answered.
+        if (getCondition(plan.status ?? { phase: '', catalogSources: [] }, InstallPlanInstalled).reason === InstallPlanReasonInstallCheckFailed) {
+          await setInstalledCondition(s, 'Unknown', '', signal);
+        }
+        if (!s.ref || isDeepStrictEqual(plan.status?.attenuatedServiceAccountRef, s.ref)) return undefined;
+        plan.status!.attenuatedServiceAccountRef = s.ref;
+        try {
+          await s.pass.writeStatus(signal);
+        } catch (err) {
+          return { final: true, err: new Error(`failed to attach attenuated ServiceAccount to status - ${errorText(err)}`, { cause: err }) };
+        }
+        o.logger.info('successfully attached attenuated ServiceAccount to status', { ...s.fields, 'attenuated-sa': s.ref.name });
+        return { final: true }; // the status update brings the plan back
+      },
+    },
+    {
+      // The phase machine; an Installing plan comes back every 5 s (also after a failed sync, besides its backoff).
+      name: 'transition',
+      run: async (s, signal) => {
+        const plan = s.pass.obj;
+        const execute: PlanExecutor = (p) => o.execute(p, signal);
+        const { plan: out, error } = await transitionInstallPlanState(structuredClone(plan), execute, now(), o.retryTimeoutMs);
+        const installing = out.status?.phase === InstallPlanPhaseInstalling;
+        const failed = (err: Error): StepOutcome => {
+          if (installing) o.requeueAfter(s.key, INSTALLING_REQUEUE_MS);
+          return { final: true, err };
+        };
+        plan.status = out.status;
+        try {
+          await s.pass.writeStatus(signal);
         } catch (err) {
           const updateErr = `error updating InstallPlan status: ${errorText(err)}`;
-          if (error === undefined) throw failed(new Error(updateErr, { cause: err }));
-          throw failed(new Error(`error transitioning InstallPlan: ${errorText(error)} and error updating InstallPlan status: ${updateErr}`, { cause: err }));
+          if (error === undefined) return failed(new Error(updateErr, { cause: err }));
+          return failed(new Error(`error transitioning InstallPlan: ${errorText(error)} and error updating InstallPlan status: ${updateErr}`, { cause: err }));
         }
-      }
-      if (error !== undefined) {
-        log.info('error transitioning InstallPlan', { ...fields, syncError: errorText(error) });
-        throw failed(error instanceof Error ? error : new Error(String(error)));
-      }
-      return installing ? { requeueAfterMs: INSTALLING_REQUEUE_MS } : undefined;
+        if (error !== undefined) {
+          o.logger.info('error transitioning InstallPlan', { ...s.fields, syncError: errorText(error) });
+          return failed(error instanceof Error ? error : new Error(String(error)));
+        }
+        return { final: true, ...(installing && { result: { requeueAfterMs: INSTALLING_REQUEUE_MS } }) };
+      },
     },
-  };
+  ];
+
+  return new ObjectReconciler<InstallPlan, PlanPass>({
+    kind: InstallPlanKind,
+    writer: { updateStatus: (plan, signal) => o.writeStatus(plan, signal) },
+    get: o.get,
+    copy: (cached) => ({ ...structuredClone(cached), apiVersion: V1alpha1, kind: InstallPlanKind }),
+    readYourWrites: true,
+    steps,
+    logger: o.logger,
+    state: (pass) => ({ pass, key: pass.key, fields: { ip: pass.obj.metadata.name, namespace: pass.obj.metadata.namespace, phase: pass.obj.status?.phase } }),
+  });
 }
 
 /** Whether a Role, RoleBinding or ServiceAccount change concerns InstallPlans (scoped.IsObjectRBACRelated). */

@@ -14,7 +14,7 @@ import {
   type ClusterServiceVersion,
   type OperatorCondition,
 } from '../../../api/operators/index.ts';
-import { setCondition, splitKey, type Reconciler } from '../../shared/controller/index.ts';
+import { ObjectReconciler, setCondition, splitKey, type Reconciler, type Step } from '../../shared/controller/index.ts';
 import { isAlreadyExists, type CacheReader, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 
@@ -99,7 +99,16 @@ export interface ConditionReconcilerOptions {
 
 const ownedBy = (obj: KubeObject, owner: KubeObject): boolean => (obj.metadata.ownerReferences ?? []).some((r) => r.uid === owner.metadata.uid);
 
-/** OperatorCondition key → its Role, RoleBinding, the deployments' env and its status. */
+/** What one pass knows. */
+interface ConditionPass {
+  readonly oc: OperatorCondition;
+  readonly key: string;
+  readonly name: string;
+  readonly namespace: string;
+  readonly ownerReferences: OwnerReference[];
+}
+
+/** OperatorCondition key → its Role, RoleBinding, the deployments' env and its status (steps on the ObjectReconciler). */
 export function conditionReconciler(o: ConditionReconcilerOptions): Reconciler {
   const now = o.now ?? ((): Date => new Date());
 
@@ -124,73 +133,101 @@ export function conditionReconciler(o: ConditionReconcilerOptions): Reconciler {
     await o.client.update(updated, { signal });
   };
 
-  return {
-    async reconcile(k, signal) {
-      const oc = o.operatorConditions.get(k);
-      if (!oc) return;
-      const name = oc.metadata.name ?? '';
-      const namespace = oc.metadata.namespace ?? '';
-      const ownerReferences = [controllerRef(V2, OperatorConditionKind, oc)];
-      const role: KubeObject = {
-        apiVersion: `${RBAC}/v1`,
-        kind: 'Role',
-        metadata: { name, namespace, labels: { ...MANAGED }, ownerReferences },
-        rules: [{ verbs: ['get', 'update', 'patch'], apiGroups: ['operators.coreos.com'], resources: ['operatorconditions'], resourceNames: [name] }],
-      };
-      await ensure(oc, o.roles.get(k), role, (r) => isDeepStrictEqual(r['rules'], role['rules']), signal);
-      const binding: KubeObject = {
-        apiVersion: `${RBAC}/v1`,
-        kind: 'RoleBinding',
-        metadata: { name, namespace, labels: { ...MANAGED }, ownerReferences },
-        subjects: (oc.spec?.serviceAccounts ?? []).map((sa) => ({ kind: 'ServiceAccount', name: sa })),
-        roleRef: { apiGroup: RBAC, kind: 'Role', name },
-      };
-      await ensure(
-        oc,
-        o.roleBindings.get(k),
-        binding,
-        (b) => isDeepStrictEqual(b['roleRef'], binding['roleRef']) && isDeepStrictEqual(b['subjects'] ?? [], binding['subjects']),
-        signal,
-      );
-
-      for (const d of oc.spec?.deployments ?? []) {
-        const dep = o.deployments.get(key(namespace, d));
-        // Not there yet (the CSV installs it later): its creation brings this OperatorCondition back.
-        if (!dep) continue;
-        const owner = (dep.metadata.ownerReferences ?? []).find((r) => r.kind === ClusterServiceVersionKind);
-        if (!owner || owner.name !== name) continue;
-        const updated = structuredClone(dep);
-        let changed = false;
-        const podSpec = ((updated['spec'] as Record<string, unknown>)?.['template'] as Record<string, unknown>)?.['spec'] as { containers?: { env?: { name: string; value?: string }[] }[] };
-        for (const c of podSpec?.containers ?? []) {
-          const env = (c.env ??= []);
-          const found = env.find((e) => e.name === OPERATOR_CONDITION_ENV);
-          if (found?.value === name) continue;
-          changed = true;
-          if (found) found.value = name;
-          else env.push({ name: OPERATOR_CONDITION_ENV, value: name });
-        }
-        if (!changed) continue;
-        updated.apiVersion = 'apps/v1';
-        updated.kind = 'Deployment';
-        await o.client.update(updated, { signal });
-      }
-
-      const generation = oc.metadata.generation ?? 0;
-      const status = structuredClone(oc.status ?? {});
-      const conditions = (status.conditions ??= []);
-      let changed = false;
-      for (const c of oc.spec?.conditions ?? []) {
-        const current = conditions.find((x) => x.type === c.type);
-        if (current && current.status === c.status && (current.observedGeneration ?? 0) === generation) continue;
-        setCondition(conditions, { type: c.type, status: c.status, reason: c.reason, message: c.message, observedGeneration: generation, ...(c.lastTransitionTime && { lastTransitionTime: c.lastTransitionTime }) }, now());
-        changed = true;
-      }
-      if (changed) {
-        await o.client.updateStatus({ ...oc, apiVersion: V2, kind: OperatorConditionKind, status }, { signal });
-      }
+  const steps: Step<ConditionPass>[] = [
+    {
+      name: 'ensureRole',
+      run: async (s, signal) => {
+        const role: KubeObject = {
+          apiVersion: `${RBAC}/v1`,
+          kind: 'Role',
+          metadata: { name: s.name, namespace: s.namespace, labels: { ...MANAGED }, ownerReferences: s.ownerReferences },
+          rules: [{ verbs: ['get', 'update', 'patch'], apiGroups: ['operators.coreos.com'], resources: ['operatorconditions'], resourceNames: [s.name] }],
+        };
+        await ensure(s.oc, o.roles.get(s.key), role, (r) => isDeepStrictEqual(r['rules'], role['rules']), signal);
+        return undefined;
+      },
     },
-  };
+    {
+      name: 'ensureRoleBinding',
+      run: async (s, signal) => {
+        const binding: KubeObject = {
+          apiVersion: `${RBAC}/v1`,
+          kind: 'RoleBinding',
+          metadata: { name: s.name, namespace: s.namespace, labels: { ...MANAGED }, ownerReferences: s.ownerReferences },
+          subjects: (s.oc.spec?.serviceAccounts ?? []).map((sa) => ({ kind: 'ServiceAccount', name: sa })),
+          roleRef: { apiGroup: RBAC, kind: 'Role', name: s.name },
+        };
+        await ensure(
+          s.oc,
+          o.roleBindings.get(s.key),
+          binding,
+          (b) => isDeepStrictEqual(b['roleRef'], binding['roleRef']) && isDeepStrictEqual(b['subjects'] ?? [], binding['subjects']),
+          signal,
+        );
+        return undefined;
+      },
+    },
+    {
+      name: 'setDeploymentsEnv',
+      run: async (s, signal) => {
+        for (const d of s.oc.spec?.deployments ?? []) {
+          const dep = o.deployments.get(key(s.namespace, d));
+          // Not there yet (the CSV installs it later): its creation brings this OperatorCondition back.
+          if (!dep) continue;
+          const owner = (dep.metadata.ownerReferences ?? []).find((r) => r.kind === ClusterServiceVersionKind);
+          if (!owner || owner.name !== s.name) continue;
+          const updated = structuredClone(dep);
+          let changed = false;
+          const podSpec = ((updated['spec'] as Record<string, unknown>)?.['template'] as Record<string, unknown>)?.['spec'] as { containers?: { env?: { name: string; value?: string }[] }[] };
+          for (const c of podSpec?.containers ?? []) {
+            const env = (c.env ??= []);
+            const found = env.find((e) => e.name === OPERATOR_CONDITION_ENV);
+            if (found?.value === s.name) continue;
+            changed = true;
+            if (found) found.value = s.name;
+            else env.push({ name: OPERATOR_CONDITION_ENV, value: s.name });
+          }
+          if (!changed) continue;
+          updated.apiVersion = 'apps/v1';
+          updated.kind = 'Deployment';
+          await o.client.update(updated, { signal });
+        }
+        return undefined;
+      },
+    },
+    {
+      // spec.conditions → status.conditions with observedGeneration; a condition whose status and generation are
+      // already there is left as it is.
+      name: 'copyConditions',
+      run: async ({ oc }) => {
+        const generation = oc.metadata.generation ?? 0;
+        for (const c of oc.spec?.conditions ?? []) {
+          const current = oc.status?.conditions?.find((x) => x.type === c.type);
+          if (current && current.status === c.status && (current.observedGeneration ?? 0) === generation) continue;
+          const conditions = ((oc.status ??= {}).conditions ??= []);
+          setCondition(conditions, { type: c.type, status: c.status, reason: c.reason, message: c.message, observedGeneration: generation, ...(c.lastTransitionTime && { lastTransitionTime: c.lastTransitionTime }) }, now());
+        }
+        return undefined;
+      },
+    },
+  ];
+
+  return new ObjectReconciler<OperatorCondition, ConditionPass>({
+    kind: OperatorConditionKind,
+    client: o.client,
+    get: (k) => o.operatorConditions.get(k),
+    // The cache holds objects as listed; status writes need the kind.
+    copy: (cached) => ({ ...structuredClone(cached), apiVersion: V2, kind: OperatorConditionKind }),
+    steps,
+    logger: o.logger,
+    state: ({ obj: oc, key: k }) => ({
+      oc,
+      key: k,
+      name: oc.metadata.name ?? '',
+      namespace: oc.metadata.namespace ?? '',
+      ownerReferences: [controllerRef(V2, OperatorConditionKind, oc)],
+    }),
+  });
 }
 
 function refOf(obj: KubeObject): { apiVersion: string; kind: string; name: string; namespace?: string } {

@@ -26,7 +26,18 @@ import {
   type OperatorGroup,
   type OperatorGroupStatus,
 } from '../../../api/operators/index.ts';
-import { formatTime, removeCondition, setCondition, splitKey, type Reconciler } from '../../shared/controller/index.ts';
+import {
+  ObjectReconciler,
+  formatTime,
+  removeCondition,
+  setCondition,
+  splitKey,
+  type Pass,
+  type Reconciler,
+  type Result,
+  type Step,
+  type StepOutcome,
+} from '../../shared/controller/index.ts';
 import { NAMESPACE_INDEX, isNotFound, labelSelectorAsSelector, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import { isCopied, type OlmCaches } from '../olmcache/index.ts';
@@ -85,98 +96,228 @@ const ownerLabels = (og: { metadata: { name?: string; namespace?: string } }): R
   [OwnerKindLabel]: OperatorGroupKind,
 });
 
+/** What one pass knows. */
+interface GroupPass {
+  readonly pass: Pass<OperatorGroup>;
+  readonly og: OperatorGroup;
+  readonly namespace: string;
+}
+
 export function operatorGroupReconciler(o: OperatorGroupReconcilerOptions): Reconciler {
-  const { client, caches, logger } = o;
-  const now = (): Date => (o.now ? o.now() : new Date());
+  return new OperatorGroupReconciler(o);
+}
 
-  const writeStatus = async (og: OperatorGroup, status: OperatorGroupStatus, signal: AbortSignal): Promise<OperatorGroup> => {
-    const body = { ...og, apiVersion: V1, kind: OperatorGroupKind, status: { ...status, lastUpdated: status.lastUpdated ?? formatTime(now()) } };
-    return client.updateStatus<OperatorGroup>(body, { signal });
-  };
+/**
+ * upstream's syncOperatorGroups as named steps on the shared ObjectReconciler: the group's own status is computed on
+ * the pass's copy and written once, at the end (before the CSVs it unblocks are reset, when the service account
+ * changed); other groups' MultipleOperatorGroup condition, member CSVs, ClusterRoles and the provided-APIs
+ * annotation are written by the steps that own them.
+ */
+class OperatorGroupReconciler implements Reconciler {
+  readonly #o: OperatorGroupReconcilerOptions;
+  readonly #object: ObjectReconciler<OperatorGroup, GroupPass>;
 
-  const ownedClusterRoles = (namespace: string, name: string): KubeObject[] =>
-    caches.clusterRoles.list().filter((cr) => {
+  constructor(o: OperatorGroupReconcilerOptions) {
+    this.#o = o;
+    const steps: Step<GroupPass>[] = [
+      { name: 'syncMultiple', run: (s, signal) => this.#syncMultiple(s, signal) },
+      { name: 'syncServiceAccount', run: (s, signal) => this.#syncServiceAccount(s, signal) },
+      { name: 'syncTargets', run: async (s) => this.#syncTargets(s) },
+      { name: 'annotateCSVs', run: (s, signal) => this.#annotateCSVs(s, signal) },
+      { name: 'syncClusterRolesAndAPIs', run: (s, signal) => this.#syncClusterRolesAndAPIs(s, signal) },
+    ];
+    this.#object = new ObjectReconciler<OperatorGroup, GroupPass>({
+      kind: OperatorGroupKind,
+      client: o.client,
+      get: (key) => o.caches.operatorGroups.get(key),
+      // The cache holds objects as listed; status writes need the kind.
+      copy: (cached) => ({ ...structuredClone(cached), apiVersion: V1, kind: OperatorGroupKind }),
+      steps,
+      logger: o.logger,
+      state: (pass) => ({ pass, og: pass.obj, namespace: pass.obj.metadata.namespace ?? '' }),
+      forget: (key, signal) => this.#deleteClusterRoles(key, signal),
+    });
+  }
+
+  reconcile(key: string, signal: AbortSignal): Promise<Result | void> {
+    return this.#object.reconcile(key, signal);
+  }
+
+  #now(): Date {
+    return this.#o.now ? this.#o.now() : new Date();
+  }
+
+  /** The copy's status for a step that changes it: created when missing, and never without lastUpdated. */
+  #status(og: OperatorGroup): OperatorGroupStatus {
+    const status = (og.status ??= { lastUpdated: formatTime(this.#now()) });
+    status.lastUpdated ??= formatTime(this.#now());
+    return status;
+  }
+
+  /** Deleted (or only its ClusterRoles are left): they go with it. */
+  async #deleteClusterRoles(key: string, signal: AbortSignal): Promise<void> {
+    const { namespace = '', name } = splitKey(key);
+    const owned = this.#o.caches.clusterRoles.list().filter((cr) => {
       const l = cr.metadata.labels ?? {};
       return l[OwnerKindLabel] === OperatorGroupKind && l[OwnerLabel] === name && l[OwnerNamespaceLabel] === namespace;
     });
-
-  /** Multiple groups in one namespace: every one says so; a lone group loses the condition. */
-  const syncMultiple = async (og: OperatorGroup, signal: AbortSignal): Promise<OperatorGroup> => {
-    const groups = caches.operatorGroups.byIndex(NAMESPACE_INDEX, og.metadata.namespace ?? '');
-    let self = og;
-    if (groups.length === 1) {
-      const conditions = [...(og.status?.conditions ?? [])];
-      if (removeCondition(conditions, MultipleOperatorGroupCondition)) {
-        self = await writeStatus(og, { ...(og.status ?? { lastUpdated: formatTime(now()) }), conditions }, signal);
-      }
-    } else if (groups.length > 1) {
-      for (const g of groups) {
-        if ((g.status?.conditions ?? []).some((c) => c.type === MultipleOperatorGroupCondition)) continue;
-        const conditions: Condition[] = [...(g.status?.conditions ?? [])];
-        setCondition(conditions, { type: MultipleOperatorGroupCondition, status: 'True', reason: MultipleOperatorGroupsReason, message: 'Multiple OperatorGroup found in the same namespace' }, now());
-        try {
-          const written = await writeStatus(g, { ...(g.status ?? { lastUpdated: formatTime(now()) }), conditions }, signal);
-          if (g.metadata.name === og.metadata.name) self = written;
-        } catch (err) {
-          logger.warn('could not set the MultipleOperatorGroup condition', { operatorGroup: `${g.metadata.namespace}/${g.metadata.name}`, err });
-        }
+    for (const cr of owned) {
+      try {
+        await this.#o.client.delete({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: cr.metadata.name ?? '' }, { signal });
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
       }
     }
-    return self;
-  };
+  }
+
+  /** Multiple groups in one namespace: every one says so; a lone group loses the condition. */
+  async #syncMultiple(s: GroupPass, signal: AbortSignal): Promise<undefined> {
+    const { og } = s;
+    const groups = this.#o.caches.operatorGroups.byIndex(NAMESPACE_INDEX, s.namespace);
+    if (groups.length === 1) {
+      if (og.status?.conditions && removeCondition(og.status.conditions, MultipleOperatorGroupCondition)) this.#status(og);
+      return undefined;
+    }
+    if (groups.length < 2) return undefined;
+    const condition = { type: MultipleOperatorGroupCondition, status: 'True', reason: MultipleOperatorGroupsReason, message: 'Multiple OperatorGroup found in the same namespace' } as const;
+    for (const g of groups) {
+      if ((g.status?.conditions ?? []).some((c) => c.type === MultipleOperatorGroupCondition)) continue;
+      if (g.metadata.name === og.metadata.name) {
+        setCondition((this.#status(og).conditions ??= []), condition, this.#now());
+        continue;
+      }
+      const conditions: Condition[] = [...(g.status?.conditions ?? [])];
+      setCondition(conditions, condition, this.#now());
+      const status = { ...(g.status ?? {}), conditions, lastUpdated: g.status?.lastUpdated ?? formatTime(this.#now()) };
+      try {
+        await this.#o.client.updateStatus<OperatorGroup>({ ...g, apiVersion: V1, kind: OperatorGroupKind, status }, { signal });
+      } catch (err) {
+        this.#o.logger.warn('could not set the MultipleOperatorGroup condition', { operatorGroup: `${g.metadata.namespace}/${g.metadata.name}`, err });
+      }
+    }
+    return undefined;
+  }
 
   /** `spec.serviceAccountName` → `status.serviceAccountRef` (upstream's UserDefinedServiceAccountSyncer). */
-  const syncServiceAccount = async (og: OperatorGroup, signal: AbortSignal): Promise<OperatorGroup> => {
-    const namespace = og.metadata.namespace ?? '';
+  async #syncServiceAccount(s: GroupPass, signal: AbortSignal): Promise<StepOutcome | undefined> {
+    const { og, namespace } = s;
+    const { client, caches } = this.#o;
     const saName = og.spec?.serviceAccountName ?? '';
-    const status: OperatorGroupStatus = structuredClone(og.status ?? { lastUpdated: formatTime(now()) });
-    const conditions = (status.conditions ??= []);
     if (saName === '') {
-      if (!og.status?.serviceAccountRef) return og;
-      removeCondition(conditions, OperatorGroupServiceAccountCondition);
+      if (!og.status?.serviceAccountRef) return undefined;
+      const status = this.#status(og);
+      if (status.conditions) removeCondition(status.conditions, OperatorGroupServiceAccountCondition);
       delete status.serviceAccountRef;
-      return writeStatus(og, { ...status, lastUpdated: formatTime(now()) }, signal);
+      status.lastUpdated = formatTime(this.#now());
+      return undefined;
     }
     const sa = caches.serviceAccounts.get(`${namespace}/${saName}`);
     if (!sa) {
-      setCondition(conditions, { type: OperatorGroupServiceAccountCondition, status: 'True', reason: OperatorGroupServiceAccountReason, message: `ServiceAccount ${saName} not found` }, now());
-      if (!isDeepStrictEqual(conditions, og.status?.conditions ?? [])) {
-        try {
-          await writeStatus(og, status, signal);
-        } catch (err) {
-          logger.warn('could not set the service account condition', { err });
-        }
-      }
-      throw new Error(`failed to get service account, sa=${saName} serviceaccounts "${saName}" not found`);
+      setCondition(
+        (this.#status(og).conditions ??= []),
+        { type: OperatorGroupServiceAccountCondition, status: 'True', reason: OperatorGroupServiceAccountReason, message: `ServiceAccount ${saName} not found` },
+        this.#now(),
+      );
+      return { err: new Error(`failed to get service account, sa=${saName} serviceaccounts "${saName}" not found`) };
     }
     if (sa.metadata.labels?.['olm.managed'] !== 'true') {
       await client.apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: saName, namespace, labels: { 'olm.managed': 'true' } } }, { fieldManager: FIELD_MANAGER, signal });
     }
     const ref = { kind: 'ServiceAccount', namespace, name: saName, uid: sa.metadata.uid ?? '', apiVersion: 'v1', resourceVersion: sa.metadata.resourceVersion ?? '' };
-    if (isDeepStrictEqual(og.status?.serviceAccountRef, ref)) return og;
-    removeCondition(conditions, OperatorGroupServiceAccountCondition);
-    const written = await writeStatus(og, { ...status, serviceAccountRef: ref, lastUpdated: formatTime(now()) }, signal);
-    // A CSV that failed without retry may now install with the group's service account.
+    if (isDeepStrictEqual(og.status?.serviceAccountRef, ref)) return undefined;
+    const status = this.#status(og);
+    if (status.conditions) removeCondition(status.conditions, OperatorGroupServiceAccountCondition);
+    status.serviceAccountRef = ref;
+    status.lastUpdated = formatTime(this.#now());
+    // The group's new service account is stored before the CSVs that may now install with it are reset.
+    await s.pass.writeStatus(signal);
     for (const csv of caches.csvs.list()) {
       if (csv.metadata.annotations?.[OperatorGroupAnnotationKey] !== og.metadata.name) continue;
       if (csv.status?.reason !== CSVReasons.ComponentFailedNoRetry) continue;
-      const at = formatTime(now());
-      const s = structuredClone(csv.status);
-      s.lastUpdateTime = at;
-      if (s.phase !== CSVPhasePending) {
-        s.phase = CSVPhasePending;
-        s.lastTransitionTime = at;
+      const at = formatTime(this.#now());
+      const cs = structuredClone(csv.status);
+      cs.lastUpdateTime = at;
+      if (cs.phase !== CSVPhasePending) {
+        cs.phase = CSVPhasePending;
+        cs.lastTransitionTime = at;
       }
-      s.reason = CSVReasons.DetectedClusterChange;
-      s.message = 'Cluster resources changed state';
-      (s.conditions ??= []).push({ phase: CSVPhasePending, reason: CSVReasons.DetectedClusterChange, message: s.message, lastUpdateTime: at, lastTransitionTime: s.lastTransitionTime ?? at });
-      await client.updateStatus({ ...csv, apiVersion: V1alpha1, kind: ClusterServiceVersionKind, status: s }, { signal });
+      cs.reason = CSVReasons.DetectedClusterChange;
+      cs.message = 'Cluster resources changed state';
+      (cs.conditions ??= []).push({ phase: CSVPhasePending, reason: CSVReasons.DetectedClusterChange, message: cs.message, lastUpdateTime: at, lastTransitionTime: cs.lastTransitionTime ?? at });
+      await client.updateStatus({ ...csv, apiVersion: V1alpha1, kind: ClusterServiceVersionKind, status: cs }, { signal });
     }
-    return written;
-  };
+    return undefined;
+  }
 
-  const ensureClusterRoles = async (og: OperatorGroup, apis: ReadonlySet<string>, signal: AbortSignal): Promise<void> => {
-    const selectors = [...new Set([...apis].map((api) => api))].sort();
+  /** The target namespaces in status; a change ends the pass (the status update brings the group back for its CSVs). */
+  #syncTargets(s: GroupPass): StepOutcome | undefined {
+    const { og } = s;
+    const targets = targetNamespaces(og, this.#o.caches.namespaces.list());
+    if (sameSet(targets, og.status?.namespaces ?? [])) return undefined;
+    const status = this.#status(og);
+    status.lastUpdated = formatTime(this.#now());
+    if (targets.length > 0) status.namespaces = targets;
+    else delete status.namespaces; // Go's omitempty
+    return {};
+  }
+
+  /** The group annotations on its member CSVs. */
+  async #annotateCSVs(s: GroupPass, signal: AbortSignal): Promise<undefined> {
+    const { og, namespace } = s;
+    for (const csv of this.#o.caches.csvs.byIndex(NAMESPACE_INDEX, namespace)) {
+      if (isCopied(csv) || !groupAnnotationsDiffer(csv, og)) continue;
+      try {
+        await this.#o.client.patch(
+          { apiVersion: V1alpha1, kind: ClusterServiceVersionKind, namespace, name: csv.metadata.name ?? '' },
+          'merge',
+          { metadata: { annotations: groupAnnotations(og), resourceVersion: csv.metadata.resourceVersion } },
+          { signal },
+        );
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * The group's ClusterRoles for every API its CSVs or its annotation provide; then `olm.providedAPIs` pruned down to
+   * what the CSVs still provide (not for static groups; not while a CSV that provides something new is on its way in).
+   */
+  async #syncClusterRolesAndAPIs(s: GroupPass, signal: AbortSignal): Promise<undefined> {
+    const { og, namespace } = s;
+    const surface = groupSurface(og);
+    const fromCSVs = new Map<string, ClusterServiceVersion>();
+    for (const csv of this.#o.caches.csvs.byIndex(NAMESPACE_INDEX, namespace)) {
+      if (isCopied(csv)) continue;
+      try {
+        for (const api of providedAPIsOfCSV(csv)) fromCSVs.set(api, csv);
+      } catch {
+        // A CSV whose CRD names cannot be parsed provides nothing (upstream logs and skips it).
+      }
+    }
+    await this.#ensureClusterRoles(og, new Set([...fromCSVs.keys(), ...surface.providedAPIs]), signal);
+
+    if (og.spec?.staticProvidedAPIs) return undefined;
+    const intersection = new Set<string>();
+    for (const [api, csv] of fromCSVs) {
+      if (surface.providedAPIs.has(api)) intersection.add(api);
+      else if (!csv.metadata.deletionTimestamp && (!csv.status?.phase || csv.status.phase === CSVPhasePending)) return undefined;
+    }
+    if (intersection.size < surface.providedAPIs.size) {
+      await this.#o.client.patch(
+        { apiVersion: V1, kind: OperatorGroupKind, namespace, name: og.metadata.name ?? '' },
+        'merge',
+        { metadata: { annotations: { [OperatorGroupProvidedAPIsAnnotationKey]: apiSetString(intersection) }, resourceVersion: og.metadata.resourceVersion } },
+        { signal },
+      );
+    }
+    return undefined;
+  }
+
+  async #ensureClusterRoles(og: OperatorGroup, apis: ReadonlySet<string>, signal: AbortSignal): Promise<void> {
+    const { client, caches, logger } = this.#o;
+    const selectors = [...apis].sort();
     for (const suffix of ROLE_SUFFIXES) {
       const name = operatorGroupClusterRoleName(og, suffix);
       const labels = [...new Set(selectors.map((api) => aggregationLabel(api, suffix)))].sort();
@@ -205,80 +346,7 @@ export function operatorGroupReconciler(o: OperatorGroupReconcilerOptions): Reco
         { signal },
       );
     }
-  };
-
-  return {
-    async reconcile(key, signal) {
-      const { namespace = '', name } = splitKey(key);
-      const cached = caches.operatorGroups.get(key);
-      if (!cached) {
-        // Deleted (or only its ClusterRoles are left): they go with it.
-        for (const cr of ownedClusterRoles(namespace, name)) {
-          try {
-            await client.delete({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: cr.metadata.name ?? '' }, { signal });
-          } catch (err) {
-            if (!isNotFound(err)) throw err;
-          }
-        }
-        return;
-      }
-      let og = await syncMultiple(cached, signal);
-      og = await syncServiceAccount(og, signal);
-
-      const targets = targetNamespaces(og, caches.namespaces.list());
-      if (!sameSet(targets, og.status?.namespaces ?? [])) {
-        const status: OperatorGroupStatus = { ...(og.status ?? { lastUpdated: formatTime(now()) }), lastUpdated: formatTime(now()) };
-        if (targets.length > 0) status.namespaces = targets;
-        else delete status.namespaces; // Go's omitempty
-        await writeStatus(og, status, signal);
-        // The status update brings the group back for its CSVs.
-        return;
-      }
-
-      for (const csv of caches.csvs.byIndex(NAMESPACE_INDEX, namespace)) {
-        if (isCopied(csv) || !groupAnnotationsDiffer(csv, og)) continue;
-        try {
-          await client.patch(
-            { apiVersion: V1alpha1, kind: ClusterServiceVersionKind, namespace, name: csv.metadata.name ?? '' },
-            'merge',
-            { metadata: { annotations: groupAnnotations(og), resourceVersion: csv.metadata.resourceVersion } },
-            { signal },
-          );
-        } catch (err) {
-          if (!isNotFound(err)) throw err;
-        }
-      }
-
-      const surface = groupSurface(og);
-      const fromCSVs = new Map<string, ClusterServiceVersion>();
-      for (const csv of caches.csvs.byIndex(NAMESPACE_INDEX, namespace)) {
-        if (isCopied(csv)) continue;
-        try {
-          for (const api of providedAPIsOfCSV(csv)) fromCSVs.set(api, csv);
-        } catch {
-          // A CSV whose CRD names cannot be parsed provides nothing (upstream logs and skips it).
-        }
-      }
-      await ensureClusterRoles(og, new Set([...fromCSVs.keys(), ...surface.providedAPIs]), signal);
-
-      // Prune olm.providedAPIs down to what the CSVs still provide (not for static groups; not while a CSV that
-      // provides something new is still on its way in).
-      if (og.spec?.staticProvidedAPIs) return;
-      const intersection = new Set<string>();
-      for (const [api, csv] of fromCSVs) {
-        if (surface.providedAPIs.has(api)) intersection.add(api);
-        else if (!csv.metadata.deletionTimestamp && (!csv.status?.phase || csv.status.phase === CSVPhasePending)) return;
-      }
-      if (intersection.size < surface.providedAPIs.size) {
-        await client.patch(
-          { apiVersion: V1, kind: OperatorGroupKind, namespace, name },
-          'merge',
-          { metadata: { annotations: { [OperatorGroupProvidedAPIsAnnotationKey]: apiSetString(intersection) }, resourceVersion: og.metadata.resourceVersion } },
-          { signal },
-        );
-      }
-    },
-  };
+  }
 }
 
 /** Namespace name → the `olm.operatorgroup.uid/<uid>` labels of the groups that target it (not all-namespace ones). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RegistryV1 } from '../../operator-controller/render/index.ts';
+import type { RegistryV1 } from '../../shared/registryv1/index.ts';
 import { bundleSteps, propertiesAnnotation, rbacObjects, subscriptionStep } from './index.ts';
 import { bindingHash } from './plan.ts';
 

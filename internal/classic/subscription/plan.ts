@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import type { KubeObject, OwnerReference } from '../../../api/meta/v1.ts';
 import { OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel, PropertiesAnnotation, StepStatusUnknown, type Step } from '../../../api/operators/index.ts';
-import { goPolicyRule, type RegistryV1 } from '../../operator-controller/render/index.ts';
 import { goJSONString } from '../../shared/gocompat/index.ts';
+import { goPolicyRule, type RegistryV1 } from '../../shared/registryv1/index.ts';
 import type { CatalogKey, Property } from '../resolver/index.ts';
 
 const MAX_NAME = 63;

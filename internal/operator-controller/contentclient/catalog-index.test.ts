@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeJsonl, loadCatalog, type Catalog } from '../../shared/fbc/index.ts';
 import { CatalogIndexBuilder, indexFromCatalog, indexFromDirectory, indexFromJsonl } from './catalog-index.ts';
 import type { PackageContent } from './types.ts';
+import { realCatalogDir } from '../../../test/support/testdata.ts';
 
 const jsonl = (...blobs: unknown[]): string => blobs.map((b) => `${JSON.stringify(b)}\n`).join('');
 
@@ -214,8 +215,7 @@ describe('CatalogIndexBuilder.toFile', () => {
 });
 
 describe('indexFromCatalog and indexFromDirectory on a real catalog', () => {
-  const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../../../shared');
-  const dir = join(SHARED, 'catalogs', 'certified-operators-v4.21');
+  const dir = realCatalogDir('certified-operators-v4.21');
   let catalog: Catalog;
 
   it('loads', async () => {

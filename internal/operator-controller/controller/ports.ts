@@ -1,5 +1,5 @@
 // The seams of the ClusterExtension pipeline. Each stage is one small interface, implemented in its
-// own folder (resolve, render, applier, preflights, the image puller) and adapted in ../index.ts;
+// own folder (resolve, render, applier, preflights, the image puller) and adapted in ../setup.ts;
 // the reconciler only strings them together and owns the status.
 import type { Condition, KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';

@@ -44,18 +44,23 @@ describe('ClusterExtensionReconciler', () => {
     expect(r.ownWrite('demo', '11')).toBe(true);
     expect(r.ownWrite('demo', '10')).toBe(false);
 
-    // Someone else wrote meanwhile (rv 12): the write conflicts, is made on a fresh read, and only its answer is ours.
+    // Someone else wrote meanwhile (rv 12): the write conflicts and overwrites nothing; the pass runs again from fresh
+    // state, and only its answer is ours.
     api.bump();
     message = 'two';
+    expect(await r.reconcile('demo', new AbortController().signal)).toEqual({ requeue: true });
+    expect(api.stored().metadata.resourceVersion).toBe('12');
+    expect(api.stored().status?.conditions?.[0]?.message).toBe('one');
+    cached = api.stored();
     await r.reconcile('demo', new AbortController().signal);
     expect(api.stored().metadata.resourceVersion).toBe('13');
     expect(r.ownWrite('demo', '12')).toBe(false);
     expect(r.ownWrite('demo', '13')).toBe(true);
 
-    // Nothing to change after a conflict: nothing written, nothing claimed.
+    // A conflict writes nothing and claims nothing.
     cached = { ...api.stored(), status: {} };
     api.bump();
-    await r.reconcile('demo', new AbortController().signal);
+    expect(await r.reconcile('demo', new AbortController().signal)).toEqual({ requeue: true });
     expect(api.stored().metadata.resourceVersion).toBe('14');
     expect(r.ownWrite('demo', '14')).toBe(false);
   });

@@ -6,7 +6,7 @@
 //
 // Each step records its effect on the copy's status and either lets the next one run or ends the pass. The
 // reconciler (reconciler.ts) runs the list and writes status once; `clusterExtensionSteps` assembles the default list
-// from the ports and is called where the implementations are chosen (../index.ts).
+// from the ports and is called where the implementations are chosen (../setup.ts).
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
 import { errorMessage, isTerminal, TerminalError, type Step, type StepOutcome } from '../../shared/controller/index.ts';

@@ -40,8 +40,18 @@ import {
   type ClusterObjectSet,
   type ObservedPhase,
 } from '../../../api/v1/index.ts';
-import { errorMessage, findCondition, setCondition, type Reconciler, type Result } from '../../shared/controller/index.ts';
-import { addFinalizer, hasFinalizer, isConflict, isNotFound, removeFinalizer, type KubeClient } from '../../shared/kube/index.ts';
+import {
+  ObjectReconciler,
+  errorMessage,
+  findCondition,
+  setCondition,
+  type Pass,
+  type Reconciler,
+  type Result,
+  type Step,
+  type StepOutcome,
+} from '../../shared/controller/index.ts';
+import type { KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import { msUntilDeadline } from './deadline.ts';
 import { collisionReport, inTransition, objectTitle, phaseComplete, revisionComplete, StaleError, type RevisionEngine, type RevisionIdentity } from './engine.ts';
@@ -73,13 +83,24 @@ export interface ClusterObjectSetReconcilerOptions {
   readonly now?: () => number;
 }
 
-/** What one pass knows. */
+/** What one pass knows; the steps fill it in order. */
 interface PassState {
+  readonly pass: Pass<ClusterObjectSet>;
   readonly cos: ClusterObjectSet;
   readonly log: Logger;
   /** Milliseconds before the deadline; undefined without one. */
   readonly deadlineLeftMs: number | undefined;
+  /** Each referenced Secret read at most once per pass, and only when the phases must be resolved again. */
+  readonly readSecret: SecretReader;
+  readonly secretMeta: SecretReader;
+  phases?: ResolvedPhase[];
+  prober?: ReturnType<typeof progressionProber>;
+  rev?: RevisionIdentity;
+  applied?: Awaited<ReturnType<RevisionEngine['reconcile']>>;
+  siblings?: ClusterObjectSet[];
 }
+type ObjectSetStep = Step<PassState>;
+
 
 const conditionsOf = (cos: ClusterObjectSet): Condition[] => {
   cos.status ??= {};
@@ -124,15 +145,6 @@ function markArchived(cos: ClusterObjectSet): boolean {
   return a || b;
 }
 
-/**
- * What may differ between the cached object and the pass's copy: status, finalizers, resourceVersion, managedFields.
- * The spec is the cache's own (phases can be large; no step changes it: resolvePhases copies inline objects).
- */
-function untouched(before: ClusterObjectSet, after: ClusterObjectSet): boolean {
-  if (before.spec !== after.spec || before.apiVersion !== after.apiVersion || before.kind !== after.kind) return false;
-  const strip = ({ finalizers: _f, resourceVersion: _rv, managedFields: _mf, ...meta }: ClusterObjectSet['metadata']): string => JSON.stringify(meta);
-  return strip(before.metadata) === strip(after.metadata);
-}
 
 /**
  * The pass's copy: the cached spec; its own metadata (steps only assign finalizers and resourceVersion) and status
@@ -156,57 +168,47 @@ export class ClusterObjectSetReconciler implements Reconciler {
    * them — and the engine its per-object work on them.
    */
   readonly #resolved = new Map<string, { readonly key: string; readonly phases: ResolvedPhase[]; readonly observed: ObservedPhase[] }>();
-  /** By ClusterObjectSet name: the resourceVersions its own recent writes (status, finalizer) gave it. */
-  readonly #written = new Map<string, string[]>();
+  readonly #object: ObjectReconciler<ClusterObjectSet, PassState>;
 
   constructor(o: ClusterObjectSetReconcilerOptions) {
     this.#o = o;
     this.#now = o.now ?? Date.now;
+    const steps: ObjectSetStep[] = [
+      { name: 'handleDeletion', run: (s, signal) => this.#handleDeletion(s, signal) },
+      { name: 'checkSecrets', run: (s) => this.#checkSecrets(s) },
+      { name: 'resolvePhases', run: (s) => this.#resolvePhases(s) },
+      { name: 'archive', run: (s, signal) => this.#archive(s, signal) },
+      { name: 'ensureFinalizer', run: (s, signal) => this.#ensureFinalizer(s, signal) },
+      { name: 'apply', run: (s, signal) => this.#apply(s, signal) },
+      { name: 'report', run: (s, signal) => this.#report(s, signal) },
+    ];
+    this.#object = new ObjectReconciler<ClusterObjectSet, PassState>({
+      kind: ClusterObjectSetKind,
+      client: o.client,
+      get: o.get,
+      steps,
+      logger: o.logger,
+      copy: passCopy,
+      state: (pass) => this.#state(pass),
+      forget: (key) => {
+        for (const [uid, r] of this.#resolved) if (r.key.startsWith(`${key}|`)) this.#resolved.delete(uid);
+      },
+    });
   }
 
-  async reconcile(key: string, signal: AbortSignal): Promise<Result | void> {
-    const cached = this.#o.get(key);
-    if (!cached) {
-      for (const [uid, r] of this.#resolved) if (r.key.startsWith(`${key}|`)) this.#resolved.delete(uid);
-      this.#written.delete(key);
-      return;
-    }
-    const cos = passCopy(cached);
-    const log = this.#o.logger.child({ clusterObjectSet: key });
-    let result: Result | void = undefined;
-    let failure: unknown;
-    try {
-      result = await this.#pass({ cos, log, deadlineLeftMs: msUntilDeadline(cos, this.#now()) }, signal);
-    } catch (err) {
-      failure = err;
-    }
-    if (!untouched(cached, cos)) throw new Error(`ClusterObjectSet ${key}: a reconcile step changed spec or metadata`);
-    if (failure instanceof StaleError) {
-      // Decided on data that changed meanwhile: nothing to report, run again from fresh state.
-      log.debug('object changed while applied; reconciling again', { reason: failure.message });
-      return { requeue: true };
-    }
-    if (JSON.stringify(cached.status ?? null) !== JSON.stringify(cos.status ?? null)) {
-      try {
-        this.#wrote(key, await this.#o.client.updateStatus(cos, { signal }));
-      } catch (err) {
-        if (isNotFound(err)) return;
-        if (isConflict(err)) return { requeue: true };
-        throw err;
-      }
-    }
-    if (failure !== undefined) throw failure;
-    return result;
+  reconcile(key: string, signal: AbortSignal): Promise<Result | void> {
+    return this.#object.reconcile(key, signal);
   }
 
-  async #pass(s: PassState, signal: AbortSignal): Promise<Result | void> {
-    const { cos } = s;
-    if (cos.metadata.deletionTimestamp) {
-      await this.#releaseFinalizer(cos, signal);
-      return;
-    }
+  /**
+   * Whether a pass of this reconciler wrote the ClusterObjectSet at this resourceVersion: it decided with that state,
+   * so the event it causes needs no pass of its own.
+   */
+  ownWrite(name: string, resourceVersion: string | undefined): boolean {
+    return this.#object.ownWrite(name, resourceVersion);
+  }
 
-    // Each referenced Secret is read at most once per pass, and only when the phases must be resolved again.
+  #state(pass: Pass<ClusterObjectSet>): PassState {
     const reads = new Map<string, ReturnType<SecretReader>>();
     const readSecret: SecretReader = (namespace, name) => {
       const key = `${namespace}/${name}`;
@@ -214,21 +216,32 @@ export class ClusterObjectSetReconciler implements Reconciler {
       if (!r) reads.set(key, (r = this.#o.readSecret(namespace, name)));
       return r;
     };
-    const secretMeta = this.#o.secretMeta ?? readSecret;
-    // Blocked takes precedence over ProgressDeadlineExceeded: it tells the user what to fix.
-    const mutable = await mutableSecretsProblem(cos, this.#o.systemNamespace, secretMeta);
-    if (mutable !== undefined) {
-      s.log.info('referenced Secret is mutable; blocked', { problem: mutable });
-      markBlocked(cos, mutable);
-      return;
-    }
+    const cos = pass.obj;
+    return { pass, cos, log: pass.log, deadlineLeftMs: msUntilDeadline(cos, this.#now()), readSecret, secretMeta: this.#o.secretMeta ?? readSecret };
+  }
 
-    let phases: ResolvedPhase[];
-    let prober;
+  /** Deleting: release the teardown finalizer (the objects go with their owner, by garbage collection). */
+  async #handleDeletion(s: PassState, signal: AbortSignal): Promise<StepOutcome | undefined> {
+    if (!s.cos.metadata.deletionTimestamp) return undefined;
+    await s.pass.removeFinalizer(TeardownFinalizer, signal);
+    return {};
+  }
+
+  /** Blocked takes precedence over ProgressDeadlineExceeded: it tells the user what to fix. */
+  async #checkSecrets(s: PassState): Promise<StepOutcome | undefined> {
+    const mutable = await mutableSecretsProblem(s.cos, this.#o.systemNamespace, s.secretMeta);
+    if (mutable === undefined) return undefined;
+    s.log.info('referenced Secret is mutable; blocked', { problem: mutable });
+    markBlocked(s.cos, mutable);
+    return {};
+  }
+
+  async #resolvePhases(s: PassState): Promise<StepOutcome | undefined> {
+    const { cos } = s;
     try {
-      const resolved = await this.#resolve(cos, secretMeta, readSecret);
-      phases = resolved.phases;
-      prober = progressionProber(cos.spec?.progressionProbes);
+      const resolved = await this.#resolve(cos, s.secretMeta, s.readSecret);
+      s.phases = resolved.phases;
+      s.prober = progressionProber(cos.spec?.progressionProbes);
       const stored = cos.status?.observedPhases ?? [];
       if (stored.length === 0) {
         if (resolved.observed.length > 0) (cos.status ??= {}).observedPhases = resolved.observed;
@@ -237,68 +250,102 @@ export class ClusterObjectSetReconciler implements Reconciler {
         if (changed !== undefined) {
           s.log.info('resolved phases changed; blocked', { problem: changed });
           markBlocked(cos, changed);
-          return;
+          return {};
         }
       }
     } catch (err) {
       markRetrying(s, errorMessage(err));
-      throw new Error(`converting to revision: ${errorMessage(err)}`, { cause: err });
+      return { err: new Error(`converting to revision: ${errorMessage(err)}`, { cause: err }) };
     }
-
-    const rev: RevisionIdentity = {
+    s.rev = {
       name: cos.metadata.name ?? '',
       uid: cos.metadata.uid ?? '',
       number: cos.spec?.revision ?? 0,
       ...(cos.metadata.finalizers && { finalizers: cos.metadata.finalizers }),
     };
+    return undefined;
+  }
 
-    if (cos.spec?.lifecycleState === LifecycleStateArchived) return this.#archive(s, rev, phases, signal);
-
-    if (!hasFinalizer(cos, TeardownFinalizer)) {
-      const updated = this.#wrote(rev.name, await addFinalizer(this.#o.client, cos, TeardownFinalizer, { signal }));
-      cos.metadata.finalizers = updated.metadata.finalizers;
-      cos.metadata.resourceVersion = updated.metadata.resourceVersion;
-    }
-    this.#o.watch(phases.flatMap((p) => p.objects.map((o) => o.object)));
-
-    const siblings = this.#activeSiblings(cos);
-    let res;
+  /** Archived: tear down what no later revision took over; then the conditions, and the finalizer on the next pass. */
+  async #archive(s: PassState, signal: AbortSignal): Promise<StepOutcome | undefined> {
+    if (s.cos.spec?.lifecycleState !== LifecycleStateArchived) return undefined;
+    const rev = s.rev!;
+    let td;
     try {
-      res = await this.#o.engine.reconcile(rev, phases, {
-        probe: prober,
+      td = await this.#o.engine.teardown(rev, s.phases!, signal);
+    } catch (err) {
+      const msg = `error archiving revision: ${errorMessage(err)}`;
+      markRetrying({ ...s, deadlineLeftMs: undefined }, msg);
+      return { err: new Error(msg, { cause: err }) };
+    }
+    if (!td.complete) {
+      markRetrying({ ...s, deadlineLeftMs: undefined }, 'removing revision resources that are not owned by another revision');
+      return { result: { requeueAfterMs: RETRY_TEARDOWN_MS } };
+    }
+    // Conditions first; the finalizer goes on the next pass.
+    if (markArchived(s.cos)) return { result: { requeue: true } };
+    await s.pass.removeFinalizer(TeardownFinalizer, signal);
+    // Done with: what it resolved is not kept (a later pass, rare for an archived revision, resolves again).
+    this.#resolved.delete(rev.uid);
+    return {};
+  }
+
+  async #ensureFinalizer(s: PassState, signal: AbortSignal): Promise<undefined> {
+    await s.pass.addFinalizer(TeardownFinalizer, signal);
+    this.#o.watch(s.phases!.flatMap((p) => p.objects.map((o) => o.object)));
+    return undefined;
+  }
+
+  /** The phases applied in order by the engine; a StaleError (decided on data that changed meanwhile) runs again. */
+  async #apply(s: PassState, signal: AbortSignal): Promise<StepOutcome | undefined> {
+    const { cos } = s;
+    s.siblings = this.#activeSiblings(cos);
+    try {
+      s.applied = await this.#o.engine.reconcile(s.rev!, s.phases!, {
+        probe: s.prober!,
         probeReadsBeyondStatus: probesReadBeyondStatus(cos.spec?.progressionProbes),
-        siblings: new Set(siblings.map((c) => c.metadata.uid ?? '')),
+        siblings: new Set(s.siblings.map((c) => c.metadata.uid ?? '')),
         signal,
       });
     } catch (err) {
-      if (err instanceof StaleError) throw err;
+      if (err instanceof StaleError) {
+        // Nothing to report: run again from fresh state.
+        s.log.debug('object changed while applied; reconciling again', { reason: err.message });
+        return { final: true, result: { requeue: true } };
+      }
       markRetrying(s, `reconciling object: ${errorMessage(err)}`);
-      throw new Error(`revision reconcile: ${errorMessage(err)}`, { cause: err });
+      return { err: new Error(`revision reconcile: ${errorMessage(err)}`, { cause: err }) };
     }
+    return undefined;
+  }
 
+  /** What the engine did, in conditions: invalid objects and collisions retry; complete archives earlier revisions. */
+  async #report(s: PassState, signal: AbortSignal): Promise<StepOutcome | undefined> {
+    const { cos } = s;
+    const res = s.applied!;
     if (res.validationError !== undefined) {
       s.log.info('revision validation failed; retrying in 10s', { problem: res.validationError });
       markRetrying(s, `revision validation error: ${res.validationError}`);
-      return { requeueAfterMs: RETRY_COLLISION_MS };
+      return { result: { requeueAfterMs: RETRY_COLLISION_MS } };
     }
     for (const [i, p] of res.phases.entries()) {
       if (p.validationError !== undefined) {
         s.log.info('phase validation failed; retrying in 10s', { phase: i, problem: p.validationError });
         markRetrying(s, `phase ${i} validation error: ${p.validationError}`);
-        return { requeueAfterMs: RETRY_COLLISION_MS };
+        return { result: { requeueAfterMs: RETRY_COLLISION_MS } };
       }
       const collisions = p.objects.filter((o) => o.action === 'Collision').map(collisionReport);
       if (collisions.length) {
         s.log.info('object collision; retrying in 10s', { phase: i, collisions: collisions.length });
         markRetrying(s, `revision object collisions in phase ${i}\n${collisions.join('\n\n')}`);
-        return { requeueAfterMs: RETRY_COLLISION_MS };
+        return { result: { requeueAfterMs: RETRY_COLLISION_MS } };
       }
     }
 
     const version = cos.metadata.annotations?.[BundleVersionKey] ?? '';
     if (inTransition(res)) markProgressing(s, ReasonRollingOut, `Revision ${version} is rolling out.`);
     if (revisionComplete(res)) {
-      for (const previous of siblings.filter((c) => (c.spec?.revision ?? 0) < rev.number)) {
+      for (const previous of s.siblings!.filter((c) => (c.spec?.revision ?? 0) < s.rev!.number)) {
         await this.#o.client.patch(
           { apiVersion: GroupVersion, kind: ClusterObjectSetKind, name: previous.metadata.name! },
           'merge',
@@ -309,7 +356,7 @@ export class ClusterObjectSetReconciler implements Reconciler {
       markProgressing(s, ReasonSucceeded, `Revision ${version} has rolled out.`);
       set(cos, ClusterObjectSetTypeAvailable, 'True', ClusterObjectSetReasonProbesSucceeded, 'Objects are available and pass all probes.');
       set(cos, ClusterObjectSetTypeSucceeded, 'True', ReasonSucceeded, 'Revision succeeded rolling out.');
-      return;
+      return {};
     }
     const failures: string[] = [];
     for (const p of res.phases) {
@@ -320,38 +367,10 @@ export class ClusterObjectSetReconciler implements Reconciler {
     if (failures.length) set(cos, ClusterObjectSetTypeAvailable, 'False', ClusterObjectSetReasonProbeFailure, failures.join('\n'));
     else set(cos, ClusterObjectSetTypeAvailable, 'False', ReasonRollingOut, `Revision ${version} is rolling out.`);
     markProgressing(s, ReasonRollingOut, `Revision ${version} is rolling out.`);
-    if (s.deadlineLeftMs !== undefined && s.deadlineLeftMs > 0) return { requeueAfterMs: s.deadlineLeftMs };
-    return;
+    if (s.deadlineLeftMs !== undefined && s.deadlineLeftMs > 0) return { result: { requeueAfterMs: s.deadlineLeftMs } };
+    return {};
   }
 
-  async #archive(s: PassState, rev: RevisionIdentity, phases: readonly ResolvedPhase[], signal: AbortSignal): Promise<Result | void> {
-    let td;
-    try {
-      td = await this.#o.engine.teardown(rev, phases, signal);
-    } catch (err) {
-      const msg = `error archiving revision: ${errorMessage(err)}`;
-      markRetrying({ ...s, deadlineLeftMs: undefined }, msg);
-      throw new Error(msg, { cause: err });
-    }
-    if (!td.complete) {
-      markRetrying({ ...s, deadlineLeftMs: undefined }, 'removing revision resources that are not owned by another revision');
-      return { requeueAfterMs: RETRY_TEARDOWN_MS };
-    }
-    // Conditions first; the finalizer goes on the next pass.
-    if (markArchived(s.cos)) return { requeue: true };
-    await this.#releaseFinalizer(s.cos, signal);
-    // Done with: what it resolved is not kept (a later pass, rare for an archived revision, resolves again).
-    this.#resolved.delete(rev.uid);
-    return;
-  }
-
-  async #releaseFinalizer(cos: ClusterObjectSet, signal: AbortSignal): Promise<void> {
-    if (!hasFinalizer(cos, TeardownFinalizer)) return;
-    const updated = await removeFinalizer(this.#o.client, cos, TeardownFinalizer, { signal });
-    if (updated) this.#wrote(cos.metadata.name ?? '', updated);
-    cos.metadata.finalizers = updated?.metadata.finalizers ?? (cos.metadata.finalizers ?? []).filter((f) => f !== TeardownFinalizer);
-    if (updated) cos.metadata.resourceVersion = updated.metadata.resourceVersion;
-  }
 
   /**
    * The revision's phases resolved, with the controller's own addition made after the digest (every object carries the
@@ -375,20 +394,6 @@ export class ClusterObjectSetReconciler implements Reconciler {
     for (const p of resolved.phases) for (const o of p.objects) o.object.metadata.labels = { ...o.object.metadata.labels, [OwnerNameKey]: owner };
     this.#resolved.set(uid, { key, ...resolved });
     return resolved;
-  }
-
-  #wrote<T extends ClusterObjectSet>(name: string, written: T): T {
-    const rv = written.metadata.resourceVersion;
-    if (rv) this.#written.set(name, [rv, ...(this.#written.get(name) ?? [])].slice(0, 4));
-    return written;
-  }
-
-  /**
-   * Whether a pass of this reconciler wrote the ClusterObjectSet at this resourceVersion: it decided with that state,
-   * so the event it causes needs no pass of its own.
-   */
-  ownWrite(name: string, resourceVersion: string | undefined): boolean {
-    return resourceVersion !== undefined && (this.#written.get(name)?.includes(resourceVersion) ?? false);
   }
 
   /** The other active, not deleted revisions of the same extension (upstream's listSiblingRevisions). */

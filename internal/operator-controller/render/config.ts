@@ -2,7 +2,7 @@
 // bundle's install modes as upstream builds it (rukpak/bundle/registryv1.go), and a validator for
 // exactly the keywords that schema uses, producing upstream's messages (config/config.go, which
 // formats santhosh-tekuri/jsonschema errors).
-import { supportedInstallModes, type ClusterServiceVersion } from './types.ts';
+import { supportedInstallModes, type ClusterServiceVersion } from '../../shared/registryv1/index.ts';
 
 export type Schema = {
   type?: 'object' | 'string' | 'array' | 'null';

@@ -1,4 +1,4 @@
-// Upstream's renderer golden cases (shared/conformance/render): every case must produce exactly
+// Upstream's renderer golden cases (testdata/upstream/operator-controller/render.tar.zst): every case must produce exactly
 // the expected objects, names and hashes included, in the golden files' order.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,9 +6,9 @@ import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { renderBundle } from './render.ts';
 import { sortForGolden } from './order.ts';
+import { renderConformanceDir } from '../../../test/support/testdata.ts';
 
-const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../../../shared');
-const DIR = join(SHARED, 'conformance/render');
+const DIR = renderConformanceDir();
 
 interface Case {
   name: string;

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { certManagerProvider, openshiftServiceCAProvider } from './certproviders.ts';
-import { applyDeploymentConfig } from '../../shared/registryv1/index.ts';
+import { applyDeploymentConfig, type CSVSpec, type WebhookDescription } from '../../shared/registryv1/index.ts';
 import { additionalResourcesGenerator, crdGenerator, deploymentGenerator, GenerateError, serviceGenerator, validatingWebhookGenerator, mutatingWebhookGenerator } from './generators.ts';
 import { renderRegistryV1 } from './render.ts';
 import { bundle, crd, csvWith, installModes } from './testing.ts';
-import type { CSVSpec, WebhookDescription } from './types.ts';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -2,19 +2,20 @@
 // generator order. Objects have the shape Go's typed structs marshal to (non-omitempty fields
 // present, e.g. a Deployment's `status: {}`), so they equal upstream's golden files.
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import type { RegistryV1 } from './bundle.ts';
 import { certConfigFor, type CertificateProvider } from './certproviders.ts';
-import { strategyDeployment, type DeploymentConfig } from '../../shared/registryv1/index.ts';
-import { uniqueName } from './names.ts';
 import {
   clusterPermissionsOf,
   deploymentsOf,
   permissionsOf,
+  strategyDeployment,
   webhooksOf,
+  type DeploymentConfig,
   type PolicyRule,
+  type RegistryV1,
   type StrategyDeploymentPermissions,
   type WebhookDescription,
-} from './types.ts';
+} from '../../shared/registryv1/index.ts';
+import { uniqueName } from './names.ts';
 import { SUPPORTED_KINDS } from './validators.ts';
 
 export interface GenerateOptions {

@@ -3,29 +3,13 @@
 // is base36(sha224(Go encoding/json of the permission + "\n")).
 import { createHash } from 'node:crypto';
 import { goJSONString } from '../../shared/gocompat/index.ts';
-import type { PolicyRule, StrategyDeploymentPermissions } from './types.ts';
+import { goPolicyRule, type StrategyDeploymentPermissions } from '../../shared/registryv1/index.ts';
 
 const MAX_NAME = 63;
 
 export function objectNameForBaseAndSuffix(base: string, suffix: string): string {
   if (base.length + suffix.length > MAX_NAME) base = base.slice(0, MAX_NAME - suffix.length - 1);
   return `${base}-${suffix}`;
-}
-
-const goStrings = (items: readonly string[] | null | undefined): string =>
-  items == null ? 'null' : `[${items.map((s) => goJSONString(s)).join(',')}]`;
-
-/** rbacv1.PolicyRule in struct order: verbs (always), apiGroups, resources, resourceNames, nonResourceURLs (omitempty). */
-export function goPolicyRule(r: PolicyRule): string {
-  const parts = [`"verbs":${goStrings(r.verbs)}`];
-  const opt = (key: keyof PolicyRule, items: readonly string[] | undefined): void => {
-    if (items && items.length > 0) parts.push(`"${key}":${goStrings(items)}`);
-  };
-  opt('apiGroups', r.apiGroups);
-  opt('resources', r.resources);
-  opt('resourceNames', r.resourceNames);
-  opt('nonResourceURLs', r.nonResourceURLs);
-  return `{${parts.join(',')}}`;
 }
 
 /** encoding/json.Encoder output for v1alpha1.StrategyDeploymentPermissions (trailing newline included). */

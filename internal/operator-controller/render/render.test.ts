@@ -6,9 +6,9 @@ import { defaultTargetNamespaces, targetNamespacesError } from './install-modes.
 import { goPermissionJSON, objectNameForBaseAndSuffix, uniqueName } from './names.ts';
 import { registryV1Renderer, renderRegistryV1, RenderError } from './render.ts';
 import { bundle, csvWith, installModes } from './testing.ts';
-import type { CSVSpec, InstallModeType } from './types.ts';
+import type { CSVSpec, InstallModeType } from '../../shared/registryv1/index.ts';
+import { RABBITMQ_BUNDLE, renderConformanceDir } from '../../../test/support/testdata.ts';
 
-const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../../../shared');
 const ALL: InstallModeType = 'AllNamespaces';
 const OWN: InstallModeType = 'OwnNamespace';
 const SINGLE: InstallModeType = 'SingleNamespace';
@@ -218,7 +218,7 @@ describe('renderRegistryV1', () => {
     const vwc = plain.find((o) => o.kind === 'ValidatingWebhookConfiguration')!;
     expect(vwc.metadata.annotations).toBeUndefined();
 
-    const dir = join(SHARED, 'bundles/rabbitmq-messaging-topology-operator-1.19.3');
+    const dir = RABBITMQ_BUNDLE;
     const refused = await registryV1Renderer({ certProvider: null }).render(dir, { installNamespace: 'rmq' }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(RenderError);
     expect((refused as Error).message).toBe('unsupported bundle: webhookDefinitions are not supported');
@@ -230,7 +230,7 @@ describe('renderRegistryV1', () => {
   });
 
   it('the controller port makes configuration errors terminal (InvalidConfiguration) and leaves the rest retryable', async () => {
-    const dir = join(SHARED, 'conformance/render/bundles/argocd-operator.v0.6.0');
+    const dir = join(renderConformanceDir(), 'bundles/argocd-operator.v0.6.0');
     const renderer = registryV1Renderer({ singleOwnNamespaceInstallSupport: true });
     const err = await renderer.render(dir, { installNamespace: 'ns', config: { bogus: true } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TerminalError);

@@ -5,13 +5,18 @@ import type { KubeObject } from '../../../api/meta/v1.ts';
 import { ReasonInvalidConfiguration } from '../../../api/v1/index.ts';
 import { TerminalError } from '../../shared/controller/index.ts';
 import type { BundleRenderer, RenderedBundle, RenderRequest } from '../controller/index.ts';
-import { loadRegistryV1, type RegistryV1 } from './bundle.ts';
 import { CERT_PROVIDERS, type CertificateProvider } from './certproviders.ts';
 import { bundleConfigSchema, configErrors, formatConfigErrors } from './config.ts';
 import { GENERATORS, GenerateError } from './generators.ts';
-import { quantityError, type DeploymentConfig } from '../../shared/registryv1/index.ts';
-import { defaultTargetNamespaces, targetNamespacesError } from './install-modes.ts';
-import { goList, supportedInstallModes, webhooksOf } from './types.ts';
+import {
+  loadRegistryV1,
+  quantityError,
+  supportedInstallModes,
+  webhooksOf,
+  type DeploymentConfig,
+  type RegistryV1,
+} from '../../shared/registryv1/index.ts';
+import { defaultTargetNamespaces, goList, targetNamespacesError } from './install-modes.ts';
 import { validateBundle } from './validators.ts';
 
 export type RenderErrorKind = 'UnsupportedBundle' | 'InvalidConfiguration' | 'InvalidBundle';

@@ -1,7 +1,6 @@
 // Builders for in-memory registry+v1 bundles in tests.
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import type { RegistryV1 } from './bundle.ts';
-import type { CSVSpec, ClusterServiceVersion, InstallModeType } from './types.ts';
+import type { CSVSpec, ClusterServiceVersion, InstallModeType, RegistryV1 } from '../../shared/registryv1/index.ts';
 
 export function csvWith(spec: CSVSpec = {}, name = 'test-operator.v1.0.0', annotations?: Record<string, string>): ClusterServiceVersion {
   return {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bundle, crd, csvWith, installModes } from './testing.ts';
-import type { CSVSpec, WebhookDescription } from './types.ts';
+import type { CSVSpec, WebhookDescription } from '../../shared/registryv1/index.ts';
 import {
   BUNDLE_CHECKS,
   checkConversionWebhookCRDReferenceUniqueness,

@@ -1,8 +1,8 @@
 // The 13 registry+v1 bundle checks, in upstream's order (render/registryv1/registryv1.go), with
 // upstream's messages and per-check ordering of messages. Every check runs; all messages are kept.
 import { dns1123SubdomainErrors } from '../../shared/gocompat/index.ts';
-import type { RegistryV1 } from './bundle.ts';
-import { deploymentsOf, goList, supportedInstallModes, webhooksOf, type WebhookDescription } from './types.ts';
+import { deploymentsOf, supportedInstallModes, webhooksOf, type RegistryV1, type WebhookDescription } from '../../shared/registryv1/index.ts';
+import { goList } from './install-modes.ts';
 
 export type BundleCheck = (rv1: RegistryV1) => string[];
 

@@ -1,8 +1,7 @@
-// Both real catalogs in shared/catalogs (beside the repository), every package: resolving without a version picks
+// Both real catalogs in testdata/catalogs, every package: resolving without a version picks
 // the highest bundle, and from every bundle the allowed set is exactly what replaces / skips /
 // skipRange give plus the installed version — both computed here independently of the resolver
 // (own version parser and comparator, edges indexed from the predecessor side).
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseBlang, parseBlangRange } from '../../shared/semver/index.ts';
 import type { PackageBundle, PackageContent } from '../contentclient/index.ts';
@@ -12,8 +11,8 @@ import { CatalogResolver, type ResolutionError } from './resolver.ts';
 import { successorsOf } from './successors.ts';
 import { buildExtension, catalogObject } from './testing.ts';
 import { tryVersionAndRelease } from './version-release.ts';
+import { realCatalogDir } from '../../../test/support/testdata.ts';
 
-const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../../../shared');
 const CATALOGS = ['certified-operators-v4.21', 'community-operators-v4.21'];
 
 // --- an independent reading of versions and releases -------------------------------------------
@@ -115,7 +114,7 @@ describe.each(CATALOGS)('%s', (name) => {
   let resolver: CatalogResolver;
   let strictResolver: CatalogResolver;
   beforeAll(async () => {
-    index = await indexFromDirectory(join(SHARED, 'catalogs', name));
+    index = await indexFromDirectory(realCatalogDir(name));
     const content = new StaticContentClient(new Map([[name, index]]));
     resolver = new CatalogResolver({ listCatalogs: () => [catalogObject(name)], content, validations: [] });
     strictResolver = new CatalogResolver({ listCatalogs: () => [catalogObject(name)], content });

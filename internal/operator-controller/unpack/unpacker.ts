@@ -5,10 +5,8 @@
 import { ReasonBlocked } from '../../../api/v1/index.ts';
 import { TerminalError } from '../../shared/controller/index.ts';
 import { isImageError, type ImagePuller } from '../../shared/image/index.ts';
+import { BUNDLE_PATHS } from '../../shared/registryv1/index.ts';
 import type { BundleUnpacker } from '../controller/index.ts';
-
-/** What a registry+v1 bundle image holds that rendering reads. */
-export const BUNDLE_PATHS: readonly string[] = ['/manifests', '/metadata'];
 
 export function imageBundleUnpacker(puller: ImagePuller): BundleUnpacker {
   return {

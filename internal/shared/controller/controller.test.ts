@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LogFields, Logger } from '../observability/index.ts';
 import { createLogger, createMetrics } from '../observability/index.ts';
 import { Controller, type EventSource, type EventType, type Reconciler, type Result, objectKey, splitKey } from './controller.ts';
+import { ApiError } from '../kube/index.ts';
 import { TerminalError } from './errors.ts';
 
 type Outcome = Result | void | Error;
@@ -141,6 +142,26 @@ describe('Controller: outcomes', () => {
     expect(errors).toEqual([
       { level: 'error', msg: 'Reconciler error (terminal, not retried)', fields: { controller: 'ce', key: 'a', reason: 'InvalidConfiguration', err: terminal } },
       { level: 'error', msg: 'Reconciler error', fields: { controller: 'ce', key: 'b', requeues: 1, err: plain } },
+    ]);
+    await r.stop();
+  });
+
+  it('a conflict (itself or as a cause) is routine: retried from fresh state, logged at debug, not at error', async () => {
+    const lines: Line[] = [];
+    const conflict = new ApiError(409, { kind: 'Status', status: 'Failure', reason: 'Conflict', code: 409, message: 'the object has been modified' }, { method: 'PUT', path: '/' });
+    const wrapped = new Error(`error updating status: ${conflict.message}`, { cause: conflict });
+    const { reconciler, calls } = scripted({ a: [conflict, undefined], b: [wrapped, undefined] });
+    const c = new Controller({ name: 'ce', reconciler, logger: capturingLogger(lines) });
+    c.enqueue('a');
+    c.enqueue('b');
+    const r = run(c);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(calls.filter((c) => c.key === 'a')).toHaveLength(2);
+    expect(calls.filter((c) => c.key === 'b')).toHaveLength(2);
+    expect(lines.filter((l) => l.level === 'error')).toEqual([]);
+    expect(lines.filter((l) => l.level === 'debug').map((l) => [l.msg, l.fields['key']])).toEqual([
+      ['Reconcile conflict; reconciling again from fresh state', 'a'],
+      ['Reconcile conflict; reconciling again from fresh state', 'b'],
     ]);
     await r.stop();
   });

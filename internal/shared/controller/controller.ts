@@ -17,6 +17,7 @@ import { idleCollector, noopLogger } from '../observability/index.ts';
 import type { MetricsProvider, ReconcileMetrics } from '../observability/index.ts';
 import { noopMetrics } from '../observability/index.ts';
 import { type Clock, realClock } from './clock.ts';
+import { isConflict } from '../kube/index.ts';
 import { isTerminal } from './errors.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { WorkQueue } from './workqueue.ts';
@@ -261,6 +262,10 @@ export class Controller {
       } else if (signal.aborted) {
         // Interrupted by shutdown: nothing to retry in this process.
         this.#log.info('Reconcile interrupted by shutdown', { key, err: error });
+      } else if (conflictIn(error)) {
+        // Routine: the pass decided on an object that changed meanwhile; it runs again from fresh state.
+        q.addRateLimited(key);
+        this.#log.debug('Reconcile conflict; reconciling again from fresh state', { key, requeues: q.numRequeues(key), err: error });
       } else {
         q.addRateLimited(key);
         this.#log.error('Reconciler error', { key, requeues: q.numRequeues(key), err: error });
@@ -280,4 +285,12 @@ export class Controller {
       m.total.success.inc();
     }
   }
+}
+
+/** Whether a 409 Conflict is the error or one of its causes. */
+function conflictIn(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e !== undefined && depth < 8; e = (e as { cause?: unknown } | null)?.cause, depth++) {
+    if (isConflict(e)) return true;
+  }
+  return false;
 }

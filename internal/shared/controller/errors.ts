@@ -55,6 +55,12 @@ export function withContext(err: unknown, prefix: string): Error {
   return isTerminal(err) ? new TerminalError(err.reason, message, { cause: err }) : new Error(message, { cause: err });
 }
 
+/** Go's errors.Join of two errors: both messages on two lines; terminal (with its reason) only when the first is. */
+export function joinErrors(first: unknown, second: Error): Error {
+  const message = `${errorMessage(first)}\n${second.message}`;
+  return isTerminal(first) ? new TerminalError(first.reason, message, { cause: first }) : new Error(message, { cause: first });
+}
+
 // read|write tcp|udp <IPv4 or [IPv6]>[:port]-><IPv4 or [IPv6]>[:port][: ]: the same pattern as
 // upstream's SanitizeNetworkError (operator-controller internal/shared/util/error/sanitize.go).
 const EPHEMERAL_NETWORK_ERROR =

@@ -17,9 +17,11 @@ export {
 export type { ControllerOptions, EventSource, EventType, MapFn, NamedObject, Reconciler, Result } from './controller.ts';
 export { Controller, objectKey, splitKey } from './controller.ts';
 export { mapLimit } from './concurrency.ts';
+export type { ObjectReconcilerOptions, ObjectWriter, Pass } from './object-reconciler.ts';
+export { ObjectReconciler, kubeObjectWriter } from './object-reconciler.ts';
 export type { Step, StepOutcome, StepsOutcome } from './steps.ts';
 export { runSteps } from './steps.ts';
-export { TerminalError, errorMessage, isTerminal, sanitizeNetworkError, terminalReason, withContext } from './errors.ts';
+export { TerminalError, errorMessage, isTerminal, joinErrors, sanitizeNetworkError, terminalReason, withContext } from './errors.ts';
 export type { RateLimiter } from './rate-limiter.ts';
 export {
   BucketRateLimiter,

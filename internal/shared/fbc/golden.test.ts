@@ -1,9 +1,8 @@
-// The two real catalogs in shared/catalogs (beside the repository): they load, validate with 0 errors, and match
+// The two real catalogs in testdata/catalogs: they load, validate with 0 errors, and match
 // EXPECTED-SUMMARY.json (counts, property types, channel heads, catalog.jsonl size). Expected
 // values are read from that file; nothing is hard-coded here.
 
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJSON } from './canonical.ts';
 import { encodeJsonl, sliceEntries, type EncodedCatalog } from './encode.ts';
@@ -11,11 +10,10 @@ import { buildGraphs } from './graph.ts';
 import { loadCatalog, type Catalog } from './load.ts';
 import { summarizeCatalog, type CatalogSummary } from './summary.ts';
 import { validate } from './validate.ts';
+import { CATALOG_SUMMARY, realCatalogDir } from '../../../test/support/testdata.ts';
 
-const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../../../shared');
-const SUMMARY = join(SHARED, 'catalogs/EXPECTED-SUMMARY.json');
+const SUMMARY = CATALOG_SUMMARY;
 // The shared data is part of the test setup (CI clones it beside the repository): missing, it fails loudly.
-if (!existsSync(SUMMARY)) throw new Error(`${SUMMARY} is missing: put shared/ beside the repository or set OLM_SHARED_DIR`);
 const expected = JSON.parse(readFileSync(SUMMARY, 'utf8')) as {
   catalogs: Record<string, CatalogSummary & { nValidationErrors: number }>;
 };
@@ -43,7 +41,7 @@ describe.each(names)('%s', (name) => {
   let encoded: EncodedCatalog;
 
   beforeAll(async () => {
-    catalog = await loadCatalog(`${SHARED}/catalogs/${name}`);
+    catalog = await loadCatalog(realCatalogDir(name));
     summary = summarizeCatalog(catalog);
     encoded = encodeJsonl(catalog);
   });

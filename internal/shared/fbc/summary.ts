@@ -1,4 +1,4 @@
-// Figures about a loaded catalog, in the shape of shared/catalogs/EXPECTED-SUMMARY.json: totals,
+// Figures about a loaded catalog, in the shape of testdata/catalogs/EXPECTED-SUMMARY.json: totals,
 // property-type counts, and per package its default channel, bundle count and per channel the
 // entry count and head. Used by golden tests and handy for a CLI `catalog inspect`.
 

@@ -1,18 +1,5 @@
 // HTTP client plumbing the other folders share: undici's core (dispatchers and the request API) without the rest
 // of undici, imported on first use. See README.md.
-import type * as core from './undici.ts';
-
+export { loadUndici } from './load.ts';
+export type { Undici } from './load.ts';
 export type { Dispatcher } from './undici.ts';
-
-/** undici's core as `undici.ts` exports it: `Agent`, `EnvHttpProxyAgent`, `request`. */
-export type Undici = typeof core;
-
-let loading: Promise<Undici> | undefined;
-
-/**
- * undici's core, imported the first time a caller needs it (in a bundle, its own chunk): a controller pays for it
- * (~400 KiB of code and llhttp's WebAssembly) when it first pulls an image or fetches a catalog, not at start-up.
- */
-export function loadUndici(): Promise<Undici> {
-  return (loading ??= import('./undici.ts'));
-}

@@ -1,5 +1,4 @@
 // Public surface of internal/shared/image: what other folders may import.
-import type * as LayerPipeline from './layers.ts';
 
 export type { ImagePuller, PulledImage, PullOptions, CachingImagePullerOptions } from './puller.ts';
 export { CachingImagePuller, createImagePuller } from './puller.ts';
@@ -73,7 +72,7 @@ export { DEFAULT_UNPACK_LIMITS } from './limits.ts';
 export type { UnpackState, ApplyLayerOptions } from './apply.ts';
 export type { Compression } from './compression.ts';
 /** The layer pipeline (applyLayer, PathSelector, decompressedStream, sniffFile, …), loaded on first use: see layers.ts. */
-export const loadLayerPipeline = (): Promise<typeof LayerPipeline> => import('./layers.ts');
+export { loadLayerPipeline } from './load-layers.ts';
 export { MediaTypes } from './media-types.ts';
 export { digestProblem, parseDigest, sha256 } from './digest.ts';
 export { forceRemove, makeReadOnly } from './tree.ts';

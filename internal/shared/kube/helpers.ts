@@ -1,9 +1,10 @@
-// Read-modify-write helpers over the client: retry on 409 Conflict, status writes through the
+// Read-modify-write helpers over the client: retry on 409 Conflict (finalizers), status writes through the
 // status subresource, finalizers added and removed under a resourceVersion precondition.
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { Backoff } from './backoff.ts';
 import { sleep } from '../toolkit/index.ts';
 import type { KubeClient } from './client.ts';
+import { semanticEqual } from './equality.ts';
 import { isConflict, isNotFound } from './errors.ts';
 import { refOf, type ObjectRef } from './types.ts';
 
@@ -35,16 +36,19 @@ export async function retryOnConflict<R>(fn: (attempt: number) => Promise<R>, op
 /** Changes `obj` in place; return false to say nothing needs writing. */
 export type Mutation<T> = (obj: T) => void | boolean | Promise<void | boolean>;
 
-export interface StatusUpdateOptions<T> extends RetryOptions {
-  /** The object as last seen (e.g. from an informer); saves the first read. Not modified. */
+export interface StatusUpdateOptions<T> {
+  /** The object as last seen (e.g. from an informer); saves the read. Not modified. */
   readonly current?: T;
   readonly fieldManager?: string;
+  readonly signal?: AbortSignal;
 }
 
 /**
- * Writes status through the status subresource: reads the object, applies `mutate` to it and
- * PUTs it to `/status`; on a conflict reads again and re-applies `mutate`. No write happens
- * when `mutate` returns false or leaves `.status` as it was. Resolves the object as stored.
+ * Writes status through the status subresource: applies `mutate` to a copy of `current` (or to a fresh read) and PUTs
+ * it to `/status` with that object's resourceVersion. No write happens when `mutate` returns false or leaves `.status`
+ * as it was (`semanticEqual`). A 409 Conflict is the caller's: status computed from an older object never overwrites a
+ * newer one — the controller reconciles again from fresh state (controller-runtime's Status().Update). Resolves the
+ * object as stored.
  */
 export async function updateStatus<T extends KubeObject>(
   client: KubeClient,
@@ -52,13 +56,11 @@ export async function updateStatus<T extends KubeObject>(
   mutate: Mutation<T>,
   options: StatusUpdateOptions<T> = {},
 ): Promise<T> {
-  return retryOnConflict(async (attempt) => {
-    const obj = attempt === 0 && options.current ? structuredClone(options.current) : await client.get<T>(ref, signalOf(options));
-    const before = JSON.stringify(obj['status'] ?? null);
-    const changed = await mutate(obj);
-    if (changed === false || JSON.stringify(obj['status'] ?? null) === before) return obj;
-    return client.updateStatus<T>(obj, { ...signalOf(options), ...(options.fieldManager && { fieldManager: options.fieldManager }) });
-  }, options);
+  const obj = options.current ? structuredClone(options.current) : await client.get<T>(ref, signalOf(options));
+  const before = structuredClone(obj['status'] ?? null);
+  const changed = await mutate(obj);
+  if (changed === false || semanticEqual(obj['status'] ?? null, before)) return obj;
+  return client.updateStatus<T>(obj, { ...signalOf(options), ...(options.fieldManager && { fieldManager: options.fieldManager }) });
 }
 
 export function hasFinalizer(obj: KubeObject, finalizer: string): boolean {

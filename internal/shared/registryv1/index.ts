@@ -1,6 +1,23 @@
-// registry+v1 rules both OLMs share (v1's renderer, classic's CSV install strategy). See README.md.
+// registry+v1 model and rules both OLMs share: reading a bundle (v1's renderer, classic's Subscription sync, the
+// publisher), the CSV's shape, a Deployment of its install strategy (v1's renderer, classic's CSV install
+// strategy), rbacv1.PolicyRule's Go encoding, and the CRD stored-versions rule. See README.md.
+export type { RegistryV1 } from './bundle.ts';
+export { BUNDLE_PATHS, BundleLoadError, loadRegistryV1, PACKAGE_ANNOTATION, readBundleAnnotations } from './bundle.ts';
+export type {
+  ClusterServiceVersion,
+  CSVSpec,
+  InstallModeType,
+  PolicyRule,
+  StrategyDeploymentPermissions,
+  StrategyDeploymentSpec,
+  WebhookAdmissionType,
+  WebhookDescription,
+} from './csv.ts';
+export { clusterPermissionsOf, deploymentsOf, permissionsOf, supportedInstallModes, webhooksOf } from './csv.ts';
 export type { CertSecret, StrategyDeployment, StrategyDeploymentOptions } from './deployment.ts';
 export { canonicalQuantities, ensureCertVolumes, strategyDeployment, typedDeploymentSpec } from './deployment.ts';
 export type { DeploymentConfig } from './deployment-config.ts';
 export { applyDeploymentConfig } from './deployment-config.ts';
+export { goPolicyRule } from './policy-rule.ts';
 export { canonicalQuantity, canonicalizeResources, quantityError } from './quantity.ts';
+export { removedStoredVersions } from './stored-versions.ts';

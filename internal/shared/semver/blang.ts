@@ -1,6 +1,6 @@
 // blang/semver v4.0.0 semantics: strict `Parse`, `ParseTolerant` and `ParseRange`, including the
 // quirks OLM depends on for skipRange and olm.package.required versionRange compatibility
-// (see docs in README.md and /work/shared/reference/fbc.md §6.1). Written from the documented and
+// (see README.md, and upstream's `semver.go` and `range.go`). Written from the documented and
 // observed behaviour; error texts are blang's.
 
 import { BlangError } from './errors.ts';

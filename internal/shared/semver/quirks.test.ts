@@ -1,5 +1,6 @@
-// The differences between the two engines, as listed in shared/reference/fbc.md §6 (results
-// there are actual library output). Each row pins both engines on the same input.
+// The differences between the two engines (github.com/blang/semver/v4 `semver.go`, `range.go`;
+// github.com/Masterminds/semver/v3 `version.go`, `constraints.go`), each row's expectation being what
+// those libraries return. Each row pins both engines on the same input.
 import { describe, expect, it } from 'vitest';
 import {
   BlangError,

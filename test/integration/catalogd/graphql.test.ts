@@ -7,7 +7,6 @@
 // answers the GraphQL path with 404. A small FBC with olm.deprecations and a custom schema
 // shows the schema is derived from the content, and follows it to a new digest.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../support/env.ts';
@@ -15,11 +14,11 @@ import { pushCatalogImage } from '../../support/images.ts';
 import { createCatalog, deleteCatalogs, fbc, getCatalog, releaseFinalizers, serving, uniqueName, waitForCatalog } from './catalogs.ts';
 import { startCatalogd, stopAll, type RunningCatalogd } from './harness.ts';
 import { waitFor } from '../../support/net.ts';
+import { CATALOG_SUMMARY, realCatalogDir } from '../../support/testdata.ts';
 
-const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../../../shared');
 const CATALOG = 'community-operators-v4.21';
 const expected = (
-  JSON.parse(readFileSync(join(SHARED, 'catalogs/EXPECTED-SUMMARY.json'), 'utf8')) as {
+  JSON.parse(readFileSync(CATALOG_SUMMARY, 'utf8')) as {
     catalogs: Record<string, { packages: number; channels: number; bundles: number; packagesDetail: Record<string, { defaultChannel: string; bundles: number }> }>;
   }
 ).catalogs[CATALOG]!;
@@ -63,7 +62,7 @@ async function metas(url: string): Promise<Record<string, unknown>[]> {
 beforeAll(async () => {
   cd = await startCatalogd({ options: { graphqlQueries: true } });
   off = await startCatalogd({ leader: false });
-  const pushed = await pushCatalogImage(registry(), `catalogd/graphql-${CATALOG}:v1`, { dir: join(SHARED, 'catalogs', CATALOG) });
+  const pushed = await pushCatalogImage(registry(), `catalogd/graphql-${CATALOG}:v1`, { dir: realCatalogDir(CATALOG) });
   name = uniqueName('gql');
   created.add(name);
   await createCatalog(name, { ref: pushed.ref });

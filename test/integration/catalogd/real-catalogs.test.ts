@@ -6,7 +6,6 @@
 // served lines too.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,9 +15,9 @@ import { registry } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
 import { createCatalog, deleteCatalogs, releaseFinalizers, serving, uniqueName, waitForCatalog } from './catalogs.ts';
 import { startCatalogd, stopAll, type RunningCatalogd } from './harness.ts';
+import { CATALOG_SUMMARY, realCatalogDir } from '../../support/testdata.ts';
 
-const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../../../shared');
-const expected = JSON.parse(readFileSync(join(SHARED, 'catalogs/EXPECTED-SUMMARY.json'), 'utf8')) as {
+const expected = JSON.parse(readFileSync(CATALOG_SUMMARY, 'utf8')) as {
   catalogs: Record<string, { jsonlBytes: number; blobs: number }>;
 };
 const CATALOGS = ['certified-operators-v4.21', 'community-operators-v4.21'] as const;
@@ -56,7 +55,7 @@ describe('the real catalogs served by catalogd', () => {
     // Push both and create both catalogs first, so catalogd pulls them side by side.
     const names = new Map<string, string>();
     for (const catalog of CATALOGS) {
-      const pushed = await pushCatalogImage(registry(), `catalogd/real-${catalog}:v1`, { dir: join(SHARED, 'catalogs', catalog) });
+      const pushed = await pushCatalogImage(registry(), `catalogd/real-${catalog}:v1`, { dir: realCatalogDir(catalog) });
       const name = uniqueName(catalog.split('-')[0] ?? 'real');
       created.add(name);
       names.set(catalog, name);
@@ -77,7 +76,7 @@ describe('the real catalogs served by catalogd', () => {
       expect(lines.pop()).toBe('');
       expect(lines.length).toBe(expected.catalogs[catalog]?.blobs);
 
-      const rendered = await render(join(SHARED, 'catalogs', catalog));
+      const rendered = await render(realCatalogDir(catalog));
       expect(rendered.code).toBe(0);
       expect(rendered.stdout.length).toBe(all.body.length);
       expect(sha256(all.body)).toBe(sha256(rendered.stdout));

@@ -12,8 +12,6 @@ import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCaptured } from '../../../internal/cli/index.ts';
-import { loadRegistryV1 } from '../../../internal/operator-controller/render/index.ts';
-import { BUNDLE_PATHS } from '../../../internal/operator-controller/unpack/index.ts';
 import { bundleImage, publishCatalog } from '../../../internal/publish/index.ts';
 import { validateDirectory } from '../../../internal/shared/fbc/index.ts';
 import {
@@ -26,9 +24,11 @@ import {
   RegistryClient,
   type ImageManifest,
 } from '../../../internal/shared/image/index.ts';
+import { BUNDLE_PATHS, loadRegistryV1 } from '../../../internal/shared/registryv1/index.ts';
 import { registry } from '../../support/env.ts';
 import { Registry, type RegistryInfo } from '../../support/registry.ts';
 import { rejectionOf, sandbox, type Sandbox } from '../image/support.ts';
+import { RABBITMQ_BUNDLE } from '../../support/testdata.ts';
 
 const exec = promisify(execFile);
 // Optional independent readers (Debian packages `skopeo`, `umoci`), as in test/integration/image/independent-tools.
@@ -37,8 +37,7 @@ const TOOLS_MISSING = (
 ).filter((t): t is string => t !== undefined);
 if (TOOLS_MISSING.length) console.warn(`[cli push] independent-tool checks SKIPPED: ${TOOLS_MISSING.join(', ')} not installed`);
 
-const SHARED = process.env.OLM_SHARED_DIR ?? join(import.meta.dirname, '../../../../shared');
-const RABBITMQ = join(SHARED, 'bundles/rabbitmq-messaging-topology-operator-1.19.3');
+const RABBITMQ = RABBITMQ_BUNDLE;
 
 let tmp: string;
 let home: string;

@@ -155,26 +155,32 @@ describe('dynamic client', () => {
     expect(patched['status']).toEqual({ phase: 'Ready', observedGeneration: 1 });
   });
 
-  it('updateStatus re-reads and re-applies the mutation after a conflict', async () => {
+  it('updateStatus returns a conflict and never overwrites the newer object', async () => {
     const ref = { apiVersion: `${GROUP}/v1`, kind: 'Widget', namespace: ns, name: 'w2' };
     const current = await kube.create(widget('w2', { size: 2 }));
     let calls = 0;
-    const stored = await updateStatus<KubeObject>(
+    // Someone else writes between our read and our write: the write is refused, nothing of ours is stored.
+    await kube.patchStatus(ref, 'merge', { status: { phase: 'TheirsNewer' } });
+    const err = await updateStatus<KubeObject>(
       kube,
       ref,
-      async (obj) => {
+      (obj) => {
         calls++;
-        if (calls === 1) {
-          // Someone else writes between our read and our write.
-          await kube.patch(ref, 'merge', { metadata: { labels: { touched: 'yes' } } });
-        }
         obj['status'] = { conditions: [{ type: 'Ready', status: 'True' }] };
       },
       { current },
-    );
+    ).catch((e: unknown) => e);
+    expect(isConflict(err)).toBe(true);
+    expect(calls).toBe(1);
+    expect((await kube.get(ref))['status']).toEqual({ phase: 'TheirsNewer' });
+
+    // Reconciled again from fresh state (a fresh read here): written.
+    const stored = await updateStatus<KubeObject>(kube, ref, (obj) => {
+      calls++;
+      obj['status'] = { conditions: [{ type: 'Ready', status: 'True' }] };
+    });
     expect(calls).toBe(2);
     expect(stored['status']).toEqual({ conditions: [{ type: 'Ready', status: 'True' }] });
-    expect(stored.metadata.labels).toEqual({ touched: 'yes' });
 
     let writes = 0;
     await updateStatus<KubeObject>(kube, ref, (obj) => {

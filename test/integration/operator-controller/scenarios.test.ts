@@ -1,7 +1,7 @@
 // operator-controller end to end, the scenarios beyond the happy path: a CRD
 // upgrade that removes a field (blocked by the crdify check; `enforcement: None` lets it
 // through), bundles with a 2 MiB CRD file and 2.8 MiB of CRDs, an existing Deployment nobody owns (never taken over),
-// the real bundle in ../shared/bundles in AllNamespaces mode, and invalid bundles (upstream's
+// the real bundle in testdata/bundles in AllNamespaces mode, and invalid bundles (upstream's
 // message in Progressing, nothing applied).
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -11,8 +11,8 @@ import { adminKube, registry } from '../../support/env.ts';
 import { bundleFiles, catalogFiles, crdManifest, pushTestBundle, widgetCrdWithSchema, type CatalogEntry, type TestBundle, type TestBundleSpec } from '../../support/bundles.ts';
 import { pushBundleImage, pushCatalogImage } from '../../support/images.ts';
 import { applyExtension, extCondition, installCertManagerCrds, installedBundle, operatorControllerSuite, progressingWith, waitForExtension } from './harness.ts';
+import { RABBITMQ_BUNDLE } from '../../support/testdata.ts';
 
-const SHARED = process.env['OLM_SHARED_DIR'] ?? join(import.meta.dirname, '../../../../shared');
 const suite = operatorControllerSuite('oc-scenarios', { certManager: true });
 const { install } = suite;
 let namespace = '';
@@ -154,7 +154,7 @@ async function filesOf(dir: string): Promise<Record<string, Uint8Array>> {
 describe('a real bundle', () => {
   it('installs rabbitmq-messaging-topology-operator 1.19.3 in AllNamespaces mode from an image built by the test helper', async () => {
     const pkg = 'rabbitmq-messaging-topology-operator';
-    const pushed = await pushBundleImage(registry(), `bundles/${pkg}:v1.19.3`, { files: await filesOf(join(SHARED, 'bundles', `${pkg}-1.19.3`)) }, { packageName: pkg });
+    const pushed = await pushBundleImage(registry(), `bundles/${pkg}:v1.19.3`, { files: await filesOf(RABBITMQ_BUNDLE) }, { packageName: pkg });
     const bundle = { name: `${pkg}.v1.19.3`, version: '1.19.3', image: pushed.digestRef };
     const catalog = await serveCatalog(pkg, [{ bundle }]);
     // Its webhooks need cert-manager's Certificate and Issuer kinds (upstream's default provider).

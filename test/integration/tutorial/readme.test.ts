@@ -1,7 +1,8 @@
 // The README tutorial, end to end: starts `make run` (test/support/run-local.ts) as a user would,
 // then runs the ```sh blocks of README.md's "Tutorial" section in order with bash, exactly as
 // written, and after each step checks the cluster: the catalog serving, the installed bundle
-// version, the operator's Pods Running on simulated nodes, everything gone after uninstall. Then: `make run` created
+// version, the operator's Pods Running on simulated nodes, everything gone after uninstall; OLM classic; then the CLI
+// installing the same operator again after the classic sections, as a reader would go on. Then: `make run` created
 // olmv1-system, and its controllers' logs are one JSON line per record (a reconcile error included), never a stack.
 // `make run` listens on fixed ports (registry 5001, catalogd 18443): only this test uses them.
 import { spawn } from 'node:child_process';
@@ -206,6 +207,17 @@ const checkpoints: Record<string, () => Promise<void>> = {
   'Uninstall with OLM classic': async () => {
     expect(await getOrUndefined({ apiVersion: 'v1', kind: 'Namespace', name: 'demo-classic' })).toBeUndefined();
     expect(await getOrUndefined({ apiVersion: 'operators.coreos.com/v1alpha1', kind: 'CatalogSource', namespace: 'olm', name: 'olm-demo' })).toBeUndefined();
+    expect(await getOrUndefined(CRD)).toBeUndefined();
+  },
+  // After the classic sections, so the sequence a reader follows (classic, then OLM v1 again) is proven to work.
+  'The same with the CLI': async () => {
+    const out = outputs.get('The same with the CLI')!;
+    expect(out).toContain('demo-operator');
+    expect(out).toContain('demo-operator.v0.3.0');
+    expect(await getOrUndefined(CE)).toBeUndefined();
+    expect(await getOrUndefined(CRD)).toBeUndefined();
+    expect(await getOrUndefined(CATALOG)).toBeUndefined();
+    expect(await getOrUndefined({ apiVersion: 'v1', kind: 'Namespace', name: 'demo' })).toBeUndefined();
   },
 };
 

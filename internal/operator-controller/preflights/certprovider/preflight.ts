@@ -25,7 +25,7 @@ export class CertificateProviderError extends Error {
   override readonly name = 'CertificateProviderError';
 }
 
-/** How to get out: install the provider, or choose another one (README.md, "Webhook certificate providers"). */
+/** How to get out: install the provider, or choose another one (docs/configuration.md, "Webhook certificate providers"). */
 const WAY_OUT =
   'install it, or start operator-controller with another provider: --feature-gates=WebhookProviderCertManager=false ' +
   '(OpenShift service-ca: WebhookProviderOpenshiftServiceCA=true, the default)';

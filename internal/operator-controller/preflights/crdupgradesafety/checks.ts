@@ -2,6 +2,7 @@
 // the whole CRD and per-property comparators. A comparator reads one field of the old and new schema,
 // reports what makes the change unsafe, then deletes that field from both copies; whatever differs
 // once every comparator has run is an "unhandled" change and fails closed.
+import { removedStoredVersions } from '../../../shared/registryv1/index.ts';
 import type { CheckOptions, ResolvedConfig } from './config.ts';
 import { goFloat, goSchemaString } from './gofmt.ts';
 import { canonicalJson, flattenVersion, goList, goQuote, walkSchema, type Crd, type Schema } from './schema.ts';
@@ -56,17 +57,6 @@ const scope: CrdCheck = {
     return a === b ? [] : [`scope changed : ${goQuote(a)} -> ${goQuote(b)}`];
   },
 };
-
-/**
- * The versions in the existing CRD's `status.storedVersions` that the new CRD no longer lists in its spec: objects
- * still stored at one of them would be lost. The one rule both OLMs refuse an upgrade on (v1's crdify check below,
- * classic's InstallPlan CRD step), each with its own message. A v1beta1 new CRD's `spec.version` counts as listed.
- */
-export function removedStoredVersions(oldCrd: Pick<Crd, 'status'>, newCrd: { spec: { version?: unknown; versions?: readonly { name: string }[] } }): string[] {
-  const names = new Set((newCrd.spec.versions ?? []).map((v) => v.name));
-  if (typeof newCrd.spec.version === 'string' && newCrd.spec.version) names.add(newCrd.spec.version);
-  return (oldCrd.status?.storedVersions ?? []).filter((v) => !names.has(v));
-}
 
 const storedVersionRemoval: CrdCheck = {
   name: 'storedVersionRemoval',

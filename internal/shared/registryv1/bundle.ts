@@ -1,19 +1,23 @@
 // A registry+v1 bundle directory as upstream's bundle source reads it (rukpak/bundle/source):
 // manifests/ (flat; every file multi-document YAML or JSON) sorted by kind into the CSV, CRDs and
 // other objects, and the package name from metadata/annotations.yaml. metadata/properties.yaml is
-// merged into the CSV's `olm.properties` annotation.
+// merged into the CSV's `olm.properties` annotation. v1's renderer, classic's Subscription sync and the
+// publisher read bundles with it.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import { canonicalJSON, GO_YAML_SCHEMA } from '../../shared/fbc/index.ts';
+import { canonicalJSON, GO_YAML_SCHEMA } from '../fbc/index.ts';
 // decodeDocuments is not on the fbc surface: it is apimachinery's YAMLOrJSONDecoder, which the
 // bundle source uses too.
-import { decodeDocuments } from '../../shared/fbc/index.ts';
-import { goJSONString, goJSONValue } from '../../shared/gocompat/index.ts';
-import type { ClusterServiceVersion } from './types.ts';
+import { decodeDocuments } from '../fbc/index.ts';
+import { goJSONString, goJSONValue } from '../gocompat/index.ts';
+import type { ClusterServiceVersion } from './csv.ts';
 
 export const PACKAGE_ANNOTATION = 'operators.operatorframework.io.bundle.package.v1';
+
+/** What a registry+v1 bundle image holds that rendering reads. */
+export const BUNDLE_PATHS: readonly string[] = ['/manifests', '/metadata'];
 
 export interface RegistryV1 {
   readonly packageName: string;

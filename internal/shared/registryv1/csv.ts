@@ -77,6 +77,3 @@ export function supportedInstallModes(csv: ClusterServiceVersion): InstallModeTy
   for (const m of csv.spec?.installModes ?? []) if (m.supported === true && m.type !== undefined) set.add(m.type);
   return [...set].sort();
 }
-
-/** Go's %v of a []string: `[a b]`. */
-export const goList = (items: readonly string[]): string => `[${items.join(' ')}]`;

@@ -1,14 +1,13 @@
 // The classic commands' own logic: flags, choosing the CatalogSource and the startingCSV, the pending plan, the
 // table row, the operands' scope; and that --classic selects the classic form (help and usage errors, no cluster).
 import { describe, expect, it } from 'vitest';
-import type { ClusterServiceVersion, InstallPlan, Subscription } from '../../api/operators/index.ts';
-import type { CatalogContent } from '../classic/catalogsource/index.ts';
+import type { ClusterServiceVersion, InstallPlan, Subscription } from '../../../api/operators/index.ts';
+import type { CatalogContent } from '../../classic/catalogsource/index.ts';
 import {
   approvalFlag,
   chooseSource,
   csvNameOf,
   firstCSV,
-  isDone,
   planOperatorGroup,
   possibleInstallModes,
   ownedKinds,
@@ -19,9 +18,10 @@ import {
   supportedInstallModes,
   watchedNamespaces,
   type PackageSource,
-} from './classic.ts';
-import { runCaptured } from './run.ts';
-import { CliUsageError } from './types.ts';
+} from './logic.ts';
+import { isDone } from './common.ts';
+import { runCaptured } from '../run.ts';
+import { CliUsageError } from '../types.ts';
 
 const content: CatalogContent = {
   origin: 'x',

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BundleLoadError, loadRegistryV1 } from './bundle.ts';
 
-const root = mkdtempSync(join(tmpdir(), 'render-bundle-'));
+const root = mkdtempSync(join(tmpdir(), 'registryv1-bundle-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 let n = 0;

@@ -1,0 +1,88 @@
+// catalogSourceSetup: the CatalogSource informer, the content sources (image, address) and the CatalogSource controller.
+import { join } from 'node:path';
+import { CatalogSourceKind, V1alpha1, type CatalogSource } from '../../../api/operators/index.ts';
+import { Controller, type RateLimiter } from '../../shared/controller/index.ts';
+import { Informer, stripManagedFields } from '../../shared/kube/index.ts';
+import type { Cache, ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
+import { registryAccess, type RegistryFlagOptions } from '../../shared/manager/index.ts';
+import type { RegistryClientOptions } from '../registryclient/index.ts';
+import type { RegistryClient as ImageRegistry } from '../../shared/image/index.ts';
+import { catalogSourceMetrics } from './metrics.ts';
+import { newCatalogSourceReconciler, type ContentRegistry } from './reconciler.ts';
+import { addressSources, imageSources } from './sources.ts';
+
+
+export interface CatalogSourceOptions extends RegistryFlagOptions {
+  /** The global catalog namespace (upstream's `--namespace`, default `olm`): its CatalogSources serve every namespace. */
+  readonly globalCatalogNamespace: string;
+  /** Root of the per-CatalogSource image caches. */
+  readonly cacheDir: string;
+  readonly platform?: string;
+  /** gRPC client options for spec.address channels (e.g. a shorter reconnect backoff in tests). */
+  readonly registryClient?: RegistryClientOptions;
+  readonly readyRecheckMs?: number;
+  readonly notReadyRecheckMs?: number;
+  readonly rateLimiter?: () => RateLimiter<string>;
+}
+
+export interface CatalogSourceParts extends ManagerParts {
+  readonly catalogSources: Informer<CatalogSource>;
+  readonly controller: Controller;
+  /** Each CatalogSource's loaded content, by namespace and name. */
+  readonly contents: ContentRegistry;
+  /** The process's image registry client (pull secrets and CAs from the flags), for other image readers. */
+  readonly registry: ImageRegistry;
+}
+
+export function catalogSourceSetup(options: CatalogSourceOptions): (ctx: ManagerContext) => Promise<CatalogSourceParts> {
+  return async ({ client, logger, metrics }) => {
+    const log = logger.child({ controller: 'catalogsource' });
+    const catalogSources = new Informer<CatalogSource>({
+      client,
+      apiVersion: V1alpha1,
+      kind: CatalogSourceKind,
+      transform: stripManagedFields,
+      logger: logger.child({ informer: 'catalogsources' }),
+    });
+    const { registry, informer: secretInformer } = await registryAccess({ client, logger, ...options });
+    const informers: Cache[] = secretInformer ? [catalogSources, secretInformer] : [catalogSources];
+    const late: { controller?: Controller } = {}; // the controller exists once the reconciler does
+    const addresses = addressSources({
+      onChange: (key) => late.controller?.enqueue(key),
+      ...(options.registryClient && { client: options.registryClient }),
+    });
+    const images = imageSources({
+      cacheDir: join(options.cacheDir, 'catalogsources'),
+      registry,
+      ...(options.platform && { platform: options.platform }),
+      logger: logger.child({ component: 'image' }),
+    });
+    const reconciler = newCatalogSourceReconciler({
+      get: (key) => catalogSources.get(key),
+      client,
+      images,
+      addresses,
+      metrics: catalogSourceMetrics(metrics.registry, () => catalogSources.keys().length),
+      ...(options.readyRecheckMs && { readyRecheckMs: options.readyRecheckMs }),
+      ...(options.notReadyRecheckMs && { notReadyRecheckMs: options.notReadyRecheckMs }),
+      logger: log,
+    });
+    const controller = new Controller({
+      name: 'catalogsource',
+      reconciler,
+      logger,
+      metrics,
+      ...(options.rateLimiter && { rateLimiter: options.rateLimiter() }),
+    });
+    late.controller = controller;
+    controller.watch(catalogSources);
+    log.info('global catalog namespace', { namespace: options.globalCatalogNamespace });
+
+    const close = async (): Promise<void> => {
+      addresses.close();
+      await registry.close();
+    };
+    return { informers, controllers: [controller], closers: [close], catalogSources, controller, contents: reconciler, registry };
+  };
+}
+

@@ -1,0 +1,49 @@
+// operatorConditionSetup: the OperatorCondition generator and condition controllers over the shared classic caches.
+import type { KubeObject } from '../../../api/meta/v1.ts';
+import { ClusterServiceVersionKind, OperatorConditionKind } from '../../../api/operators/index.ts';
+import { Controller, objectKey } from '../../shared/controller/index.ts';
+import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
+import type { OlmCaches } from '../olmcache/index.ts';
+import { conditionReconciler, generatorReconciler } from './reconcilers.ts';
+
+/** The controller owner of an object, by kind, as `namespace/name` in the object's namespace. */
+function ownerKey(obj: KubeObject, kind: string): string | undefined {
+  const ref = (obj.metadata.ownerReferences ?? []).find((r) => r.kind === kind && r.controller === true);
+  return ref ? `${obj.metadata.namespace ?? ''}/${ref.name}` : undefined;
+}
+
+export function operatorConditionSetup(caches: OlmCaches): (ctx: ManagerContext) => ManagerParts {
+  return ({ client, logger, metrics }) => {
+    const log = logger.child({ controller: 'operatorcondition' });
+    const generator = new Controller({
+      name: 'operator-condition-generator',
+      reconciler: generatorReconciler({ client, csvs: caches.csvs, operatorConditions: caches.operatorConditions, logger: log }),
+      logger,
+      metrics,
+    });
+    generator.watch(caches.csvs);
+    generator.watch(caches.operatorConditions, (oc) => ownerKey(oc, ClusterServiceVersionKind));
+
+    const reconciler = new Controller({
+      name: 'operator-condition',
+      reconciler: conditionReconciler({
+        client,
+        operatorConditions: caches.operatorConditions,
+        roles: caches.roles,
+        roleBindings: caches.roleBindings,
+        deployments: caches.deployments,
+        logger: log,
+      }),
+      logger,
+      metrics,
+    });
+    reconciler.watch(caches.operatorConditions, (oc) => objectKey(oc));
+    reconciler.watch(caches.roles, (r) => ownerKey(r, OperatorConditionKind));
+    reconciler.watch(caches.roleBindings, (r) => ownerKey(r, OperatorConditionKind));
+    reconciler.watch(caches.deployments, (d) => {
+      const ref = (d.metadata.ownerReferences ?? []).find((r) => r.kind === ClusterServiceVersionKind);
+      return ref ? `${d.metadata.namespace ?? ''}/${ref.name}` : undefined;
+    });
+    return { informers: [], controllers: [generator, reconciler] };
+  };
+}

@@ -1,0 +1,122 @@
+// subscriptionSetup: the Subscription informer, the bundle unpacker and the per-namespace resolution controller.
+import { join } from 'node:path';
+import type { KubeObject } from '../../../api/meta/v1.ts';
+import {
+  ClusterServiceVersionKind,
+  InstallPlanKind,
+  OperatorGroupKind,
+  SubscriptionKind,
+  V1,
+  V1alpha1,
+  type CatalogSource,
+  type ClusterServiceVersion,
+  type InstallPlan,
+  type OperatorGroup,
+  type Subscription,
+} from '../../../api/operators/index.ts';
+import { Controller, type RateLimiter } from '../../shared/controller/index.ts';
+import { CachingImagePuller, type RegistryClient as ImageRegistry } from '../../shared/image/index.ts';
+import { eventRecorder, Informer, isNotFound, NAMESPACE_INDEX, stripManagedFields, updateStatus } from '../../shared/kube/index.ts';
+import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
+import { BUNDLE_PATHS, loadRegistryV1 } from '../../shared/registryv1/index.ts';
+import type { ContentRegistry } from '../catalogsource/index.ts';
+import { createClassicResolutionMetrics } from '../resolver/index.ts';
+import { subscriptionMetrics } from './metrics.ts';
+import { newNamespaceReconciler } from './sync.ts';
+
+export interface SubscriptionOptions {
+  readonly globalCatalogNamespace: string;
+  /** Root of the bundle image cache (`<cacheDir>/bundles`). */
+  readonly cacheDir: string;
+  readonly platform?: string;
+  /** What the CatalogSource side gives: its informer, each source's content, the image registry client. */
+  readonly catalogSources: Informer<CatalogSource>;
+  readonly contents: ContentRegistry;
+  readonly registry: ImageRegistry;
+  /**
+   * Informers other capabilities of the process already run (olm-classic's shared olm caches: non-copied CSVs,
+   * Subscriptions, OperatorGroups; the InstallPlan controller's plans), so each kind is watched once; without them
+   * this setup runs its own.
+   */
+  readonly shared?: {
+    readonly subscriptions: Informer<Subscription>;
+    readonly installPlans: Informer<InstallPlan>;
+    readonly csvs: Informer<ClusterServiceVersion>;
+    readonly operatorGroups: Informer<OperatorGroup>;
+  };
+  readonly rateLimiter?: () => RateLimiter<string>;
+}
+
+export function subscriptionSetup(options: SubscriptionOptions): (ctx: ManagerContext) => Promise<ManagerParts> {
+  return async ({ client, logger, metrics }) => {
+    const log = logger.child({ controller: 'subscription' });
+    const subscriptions = options.shared?.subscriptions ?? new Informer<Subscription>({ client, apiVersion: V1alpha1, kind: SubscriptionKind, transform: stripManagedFields, logger: log });
+    const installPlans = options.shared?.installPlans ?? new Informer<InstallPlan>({ client, apiVersion: V1alpha1, kind: InstallPlanKind, transform: stripManagedFields, logger: log });
+    const csvs = options.shared?.csvs ?? new Informer<ClusterServiceVersion>({ client, apiVersion: V1alpha1, kind: ClusterServiceVersionKind, transform: stripManagedFields, logger: log });
+    const operatorGroups = options.shared?.operatorGroups ?? new Informer<OperatorGroup>({ client, apiVersion: V1, kind: OperatorGroupKind, transform: stripManagedFields, logger: log });
+    const inNamespace = <T extends KubeObject>(inf: Informer<T>, ns: string): T[] => inf.byIndex(NAMESPACE_INDEX, ns);
+
+    const puller = new CachingImagePuller({
+      cacheDir: join(options.cacheDir, 'bundles'),
+      registry: options.registry,
+      ...(options.platform && { platform: options.platform }),
+      logger: log.child({ component: 'image' }),
+    });
+    const resolutionMetrics = createClassicResolutionMetrics(metrics.registry);
+    const subMetrics = subscriptionMetrics(metrics.registry, () => subscriptions.keys().length);
+    const reconciler = newNamespaceReconciler({
+      listSubscriptions: async (ns, signal) => (await client.list<Subscription>({ apiVersion: V1alpha1, kind: SubscriptionKind, namespace: ns }, { signal })).items,
+      listInstallPlans: async (ns, signal) => (await client.list<InstallPlan>({ apiVersion: V1alpha1, kind: InstallPlanKind, namespace: ns }, { signal })).items,
+      csvs: (ns) => inNamespace(csvs, ns),
+      operatorGroups: (ns) => inNamespace(operatorGroups, ns),
+      catalogSources: (ns) => inNamespace(options.catalogSources, ns),
+      content: (ns, name) => options.contents.get(ns, name),
+      bundle: async (image, signal) => loadRegistryV1((await puller.pull(image, { filter: BUNDLE_PATHS, signal })).dir),
+      createInstallPlan: async (plan, status, signal) => {
+        const ip = await client.create<InstallPlan>(plan, { signal });
+        return client.updateStatus<InstallPlan>({ ...ip, status }, { signal });
+      },
+      synced: (sub) => subMetrics.synced(sub),
+      writeStatus: async (sub, status, signal) => {
+        const ref = { apiVersion: V1alpha1, kind: SubscriptionKind, name: sub.metadata.name ?? '', namespace: sub.metadata.namespace ?? '' };
+        try {
+          await updateStatus<Subscription>(client, ref, (obj) => void (obj.status = structuredClone(status)), {
+            current: { ...sub, apiVersion: V1alpha1, kind: SubscriptionKind },
+            signal,
+          });
+        } catch (err) {
+          if (!isNotFound(err)) throw err;
+        }
+      },
+      events: eventRecorder(client, 'olm-classic', log),
+      metrics: resolutionMetrics,
+      logger: log,
+      globalNamespace: options.globalCatalogNamespace,
+      now: () => new Date(),
+    });
+    const controller = new Controller({
+      name: 'subscription',
+      reconciler,
+      logger,
+      metrics,
+      ...(options.rateLimiter && { rateLimiter: options.rateLimiter() }),
+    });
+    const ns = (obj: { metadata: { namespace?: string } }): string | undefined => obj.metadata.namespace;
+    controller.watch(subscriptions, (sub, type) => {
+      if (type === 'delete') subMetrics.deleted(sub);
+      return ns(sub);
+    });
+    controller.watch(installPlans, ns);
+    controller.watch(csvs, ns);
+    controller.watch(operatorGroups, ns);
+    // a CatalogSource in the global namespace can change the resolution of every namespace with Subscriptions
+    controller.watch(options.catalogSources, (cs) =>
+      cs.metadata.namespace === options.globalCatalogNamespace ? new Set(subscriptions.list().map((s) => s.metadata.namespace ?? '')) : ns(cs),
+    );
+    return {
+      informers: options.shared ? [] : [subscriptions, installPlans, csvs, operatorGroups],
+      controllers: [controller],
+      closers: [() => puller.close()],
+    };
+  };
+}

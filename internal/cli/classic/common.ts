@@ -1,0 +1,155 @@
+// What the classic commands share: the kinds they read and write, the cluster reads, waiting for an install, the
+// Subscription table, approving a plan, and the flags and usage lines they have in common.
+import type { ClusterServiceVersion, InstallPlan, Subscription } from '../../../api/operators/index.ts';
+import {
+  CatalogSourceKind,
+  ClusterServiceVersionKind,
+  CSVPhaseSucceeded,
+  GroupName,
+  InstallPlanKind,
+  OperatorGroupKind,
+  SubscriptionKind,
+  V1,
+  V1alpha1,
+} from '../../../api/operators/index.ts';
+import type { Condition, KubeObject } from '../../../api/meta/v1.ts';
+import { isNotFound, retryOnConflict, type KubeClient } from '../../shared/kube/index.ts';
+import { emit, json, listOf, objectName, shown, table, yaml, type OutputFormat } from '../output.ts';
+import type { CliIO } from '../types.ts';
+import { waitFor } from '../wait.ts';
+import { pendingPlan, csvNameOf, subscriptionRow, SUBSCRIPTION_HEADERS } from './logic.ts';
+
+export const SUB = { apiVersion: V1alpha1, kind: SubscriptionKind } as const;
+export const IP = { apiVersion: V1alpha1, kind: InstallPlanKind } as const;
+export const CSV = { apiVersion: V1alpha1, kind: ClusterServiceVersionKind } as const;
+export const OG = { apiVersion: V1, kind: OperatorGroupKind } as const;
+export const CS = { apiVersion: V1alpha1, kind: CatalogSourceKind } as const;
+export const DEFAULT_TIMEOUT = '5m';
+/** Upstream OLM's default global catalog namespace (`olm-classic --namespace`). */
+export const DEFAULT_GLOBAL_NAMESPACE = 'olm';
+export const FIELD_MANAGER = 'kubectl-olm';
+
+export async function getOrUndefined<T extends KubeObject>(client: KubeClient, ref: { apiVersion: string; kind: string; name: string; namespace?: string }): Promise<T | undefined> {
+  try {
+    return await client.get<T>(ref);
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+export const getSub = (client: KubeClient, ns: string, name: string): Promise<Subscription | undefined> => getOrUndefined<Subscription>(client, { ...SUB, name, namespace: ns });
+export const getPlan = (client: KubeClient, ns: string, name: string): Promise<InstallPlan | undefined> => getOrUndefined<InstallPlan>(client, { ...IP, name, namespace: ns });
+export const getCSV = (client: KubeClient, ns: string, name: string): Promise<ClusterServiceVersion | undefined> => getOrUndefined<ClusterServiceVersion>(client, { ...CSV, name, namespace: ns });
+
+/** A Subscription by name, else the one subscribed to the package of that name (kubectl-operator's lookup). */
+export async function findSubscription(client: KubeClient, ns: string, name: string): Promise<Subscription | undefined> {
+  const byName = await getSub(client, ns, name);
+  if (byName) return byName;
+  const all = (await client.listAll<Subscription>({ ...SUB, namespace: ns })).items;
+  return all.find((s) => s.spec.name === name);
+}
+
+/** The condition-like lines `--wait` prints as they change: the Subscription's state and conditions, the plan, the CSV. */
+export function progressOf(sub: Subscription | undefined, plan: InstallPlan | undefined, csv: ClusterServiceVersion | undefined): Condition[] {
+  const c = (type: string, status: string, reason = '', message = ''): Condition => ({ type, status: status as Condition['status'], reason, message, lastTransitionTime: '' });
+  const out: Condition[] = [];
+  if (sub?.status?.state) out.push(c('Subscription', sub.status.state, sub.status.currentCSV ?? ''));
+  for (const cond of sub?.status?.conditions ?? []) if (cond.status === 'True') out.push(c(cond.type, cond.status, cond.reason ?? '', cond.message ?? ''));
+  if (plan?.status?.phase) out.push(c(`InstallPlan ${plan.metadata.name ?? ''}`, plan.status.phase, (plan.spec.clusterServiceVersionNames ?? []).join(','), plan.status.message ?? ''));
+  if (csv?.status?.phase) out.push(c(`CSV ${csv.metadata.name ?? ''}`, csv.status.phase, csv.status.reason ?? '', csv.status.message ?? ''));
+  return out;
+}
+
+export interface Observed {
+  readonly sub: Subscription | undefined;
+  readonly plan: InstallPlan | undefined;
+  readonly csv: ClusterServiceVersion | undefined;
+}
+
+export type Outcome = { kind: 'succeeded'; csv: ClusterServiceVersion } | { kind: 'approval'; plan: InstallPlan } | { kind: 'failed'; why: string; last: Observed };
+
+/**
+ * Waits until the Subscription's CSV is Succeeded and it is at the latest known (or past `fromCSV`), or until an
+ * InstallPlan of it waits for approval.
+ */
+export async function waitInstalled(client: KubeClient, ns: string, name: string, io: CliIO, timeout: number, fromCSV = ''): Promise<Outcome> {
+  const r = await waitFor<Observed>({
+    get: async () => {
+      const sub = await getSub(client, ns, name);
+      const ref = sub?.status?.installPlanRef?.name;
+      const plan = ref ? await getPlan(client, ns, ref) : undefined;
+      const csvName = sub ? csvNameOf(sub) : '';
+      const csv = csvName ? await getCSV(client, ns, csvName) : undefined;
+      return { sub, plan, csv };
+    },
+    done: (o) => {
+      if (!o?.sub) return true;
+      if (o.plan && pendingPlan(o.sub, [o.plan])) return true;
+      return isDone(o, fromCSV);
+    },
+    conditions: (o) => progressOf(o?.sub, o?.plan, o?.csv),
+    timeoutMs: timeout,
+    io,
+    label: `subscription/${name}`,
+  });
+  const last = r.last ?? { sub: undefined, plan: undefined, csv: undefined };
+  if (!last.sub) return { kind: 'failed', why: `subscriptions.${GroupName} "${name}" not found`, last };
+  if (last.plan && pendingPlan(last.sub, [last.plan])) return { kind: 'approval', plan: last.plan };
+  if (r.ok && last.csv) return { kind: 'succeeded', csv: last.csv };
+  return { kind: 'failed', why: r.ok ? 'no CSV' : r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded', last };
+}
+
+/** Settled: the CSV the Subscription installed is its current one, Succeeded, and not the one it started from. */
+export function isDone(o: Observed, fromCSV: string): boolean {
+  const installed = o.sub?.status?.installedCSV;
+  return !!installed && installed !== fromCSV && installed === o.sub?.status?.currentCSV && o.csv?.metadata.name === installed && o.csv.status?.phase === CSVPhaseSucceeded;
+}
+
+/** What a wait that did not end well says about why: a failing condition of the Subscription, the plan, the CSV. */
+export function explainFailure(io: CliIO, last: Observed): void {
+  const failing = last.sub?.status?.conditions?.find((c) => c.status === 'True' && /Failed|Unhealthy|Missing/.test(c.type));
+  if (failing) io.stderr.write(`${failing.type} (${failing.reason ?? ''}): ${failing.message ?? ''}\n`);
+  if (last.plan?.status?.phase === 'Failed') io.stderr.write(`installplan "${last.plan.metadata.name ?? ''}" Failed: ${last.plan.status.message ?? ''}\n`);
+  if (last.csv && last.csv.status?.phase !== CSVPhaseSucceeded) {
+    io.stderr.write(`clusterserviceversion "${last.csv.metadata.name ?? ''}" is ${last.csv.status?.phase || 'Pending'}${last.csv.status?.reason ? ` (${last.csv.status.reason})` : ''}${last.csv.status?.message ? `: ${last.csv.status.message}` : ''}\n`);
+  }
+}
+
+export const approveHint = (plan: InstallPlan, ns: string): string =>
+  `installplan "${plan.metadata.name ?? ''}" awaits approval (${(plan.spec.clusterServiceVersionNames ?? []).join(', ')}); approve it with:\n  kubectl olm approve ${plan.metadata.name ?? ''} -n ${ns}\n`;
+
+export async function printSubscriptions(io: CliIO, format: OutputFormat, subs: readonly Subscription[], plans: readonly InstallPlan[], single: boolean): Promise<void> {
+  if (format === 'json' || format === 'yaml') {
+    const value = single && subs.length === 1 ? shown(subs[0]!) : listOf(V1alpha1, SubscriptionKind, subs);
+    await emit(io.stdout, format === 'json' ? json(value) : await yaml(value));
+    return;
+  }
+  if (format === 'name') {
+    await emit(io.stdout, subs.map((s) => `${objectName('subscription', GroupName, s.metadata.name ?? '')}\n`).join(''));
+    return;
+  }
+  const rows = [...subs]
+    .sort((a, b) => (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))
+    .map((s) => subscriptionRow(s, plans));
+  await emit(io.stdout, table(SUBSCRIPTION_HEADERS, rows));
+}
+
+/** Sets spec.approved on a plan (conflicts retried, as kubectl-operator's RetryOnConflict). */
+export async function approvePlan(client: KubeClient, plan: InstallPlan): Promise<void> {
+  const ns = plan.metadata.namespace ?? '';
+  const name = plan.metadata.name ?? '';
+  await retryOnConflict(async (attempt) => {
+    const current = attempt === 0 ? plan : ((await getPlan(client, ns, name)) ?? plan);
+    await client.patch({ ...IP, name, namespace: ns }, 'merge', { metadata: { resourceVersion: current.metadata.resourceVersion }, spec: { approved: true } }, { fieldManager: FIELD_MANAGER });
+  });
+}
+
+export const CLASSIC_FLAG = { classic: { type: 'boolean' } } as const;
+export const NS_OPTION = { namespace: { type: 'string', short: 'n' } } as const;
+export const NS_USAGE = '  -n, --namespace <namespace>        the namespace (default: the kubeconfig context\'s namespace)';
+export const WAIT_USAGE = [
+  '      --wait                         wait until the CSV is Succeeded, or until an InstallPlan awaits approval (then',
+  '                                     print the `kubectl olm approve` to run, exit 0); progress on stderr on a terminal',
+  `      --timeout <duration>           how long --wait waits (Go duration, default ${DEFAULT_TIMEOUT}; 0: no limit)`,
+];

@@ -1,0 +1,145 @@
+// `kubectl olm uninstall --classic <subscription> -n <namespace>`: the Subscription, the operands with
+// `--delete-operands`, the CSV, and with `--delete-operator-groups` the OperatorGroup.
+import type { ClusterServiceVersion, OperatorGroup, Subscription } from '../../../api/operators/index.ts';
+import { isNotFound, type KubeClient } from '../../shared/kube/index.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, parseFlags, positionals, timeoutMs, withClient } from '../cluster.ts';
+import type { CliCommand, CliIO } from '../types.ts';
+import { waitFor } from '../wait.ts';
+import { SUB, CSV, OG, DEFAULT_TIMEOUT, getOrUndefined, getCSV, findSubscription, CLASSIC_FLAG, NS_OPTION, NS_USAGE } from './common.ts';
+import { csvNameOf, watchedNamespaces, ownedKinds } from './logic.ts';
+
+interface Operand {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace?: string;
+}
+
+/** The custom resources of the CSV's owned CRDs in the namespaces the operator watches (all, when cluster-scoped). */
+async function operandsOf(client: KubeClient, csv: ClusterServiceVersion, io: CliIO): Promise<Operand[]> {
+  const watched = watchedNamespaces(csv);
+  const out: Operand[] = [];
+  for (const k of ownedKinds(csv)) {
+    let namespaced: boolean;
+    try {
+      namespaced = (await client.mapping(k.apiVersion, k.kind)).namespaced;
+    } catch {
+      continue; // the CRD is gone or not served: no operands of it
+    }
+    const scopes = namespaced && watched ? watched : [undefined];
+    for (const namespace of scopes) {
+      try {
+        const items = (await client.listAll({ apiVersion: k.apiVersion, kind: k.kind, ...(namespace && { namespace }) })).items;
+        for (const o of items) out.push({ apiVersion: k.apiVersion, kind: k.kind, name: o.metadata?.name ?? '', ...(o.metadata?.namespace && { namespace: o.metadata.namespace }) });
+      } catch (err) {
+        io.stderr.write(`list ${k.kind} (${k.crd}): ${(err as Error).message}\n`);
+      }
+    }
+  }
+  return out;
+}
+
+const operandText = (o: Operand): string => `${o.kind.toLowerCase()} "${o.namespace ? `${o.namespace}/` : ''}${o.name}"`;
+
+/** Deletes an object and says so; a missing one is fine. */
+async function deleteObject(client: KubeClient, io: CliIO, ref: { apiVersion: string; kind: string; name: string; namespace?: string }, text: string): Promise<boolean> {
+  try {
+    await client.delete(ref);
+    io.stdout.write(`${text} deleted\n`);
+    return true;
+  } catch (err) {
+    if (isNotFound(err)) return false;
+    throw new Error(`delete ${text}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+async function waitGone(client: KubeClient, io: CliIO, refs: readonly Operand[], timeout: number, label: string): Promise<boolean> {
+  const r = await waitFor<number>({
+    get: async () => (await Promise.all(refs.map((ref) => getOrUndefined(client, ref)))).filter((o) => o !== undefined).length,
+    done: (left) => left === 0,
+    timeoutMs: timeout,
+    io,
+    label,
+  });
+  return r.ok;
+}
+
+export const uninstallClassicCommand: CliCommand = {
+  path: ['uninstall'],
+  summary: 'delete an extension and everything it installed',
+  usage: [
+    'Usage: kubectl olm uninstall --classic <subscription> -n <namespace> [--delete-operands] [--wait] [flags]',
+    '',
+    'OLM classic: deletes the Subscription and the CSV it installed (status.installedCSV, else currentCSV); OLM\'s',
+    'owner references and labels then remove the operator\'s Deployments, RBAC and Services. The custom resources of',
+    'the CSV\'s owned CRDs (the operands) are left in place unless --delete-operands, which deletes them first — in',
+    'the namespaces the operator watches — and waits until they are gone, so the operator can handle their',
+    'finalizers. CRDs are never deleted. <subscription> may also name the package.',
+    '',
+    'Flags:',
+    NS_USAGE,
+    '      --delete-operands              delete the operator\'s custom resources first',
+    '      --delete-operator-groups       delete the namespace\'s OperatorGroups when no Subscription is left in it',
+    '      --wait                         wait until the Subscription and the CSV are gone',
+    `      --timeout <duration>           how long waits take at most (Go duration, default ${DEFAULT_TIMEOUT}; 0: no limit)`,
+    ...CONNECTION_USAGE,
+    '',
+    'Examples:',
+    '  kubectl olm uninstall --classic etcd -n operators --wait',
+    '  kubectl olm uninstall --classic etcd -n operators --delete-operands --delete-operator-groups',
+  ].join('\n'),
+  async run(args, io) {
+    const { values, positionals: pos } = parseFlags(args, {
+      ...CONNECTION_OPTIONS,
+      ...CLASSIC_FLAG,
+      ...NS_OPTION,
+      'delete-operands': { type: 'boolean' },
+      'delete-operator-groups': { type: 'boolean' },
+      ...WAIT_OPTIONS,
+    });
+    const [target] = positionals(pos, ['subscription']) as [string];
+    const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
+    return withClient(values, io, async (client) => {
+      const ns = values.namespace ?? client.defaultNamespace;
+      const sub = await findSubscription(client, ns, target);
+      if (!sub) {
+        io.stderr.write(`uninstall operator: package "${target}" not found\n`);
+        return 1;
+      }
+      const name = sub.metadata.name ?? '';
+      const csvName = csvNameOf(sub);
+      const csv = csvName ? await getCSV(client, ns, csvName) : undefined;
+      const operands = csv ? await operandsOf(client, csv, io) : [];
+      // The Subscription first, so nothing installs or upgrades while the rest goes (kubectl-operator's order).
+      const gone: Operand[] = [{ ...SUB, name, namespace: ns }];
+      await deleteObject(client, io, gone[0]!, `subscription "${name}"`);
+      if (values['delete-operands']) {
+        for (const o of operands) await deleteObject(client, io, o, operandText(o));
+        if (operands.length > 0 && !(await waitGone(client, io, operands, timeout, 'operands'))) {
+          io.stderr.write(`uninstall operator: delete operand: wait for operands deleted: context deadline exceeded (left: ${operands.map(operandText).join(', ')})\n`);
+          return 1;
+        }
+      } else if (operands.length > 0) {
+        io.stderr.write(`${operands.length} operand${operands.length > 1 ? 's' : ''} left in place: ${operands.map(operandText).join(', ')} (--delete-operands deletes them)\n`);
+      }
+      if (csv) {
+        const ref = { ...CSV, name: csvName, namespace: ns };
+        if (await deleteObject(client, io, ref, `clusterserviceversion "${csvName}"`)) gone.push(ref);
+      } else io.stderr.write(`csv for package "${sub.spec.name}" not found\n`);
+      if (values['delete-operator-groups']) {
+        const left = (await client.listAll<Subscription>({ ...SUB, namespace: ns })).items.filter((s) => s.metadata.name !== name);
+        if (left.length === 0) {
+          for (const og of (await client.listAll<OperatorGroup>({ ...OG, namespace: ns })).items) {
+            const ref = { ...OG, name: og.metadata.name ?? '', namespace: ns };
+            if (await deleteObject(client, io, ref, `operatorgroup "${og.metadata.name ?? ''}"`)) gone.push(ref);
+          }
+        }
+      }
+      if (values.wait && !(await waitGone(client, io, gone, timeout, `subscription/${name}`))) {
+        io.stderr.write(`uninstall operator: wait for deletion: context deadline exceeded\n`);
+        return 1;
+      }
+      return 0;
+    });
+  },
+};

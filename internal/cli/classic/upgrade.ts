@@ -1,0 +1,103 @@
+// `kubectl olm upgrade --classic <subscription> -n <namespace>`: `--channel` patches the Subscription; else the
+// pending upgrade plan is approved.
+import { retryOnConflict } from '../../shared/kube/index.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, parseFlags, positionals, timeoutMs, withClient } from '../cluster.ts';
+import type { CliCommand } from '../types.ts';
+import {
+  SUB,
+  DEFAULT_TIMEOUT,
+  FIELD_MANAGER,
+  getSub,
+  getPlan,
+  findSubscription,
+  waitInstalled,
+  explainFailure,
+  approveHint,
+  approvePlan,
+  CLASSIC_FLAG,
+  NS_OPTION,
+  NS_USAGE,
+  WAIT_USAGE,
+} from './common.ts';
+import { pendingPlan } from './logic.ts';
+
+export const upgradeClassicCommand: CliCommand = {
+  path: ['upgrade'],
+  summary: 'change the version range or channels of an extension (--force: any version)',
+  usage: [
+    'Usage: kubectl olm upgrade --classic <subscription> -n <namespace> [--channel <name>] [--wait] [flags]',
+    '',
+    'OLM classic. With --channel: moves the Subscription to another channel of its package; olm-classic resolves the',
+    'upgrade from there. Without it: approves the InstallPlan the Subscription waits on (a Manual Subscription with',
+    'an upgrade pending), as kubectl-operator\'s upgrade does. <subscription> may also name the package.',
+    '',
+    'Flags:',
+    NS_USAGE,
+    '  -c, --channel <name>               the channel to move to',
+    ...WAIT_USAGE,
+    ...CONNECTION_USAGE,
+    '',
+    'Examples:',
+    '  kubectl olm upgrade --classic etcd -n operators --channel clusterwide-alpha --wait',
+    '  kubectl olm upgrade --classic etcd -n operators      # approve the pending upgrade',
+  ].join('\n'),
+  async run(args, io) {
+    const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, ...CLASSIC_FLAG, ...NS_OPTION, channel: { type: 'string', short: 'c' }, ...WAIT_OPTIONS });
+    const [target] = positionals(pos, ['subscription']) as [string];
+    const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
+    return withClient(values, io, async (client) => {
+      const ns = values.namespace ?? client.defaultNamespace;
+      const sub = await findSubscription(client, ns, target);
+      if (!sub) {
+        io.stderr.write(`failed to upgrade operator: subscription for package "${target}" not found\n`);
+        return 1;
+      }
+      const name = sub.metadata.name ?? '';
+      const from = sub.status?.installedCSV ?? '';
+      if (values.channel !== undefined) {
+        if (values.channel === (sub.spec.channel ?? '')) {
+          io.stderr.write(`failed to upgrade operator: no changes detected - subscription already in channel "${values.channel}"\n`);
+          return 1;
+        }
+        try {
+          // A conflict (the operator wrote status in between) reads the Subscription again, as RetryOnConflict does.
+          await retryOnConflict(async (attempt) => {
+            const latest = attempt === 0 ? sub : ((await getSub(client, ns, name)) ?? sub);
+            await client.patch({ ...SUB, name, namespace: ns }, 'merge', { metadata: { resourceVersion: latest.metadata.resourceVersion }, spec: { channel: values.channel } }, { fieldManager: FIELD_MANAGER });
+          });
+        } catch (err) {
+          io.stderr.write(`failed to upgrade operator: ${(err as Error).message}\n`);
+          return 1;
+        }
+        io.stdout.write(`subscription "${name}" updated: channel "${values.channel}"\n`);
+      } else {
+        const ref = sub.status?.installPlanRef?.name;
+        if (!ref) {
+          io.stderr.write('failed to upgrade operator: subscription does not reference an install plan\n');
+          return 1;
+        }
+        if (sub.status?.installedCSV === sub.status?.currentCSV) {
+          io.stderr.write('failed to upgrade operator: operator is already at latest version\n');
+          return 1;
+        }
+        const plan = await getPlan(client, ns, ref);
+        if (!plan || !pendingPlan(sub, [plan])) {
+          io.stderr.write(`failed to upgrade operator: installplan "${ref}" is not awaiting approval (phase ${plan?.status?.phase || 'none'})\n`);
+          return 1;
+        }
+        await approvePlan(client, plan);
+        io.stdout.write(`installplan "${ref}" approved\n`);
+      }
+      if (!values.wait) return 0;
+      const outcome = await waitInstalled(client, ns, name, io, timeout, from);
+      if (outcome.kind === 'failed') {
+        io.stderr.write(`failed to upgrade operator: waiting for operator installation to complete: ${outcome.why}\n`);
+        explainFailure(io, outcome.last);
+        return 1;
+      }
+      if (outcome.kind === 'approval') io.stderr.write(approveHint(outcome.plan, ns));
+      else io.stdout.write(`operator "${sub.spec.name}" upgraded; installed csv is "${outcome.csv.metadata.name ?? ''}"\n`);
+      return 0;
+    });
+  },
+};

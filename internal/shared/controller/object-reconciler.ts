@@ -1,0 +1,242 @@
+// The one shape of a controller for one kind of object (upstream operator-controller's ClusterExtension and
+// ClusterObjectSet controllers, controller-runtime's usual Reconcile):
+//
+//   cached get → copy → named steps over one state → guard → one status write → result
+//
+// - The object comes from the informer cache; a key that is gone ends the pass (`forget` drops what the controller
+//   kept for it).
+// - Steps (steps.ts) change the copy's status; they change its finalizers only through `pass.addFinalizer` /
+//   `pass.removeFinalizer`, which write at once (a merge patch carrying the resourceVersion) and keep the copy in step.
+// - The guard: a step that changed spec or metadata (other than finalizers and resourceVersion) is a bug; the pass
+//   fails without writing anything.
+// - Status is written once, at the end, when it differs from the cached one by the one equality rule
+//   (`semanticEqual`), through the status subresource with the resourceVersion the pass started from (or its own
+//   finalizer write gave). A 409 Conflict means the pass decided on an old object: nothing is overwritten and the key
+//   is reconciled again from fresh state (`{ requeue: true }`, rate limited). A 404, or an object its own finalizer
+//   removal let go, ends the pass quietly. Another failed write is `error updating status: <err>`, joined to the
+//   pass's own error as upstream's errors.Join.
+// - A step may end the pass with `final`: it settled status itself (`pass.writeStatus`) or status must stay as it is.
+// - The resourceVersions of the pass's own writes are kept (`ownWrite`), so the update events they cause need no pass
+//   of their own.
+import type { KubeObject } from '../../../api/meta/v1.ts';
+import { addFinalizer, isConflict, isNotFound, removeFinalizer, semanticEqual, type KubeClient } from '../kube/index.ts';
+import type { Logger } from '../observability/index.ts';
+import type { Reconciler, Result } from './controller.ts';
+import { errorMessage, isTerminal, joinErrors } from './errors.ts';
+import { runSteps, type Step, type StepsOutcome } from './steps.ts';
+
+/** What every pass of an object reconciler gives its steps. */
+export interface Pass<T extends KubeObject> {
+  readonly key: string;
+  /** The pass's copy of the cached object. */
+  readonly obj: T;
+  readonly log: Logger;
+  /** Writes the copy's status now, when it changed (for steps that end the pass with `final`). */
+  writeStatus(signal: AbortSignal): Promise<void>;
+  /** Adds a finalizer now when missing; the copy takes the stored finalizers and resourceVersion. */
+  addFinalizer(finalizer: string, signal: AbortSignal): Promise<void>;
+  /** Removes a finalizer now when present (an object already gone is fine); the copy follows. */
+  removeFinalizer(finalizer: string, signal: AbortSignal): Promise<void>;
+}
+
+/** The writes an object reconciler makes; `kubeObjectWriter` is the API server's, tests may give their own. */
+export interface ObjectWriter<T extends KubeObject> {
+  /** PUTs the object's status (with its resourceVersion); resolves the object as stored when known. */
+  updateStatus(obj: T, signal: AbortSignal): Promise<T | void>;
+  /** Adds a finalizer (under the object's resourceVersion); resolves the object as stored. For kinds with one. */
+  addFinalizer?(obj: T, finalizer: string, signal: AbortSignal): Promise<T>;
+  /** Removes a finalizer; resolves the object as stored, or undefined once it is gone. For kinds with one. */
+  removeFinalizer?(obj: T, finalizer: string, signal: AbortSignal): Promise<T | undefined>;
+}
+
+/** The API server's writes: the status subresource, finalizers by merge patch carrying the resourceVersion. */
+export function kubeObjectWriter<T extends KubeObject>(client: KubeClient): Required<ObjectWriter<T>> {
+  return {
+    updateStatus: (obj, signal) => client.updateStatus<T>(obj, { signal }),
+    addFinalizer: (obj, finalizer, signal) => addFinalizer(client, obj, finalizer, { signal }),
+    removeFinalizer: (obj, finalizer, signal) => removeFinalizer(client, obj, finalizer, { signal }),
+  };
+}
+
+export interface ObjectReconcilerOptions<T extends KubeObject, S> {
+  /** The kind, for logs and the guard's error. */
+  readonly kind: string;
+  /** Where the writes go: the API server through a client (`kubeObjectWriter`), or a writer of its own. */
+  readonly client?: KubeClient;
+  readonly writer?: ObjectWriter<T>;
+  /** The cached object for a key (an informer's `get`). */
+  readonly get: (key: string) => T | undefined;
+  readonly steps: readonly Step<S>[];
+  /** The pass's state, built around the pass. */
+  readonly state: (pass: Pass<T>) => S;
+  readonly logger: Logger;
+  /** The log field that names the object (default the kind with a lower-case first letter). */
+  readonly logKey?: string;
+  /** The pass's copy (default structuredClone). A copy may share the spec: no step changes it. */
+  readonly copy?: (cached: T) => T;
+  /** A step threw: record the error on the copy's status (default nothing). */
+  readonly onThrow?: (obj: T, err: unknown) => void;
+  /** A step ended the pass with an error (thrown or returned): record it on the copy's status before the write. */
+  readonly onError?: (obj: T, err: unknown) => void;
+  /** The result when every step ran through (e.g. a periodic resync); default none. */
+  readonly done?: Result;
+  /**
+   * Read your writes: a pass that runs before the informer has seen this reconciler's last write starts from what was
+   * written, not from the older cached object (for controllers whose steps act on what status says, e.g. execute an
+   * InstallPlan's steps). The last written object is kept per key while the cache lags.
+   */
+  readonly readYourWrites?: boolean;
+  /** The key left the cache: drop what the controller keeps for it (and clean up what it leaves behind). */
+  readonly forget?: (key: string, signal: AbortSignal) => void | Promise<void>;
+}
+
+/** How many of an object's own recent writes are remembered (a pass writes at most a finalizer and its status). */
+const OWN_WRITES_KEPT = 4;
+
+export class ObjectReconciler<T extends KubeObject, S> implements Reconciler {
+  readonly #o: ObjectReconcilerOptions<T, S>;
+  readonly #writer: ObjectWriter<T>;
+  readonly #logKey: string;
+  /** By key: the resourceVersions its own recent writes gave the object, newest first. */
+  readonly #written = new Map<string, string[]>();
+  /** readYourWrites: by key, the cached resourceVersion a pass started from and the object its writes left. */
+  readonly #latest = new Map<string, { readonly replaced: string; readonly stored: T }>();
+
+  constructor(options: ObjectReconcilerOptions<T, S>) {
+    this.#o = options;
+    if (!options.writer && !options.client) throw new Error(`${options.kind} reconciler: a client or a writer is needed`);
+    this.#writer = options.writer ?? kubeObjectWriter<T>(options.client!);
+    this.#logKey = options.logKey ?? options.kind.charAt(0).toLowerCase() + options.kind.slice(1);
+  }
+
+  async reconcile(key: string, signal: AbortSignal): Promise<Result | void> {
+    const o = this.#o;
+    const inCache = o.get(key);
+    if (!inCache) {
+      this.#written.delete(key);
+      this.#latest.delete(key);
+      await o.forget?.(key, signal);
+      return;
+    }
+    const cached = this.#readYourWrites(key, inCache);
+    const obj = o.copy ? o.copy(cached) : structuredClone(cached);
+    const log = o.logger.child({ [this.#logKey]: key });
+    // What the API server holds as far as this pass knows: the cached status, then the one it wrote; whether the
+    // object is gone (its last finalizer removed by this pass).
+    const known = { status: cached.status as unknown, gone: false, startedFrom: inCache.metadata.resourceVersion ?? '' };
+    const pass: Pass<T> = {
+      key,
+      obj,
+      log,
+      writeStatus: (s) => this.#writeStatus(key, obj, known, s),
+      addFinalizer: (f, s) => this.#finalizers(key, obj, known, f, 'add', s),
+      removeFinalizer: (f, s) => this.#finalizers(key, obj, known, f, 'remove', s),
+    };
+
+    let outcome: StepsOutcome | undefined;
+    try {
+      outcome = await runSteps(o.steps, o.state(pass), signal);
+    } catch (err) {
+      o.onThrow?.(obj, err);
+      outcome = { err, step: 'unknown' };
+    }
+    if (!untouched(cached, obj)) throw new Error(`${o.kind} ${key}: a reconcile step changed spec or metadata`);
+    if (outcome !== undefined && isConflict(outcome.err)) return this.#conflict(log, outcome.err);
+    if (outcome?.final) {
+      if (outcome.err !== undefined) throw outcome.err;
+      return outcome.result;
+    }
+    if (outcome?.err !== undefined) o.onError?.(obj, outcome.err);
+    try {
+      await this.#writeStatus(key, obj, known, signal);
+    } catch (err) {
+      if (isConflict(err)) return this.#conflict(log, err);
+      const failed = new Error(`error updating status: ${errorMessage(err)}`, { cause: err });
+      throw outcome?.err === undefined ? failed : joinErrors(outcome.err, failed);
+    }
+    if (outcome?.err !== undefined) {
+      if (isTerminal(outcome.err)) log.warn(`terminal error; not retrying until the ${o.kind} changes`, { err: outcome.err, step: outcome.step });
+      throw outcome.err;
+    }
+    return outcome?.result ?? o.done;
+  }
+
+  /**
+   * Whether a pass of this reconciler wrote the object at this resourceVersion: the pass decided with that state, so
+   * the update event it causes needs no pass of its own.
+   */
+  ownWrite(key: string, resourceVersion: string | undefined): boolean {
+    return resourceVersion !== undefined && (this.#written.get(key)?.includes(resourceVersion) ?? false);
+  }
+
+  #conflict(log: Logger, err: unknown): Result {
+    log.debug('the object changed since it was read; reconciling again from fresh state', { err });
+    return { requeue: true };
+  }
+
+  /** Writes `obj.status` when it differs from the known one and the object is there. A 404 is not an error. */
+  async #writeStatus(key: string, obj: T, known: { status: unknown; gone: boolean; startedFrom: string }, signal: AbortSignal): Promise<void> {
+    if (known.gone || semanticEqual(known.status ?? null, obj['status'] ?? null)) return;
+    try {
+      const written = await this.#writer.updateStatus(obj, signal);
+      if (written) {
+        this.#wrote(key, written);
+        obj.metadata.resourceVersion = written.metadata.resourceVersion;
+      }
+      if (this.#o.readYourWrites) this.#keepLatest(key, known.startedFrom, written ?? undefined);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      known.gone = true;
+    }
+    known.status = structuredClone(obj['status']);
+  }
+
+  async #finalizers(key: string, obj: T, known: { gone: boolean }, finalizer: string, change: 'add' | 'remove', signal: AbortSignal): Promise<void> {
+    const has = obj.metadata.finalizers?.includes(finalizer) ?? false;
+    if (has === (change === 'add')) return;
+    const w = this.#writer;
+    if (!w.addFinalizer || !w.removeFinalizer) throw new Error(`${this.#o.kind} ${key}: this controller's writer changes no finalizers`);
+    const written = change === 'add' ? await w.addFinalizer(obj, finalizer, signal) : await w.removeFinalizer(obj, finalizer, signal);
+    if (written) {
+      this.#wrote(key, written);
+      obj.metadata.finalizers = written.metadata.finalizers;
+      obj.metadata.resourceVersion = written.metadata.resourceVersion;
+    } else {
+      obj.metadata.finalizers = (obj.metadata.finalizers ?? []).filter((f) => f !== finalizer);
+      known.gone = true;
+    }
+  }
+
+  /** The object a pass starts from: the cached one, or (readYourWrites) what this reconciler wrote over it. */
+  #readYourWrites(key: string, cached: T): T {
+    const mine = this.#latest.get(key);
+    if (mine && mine.replaced === cached.metadata.resourceVersion) return mine.stored;
+    this.#latest.delete(key);
+    return cached;
+  }
+
+  #keepLatest(key: string, startedFrom: string, written: T | undefined): void {
+    if (written) this.#latest.set(key, { replaced: startedFrom, stored: written });
+    else this.#latest.delete(key);
+  }
+
+  #wrote(key: string, written: KubeObject): void {
+    const rv = written.metadata.resourceVersion;
+    if (rv) this.#written.set(key, [rv, ...(this.#written.get(key) ?? [])].slice(0, OWN_WRITES_KEPT));
+  }
+}
+
+/** Whether the pass left everything but status, finalizers, resourceVersion and managedFields as cached. */
+function untouched(before: KubeObject, after: KubeObject): boolean {
+  for (const k of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (k === 'status' || k === 'metadata') continue;
+    const a = before[k];
+    const b = after[k];
+    // A copy may name the kind that a cached object lacks (status writes need it).
+    if (a === undefined && (k === 'apiVersion' || k === 'kind')) continue;
+    if (a !== b && !semanticEqual(a, b)) return false;
+  }
+  const { finalizers: _f, resourceVersion: _rv, managedFields: _mf, ...meta } = before.metadata;
+  const { finalizers: _f2, resourceVersion: _rv2, managedFields: _mf2, ...meta2 } = after.metadata;
+  return semanticEqual(meta, meta2);
+}
