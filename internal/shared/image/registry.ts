@@ -23,7 +23,7 @@ import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { loadUndici, type Dispatcher, type Undici } from '../http/index.ts';
-import { noopLogger, sleepOrThrow, type Logger } from '../toolkit/index.ts';
+import { noopLogger, realClock, sleepOrThrow, type Clock, type Logger } from '../toolkit/index.ts';
 import { anonymous, parseChallenges, type Challenge, type Credential, type CredentialProvider } from './auth.ts';
 import { DigestHasher, digestOf, digestProblem, parseDigest, sha256 } from './digest.ts';
 import { DigestMismatchError, ImageError, RegistryHttpError, type ImageErrorCode } from './errors.ts';
@@ -107,6 +107,8 @@ export interface RegistryClientOptions {
   /** Longest pause between two body chunks (default 60 s). */
   readonly bodyTimeoutMs?: number;
   readonly logger?: Logger;
+  /** When cached registry tokens expire; default the real clock. */
+  readonly clock?: Clock;
   /** containers-registries.conf(5) settings: mirrors, location rewrites, insecure and blocked registries. */
   readonly registriesConf?: RegistriesConf;
 }
@@ -346,6 +348,7 @@ export class RegistryClient {
   private readonly headersTimeoutMs: number;
   private readonly bodyTimeoutMs: number;
   private readonly log: Logger;
+  private readonly clock: Clock;
   private readonly authCache = new Map<string, CachedAuth>();
 
   constructor(options: RegistryClientOptions = {}) {
@@ -359,6 +362,7 @@ export class RegistryClient {
     this.retries = options.retries ?? 3;
     this.retryDelayMs = options.retryDelayMs ?? 250;
     this.log = options.logger ?? noopLogger;
+    this.clock = options.clock ?? realClock;
     this.conf = options.registriesConf && !options.registriesConf.empty ? options.registriesConf : undefined;
   }
 
@@ -871,7 +875,7 @@ export class RegistryClient {
   private cachedAuth(key: string): string | undefined {
     const hit = this.authCache.get(key);
     if (!hit) return undefined;
-    if (hit.expiresAt - TOKEN_EXPIRY_MARGIN_MS < Date.now()) {
+    if (hit.expiresAt - TOKEN_EXPIRY_MARGIN_MS < this.clock.now()) {
       this.authCache.delete(key);
       return undefined;
     }
@@ -887,10 +891,10 @@ export class RegistryClient {
     const cred = repo.credential;
     if (bearer) {
       if (cred?.registryToken) {
-        return { header: `Bearer ${cred.registryToken}`, expiresAt: Date.now() + TOKEN_DEFAULT_TTL_S * 1000 };
+        return { header: `Bearer ${cred.registryToken}`, expiresAt: this.clock.now() + TOKEN_DEFAULT_TTL_S * 1000 };
       }
       const { token, ttlMs } = await this.fetchToken(repo, bearer, where);
-      return { header: `Bearer ${token}`, expiresAt: Date.now() + ttlMs };
+      return { header: `Bearer ${token}`, expiresAt: this.clock.now() + ttlMs };
     }
     if (basic) {
       if (cred?.username === undefined || cred.password === undefined) {
