@@ -29,6 +29,8 @@ export interface LoadOptions {
   /** Credentials are re-read (token files, exec plugins) when older than this; default 60 s. */
   readonly refreshMs?: number;
   readonly logger?: Logger;
+  /** What `refreshMs` is measured on; default the real clock. */
+  readonly clock?: Clock;
 }
 
 /** TLS settings for the connection to the API server. */
@@ -122,7 +124,13 @@ const needsPlugin = (user: User | undefined): boolean =>
 export async function loadKubeConfig(options: LoadOptions = {}): Promise<ClusterAccess> {
   const env = options.env ?? process.env;
   const access = (selected: Selected, source: string): Promise<ClusterAccess> =>
-    checked(new ClusterAccess(selected, source, { ...(options.refreshMs !== undefined && { refreshMs: options.refreshMs }), ...(options.logger && { logger: options.logger }) }));
+    checked(
+      new ClusterAccess(selected, source, {
+        ...(options.refreshMs !== undefined && { refreshMs: options.refreshMs }),
+        ...(options.logger && { logger: options.logger }),
+        ...(options.clock && { clock: options.clock }),
+      }),
+    );
 
   if (options.kubeconfig) return access(...(await fromFiles([options.kubeconfig], 'kubeconfig', options.context)));
   const list = (env['KUBECONFIG'] ?? '').split(delimiter).filter((p) => p.trim() !== '');
