@@ -7,7 +7,7 @@ import { adminKube, registry } from '../../support/env.ts';
 import { catalogFiles, pushTestBundle, type CatalogEntry, type TestBundle } from '../../support/bundles.ts';
 import { pushCatalogImage } from '../../support/images.ts';
 import { waitForSettled } from '../../support/in-process.ts';
-import { waitFor } from '../../support/net.ts';
+import { poll, waitFor } from '../../support/net.ts';
 import { deleteCatalogs, waitForCatalog } from '../catalogd/catalogs.ts';
 import { applyExtension, deleteExtension, extCondition, getExtension, installedBundle, operatorControllerSuite, SYSTEM_NAMESPACE, waitForExtension, waitGone } from './harness.ts';
 
@@ -119,8 +119,7 @@ describe('recover', () => {
     const b = bundles['1.0.0']!;
     const depPath = `/apis/apps/v1/namespaces/${ns()}/deployments/${b.deploymentName}`;
     expect((await adminKube().request('DELETE', depPath)).status).toBe(200);
-    const deadline = Date.now() + 30_000;
-    while ((await adminKube().request('GET', depPath)).status !== 200 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    await poll(async () => (await adminKube().request('GET', depPath)).status === 200, { timeoutMs: 30_000, intervalMs: 250 });
     expect((await adminKube().request('GET', depPath)).status).toBe(200);
 
     await deleteCatalogs([catalog]);
