@@ -1,10 +1,9 @@
 // The part both gating controllers share: one ClusterOperator, read, created when missing (as upstream does),
 // its status recomputed and written only when it changed; an `OperatorStatusChanged` Event on the ClusterOperator
 // when its Upgradeable condition changes (library-go's wording); the blocking-installs gauge.
-import { isDeepStrictEqual } from 'node:util';
 import { Gauge, type Logger, type Registry } from '../shared/observability/index.ts';
 import type { Reconciler, Result } from '../shared/controller/index.ts';
-import { Informer, isAlreadyExists, isNoKindMatch, isNotFound, stripManagedFields, type EventRecorder, type KubeClient } from '../shared/kube/index.ts';
+import { Informer, isAlreadyExists, isNoKindMatch, isNotFound, semanticEqual, stripManagedFields, type EventRecorder, type KubeClient } from '../shared/kube/index.ts';
 import {
   ClusterOperatorKind,
   ConfigGroupVersion,
@@ -128,7 +127,7 @@ export function clusterOperatorReconciler(o: ClusterOperatorReconcilerOptions): 
       }
       const outcome = o.compute(current.status);
       o.gauge?.set(o.kind, outcome.blocking);
-      if (isDeepStrictEqual(normalized(current.status), normalized(outcome.status))) return;
+      if (semanticEqual(current.status ?? {}, outcome.status)) return;
       await o.client.updateStatus<ClusterOperator>({ ...current, status: outcome.status }, { signal });
       const diff = conditionDiff(current.status, outcome.status, [OperatorUpgradeable]);
       if (diff !== '') {
@@ -139,5 +138,4 @@ export function clusterOperatorReconciler(o: ClusterOperatorReconcilerOptions): 
   };
 }
 
-const normalized = (s: ClusterOperatorStatus | undefined): unknown => JSON.parse(JSON.stringify(s ?? {})) as unknown;
 

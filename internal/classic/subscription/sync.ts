@@ -13,7 +13,7 @@ import type {
   SubscriptionStatus,
 } from '../../../api/operators/index.ts';
 import { formatTime, runSteps, type Result } from '../../shared/controller/index.ts';
-import type { EventRecorder } from '../../shared/kube/index.ts';
+import { semanticEqual, type EventRecorder } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import type { CatalogContent } from '../catalogsource/index.ts';
 import { loadCelFor, resolve, type ClassicResolutionMetrics, type ResolvedEntry, type ResolveInput } from '../resolver/index.ts';
@@ -48,11 +48,10 @@ export interface SyncPorts {
   now(): Date;
 }
 
-/** One Subscription in the pass: as read, its status as the steps change it, and that status as read (JSON). */
+/** One Subscription in the pass: as read (its status is what was stored), and its status as the steps change it. */
 export interface Working {
   readonly sub: Subscription;
   status: SubscriptionStatus;
-  readonly before: string;
 }
 
 export interface NamespaceState {
@@ -134,12 +133,12 @@ export function newNamespaceReconciler(p: SyncPorts): { reconcile(key: string, s
       const st: NamespaceState = {
         namespace,
         now: formatTime(p.now()),
-        subs: subs.map((sub) => ({ sub, status: statusOf(sub), before: JSON.stringify(sub.status ?? {}) })),
+        subs: subs.map((sub) => ({ sub, status: statusOf(sub) })),
         plans,
       };
       const outcome = await runSteps(steps, st, signal);
       for (const w of st.subs) {
-        if (JSON.stringify(w.status) === w.before) continue;
+        if (semanticEqual(w.status, w.sub.status ?? {})) continue;
         if (!w.status.lastUpdated) w.status.lastUpdated = st.now;
         await p.writeStatus(w.sub, w.status, signal);
       }
