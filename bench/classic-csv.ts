@@ -14,6 +14,7 @@ import { operatorGroupSetup } from '../internal/classic/operatorgroup/index.ts';
 import { KubeClient } from '../internal/shared/kube/index.ts';
 import { mergeParts } from '../internal/shared/manager/index.ts';
 import { createLogger, createMetrics } from '../internal/shared/observability/index.ts';
+import { sleep } from '../internal/shared/toolkit/index.ts';
 import * as ops from '../api/operators/index.ts';
 import { csvFor } from '../test/support/classic-fixtures.ts';
 import { ControlPlane, NOT_READY_ANNOTATION } from '../test/support/control-plane.ts';
@@ -25,7 +26,6 @@ import { fullGc, procCpuMs } from './memory.ts';
 const COUNT = Number(process.env.BENCH_CSV_COUNT ?? 200);
 const NAMESPACES = 20;
 const PROBES = 5;
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const ms = (n: number): number => Math.round(n);
 
 async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number, intervalMs = 20): Promise<void> {

@@ -16,6 +16,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as ops from '../api/operators/index.ts';
 import { publishCatalog } from '../internal/publish/index.ts';
 import { RegistryClient, parseReference } from '../internal/shared/image/index.ts';
+import { sleep } from '../internal/shared/toolkit/index.ts';
 import { catalogFiles, pushTestBundle } from '../test/support/bundles.ts';
 import { ControlPlane } from '../test/support/control-plane.ts';
 import { installCrds, yamlFiles } from '../test/support/crds.ts';
@@ -29,7 +30,6 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const CATALOGS = join(ROOT, '..', 'shared', 'catalogs');
 const SUBS = Number(process.env.BENCH_SUBS ?? 50);
 const GLOBAL = 'olm';
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, intervalMs = 100): Promise<void> {
   const deadline = Date.now() + timeoutMs;

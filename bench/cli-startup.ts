@@ -21,6 +21,7 @@ import { catalogdSetup, defaultImplementations } from '../internal/catalogd/inde
 import { ItemExponentialFailureRateLimiter } from '../internal/shared/controller/index.ts';
 import { forceRemove } from '../internal/shared/image/index.ts';
 import { KubeClient } from '../internal/shared/kube/index.ts';
+import { partRunnables } from '../internal/shared/manager/index.ts';
 import { createLogger, createMetrics } from '../internal/shared/observability/index.ts';
 import { ControlPlane } from '../test/support/control-plane.ts';
 import { installCrds, yamlFiles } from '../test/support/crds.ts';
@@ -168,7 +169,7 @@ async function benchSearch(tmp: string): Promise<Figure[]> {
     });
     const stop = new AbortController();
     for (const i of parts.informers) i.start();
-    const runnables = (parts.runnables ?? []).map((r) => r(stop.signal));
+    const runnables = partRunnables(parts).map((r) => r(stop.signal));
     await Promise.all(parts.informers.map((i) => i.waitForSync(stop.signal)));
     const controllers = Promise.all(parts.controllers.map((c) => c.start(stop.signal)));
     stopCatalogd = async () => {

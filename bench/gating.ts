@@ -24,8 +24,9 @@ import {
 } from '../internal/openshift/index.ts';
 import { revisionHeadSource } from '../internal/operator-controller/index.ts';
 import { KubeClient } from '../internal/shared/kube/index.ts';
-import type { ManagerParts } from '../internal/shared/manager/index.ts';
+import { partRunnables, type ManagerParts } from '../internal/shared/manager/index.ts';
 import { createLogger, createMetrics } from '../internal/shared/observability/index.ts';
+import { sleep } from '../internal/shared/toolkit/index.ts';
 import { ControlPlane } from '../test/support/control-plane.ts';
 import { installClassicCRDs, installCrds, installOpenShiftCRDs, yamlFiles } from '../test/support/crds.ts';
 import { TestKube } from '../test/support/kube.ts';
@@ -37,7 +38,6 @@ const EXTENSIONS = Number(process.env.BENCH_GATING_EXTENSIONS ?? 200);
 const IDLE_MS = Number(process.env.BENCH_GATING_IDLE_MS ?? 60_000);
 const NAMESPACES = 10;
 const RELEASE = '4.22.0';
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const csvMax = (i: number): string | undefined => (i === 7 ? '"garbage"' : i % 20 === 0 ? '"4.22"' : i % 3 === 0 ? '"4.30"' : undefined);
@@ -57,7 +57,7 @@ async function parallel(n: number, f: (i: number) => Promise<unknown>, width = 1
 async function run(parts: ManagerParts): Promise<() => Promise<void>> {
   const stop = new AbortController();
   for (const i of parts.informers) i.start();
-  const runnables = (parts.runnables ?? []).map((r) => r(stop.signal));
+  const runnables = partRunnables(parts).map((r) => r(stop.signal));
   await Promise.all(parts.informers.map((i) => i.waitForSync(stop.signal)));
   const controllers = Promise.all(parts.controllers.map((c) => c.start(stop.signal)));
   return async () => {

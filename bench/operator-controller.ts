@@ -25,8 +25,9 @@ import { renderBundle } from '../internal/operator-controller/render/index.ts';
 import { ItemExponentialFailureRateLimiter } from '../internal/shared/controller/index.ts';
 import { forceRemove } from '../internal/shared/image/index.ts';
 import { KubeClient } from '../internal/shared/kube/index.ts';
-import type { ManagerParts } from '../internal/shared/manager/index.ts';
+import { partRunnables, type ManagerParts } from '../internal/shared/manager/index.ts';
 import { createLogger, createMetrics } from '../internal/shared/observability/index.ts';
+import { sleep } from '../internal/shared/toolkit/index.ts';
 import { bundleFiles, catalogFiles, pushTestBundle, type TestBundle, type TestBundleSpec } from '../test/support/bundles.ts';
 import { ControlPlane } from '../test/support/control-plane.ts';
 import { installAdmissionPolicies } from '../test/support/admission.ts';
@@ -41,7 +42,6 @@ import { fullGc, procCpuMs } from './memory.ts';
 const COUNT = Number(process.env.BENCH_OC_COUNT ?? 200);
 const MINUTE_MS = 2_000;
 const SYSTEM_NS = 'olmv1-system';
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const ms = (n: number): number => Math.round(n);
 
 const managerOptions = (id: string) => ({
@@ -57,7 +57,7 @@ const managerOptions = (id: string) => ({
 async function run(parts: ManagerParts, client: KubeClient): Promise<() => Promise<void>> {
   const stop = new AbortController();
   for (const i of parts.informers) i.start();
-  const runnables = (parts.runnables ?? []).map((r) => r(stop.signal));
+  const runnables = partRunnables(parts).map((r) => r(stop.signal));
   await Promise.all(parts.informers.map((i) => i.waitForSync(stop.signal)));
   const controllers = Promise.all(parts.controllers.map((c) => c.start(stop.signal)));
   return async () => {

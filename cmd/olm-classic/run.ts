@@ -8,40 +8,34 @@ import { operatorConditionSetup } from '../../internal/classic/operatorcondition
 import { operatorGroupSetup } from '../../internal/classic/operatorgroup/index.ts';
 import { subscriptionSetup } from '../../internal/classic/subscription/index.ts';
 import { classicGatingSetup } from '../../internal/openshift/index.ts';
-import { UsageError, main, mergeParts, type ManagerParts } from '../../internal/shared/manager/index.ts';
+import { main, mergeParts, type ManagerParts } from '../../internal/shared/manager/index.ts';
 import { olmClassicFlags, olmClassicOptions, olmOperatorOptions, writeStatusName } from './flags.ts';
 
 main(
   'olm-classic',
   (values) => {
-    try {
-      const options = olmClassicOptions(values);
-      const olmOptions = olmOperatorOptions(values);
-      const statusName = writeStatusName(values);
-      return async (ctx): Promise<ManagerParts> => {
-        // The olm-operator side's caches (CSVs, OperatorGroups, Subscriptions, …) serve the Subscription side too.
-        const olm = olmCaches(ctx);
-        const catalog = await catalogSourceSetup(options)(ctx);
-        const installPlans = await installPlanSetup({ operatorNamespace: options.globalCatalogNamespace, retryTimeoutMs: options.installPlanRetryTimeoutMs })(ctx);
-        const subscriptions = await subscriptionSetup({
-          ...options,
-          catalogSources: catalog.catalogSources,
-          contents: catalog.contents,
-          registry: catalog.registry,
-          shared: { subscriptions: olm.subscriptions, installPlans: installPlans.installPlans, csvs: olm.csvs, operatorGroups: olm.operatorGroups },
-        })(ctx);
-        const gating = statusName
-          ? [classicGatingSetup({ name: statusName, releaseVersion: process.env.RELEASE_VERSION, namespace: options.globalCatalogNamespace })(ctx)]
-          : [];
-        // The olm-operator side: CSVs, OperatorGroups, OperatorConditions over one set of caches.
-        const olmParts = [{ informers: olm.informers, controllers: [] }, csvSetup(olm, olmOptions)(ctx), operatorGroupSetup(olm)(ctx), operatorConditionSetup(olm)(ctx)];
-        return mergeParts(catalog, subscriptions, installPlans, ...gating, ...olmParts);
-      };
-    } catch (err) {
-      if (!(err instanceof UsageError)) throw err;
-      process.stderr.write(`${err.message}\nRun 'olm-classic --help' for usage.\n`);
-      process.exit(2);
-    }
+    const options = olmClassicOptions(values);
+    const olmOptions = olmOperatorOptions(values);
+    const statusName = writeStatusName(values);
+    return async (ctx): Promise<ManagerParts> => {
+      // The olm-operator side's caches (CSVs, OperatorGroups, Subscriptions, …) serve the Subscription side too.
+      const olm = olmCaches(ctx);
+      const catalog = await catalogSourceSetup(options)(ctx);
+      const installPlans = await installPlanSetup({ operatorNamespace: options.globalCatalogNamespace, retryTimeoutMs: options.installPlanRetryTimeoutMs })(ctx);
+      const subscriptions = await subscriptionSetup({
+        ...options,
+        catalogSources: catalog.catalogSources,
+        contents: catalog.contents,
+        registry: catalog.registry,
+        shared: { subscriptions: olm.subscriptions, installPlans: installPlans.installPlans, csvs: olm.csvs, operatorGroups: olm.operatorGroups },
+      })(ctx);
+      const gating = statusName
+        ? [classicGatingSetup({ name: statusName, releaseVersion: process.env.RELEASE_VERSION, namespace: options.globalCatalogNamespace })(ctx)]
+        : [];
+      // The olm-operator side: CSVs, OperatorGroups, OperatorConditions over one set of caches.
+      const olmParts = [{ informers: olm.informers, controllers: [] }, csvSetup(olm, olmOptions)(ctx), operatorGroupSetup(olm)(ctx), operatorConditionSetup(olm)(ctx)];
+      return mergeParts(catalog, subscriptions, installPlans, ...gating, ...olmParts);
+    };
   },
   olmClassicFlags,
 );

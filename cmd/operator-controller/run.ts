@@ -2,24 +2,18 @@
 import { defaultImplementations } from '../../internal/operator-controller/index.ts';
 import { objectSetRevisionSource, operatorControllerSetup, revisionHeadSource } from '../../internal/operator-controller/index.ts';
 import { v1GatingSetup } from '../../internal/openshift/index.ts';
-import { UsageError, main, mergeParts } from '../../internal/shared/manager/index.ts';
+import { main, mergeParts } from '../../internal/shared/manager/index.ts';
 import { operatorControllerFlags, operatorControllerOptions, v1GatingOptions } from './flags.ts';
 
 main(
   'operator-controller',
   (values) => {
-    try {
-      const options = operatorControllerOptions(values);
-      const gating = v1GatingOptions(values, process.env.RELEASE_VERSION);
-      const setup = operatorControllerSetup(options, defaultImplementations);
-      if (!gating) return setup;
-      const revisions = options.boxcutterRuntime ? objectSetRevisionSource() : revisionHeadSource(options.systemNamespace);
-      return async (ctx) => mergeParts(await setup(ctx), v1GatingSetup({ ...gating, revisions })(ctx));
-    } catch (err) {
-      if (!(err instanceof UsageError)) throw err;
-      process.stderr.write(`${err.message}\nRun 'operator-controller --help' for usage.\n`);
-      process.exit(2);
-    }
+    const options = operatorControllerOptions(values);
+    const gating = v1GatingOptions(values, process.env.RELEASE_VERSION);
+    const setup = operatorControllerSetup(options, defaultImplementations);
+    if (!gating) return setup;
+    const revisions = options.boxcutterRuntime ? objectSetRevisionSource() : revisionHeadSource(options.systemNamespace);
+    return async (ctx) => mergeParts(await setup(ctx), v1GatingSetup({ ...gating, revisions })(ctx));
   },
   operatorControllerFlags,
 );

@@ -113,8 +113,7 @@ export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementa
     });
     logger.info('serving catalogs', { address: server.url, externalAddress: options.externalAddress });
 
-    const serveUntilStopped = async (signal: AbortSignal): Promise<void> => {
-      await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+    const closeAll = async (): Promise<void> => {
       await server.close();
       await content.close();
       await registry.close();
@@ -126,8 +125,8 @@ export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementa
       runnables: [
         (signal) => follower.run(signal),
         garbageCollector({ catalogs, content, intervalMs: options.gcIntervalMs, logger: logger.child({ component: 'gc' }) }),
-        serveUntilStopped,
       ],
+      closers: [closeAll],
       catalogs,
       content,
       store,

@@ -2,6 +2,7 @@
 // until a test passes or the timeout ends; while waiting, one line on stderr per condition that
 // changed — only when stderr is a terminal, so scripts and pipes see nothing but the result.
 import type { Condition } from '../../api/meta/v1.ts';
+import { sleep } from '../shared/toolkit/index.ts';
 import type { CliIO } from './types.ts';
 
 export const POLL_INTERVAL_MS = 250;
@@ -60,16 +61,4 @@ export async function waitFor<T>(o: WaitOptions<T>): Promise<WaitResult<T>> {
     if (left <= 0) return { ok: false, last, reason: 'timeout' };
     await sleep(Math.min(POLL_INTERVAL_MS, left), o.io.signal);
   }
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

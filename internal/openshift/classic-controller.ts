@@ -2,7 +2,7 @@
 // `--writeStatusName`): CSVs from an informer (all namespaces, only what gating reads kept), one key — the
 // ClusterOperator's name — enqueued by every change of a non-copied CSV, the status of classic.ts written.
 import { ClusterServiceVersionKind, V1alpha1, type ClusterServiceVersion } from '../../api/operators/index.ts';
-import { Controller } from '../shared/controller/index.ts';
+import { Controller, formatTime } from '../shared/controller/index.ts';
 import { Informer, eventRecorder } from '../shared/kube/index.ts';
 import type { ManagerContext, ManagerParts } from '../shared/manager/index.ts';
 import { classicRelatedObjects, classicStatus, classicVerdict, isCopied, type CsvInfo } from './classic.ts';
@@ -24,6 +24,8 @@ export interface ClassicGatingOptions {
   readonly olmVersion?: string;
   /** Safety-net recomputation period (default 10 min; every CSV change triggers one anyway). */
   readonly resyncMs?: number;
+  /** Wall time of the conditions written; default `new Date()`. */
+  readonly now?: () => Date;
 }
 
 export interface ClassicGatingParts extends ManagerParts {
@@ -93,7 +95,7 @@ export function classicGatingSetup(options: ClassicGatingOptions): (ctx: Manager
           olmVersion,
           related: classicRelatedObjects(all, options.namespace),
           verdict: () => classicVerdict(options.releaseVersion, all),
-          now: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+          now: formatTime(options.now ? options.now() : new Date()),
         });
         const blocking = verdict?.kind === 'incompatible' ? verdict.skews.length : verdict?.kind === 'compatible' ? 0 : undefined;
         return blocking === undefined ? { status } : { status, blocking };
@@ -111,6 +113,6 @@ export function classicGatingSetup(options: ClassicGatingOptions): (ctx: Manager
     controller.watch(co.informer, () => options.name);
     controller.enqueue(options.name);
     log.info('writing ClusterOperator status', { clusterOperator: options.name, releaseVersion: options.releaseVersion ?? '' });
-    return { informers: [csvs], controllers: [controller], runnables: [co.runnable], csvs, controller };
+    return { informers: [csvs], controllers: [controller], closers: [co.close], csvs, controller };
   };
 }

@@ -67,12 +67,12 @@ export interface ClusterOperatorReconcilerOptions {
 /**
  * A watch of the one ClusterOperator (deleted ⇒ recreated, edited ⇒ put back), started only once its API is
  * known to be served: an informer of a kind that is not served would never sync, so it is not one the manager
- * waits for. `runnable` stops it with the process.
+ * waits for. `close` stops it with the process (a ManagerParts closer).
  */
 export function clusterOperatorWatch(client: KubeClient, name: string, logger: Logger): {
   readonly informer: Informer<ClusterOperator>;
   readonly served: () => void;
-  readonly runnable: (signal: AbortSignal) => Promise<void>;
+  readonly close: () => Promise<void>;
 } {
   const informer = new Informer<ClusterOperator>({
     client,
@@ -88,8 +88,7 @@ export function clusterOperatorWatch(client: KubeClient, name: string, logger: L
     served: () => {
       if (!stopped) informer.start();
     },
-    runnable: async (signal) => {
-      await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+    close: async () => {
       stopped = true;
       await informer.stop();
     },

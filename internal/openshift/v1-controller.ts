@@ -4,7 +4,7 @@
 // Upgradeable condition written from v1.ts (its other conditions are left as they are).
 import type { KubeObject } from '../../api/meta/v1.ts';
 import { ClusterExtensionKind, GroupVersion, type ClusterExtension } from '../../api/v1/index.ts';
-import { Controller } from '../shared/controller/index.ts';
+import { Controller, formatTime } from '../shared/controller/index.ts';
 import { Informer, eventRecorder } from '../shared/kube/index.ts';
 import type { ManagerContext, ManagerParts } from '../shared/manager/index.ts';
 import type { Version } from '../shared/semver/index.ts';
@@ -39,6 +39,8 @@ export interface V1GatingOptions {
   readonly resyncMs?: number;
   /** Wait before looking again when the ClusterOperator API is not served (default 60 s). */
   readonly notServedRetryMs?: number;
+  /** Wall time of the conditions written; default `new Date()`. */
+  readonly now?: () => Date;
 }
 
 export interface V1GatingParts extends ManagerParts {
@@ -100,7 +102,7 @@ export function v1GatingSetup(options: V1GatingOptions): (ctx: ManagerContext) =
       compute: (current) => {
         const result = v1Incompatible(extensionInfos(), options.currentMinor);
         const status: ClusterOperatorStatus = structuredClone(current ?? {});
-        libraryGoSetCondition(status, v1Upgradeable(result, options.currentMinor), new Date().toISOString().replace(/\.\d+Z$/, 'Z'));
+        libraryGoSetCondition(status, v1Upgradeable(result, options.currentMinor), formatTime(options.now ? options.now() : new Date()));
         return { status, blocking: result.blocking.length + result.errors.length };
       },
     });
@@ -116,6 +118,6 @@ export function v1GatingSetup(options: V1GatingOptions): (ctx: ManagerContext) =
     controller.watch(co.informer, () => options.name);
     controller.enqueue(options.name);
     log.info('writing ClusterOperator Upgradeable', { clusterOperator: options.name, currentMinor: `${options.currentMinor.major}.${options.currentMinor.minor}` });
-    return { informers: [extensions, heads], controllers: [controller], runnables: [co.runnable], extensions, heads, controller };
+    return { informers: [extensions, heads], controllers: [controller], closers: [co.close], extensions, heads, controller };
   };
 }

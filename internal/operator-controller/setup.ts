@@ -212,8 +212,7 @@ export function operatorControllerSetup(
       }
     });
 
-    const closeAll = async (signal: AbortSignal): Promise<void> => {
-      await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+    const closeAll = async (): Promise<void> => {
       await puller.close(); // in-flight bundle unpacks stop and clean up before the process goes
       await Promise.all([registry.close(), owned.stop(), runtime?.stop()]);
     };
@@ -221,7 +220,7 @@ export function operatorControllerSetup(
     return {
       informers,
       controllers: runtime ? [controller, runtime.controller] : [controller],
-      runnables: [closeAll],
+      closers: [closeAll],
       extensions,
       catalogs,
       content,

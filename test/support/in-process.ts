@@ -4,8 +4,9 @@
 import { setMaxListeners } from 'node:events';
 import { forceRemove } from '../../internal/shared/image/index.ts';
 import type { KubeClient } from '../../internal/shared/kube/index.ts';
-import type { ManagerOptions, ManagerParts } from '../../internal/shared/manager/index.ts';
+import { partRunnables, type ManagerOptions, type ManagerParts } from '../../internal/shared/manager/index.ts';
 import { createLogger, type Logger } from '../../internal/shared/observability/index.ts';
+import { waitFor } from './net.ts';
 
 export interface LogLine {
   readonly level: string;
@@ -48,7 +49,7 @@ export async function runParts(
   const stop = new AbortController();
   setMaxListeners(0, stop.signal);
   for (const i of parts.informers) i.start();
-  const runnables = (parts.runnables ?? []).map((r) => r(stop.signal));
+  const runnables = partRunnables(parts).map((r) => r(stop.signal));
   let controllers: Promise<unknown> = Promise.resolve();
   if (o.leader ?? true) {
     await Promise.all(parts.informers.map((i) => i.waitForSync(stop.signal)));
@@ -67,4 +68,30 @@ export async function runParts(
       await forceRemove(o.sandbox);
     },
   };
+}
+
+/** What a test reads of a controller's work queue. */
+export interface QueueView {
+  has(key: string): boolean;
+  dueIn(key: string): number | undefined;
+}
+
+/**
+ * Waits until a controller is done with `key` for everything it has seen: `caughtUp()` holds (e.g. its cache has the
+ * object's latest resourceVersion, or the change the test made), no pass of `key` is queued or running, and — with
+ * `quietMs` — none is due within that time. A check that "nothing happened" made after this holds because the
+ * controller had its turn, not because some time went by.
+ */
+export async function waitForSettled(
+  what: string,
+  queue: QueueView,
+  key: string,
+  caughtUp: () => boolean | Promise<boolean>,
+  { quietMs = 0, timeoutMs = 60_000 } = {},
+): Promise<void> {
+  await waitFor(
+    `${what}: the controller done with ${key}`,
+    async () => (await caughtUp()) && !queue.has(key) && !(quietMs > 0 && (queue.dueIn(key) ?? Infinity) < quietMs),
+    { timeoutMs, intervalMs: 50 },
+  );
 }

@@ -1,5 +1,8 @@
 // Small network helpers for tests: free loopback ports and readiness polling.
 import { createServer } from 'node:net';
+import { sleep } from '../../internal/shared/toolkit/index.ts';
+
+export { sleep };
 
 /** A TCP port on 127.0.0.1 that was free a moment ago. */
 export function freePort(): Promise<number> {
@@ -25,7 +28,19 @@ export function portFree(port: number): Promise<boolean> {
   });
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Polls `check` every `intervalMs` until it returns true (→ true) or `timeoutMs` has passed (→ false, after a last
+ * look); what `check` throws is thrown. For helpers that word their own timeout error; `waitFor` words it for you.
+ */
+export async function poll(check: () => boolean | Promise<boolean>, { timeoutMs = 90_000, intervalMs = 250 } = {}): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() >= deadline) return false;
+    await sleep(intervalMs);
+  }
+}
 
 /** Polls `check` until it returns true or `timeoutMs` passes; the last failure is in the error. */
 export async function waitFor(
@@ -33,17 +48,18 @@ export async function waitFor(
   check: () => Promise<boolean>,
   { timeoutMs = 90_000, intervalMs = 250 } = {},
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   let last: unknown;
-  while (Date.now() < deadline) {
+  const attempt = async (): Promise<boolean> => {
     try {
-      if (await check()) return;
+      return await check();
     } catch (err) {
       last = err;
+      return false;
     }
-    await sleep(intervalMs);
+  };
+  if (!(await poll(attempt, { timeoutMs, intervalMs }))) {
+    throw new Error(`timed out after ${timeoutMs}ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
   }
-  throw new Error(`timed out after ${timeoutMs}ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
 }
 
 /** True when a process with this pid exists. */

@@ -4,6 +4,7 @@
 // its own cache directory.
 import type { ClusterCatalog } from '../../../api/v1/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
+import { sleep } from '../../shared/toolkit/index.ts';
 import type { CatalogContent } from './content.ts';
 
 export interface GarbageCollectorOptions {
@@ -32,16 +33,4 @@ export function garbageCollector(options: GarbageCollectorOptions): (signal: Abo
       await sleep(intervalMs, signal);
     }
   };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

@@ -17,6 +17,7 @@ import type { Socket } from 'node:net';
 import { pipeline } from 'node:stream';
 import { createGzip, gzipSync } from 'node:zlib';
 import { Histogram, type Logger, noopLogger, type Registry } from '../../shared/observability/index.ts';
+import { untilAborted } from '../../shared/toolkit/index.ts';
 import type { CatalogStore } from '../storage/index.ts';
 import { discardFileBody, isFileBody, writeFileBody, type FileBody } from './body.ts';
 import { answerCache } from './cache.ts';
@@ -261,7 +262,7 @@ class CatalogHttpServer implements CatalogServer {
 
   readonly runnable = async (signal: AbortSignal): Promise<void> => {
     if (!this.#server) throw new Error('the catalog server is not listening: call listen() first');
-    if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    await untilAborted(signal);
     await this.close();
   };
 

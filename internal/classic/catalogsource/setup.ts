@@ -78,12 +78,11 @@ export function catalogSourceSetup(options: CatalogSourceOptions): (ctx: Manager
     controller.watch(catalogSources);
     log.info('global catalog namespace', { namespace: options.globalCatalogNamespace });
 
-    const closeWhenStopped = async (signal: AbortSignal): Promise<void> => {
-      await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+    const close = async (): Promise<void> => {
       addresses.close();
       await registry.close();
     };
-    return { informers, controllers: [controller], runnables: [closeWhenStopped], catalogSources, controller, contents: reconciler, registry };
+    return { informers, controllers: [controller], closers: [close], catalogSources, controller, contents: reconciler, registry };
   };
 }
 

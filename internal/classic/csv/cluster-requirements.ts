@@ -2,6 +2,7 @@
 // shared caches, discovery and live reads.
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { NAMESPACE_INDEX, isNoKindMatch, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
+import { realClock, type Clock } from '../../shared/toolkit/index.ts';
 import type { CachedCRD, OlmCaches } from '../olmcache/index.ts';
 import type { CRDInfo, RequirementSource } from './requirements.ts';
 
@@ -18,13 +19,13 @@ function crdInfo(crd: CachedCRD): CRDInfo {
 }
 
 /** The requirement check's view of the cluster: the shared caches, discovery and live reads. */
-export function clusterRequirements(client: KubeClient, caches: OlmCaches): RequirementSource {
+export function clusterRequirements(client: KubeClient, caches: OlmCaches, clock: Clock = realClock): RequirementSource {
   let version: { at: number; value: Promise<string> } | undefined;
   return {
     serverVersion: () => {
-      if (!version || Date.now() - version.at > 10 * 60_000) {
+      if (!version || clock.now() - version.at > 10 * 60_000) {
         const value = client.connection.request<{ gitVersion?: string }>({ method: 'GET', path: '/version' }).then((v) => v.gitVersion ?? '');
-        version = { at: Date.now(), value };
+        version = { at: clock.now(), value };
         value.catch(() => (version = undefined));
       }
       return version.value;

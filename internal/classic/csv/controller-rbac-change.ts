@@ -12,6 +12,8 @@ import { ALL } from './watch-keys.ts';
 export interface RBACChangeControllerOptions extends Omit<ControllerBase, 'rateLimiter'> {
   readonly client: KubeClient;
   readonly caches: OlmCaches;
+  /** Wall time of the DetectedClusterChange reset; default `new Date()`. */
+  readonly now?: () => Date;
 }
 
 export function rbacChangeController(o: RBACChangeControllerOptions): Controller {
@@ -23,7 +25,7 @@ export function rbacChangeController(o: RBACChangeControllerOptions): Controller
         const failed = (k === ALL ? caches.csvs.list() : caches.csvs.byIndex(NAMESPACE_INDEX, k)).filter((c) => c.status?.reason === CSVReasons.ComponentFailedNoRetry);
         for (const c of failed) {
           const out = structuredClone(c);
-          setPhase(out, CSVPhasePending, CSVReasons.DetectedClusterChange, 'Cluster resources changed state', formatTime(new Date()));
+          setPhase(out, CSVPhasePending, CSVReasons.DetectedClusterChange, 'Cluster resources changed state', formatTime(o.now ? o.now() : new Date()));
           try {
             await client.updateStatus({ ...out, apiVersion: V1alpha1, kind: ClusterServiceVersionKind }, { signal });
           } catch (err) {

@@ -94,7 +94,7 @@ export function csvSetup(caches: OlmCaches, options: CSVOptions = {}): (ctx: Man
     const copy = (late.copy = copyController({ ...base, caches, copy: copyPorts, olmConfigAfter: (k, ms) => late.olmConfig?.queue.addAfter(k, ms) }));
     const copied = (late.copied = copiedController({ ...base, caches, copy: copyPorts, copier: copy }));
     const olmConfig = (late.olmConfig = olmConfigController({ logger, metrics, caches, copy: copyPorts, copier: copy }));
-    const rbacChange = rbacChangeController({ logger, metrics, client, caches });
+    const rbacChange = rbacChangeController({ logger, metrics, client, caches, now: ports.now });
 
     return { informers: [], controllers: [main, copy, copied, rbacChange, olmConfig], controller: main };
   };

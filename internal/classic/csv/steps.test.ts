@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterServiceVersion } from '../../../api/operators/index.ts';
-import { runSteps } from '../../shared/controller/index.ts';
+import { formatTime, runSteps } from '../../shared/controller/index.ts';
 import { fakePorts, metRequirements, stateOf, type FakeCluster } from './fakes.ts';
 import { buildDeployment } from './install.ts';
 import { csvSteps, ErrRequirementsNotMet, INSTALL_TIMEOUT_MS } from './steps.ts';
@@ -205,7 +205,7 @@ describe('phases', () => {
   });
 
   it('Installing past the 5-minute timeout: Failed/InstallCheckFailed install timeout', async () => {
-    const since = new Date(Date.parse('2026-01-01T00:10:00Z') - INSTALL_TIMEOUT_MS).toISOString().replace(/\.\d+Z$/, 'Z');
+    const since = formatTime(new Date(Date.parse('2026-01-01T00:10:00Z') - INSTALL_TIMEOUT_MS));
     const r = await transition(csv('a', at('Installing', 'InstallWaiting', since)));
     expect([r.phase, r.reason, r.message]).toEqual(['Failed', 'InstallCheckFailed', 'install timeout']);
   });

@@ -24,7 +24,7 @@ import {
   type ClusterServiceVersion,
   type OperatorGroup,
 } from '../../../api/operators/index.ts';
-import { errorMessage, type Step, type StepOutcome } from '../../shared/controller/index.ts';
+import { errorMessage, formatTime, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { NAMESPACE_INDEX, hasFinalizer, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import type { DeploymentConfig } from '../../shared/registryv1/index.ts';
@@ -87,7 +87,7 @@ export interface CSVStepPorts {
 
 export type CSVStep = Step<CSVState>;
 
-const nowText = (p: Pick<CSVStepPorts, 'now'>): string => p.now().toISOString().replace(/\.\d+Z$/, 'Z');
+const nowText = (p: Pick<CSVStepPorts, 'now'>): string => formatTime(p.now());
 const keyOf = (csv: ClusterServiceVersion): string => `${csv.metadata.namespace ?? ''}/${csv.metadata.name ?? ''}`;
 const phaseOf = (csv: ClusterServiceVersion): string => csv.status?.phase ?? CSVPhaseNone;
 const inNamespace = (p: Pick<CSVStepPorts, 'caches'>, csv: ClusterServiceVersion): ClusterServiceVersion[] =>
@@ -499,7 +499,7 @@ export function phaseInstallReady(p: CSVStepPorts): CSVStep {
         if (certs.rotateAt) {
           const status = (out.status ??= {});
           status.certsLastUpdated = now;
-          status.certsRotateAt = certs.rotateAt.toISOString().replace(/\.\d+Z$/, 'Z');
+          status.certsRotateAt = formatTime(certs.rotateAt);
         }
       } catch (err) {
         installErr = err;

@@ -15,8 +15,9 @@ import {
   type StepStatus,
 } from '../../../api/operators/index.ts';
 import { goQuote } from '../../shared/gocompat/index.ts';
-import { isAlreadyExists, type KubeClient, type Logger } from '../../shared/kube/index.ts';
+import { isAlreadyExists, type KubeClient } from '../../shared/kube/index.ts';
 import { removedStoredVersions } from '../../shared/registryv1/index.ts';
+import { sleep, type Logger } from '../../shared/toolkit/index.ts';
 import { installedAlongside, alongsideToAnnotations, type CsvPresence, type NamespacedName } from './alongside.ts';
 import { aggregate, validateCustomResource, type JsonSchemaProps } from './crschema.ts';
 import { errorText, gvkString, isNotFoundError, opaque, reasonInChain, wrap } from './errors.ts';
@@ -133,7 +134,7 @@ async function createOrUpdate(step: Step, manifest: string, apiVersion: string, 
       return StepStatusPresent;
     } catch (err) {
       if (reasonInChain(err) !== 'Conflict' || attempt >= RETRY_ON_CONFLICT_STEPS) throw err;
-      await new Promise((r) => setTimeout(r, 10));
+      await sleep(10);
     }
   }
 }

@@ -22,7 +22,8 @@ import {
   type ObjectReference,
   type Step,
   type StepResource, isCopiedCSV,} from '../../../api/operators/index.ts';
-import { isNoKindMatch, isNotFound, type EventRecorder, type KubeClient, type Logger } from '../../shared/kube/index.ts';
+import { isNoKindMatch, isNotFound, type EventRecorder, type KubeClient } from '../../shared/kube/index.ts';
+import type { Logger } from '../../shared/toolkit/index.ts';
 import { goQuote } from '../../shared/gocompat/index.ts';
 import type { CsvPresence, NamespacedName } from './alongside.ts';
 import { crdStep, OLM_MANAGED_LABEL } from './crd.ts';

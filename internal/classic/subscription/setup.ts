@@ -113,10 +113,10 @@ export function subscriptionSetup(options: SubscriptionOptions): (ctx: ManagerCo
     controller.watch(options.catalogSources, (cs) =>
       cs.metadata.namespace === options.globalCatalogNamespace ? new Set(subscriptions.list().map((s) => s.metadata.namespace ?? '')) : ns(cs),
     );
-    const closeWhenStopped = async (signal: AbortSignal): Promise<void> => {
-      await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
-      await puller.close();
+    return {
+      informers: options.shared ? [] : [subscriptions, installPlans, csvs, operatorGroups],
+      controllers: [controller],
+      closers: [() => puller.close()],
     };
-    return { informers: options.shared ? [] : [subscriptions, installPlans, csvs, operatorGroups], controllers: [controller], runnables: [closeWhenStopped] };
   };
 }

@@ -12,7 +12,7 @@ import type {
   Subscription,
   SubscriptionStatus,
 } from '../../../api/operators/index.ts';
-import { runSteps, type Result } from '../../shared/controller/index.ts';
+import { formatTime, runSteps, type Result } from '../../shared/controller/index.ts';
 import { semanticEqual, type EventRecorder } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import type { CatalogContent } from '../catalogsource/index.ts';
@@ -132,7 +132,7 @@ export function newNamespaceReconciler(p: SyncPorts): { reconcile(key: string, s
       for (const sub of subs) p.synced?.(sub);
       const st: NamespaceState = {
         namespace,
-        now: p.now().toISOString().replace(/\.\d+Z$/, 'Z'),
+        now: formatTime(p.now()),
         subs: subs.map((sub) => ({ sub, status: statusOf(sub) })),
         plans,
       };

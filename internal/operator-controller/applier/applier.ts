@@ -12,8 +12,9 @@
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
 import { ClusterExtensionControllerFieldOwner } from '../../../api/v1/index.ts';
-import { ignoreNotFound, isConflict, isNoKindMatch, isNotFound, noopLogger, type KubeClient, type Logger } from '../../shared/kube/index.ts';
+import { ignoreNotFound, isConflict, isNoKindMatch, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import { mapLimit } from '../../shared/controller/index.ts';
+import { noopLogger, realClock, sleepOrThrow, type Clock, type Logger } from '../../shared/toolkit/index.ts';
 import type { ApplyOutcome, BundleApplier, BundleRef, InstalledBundle, UninstallOutcome } from '../controller/index.ts';
 import { ESTABLISH_REQUESTED, establishAction, probe, probeAll, STUCK_CRD_MS, stuckSince } from './health.ts';
 import { describeRemaining, type Remaining } from './teardown.ts';
@@ -49,6 +50,10 @@ export interface RevisionApplierOptions {
    * is used for everything.
    */
   readonly actAsServiceAccount?: boolean;
+  /** Deadlines of the waits (deleted objects, CRDs becoming Established); default the real clock. */
+  readonly clock?: Clock;
+  /** Wall time, compared with a CRD's timestamps and written in the establish request; default `new Date()`. */
+  readonly now?: () => Date;
 }
 
 /** Upstream's collision message (Helm's conflict error as operator-controller rewrites it). */
@@ -77,6 +82,8 @@ export class RevisionApplier implements BundleApplier {
   readonly #log: Logger;
   readonly #applied: ((objects: readonly KubeObject[]) => void) | undefined;
   readonly #actAsServiceAccount: boolean;
+  readonly #clock: Clock;
+  readonly #now: () => Date;
   /** Extensions whose headless chunks this process has swept (a delete that failed half-way clears its entry). */
   readonly #swept = new Set<string>();
 
@@ -92,6 +99,8 @@ export class RevisionApplier implements BundleApplier {
     this.#log = o.logger ?? noopLogger;
     this.#applied = o.applied;
     this.#actAsServiceAccount = o.actAsServiceAccount ?? false;
+    this.#clock = o.clock ?? realClock;
+    this.#now = o.now ?? ((): Date => new Date());
   }
 
   /** The client for the extension's objects: with `actAsServiceAccount`, its service account when it names one. */
@@ -179,9 +188,9 @@ export class RevisionApplier implements BundleApplier {
       const objects = [...(byPhase.get(phase)?.values() ?? [])];
       if (!objects.length) continue;
       let left = (await mapLimit(objects, this.#concurrency, (obj) => this.#deleteOwned(client, name, obj, signal, true))).filter((o) => o !== undefined);
-      const deadline = Date.now() + this.#deleteWaitMs;
-      for (let delay = 50; left.length && Date.now() < deadline; delay = Math.min(delay * 2, 500)) {
-        await sleep(Math.min(delay, Math.max(0, deadline - Date.now())), signal);
+      const deadline = this.#clock.now() + this.#deleteWaitMs;
+      for (let delay = 50; left.length && this.#clock.now() < deadline; delay = Math.min(delay * 2, 500)) {
+        await sleepOrThrow(Math.min(delay, Math.max(0, deadline - this.#clock.now())), signal);
         left = (await mapLimit(left, this.#concurrency, (obj) => this.#stillOwned(client, name, obj, signal))).filter((o) => o !== undefined);
       }
       if (left.length) {
@@ -339,7 +348,7 @@ export class RevisionApplier implements BundleApplier {
    */
   async #establishRequests(client: KubeClient, crds: readonly KubeObject[], signal: AbortSignal): Promise<void> {
     for (const crd of crds) {
-      const action = establishAction(crd, Date.now(), this.#stuckCrdMs);
+      const action = establishAction(crd, this.#now().getTime(), this.#stuckCrdMs);
       if (!action) continue;
       if (action === 'request') {
         this.#log.warn('CRD names were accepted but it is not Established; asking the API server to establish it again', {
@@ -350,17 +359,17 @@ export class RevisionApplier implements BundleApplier {
         this.#log.info('CRD is Established; removing the establish request', { crd: crd.metadata.name });
       }
       const ref = { apiVersion: crd.apiVersion!, kind: crd.kind!, name: crd.metadata.name! };
-      const value = action === 'request' ? new Date().toISOString() : null;
+      const value = action === 'request' ? this.#now().toISOString() : null;
       await ignoreNotFound(client.patch(ref, 'merge', { metadata: { annotations: { [ESTABLISH_REQUESTED]: value } } }, { fieldManager: `${this.#fieldManager}-establish`, signal }));
     }
   }
 
   /** Polls CRDs until all are Established or the timeout passes; returns their latest state. */
   async #waitEstablished(client: KubeClient, crds: readonly KubeObject[], signal: AbortSignal): Promise<KubeObject[]> {
-    const deadline = Date.now() + this.#crdTimeoutMs;
+    const deadline = this.#clock.now() + this.#crdTimeoutMs;
     let latest = [...crds];
-    while (latest.some((c) => probe(c).length) && Date.now() < deadline) {
-      await sleep(100, signal);
+    while (latest.some((c) => probe(c).length) && this.#clock.now() < deadline) {
+      await sleepOrThrow(100, signal);
       const fresh: KubeObject[] = [];
       for (const c of latest) fresh.push(probe(c).length ? ((await this.#current(client, c, signal)) ?? c) : c);
       latest = fresh;
@@ -371,18 +380,3 @@ export class RevisionApplier implements BundleApplier {
 
 /** Objects an unfinished uninstall describes by name (the rest are counted). */
 const MAX_DESCRIBED = 10;
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason as Error);
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(t);
-      reject(signal.reason as Error);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}

@@ -2,7 +2,8 @@
 
 /**
  * `items.map(fn)` with at most `limit` calls pending at once; results in input order. After a call fails no new call
- * starts, the calls in flight are waited for, and the first failure is thrown.
+ * starts, the calls in flight are waited for, and the first failure is thrown. A caller that wants every item run
+ * whatever fails catches inside `fn` (the permissions preflight records the failure and counts it as allowed).
  */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);

@@ -16,6 +16,7 @@ import type { Logger } from '../observability/index.ts';
 import { idleCollector, noopLogger } from '../observability/index.ts';
 import type { MetricsProvider, ReconcileMetrics } from '../observability/index.ts';
 import { noopMetrics } from '../observability/index.ts';
+import { untilAborted } from '../toolkit/index.ts';
 import { type Clock, realClock } from './clock.ts';
 import { isConflict } from '../kube/index.ts';
 import { isTerminal } from './errors.ts';
@@ -162,7 +163,7 @@ export class Controller {
       const workers: Promise<void>[] = [];
       for (let i = 0; i < this.concurrency; i++) workers.push(this.#worker(signal));
       const resync = this.#resync && setInterval(() => this.#resyncAll(), this.#resync.periodMs);
-      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      await untilAborted(signal);
       this.#log.info('Shutdown signal received, waiting for all workers to finish');
       if (resync !== undefined) clearInterval(resync);
       this.#stop();

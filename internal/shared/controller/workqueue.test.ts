@@ -145,6 +145,25 @@ describe('WorkQueue: delayed adds', () => {
     q.shutDown();
   });
 
+  it('has: queued or processing, not scheduled; dueIn: the time left of a scheduled add', async () => {
+    const q = new WorkQueue<string>();
+    expect(q.has('a')).toBe(false);
+    expect(q.dueIn('a')).toBeUndefined();
+    q.addAfter('a', 300);
+    expect(q.has('a')).toBe(false);
+    expect(q.dueIn('a')).toBe(300);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(q.dueIn('a')).toBe(200);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(q.dueIn('a')).toBeUndefined();
+    expect(q.has('a')).toBe(true); // queued
+    const item = (await q.get())!;
+    expect(q.has('a')).toBe(true); // processing
+    q.done(item);
+    expect(q.has('a')).toBe(false);
+    q.shutDown();
+  });
+
   it('a non-positive delay adds at once; a delayed item already queued is deduplicated', async () => {
     const q = new WorkQueue<string>();
     q.addAfter('a', 0);

@@ -172,6 +172,17 @@ export class WorkQueue<T extends NonNullable<unknown> = string> {
     return this.#heap.length;
   }
 
+  /** Whether `item` waits for a worker or is being processed (a scheduled `addAfter` does not count). */
+  has(item: T): boolean {
+    return this.#dirty.has(item) || this.#processing.has(item);
+  }
+
+  /** Milliseconds until `item`'s scheduled `addAfter` (0 when due), or undefined when none is scheduled. */
+  dueIn(item: T): number | undefined {
+    const entry = this.#waiting.get(item);
+    return entry && Math.max(0, entry.readyAt - this.#clock.now());
+  }
+
   shuttingDown(): boolean {
     return this.#shuttingDown;
   }

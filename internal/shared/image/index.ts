@@ -75,5 +75,4 @@ export type { Compression } from './compression.ts';
 export { loadLayerPipeline } from './load-layers.ts';
 export { MediaTypes } from './media-types.ts';
 export { digestProblem, parseDigest, sha256 } from './digest.ts';
-export type { Logger, LogFields } from './logger.ts';
 export { forceRemove, makeReadOnly } from './tree.ts';

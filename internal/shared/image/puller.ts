@@ -22,13 +22,13 @@ import {
   MissingCatalogLabelError,
   type ImageErrorCode,
 } from './errors.ts';
-import { silentLogger, type Logger } from './logger.ts';
 import { DEFAULT_UNPACK_LIMITS, type UnpackLimits } from './limits.ts';
 import { isTarLayerMediaType } from './media-types.ts';
 import { DEFAULT_PLATFORM, formatPlatform, parsePlatform, type Platform } from './platform.ts';
 import { canonicalReference, parseReference, type ImageReference } from './reference.ts';
 import { RegistryClient, type RegistryClientOptions, type ResolvedImage } from './registry.ts';
 import { forceRemove, makeReadOnly } from './tree.ts';
+import { noopLogger, type Logger } from '../toolkit/index.ts';
 
 export interface PullOptions {
   /**
@@ -149,7 +149,7 @@ export class CachingImagePuller implements ImagePuller {
     this.maxZstdWindowBytes = options.maxZstdWindowBytes;
     this.platform = toPlatform(options.platform) ?? DEFAULT_PLATFORM;
     this.layerConcurrency = Math.max(1, options.layerConcurrency ?? 3);
-    this.log = options.logger ?? silentLogger;
+    this.log = options.logger ?? noopLogger;
   }
 
   /**

@@ -23,10 +23,10 @@ import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { loadUndici, type Dispatcher, type Undici } from '../http/index.ts';
+import { noopLogger, realClock, sleepOrThrow, type Clock, type Logger } from '../toolkit/index.ts';
 import { anonymous, parseChallenges, type Challenge, type Credential, type CredentialProvider } from './auth.ts';
 import { DigestHasher, digestOf, digestProblem, parseDigest, sha256 } from './digest.ts';
 import { DigestMismatchError, ImageError, RegistryHttpError, type ImageErrorCode } from './errors.ts';
-import { silentLogger, type Logger } from './logger.ts';
 import {
   isImageManifestMediaType,
   isIndexMediaType,
@@ -107,6 +107,8 @@ export interface RegistryClientOptions {
   /** Longest pause between two body chunks (default 60 s). */
   readonly bodyTimeoutMs?: number;
   readonly logger?: Logger;
+  /** When cached registry tokens expire; default the real clock. */
+  readonly clock?: Clock;
   /** containers-registries.conf(5) settings: mirrors, location rewrites, insecure and blocked registries. */
   readonly registriesConf?: RegistriesConf;
 }
@@ -242,20 +244,6 @@ class RetryableStatus extends Error {
   }
 }
 
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve, reject) => {
-    signal?.throwIfAborted();
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(t);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-
 function header(res: Dispatcher.ResponseData, name: string): string | undefined {
   const v = res.headers[name];
   return Array.isArray(v) ? v[0] : v;
@@ -360,6 +348,7 @@ export class RegistryClient {
   private readonly headersTimeoutMs: number;
   private readonly bodyTimeoutMs: number;
   private readonly log: Logger;
+  private readonly clock: Clock;
   private readonly authCache = new Map<string, CachedAuth>();
 
   constructor(options: RegistryClientOptions = {}) {
@@ -372,7 +361,8 @@ export class RegistryClient {
     this.userAgent = options.userAgent ?? 'olmv1-image-client';
     this.retries = options.retries ?? 3;
     this.retryDelayMs = options.retryDelayMs ?? 250;
-    this.log = options.logger ?? silentLogger;
+    this.log = options.logger ?? noopLogger;
+    this.clock = options.clock ?? realClock;
     this.conf = options.registriesConf && !options.registriesConf.empty ? options.registriesConf : undefined;
   }
 
@@ -684,7 +674,7 @@ export class RegistryClient {
         const backoff = this.retryDelayMs * 2 ** i;
         const delay = err instanceof RetryableStatus && err.retryAfterMs !== undefined ? err.retryAfterMs : backoff;
         this.log.warn('registry request failed, retrying', { what: where, attempt: i + 1, delayMs: delay, err });
-        await sleep(delay, signal);
+        await sleepOrThrow(delay, signal);
       }
     }
   }
@@ -885,7 +875,7 @@ export class RegistryClient {
   private cachedAuth(key: string): string | undefined {
     const hit = this.authCache.get(key);
     if (!hit) return undefined;
-    if (hit.expiresAt - TOKEN_EXPIRY_MARGIN_MS < Date.now()) {
+    if (hit.expiresAt - TOKEN_EXPIRY_MARGIN_MS < this.clock.now()) {
       this.authCache.delete(key);
       return undefined;
     }
@@ -901,10 +891,10 @@ export class RegistryClient {
     const cred = repo.credential;
     if (bearer) {
       if (cred?.registryToken) {
-        return { header: `Bearer ${cred.registryToken}`, expiresAt: Date.now() + TOKEN_DEFAULT_TTL_S * 1000 };
+        return { header: `Bearer ${cred.registryToken}`, expiresAt: this.clock.now() + TOKEN_DEFAULT_TTL_S * 1000 };
       }
       const { token, ttlMs } = await this.fetchToken(repo, bearer, where);
-      return { header: `Bearer ${token}`, expiresAt: Date.now() + ttlMs };
+      return { header: `Bearer ${token}`, expiresAt: this.clock.now() + ttlMs };
     }
     if (basic) {
       if (cred?.username === undefined || cred.password === undefined) {

@@ -15,7 +15,7 @@ import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { isIPv6 } from 'node:net';
 import type { Cluster, Context, KubeConfig, User } from '@kubernetes/client-node';
 import { KubeConfigError } from './errors.ts';
-import { noopLogger, type Logger } from './types.ts';
+import { noopLogger, realClock, type Clock, type Logger } from '../toolkit/index.ts';
 
 export interface LoadOptions {
   /** An explicit kubeconfig path (a --kubeconfig flag); wins over everything else. */
@@ -29,6 +29,8 @@ export interface LoadOptions {
   /** Credentials are re-read (token files, exec plugins) when older than this; default 60 s. */
   readonly refreshMs?: number;
   readonly logger?: Logger;
+  /** What `refreshMs` is measured on; default the real clock. */
+  readonly clock?: Clock;
 }
 
 /** TLS settings for the connection to the API server. */
@@ -73,22 +75,24 @@ export class ClusterAccess {
   readonly #log: Logger;
   /** An exec / auth-provider user's KubeConfig, built on first use. */
   #plugin: Promise<KubeConfig> | undefined;
+  readonly #clock: Clock;
   #cached: { creds: Credentials; expires: number } | undefined;
   #inflight: Promise<Credentials> | undefined;
 
-  constructor(selected: Selected, source: string, options: { refreshMs?: number; logger?: Logger } = {}) {
+  constructor(selected: Selected, source: string, options: { refreshMs?: number; logger?: Logger; clock?: Clock } = {}) {
     this.#selected = selected;
     this.server = selected.cluster.server.replace(/\/+$/, '');
     this.source = source;
     this.namespace = selected.context.namespace?.trim() || 'default';
     this.#refreshMs = options.refreshMs ?? DEFAULT_REFRESH_MS;
     this.#log = options.logger ?? noopLogger;
+    this.#clock = options.clock ?? realClock;
   }
 
   /** Current credentials; `force` re-reads them now. Concurrent callers share one read. */
   credentials(options: { readonly force?: boolean } = {}): Promise<Credentials> {
     const cached = this.#cached;
-    if (cached && !options.force && Date.now() < cached.expires) return Promise.resolve(cached.creds);
+    if (cached && !options.force && this.#clock.now() < cached.expires) return Promise.resolve(cached.creds);
     this.#inflight ??= this.#read().finally(() => (this.#inflight = undefined));
     return this.#inflight;
   }
@@ -99,14 +103,14 @@ export class ClusterAccess {
       const creds = needsPlugin(user)
         ? await pluginCredentials(await (this.#plugin ??= pluginConfig(this.#selected)), this.server, this.source)
         : readCredentials(cluster, user, this.source);
-      this.#cached = { creds, expires: Date.now() + this.#refreshMs };
+      this.#cached = { creds, expires: this.#clock.now() + this.#refreshMs };
       return creds;
     } catch (err) {
       const previous = this.#cached;
       if (!previous) throw err;
       // Keep working with what we had (a token file mid-rotation, an exec plugin hiccup) and try again soon.
       this.#log.warn('could not refresh Kubernetes credentials; using the previous ones', { source: this.source, err });
-      this.#cached = { creds: previous.creds, expires: Date.now() + RETRY_FAILED_REFRESH_MS };
+      this.#cached = { creds: previous.creds, expires: this.#clock.now() + RETRY_FAILED_REFRESH_MS };
       return previous.creds;
     }
   }
@@ -120,7 +124,13 @@ const needsPlugin = (user: User | undefined): boolean =>
 export async function loadKubeConfig(options: LoadOptions = {}): Promise<ClusterAccess> {
   const env = options.env ?? process.env;
   const access = (selected: Selected, source: string): Promise<ClusterAccess> =>
-    checked(new ClusterAccess(selected, source, { ...(options.refreshMs !== undefined && { refreshMs: options.refreshMs }), ...(options.logger && { logger: options.logger }) }));
+    checked(
+      new ClusterAccess(selected, source, {
+        ...(options.refreshMs !== undefined && { refreshMs: options.refreshMs }),
+        ...(options.logger && { logger: options.logger }),
+        ...(options.clock && { clock: options.clock }),
+      }),
+    );
 
   if (options.kubeconfig) return access(...(await fromFiles([options.kubeconfig], 'kubeconfig', options.context)));
   const list = (env['KUBECONFIG'] ?? '').split(delimiter).filter((p) => p.trim() !== '');

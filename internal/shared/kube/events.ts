@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { KubeClient } from './client.ts';
-import type { Logger } from './types.ts';
+import type { Logger } from '../toolkit/index.ts';
 
 /** Where in the object the event is about: client-go's `ObjectReference.fieldPath` (e.g. `status.plan[2]`). */
 export interface EventOptions {

@@ -1,7 +1,8 @@
 // Read-modify-write helpers over the client: retry on 409 Conflict (finalizers), status writes through the
 // status subresource, finalizers added and removed under a resourceVersion precondition.
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import { Backoff, sleep } from './backoff.ts';
+import { Backoff } from './backoff.ts';
+import { sleep } from '../toolkit/index.ts';
 import type { KubeClient } from './client.ts';
 import { semanticEqual } from './equality.ts';
 import { isConflict, isNotFound } from './errors.ts';

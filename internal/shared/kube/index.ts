@@ -58,8 +58,8 @@ export type { ElectionOutcome, Lease, LeaseSpec, LeaderElectionOptions } from '.
 export { LeaderElector, microTime } from './leader-election.ts';
 export type { BackoffOptions } from './backoff.ts';
 export { Backoff } from './backoff.ts';
-export type { KindRef, Logger, ObjectRef, WatchEvent, WatchEventType } from './types.ts';
-export { cacheKey, noopLogger, refOf } from './types.ts';
+export type { KindRef, ObjectRef, WatchEvent, WatchEventType } from './types.ts';
+export { cacheKey, refOf } from './types.ts';
 export type { LabelMatcher } from './labels.ts';
 export { LabelSelectorError, labelSelectorAsSelector, parseLabelSelector, labelValueErrors, labelsEverything, labelsNothing, qualifiedNameErrors } from './labels.ts';
 export { semanticEqual } from './equality.ts';

@@ -12,12 +12,13 @@
 // moved, 'delete' (with the last known object) for keys that vanished. Handler exceptions are
 // logged and counted, never swallowed and never allowed to stop the informer.
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import { Backoff, sleep, type BackoffOptions } from './backoff.ts';
+import { Backoff, type BackoffOptions } from './backoff.ts';
+import { noopLogger, sleep, type Logger } from '../toolkit/index.ts';
 import { byNamespace, Indexer, NAMESPACE_INDEX, type CacheReader, type IndexFn } from './cache.ts';
 import type { KubeClient } from './client.ts';
 import { isGone } from './errors.ts';
 import type { FieldSelectorInput, LabelSelectorInput } from './selectors.ts';
-import { cacheKey, noopLogger, type KindRef, type Logger, type WatchEvent } from './types.ts';
+import { cacheKey, type KindRef, type WatchEvent } from './types.ts';
 
 export type InformerEventType = 'add' | 'update' | 'delete';
 /** `old` is the previously cached object for updates (and for deletes, when it was cached). */

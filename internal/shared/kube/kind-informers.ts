@@ -5,7 +5,7 @@ import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { KubeClient } from './client.ts';
 import { Informer, type InformerHandler } from './informer.ts';
 import type { LabelSelectorInput } from './selectors.ts';
-import { noopLogger, type Logger } from './types.ts';
+import { noopLogger, type Logger } from '../toolkit/index.ts';
 
 export interface KindInformersOptions<T extends KubeObject> {
   readonly client: KubeClient;

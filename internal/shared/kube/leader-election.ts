@@ -15,10 +15,10 @@ import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import { sleep } from './backoff.ts';
+import { noopLogger, realClock, sleep, type Clock, type Logger } from '../toolkit/index.ts';
 import type { KubeClient } from './client.ts';
 import { isNotFound } from './errors.ts';
-import { noopLogger, type Logger, type ObjectRef } from './types.ts';
+import type { ObjectRef } from './types.ts';
 
 export interface LeaseSpec {
   holderIdentity?: string;
@@ -57,6 +57,8 @@ export interface LeaderElectionOptions {
   /** Called whenever a different holder is observed (our own identity included). */
   readonly onNewLeader?: (identity: string) => void;
   readonly logger?: Logger;
+  /** Renew deadlines and lease expiry (measured from when this process saw the record change); default the real clock. */
+  readonly clock?: Clock;
 }
 
 /** How `run` ended: `stopped` by its signal (lease released), or leadership `lost`. */
@@ -72,6 +74,7 @@ export class LeaderElector {
   readonly #renewMs: number;
   readonly #retryMs: number;
   readonly #log: Logger;
+  readonly #clock: Clock;
   /** The record as last read or written, and when (by our clock) it last changed. */
   #observed: { spec: LeaseSpec; at: number } | undefined;
   #leading = false;
@@ -89,6 +92,7 @@ export class LeaderElector {
     if (!(this.#retryMs > 0)) throw new RangeError('leader election: retry period must be positive');
     this.#ref = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: options.namespace, name: options.name };
     this.#log = options.logger ?? noopLogger;
+    this.#clock = options.clock ?? realClock;
   }
 
   isLeader(): boolean {
@@ -138,20 +142,20 @@ export class LeaderElector {
     }
     started = started.catch((err: unknown) => this.#log.error('onStartedLeading failed', { lease, err }));
 
-    let lastRenew = Date.now();
+    let lastRenew = this.#clock.now();
     let outcome: ElectionOutcome = 'stopped';
     while (!signal.aborted) {
       await sleep(this.#retryMs, signal);
       if (signal.aborted) break;
-      const left = lastRenew + this.#renewMs - Date.now();
+      const left = lastRenew + this.#renewMs - this.#clock.now();
       if (left > 0 && (await this.#tryAcquireOrRenew(this.#deadline(signal, left)))) {
-        lastRenew = Date.now();
+        lastRenew = this.#clock.now();
         continue;
       }
       if (signal.aborted) break;
-      if (this.#takenByOther || Date.now() - lastRenew >= this.#renewMs) {
+      if (this.#takenByOther || this.#clock.now() - lastRenew >= this.#renewMs) {
         outcome = 'lost';
-        this.#log.error('leader election lost', { lease, identity: this.identity, holder: this.leader ?? '', sinceRenewMs: Date.now() - lastRenew });
+        this.#log.error('leader election lost', { lease, identity: this.identity, holder: this.leader ?? '', sinceRenewMs: this.#clock.now() - lastRenew });
         break;
       }
     }
@@ -175,12 +179,13 @@ export class LeaderElector {
   }
 
   async #tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
-    const now = Date.now();
+    const now = this.#clock.now();
+    const wall = new Date();
     const spec = (holder: string, acquireTime: string, transitions: number): LeaseSpec => ({
       holderIdentity: holder,
       leaseDurationSeconds: Math.ceil(this.#leaseMs / 1000),
       acquireTime,
-      renewTime: microTime(new Date(now)),
+      renewTime: microTime(wall),
       leaseTransitions: transitions,
     });
     let current: Lease;
@@ -191,7 +196,7 @@ export class LeaderElector {
         this.#log.warn('error retrieving lease', { lease: this.#ref.name, err });
         return false;
       }
-      const fresh = spec(this.identity, microTime(new Date(now)), 0);
+      const fresh = spec(this.identity, microTime(wall), 0);
       try {
         const created = await this.#o.client.create<Lease>(
           { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: this.#ref.name, namespace: this.#ref.namespace }, spec: fresh },
@@ -216,8 +221,8 @@ export class LeaderElector {
     }
     const next =
       holder === this.identity
-        ? spec(this.identity, record.acquireTime ?? microTime(new Date(now)), record.leaseTransitions ?? 0)
-        : spec(this.identity, microTime(new Date(now)), (record.leaseTransitions ?? 0) + 1);
+        ? spec(this.identity, record.acquireTime ?? microTime(wall), record.leaseTransitions ?? 0)
+        : spec(this.identity, microTime(wall), (record.leaseTransitions ?? 0) + 1);
     try {
       const updated = await this.#o.client.update<Lease>({ ...current, spec: { ...record, ...next } }, { signal });
       this.#observe(updated.spec ?? next, now);

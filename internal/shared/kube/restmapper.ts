@@ -4,6 +4,7 @@
 // once, so a CRD installed a moment ago is found without waiting for the TTL.
 import { ApiError, NoKindMatchError } from './errors.ts';
 import type { Connection } from './transport.ts';
+import { realClock, type Clock } from '../toolkit/index.ts';
 
 export interface ResourceMapping {
   readonly apiVersion: string;
@@ -39,12 +40,14 @@ interface Entry {
 export class RESTMapper {
   readonly #conn: Connection;
   readonly #ttlMs: number;
+  readonly #clock: Clock;
   readonly #byGroupVersion = new Map<string, Entry>();
   #groups: { fetched: number; groups: Promise<ApiGroupInfo[]> } | undefined;
 
-  constructor(conn: Connection, options: { readonly ttlMs?: number } = {}) {
+  constructor(conn: Connection, options: { readonly ttlMs?: number; readonly clock?: Clock } = {}) {
     this.#conn = conn;
     this.#ttlMs = options.ttlMs ?? 10 * 60_000;
+    this.#clock = options.clock ?? realClock;
   }
 
   /** The resource for `kind` in `apiVersion`; NoKindMatchError when the server has none. */
@@ -66,9 +69,9 @@ export class RESTMapper {
 
   /** The API groups the server serves (core first). */
   async groups(): Promise<ApiGroupInfo[]> {
-    if (!this.#groups || Date.now() - this.#groups.fetched > this.#ttlMs) {
+    if (!this.#groups || this.#clock.now() - this.#groups.fetched > this.#ttlMs) {
       const groups = this.#fetchGroups();
-      this.#groups = { fetched: Date.now(), groups };
+      this.#groups = { fetched: this.#clock.now(), groups };
       groups.catch(() => (this.#groups = undefined));
     }
     return this.#groups.groups;
@@ -95,9 +98,9 @@ export class RESTMapper {
 
   #resources(apiVersion: string, refresh: boolean): Promise<Map<string, ResourceMapping> | undefined> {
     const entry = this.#byGroupVersion.get(apiVersion);
-    if (entry && !refresh && Date.now() - entry.fetched < this.#ttlMs) return entry.mappings;
+    if (entry && !refresh && this.#clock.now() - entry.fetched < this.#ttlMs) return entry.mappings;
     const mappings = this.#fetch(apiVersion);
-    const fresh: Entry = { fetched: Date.now(), mappings };
+    const fresh: Entry = { fetched: this.#clock.now(), mappings };
     this.#byGroupVersion.set(apiVersion, fresh);
     // Failures (network, 5xx) are not cached; "not served" (undefined) is, until the next miss.
     mappings.catch(() => {

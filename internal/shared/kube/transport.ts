@@ -10,7 +10,7 @@ import { createSecureContext } from 'node:tls';
 import type { Status } from '../../../api/meta/v1.ts';
 import type { ClusterAccess, TlsOptions } from './config.ts';
 import { ApiError, NetworkError } from './errors.ts';
-import { noopLogger, type Logger } from './types.ts';
+import { noopLogger, type Logger } from '../toolkit/index.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type QueryValue = string | number | boolean | undefined;

@@ -1,19 +1,6 @@
 // Small shapes shared by the files of this folder.
 import type { KubeObject } from '../../../api/meta/v1.ts';
 
-/**
- * The logger this folder writes to. The structured logger of internal/shared/observability has
- * this shape (and more); anything with these four methods will do.
- */
-export interface Logger {
-  error(msg: string, fields?: Readonly<Record<string, unknown>>): void;
-  warn(msg: string, fields?: Readonly<Record<string, unknown>>): void;
-  info(msg: string, fields?: Readonly<Record<string, unknown>>): void;
-  debug(msg: string, fields?: Readonly<Record<string, unknown>>): void;
-}
-
-export const noopLogger: Logger = { error() {}, warn() {}, info() {}, debug() {} };
-
 /** Names one object: its type (apiVersion + kind) and, for namespaced kinds, its namespace. */
 export interface ObjectRef {
   readonly apiVersion: string;

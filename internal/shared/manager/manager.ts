@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { Backoff, KubeClient, KubeConfigError, LeaderElector, loadKubeConfig } from '../kube/index.ts';
 import type { Controller } from '../controller/index.ts';
+import { sleep, untilAborted } from '../toolkit/index.ts';
 import {
   createLogger,
   createMetrics,
@@ -39,6 +40,12 @@ export interface ManagerParts {
   readonly controllers: readonly Controller[];
   /** Other long-running work that every replica runs (e.g. an HTTP server); resolves when stopped. */
   readonly runnables?: readonly ((signal: AbortSignal) => Promise<void>)[];
+  /**
+   * What to release when the process stops (servers, pullers, registry clients, watches): each is called once the
+   * stop signal aborts, while the controllers wind down, and is waited for before the caches stop. One closer does
+   * its steps in order; different closers run side by side.
+   */
+  readonly closers?: readonly (() => Promise<void>)[];
 }
 
 export type Setup = (ctx: ManagerContext) => Promise<ManagerParts> | ManagerParts;
@@ -49,7 +56,17 @@ export function mergeParts(...parts: readonly ManagerParts[]): ManagerParts {
     informers: parts.flatMap((p) => p.informers),
     controllers: parts.flatMap((p) => p.controllers),
     runnables: parts.flatMap((p) => p.runnables ?? []),
+    closers: parts.flatMap((p) => p.closers ?? []),
   };
+}
+
+/** Everything of `parts` that runs beside the controllers: its runnables, then each closer waiting for the stop. */
+export function partRunnables(parts: ManagerParts): ((signal: AbortSignal) => Promise<void>)[] {
+  const closing = (parts.closers ?? []).map((close) => async (signal: AbortSignal): Promise<void> => {
+    await untilAborted(signal);
+    await close();
+  });
+  return [...(parts.runnables ?? []), ...closing];
 }
 
 /**
@@ -107,7 +124,7 @@ async function run(options: ManagerOptions, setup: Setup, logger: Logger, signal
   // without node's code cache, and the first listen loads a few (Node's cluster, child_process, dgram).
   tuneMemory();
   for (const i of informers) i.start();
-  const others = (parts.runnables ?? []).map((r) => r(signal));
+  const others = partRunnables(parts).map((r) => r(signal));
 
   const runControllers = async (leading: AbortSignal): Promise<void> => {
     await Promise.all(informers.map((i) => i.waitForSync(leading)));
@@ -166,11 +183,4 @@ async function connect(options: ManagerOptions, logger: Logger, signal: AbortSig
     }
   }
   return undefined;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-  });
 }

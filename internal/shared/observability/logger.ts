@@ -7,17 +7,12 @@
 // Errors anywhere in the fields are written as objects with their message (plus name, code,
 // terminal reason, cause chain); stacks only when the logger's level is debug.
 
-export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
-export type LogFields = Readonly<Record<string, unknown>>;
+import type { LogFields, Logger } from '../toolkit/index.ts';
 
-export interface Logger {
-  error(msg: string, fields?: LogFields): void;
-  warn(msg: string, fields?: LogFields): void;
-  info(msg: string, fields?: LogFields): void;
-  debug(msg: string, fields?: LogFields): void;
-  /** A logger that adds `fields` to every line (later fields win over earlier ones). */
-  child(fields: LogFields): Logger;
-}
+export type { LogFields, Logger };
+export { noopLogger } from '../toolkit/index.ts';
+
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
 export interface LoggerOptions {
   /** Lowest level written; default: env LOG_LEVEL, else `info`. */
@@ -153,12 +148,3 @@ export function serializeError(err: Error, withStack: boolean, depth = 0): Recor
   }
   return out;
 }
-
-/** Writes nothing. For tests and for callers that were given no logger. */
-export const noopLogger: Logger = {
-  error: () => {},
-  warn: () => {},
-  info: () => {},
-  debug: () => {},
-  child: () => noopLogger,
-};

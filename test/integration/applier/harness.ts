@@ -7,6 +7,7 @@ import { RevisionApplier, RevisionSecretType, type RevisionApplierOptions } from
 import type { BundleRef } from '../../../internal/operator-controller/controller/index.ts';
 import { KubeClient, isNotFound, type ApplyOptions, type DeleteOptions, type ObjectRef, type PatchOptions, type PatchType, type WriteOptions } from '../../../internal/shared/kube/index.ts';
 import { controlPlane } from '../../support/env.ts';
+import { poll } from '../../support/net.ts';
 import { widgetCrdWithSchema } from '../../support/bundles.ts';
 
 export const adminClient = (): Promise<KubeClient> => KubeClient.fromConfig({ kubeconfig: controlPlane().kubeconfigPath });
@@ -84,27 +85,27 @@ export function bundleObjects(o: BundleOptions): KubeObject[] {
  * every updated replica available (Pods Running and Ready on KWOK nodes), Available=True.
  */
 export async function waitForRollout(client: KubeClient, ns: string, name = 'widgets-operator'): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
+  type RolloutStatus = {
+    observedGeneration?: number;
+    replicas?: number;
+    updatedReplicas?: number;
+    availableReplicas?: number;
+    conditions?: { type: string; status: string }[];
+  };
+  let status: RolloutStatus = {};
+  const rolledOut = async (): Promise<boolean> => {
     const d = await client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name });
     const want = ((d['spec'] ?? {}) as { replicas?: number }).replicas ?? 1;
-    const status = (d['status'] ?? {}) as {
-      observedGeneration?: number;
-      replicas?: number;
-      updatedReplicas?: number;
-      availableReplicas?: number;
-      conditions?: { type: string; status: string }[];
-    };
-    const done =
+    status = (d['status'] ?? {}) as RolloutStatus;
+    return (
       (status.observedGeneration ?? 0) >= (d.metadata.generation ?? 1) &&
       status.updatedReplicas === want &&
       status.replicas === want &&
       status.availableReplicas === want &&
-      (status.conditions ?? []).some((c) => c.type === 'Available' && c.status === 'True');
-    if (done) return;
-    if (Date.now() > deadline) throw new Error(`Deployment ${ns}/${name} not rolled out after 60 s: ${JSON.stringify(status)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+      (status.conditions ?? []).some((c) => c.type === 'Available' && c.status === 'True')
+    );
+  };
+  if (!(await poll(rolledOut, { timeoutMs: 60_000, intervalMs: 100 }))) throw new Error(`Deployment ${ns}/${name} not rolled out after 60 s: ${JSON.stringify(status)}`);
 }
 
 export async function getOrUndefined(client: KubeClient, ref: ObjectRef): Promise<KubeObject | undefined> {

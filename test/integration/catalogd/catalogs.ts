@@ -5,7 +5,7 @@ import { request } from 'undici';
 import type { Condition } from '../../../api/meta/v1.ts';
 import { DeleteServerCacheFinalizer, GroupVersion, type ClusterCatalog } from '../../../api/v1/index.ts';
 import { adminKube } from '../../support/env.ts';
-import { sleep, waitFor } from '../../support/net.ts';
+import { poll, waitFor } from '../../support/net.ts';
 
 const path = (name?: string): string => `/apis/${GroupVersion}/clustercatalogs${name ? `/${name}` : ''}`;
 let seq = 0;
@@ -60,14 +60,10 @@ export async function waitForCatalog(
   check: (c: ClusterCatalog) => boolean,
   timeoutMs = 30_000,
 ): Promise<ClusterCatalog> {
-  const deadline = Date.now() + timeoutMs;
   let last: ClusterCatalog | undefined;
-  for (;;) {
-    last = await getCatalog(name);
-    if (last && check(last)) return last;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${name} ${what}; last seen: ${JSON.stringify(last?.status ?? last ?? null)}`);
-    await sleep(100);
-  }
+  const met = await poll(async () => !!(last = await getCatalog(name)) && check(last), { timeoutMs, intervalMs: 100 });
+  if (!met) throw new Error(`timed out waiting for ${name} ${what}; last seen: ${JSON.stringify(last?.status ?? last ?? null)}`);
+  return last!;
 }
 
 /** Serving=True at the generation the catalog has now. */

@@ -10,11 +10,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { fnv64a, installPlanSetup, validateCustomResource, type InstallPlanParts, type JsonSchemaProps } from '../../../internal/classic/installplan/index.ts';
+import { formatTime } from '../../../internal/shared/controller/index.ts';
 import { KubeClient } from '../../../internal/shared/kube/index.ts';
 import { createMetrics, type Metrics } from '../../../internal/shared/observability/index.ts';
 import { installClassicCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, testNamespaces } from '../../support/env.ts';
-import { capturedLogger, inProcessManagerOptions, runParts } from '../../support/in-process.ts';
+import { capturedLogger, inProcessManagerOptions, runParts, waitForSettled, type LogLine } from '../../support/in-process.ts';
 import { TestKube, type KubeObject } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 
@@ -23,12 +24,15 @@ const kube = (): TestKube => adminKube();
 let parts: InstallPlanParts;
 let metrics: Metrics;
 let run: { stop(): Promise<void> };
+let logs: LogLine[] = [];
 const namespaces = testNamespaces();
 const clusterObjects: string[] = [];
 
 beforeAll(async () => {
   await installClassicCRDs(kube());
-  const { logger } = capturedLogger('olm-classic', 'CLASSIC_TEST_LOG');
+  const captured = capturedLogger('olm-classic', 'CLASSIC_TEST_LOG');
+  const { logger } = captured;
+  logs = captured.logs;
   const client = await KubeClient.fromConfig({ kubeconfig: controlPlane().kubeconfigPath });
   const sandbox = await mkdtemp(join(tmpdir(), 'olm-classic-ip-'));
   metrics = createMetrics({ defaultMetrics: false });
@@ -67,7 +71,7 @@ async function operatorGroup(ns: string, o: { serviceAccountName?: string; synce
     kube().request('PUT', `${TestKube.path(ops.V1, ops.OperatorGroupResource, 'og', ns)}/status`, {
       ...og,
       status: {
-        lastUpdated: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+        lastUpdated: formatTime(new Date()),
         namespaces: [ns],
         ...(o.synced && o.serviceAccountName && { serviceAccountRef: { kind: 'ServiceAccount', namespace: ns, name: o.serviceAccountName, apiVersion: 'v1' } }),
       },
@@ -350,7 +354,15 @@ describe('InstallPlan execution', () => {
       csvNames: [csvName],
       steps: [step(csvName, csv(csvName)), step(csvName, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'manual' }, data: {} })],
     });
-    await new Promise((r) => setTimeout(r, 1500));
+    // The controller has handled the plan (RequiresApproval), its cache holds the plan's latest write, and no pass
+    // of the plan is queued or running: whatever it would do unapproved, it has done.
+    await waitForPlan(ns, name, 'RequiresApproval', (p) => phase(p) === ops.InstallPlanPhaseRequiresApproval);
+    await waitForSettled(
+      'the unapproved plan handled',
+      parts.controller.queue,
+      `${ns}/${name}`,
+      async () => parts.installPlans.get(`${ns}/${name}`)?.metadata.resourceVersion === (await getPlan(ns, name)).metadata.resourceVersion,
+    );
     const waiting = await getPlan(ns, name);
     expect(phase(waiting)).toBe(ops.InstallPlanPhaseRequiresApproval);
     expect(waiting.status?.plan?.map((p) => p.status)).toEqual(['Unknown', 'Unknown']);
@@ -497,7 +509,18 @@ describe('the attenuated service account', () => {
     expect(forbidden.status?.message).toBe(
       `retrying execution due to error: error creating csv ${csvName}: clusterserviceversions.operators.coreos.com is forbidden: User "system:serviceaccount:${ns}:installer" cannot create resource "clusterserviceversions" in API group "operators.coreos.com" in the namespace "${ns}"`,
     );
-    await new Promise((r) => setTimeout(r, RETRY_TIMEOUT_MS + 1500));
+    // A retry that began after the window (RETRY_TIMEOUT_MS from the plan's startTime) ended: once it is over, the
+    // plan is seen idle with its next retry scheduled, and a retry is logged after that.
+    const key = `${ns}/${name}`;
+    const windowEnd = Date.parse(forbidden.status!.startTime!) + RETRY_TIMEOUT_MS;
+    let idleAt = Infinity;
+    await waitFor('the plan idle after the retry window', async () => {
+      if (Date.now() <= windowEnd || parts.controller.queue.has(key) || parts.controller.queue.dueIn(key) === undefined) return false;
+      idleAt = Date.now();
+      return true;
+    }, { timeoutMs: 60_000, intervalMs: 20 });
+    const retried = (l: LogLine): boolean => l.msg === 'Reconciler error' && l['controller'] === 'installplan' && l['key'] === key && Date.parse(String(l['ts'])) > idleAt;
+    await waitFor('a retry after the retry window', async () => logs.some(retried), { timeoutMs: 60_000, intervalMs: 100 });
     expect(phase(await getPlan(ns, name))).toBe(ops.InstallPlanPhaseInstalling);
 
     await kube().must(

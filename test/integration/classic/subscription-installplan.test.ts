@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { catalogSourceSetup } from '../../../internal/classic/catalogsource/index.ts';
-import { installPlanSetup } from '../../../internal/classic/installplan/index.ts';
+import { installPlanSetup, type InstallPlanParts } from '../../../internal/classic/installplan/index.ts';
 import { subscriptionSetup } from '../../../internal/classic/subscription/index.ts';
+import { formatTime } from '../../../internal/shared/controller/index.ts';
 import { KubeClient } from '../../../internal/shared/kube/index.ts';
 import { mergeParts } from '../../../internal/shared/manager/index.ts';
 import { createMetrics } from '../../../internal/shared/observability/index.ts';
@@ -19,13 +20,14 @@ import { installClassicCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, registry, testNamespaces } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
 import { createImageCatalogSource } from '../../support/classic-olm.ts';
-import { capturedLogger, inProcessManagerOptions, runParts, type LogLine } from '../../support/in-process.ts';
+import { capturedLogger, inProcessManagerOptions, runParts, waitForSettled, type LogLine } from '../../support/in-process.ts';
 import { TestKube, type KubeObject } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 
 const catalog = 'ip-e2e-catalog';
 const kube = (): TestKube => adminKube();
 let run: { stop(): Promise<void> };
+let installPlans: InstallPlanParts;
 let catalogNs: string;
 const bundles: Record<string, TestBundle> = {};
 const namespaces = testNamespaces();
@@ -52,6 +54,7 @@ beforeAll(async () => {
   const cat = await catalogSourceSetup({ globalCatalogNamespace: catalogNs, cacheDir: sandbox, insecureRegistries: [registry().host] })(ctx);
   const subs = await subscriptionSetup({ globalCatalogNamespace: catalogNs, cacheDir: sandbox, catalogSources: cat.catalogSources, contents: cat.contents, registry: cat.registry })(ctx);
   const ips = await installPlanSetup({ operatorNamespace: catalogNs, retryTimeoutMs: 60_000 })(ctx);
+  installPlans = ips;
   run = await runParts(mergeParts(cat, subs, ips), { client, sandbox });
   await waitFor('the catalog loaded', async () => cat.contents.get(catalogNs, catalog) !== undefined, { timeoutMs: 60_000 });
 }, 240_000);
@@ -75,7 +78,7 @@ async function namespaceWithGroup(prefix: string): Promise<string> {
   await kube().must(
     kube().request('PUT', `${TestKube.path(ops.V1, ops.OperatorGroupResource, 'og', ns)}/status`, {
       ...og,
-      status: { lastUpdated: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), namespaces: [ns] },
+      status: { lastUpdated: formatTime(new Date()), namespaces: [ns] },
     }),
   );
   return ns;
@@ -151,7 +154,14 @@ describe('Subscription → InstallPlan → installed', () => {
     const pending = await waitForSubscription(ns, 'a plan', (s) => !!s.status?.installPlanRef);
     const name = pending.status!.installPlanRef!.name!;
     await waitFor('the plan RequiresApproval', async () => (await plan(ns, name)).status?.phase === ops.InstallPlanPhaseRequiresApproval);
-    await new Promise((r) => setTimeout(r, 1000));
+    // The InstallPlan controller's cache holds the plan's latest write and no pass of it is queued or running: whatever
+    // it would do unapproved, it has done.
+    await waitForSettled(
+      'the unapproved plan handled',
+      installPlans.controller.queue,
+      `${ns}/${name}`,
+      async () => installPlans.installPlans.get(`${ns}/${name}`)?.metadata.resourceVersion === (await plan(ns, name)).metadata.resourceVersion,
+    );
     expect((await plan(ns, name)).status?.phase).toBe(ops.InstallPlanPhaseRequiresApproval);
     expect(await get(TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, bundles.v1!.name, ns))).toBeUndefined();
 

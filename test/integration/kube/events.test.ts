@@ -7,6 +7,7 @@ import { KubeClient, eventRecorder } from '../../../internal/shared/kube/index.t
 import { noopLogger } from '../../../internal/shared/observability/index.ts';
 import { adminKube, controlPlane } from '../../support/env.ts';
 import { waitFor } from '../../support/net.ts';
+import { memoryLogger } from './helpers.ts';
 
 interface Event {
   metadata: { name: string };
@@ -66,7 +67,8 @@ describe('event recorder', () => {
   });
 
   it('creates the event afresh when the one it would fold into is gone', async () => {
-    const recorder = eventRecorder(client, 'operator-controller', noopLogger);
+    const log = memoryLogger();
+    const recorder = eventRecorder(client, 'operator-controller', log);
     const ext = extension();
     const uid = ext.metadata.uid;
     recorder.normal(ext, 'Installed', 'Installed bundle x.v1.0.0 (version 1.0.0)');
@@ -74,7 +76,7 @@ describe('event recorder', () => {
     const [first] = await eventsOf(uid);
     await adminKube().must(adminKube().request('DELETE', `/api/v1/namespaces/default/events/${first!.metadata.name}`));
     recorder.normal(ext, 'Installed', 'Installed bundle x.v1.0.0 (version 1.0.0)'); // the fold fails: 404
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor('the failed fold handled', async () => log.lines.some((l) => l.level === 'warn' && l.msg === 'could not record event'), { timeoutMs: 30_000, intervalMs: 20 });
     recorder.normal(ext, 'Installed', 'Installed bundle x.v1.0.0 (version 1.0.0)');
     await waitFor('a new event', async () => (await eventsOf(uid)).length === 1);
     const [second] = await eventsOf(uid);

@@ -4,7 +4,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import { KubeClient, type Informer, type InformerEventType, type Logger } from '../../../internal/shared/kube/index.ts';
+import { KubeClient, type Informer, type InformerEventType } from '../../../internal/shared/kube/index.ts';
+import type { Logger } from '../../../internal/shared/toolkit/index.ts';
 import { kubeconfig, type ControlPlaneInfo } from '../../support/control-plane.ts';
 import { waitFor } from '../../support/net.ts';
 
@@ -40,7 +41,8 @@ export function memoryLogger(): Logger & { readonly lines: LogLine[] } {
       lines.push({ level, msg, fields });
       if (process.env['KUBE_TEST_LOG'] && level !== 'debug') console.log(level, msg, fields);
     };
-  return { lines, error: add('error'), warn: add('warn'), info: add('info'), debug: add('debug') };
+  const logger = { lines, error: add('error'), warn: add('warn'), info: add('info'), debug: add('debug'), child: () => logger };
+  return logger;
 }
 
 export interface Recorded {

@@ -7,7 +7,6 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { microTime, type KubeClient, type Lease } from '../../../internal/shared/kube/index.ts';
 import { controlPlane } from '../../support/env.ts';
-import { sleep } from '../../support/net.ts';
 import { killProcess, startProcess, stopProcess, type Managed } from '../../support/process.ts';
 import { adminClient, namespace, until } from './helpers.ts';
 
@@ -21,6 +20,7 @@ interface Event {
   readonly id: string;
   readonly event: string;
   readonly outcome?: string;
+  readonly leader?: string;
 }
 
 let admin: KubeClient;
@@ -67,7 +67,10 @@ describe('leader election', () => {
     start('b');
     await until('a leader', async () => (await has('a', 'leading')) || (await has('b', 'leading')), 60_000);
     const [first, second] = (await has('a', 'leading')) ? ['a', 'b'] : ['b', 'a'];
-    await sleep(4_000);
+    // The other has read the lease and found it held, and the leader has been reconciling for a while (> 8 × 250 ms,
+    // an attempt of the other every 2 s).
+    await until(`${second} to see ${first} leading`, async () => (await events(second)).some((e) => e.event === 'observed-leader' && e.leader === first), 30_000);
+    await until(`${first} to reconcile 9 times`, async () => (await events(first)).filter((e) => e.event === 'reconcile').length > 8, 30_000);
     expect(await has(second, 'leading')).toBe(false);
     expect((await events(second)).filter((e) => e.event === 'reconcile')).toEqual([]);
     expect((await events(first)).filter((e) => e.event === 'reconcile').length).toBeGreaterThan(8);
@@ -89,7 +92,8 @@ describe('leader election', () => {
     // SIGTERM: the leader stops its reconcilers and releases the lease, so the next one need not wait.
     start('c');
     await until('c to campaign', () => has('c', 'started'), 30_000);
-    await sleep(3_000);
+    // c has read the lease and found it held by the leader.
+    await until(`c to see ${second} leading`, async () => (await events('c')).some((e) => e.event === 'observed-leader' && e.leader === second), 30_000);
     expect(await has('c', 'leading')).toBe(false);
     const stoppedAt = Date.now();
     await stopProcess(procs.get(second)!);

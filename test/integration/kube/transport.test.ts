@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { KubeClient, NetworkError, type ApiWarning } from '../../../internal/shared/kube/index.ts';
+import { ManualClock } from '../../../internal/shared/toolkit/index.ts';
 import { kubeconfig } from '../../support/control-plane.ts';
 import { controlPlane } from '../../support/env.ts';
 import { freePort, sleep } from '../../support/net.ts';
@@ -56,10 +57,12 @@ describe('connection', () => {
   it('picks up a rotated token file on the next refresh', async () => {
     const tokenPath = join(dir, 'rotating-token');
     await writeFile(tokenPath, `${controlPlane().userTokens.alice}\n`);
-    const client = await KubeClient.fromConfig({ kubeconfig: await tokenFileKubeconfig(tokenPath), refreshMs: 500 });
+    const clock = new ManualClock();
+    const client = await KubeClient.fromConfig({ kubeconfig: await tokenFileKubeconfig(tokenPath), refreshMs: 500, clock });
     expect(await whoAmI(client)).toBe('alice');
     await writeFile(tokenPath, controlPlane().userTokens.bob);
-    await sleep(600);
+    expect(await whoAmI(client)).toBe('alice'); // read less than refreshMs ago: not read again
+    clock.advance(600);
     expect(await whoAmI(client)).toBe('bob');
     await client.close();
   });

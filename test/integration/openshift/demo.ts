@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { runCaptured } from '../../../internal/cli/index.ts';
 import type { ClusterOperator, ClusterOperatorCondition } from '../../../internal/openshift/index.ts';
 import { adminKube, registry } from '../../support/env.ts';
+import { poll } from '../../support/net.ts';
 
 const root = join(import.meta.dirname, '../../..');
 const MAKE_RUN_REGISTRY = 'localhost:5001';
@@ -61,14 +62,10 @@ export async function waitForCondition(
   ok: (c: ClusterOperatorCondition) => boolean,
   timeoutMs = 60_000,
 ): Promise<ClusterOperatorCondition> {
-  const deadline = Date.now() + timeoutMs;
   let last: ClusterOperatorCondition | undefined;
-  while (Date.now() < deadline) {
-    last = coCondition(await getClusterOperator(name), type);
-    if (last && ok(last)) return last;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`ClusterOperator ${name}: ${type} never matched; last: ${JSON.stringify(last ?? null)}`);
+  const met = await poll(async () => !!(last = coCondition(await getClusterOperator(name), type)) && ok(last), { timeoutMs, intervalMs: 200 });
+  if (!met) throw new Error(`ClusterOperator ${name}: ${type} never matched; last: ${JSON.stringify(last ?? null)}`);
+  return last!;
 }
 
 export interface EventSeen {

@@ -4,10 +4,10 @@
 // ready (KWOK's pod-not-ready stage) and ready again, and the Deployment controller does the rest.
 import { describe, expect, it } from 'vitest';
 import { pushTestBundle } from '../../support/bundles.ts';
-import { sleep } from '../../support/net.ts';
 import { adminKube, registry } from '../../support/env.ts';
+import { waitForSettled } from '../../support/in-process.ts';
 import { setDeploymentPodsReady } from '../../support/workloads.ts';
-import { extCondition, installedBundle, operatorControllerSuite, waitForExtension } from './harness.ts';
+import { extCondition, getExtension, installedBundle, operatorControllerSuite, waitForExtension } from './harness.ts';
 
 const suite = operatorControllerSuite('oc-available', { controller: { resyncMs: 600_000 } });
 
@@ -28,10 +28,17 @@ describe('Available', () => {
       );
     expect((await deployment()).status.conditions.find((c) => c.type === 'Available')).toMatchObject({ status: 'True', reason: 'MinimumReplicasAvailable' });
 
-    // Let the pass that follows the status write (the extension's own update event) and any
-    // 5-second requeue of an earlier "waiting for the Deployment" pass go by, so that only the
-    // Deployment's status can wake the controller from here on.
-    await sleep(6_000);
+    // Wait until the controller's cache has the status write, no pass of the extension is queued or running, and
+    // none is due within a minute (no 5-second requeue of an earlier "waiting for the Deployment" pass, only the
+    // 10-minute resync), so that only the Deployment's status can wake the controller from here on.
+    const { parts } = suite.controller();
+    await waitForSettled(
+      'the status write and any requeue',
+      parts.controller.queue,
+      'avail',
+      async () => parts.extensions.get('avail')?.metadata.resourceVersion === (await getExtension('avail'))?.metadata.resourceVersion,
+      { quietMs: 60_000 },
+    );
     // Pods stop being ready: nothing about the extension or its catalog changes, only the
     // Deployment's status, written by the deployment controller.
     await setDeploymentPodsReady(ns, b.deploymentName, false);

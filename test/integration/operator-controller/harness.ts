@@ -20,6 +20,7 @@ import { simulateCertManager } from '../../support/workloads.ts';
 import { createCatalog, deleteCatalogs, releaseFinalizers, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
 import { startCatalogd, stopAll } from '../catalogd/harness.ts';
 import { capturedLogger, inProcessManagerOptions, runParts, type LogLine } from '../../support/in-process.ts';
+import { poll } from '../../support/net.ts';
 
 export interface RunningOperatorController {
   readonly parts: OperatorControllerParts;
@@ -127,14 +128,10 @@ export async function deleteExtension(name: string): Promise<void> {
 export const extCondition = (ext: ClusterExtension | undefined, type: string): Condition | undefined => ext?.status?.conditions?.find((c) => c.type === type);
 
 export async function waitForExtension(name: string, what: string, ok: (e: ClusterExtension) => boolean, timeoutMs = 60_000): Promise<ClusterExtension> {
-  const deadline = Date.now() + timeoutMs;
   let last: ClusterExtension | undefined;
-  while (Date.now() < deadline) {
-    last = await getExtension(name);
-    if (last && ok(last)) return last;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`ClusterExtension ${name} never became ${what}; last status: ${JSON.stringify(last?.status ?? null)}`);
+  const met = await poll(async () => !!(last = await getExtension(name)) && ok(last), { timeoutMs, intervalMs: 250 });
+  if (!met) throw new Error(`ClusterExtension ${name} never became ${what}; last status: ${JSON.stringify(last?.status ?? null)}`);
+  return last!;
 }
 
 export const installedBundle = (name: string) => (e: ClusterExtension): boolean =>
@@ -163,12 +160,7 @@ export async function revisionProblems(ext: string): Promise<string[]> {
 }
 
 export async function waitGone(name: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (!(await getExtension(name))) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`ClusterExtension ${name} was not deleted`);
+  if (!(await poll(async () => !(await getExtension(name)), { timeoutMs, intervalMs: 250 }))) throw new Error(`ClusterExtension ${name} was not deleted`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -276,9 +268,6 @@ export async function installCertManagerCrds(): Promise<void> {
 /** Removes cert-manager's CRDs and waits until discovery no longer serves cert-manager.io/v1. */
 export async function removeCertManagerCrds(): Promise<void> {
   for (const plural of ['certificates', 'issuers']) await adminKube().request('DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${plural}.cert-manager.io`);
-  const deadline = Date.now() + 60_000;
-  while ((await adminKube().request('GET', '/apis/cert-manager.io/v1')).status !== 404) {
-    if (Date.now() > deadline) throw new Error('cert-manager.io/v1 is still served');
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  const gone = await poll(async () => (await adminKube().request('GET', '/apis/cert-manager.io/v1')).status === 404, { timeoutMs: 60_000, intervalMs: 250 });
+  if (!gone) throw new Error('cert-manager.io/v1 is still served');
 }

@@ -6,9 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { adminKube, registry } from '../../support/env.ts';
 import { catalogFiles, pushTestBundle, type CatalogEntry, type TestBundle } from '../../support/bundles.ts';
 import { pushCatalogImage } from '../../support/images.ts';
-import { waitFor } from '../../support/net.ts';
+import { waitForSettled } from '../../support/in-process.ts';
+import { poll, waitFor } from '../../support/net.ts';
 import { deleteCatalogs, waitForCatalog } from '../catalogd/catalogs.ts';
-import { applyExtension, deleteExtension, extCondition, installedBundle, operatorControllerSuite, SYSTEM_NAMESPACE, waitForExtension, waitGone } from './harness.ts';
+import { applyExtension, deleteExtension, extCondition, getExtension, installedBundle, operatorControllerSuite, SYSTEM_NAMESPACE, waitForExtension, waitGone } from './harness.ts';
 
 const suite = operatorControllerSuite('oc-lifecycle');
 const { install } = suite;
@@ -21,6 +22,10 @@ async function publish(pkg: string, versions: readonly string[], edges: (b: Reco
   const { catalog, tag } = await suite.serveCatalog(pkg, edges(bundles), { poll });
   return { catalog, bundles, tag };
 }
+
+/** The operator-controller's cache has extension `name` as the API server has it now. */
+const cacheHasLatest = async (name: string): Promise<boolean> =>
+  suite.controller().parts.extensions.get(name)?.metadata.resourceVersion === (await getExtension(name))?.metadata.resourceVersion;
 
 const chain = (b: Record<string, TestBundle>, order: readonly string[]): CatalogEntry[] =>
   order.map((v, i) => ({ bundle: b[v]!, ...(i > 0 && { replaces: b[order[i - 1]!]!.name }) }));
@@ -85,7 +90,14 @@ describe('upgrade', () => {
       files: catalogFiles(pkg, [{ bundle: b100 }, { bundle: b110, replaces: b100.name }, { bundle: b200 }]),
     });
     await waitForCatalog(first.catalog, 'on the third image', (c) => c.status?.resolvedSource?.image.ref === third.digestRef, 30_000);
-    await new Promise((r) => setTimeout(r, 3_000));
+    // The controller saw the third image and is done with the extension for it (the pass it started has ended).
+    const { parts } = suite.controller();
+    await waitForSettled(
+      'the third image seen',
+      parts.controller.queue,
+      'upg',
+      async () => parts.catalogs.get(first.catalog)?.status?.resolvedSource?.image?.ref === third.digestRef && (await cacheHasLatest('upg')),
+    );
     const stayed = await waitForExtension('upg', 'still 1.1.0', installedBundle('upg.v1.1.0'));
     expect(stayed.status?.install?.bundle.version).toBe('1.1.0');
 
@@ -107,12 +119,13 @@ describe('recover', () => {
     const b = bundles['1.0.0']!;
     const depPath = `/apis/apps/v1/namespaces/${ns()}/deployments/${b.deploymentName}`;
     expect((await adminKube().request('DELETE', depPath)).status).toBe(200);
-    const deadline = Date.now() + 30_000;
-    while ((await adminKube().request('GET', depPath)).status !== 200 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    await poll(async () => (await adminKube().request('GET', depPath)).status === 200, { timeoutMs: 30_000, intervalMs: 250 });
     expect((await adminKube().request('GET', depPath)).status).toBe(200);
 
     await deleteCatalogs([catalog]);
-    await new Promise((r) => setTimeout(r, 6_000)); // one resync of the harness (5 s) with no catalog
+    // The controller saw the catalog go and is done with the extension for it: a pass with no catalog has ended.
+    const { parts } = suite.controller();
+    await waitForSettled('the catalog gone', parts.controller.queue, 'heal', async () => parts.catalogs.get(catalog) === undefined && (await cacheHasLatest('heal')));
     const kept = await waitForExtension('heal', 'still installed without its catalog', installedBundle('heal.v1.0.0'));
     expect(extCondition(kept, 'Deprecated')?.reason).toBe('DeprecationStatusUnknown');
   });

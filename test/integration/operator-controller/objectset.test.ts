@@ -8,7 +8,7 @@ import type { ClusterExtension, ClusterObjectSet } from '../../../api/v1/index.t
 import { pushTestBundle, type TestBundle } from '../../support/bundles.ts';
 import { installExperimentalCRDs, installStandardCRDs } from '../../support/crds.ts';
 import { adminKube, registry } from '../../support/env.ts';
-import { waitFor } from '../../support/net.ts';
+import { poll, waitFor } from '../../support/net.ts';
 import { extCondition, getExtension, operatorControllerSuite, SYSTEM_NAMESPACE, waitForExtension, waitGone } from './harness.ts';
 
 const suite = operatorControllerSuite('cos', {
@@ -39,14 +39,10 @@ async function getCOS(name: string): Promise<ClusterObjectSet | undefined> {
 const cond = (c: { status?: { conditions?: Condition[] } } | undefined, type: string): Condition | undefined => c?.status?.conditions?.find((x) => x.type === type);
 
 async function waitForCOS(name: string, what: string, ok: (c: ClusterObjectSet) => boolean, timeoutMs = 60_000): Promise<ClusterObjectSet> {
-  const deadline = Date.now() + timeoutMs;
   let last: ClusterObjectSet | undefined;
-  while (Date.now() < deadline) {
-    last = await getCOS(name);
-    if (last && ok(last)) return last;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`ClusterObjectSet ${name} never became ${what}; last status: ${JSON.stringify(last?.status ?? null)}`);
+  const met = await poll(async () => !!(last = await getCOS(name)) && ok(last), { timeoutMs, intervalMs: 250 });
+  if (!met) throw new Error(`ClusterObjectSet ${name} never became ${what}; last status: ${JSON.stringify(last?.status ?? null)}`);
+  return last!;
 }
 
 const hasCond = (type: string, status: string, reason: string) => (c: { status?: { conditions?: Condition[] } }): boolean => {

@@ -24,7 +24,6 @@ const suite = operatorControllerSuite('oc-teardown');
 const ns = (): string => suite.namespace();
 const HOLD = 'test.olm.operatorframework.io/hold';
 const status = async (path: string): Promise<number> => (await adminKube().request('GET', path)).status;
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 async function installed(pkg: string): Promise<Awaited<ReturnType<typeof pushTestBundle>>> {
   const bundle = await pushTestBundle(registry(), { packageName: pkg, version: '1.0.0' });
@@ -67,8 +66,12 @@ describe('uninstall', () => {
       ),
     );
     expect(extCondition(waiting, 'Progressing')?.status).toBe('True');
-    // It stays while the CRD does; the objects of later phases and the records are not touched yet.
-    await sleep(4_000);
+    // It stays while the CRD does; the objects of later phases and the records are not touched yet: two more
+    // uninstall passes have ended since (so at least one began after the state above), each still waiting.
+    const passes = (): number =>
+      suite.controller().logs.filter((l) => l.msg === 'uninstall waits for objects to be deleted' && l['clusterExtension'] === pkg).length;
+    const seen = passes();
+    await waitFor('two more uninstall passes', async () => passes() >= seen + 2, { timeoutMs: 60_000, intervalMs: 50 });
     expect(await getExtension(pkg)).toBeDefined();
     expect(await status(crdPath)).toBe(200);
     expect(await status(saPath)).toBe(200);

@@ -3,6 +3,7 @@
 // do everything the apply needs, and report every missing rule at once.
 import type { KubeObject } from '../../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../../api/v1/index.ts';
+import { mapLimit } from '../../../shared/controller/index.ts';
 import type { InstallPreflight } from '../../controller/index.ts';
 import {
   attributesKey,
@@ -166,26 +167,20 @@ export class PermissionPreflight implements InstallPreflight {
     return requests;
   }
 
-  /** Runs the requests with bounded concurrency; a failed review is recorded and counts as allowed. */
+  /**
+   * Runs the requests with bounded concurrency; a failed review is recorded and counts as allowed, so no call
+   * throws and `mapLimit` runs every request.
+   */
   #asker(user: string, signal: AbortSignal, errors: string[]) {
-    return async (requests: readonly Attributes[]): Promise<[Attributes, boolean][]> => {
-      const out: [Attributes, boolean][] = new Array(requests.length);
-      let next = 0;
-      const worker = async (): Promise<void> => {
-        while (next < requests.length) {
-          const i = next++;
-          const a = requests[i]!;
-          try {
-            out[i] = [a, await this.#source.allowed(user, a, signal)];
-          } catch (err) {
-            errors.push((err as Error).message);
-            out[i] = [a, true];
-          }
+    return (requests: readonly Attributes[]): Promise<[Attributes, boolean][]> =>
+      mapLimit(requests, CONCURRENCY, async (a): Promise<[Attributes, boolean]> => {
+        try {
+          return [a, await this.#source.allowed(user, a, signal)];
+        } catch (err) {
+          errors.push((err as Error).message);
+          return [a, true];
         }
-      };
-      await Promise.all(Array.from({ length: Math.min(CONCURRENCY, requests.length) }, worker));
-      return out;
-    };
+      });
   }
 
   /**

@@ -1,0 +1,6 @@
+// The small helpers every layer uses, each written once: abortable waits and the logger shape.
+export { sleep, sleepOrThrow, untilAborted } from './abort.ts';
+export type { Clock } from './clock.ts';
+export { ManualClock, realClock } from './clock.ts';
+export type { LogFields, Logger } from './logger.ts';
+export { noopLogger } from './logger.ts';
