@@ -6,7 +6,8 @@
 import { join } from 'node:path';
 import { ClusterCatalogKind, GroupVersion, type ClusterCatalog } from '../../api/v1/index.ts';
 import { Controller } from '../shared/controller/index.ts';
-import { Informer, stripManagedFields } from '../shared/kube/index.ts';
+import type { Informer} from '../shared/kube/index.ts';
+import { informers } from '../shared/kube/index.ts';
 import type { Cache, ManagerContext, ManagerParts } from '../shared/manager/index.ts';
 import { parseBindAddress, registryAccess } from '../shared/manager/index.ts';
 import {
@@ -43,15 +44,9 @@ export interface CatalogdParts extends ManagerParts {
 export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementations): (ctx: ManagerContext) => Promise<CatalogdParts> {
   return async (ctx) => {
     const { client, logger, metrics } = ctx;
-    const catalogs = new Informer<ClusterCatalog>({
-      client,
-      apiVersion: GroupVersion,
-      kind: ClusterCatalogKind,
-      transform: stripManagedFields,
-      logger: logger.child({ informer: 'clustercatalogs' }),
-    });
+    const catalogs = informers(client, logger)<ClusterCatalog>(GroupVersion, ClusterCatalogKind);
     const { registry, informer: secretInformer } = await registryAccess({ client, logger, ...options });
-    const informers: Cache[] = secretInformer ? [catalogs, secretInformer] : [catalogs];
+    const watched: Cache[] = secretInformer ? [catalogs, secretInformer] : [catalogs];
     const features = { APIV1MetasHandler: options.metasHandler ?? true, GraphQLCatalogQueries: options.graphqlQueries ?? false };
     logger.info('catalogd feature gate status', features);
     let store = await impl.store(join(options.cacheDir, 'catalogs'), logger.child({ component: 'storage' }));
@@ -120,7 +115,7 @@ export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementa
     };
 
     return {
-      informers: [...informers, follower.ready],
+      informers: [...watched, follower.ready],
       controllers: [controller],
       runnables: [
         (signal) => follower.run(signal),

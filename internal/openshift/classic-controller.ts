@@ -3,7 +3,8 @@
 // ClusterOperator's name — enqueued by every change of a non-copied CSV, the status of classic.ts written.
 import { ClusterServiceVersionKind, V1alpha1, type ClusterServiceVersion } from '../../api/operators/index.ts';
 import { Controller, formatTime } from '../shared/controller/index.ts';
-import { Informer, eventRecorder } from '../shared/kube/index.ts';
+import type { Informer} from '../shared/kube/index.ts';
+import { informers, eventRecorder } from '../shared/kube/index.ts';
 import type { ManagerContext, ManagerParts } from '../shared/manager/index.ts';
 import { classicRelatedObjects, classicStatus, classicVerdict, isCopied, type CsvInfo } from './classic.ts';
 import type { OperandVersion } from './clusteroperator.ts';
@@ -63,13 +64,9 @@ const byKey = (a: CsvInfo, b: CsvInfo): number => (a.namespace === b.namespace ?
 export function classicGatingSetup(options: ClassicGatingOptions): (ctx: ManagerContext) => ClassicGatingParts {
   return ({ client, logger, metrics }) => {
     const log = logger.child({ controller: 'clusteroperator' });
-    const csvs = new Informer<ClusterServiceVersion>({
-      client,
-      apiVersion: V1alpha1,
-      kind: ClusterServiceVersionKind,
+    const csvs = informers(client, logger)<ClusterServiceVersion>(V1alpha1, ClusterServiceVersionKind, {
       ...(options.watchedNamespace && { namespace: options.watchedNamespace }),
       transform: slim,
-      logger: logger.child({ informer: 'clusterserviceversions' }),
     });
     const olmVersion = options.olmVersion ?? OLM_VERSION;
     const targetVersions: OperandVersion[] = [

@@ -3,7 +3,8 @@
 // when its Upgradeable condition changes (library-go's wording); the blocking-installs gauge.
 import { Gauge, type Logger, type Registry } from '../shared/observability/index.ts';
 import type { Reconciler, Result } from '../shared/controller/index.ts';
-import { Informer, isAlreadyExists, isNoKindMatch, isNotFound, semanticEqual, stripManagedFields, type EventRecorder, type KubeClient } from '../shared/kube/index.ts';
+import type { Informer} from '../shared/kube/index.ts';
+import { isAlreadyExists, isNoKindMatch, isNotFound, semanticEqual, informers, type EventRecorder, type KubeClient } from '../shared/kube/index.ts';
 import {
   ClusterOperatorKind,
   ConfigGroupVersion,
@@ -74,14 +75,7 @@ export function clusterOperatorWatch(client: KubeClient, name: string, logger: L
   readonly served: () => void;
   readonly close: () => Promise<void>;
 } {
-  const informer = new Informer<ClusterOperator>({
-    client,
-    apiVersion: ConfigGroupVersion,
-    kind: ClusterOperatorKind,
-    fieldSelector: { 'metadata.name': name },
-    transform: stripManagedFields,
-    logger: logger.child({ informer: 'clusteroperator' }),
-  });
+  const informer = informers(client, logger)<ClusterOperator>(ConfigGroupVersion, ClusterOperatorKind, { name: 'clusteroperator', fieldSelector: { 'metadata.name': name } });
   let stopped = false;
   return {
     informer,

@@ -5,7 +5,8 @@
 import type { KubeObject } from '../../api/meta/v1.ts';
 import { ClusterExtensionKind, GroupVersion, type ClusterExtension } from '../../api/v1/index.ts';
 import { Controller, formatTime } from '../shared/controller/index.ts';
-import { Informer, eventRecorder } from '../shared/kube/index.ts';
+import type { Informer} from '../shared/kube/index.ts';
+import { informers, eventRecorder } from '../shared/kube/index.ts';
 import type { ManagerContext, ManagerParts } from '../shared/manager/index.ts';
 import type { Version } from '../shared/semver/index.ts';
 import { libraryGoSetCondition, type ClusterOperatorStatus } from './clusteroperator.ts';
@@ -58,21 +59,13 @@ const metadataOnly = (o: KubeObject & { type?: string }): KubeObject => {
 export function v1GatingSetup(options: V1GatingOptions): (ctx: ManagerContext) => V1GatingParts {
   return ({ client, logger, metrics }) => {
     const log = logger.child({ controller: 'clusteroperator' });
-    const extensions = new Informer<ClusterExtension>({
-      client,
-      apiVersion: GroupVersion,
-      kind: ClusterExtensionKind,
-      transform: nameOnly,
-      logger: logger.child({ informer: 'clusterextensions-gating' }),
-    });
-    const heads = new Informer({
-      client,
-      apiVersion: options.revisions.apiVersion,
-      kind: options.revisions.kind,
+    const informer = informers(client, logger);
+    const extensions = informer<ClusterExtension>(GroupVersion, ClusterExtensionKind, { name: 'clusterextensions-gating', transform: nameOnly });
+    const heads = informer(options.revisions.apiVersion, options.revisions.kind, {
+      name: 'revision-heads',
       ...(options.revisions.namespace !== undefined && { namespace: options.revisions.namespace }),
       labelSelector: options.revisions.labelSelector,
       transform: options.revisions.transform ?? metadataOnly,
-      logger: logger.child({ informer: 'revision-heads' }),
     });
     const extensionInfos = (): ExtensionInfo[] => {
       const byExtension = new Map<string, RevisionInfo[]>();

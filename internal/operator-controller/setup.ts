@@ -22,7 +22,8 @@ import {
 import { Controller } from '../shared/controller/index.ts';
 import { createImagePuller, readCertificateDir } from '../shared/image/index.ts';
 import type { KubeObject } from '../../api/meta/v1.ts';
-import { eventRecorder, Informer, stripManagedFields, type KubeClient } from '../shared/kube/index.ts';
+import type { Informer} from '../shared/kube/index.ts';
+import { eventRecorder, informers, type KubeClient } from '../shared/kube/index.ts';
 import { OwnedObjectWatcher } from './applier/index.ts';
 import { registryAccess, type Cache, type ManagerContext, type ManagerParts } from '../shared/manager/index.ts';
 import type { Logger, Metrics } from '../shared/observability/index.ts';
@@ -107,20 +108,9 @@ export function operatorControllerSetup(
   impl: OperatorControllerImplementations,
 ): (ctx: ManagerContext) => Promise<OperatorControllerParts> {
   return async ({ client, logger, metrics }) => {
-    const extensions = new Informer<ClusterExtension>({
-      client,
-      apiVersion: GroupVersion,
-      kind: ClusterExtensionKind,
-      transform: stripManagedFields,
-      logger: logger.child({ informer: 'clusterextensions' }),
-    });
-    const catalogs = new Informer<ClusterCatalog>({
-      client,
-      apiVersion: GroupVersion,
-      kind: ClusterCatalogKind,
-      transform: stripManagedFields,
-      logger: logger.child({ informer: 'clustercatalogs' }),
-    });
+    const informer = informers(client, logger);
+    const extensions = informer<ClusterExtension>(GroupVersion, ClusterExtensionKind);
+    const catalogs = informer<ClusterCatalog>(GroupVersion, ClusterCatalogKind);
     const { registry, informer: secretInformer } = await registryAccess({ client, logger, ...options });
     // ServiceAccountInstalls (ours, off by default): the service accounts extensions install as, and RBAC changes
     // that could grant what one was missing. Off, as upstream, spec.serviceAccount is ignored and nothing is watched.
@@ -128,7 +118,7 @@ export function operatorControllerSetup(
     const installer = serviceAccountInstalls
       ? installerWatches({ client, logger, extensions: () => extensions.list(), enqueue: (name) => controller.enqueue(name) })
       : undefined;
-    const informers: Cache[] = [extensions, catalogs, ...(secretInformer ? [secretInformer] : []), ...(installer?.informers ?? [])];
+    const watched: Cache[] = [extensions, catalogs, ...(secretInformer ? [secretInformer] : []), ...(installer?.informers ?? [])];
     const puller = createImagePuller({ cacheDir: join(options.cachePath, 'unpack'), registry, logger: logger.child({ component: 'image' }) });
     const caCerts = options.catalogdCasDir ? await readCertificateDir(options.catalogdCasDir) : undefined;
     const content = impl.content({ ...(caCerts && { caCerts }), logger: logger.child({ component: 'catalog-content' }), cacheDir: join(options.cachePath, 'catalogs') });
@@ -194,7 +184,7 @@ export function operatorControllerSetup(
       controller.enqueue(name);
     });
     if (runtime) {
-      informers.push(runtime.objectSets, runtime.secrets);
+      watched.push(runtime.objectSets, runtime.secrets);
       // A revision's progress is the extension's status: any change of one re-enqueues its extension.
       runtime.objectSets.onEvent((type, cos, old) => {
         const owner = runtime.ownerToNotify(type, cos, old);
@@ -218,7 +208,7 @@ export function operatorControllerSetup(
     };
 
     return {
-      informers,
+      informers: watched,
       controllers: runtime ? [controller, runtime.controller] : [controller],
       closers: [closeAll],
       extensions,

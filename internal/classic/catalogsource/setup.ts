@@ -2,7 +2,8 @@
 import { join } from 'node:path';
 import { CatalogSourceKind, V1alpha1, type CatalogSource } from '../../../api/operators/index.ts';
 import { Controller, type RateLimiter } from '../../shared/controller/index.ts';
-import { Informer, stripManagedFields } from '../../shared/kube/index.ts';
+import type { Informer} from '../../shared/kube/index.ts';
+import { informers } from '../../shared/kube/index.ts';
 import type { Cache, ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
 import { registryAccess, type RegistryFlagOptions } from '../../shared/manager/index.ts';
 import type { RegistryClientOptions } from '../registryclient/index.ts';
@@ -37,15 +38,9 @@ export interface CatalogSourceParts extends ManagerParts {
 export function catalogSourceSetup(options: CatalogSourceOptions): (ctx: ManagerContext) => Promise<CatalogSourceParts> {
   return async ({ client, logger, metrics }) => {
     const log = logger.child({ controller: 'catalogsource' });
-    const catalogSources = new Informer<CatalogSource>({
-      client,
-      apiVersion: V1alpha1,
-      kind: CatalogSourceKind,
-      transform: stripManagedFields,
-      logger: logger.child({ informer: 'catalogsources' }),
-    });
+    const catalogSources = informers(client, logger)<CatalogSource>(V1alpha1, CatalogSourceKind);
     const { registry, informer: secretInformer } = await registryAccess({ client, logger, ...options });
-    const informers: Cache[] = secretInformer ? [catalogSources, secretInformer] : [catalogSources];
+    const watched: Cache[] = secretInformer ? [catalogSources, secretInformer] : [catalogSources];
     const late: { controller?: Controller } = {}; // the controller exists once the reconciler does
     const addresses = addressSources({
       onChange: (key) => late.controller?.enqueue(key),
@@ -82,7 +77,7 @@ export function catalogSourceSetup(options: CatalogSourceOptions): (ctx: Manager
       addresses.close();
       await registry.close();
     };
-    return { informers, controllers: [controller], closers: [close], catalogSources, controller, contents: reconciler, registry };
+    return { informers: watched, controllers: [controller], closers: [close], catalogSources, controller, contents: reconciler, registry };
   };
 }
 

@@ -9,7 +9,8 @@ import {
 } from '../../../api/operators/index.ts';
 import { Controller, objectKey, type RateLimiter } from '../../shared/controller/index.ts';
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import { eventRecorder, Informer, NAMESPACE_INDEX, stripManagedFields } from '../../shared/kube/index.ts';
+import type { Informer} from '../../shared/kube/index.ts';
+import { eventRecorder, NAMESPACE_INDEX, informers } from '../../shared/kube/index.ts';
 import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
 import { attenuatedClient } from './attenuate.ts';
 import { executePlan } from './execute.ts';
@@ -41,20 +42,12 @@ export interface InstallPlanParts extends ManagerParts {
 export function installPlanSetup(options: InstallPlanOptions): (ctx: ManagerContext) => Promise<InstallPlanParts> {
   return async ({ client, logger, metrics }) => {
     const log = logger.child({ controller: 'installplan' });
-    const informer = <T extends KubeObject>(apiVersion: string, kind: string, name: string, labelSelector?: string): Informer<T> =>
-      new Informer<T>({
-        client,
-        apiVersion,
-        kind,
-        transform: stripManagedFields,
-        logger: logger.child({ informer: name }),
-        ...(labelSelector && { labelSelector }),
-      });
-    const installPlans = informer<InstallPlan>(V1alpha1, InstallPlanKind, 'installplans');
-    const operatorGroups = informer<OperatorGroup>(V1, OperatorGroupKind, 'operatorgroups');
+    const informer = informers(client, logger);
+    const installPlans = informer<InstallPlan>(V1alpha1, InstallPlanKind);
+    const operatorGroups = informer<OperatorGroup>(V1, OperatorGroupKind);
     // As upstream once its labeller is done: only OLM-managed RBAC objects are watched for the retry.
     const rbac = [...RBAC_RELATED_KINDS].map((kind) =>
-      informer<KubeObject>(kind === 'ServiceAccount' ? 'v1' : 'rbac.authorization.k8s.io/v1', kind, `${kind.toLowerCase()}s`, 'olm.managed=true'),
+      informer<KubeObject>(kind === 'ServiceAccount' ? 'v1' : 'rbac.authorization.k8s.io/v1', kind, { labelSelector: 'olm.managed=true' }),
     );
 
     const m = installPlanMetrics(metrics.registry, () => installPlans.keys().length);

@@ -18,7 +18,8 @@ import {
   type OperatorGroup,
   type Subscription,
 } from '../../../api/operators/index.ts';
-import { Informer, stripManagedFields, type KubeClient } from '../../shared/kube/index.ts';
+import type { Informer} from '../../shared/kube/index.ts';
+import { informers, type KubeClient } from '../../shared/kube/index.ts';
 import type { Cache } from '../../shared/manager/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 
@@ -130,15 +131,7 @@ export interface OlmCacheOptions {
 
 /** Creates (does not start) the shared informers. */
 export function olmCaches({ client, logger }: OlmCacheOptions): OlmCaches {
-  const informer = <T extends KubeObject>(apiVersion: string, kind: string, extra: { labelSelector?: string; transform?: (o: T) => T } = {}): Informer<T> =>
-    new Informer<T>({
-      client,
-      apiVersion,
-      kind,
-      transform: extra.transform ?? stripManagedFields,
-      logger: logger.child({ informer: kind.toLowerCase() }),
-      ...(extra.labelSelector !== undefined && { labelSelector: extra.labelSelector }),
-    });
+  const informer = informers(client, logger);
   const rbac = 'rbac.authorization.k8s.io/v1';
   const caches = {
     csvs: informer<ClusterServiceVersion>(V1alpha1, ClusterServiceVersionKind, { labelSelector: `!${CopiedFromLabel}` }),

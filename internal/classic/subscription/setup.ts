@@ -16,7 +16,8 @@ import {
 } from '../../../api/operators/index.ts';
 import { Controller, type RateLimiter } from '../../shared/controller/index.ts';
 import { CachingImagePuller, type RegistryClient as ImageRegistry } from '../../shared/image/index.ts';
-import { eventRecorder, Informer, isNotFound, NAMESPACE_INDEX, stripManagedFields, updateStatus } from '../../shared/kube/index.ts';
+import type { Informer} from '../../shared/kube/index.ts';
+import { eventRecorder, isNotFound, NAMESPACE_INDEX, informers, updateStatus } from '../../shared/kube/index.ts';
 import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
 import { BUNDLE_PATHS, loadRegistryV1 } from '../../shared/registryv1/index.ts';
 import type { ContentRegistry } from '../catalogsource/index.ts';
@@ -50,10 +51,11 @@ export interface SubscriptionOptions {
 export function subscriptionSetup(options: SubscriptionOptions): (ctx: ManagerContext) => Promise<ManagerParts> {
   return async ({ client, logger, metrics }) => {
     const log = logger.child({ controller: 'subscription' });
-    const subscriptions = options.shared?.subscriptions ?? new Informer<Subscription>({ client, apiVersion: V1alpha1, kind: SubscriptionKind, transform: stripManagedFields, logger: log });
-    const installPlans = options.shared?.installPlans ?? new Informer<InstallPlan>({ client, apiVersion: V1alpha1, kind: InstallPlanKind, transform: stripManagedFields, logger: log });
-    const csvs = options.shared?.csvs ?? new Informer<ClusterServiceVersion>({ client, apiVersion: V1alpha1, kind: ClusterServiceVersionKind, transform: stripManagedFields, logger: log });
-    const operatorGroups = options.shared?.operatorGroups ?? new Informer<OperatorGroup>({ client, apiVersion: V1, kind: OperatorGroupKind, transform: stripManagedFields, logger: log });
+    const informer = informers(client, logger);
+    const subscriptions = options.shared?.subscriptions ?? informer<Subscription>(V1alpha1, SubscriptionKind);
+    const installPlans = options.shared?.installPlans ?? informer<InstallPlan>(V1alpha1, InstallPlanKind);
+    const csvs = options.shared?.csvs ?? informer<ClusterServiceVersion>(V1alpha1, ClusterServiceVersionKind);
+    const operatorGroups = options.shared?.operatorGroups ?? informer<OperatorGroup>(V1, OperatorGroupKind);
     const inNamespace = <T extends KubeObject>(inf: Informer<T>, ns: string): T[] => inf.byIndex(NAMESPACE_INDEX, ns);
 
     const puller = new CachingImagePuller({

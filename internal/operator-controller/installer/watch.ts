@@ -3,7 +3,7 @@
 // could unblock (requeue.ts) so they are reconciled at once rather than after their backoff.
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
-import { Informer, type KubeClient } from '../../shared/kube/index.ts';
+import { informers, type Informer, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import type { InstallerIdentity } from '../controller/index.ts';
 import { cachedServiceAccounts } from './identity.ts';
@@ -45,20 +45,15 @@ export interface InstallerWatches {
 }
 
 export function installerWatches(o: InstallerWatchesOptions): InstallerWatches {
-  const informers = KINDS.map(({ apiVersion, kind }) => {
-    const informer = new Informer<KubeObject>({
-      client: o.client,
-      apiVersion,
-      kind,
-      transform: slimToName,
-      logger: o.logger.child({ informer: kind.toLowerCase() }),
-    });
+  const informerOf = informers(o.client, o.logger);
+  const watched = KINDS.map(({ apiVersion, kind }) => {
+    const informer = informerOf<KubeObject>(apiVersion, kind, { transform: slimToName });
     informer.onEvent((_type, obj) => {
       const change: IdentityChange = { kind, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' };
       for (const key of extensionsToRequeue(change, o.extensions())) o.enqueue(key);
     });
     return informer;
   });
-  const serviceAccounts = informers[0]!;
-  return { informers, identity: cachedServiceAccounts((key) => serviceAccounts.get(key)) };
+  const serviceAccounts = watched[0]!;
+  return { informers: watched, identity: cachedServiceAccounts((key) => serviceAccounts.get(key)) };
 }

@@ -4,7 +4,8 @@
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { ClusterObjectSetKind, GroupVersion, LifecycleStateArchived, OwnerNameKey, RevisionNameKey, type ClusterObjectSet } from '../../../api/v1/index.ts';
 import { Controller, defaultControllerRateLimiter, type RateLimiter } from '../../shared/controller/index.ts';
-import { Informer, isNotFound, stripManagedFields, type KubeClient } from '../../shared/kube/index.ts';
+import type { Informer} from '../../shared/kube/index.ts';
+import { isNotFound, informers, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger, Metrics } from '../../shared/observability/index.ts';
 import { DeadlineAwareRateLimiter } from './deadline.ts';
 import { RevisionEngine } from './engine.ts';
@@ -43,23 +44,16 @@ export interface ObjectSetRuntime {
 
 export function objectSetRuntime(o: ObjectSetRuntimeOptions): ObjectSetRuntime {
   const log = o.logger.child({ controller: 'clusterobjectset' });
-  const objectSets = new Informer<ClusterObjectSet>({
-    client: o.client,
-    apiVersion: GroupVersion,
-    kind: ClusterObjectSetKind,
-    transform: stripManagedFields,
-    logger: o.logger.child({ informer: 'clusterobjectsets' }),
-  });
+  const informer = informers(o.client, o.logger);
+  const objectSets = informer<ClusterObjectSet>(GroupVersion, ClusterObjectSetKind);
   objectSets.addIndex(OWNER_INDEX, (c) => {
     const owner = c.metadata.labels?.[OwnerNameKey];
     return owner === undefined ? [] : [owner];
   });
   // The Secrets holding revisions' objects, by metadata (uid and immutability); their data is read only when a
   // revision's phases are resolved (the reconciler keeps what it resolved while the Secrets' uids stay the same).
-  const secrets = new Informer<KubeObject>({
-    client: o.client,
-    apiVersion: 'v1',
-    kind: 'Secret',
+  const secrets = informer<KubeObject>('v1', 'Secret', {
+    name: 'objectset-secrets',
     namespace: o.systemNamespace,
     labelSelector: RevisionNameKey,
     transform: (s: KubeObject): KubeObject => ({
@@ -68,7 +62,6 @@ export function objectSetRuntime(o: ObjectSetRuntimeOptions): ObjectSetRuntime {
       metadata: { name: s.metadata.name, namespace: s.metadata.namespace, uid: s.metadata.uid },
       immutable: s['immutable'],
     }),
-    logger: o.logger.child({ informer: 'objectset-secrets' }),
   });
   const readSecret = async (namespace: string, name: string): Promise<KubeObject | undefined> => {
     try {

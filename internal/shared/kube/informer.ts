@@ -68,6 +68,30 @@ export function stripManagedFields<T extends KubeObject>(obj: T): T {
   return { ...obj, metadata };
 }
 
+/** What an informer needs besides its kind, for `informers()`: its log name (default `<kind>s`, lower case). */
+export type InformerExtras<T extends KubeObject> = Partial<Omit<InformerOptions<T>, 'client' | 'apiVersion' | 'kind' | 'logger'>> & {
+  readonly name?: string;
+};
+
+/**
+ * The one way a process builds its informers: `const informer = informers(client, logger)`, then
+ * `informer<T>(apiVersion, kind, { … })` — managedFields stripped unless another transform is given, a child logger
+ * `{ informer: name }`.
+ */
+export function informers(client: KubeClient, logger: Logger): <T extends KubeObject>(apiVersion: string, kind: string, extra?: InformerExtras<T>) => Informer<T> {
+  return <T extends KubeObject>(apiVersion: string, kind: string, extra: InformerExtras<T> = {}): Informer<T> => {
+    const { name, ...options } = extra;
+    return new Informer<T>({
+      client,
+      apiVersion,
+      kind,
+      transform: stripManagedFields,
+      ...options,
+      logger: logger.child({ informer: name ?? `${kind.toLowerCase()}s` }),
+    });
+  };
+}
+
 class WatchSilentError extends Error {
   override readonly name = 'WatchSilentError';
 }
