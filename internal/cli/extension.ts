@@ -25,6 +25,7 @@ import { parseConstraints } from '../shared/semver/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, labelsFlag, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { age, emit, json, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
+import { CauseTracker, shellQuote, unfixable, type Unfixable } from './failfast.ts';
 import { waitFor } from './wait.ts';
 
 export const CE = { apiVersion: GroupVersion, kind: ClusterExtensionKind } as const;
@@ -142,9 +143,27 @@ function waitFailureHint(io: CliIO, ext: ClusterExtension | undefined, name: str
   io.stderr.write(`run \`kubectl olm status ${name}\` or \`kubectl olm explain ${name}\` to see why\n`);
 }
 
+/** What a wait that ended on a cause waiting will not fix prints after the caller's first line. */
+function unfixableHint(io: CliIO, u: Unfixable, name: string): void {
+  const next = u.next.map((c) => `\`${c}\``).join(' or ');
+  io.stderr.write(`waiting will not fix this (--wait-for-fix waits anyway)${next ? `; next: ${next}` : ''}\n`);
+  io.stderr.write(`run \`kubectl olm status ${shellQuote(name)}\` or \`kubectl olm explain ${shellQuote(name)}\` to see why\n`);
+}
+
+/** `--wait`'s give-up test: a cause waiting will not fix, kept for two reconciles; none with --wait-for-fix. */
+function giveUp(waitForFix: boolean | undefined, generation: number): ((e: ClusterExtension | undefined) => Unfixable | undefined) | undefined {
+  if (waitForFix) return undefined;
+  const tracker = new CauseTracker();
+  return (e) => tracker.observe(unfixable(e, generation));
+}
+
 const WAIT_USAGE = [
   '      --wait                 wait until the extension is installed as asked (Installed=True, Progressing=Succeeded);',
-  '                             on a terminal each condition change is shown on stderr',
+  '                             on a terminal each condition change since the command started is shown on stderr;',
+  '                             gives up (exit 1) on a cause waiting will not fix — a package, version or channel the',
+  '                             catalogs lack, a missing namespace or service account, a terminal error — kept for',
+  '                             two reconciles, and names the command to run next',
+  '      --wait-for-fix         with --wait: keep waiting on such a cause too (until someone fixes it, or --timeout)',
   `      --timeout <duration>   how long --wait waits (Go duration, default ${DEFAULT_TIMEOUT}; 0: no limit)`,
 ];
 
@@ -203,6 +222,7 @@ export const installCommand: CliCommand = {
       labels: { type: 'string', multiple: true },
       'dry-run': { type: 'boolean' },
       ...WAIT_OPTIONS,
+      'wait-for-fix': { type: 'boolean' },
       output: { type: 'string', short: 'o' },
     });
     const [packageName] = positionals(pos, ['package']) as [string];
@@ -264,7 +284,13 @@ export const installCommand: CliCommand = {
           timeoutMs: timeout,
           io,
           label: `clusterextension/${name}`,
+          giveUp: giveUp(values['wait-for-fix'], created.metadata?.generation ?? 1),
         });
+        if (!r.ok && r.reason === 'unfixable') {
+          io.stderr.write(`failed to install extension "${name}": cluster extension "${name}" did not finish installing: ${r.unfixable.cause}\n`);
+          unfixableHint(io, r.unfixable, name);
+          return 1;
+        }
         if (!r.ok) {
           const p = condition(r.last, TypeProgressing);
           const why = p && p.reason !== ReasonSucceeded ? p.message : r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded';
@@ -341,6 +367,7 @@ export const upgradeCommand: CliCommand = {
       yes: { type: 'boolean', short: 'y' },
       'upgrade-constraint-policy': { type: 'string' },
       ...WAIT_OPTIONS,
+      'wait-for-fix': { type: 'boolean' },
       output: { type: 'string', short: 'o' },
     });
     const [name] = positionals(pos, ['extension']) as [string];
@@ -400,7 +427,14 @@ export const upgradeCommand: CliCommand = {
           timeoutMs: timeout,
           io,
           label: `clusterextension/${name}`,
+          baseline: updated.status?.conditions,
+          giveUp: giveUp(values['wait-for-fix'], updated.metadata?.generation ?? 0),
         });
+        if (!r.ok && r.reason === 'unfixable') {
+          io.stderr.write(`failed to update extension: extension "${name}" did not finish upgrading: ${r.unfixable.cause}\n`);
+          unfixableHint(io, r.unfixable, name);
+          return 1;
+        }
         if (!r.ok) {
           io.stderr.write(`failed to update extension: timed out waiting for extension: ${r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded'}\n`);
           waitFailureHint(io, r.last, name);

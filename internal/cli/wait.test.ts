@@ -61,3 +61,35 @@ describe('waitFor', () => {
     expect(a).toMatchObject({ ok: false, reason: 'aborted' });
   });
 });
+
+describe('waitFor: baseline and giveUp', () => {
+  it('shows only the conditions that change from the baseline', async () => {
+    const stderr = sink(true);
+    const seq = [[cond('Installed', 'True', 'Succeeded', 'old'), cond('Progressing', 'True', 'RollingOut', 'new')], [cond('Installed', 'True', 'Succeeded', 'old'), cond('Progressing', 'True', 'Succeeded', 'done')]];
+    let i = 0;
+    const r = await waitFor({
+      get: async () => ({ conditions: seq[Math.min(i++, seq.length - 1)]! }),
+      done: (o) => o?.conditions[1]?.reason === 'Succeeded',
+      conditions: (o) => o?.conditions,
+      baseline: [cond('Installed', 'True', 'Succeeded', 'old'), cond('Progressing', 'True', 'Succeeded', 'done')],
+      timeoutMs: 10_000,
+      io: { stdout: sink(false), stderr, cwd: '/', env: {} },
+      label: 'x',
+    });
+    expect(r.ok).toBe(true);
+    expect(stderr.text()).toMatch(/^\[\d+s\] x: Progressing=True RollingOut: new\n\[\d+s\] x: Progressing=True Succeeded: done\n$/);
+  });
+
+  it('ends when giveUp reports a cause', async () => {
+    let reads = 0;
+    const r = await waitFor({
+      get: async () => ({ n: ++reads }),
+      done: () => false,
+      giveUp: (o) => ((o?.n ?? 0) >= 2 ? { cause: 'no bundles found', next: [] } : undefined),
+      timeoutMs: 10_000,
+      io: { stdout: sink(false), stderr: sink(false), cwd: '/', env: {} },
+      label: 'x',
+    });
+    expect(r).toMatchObject({ ok: false, reason: 'unfixable', unfixable: { cause: 'no bundles found' } });
+  });
+});

@@ -1,8 +1,10 @@
 // Waiting for the cluster (`--wait`): poll an object every 250 ms (kubectl-operator's interval)
 // until a test passes or the timeout ends; while waiting, one line on stderr per condition that
-// changed — only when stderr is a terminal, so scripts and pipes see nothing but the result.
+// changed since the command started — only when stderr is a terminal, so scripts and pipes see nothing but the
+// result. A cause waiting will not fix (failfast.ts) ends the wait early, unless the caller keeps waiting for a fix.
 import type { Condition } from '../../api/meta/v1.ts';
 import { sleep } from '../shared/toolkit/index.ts';
+import type { Unfixable } from './failfast.ts';
 import type { CliIO } from './types.ts';
 
 export const POLL_INTERVAL_MS = 250;
@@ -21,9 +23,16 @@ export interface WaitOptions<T> {
   readonly io: CliIO;
   /** Progress prefix, e.g. `clusterextension/foo`. */
   readonly label: string;
+  /** The conditions when the command started: progress shows only what changes from them (no replay). */
+  readonly baseline?: readonly Condition[] | undefined;
+  /** A cause waiting will not fix, once it has stayed long enough (CauseTracker); the wait then ends. */
+  readonly giveUp?: ((obj: T | undefined) => Unfixable | undefined) | undefined;
 }
 
-export type WaitResult<T> = { readonly ok: true; readonly last: T | undefined } | { readonly ok: false; readonly last: T | undefined; readonly reason: 'timeout' | 'aborted' };
+export type WaitResult<T> =
+  | { readonly ok: true; readonly last: T | undefined }
+  | { readonly ok: false; readonly last: T | undefined; readonly reason: 'timeout' | 'aborted' }
+  | { readonly ok: false; readonly last: T | undefined; readonly reason: 'unfixable'; readonly unfixable: Unfixable };
 
 /** One progress line per condition whose status, reason or message changed since the last read. */
 export function conditionChanges(before: ReadonlyMap<string, string>, conditions: readonly Condition[] | undefined): { lines: string[]; now: Map<string, string> } {
@@ -46,7 +55,7 @@ export async function waitFor<T>(o: WaitOptions<T>): Promise<WaitResult<T>> {
   const start = Date.now();
   const deadline = start + o.timeoutMs;
   const progress = isTerminal(o.io.stderr);
-  let seen = new Map<string, string>();
+  let seen = conditionChanges(new Map(), o.baseline).now;
   let last: T | undefined;
   for (;;) {
     if (o.io.signal?.aborted) return { ok: false, last, reason: 'aborted' };
@@ -57,6 +66,8 @@ export async function waitFor<T>(o: WaitOptions<T>): Promise<WaitResult<T>> {
       for (const l of lines) o.io.stderr.write(`[${elapsed(start)}] ${o.label}: ${l}\n`);
     }
     if (o.done(last)) return { ok: true, last };
+    const u = o.giveUp?.(last);
+    if (u) return { ok: false, last, reason: 'unfixable', unfixable: u };
     const left = deadline - Date.now();
     if (left <= 0) return { ok: false, last, reason: 'timeout' };
     await sleep(Math.min(POLL_INTERVAL_MS, left), o.io.signal);

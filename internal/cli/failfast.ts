@@ -1,0 +1,114 @@
+// Failing fast in `--wait`: the causes operator-controller reports that waiting will not fix — a terminal
+// Progressing (False: Blocked, InvalidConfiguration, ProgressDeadlineExceeded) or a retried error that only a change
+// by someone can end (a package, version or channel the catalogs do not have, a missing namespace or service account,
+// an object another owner holds, an image that does not exist). `--wait` gives up on one once it has stayed for two
+// reconciles, and names the command to run next.
+import type { ClusterExtension } from '../../api/v1/index.ts';
+import { ReasonBlocked, ReasonInvalidConfiguration, ReasonProgressDeadlineExceeded, ReasonSucceeded, TypeProgressing } from '../../api/v1/index.ts';
+
+/** A cause waiting will not fix, and what to run next. */
+export interface Unfixable {
+  /** The controller's message, one line. */
+  readonly cause: string;
+  /** Commands to run next, most useful first. */
+  readonly next: readonly string[];
+}
+
+const TERMINAL_REASONS: readonly string[] = [ReasonBlocked, ReasonInvalidConfiguration, ReasonProgressDeadlineExceeded];
+
+/** Text in a retried Progressing message that only a change by someone can end. */
+const UNFIXABLE_TEXT: readonly RegExp[] = [
+  /no bundles found for package /,
+  /found bundles for package .* in multiple catalogs with the same priority/,
+  /desired version range .* is invalid/,
+  /desired catalog selector is invalid/,
+  /installation cannot proceed due to missing ServiceAccount/,
+  /\bnamespaces? "[^"]*" not found/,
+  /already exists .*cannot be managed by operator-controller/,
+  /\bmanifest unknown\b|\bname unknown\b|\brepository .* not found\b|\bno such host\b|\bENOTFOUND\b/,
+];
+
+const oneLine = (s: string): string => s.replace(/\s*\n\s*/g, ' ').trim();
+
+/** An argument as a shell needs it quoted. */
+export const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/**
+ * What to run next for `cause`: for a version or channel the catalogs lack, `upgrade` with another (and where to see
+ * what there is); for a package they lack, `search` and `uninstall`; for a missing service account, its creation.
+ * (`kubectl olm status` is always suggested by the caller.)
+ */
+export function nextCommands(ext: ClusterExtension, cause: string): string[] {
+  const name = ext.metadata?.name ?? '';
+  const pkg = ext.spec?.source.catalog?.packageName ?? '';
+  const ns = ext.spec?.namespace ?? '';
+  const out: string[] = [];
+  if (/no bundles found for package /.test(cause)) {
+    const spec = ext.spec?.source.catalog;
+    if (spec?.version || (spec?.channels?.length ?? 0) > 0) {
+      out.push(`kubectl olm list-available ${shellQuote(pkg)}`);
+      out.push(`kubectl olm upgrade ${shellQuote(name)} ${spec?.version ? '--version <range>' : '--channel <name>'}`);
+    } else {
+      out.push(`kubectl olm search ${shellQuote(pkg)}`);
+      out.push(`kubectl olm uninstall ${shellQuote(name)}`);
+    }
+  } else if (/desired version range/.test(cause)) {
+    out.push(`kubectl olm upgrade ${shellQuote(name)} --version <range>`);
+  } else if (/missing ServiceAccount/.test(cause)) {
+    const sa = ext.spec?.serviceAccount?.name ?? '<name>';
+    out.push(`kubectl create serviceaccount ${shellQuote(sa)} -n ${shellQuote(ns)}`);
+  } else if (/\bnamespaces? "[^"]*" not found/.test(cause)) {
+    out.push(`kubectl create namespace ${shellQuote(ns)}`);
+  }
+  return out;
+}
+
+/**
+ * The cause waiting will not fix that the extension reports for the spec at `generation` (Progressing's
+ * observedGeneration has caught up with it), or undefined.
+ */
+export function unfixable(ext: ClusterExtension | undefined, generation: number): Unfixable | undefined {
+  const p = ext?.status?.conditions?.find((c) => c.type === TypeProgressing);
+  if (!ext || !p || p.reason === ReasonSucceeded || (p.observedGeneration ?? 0) < generation) return undefined;
+  const terminal = p.status === 'False' && TERMINAL_REASONS.includes(p.reason);
+  if (!terminal && !UNFIXABLE_TEXT.some((re) => re.test(p.message))) return undefined;
+  const cause = oneLine(p.message) || p.reason;
+  const withName = /missing ServiceAccount/.test(cause) && ext.spec?.serviceAccount?.name ? `${cause} "${ext.spec.serviceAccount.name}" in namespace "${ext.spec.namespace}"` : cause;
+  return { cause: withName, next: nextCommands(ext, cause) };
+}
+
+/** How long a cause must stay, and on how many reads, before `--wait` gives up on it: two reconciles. */
+export const FAIL_FAST_AFTER_MS = 2_000;
+export const FAIL_FAST_READS = 2;
+
+/**
+ * Tracks one cause across reads: it must stay the same for FAIL_FAST_READS reads spanning FAIL_FAST_AFTER_MS — a
+ * first reconcile's error the next one clears (a cache not yet synced) is not reported.
+ */
+export class CauseTracker {
+  private cause: string | undefined;
+  private since = 0;
+  private reads = 0;
+  private readonly afterMs: number;
+  private readonly now: () => number;
+  constructor(afterMs = FAIL_FAST_AFTER_MS, now: () => number = Date.now) {
+    this.afterMs = afterMs;
+    this.now = now;
+  }
+
+  /** The cause when it has stayed long enough, else undefined. */
+  observe(u: Unfixable | undefined): Unfixable | undefined {
+    if (!u) {
+      this.cause = undefined;
+      this.reads = 0;
+      return undefined;
+    }
+    if (u.cause !== this.cause) {
+      this.cause = u.cause;
+      this.since = this.now();
+      this.reads = 0;
+    }
+    this.reads++;
+    return this.reads >= FAIL_FAST_READS && this.now() - this.since >= this.afterMs ? u : undefined;
+  }
+}
