@@ -26,6 +26,7 @@ import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, labelsFlag, listFla
 import { age, emit, json, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
 import { CauseTracker, shellQuote, unfixable, type Unfixable } from './failfast.ts';
+import { didYouMean, findPackage } from './preflight.ts';
 import { waitFor } from './wait.ts';
 
 export const CE = { apiVersion: GroupVersion, kind: ClusterExtensionKind } as const;
@@ -180,6 +181,10 @@ export const installCommand: CliCommand = {
     'picks the newest bundle that matches --version and --channel, applies it into --namespace, and keeps it',
     'upgraded along the catalog\'s upgrade graph.',
     '',
+    'Before it creates anything it checks that no extension has that name (`upgrade` changes one), that the namespace',
+    'exists (or --create-namespace), and that a serving catalog has the package (else it names close ones); a namespace',
+    'it created is deleted again when the extension cannot be created.',
+    '',
     'Flags:',
     '      --name <name>                  name of the ClusterExtension (default: the package name)',
     '  -n, --namespace <namespace>        namespace for the extension\'s namespaced objects (default: the kubeconfig',
@@ -259,9 +264,32 @@ export const installCommand: CliCommand = {
         },
       };
       const dryRun = values['dry-run'] === true;
-      if (values['create-namespace'] && !dryRun) {
+      const fail = (why: string): number => {
+        io.stderr.write(`failed to install extension "${name}": ${why}\n`);
+        return 1;
+      };
+      // Check first, create after: an existing extension (→ upgrade), the namespace, the package.
+      if (await getExtension(client, name)) {
+        return fail(`clusterextensions.${GroupName} "${name}" already exists; to change its version or channel run \`kubectl olm upgrade ${shellQuote(name)} --version <range>\` (\`kubectl olm status ${shellQuote(name)}\` shows it)`);
+      }
+      const namespaceExists = await client.get({ apiVersion: 'v1', kind: 'Namespace', name: namespace }).then(
+        () => true,
+        (err: unknown) => {
+          if (isNotFound(err)) return false;
+          throw err;
+        },
+      );
+      if (!namespaceExists && !values['create-namespace']) return fail(`namespaces "${namespace}" not found; create it first, or add --create-namespace`);
+      const found = await findPackage(client, packageName, selector);
+      if (found.found === false) {
+        const where = selector ? `the serving ClusterCatalogs selected by "${values['catalog-selector'] ?? ''}"` : 'any serving ClusterCatalog';
+        return fail(`package "${packageName}" was not found in ${where}${didYouMean(found.suggestions)} (\`kubectl olm search <text>\` lists packages)`);
+      }
+      let createdNamespace = false;
+      if (!namespaceExists && !dryRun) {
         try {
           await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+          createdNamespace = true;
           if (format === 'table') io.stdout.write(`namespace "${namespace}" created\n`);
         } catch (err) {
           if (!isAlreadyExists(err)) throw err;
@@ -271,8 +299,18 @@ export const installCommand: CliCommand = {
       try {
         created = await client.create<ClusterExtension>(ext, { dryRun, fieldManager: 'kubectl-olm' });
       } catch (err) {
-        io.stderr.write(`failed to install extension "${name}": ${(err as Error).message}\n`);
-        return 1;
+        let why = (err as Error).message;
+        if (isAlreadyExists(err)) why += `; to change it run \`kubectl olm upgrade ${shellQuote(name)} --version <range>\``;
+        if (createdNamespace) {
+          // Leave nothing behind: the namespace this command made for the extension it could not create.
+          await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace }).then(
+            () => {
+              if (format === 'table') io.stdout.write(`namespace "${namespace}" deleted\n`);
+            },
+            (e: unknown) => io.stderr.write(`warning: namespace "${namespace}" created for the extension could not be deleted: ${(e as Error).message}\n`),
+          );
+        }
+        return fail(why);
       }
       if (format === 'table') io.stdout.write(`extension "${name}" created${dryRun ? ' (dry run)' : ''}\n`);
       let result = created;

@@ -164,6 +164,24 @@ describe('kubectl olm against the cluster', () => {
     expect(await olm(['install', 'demo-operator', '--name', dry, '-n', namespace, '--dry-run'])).toMatchObject({ code: 0, stderr: '' });
   });
 
+  it('install checks first: an existing extension (→ upgrade), the namespace, the package (did you mean); it creates nothing when one fails', async () => {
+    const again = await olm(['install', 'demo-operator', '--name', ext, '-n', namespace]);
+    expect(again).toMatchObject({ code: 1, stdout: '' });
+    expect(again.stderr).toContain(`failed to install extension "${ext}": clusterextensions.olm.operatorframework.io "${ext}" already exists; to change its version or channel run \`kubectl olm upgrade ${ext} --version <range>\``);
+
+    const other = uniqueName('cli-check');
+    const noNs = await olm(['install', 'demo-operator', '--name', other, '-n', 'does-not-exist']);
+    expect(noNs).toEqual({ code: 1, stdout: '', stderr: `failed to install extension "${other}": namespaces "does-not-exist" not found; create it first, or add --create-namespace\n` });
+    expect(await getExtension(other)).toBeUndefined();
+
+    const typoNs = uniqueName('cli-typo-ns');
+    const typo = await olm(['install', 'demo-operatr', '--name', other, '-n', typoNs, '--create-namespace', '-l', selector]);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain(`package "demo-operatr" was not found in the serving ClusterCatalogs selected by "${selector}"; did you mean "demo-operator"?`);
+    expect(await getExtension(other)).toBeUndefined();
+    expect((await adminKube().request('GET', `/api/v1/namespaces/${typoNs}`)).status).toBe(404);
+  });
+
   it('list: the installed version and state; -o json and -o name', async () => {
     const t = await olm(['list']);
     expect(t.stdout.split('\n')[0]).toMatch(/^NAME +PACKAGE +VERSION +INSTALLED BUNDLE +NAMESPACE +STATE +AGE$/);
@@ -200,13 +218,16 @@ describe('kubectl olm against the cluster', () => {
     expect((await getExtension(ext))?.spec?.source.catalog?.upgradeConstraintPolicy).toBe('SelfCertified');
   }, 180_000);
 
-  it('a failing extension: install --wait times out with the reason; status and explain say why', async () => {
-    const r = await olm(['install', 'demo-operator', '--name', failing, '-n', namespace, '--version', '9.9.9', '-l', selector, '--wait', '--timeout', '8s']);
+  it('a failing extension: install --wait gives up early on a version the catalogs lack, with the next command; status and explain say why', async () => {
+    const started = Date.now();
+    const r = await olm(['install', 'demo-operator', '--name', failing, '-n', namespace, '--version', '9.9.9', '-l', selector, '--wait', '--timeout', '60s']);
+    expect(Date.now() - started).toBeLessThan(30_000);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe(`extension "${failing}" created\n`);
     const why = `no bundles found for package "demo-operator" matching version "9.9.9"`;
     expect(r.stderr).toContain(`failed to install extension "${failing}": cluster extension "${failing}" did not finish installing: ${why}\n`);
     expect(r.stderr).toContain(`run \`kubectl olm status ${failing}\` or \`kubectl olm explain ${failing}\` to see why\n`);
+    expect(r.stderr).toContain(`waiting will not fix this (--wait-for-fix waits anyway); next: \`kubectl olm list-available demo-operator\` or \`kubectl olm upgrade ${failing} --version <range>\`\n`);
 
     await waitForExtension(failing, 'Retrying', (e) => e.status?.conditions?.some((c) => c.type === 'Progressing' && c.reason === 'Retrying') === true);
     const s = await olm(['status', failing]);
