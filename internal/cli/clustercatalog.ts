@@ -17,6 +17,7 @@ import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, labelsFlag, parseFl
 import { CC, listCatalogs } from './content.ts';
 import { age, conditionStatus, emit, json, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
+import { CauseTracker, unfixableCatalog } from './failfast.ts';
 import { waitFor } from './wait.ts';
 
 const DEFAULT_TIMEOUT = '5m';
@@ -79,7 +80,10 @@ export const catalogAddCommand: CliCommand = {
     '      --labels <key=value,...>            labels of the ClusterCatalog',
     '      --dry-run                           have the API server check the ClusterCatalog without creating it',
     '      --wait                              wait until it serves (Serving=True; Serving=False with --available=false),',
-    '                                          showing each condition change on stderr when it is a terminal',
+    '                                          showing each condition change on stderr when it is a terminal; gives up',
+    '                                          (exit 1, catalogd\'s cause first) on an image or host that does not exist',
+    '                                          or a terminal error, kept for two reconciles',
+    '      --wait-for-fix                      with --wait: keep waiting on such a cause too',
     `      --timeout <duration>                how long --wait waits (Go duration, default ${DEFAULT_TIMEOUT}; 0: no limit)`,
     '  -o, --output table|json|yaml|name       print the ClusterCatalog',
     ...CONNECTION_USAGE,
@@ -97,6 +101,7 @@ export const catalogAddCommand: CliCommand = {
       labels: { type: 'string', multiple: true },
       'dry-run': { type: 'boolean' },
       ...WAIT_OPTIONS,
+      'wait-for-fix': { type: 'boolean' },
       output: { type: 'string', short: 'o' },
     });
     const [name, image] = positionals(pos, ['name', 'image']) as [string, string];
@@ -159,11 +164,19 @@ export const catalogAddCommand: CliCommand = {
           timeoutMs: timeout,
           io,
           label: `clustercatalog/${name}`,
+          giveUp: values['wait-for-fix'] ? undefined : ((t) => (c: ClusterCatalog | undefined) => t.observe(unfixableCatalog(c, created.metadata?.generation ?? 1)))(new CauseTracker()),
         });
+        if (!r.ok && r.reason === 'unfixable') {
+          // The catalog's own cause first, in one line, then what to run next.
+          io.stderr.write(`failed to create catalog "${name}": ${r.unfixable.cause}\n`);
+          io.stderr.write(`waiting will not fix this (--wait-for-fix waits anyway); next: ${r.unfixable.next.map((c) => `\`${c}\``).join(' then ')}\n`);
+          return 1;
+        }
         if (!r.ok) {
-          io.stderr.write(`failed to create catalog "${name}": ${r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded'}\n`);
           const p = r.last?.status?.conditions?.find((x) => x.type === 'Progressing');
-          if (p) io.stderr.write(`Progressing (${p.reason}): ${p.message}\n`);
+          const deadline = r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded';
+          const why = p && p.reason !== 'Succeeded' && p.message ? `${p.message.replace(/\s*\n\s*/g, ' ')} (${deadline})` : deadline;
+          io.stderr.write(`failed to create catalog "${name}": ${why}\n`);
           return 1;
         }
         result = r.last ?? created;

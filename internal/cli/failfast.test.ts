@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Condition } from '../../api/meta/v1.ts';
-import type { ClusterExtension } from '../../api/v1/index.ts';
-import { CauseTracker, unfixable } from './failfast.ts';
+import type { ClusterCatalog, ClusterExtension } from '../../api/v1/index.ts';
+import { CauseTracker, unfixable, unfixableCatalog } from './failfast.ts';
 
 const ext = (progressing: Partial<Condition>, spec: Partial<NonNullable<ClusterExtension['spec']>['source']['catalog']> = {}, sa?: string): ClusterExtension =>
   ({
@@ -60,5 +60,25 @@ describe('CauseTracker', () => {
     now = 4_600;
     expect(t.observe({ cause: 'b', next: [] })).toEqual({ cause: 'b', next: [] });
     expect(t.observe(undefined)).toBeUndefined();
+  });
+});
+
+describe('unfixableCatalog', () => {
+  const cat = (status: 'True' | 'False', reason: string, message: string) =>
+    ({
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterCatalog',
+      metadata: { name: 'bad', generation: 1 },
+      spec: { source: { type: 'Image', image: { ref: 'r/x:1' } } },
+      status: { conditions: [{ type: 'Progressing', status, reason, message, lastTransitionTime: '', observedGeneration: 1 }] },
+    }) as ClusterCatalog;
+
+  it('an image that does not exist, or a terminal error: catalogd\'s cause and what to run next', () => {
+    expect(unfixableCatalog(cat('True', 'Retrying', 'source catalog content: error resolving "r/x:1": manifest unknown'), 1)).toEqual({
+      cause: 'source catalog content: error resolving "r/x:1": manifest unknown',
+      next: ['kubectl olm catalog delete bad', 'kubectl olm catalog add bad <image>'],
+    });
+    expect(unfixableCatalog(cat('False', 'Blocked', 'error parsing image reference'), 1)?.cause).toBe('error parsing image reference');
+    expect(unfixableCatalog(cat('True', 'Retrying', 'connection refused'), 1)).toBeUndefined();
   });
 });

@@ -3,7 +3,7 @@
 // by someone can end (a package, version or channel the catalogs do not have, a missing namespace or service account,
 // an object another owner holds, an image that does not exist). `--wait` gives up on one once it has stayed for two
 // reconciles, and names the command to run next.
-import type { ClusterExtension } from '../../api/v1/index.ts';
+import type { ClusterCatalog, ClusterExtension } from '../../api/v1/index.ts';
 import { ReasonBlocked, ReasonInvalidConfiguration, ReasonProgressDeadlineExceeded, ReasonSucceeded, TypeProgressing } from '../../api/v1/index.ts';
 
 /** A cause waiting will not fix, and what to run next. */
@@ -111,4 +111,18 @@ export class CauseTracker {
     this.reads++;
     return this.reads >= FAIL_FAST_READS && this.now() - this.since >= this.afterMs ? u : undefined;
   }
+}
+
+/**
+ * The cause waiting will not fix that catalogd reports for a ClusterCatalog's spec at `generation`: a terminal
+ * Progressing (Blocked: an image reference that cannot be pulled as written) or a retried pull of an image or host that
+ * does not exist.
+ */
+export function unfixableCatalog(cat: ClusterCatalog | undefined, generation: number): Unfixable | undefined {
+  const p = cat?.status?.conditions?.find((c) => c.type === TypeProgressing);
+  if (!cat || !p || p.reason === ReasonSucceeded || (p.observedGeneration ?? 0) < generation) return undefined;
+  const terminal = p.status === 'False' && TERMINAL_REASONS.includes(p.reason);
+  if (!terminal && !UNFIXABLE_TEXT.some((re) => re.test(p.message))) return undefined;
+  const name = cat.metadata?.name ?? '';
+  return { cause: oneLine(p.message) || p.reason, next: [`kubectl olm catalog delete ${shellQuote(name)}`, `kubectl olm catalog add ${shellQuote(name)} <image>`] };
 }

@@ -60,6 +60,21 @@ afterAll(async () => {
 }, 120_000);
 
 describe('kubectl olm against the cluster', () => {
+  it('catalog add --wait on an image that does not exist gives up early with catalogd\'s cause first', async () => {
+    const bad = uniqueName('cli-bad');
+    try {
+      const started = Date.now();
+      const r = await olm(['catalog', 'add', bad, `${registry().host}/cli/no-such-catalog:latest`, '--wait', '--timeout', '90s']);
+      expect(Date.now() - started).toBeLessThan(60_000);
+      expect(r.code).toBe(1);
+      expect(r.stderr.split('\n')[0]).toMatch(new RegExp(`^failed to create catalog "${bad}": \\S`));
+      expect(r.stderr).not.toContain('context deadline exceeded');
+      expect(r.stderr).toContain(`next: \`kubectl olm catalog delete ${bad}\``);
+    } finally {
+      await deleteCatalogs([bad]).catch(() => undefined);
+    }
+  }, 120_000);
+
   it('catalog add --wait creates the catalog and shows progress on a terminal', async () => {
     const r = await olm(['catalog', 'add', demoCatalog, demoImage, '--wait', '--timeout', '120s'], { tty: true });
     expect(r.stderr).toMatch(new RegExp(`^\\[\\d+s\\] clustercatalog/${demoCatalog}: Serving=True Available: `, 'm'));
