@@ -126,6 +126,6 @@ describe('kubectl olm bundle render', () => {
     const r = await run('bundle', 'render', ...args);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`error: ${want}`);
-    expect(r.stderr).toContain('Usage: kubectl olm bundle render');
+    expect(r.stderr).toContain("See 'kubectl olm bundle render --help' for usage.");
   });
 });

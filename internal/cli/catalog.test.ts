@@ -125,11 +125,11 @@ describe('catalog validate on invalid catalogs', () => {
 });
 
 describe('usage', () => {
-  it('rejects a missing directory argument with exit 2 and the usage', async () => {
+  it('rejects a missing directory argument with exit 2 and where the usage is', async () => {
     const r = await run('catalog', 'validate');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('expected exactly one catalog directory, got 0');
-    expect(r.stderr).toContain('Usage: kubectl olm catalog validate');
+    expect(r.stderr).toBe("error: expected exactly one catalog directory, got 0\nSee 'kubectl olm catalog validate --help' for usage.\n");
   });
   it('reports a directory that does not exist with exit 1', async () => {
     const r = await run('catalog', 'render', join(tmp, 'nope'));

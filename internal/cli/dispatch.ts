@@ -1,10 +1,14 @@
 // Picks the command whose path matches the leading words of argv, imports it if it is lazy, and
-// runs it. `--help`/`-h` anywhere after the path prints its usage; `help <command>` too.
+// runs it. `--help`/`-h` anywhere after the path prints its usage; `help <command>` too. A usage error prints one
+// line and where the usage is, as kubectl does.
 import { CliUsageError, loadCommand, type CliCommand, type CliCommandEntry, type CliIO } from './types.ts';
 
 function write(stream: NodeJS.WritableStream, text: string): void {
   stream.write(text.endsWith('\n') ? text : `${text}\n`);
 }
+
+/** kubectl's pointer after a usage error: `See 'kubectl olm <command> --help' for usage.` */
+export const seeHelp = (path: readonly string[]): string => `See 'kubectl olm ${[...path, '--help'].join(' ')}' for usage.`;
 
 export function helpText(commands: readonly CliCommandEntry[], prefix: readonly string[] = []): string {
   const shown = commands.filter((c) => !c.path[0]!.startsWith('__') && prefix.every((w, i) => c.path[i] === w));
@@ -54,13 +58,14 @@ export async function dispatch(commands: readonly CliCommandEntry[], argv: reado
       write(io.stderr, helpText(commands, words));
       return 2;
     }
-    write(io.stderr, `unknown command "${words.join(' ')}"\n\n${helpText(commands)}`);
+    write(io.stderr, `unknown command "${words.join(' ')}" for "kubectl olm"\n${seeHelp([])}`);
     return 2;
   }
   const rest = words.slice(entry.path.length);
   const dashdash = rest.indexOf('--');
   const flags = dashdash < 0 ? rest : rest.slice(0, dashdash);
-  const command = await variant(await loadCommand(entry), flags);
+  const loaded = await loadCommand(entry);
+  const command = await variant(loaded, flags);
   if (asksHelp || flags.includes('--help') || flags.includes('-h')) {
     write(io.stdout, command.usage);
     return 0;
@@ -69,7 +74,8 @@ export async function dispatch(commands: readonly CliCommandEntry[], argv: reado
     return await command.run(rest, io);
   } catch (err) {
     if (err instanceof CliUsageError) {
-      write(io.stderr, `error: ${err.message}\n\n${command.usage}`);
+      // kubectl's convention: the error in one line, then where the usage is (not the usage itself).
+      write(io.stderr, `error: ${err.message}\n${seeHelp([...entry.path, ...(command !== loaded ? ['--classic'] : [])])}`);
       return 2;
     }
     write(io.stderr, `error: ${err instanceof Error ? err.message : String(err)}`);

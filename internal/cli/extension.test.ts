@@ -43,7 +43,8 @@ describe('usage errors (exit 2, before any cluster is reached)', () => {
     }
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`error: ${message}`);
-    expect(r.stderr).toContain('Usage: kubectl olm ');
+    expect(r.stderr).toMatch(/\nSee 'kubectl olm [a-z -]+ --help' for usage\.\n$/);
+    expect(r.stderr.split('\n')).toHaveLength(3);
   });
 
   it('uninstall --all with a name is refused as upstream words it', async () => {

@@ -153,7 +153,7 @@ describe('kubectl olm resolve', () => {
     const r = await run('resolve', ...args);
     expect(r.code).toBe(2);
     expect(r.stderr.split('\n')[0]).toContain(first);
-    expect(r.stderr).toContain('Usage: kubectl olm resolve');
+    expect(r.stderr).toContain("See 'kubectl olm resolve --help' for usage.");
   });
 
   it('resolves a package of a real catalog', async () => {

@@ -18,7 +18,7 @@ export interface CliCommand {
   readonly path: readonly string[];
   /** One line for `kubectl olm --help`. */
   readonly summary: string;
-  /** Full usage text, printed for `--help` and after a usage error. */
+  /** Full usage text, printed for `--help` (a usage error points to it). */
   readonly usage: string;
   run(args: readonly string[], io: CliIO): Promise<number>;
   /**
@@ -47,7 +47,7 @@ export async function loadCommand(entry: CliCommandEntry): Promise<CliCommand> {
   return 'load' in entry ? entry.load() : entry;
 }
 
-/** Thrown by argument parsing; printed with the command's usage, exit 2. */
+/** Thrown by argument parsing; printed in one line with where the command's usage is, exit 2. */
 export class CliUsageError extends Error {
   override readonly name = 'CliUsageError';
 }

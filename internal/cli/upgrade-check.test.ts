@@ -6,7 +6,7 @@ describe('kubectl olm upgrade-check: flags and errors exit 2', () => {
     const bad = await runCaptured(['upgrade-check', '-o', 'xml']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('error: invalid output format "xml": want table, json or yaml');
-    expect(bad.stderr).toContain('Usage: kubectl olm upgrade-check');
+    expect(bad.stderr).toContain("See 'kubectl olm upgrade-check --help' for usage.");
     const version = await runCaptured(['upgrade-check', '--to', 'five']);
     expect(version.code).toBe(2);
     expect(version.stderr).toMatch(/^error: --to: "five" is not a version: /);
