@@ -48,6 +48,8 @@ export async function dispatch(commands: readonly CliCommandEntry[], argv: reado
     write(argv.length === 0 ? io.stderr : io.stdout, helpText(commands));
     return argv.length === 0 ? 2 : 0;
   }
+  // `kubectl olm --version`: the plugin's version alone, as `kubectl version --client`.
+  if (argv[0] === '--version') return dispatch(commands, ['version', '--client', ...argv.slice(1)], io);
   const asksHelp = argv[0] === 'help';
   const words = asksHelp ? argv.slice(1) : argv;
   const entry = findCommand(commands, words);
