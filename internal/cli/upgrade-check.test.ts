@@ -10,6 +10,7 @@ describe('kubectl olm upgrade-check: flags and errors exit 2', () => {
     const version = await runCaptured(['upgrade-check', '--to', 'five']);
     expect(version.code).toBe(2);
     expect(version.stderr).toMatch(/^error: --to: "five" is not a version: /);
+    expect(version.stderr).not.toContain('0five');
   });
 
   it('a cluster it cannot reach is an error (2), not a verdict', async () => {

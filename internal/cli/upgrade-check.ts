@@ -16,6 +16,7 @@ interface Args {
   readonly current?: string;
   readonly output: 'table' | 'json' | 'yaml';
   readonly kubeconfig?: string;
+  readonly context?: string;
   readonly systemNamespace: string;
   readonly insecureRegistries: readonly string[];
   readonly catalogdCasDir?: string;
@@ -31,6 +32,7 @@ function parse(args: readonly string[], io: CliIO): Args {
         current: { type: 'string' },
         output: { type: 'string', short: 'o' },
         kubeconfig: { type: 'string' },
+        context: { type: 'string' },
         'system-namespace': { type: 'string' },
         'insecure-registries': { type: 'string' },
         'catalogd-cas-dir': { type: 'string' },
@@ -48,8 +50,9 @@ function parse(args: readonly string[], io: CliIO): Args {
     if (v === undefined) continue;
     try {
       parseTolerant(v);
-    } catch (err) {
-      throw new CliUsageError(`--${flag}: ${JSON.stringify(v)} is not a version: ${(err as Error).message}`);
+    } catch {
+      // The parser's own words name its internals (a "0" it prefixed); say what a version looks like instead.
+      throw new CliUsageError(`--${flag}: ${JSON.stringify(v)} is not a version: want <major>.<minor>[.<patch>], such as 4.23 or 5.0`);
     }
   }
   const insecure = insecureRegistries(values['insecure-registries'], io.env);
@@ -58,6 +61,7 @@ function parse(args: readonly string[], io: CliIO): Args {
     ...(values['current'] !== undefined && { current: values['current'] }),
     output,
     ...(values['kubeconfig'] !== undefined && { kubeconfig: values['kubeconfig'] }),
+    ...(values['context'] !== undefined && { context: values['context'] }),
     systemNamespace: values['system-namespace'] ?? 'olmv1-system',
     insecureRegistries: insecure,
     ...(values['catalogd-cas-dir'] !== undefined && { catalogdCasDir: values['catalogd-cas-dir'] }),
@@ -65,7 +69,7 @@ function parse(args: readonly string[], io: CliIO): Args {
 }
 
 async function check(a: Args, io: CliIO): Promise<Report> {
-  const client = await KubeClient.fromConfig({ ...(a.kubeconfig !== undefined && { kubeconfig: a.kubeconfig }), env: io.env });
+  const client = await KubeClient.fromConfig({ ...(a.kubeconfig !== undefined && { kubeconfig: a.kubeconfig }), ...(a.context !== undefined && { context: a.context }), env: io.env });
   const caCerts = a.catalogdCasDir ? await readCertificateDir(a.catalogdCasDir) : undefined;
   const content = new HttpContentClient({ ...(caCerts && { caCerts }) });
   const registry = new RegistryClient({ insecureRegistries: a.insecureRegistries, credentials: await loadUserCredentials(io.env), userAgent: 'kubectl-olm' });
@@ -87,7 +91,7 @@ export const upgradeCheckCommand: CliCommand = {
   summary: 'list the operators that block the next OpenShift minor (or --to) and what to upgrade each to first',
   usage: [
     'Usage: kubectl olm upgrade-check [--to <version>] [--current <version>] [-o table|json|yaml]',
-    '       [--kubeconfig <file>] [--system-namespace <ns>] [--insecure-registries <hosts>] [--catalogd-cas-dir <dir>]',
+    '       [--kubeconfig <file>] [--context <name>] [--system-namespace <ns>] [--insecure-registries <hosts>] [--catalogd-cas-dir <dir>]',
     '',
     'Reads the cluster version from ClusterVersion "version" (.status.desired.version), or takes --current, and',
     'lists every installed operator whose olm.maxOpenShiftVersion keeps the cluster from its next minor version',
@@ -107,6 +111,7 @@ export const upgradeCheckCommand: CliCommand = {
     '  --current <version>             the cluster’s version (default: from ClusterVersion "version")',
     '  -o, --output table|json|yaml    output format (default table)',
     '  --kubeconfig <file>             cluster to check (default $KUBECONFIG, then ~/.kube/config)',
+    '  --context <name>                kubeconfig context to use (default: its current-context)',
     '  --system-namespace <ns>         operator-controller’s namespace of revision records (default olmv1-system)',
     '  --insecure-registries <h[:p],…> registries reached over plain HTTP for CatalogSource images',
     '                                  (default $OLM_INSECURE_REGISTRIES)',
