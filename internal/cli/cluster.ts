@@ -66,6 +66,12 @@ export function positionals(got: readonly string[], names: readonly string[]): s
   return [...got];
 }
 
+/** One or more positional arguments, as kubectl takes several names (`kubectl delete a b`). */
+export function names(got: readonly string[], name: string): string[] {
+  if (got.length === 0) throw new CliUsageError(`missing <${name}>`);
+  return [...got];
+}
+
 /** `--timeout` as Go's time.ParseDuration reads it; `0` waits forever. */
 export function timeoutMs(value: string | undefined, fallback: string): number {
   const r = parseGoDuration(value ?? fallback);

@@ -13,7 +13,7 @@ import {
   type ClusterCatalog,
 } from '../../api/v1/index.ts';
 import { isNotFound, type KubeClient } from '../shared/kube/index.ts';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, labelsFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, labelsFlag, names, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { CC, listCatalogs } from './content.ts';
 import { age, conditionStatus, emit, json, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
@@ -231,7 +231,7 @@ export const catalogDeleteCommand: CliCommand = {
   path: ['catalog', 'delete'],
   summary: 'delete a ClusterCatalog (or --all)',
   usage: [
-    'Usage: kubectl olm catalog delete <name> [--wait] [flags]',
+    'Usage: kubectl olm catalog delete <name>... [--wait] [flags]',
     '       kubectl olm catalog delete --all [--wait] [flags]',
     '',
     'Deletes ClusterCatalogs; catalogd stops serving them. Installed extensions stay, but cannot upgrade from a',
@@ -259,10 +259,10 @@ export const catalogDeleteCommand: CliCommand = {
       io.stderr.write('failed to delete catalog: cannot specify both --all and a catalog name\n');
       return 2;
     }
-    const names = values.all ? undefined : positionals(pos, ['name']);
+    const targetsGiven = values.all ? undefined : names(pos, 'name');
     const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
     return withClient(values, io, async (client) => {
-      const targets = names ?? (await listCatalogs(client)).map((c) => c.metadata.name ?? '');
+      const targets = targetsGiven ?? (await listCatalogs(client)).map((c) => c.metadata.name ?? '');
       if (targets.length === 0) {
         io.stderr.write('failed to delete catalog(s): no resources found\n');
         return 1;

@@ -22,7 +22,7 @@ import {
 } from '../../api/v1/index.ts';
 import { isAlreadyExists, isNotFound, LabelSelectorError, parseLabelSelector, retryOnConflict, type KubeClient } from '../shared/kube/index.ts';
 import { parseConstraints } from '../shared/semver/index.ts';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, labelsFlag, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, labelsFlag, names, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { age, emit, json, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
 import { CauseTracker, shellQuote, unfixable, type Unfixable } from './failfast.ts';
@@ -495,10 +495,10 @@ export const uninstallCommand: CliCommand = {
   path: ['uninstall'],
   summary: 'delete an extension and everything it installed',
   usage: [
-    'Usage: kubectl olm uninstall <extension> [--wait] [flags]',
+    'Usage: kubectl olm uninstall <extension>... [--wait] [flags]',
     '       kubectl olm uninstall --all [--wait] [flags]',
     '',
-    'Deletes the ClusterExtension. operator-controller removes everything the extension installed before the',
+    'Deletes the ClusterExtensions named. operator-controller removes everything the extension installed before the',
     'ClusterExtension goes — its CRDs too, which deletes every custom resource of those kinds (the operands).',
     '',
     'Flags:',
@@ -511,6 +511,7 @@ export const uninstallCommand: CliCommand = {
     '',
     'Examples:',
     '  kubectl olm uninstall demo-operator --wait',
+    '  kubectl olm uninstall demo-operator cert-manager',
     '  kubectl olm uninstall --all',
   ].join('\n'),
   classic: async () => (await import('./classic/uninstall.ts')).uninstallClassicCommand,
@@ -526,10 +527,10 @@ export const uninstallCommand: CliCommand = {
       io.stderr.write('failed to delete extension: cannot specify both --all and an extension name\n');
       return 2;
     }
-    const names = values.all ? undefined : positionals(pos, ['extension']);
+    const targetsGiven = values.all ? undefined : names(pos, 'extension');
     const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
     return withClient(values, io, async (client) => {
-      const targets = names ?? (await client.list<ClusterExtension>(CE)).items.map((e) => e.metadata?.name ?? '');
+      const targets = targetsGiven ?? (await client.list<ClusterExtension>(CE)).items.map((e) => e.metadata?.name ?? '');
       if (targets.length === 0) {
         io.stderr.write('failed to delete extension: no resources found\n');
         return 1;

@@ -300,6 +300,20 @@ describe('kubectl olm against the cluster', () => {
     }
   }, 120_000);
 
+  it('uninstall and catalog delete take several names, as kubectl delete does; each one that fails is named', async () => {
+    const a = uniqueName('cli-none');
+    const b = uniqueName('cli-none');
+    const r = await olm(['uninstall', a, b]);
+    expect(r).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `failed to delete extension: clusterextensions.olm.operatorframework.io "${a}" not found\nfailed to delete extension: clusterextensions.olm.operatorframework.io "${b}" not found\n`,
+    });
+    const c = await olm(['catalog', 'delete', a, b]);
+    expect(c.code).toBe(1);
+    expect(c.stderr.split('\n').filter((l) => l.includes('not found'))).toHaveLength(2);
+  });
+
   it('uninstall --wait returns once the extension is gone', async () => {
     expect(await olm(['uninstall', failing])).toMatchObject({ code: 0, stdout: `extension "${failing}" deleted\n` });
     const r = await olm(['uninstall', ext, '--wait', '--timeout', '120s']);
