@@ -15,7 +15,7 @@ import {
 import { isNotFound, type KubeClient } from '../shared/kube/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, labelsFlag, names, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { CC, listCatalogs } from './content.ts';
-import { age, conditionStatus, emit, json, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
+import { age, conditionStatus, emit, json, LIST_FORMATS, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
 import { CauseTracker, unfixableCatalog } from './failfast.ts';
 import { waitFor } from './wait.ts';
@@ -29,6 +29,13 @@ async function getCatalog(client: KubeClient, name: string): Promise<ClusterCata
     if (isNotFound(err)) return undefined;
     throw err;
   }
+}
+
+/** `-o wide`'s PROGRESSING: the reason, and the message when it is not Succeeded (what keeps a catalog from serving). */
+function progressingOf(c: ClusterCatalog): string {
+  const p = c.status?.conditions?.find((x) => x.type === 'Progressing');
+  if (!p) return '';
+  return p.reason === 'Succeeded' || !p.message ? p.reason : `${p.reason}: ${p.message.replace(/\s+/g, ' ')}`;
 }
 
 async function printCatalogs(io: CliIO, format: OutputFormat, catalogs: readonly ClusterCatalog[], single: boolean): Promise<void> {
@@ -59,8 +66,10 @@ async function printCatalogs(io: CliIO, format: OutputFormat, catalogs: readonly
     c.status?.lastUnpacked ? age(c.status.lastUnpacked) : '',
     conditionStatus(c.status?.conditions, TypeServing),
     age(c.metadata.creationTimestamp),
+    ...(format === 'wide' ? [c.spec.source.image?.ref ?? '', progressingOf(c)] : []),
   ]);
-  await emit(io.stdout, table(['NAME', 'AVAILABILITY', 'PRIORITY', 'LASTUNPACKED', 'SERVING', 'AGE'], rows));
+  const headers = ['NAME', 'AVAILABILITY', 'PRIORITY', 'LASTUNPACKED', 'SERVING', 'AGE', ...(format === 'wide' ? ['IMAGE', 'PROGRESSING'] : [])];
+  await emit(io.stdout, table(headers, rows));
 }
 
 export const catalogAddCommand: CliCommand = {
@@ -198,16 +207,18 @@ export const catalogListCommand: CliCommand = {
     '',
     'Flags:',
     '  -l, --selector <selector>          only catalogs with these labels (kubectl\'s label selector syntax)',
-    '  -o, --output table|json|yaml|name  json and yaml print a ClusterCatalogList (one object when a name is given)',
+    '  -o, --output table|wide|json|yaml|name  json and yaml print a ClusterCatalogList (one object when a name is',
+    '                                     given); wide adds the image and Progressing (why it does not serve)',
     ...CONNECTION_USAGE,
     '',
     'Examples:',
     '  kubectl olm catalog list',
+    '  kubectl olm catalog list -o wide',
     '  kubectl olm catalog list olm-demo -o yaml',
   ].join('\n'),
   async run(args, io) {
     const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, selector: { type: 'string', short: 'l' }, output: { type: 'string', short: 'o' } });
-    const format = outputFormat(values.output);
+    const format = outputFormat(values.output, LIST_FORMATS);
     if (pos.length > 1) throw new CliUsageError(`expected at most one catalog name, got ${pos.length}`);
     if (pos.length === 1 && values.selector) throw new CliUsageError('name cannot be provided when a selector is specified');
     return withClient(values, io, async (client) => {

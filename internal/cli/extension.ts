@@ -23,7 +23,7 @@ import {
 import { isAlreadyExists, isNotFound, LabelSelectorError, parseLabelSelector, retryOnConflict, type KubeClient } from '../shared/kube/index.ts';
 import { parseConstraints } from '../shared/semver/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, labelsFlag, names, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
-import { age, emit, json, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
+import { age, emit, json, LIST_FORMATS, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
 import { CauseTracker, shellQuote, unfixable, type Unfixable } from './failfast.ts';
 import { didYouMean, findPackage } from './preflight.ts';
@@ -105,8 +105,16 @@ async function printExtensions(io: CliIO, format: OutputFormat, exts: readonly C
       e.spec?.namespace ?? '',
       stateOf(e),
       age(e.metadata?.creationTimestamp),
+      ...(format === 'wide'
+        ? [
+            e.spec?.source.catalog?.channels?.join(',') ?? '',
+            e.spec?.source.catalog?.version ?? '',
+            e.spec?.source.catalog?.upgradeConstraintPolicy ?? UpgradeConstraintPolicyCatalogProvided,
+          ]
+        : []),
     ]);
-  await emit(io.stdout, table(['NAME', 'PACKAGE', 'VERSION', 'INSTALLED BUNDLE', 'NAMESPACE', 'STATE', 'AGE'], rows));
+  const wide = format === 'wide' ? ['CHANNELS', 'VERSION RANGE', 'UPGRADE POLICY'] : [];
+  await emit(io.stdout, table(['NAME', 'PACKAGE', 'VERSION', 'INSTALLED BUNDLE', 'NAMESPACE', 'STATE', 'AGE', ...wide], rows));
 }
 
 function validateVersion(version: string | undefined): void {
@@ -583,7 +591,8 @@ export const listCommand: CliCommand = {
     '',
     'Flags:',
     '  -l, --selector <selector>          only extensions with these labels (kubectl\'s label selector syntax)',
-    '  -o, --output table|json|yaml|name  json and yaml print a ClusterExtensionList (one object when a name is given)',
+    '  -o, --output table|wide|json|yaml|name  json and yaml print a ClusterExtensionList (one object when a name is',
+    '                                     given); wide adds the channels, version range and upgrade policy asked for',
     '      --classic                      OLM classic: list Subscriptions; see list --classic --help',
     ...CONNECTION_USAGE,
     '',
@@ -598,7 +607,7 @@ export const listCommand: CliCommand = {
       selector: { type: 'string', short: 'l' },
       output: { type: 'string', short: 'o' },
     });
-    const format = outputFormat(values.output);
+    const format = outputFormat(values.output, LIST_FORMATS);
     if (pos.length > 1) throw new CliUsageError(`expected at most one extension name, got ${pos.length}`);
     if (pos.length === 1 && values.selector) throw new CliUsageError('name cannot be provided when a selector is specified');
     return withClient(values, io, async (client) => {

@@ -5,8 +5,11 @@ import type { Condition, KubeObject } from '../../api/meta/v1.ts';
 import { humanDuration } from '../shared/gocompat/index.ts';
 import { CliUsageError } from './types.ts';
 
-export type OutputFormat = 'table' | 'json' | 'yaml' | 'name';
+/** `wide`: the table with more columns, as kubectl's; only list commands take it. */
+export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml' | 'name';
 const FORMATS: readonly OutputFormat[] = ['table', 'json', 'yaml', 'name'];
+/** What list commands take: kubectl get's formats. */
+export const LIST_FORMATS: readonly OutputFormat[] = ['table', 'wide', 'json', 'yaml', 'name'];
 
 /** `-o <format>`: absent or empty is `table`; anything else not in `allowed` is a usage error. */
 export function outputFormat(value: string | undefined, allowed: readonly OutputFormat[] = FORMATS): OutputFormat {

@@ -90,6 +90,10 @@ describe('kubectl olm against the cluster', () => {
   });
 
   it('catalog list: a table, and -o json that parses', async () => {
+    const wide = await olm(['catalog', 'list', demoCatalog, '-o', 'wide']);
+    expect(wide.stdout.split('\n')[0]).toMatch(/^NAME +AVAILABILITY +PRIORITY +LASTUNPACKED +SERVING +AGE +IMAGE +PROGRESSING$/);
+    expect(wide.stdout).toContain(` ${demoImage} `);
+    expect(wide.stdout).toMatch(/ Succeeded\n$/);
     const t = await olm(['catalog', 'list']);
     expect(t.code).toBe(0);
     const lines = t.stdout.split('\n');
@@ -205,6 +209,9 @@ describe('kubectl olm against the cluster', () => {
     expect(list.kind).toBe('ClusterExtensionList');
     expect(list.items.find((i) => i.metadata?.name === ext)?.status?.install?.bundle.version).toBe('0.1.0');
     expect((await olm(['list', ext, '-o', 'name'])).stdout).toBe(`clusterextension.olm.operatorframework.io/${ext}\n`);
+    const wide = await olm(['list', ext, '-o', 'wide']);
+    expect(wide.stdout.split('\n')[0]).toMatch(/^NAME +PACKAGE +VERSION +INSTALLED BUNDLE +NAMESPACE +STATE +AGE +CHANNELS +VERSION RANGE +UPGRADE POLICY$/);
+    expect(wide.stdout).toMatch(new RegExp(`^${ext} +demo-operator +0\\.1\\.0 +.* +stable +0\\.1\\.x +CatalogProvided$`, 'm'));
   });
 
   it('status: conditions in words, the installed bundle, and what is newer outside the range', async () => {
