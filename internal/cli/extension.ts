@@ -20,7 +20,7 @@ import {
   type ClusterExtension,
   type UpgradeConstraintPolicy,
 } from '../../api/v1/index.ts';
-import { isAlreadyExists, isNotFound, LabelSelectorError, parseLabelSelector, retryOnConflict, type KubeClient } from '../shared/kube/index.ts';
+import { isAlreadyExists, isForbidden, isNotFound, LabelSelectorError, parseLabelSelector, retryOnConflict, type KubeClient } from '../shared/kube/index.ts';
 import { parseConstraints } from '../shared/semver/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, labelsFlag, names, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { age, emit, json, LIST_FORMATS, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
@@ -284,6 +284,8 @@ export const installCommand: CliCommand = {
         () => true,
         (err: unknown) => {
           if (isNotFound(err)) return false;
+          // Someone who may not read namespaces: the API server and operator-controller have the last word.
+          if (isForbidden(err)) return true;
           throw err;
         },
       );

@@ -44,7 +44,13 @@ export type PackageCheck = { readonly found: true } | { readonly found: false; r
  */
 export async function findPackage(client: KubeClient, packageName: string, selector: LabelSelector | undefined, timeoutMs = 60_000): Promise<PackageCheck> {
   const matcher = labelSelectorAsSelector(selector);
-  const catalogs = (await listCatalogs(client)).filter((c) => c.spec.availabilityMode !== AvailabilityModeUnavailable && matcher.matches(c.metadata.labels));
+  let all;
+  try {
+    all = await listCatalogs(client);
+  } catch {
+    return { found: undefined }; // not allowed to list catalogs: operator-controller will tell
+  }
+  const catalogs = all.filter((c) => c.spec.availabilityMode !== AvailabilityModeUnavailable && matcher.matches(c.metadata.labels));
   const serving = catalogs.filter(isServing);
   if (serving.length === 0 || serving.length !== catalogs.length) return { found: undefined };
   const content = new LiveContent(client, { timeoutMs });
