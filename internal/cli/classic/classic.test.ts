@@ -202,7 +202,7 @@ describe('--classic selects the classic form', () => {
       [['install', '--classic', 'etcd', '--catalog-namespace', 'olm'], 'error: --catalog-namespace needs --catalog'],
       [['install', '--classic', 'etcd', '--create-namespace'], "error: Unknown option '--create-namespace'"],
       [['approve'], 'error: missing <installplan>'],
-      [['uninstall', '--classic', 'a', 'b'], 'error: expected <subscription>, got 2 arguments: a b'],
+      [['uninstall', '--classic'], 'error: missing <subscription>'],
       [['list', '--classic', '-A', '-n', 'x'], 'error: --namespace and --all-namespaces cannot both be given'],
       [['list', '--classic', '-o', 'wide'], 'error: unrecognized output format "wide"'],
     ];

@@ -2,7 +2,7 @@
 // `--delete-operands`, the CSV, and with `--delete-operator-groups` the OperatorGroup.
 import type { ClusterServiceVersion, OperatorGroup, Subscription } from '../../../api/operators/index.ts';
 import { isNotFound, type KubeClient } from '../../shared/kube/index.ts';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, parseFlags, positionals, timeoutMs, withClient } from '../cluster.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, names, parseFlags, timeoutMs, withClient } from '../cluster.ts';
 import type { CliCommand, CliIO } from '../types.ts';
 import { waitFor } from '../wait.ts';
 import { SUB, CSV, OG, DEFAULT_TIMEOUT, getOrUndefined, getCSV, findSubscription, CLASSIC_FLAG, NS_OPTION, NS_USAGE } from './common.ts';
@@ -68,7 +68,7 @@ export const uninstallClassicCommand: CliCommand = {
   path: ['uninstall'],
   summary: 'delete an extension and everything it installed',
   usage: [
-    'Usage: kubectl olm uninstall --classic <subscription> -n <namespace> [--delete-operands] [--wait] [flags]',
+    'Usage: kubectl olm uninstall --classic <subscription>... -n <namespace> [--delete-operands] [--wait] [flags]',
     '',
     'OLM classic: deletes the Subscription and the CSV it installed (status.installedCSV, else currentCSV); OLM\'s',
     'owner references and labels then remove the operator\'s Deployments, RBAC and Services. The custom resources of',
@@ -97,10 +97,17 @@ export const uninstallClassicCommand: CliCommand = {
       'delete-operator-groups': { type: 'boolean' },
       ...WAIT_OPTIONS,
     });
-    const [target] = positionals(pos, ['subscription']) as [string];
+    const targets = names(pos, 'subscription');
     const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
     return withClient(values, io, async (client) => {
       const ns = values.namespace ?? client.defaultNamespace;
+      // Several names, as kubectl delete takes them: each in turn, exit 1 when any failed.
+      let code = 0;
+      for (const target of targets) code = Math.max(code, await uninstallOne(client, ns, target));
+      return code;
+    });
+
+    async function uninstallOne(client: KubeClient, ns: string, target: string): Promise<number> {
       const sub = await findSubscription(client, ns, target);
       if (!sub) {
         io.stderr.write(`uninstall operator: package "${target}" not found\n`);
@@ -140,6 +147,6 @@ export const uninstallClassicCommand: CliCommand = {
         return 1;
       }
       return 0;
-    });
+    }
   },
 };
