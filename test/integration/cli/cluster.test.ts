@@ -199,6 +199,15 @@ describe('kubectl olm against the cluster', () => {
     expect(typo.stderr).toContain(`package "demo-operatr" was not found in the serving ClusterCatalogs selected by "${selector}"; did you mean "demo-operator"?`);
     expect(await getExtension(other)).toBeUndefined();
     expect((await adminKube().request('GET', `/api/v1/namespaces/${typoNs}`)).status).toBe(404);
+
+    // The API server refuses the extension (an invalid name) after --create-namespace made the namespace: it goes again.
+    const madeNs = uniqueName('cli-made-ns');
+    const refused = await olm(['install', 'demo-operator', '--name', 'Not_A_Name', '-n', madeNs, '--create-namespace', '-l', selector]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe(`namespace "${madeNs}" created\nnamespace "${madeNs}" deleted\n`);
+    expect(refused.stderr).toMatch(/^failed to install extension "Not_A_Name": /);
+    const left = await adminKube().request<{ status?: { phase?: string } }>('GET', `/api/v1/namespaces/${madeNs}`);
+    expect(left.status === 404 || left.body.status?.phase === 'Terminating').toBe(true);
   });
 
   it('list: the installed version and state; -o json and -o name', async () => {
