@@ -117,3 +117,26 @@ describe('flag values that start with a dash (pflag)', () => {
     expect(r.stderr).toContain('invalid `--available` value "maybe"');
   });
 });
+
+describe('progressConditions: what --wait shows', () => {
+  it('leaves out deprecations that are not, and an Available=False that repeats Progressing', async () => {
+    const { progressConditions } = await import('./extension.ts');
+    const c = (type: string, status: 'True' | 'False' | 'Unknown', reason: string, message: string) => ({ type, status, reason, message, lastTransitionTime: '' });
+    const probe = 'Object Deployment.apps/v1 ns/op: condition "Available" is "False", not "True"';
+    const shown = progressConditions({
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterExtension',
+      metadata: { name: 'x' },
+      status: {
+        conditions: [
+          c('Installed', 'False', 'Absent', 'rolling out'),
+          c('Deprecated', 'False', 'NotDeprecated', 'not deprecated'),
+          c('ChannelDeprecated', 'True', 'Deprecated', 'channel alpha is deprecated'),
+          c('Available', 'False', 'Unavailable', probe),
+          c('Progressing', 'True', 'Retrying', probe),
+        ],
+      },
+    } as never);
+    expect(shown.map((x) => x.type)).toEqual(['Installed', 'ChannelDeprecated', 'Progressing']);
+  });
+});

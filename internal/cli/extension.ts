@@ -152,6 +152,20 @@ function waitFailureHint(io: CliIO, ext: ClusterExtension | undefined, name: str
   io.stderr.write(`run \`kubectl olm status ${name}\` or \`kubectl olm explain ${name}\` to see why\n`);
 }
 
+/**
+ * The conditions `--wait` shows: a deprecation only when there is one (True), and Available=False only when it says
+ * more than Progressing already does (a rollout's probe is reported by both) — so a healthy rollout reads calmly.
+ */
+export function progressConditions(ext: ClusterExtension | undefined): Condition[] {
+  const all = ext?.status?.conditions ?? [];
+  const progressing = all.find((c) => c.type === TypeProgressing);
+  return all.filter((c) => {
+    if (c.type.endsWith('Deprecated')) return c.status === 'True';
+    if (c.type === TypeAvailable && c.status === 'False' && progressing?.message === c.message) return false;
+    return true;
+  });
+}
+
 /** What a wait that ended on a cause waiting will not fix prints after the caller's first line. */
 function unfixableHint(io: CliIO, u: Unfixable, name: string): void {
   const next = u.next.map((c) => `\`${c}\``).join(' or ');
@@ -328,7 +342,7 @@ export const installCommand: CliCommand = {
         const r = await waitFor({
           get: () => getExtension(client, name),
           done: (e) => settled(e, created.metadata?.generation ?? 1),
-          conditions: (e) => e?.status?.conditions,
+          conditions: progressConditions,
           timeoutMs: timeout,
           io,
           label: `clusterextension/${name}`,
@@ -471,11 +485,11 @@ export const upgradeCommand: CliCommand = {
         const r = await waitFor({
           get: () => getExtension(client, name),
           done: (e) => settled(e, updated.metadata?.generation ?? 0),
-          conditions: (e) => e?.status?.conditions,
+          conditions: progressConditions,
           timeoutMs: timeout,
           io,
           label: `clusterextension/${name}`,
-          baseline: updated.status?.conditions,
+          baseline: progressConditions(updated),
           giveUp: giveUp(values['wait-for-fix'], updated.metadata?.generation ?? 0),
         });
         if (!r.ok && r.reason === 'unfixable') {
