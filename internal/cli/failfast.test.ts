@@ -34,6 +34,11 @@ describe('unfixable', () => {
     });
   });
 
+  it('an object another owner holds: the command that shows it', () => {
+    const m = "CustomResourceDefinition 'greetings.demo.olm.dev' already exists in namespace '' and cannot be managed by operator-controller";
+    expect(unfixable(ext({ message: m }), 2)?.next).toEqual(['kubectl get customresourcedefinition greetings.demo.olm.dev -o yaml']);
+  });
+
   it('a terminal Progressing=False is unfixable whatever its message', () => {
     expect(unfixable(ext({ status: 'False', reason: 'Blocked', message: 'image "x" not\nfound' }), 2)?.cause).toBe('image "x" not found');
     expect(unfixable(ext({ status: 'False', reason: 'InvalidConfiguration', message: 'bad config' }), 2)?.cause).toBe('bad config');

@@ -57,6 +57,10 @@ export function nextCommands(ext: ClusterExtension, cause: string): string[] {
   } else if (/missing ServiceAccount/.test(cause)) {
     const sa = ext.spec?.serviceAccount?.name ?? '<name>';
     out.push(`kubectl create serviceaccount ${shellQuote(sa)} -n ${shellQuote(ns)}`);
+  } else if (/already exists .*cannot be managed by operator-controller/.test(cause)) {
+    // Another owner holds the object (a CRD left by OLM classic, say): see who before deleting it.
+    const m = /^(?:.*: )?([A-Za-z]+) '([^']+)' already exists in namespace '([^']*)'/.exec(cause);
+    if (m) out.push(`kubectl get ${m[1]!.toLowerCase()} ${shellQuote(m[2]!)}${m[3] ? ` -n ${shellQuote(m[3])}` : ''} -o yaml`);
   } else if (/\bnamespaces? "[^"]*" not found/.test(cause)) {
     out.push(`kubectl create namespace ${shellQuote(ns)}`);
   }
