@@ -27,6 +27,15 @@ describe('unfixable', () => {
     ]);
   });
 
+  it('a version the upgrade graph does not lead to from the installed one: --force is named too', () => {
+    const m = 'error upgrading from currently installed version "0.3.0": no bundles found for package "demo-operatr" matching version "0.1.0"';
+    expect(unfixable(ext({ message: m }, { version: '0.1.0' }), 2)?.next).toEqual([
+      'kubectl olm list-available demo-operatr',
+      'kubectl olm upgrade demo --version <range>',
+      'kubectl olm upgrade demo --version 0.1.0 --force',
+    ]);
+  });
+
   it('a missing service account is named, with the command that creates it', () => {
     expect(unfixable(ext({ message: 'installation cannot proceed due to missing ServiceAccount' }, {}, 'installer'), 2)).toEqual({
       cause: 'installation cannot proceed due to missing ServiceAccount "installer" in namespace "ns"',

@@ -48,6 +48,10 @@ export function nextCommands(ext: ClusterExtension, cause: string): string[] {
     if (spec?.version || (spec?.channels?.length ?? 0) > 0) {
       out.push(`kubectl olm list-available ${shellQuote(pkg)}`);
       out.push(`kubectl olm upgrade ${shellQuote(name)} ${spec?.version ? '--version <range>' : '--channel <name>'}`);
+      // From the installed version the graph does not lead there (a downgrade, say): only --force goes anyway.
+      if (/^error upgrading from currently installed version/.test(cause) && spec?.version && spec.upgradeConstraintPolicy !== 'SelfCertified') {
+        out.push(`kubectl olm upgrade ${shellQuote(name)} --version ${shellQuote(spec.version)} --force`);
+      }
     } else {
       out.push(`kubectl olm search ${shellQuote(pkg)}`);
       out.push(`kubectl olm uninstall ${shellQuote(name)}`);

@@ -242,6 +242,15 @@ describe('kubectl olm against the cluster', () => {
     expect(same).toMatchObject({ code: 1, stderr: 'failed to update extension: no changes detected - extension already in desired state\n' });
   }, 180_000);
 
+  it('upgrade --wait to a lower version without --force gives up early and names --force', async () => {
+    const started = Date.now();
+    const r = await olm(['upgrade', ext, '--version', '0.1.0', '--wait', '--timeout', '60s']);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(r).toMatchObject({ code: 1, stdout: `extension "${ext}" updated\n` });
+    expect(r.stderr.split('\n')[0]).toMatch(new RegExp(`^failed to update extension: extension "${ext}" did not finish upgrading: error upgrading from currently installed version "0\\.3\\.0": `));
+    expect(r.stderr).toContain(`\`kubectl olm upgrade ${ext} --version 0.1.0 --force\``);
+  }, 60_000);
+
   it('upgrade --force to a lower version sets SelfCertified after the confirmation', async () => {
     const asked = await olm(['upgrade', ext, '--version', '0.1.0', '--force', '--wait', '--timeout', '150s'], { tty: true, stdin: 'yes\n' });
     expect(asked.stderr).toContain('A forced upgrade or downgrade can lose data.');
