@@ -153,7 +153,10 @@ function textLine(record: Record<string, unknown>, stacks: boolean): string {
 }
 
 function textValue(value: unknown): string {
-  if (typeof value === 'string') return value === '' || /[\s"=\\]/.test(value) || /[\u0000-\u001f]/.test(value) ? JSON.stringify(value) : value;
+  if (typeof value === 'string') {
+    const quoted = JSON.stringify(value); // escapes quotes, backslashes and control characters
+    return value === '' || /[\s=]/.test(value) || quoted !== `"${value}"` ? quoted : value;
+  }
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' || value === null) return String(value);
   try {
     return JSON.stringify(value, replacer(false)) ?? String(value);
