@@ -323,7 +323,7 @@ export function providedAPIs(p: Pick<CSVStepPorts, 'client' | 'caches' | 'events
             { signal },
           );
         } catch (err) {
-          if (!isNotFound(err)) return { err: new Error(`could not update operatorgroups ${OperatorGroupProvidedAPIsAnnotationKey} annotation: ${errorMessage(err)}`) };
+          if (!isNotFound(err)) return { err: new Error(`could not update operatorgroups ${OperatorGroupProvidedAPIsAnnotationKey} annotation: ${errorMessage(err)}`, { cause: err }) };
         }
         state.requeueAfterMs = 0;
         return {};
