@@ -102,7 +102,9 @@ async function main(): Promise<void> {
     'olm-classic': [`--namespace=${CLASSIC_NAMESPACE}`, `--cache-dir=${runDir}/olm-classic`],
   };
   for (const [name, [health, metrics]] of Object.entries(ports)) {
-    const args = [`--health-probe-bind-address=127.0.0.1:${health}`, `--metrics-bind-address=127.0.0.1:${metrics}`, ...(extra[name] ?? [])];
+    // The children write to a pipe (json by default); in a terminal, `make run` asks them for the readable text format.
+    const format = process.stdout.isTTY === true ? ['--log-format=text'] : [];
+    const args = [`--health-probe-bind-address=127.0.0.1:${health}`, `--metrics-bind-address=127.0.0.1:${metrics}`, ...format, ...(extra[name] ?? [])];
     const child = spawn(process.execPath, ['--import', 'tsx', `${root}cmd/${name}/main.ts`, ...args], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -24,7 +24,7 @@ import {
   type ClusterServiceVersion,
   type OperatorGroup,
 } from '../../../api/operators/index.ts';
-import { errorMessage, formatTime, type Step, type StepOutcome } from '../../shared/controller/index.ts';
+import { errorMessage, formatTime, routine, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { NAMESPACE_INDEX, hasFinalizer, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import type { DeploymentConfig } from '../../shared/registryv1/index.ts';
@@ -187,7 +187,7 @@ export function processFinalizer(p: Pick<CSVStepPorts, 'client' | 'caches'>): CS
       }
       if (cleanups[0]![2].length > 0) errs.push('waiting for ClusterRoleBindings to delete');
       if (cleanups[1]![2].length > 0) errs.push('waiting for ClusterRoles to delete');
-      if (errs.length > 0) return { final: true, err: new Error(errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`) };
+      if (errs.length > 0) return { final: true, err: routine(new Error(errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`), 'WaitingForDependents') };
       try {
         await p.client.patch(ref, 'merge', { metadata: { finalizers: (cached.metadata.finalizers ?? []).filter((f) => f !== CSV_FINALIZER), resourceVersion: cached.metadata.resourceVersion } }, { signal });
       } catch (err) {
@@ -229,7 +229,7 @@ export function operatorGroupMembership(p: Pick<CSVStepPorts, 'client' | 'caches
       if (groups.length === 0) {
         const msg = 'csv in namespace with no operatorgroups';
         setPhaseWithEvent(out, CSVPhaseFailed, CSVReasons.NoOperatorGroup, msg, now, p.events);
-        return { err: new Error(msg) };
+        return { err: routine(new Error(msg), CSVReasons.NoOperatorGroup) };
       }
       if (groups.length > 1) {
         const msg = "csv created in namespace with multiple operatorgroups, can't pick one automatically";
@@ -323,7 +323,7 @@ export function providedAPIs(p: Pick<CSVStepPorts, 'client' | 'caches' | 'events
             { signal },
           );
         } catch (err) {
-          if (!isNotFound(err)) return { err: new Error(`could not update operatorgroups ${OperatorGroupProvidedAPIsAnnotationKey} annotation: ${errorMessage(err)}`) };
+          if (!isNotFound(err)) return { err: new Error(`could not update operatorgroups ${OperatorGroupProvidedAPIsAnnotationKey} annotation: ${errorMessage(err)}`, { cause: err }) };
         }
         state.requeueAfterMs = 0;
         return {};
@@ -416,7 +416,7 @@ export function phasePending(p: Pick<CSVStepPorts, 'caches' | 'requirements' | '
     if (!result.met) {
       log.info('requirements were not met');
       setPhaseWithEventIfChanged(out, CSVPhasePending, CSVReasons.RequirementsNotMet, "one or more requirements couldn't be found", now, p.events);
-      return { err: new Error(ErrRequirementsNotMet) };
+      return { err: routine(new Error(ErrRequirementsNotMet), CSVReasons.RequirementsNotMet) };
     }
     const names = new Set<string>();
     for (const desc of out.spec.webhookdefinitions ?? []) {

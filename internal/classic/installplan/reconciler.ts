@@ -6,6 +6,7 @@
 // with an attenuated service account goes back to Installing when a Role, RoleBinding or ServiceAccount of
 // its namespace changes.
 import { isDeepStrictEqual } from 'node:util';
+import { isConflict } from '../../shared/kube/index.ts';
 import {
   InstallPlanInstalled,
   InstallPlanKind,
@@ -69,7 +70,9 @@ export function newInstallPlanReconciler(o: InstallPlanReconcilerOptions): Recon
     try {
       await s.pass.writeStatus(signal);
     } catch (err) {
-      o.logger.error('error updating InstallPlan status', { err });
+      // A conflict is routine (the next pass reads the plan afresh); anything else needs a look.
+      if (isConflict(err)) o.logger.debug('error updating InstallPlan status', { reason: 'Conflict', err });
+      else o.logger.error('error updating InstallPlan status', { err });
       throw new Error(`error updating InstallPlan status: ${errorText(err)}`, { cause: err });
     }
   };

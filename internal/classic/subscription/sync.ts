@@ -12,7 +12,7 @@ import type {
   Subscription,
   SubscriptionStatus,
 } from '../../../api/operators/index.ts';
-import { formatTime, runSteps, type Result } from '../../shared/controller/index.ts';
+import { formatTime, routine, runSteps, type Result } from '../../shared/controller/index.ts';
 import { semanticEqual, type EventRecorder } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import type { CatalogContent } from '../catalogsource/index.ts';
@@ -97,14 +97,21 @@ export interface NamespaceResolution {
  */
 export async function resolveNamespace(i: NamespaceResolutionInput): Promise<NamespaceResolution> {
   const ogs = i.operatorGroups;
-  if (ogs.length !== 1) throw new Error(`expected 1 OperatorGroup in the namespace, found ${ogs.length}`);
+  if (ogs.length !== 1) {
+    const err = new Error(`expected 1 OperatorGroup in the namespace, found ${ogs.length}`);
+    // None yet is a wait (its creation re-queues the namespace); more than one needs someone to act.
+    throw ogs.length === 0 ? routine(err, 'NoOperatorGroup') : err;
+  }
   const excluded = ogs[0]?.metadata.annotations?.[ExcludeGlobalNamespaceAnnotation] === 'true';
   const namespaces = i.namespace === i.globalNamespace || excluded ? [i.namespace] : [i.namespace, i.globalNamespace];
   const catalogs = namespaceCatalogs(
     namespaces.flatMap((ns) => i.catalogSources(ns)),
     i.content,
   );
-  if (catalogs.errors.length > 0) throw new Error(catalogs.errors.length === 1 ? catalogs.errors[0] : `[${catalogs.errors.join(', ')}]`);
+  if (catalogs.errors.length > 0) {
+    // A CatalogSource whose content is not loaded yet: a wait; the CatalogSource's own status and logs say why it is not.
+    throw routine(new Error(catalogs.errors.length === 1 ? catalogs.errors[0] : `[${catalogs.errors.join(', ')}]`), 'CatalogSourceNotReady', 'info');
+  }
   const input: ResolveInput = {
     namespaces,
     catalogs: catalogs.catalogs,

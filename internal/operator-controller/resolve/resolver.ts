@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { ClusterCatalog, ClusterExtension } from '../../../api/v1/index.ts';
 import { AvailabilityModeUnavailable, TypeServing, UpgradeConstraintPolicySelfCertified } from '../../../api/v1/index.ts';
 import type { DeclChannel, DeclDeprecation } from '../../shared/fbc/index.ts';
+import { routine } from '../../shared/controller/index.ts';
 import { labelSelectorAsSelector, labelsEverything } from '../../shared/kube/index.ts';
 import type { CatalogContentClient, PackageBundle, PackageContent } from '../contentclient/index.ts';
 import type { BundleRef, BundleResolver, Resolution } from '../controller/index.ts';
@@ -288,7 +289,9 @@ export class CatalogResolver implements BundleResolver {
         installedVersion: installed?.version,
         catalogs: candidates.map((c) => c.catalog),
       });
-      throw new ResolutionError(message, { packageName: want.packageName, catalogs: finalExplained });
+      // A refusal by design (nothing in the catalogs matches, or may replace the installed bundle): Progressing says
+      // it; the controller logs it at info, not as a Reconciler error.
+      throw routine(new ResolutionError(message, { packageName: want.packageName, catalogs: finalExplained }), 'NoMatchingBundle', 'info');
     }
 
     const chosen = candidates[0] as Found;

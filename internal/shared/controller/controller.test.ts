@@ -3,7 +3,7 @@ import type { LogFields, Logger } from '../observability/index.ts';
 import { createLogger, createMetrics } from '../observability/index.ts';
 import { Controller, type EventSource, type EventType, type Reconciler, type Result, objectKey, splitKey } from './controller.ts';
 import { ApiError } from '../kube/index.ts';
-import { TerminalError } from './errors.ts';
+import { TerminalError, routine } from './errors.ts';
 
 type Outcome = Result | void | Error;
 
@@ -84,6 +84,8 @@ describe('Controller: outcomes', () => {
     { name: 'requeue → again after the rate-limited backoff', outcome: { requeue: true }, result: 'requeue', calls: [0, 5], errors: 0, terminal: 0 },
     { name: 'error → retried with backoff', outcome: new Error('boom'), result: 'error', calls: [0, 5], errors: 1, terminal: 0 },
     { name: 'terminal error → not retried', outcome: new TerminalError('Blocked', 'no'), result: 'error', calls: [0], errors: 1, terminal: 1 },
+    { name: 'routine error → retried with backoff, counted as an error', outcome: routine(new Error('waiting'), 'Waiting'), result: 'error', calls: [0, 5], errors: 1, terminal: 0 },
+    { name: 'routine terminal error → not retried, counted', outcome: routine(new TerminalError('Blocked', 'no'), 'Blocked', 'info'), result: 'error', calls: [0], errors: 1, terminal: 1 },
   ])('$name', async ({ outcome, result, calls, errors, terminal }) => {
     const metrics = createMetrics({ defaultMetrics: false });
     const { reconciler, calls: got } = scripted({ k: [outcome] });
@@ -162,6 +164,33 @@ describe('Controller: outcomes', () => {
     expect(lines.filter((l) => l.level === 'debug').map((l) => [l.msg, l.fields['key']])).toEqual([
       ['Reconcile conflict; reconciling again from fresh state', 'a'],
       ['Reconcile conflict; reconciling again from fresh state', 'b'],
+    ]);
+    await r.stop();
+  });
+});
+
+describe('Controller: routine errors (expected on the way) are logged below error with their reason', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('routine (itself or as a cause) at its level, AlreadyExists at debug; both retried as any error; a plain error stays an error', async () => {
+    const lines: Line[] = [];
+    const waiting = routine(new Error('waiting for ClusterRoles to delete'), 'WaitingForDependents');
+    const refused = new Error('wrapped: no bundles found', { cause: routine(new Error('no bundles found'), 'NoMatchingBundle', 'info') });
+    const exists = new ApiError(409, { kind: 'Status', status: 'Failure', reason: 'AlreadyExists', code: 409, message: 'already exists' }, { method: 'POST', path: '/' });
+    const plain = new Error('boom');
+    const { reconciler, calls } = scripted({ a: [waiting, undefined], b: [refused, undefined], c: [exists, undefined], d: [plain, undefined] });
+    const c = new Controller({ name: 'ce', reconciler, logger: capturingLogger(lines) });
+    for (const k of ['a', 'b', 'c', 'd']) c.enqueue(k);
+    const r = run(c);
+    await vi.advanceTimersByTimeAsync(1_000);
+    for (const k of ['a', 'b', 'c', 'd']) expect(calls.filter((x) => x.key === k)).toHaveLength(2);
+    const about = lines.filter((l) => l.fields['key'] !== undefined).map((l) => [l.level, l.msg, l.fields['key'], l.fields['reason']]);
+    expect(about).toEqual([
+      ['debug', 'Reconcile not done yet; retrying', 'a', 'WaitingForDependents'],
+      ['info', 'Reconcile not done yet; retrying', 'b', 'NoMatchingBundle'],
+      ['debug', 'Reconcile found an object already created; reconciling again', 'c', 'AlreadyExists'],
+      ['error', 'Reconciler error', 'd', undefined],
     ]);
     await r.stop();
   });

@@ -9,6 +9,9 @@
 //   throws TerminalError             forget (no retry)      error  (+ errors_total, terminal_…_total)
 //   throws anything else             addRateLimited         error  (+ errors_total)
 //
+// Logging only: a conflict, an AlreadyExists, or an error marked `routine(err, reason)` (errors.ts) is logged at
+// debug/info with its reason instead of as `Reconciler error`; queue and metrics are as in the table.
+//
 // A key is never reconciled by two workers at once (the queue guarantees it); a key that changes
 // while it is being reconciled is reconciled once more afterwards.
 import { setMaxListeners } from 'node:events';
@@ -18,8 +21,8 @@ import type { MetricsProvider, ReconcileMetrics } from '../observability/index.t
 import { noopMetrics } from '../observability/index.ts';
 import { untilAborted } from '../toolkit/index.ts';
 import { type Clock, realClock } from './clock.ts';
-import { isConflict } from '../kube/index.ts';
-import { isTerminal } from './errors.ts';
+import { isAlreadyExists, isConflict } from '../kube/index.ts';
+import { isTerminal, routineOf } from './errors.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { WorkQueue } from './workqueue.ts';
 
@@ -256,10 +259,12 @@ export class Controller {
     if (failed) {
       m.errors.inc();
       m.total.error.inc();
+      const routine = routineOf(error);
       if (isTerminal(error)) {
         m.terminalErrors.inc();
         q.forget(key);
-        this.#log.error('Reconciler error (terminal, not retried)', { key, reason: error.reason, err: error });
+        if (routine) this.#log[routine.level]('Reconcile refused (terminal, not retried)', { key, reason: routine.reason, err: error });
+        else this.#log.error('Reconciler error (terminal, not retried)', { key, reason: error.reason, err: error });
       } else if (signal.aborted) {
         // Interrupted by shutdown: nothing to retry in this process.
         this.#log.info('Reconcile interrupted by shutdown', { key, err: error });
@@ -267,6 +272,14 @@ export class Controller {
         // Routine: the pass decided on an object that changed meanwhile; it runs again from fresh state.
         q.addRateLimited(key);
         this.#log.debug('Reconcile conflict; reconciling again from fresh state', { key, requeues: q.numRequeues(key), err: error });
+      } else if (routine) {
+        // Expected on the way (waiting for a dependent, a requirement not there yet, a refusal by design): same retry.
+        q.addRateLimited(key);
+        this.#log[routine.level]('Reconcile not done yet; retrying', { key, reason: routine.reason, requeues: q.numRequeues(key), err: error });
+      } else if (alreadyExistsIn(error)) {
+        // Routine: another writer (or an earlier pass whose answer was lost) created it; the next pass sees it.
+        q.addRateLimited(key);
+        this.#log.debug('Reconcile found an object already created; reconciling again', { key, reason: 'AlreadyExists', requeues: q.numRequeues(key), err: error });
       } else {
         q.addRateLimited(key);
         this.#log.error('Reconciler error', { key, requeues: q.numRequeues(key), err: error });
@@ -290,8 +303,17 @@ export class Controller {
 
 /** Whether a 409 Conflict is the error or one of its causes. */
 function conflictIn(err: unknown): boolean {
+  return inCauses(err, isConflict);
+}
+
+/** Whether a 409 AlreadyExists is the error or one of its causes. */
+function alreadyExistsIn(err: unknown): boolean {
+  return inCauses(err, isAlreadyExists);
+}
+
+function inCauses(err: unknown, test: (e: unknown) => boolean): boolean {
   for (let e: unknown = err, depth = 0; e !== undefined && depth < 8; e = (e as { cause?: unknown } | null)?.cause, depth++) {
-    if (isConflict(e)) return true;
+    if (test(e)) return true;
   }
   return false;
 }

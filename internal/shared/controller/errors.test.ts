@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TerminalError, errorMessage, isTerminal, sanitizeNetworkError, terminalReason, withContext } from './errors.ts';
+import { TerminalError, errorMessage, isTerminal, routine, routineOf, sanitizeNetworkError, terminalReason, withContext } from './errors.ts';
 
 describe('TerminalError', () => {
   it('carries reason, message and cause', () => {
@@ -103,5 +103,26 @@ describe('sanitizeNetworkError', () => {
     const msg = (port: number) => `dial tcp: lookup r.svc on 10.96.0.10:53: read udp 10.244.0.8:${port}->10.96.0.10:53: i/o timeout`;
     const got = new Set([46753, 51234, 60000].map((p) => sanitizeNetworkError(msg(p))));
     expect([...got]).toEqual(['dial tcp: lookup r.svc on 10.96.0.10:53: i/o timeout']);
+  });
+});
+
+describe('routine', () => {
+  it('marks the error itself (same object, class, message) and is found through causes and withContext', () => {
+    const err = new Error('requirements were not met');
+    expect(routine(err, 'RequirementsNotMet')).toBe(err);
+    expect(err.message).toBe('requirements were not met');
+    expect(routineOf(err)).toEqual({ reason: 'RequirementsNotMet', level: 'debug' });
+    expect(routineOf(withContext(err, 'outer'))).toEqual({ reason: 'RequirementsNotMet', level: 'debug' });
+    expect(routineOf(new Error('x', { cause: new Error('y', { cause: err }) }))).toEqual({ reason: 'RequirementsNotMet', level: 'debug' });
+  });
+
+  it('keeps a terminal error terminal; plain errors and non-objects are not routine', () => {
+    const t = routine(new TerminalError('Blocked', 'no'), 'Blocked', 'info');
+    expect(isTerminal(t)).toBe(true);
+    expect(routineOf(t)).toEqual({ reason: 'Blocked', level: 'info' });
+    expect(routineOf(new Error('boom'))).toBeUndefined();
+    expect(routine('text', 'X')).toBe('text');
+    expect(routineOf('text')).toBeUndefined();
+    expect(routineOf(undefined)).toBeUndefined();
   });
 });

@@ -28,6 +28,35 @@ export class TerminalError extends Error {
   }
 }
 
+// A registry-wide brand, as TERMINAL: an error a reconciler expects on the way to the goal (a dependent not
+// gone yet, a requirement not there yet, a refusal by design that status already reports).
+const ROUTINE = Symbol.for('olmv1.controller.RoutineError');
+
+/** How a routine error is logged: its reason and the level (debug for plain waits, info for what a reader may want). */
+export interface Routine {
+  readonly reason: string;
+  readonly level: 'debug' | 'info';
+}
+
+/**
+ * Marks `err` as routine and returns it unchanged (same class, message, cause and terminal-ness): the controller
+ * retries it exactly as any other error, counts it in the same metrics, and logs it at `level` (default debug)
+ * with `reason` instead of as a `Reconciler error`. For retries that need no one to act; status says the rest.
+ */
+export function routine<E>(err: E, reason: string, level: Routine['level'] = 'debug'): E {
+  if (typeof err === 'object' && err !== null) Object.defineProperty(err, ROUTINE, { value: { reason, level } satisfies Routine, configurable: true });
+  return err;
+}
+
+/** The routine mark of `err` or of an error in its cause chain (wrapping keeps it), or undefined. */
+export function routineOf(err: unknown): Routine | undefined {
+  for (let e: unknown = err, depth = 0; typeof e === 'object' && e !== null && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    const mark = (e as Record<symbol, unknown>)[ROUTINE] as Routine | undefined;
+    if (mark !== undefined) return mark;
+  }
+  return undefined;
+}
+
 /** True when `err` is a TerminalError: the controller must not retry it. */
 export function isTerminal(err: unknown): err is TerminalError {
   return err instanceof TerminalError;

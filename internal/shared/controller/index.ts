@@ -21,7 +21,8 @@ export type { ObjectReconcilerOptions, ObjectWriter, Pass } from './object-recon
 export { ObjectReconciler, kubeObjectWriter } from './object-reconciler.ts';
 export type { Step, StepOutcome, StepsOutcome } from './steps.ts';
 export { runSteps } from './steps.ts';
-export { TerminalError, errorMessage, isTerminal, joinErrors, sanitizeNetworkError, terminalReason, withContext } from './errors.ts';
+export type { Routine } from './errors.ts';
+export { TerminalError, errorMessage, isTerminal, joinErrors, routine, routineOf, sanitizeNetworkError, terminalReason, withContext } from './errors.ts';
 export type { RateLimiter } from './rate-limiter.ts';
 export {
   BucketRateLimiter,

@@ -74,7 +74,7 @@ export function partRunnables(parts: ManagerParts): ((signal: AbortSignal) => Pr
  * does, so the pod restarts with a clean state). Never returns normally.
  */
 export async function runManager(options: ManagerOptions, setup: Setup, name: string): Promise<never> {
-  const logger = createLogger({ level: options.logLevel, fields: { logger: name } });
+  const logger = createLogger({ level: options.logLevel, format: options.logFormat, fields: { logger: name } });
   const stop = new AbortController();
   // Every cache and controller of a process listens on this one signal (olm-classic has more than ten).
   setMaxListeners(0, stop.signal);

@@ -12,7 +12,15 @@ describe('parseManagerArgs', () => {
       healthProbeBindAddress: ':8081',
       metricsBindAddress: ':8080',
       logLevel: process.env.LOG_LEVEL ?? 'info',
+      logFormat: process.stdout.isTTY === true ? 'text' : 'json',
     });
+  });
+
+  it.each([
+    { args: ['--log-format=text'], want: 'text' },
+    { args: ['--log-format', 'json'], want: 'json' },
+  ])('reads --log-format: $args', ({ args, want }) => {
+    expect(parseManagerArgs('x', args).options.logFormat).toBe(want);
   });
 
   it.each([
@@ -36,6 +44,7 @@ describe('parseManagerArgs', () => {
   it.each([
     { args: ['--bogus'], message: "x: Unknown option '--bogus'" },
     { args: ['--log-level=loud'], message: 'x: --log-level must be one of error, warn, info, debug; got "loud"' },
+    { args: ['--log-format=yaml'], message: 'x: --log-format must be json or text; got "yaml"' },
     { args: ['positional'], message: "x: Unexpected argument 'positional'" },
   ])('refuses $args with one clear line', ({ args, message }) => {
     expect(() => parseManagerArgs('x', args)).toThrow(new UsageError(message).message);

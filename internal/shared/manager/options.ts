@@ -1,7 +1,7 @@
 // Flags every controller binary takes. Parsed with node:util parseArgs; unknown flags are an
 // error naming the flag, so a typo never silently falls back to a default.
 import { parseArgs } from 'node:util';
-import type { LogLevel } from '../observability/index.ts';
+import type { LogFormat, LogLevel } from '../observability/index.ts';
 
 export interface ManagerOptions {
   readonly kubeconfig?: string;
@@ -11,6 +11,8 @@ export interface ManagerOptions {
   readonly healthProbeBindAddress: string;
   readonly metricsBindAddress: string;
   readonly logLevel: LogLevel;
+  /** `--log-format`; without it, text when stdout is a terminal, else json (a Pod's stdout is not a terminal). */
+  readonly logFormat?: LogFormat;
 }
 
 export interface Flag {
@@ -27,6 +29,7 @@ export const managerFlags = {
   'health-probe-bind-address': { type: 'string', default: ':8081', help: 'address of /healthz and /readyz' },
   'metrics-bind-address': { type: 'string', default: ':8080', help: 'address of /metrics; "0" turns it off' },
   'log-level': { type: 'string', default: process.env.LOG_LEVEL ?? 'info', help: 'error, warn, info or debug' },
+  'log-format': { type: 'string', help: 'json (one object a line) or text (one readable line a record); default text when stdout is a terminal, else json' },
   help: { type: 'boolean', default: false, help: 'print this help' },
 } as const satisfies Record<string, Flag>;
 
@@ -79,6 +82,8 @@ export function parseManagerArgs<E extends Record<string, Flag>>(
   if (values.help) return { options: undefined as never, extra: undefined as never, help: usage(binary, flags) };
   const logLevel = String(values['log-level']);
   if (!LEVELS.has(logLevel)) throw new UsageError(`${binary}: --log-level must be one of error, warn, info, debug; got "${logLevel}"`);
+  const logFormat = values['log-format'] === undefined ? (isTTY() ? 'text' : 'json') : String(values['log-format']);
+  if (logFormat !== 'json' && logFormat !== 'text') throw new UsageError(`${binary}: --log-format must be json or text; got "${logFormat}"`);
   const options: ManagerOptions = {
     kubeconfig: values.kubeconfig as string | undefined,
     leaderElect: values['leader-elect'] === true,
@@ -87,9 +92,15 @@ export function parseManagerArgs<E extends Record<string, Flag>>(
     healthProbeBindAddress: String(values['health-probe-bind-address']),
     metricsBindAddress: String(values['metrics-bind-address']),
     logLevel: logLevel as LogLevel,
+    logFormat,
   };
   const own = Object.fromEntries(Object.keys(extra).map((k) => [k, values[k]])) as Record<keyof E, string | boolean | undefined>;
   return { options, extra: own };
+}
+
+/** Whether the logs go to a terminal. */
+function isTTY(): boolean {
+  return process.stdout.isTTY === true;
 }
 
 /**

@@ -1,8 +1,8 @@
 // Logs, metrics and health endpoints.
 export type { HealthCheck, HealthServer, HealthServerOptions, MetricsSource } from './health-server.ts';
 export { startHealthServer } from './health-server.ts';
-export type { LogFields, LogLevel, Logger, LoggerOptions } from './logger.ts';
-export { LOG_LEVELS, createLogger, noopLogger, parseLogLevel, serializeError } from './logger.ts';
+export type { LogFields, LogFormat, LogLevel, Logger, LoggerOptions } from './logger.ts';
+export { LOG_FORMATS, LOG_LEVELS, createLogger, noopLogger, parseLogLevel, serializeError } from './logger.ts';
 export type {
   CounterHook,
   GaugeHook,

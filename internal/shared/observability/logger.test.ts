@@ -149,3 +149,33 @@ describe('errors', () => {
     });
   });
 });
+
+describe('text format', () => {
+  it('one readable line: time, padded level, message, then key=value (quoted when needed, errors by message)', () => {
+    const lines: string[] = [];
+    const log = createLogger({ format: 'text', env: {}, now: () => NOW, write: (l) => void lines.push(l), fields: { logger: 'operator-controller' } });
+    log.child({ controller: 'clusterextension' }).info('Reconcile not done yet; retrying', { key: 'demo-operator', requeues: 2, reason: 'NoMatchingBundle', err: new Error('no bundles found for "x"') });
+    log.error('e', { empty: '', list: ['a', 'b'], obj: { a: 1 }, nothing: undefined, yes: true, multi: 'a\nb' });
+    expect(lines).toEqual([
+      '2026-11-22T07:40:00.123Z INFO  Reconcile not done yet; retrying logger=operator-controller controller=clusterextension key=demo-operator requeues=2 reason=NoMatchingBundle err="no bundles found for \\"x\\""',
+      '2026-11-22T07:40:00.123Z ERROR e logger=operator-controller empty="" list=["a","b"] obj={"a":1} yes=true multi="a\\nb"',
+    ]);
+  });
+
+  it('an error’s reason when the line has none; its stack only at debug', () => {
+    const lines: string[] = [];
+    createLogger({ format: 'text', level: 'info', env: {}, now: () => NOW, write: (l) => void lines.push(l) }).warn('w', { err: new TerminalError('Blocked', 'no') });
+    expect(lines).toEqual(['2026-11-22T07:40:00.123Z WARN  w err=no err.reason=Blocked']);
+    lines.length = 0;
+    createLogger({ format: 'text', level: 'debug', env: {}, now: () => NOW, write: (l) => void lines.push(l) }).debug('d', { err: new Error('x') });
+    expect(lines[0]).toMatch(/^2026-11-22T07:40:00.123Z DEBUG d err=x err.stack="Error: x\\n +at /);
+    expect(lines).toHaveLength(1);
+  });
+
+  it('json stays the default; an unknown format is refused', () => {
+    const { logger, records } = capture();
+    logger.info('i');
+    expect(records()).toEqual([{ ts: NOW.toISOString(), level: 'info', msg: 'i' }]);
+    expect(() => createLogger({ format: 'yaml' as never, env: {} })).toThrow('unknown log format "yaml"');
+  });
+});

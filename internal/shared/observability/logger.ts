@@ -1,4 +1,6 @@
-// Structured JSON logs: one object per line, `{"ts","level","msg",...fields}`, to stdout.
+// Structured logs, one record per line, to stdout. Two formats (`format`, the controllers' --log-format):
+//   json (default): one object per line, `{"ts","level","msg",...fields}`;
+//   text: for a terminal, `2026-11-27T23:00:00.000Z INFO  msg key=value key="a b" err="…"`.
 //
 //   const log = createLogger();                          // level from LOG_LEVEL, default info
 //   const ctrl = log.child({ controller: 'clusterextension' });
@@ -13,10 +15,14 @@ export type { LogFields, Logger };
 export { noopLogger } from '../toolkit/index.ts';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
+export type LogFormat = 'json' | 'text';
+export const LOG_FORMATS: readonly LogFormat[] = ['json', 'text'];
 
 export interface LoggerOptions {
   /** Lowest level written; default: env LOG_LEVEL, else `info`. */
   readonly level?: LogLevel;
+  /** `json` (default) or `text`. */
+  readonly format?: LogFormat;
   /** Fields on every line. */
   readonly fields?: LogFields;
   /** Where lines go (without the trailing newline); default: stdout. */
@@ -45,6 +51,7 @@ interface Sink {
   readonly stacks: boolean;
   readonly write: (line: string) => void;
   readonly now: () => Date;
+  readonly format: (record: Record<string, unknown>, stacks: boolean) => string;
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
@@ -59,7 +66,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     stacks: level === 'debug',
     write: options.write ?? ((line) => void process.stdout.write(line + '\n')),
     now: options.now ?? (() => new Date()),
+    format: options.format === 'text' ? textLine : stringify,
   };
+  if (options.format !== undefined && !LOG_FORMATS.includes(options.format)) throw new Error(`unknown log format "${String(options.format)}"`);
   const logger = new JsonLogger(sink, options.fields ?? {});
   if (options.level === undefined && fromEnv !== undefined && fromEnv !== '' && parsedEnv === undefined) {
     logger.warn('unknown LOG_LEVEL, using info', { LOG_LEVEL: fromEnv, valid: LOG_LEVELS });
@@ -99,7 +108,7 @@ class JsonLogger implements Logger {
     const record: Record<string, unknown> = { ts: sink.now().toISOString(), level, msg };
     addFields(record, this.#fields);
     if (fields) addFields(record, fields);
-    sink.write(stringify(record, sink.stacks));
+    sink.write(sink.format(record, sink.stacks));
   }
 }
 
@@ -119,6 +128,40 @@ function stringify(record: Record<string, unknown>, stacks: boolean): string {
       msg: record['msg'],
       logError: `fields not serialisable: ${e instanceof Error ? e.message : String(e)}`,
     });
+  }
+}
+
+/**
+ * One text line: `<ts> <LEVEL> <msg> key=value …`. Strings print bare unless they hold a space, quote, `=` or are
+ * empty (then JSON-quoted); errors print their message (and `<key>.stack` at debug); other values as compact JSON.
+ */
+function textLine(record: Record<string, unknown>, stacks: boolean): string {
+  const { ts, level, msg, ...fields } = record;
+  const parts = [String(ts), String(level).toUpperCase().padEnd(5), String(msg)];
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    if (value instanceof Error) {
+      parts.push(`${key}=${textValue(value.message)}`);
+      const reason = (value as Error & { reason?: unknown }).reason;
+      if (typeof reason === 'string' && fields['reason'] === undefined) parts.push(`${key}.reason=${textValue(reason)}`);
+      if (stacks && value.stack !== undefined) parts.push(`${key}.stack=${JSON.stringify(value.stack)}`);
+      continue;
+    }
+    parts.push(`${key}=${textValue(value)}`);
+  }
+  return parts.join(' ');
+}
+
+function textValue(value: unknown): string {
+  if (typeof value === 'string') {
+    const quoted = JSON.stringify(value); // escapes quotes, backslashes and control characters
+    return value === '' || /[\s=]/.test(value) || quoted !== `"${value}"` ? quoted : value;
+  }
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' || value === null) return String(value);
+  try {
+    return JSON.stringify(value, replacer(false)) ?? String(value);
+  } catch {
+    return '"<not serialisable>"';
   }
 }
 

@@ -3,6 +3,7 @@
 // a Subscription installs its operator — the InstallPlan reaches Complete, the CSV Succeeded once its Deployment is
 // Available through the real deployment controller and KWOK nodes — then upgrades along the replaces chain; a Manual
 // Subscription waits for approval.
+import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
@@ -134,5 +135,11 @@ describe('olm-classic end to end', () => {
     expect(c.reason).toBe('IncompatibleOperatorsInstalled');
     expect(c.message).toContain('ClusterServiceVersions blocking minor version upgrades to 4.23 or major version upgrades to 5.0:');
     expect(c.message).toContain(`- maximum supported OCP version for ${ns}/${capped.name} is 4.22`);
+  });
+
+  it('the installs above log no error-level line: routine retries (requirements not met yet, no OperatorGroup yet, conflicts) are at info or debug', async () => {
+    const errors = olmClassic!.logs.filter((l) => l.includes('"level":"error"'));
+    if (process.env.OLM_CLASSIC_ERRORS_LOG) await writeFile(process.env.OLM_CLASSIC_ERRORS_LOG, `${olmClassic!.logs.length} lines\n${errors.join('\n')}\n`);
+    expect(errors).toEqual([]);
   });
 });

@@ -249,4 +249,11 @@ describe('README tutorial', () => {
     for (const l of controllerLines) expect(() => JSON.parse(l.replace(/^\[[a-z-]+\] /, '')), l).not.toThrow();
     expect(log.filter((l) => /^\s+at /.test(l))).toEqual([]);
   });
+
+  it('the happy path logs no error-level line: routine retries and designed refusals are at info or debug', async () => {
+    const log = (await makeRun!.logTail(Number.MAX_SAFE_INTEGER)).split('\n');
+    if (process.env.OLM_TUTORIAL_LOG) await writeFile(process.env.OLM_TUTORIAL_LOG, log.join('\n'));
+    const errors = log.filter((l) => /^\[(catalogd|operator-controller|olm-classic)\] /.test(l) && l.includes('"level":"error"'));
+    expect(errors).toEqual([]);
+  });
 });
