@@ -5,7 +5,7 @@
 // whose parent no longer targets their namespace deleted.
 import { CopiedFromLabel } from '../../../api/operators/index.ts';
 import type { Condition, KubeObject } from '../../../api/meta/v1.ts';
-import { setCondition } from '../../shared/controller/index.ts';
+import { routine, setCondition } from '../../shared/controller/index.ts';
 import {
   CSVPhaseFailed,
   CSVReasons,
@@ -136,7 +136,8 @@ async function ensureTenantRBAC(p: CopyPorts, operatorNamespace: string, targetN
 /** Roles and RoleBindings of the operator lifted to ClusterRoles and ClusterRoleBindings (a group of every namespace). */
 async function ensureSingletonRBAC(p: CopyPorts, operatorNamespace: string, csv: ClusterServiceVersion, signal: AbortSignal): Promise<void> {
   const roles = p.caches.roles.byIndex(NAMESPACE_INDEX, operatorNamespace).filter((r) => ownedByCSVLabels(r, csv));
-  if (roles.length === 0) throw new Error('no owned roles found');
+  // Routine: the operator's Roles are created by its InstallPlan and reach the cache a moment later.
+  if (roles.length === 0) throw routine(new Error('no owned roles found'), 'OwnedRolesNotCachedYet');
   for (const r of roles) {
     if (p.caches.clusterRoles.get(r.metadata.name ?? '')) continue;
     await p.client.create(

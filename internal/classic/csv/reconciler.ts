@@ -4,7 +4,7 @@
 // work of upstream's syncClusterServiceVersion: cluster RBAC for a group of every namespace, and the copy of the CSV
 // into its target namespaces. Nothing is kept between passes; a killed process converges on the next one.
 import { ClusterServiceVersionKind, V1alpha1, type ClusterServiceVersion } from '../../../api/operators/index.ts';
-import { errorMessage, runSteps, type Reconciler, type Result, type StepsOutcome } from '../../shared/controller/index.ts';
+import { errorMessage, routine, routineOf, runSteps, type Reconciler, type Result, type StepsOutcome } from '../../shared/controller/index.ts';
 import { isConflict, isNotFound } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import { ensureRBACInTargetNamespace, operatorGroupFromAnnotations, type CopyPorts } from './copy.ts';
@@ -76,7 +76,11 @@ export function csvReconciler(o: CSVReconcilerOptions): Reconciler {
       }
       if (errors.length > 0) {
         if (errors.length === 1) throw errors[0];
-        throw new Error(errors.map(errorMessage).join('; '));
+        const joined = new Error(errors.map(errorMessage).join('; '));
+        // Routine only when every part is (each logged below error level by the controller).
+        const marks = errors.map(routineOf);
+        if (marks.every((m) => m !== undefined)) throw routine(joined, marks[0]!.reason, marks[0]!.level);
+        throw joined;
       }
       if (stale) {
         log.debug('status not written: the CSV changed meanwhile; again from the newer one');
