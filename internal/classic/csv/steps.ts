@@ -483,7 +483,7 @@ export function phaseInstallReady(p: CSVStepPorts): CSVStep {
     if (prev) p.enqueue(keyOf(prev));
     const client = p.installClient(state.operatorGroup!);
     if (!client) {
-      log.error('failed to get a client for operator deployment: the OperatorGroup service account is not synced yet');
+      log.info('failed to get a client for operator deployment: the OperatorGroup service account is not synced yet');
       return {};
     }
     const now = nowText(p);
