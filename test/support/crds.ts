@@ -68,3 +68,26 @@ export async function installExperimentalCRDs(kube: TestKube): Promise<string[]>
 export async function installStandardCRDs(kube: TestKube): Promise<string[]> {
   return installCrds(kube, await yamlFiles(new URL('../../config/crd/bases/', import.meta.url).pathname));
 }
+
+/**
+ * cert-manager's Certificate and Issuer CRDs as a cert-manager installation serves them (cert-manager.io/v1, schema
+ * left open): the kinds of the default webhook certificate provider and of the deploy guide's cert-manager component.
+ */
+export function certManagerCrds(): KubeObject[] {
+  return (
+    [
+      ['Certificate', 'certificates'],
+      ['Issuer', 'issuers'],
+    ] as const
+  ).map(([kind, plural]) => ({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.cert-manager.io` },
+    spec: {
+      group: 'cert-manager.io',
+      names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
+      scope: 'Namespaced',
+      versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    },
+  }));
+}

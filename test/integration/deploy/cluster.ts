@@ -57,6 +57,24 @@ export class DeployCluster {
     return (await this.kubectlOutput(args, input)).stdout;
   }
 
+  /**
+   * `kubectl apply --server-side` of a sample from config/samples, its registry host replaced by `host`. Established is
+   * not yet served by every handler of the API server, so it may still answer ServiceUnavailable ("There can be a
+   * delay between when CustomResourceDefinitions are created and when they are available"): applied again until not.
+   */
+  async applySample(file: string, host: string): Promise<void> {
+    const sample = (await readFile(join(root, 'config/samples', file), 'utf8')).replaceAll(DEMO_REGISTRY, host);
+    await waitFor(`the ${file} sample applied`, () =>
+      this.kubectl(['apply', '--server-side', '-f', '-'], sample).then(
+        () => true,
+        (err: Error) => {
+          if (/There can be a delay/.test(err.message)) return false;
+          throw err;
+        },
+      ),
+    );
+  }
+
   /** kubectl's stdout and stderr (where it prints the API server's warnings). */
   async kubectlOutput(args: readonly string[], input?: string): Promise<{ stdout: string; stderr: string }> {
     const { apiserver } = await binaries();

@@ -12,6 +12,7 @@ import { join, relative } from 'node:path';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../support/env.ts';
+import { certManagerCrds } from '../../support/crds.ts';
 import type { KubeObject } from '../../support/kube.ts';
 import { freePort, waitFor } from '../../support/net.ts';
 import { DEMO_REGISTRY, DeployCluster, deploymentArgs, NAMESPACE, root, withFlags } from './cluster.ts';
@@ -31,24 +32,7 @@ afterAll(async () => {
 
 /** cert-manager's Certificate and Issuer kinds, as a cert-manager installation serves them (schema left open). */
 async function serveCertManagerKinds(): Promise<void> {
-  for (const [kind, plural] of [
-    ['Certificate', 'certificates'],
-    ['Issuer', 'issuers'],
-  ] as const) {
-    await cluster.kube.must(
-      cluster.kube.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: { name: `${plural}.cert-manager.io` },
-        spec: {
-          group: 'cert-manager.io',
-          names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
-          scope: 'Namespaced',
-          versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-        },
-      }),
-    );
-  }
+  for (const crd of certManagerCrds()) await cluster.kube.must(cluster.kube.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd));
   await kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/certificates.cert-manager.io', 'crd/issuers.cert-manager.io']);
 }
 
@@ -189,16 +173,7 @@ describe('docs/deploy.md on a cluster of its own', () => {
 
     // The guide's checks. OLM v1: the ClusterCatalog and ClusterExtension samples; the catalog is served over HTTPS.
     await cluster.publishDemo(host);
-    const catalogSample = (await readFile(join(samples, 'clustercatalog.yaml'), 'utf8')).replaceAll(DEMO_REGISTRY, host);
-    await waitFor('the ClusterCatalog sample applied', () =>
-      kubectl(['apply', '--server-side', '-f', '-'], catalogSample).then(
-        () => true,
-        (err: Error) => {
-          if (/There can be a delay/.test(err.message)) return false;
-          throw err;
-        },
-      ),
-    );
+    await cluster.applySample('clustercatalog.yaml', host);
     await kubectl(['apply', '--server-side', '-f', join(samples, 'clusterextension.yaml')]);
     await cluster.waitForCondition('/apis/olm.operatorframework.io/v1/clustercatalogs/olm-demo', 'Serving', 90_000);
     const catalog = await cluster.kube.must<{ status: { urls: { base: string } } }>(cluster.kube.request('GET', '/apis/olm.operatorframework.io/v1/clustercatalogs/olm-demo'));

@@ -12,9 +12,9 @@ import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../support/env.ts';
 import type { KubeObject, TestKube } from '../../support/kube.ts';
-import { freePort, waitFor } from '../../support/net.ts';
+import { freePort } from '../../support/net.ts';
 import { stopProcess, type Managed } from '../../support/process.ts';
-import { DEMO_REGISTRY, DeployCluster, deploymentArgs, NAMESPACE, root, withFlags } from './cluster.ts';
+import { DeployCluster, deploymentArgs, NAMESPACE, root, withFlags } from './cluster.ts';
 
 let cluster: DeployCluster;
 let kube: TestKube;
@@ -92,18 +92,7 @@ describe('config/default on a cluster of its own', () => {
     );
 
     await publishDemo(host);
-    const catalogSample = (await readFile(join(samples, 'clustercatalog.yaml'), 'utf8')).replaceAll(DEMO_REGISTRY, host);
-    // Established is not yet served by every handler of the API server: it may still answer ServiceUnavailable
-    // ("There can be a delay between when CustomResourceDefinitions are created and when they are available").
-    await waitFor('the ClusterCatalog sample applied', () =>
-      kubectl(['apply', '--server-side', '-f', '-'], catalogSample).then(
-        () => true,
-        (err: Error) => {
-          if (/There can be a delay/.test(err.message)) return false;
-          throw err;
-        },
-      ),
-    );
+    await cluster.applySample('clustercatalog.yaml', host);
     // The sample names no service account: no warning.
     expect((await kubectlOutput(['apply', '--server-side', '-f', join(samples, 'clusterextension.yaml')])).stderr).toBe('');
 

@@ -15,6 +15,7 @@ import { createMetrics } from '../../../internal/shared/observability/index.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { afterAll, beforeAll } from 'vitest';
 import { catalogFiles, type CatalogEntry } from '../../support/bundles.ts';
+import { certManagerCrds } from '../../support/crds.ts';
 import { pushCatalogImage } from '../../support/images.ts';
 import { simulateCertManager } from '../../support/workloads.ts';
 import { createCatalog, deleteCatalogs, releaseFinalizers, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
@@ -237,31 +238,9 @@ export function operatorControllerSuite(
 
 /** cert-manager's Certificate and Issuer CRDs (the kinds of the default webhook certificate provider); idempotent. */
 export async function installCertManagerCrds(): Promise<void> {
-  for (const [kind, plural] of [
-    ['Certificate', 'certificates'],
-    ['Issuer', 'issuers'],
-  ] as const) {
-    const crd = {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: `${plural}.cert-manager.io` },
-      spec: {
-        group: 'cert-manager.io',
-        names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
-        scope: 'Namespaced',
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            subresources: { status: {} },
-            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-          },
-        ],
-      },
-    };
+  for (const crd of certManagerCrds()) {
     const r = await adminKube().request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
-    if (r.status !== 201 && r.status !== 409) throw new Error(`cert-manager CRD ${plural}: ${r.status} ${JSON.stringify(r.body)}`);
+    if (r.status !== 201 && r.status !== 409) throw new Error(`cert-manager CRD ${crd.metadata.name}: ${r.status} ${JSON.stringify(r.body)}`);
   }
 }
 
