@@ -156,7 +156,6 @@ export function newInstallPlanReconciler(o: InstallPlanReconcilerOptions): Recon
     kind: InstallPlanKind,
     writer: { updateStatus: (plan, signal) => o.writeStatus(plan, signal) },
     get: o.get,
-    copy: (cached) => ({ ...structuredClone(cached), apiVersion: V1alpha1, kind: InstallPlanKind }),
     readYourWrites: true,
     steps,
     logger: o.logger,

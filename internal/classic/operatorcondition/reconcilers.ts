@@ -216,8 +216,6 @@ export function conditionReconciler(o: ConditionReconcilerOptions): Reconciler {
     kind: OperatorConditionKind,
     client: o.client,
     get: (k) => o.operatorConditions.get(k),
-    // The cache holds objects as listed; status writes need the kind.
-    copy: (cached) => ({ ...structuredClone(cached), apiVersion: V2, kind: OperatorConditionKind }),
     steps,
     logger: o.logger,
     state: ({ obj: oc, key: k }) => ({

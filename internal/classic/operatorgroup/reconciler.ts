@@ -130,8 +130,6 @@ class OperatorGroupReconciler implements Reconciler {
       kind: OperatorGroupKind,
       client: o.client,
       get: (key) => o.caches.operatorGroups.get(key),
-      // The cache holds objects as listed; status writes need the kind.
-      copy: (cached) => ({ ...structuredClone(cached), apiVersion: V1, kind: OperatorGroupKind }),
       steps,
       logger: o.logger,
       state: (pass) => ({ pass, og: pass.obj, namespace: pass.obj.metadata.namespace ?? '' }),

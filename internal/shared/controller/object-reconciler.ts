@@ -232,8 +232,6 @@ function untouched(before: KubeObject, after: KubeObject): boolean {
     if (k === 'status' || k === 'metadata') continue;
     const a = before[k];
     const b = after[k];
-    // A copy may name the kind that a cached object lacks (status writes need it).
-    if (a === undefined && (k === 'apiVersion' || k === 'kind')) continue;
     if (a !== b && !semanticEqual(a, b)) return false;
   }
   const { finalizers: _f, resourceVersion: _rv, managedFields: _mf, ...meta } = before.metadata;
