@@ -222,7 +222,8 @@ export async function syncCopy(p: CopyPorts, key: string, signal: AbortSignal): 
   const csv = p.caches.csvs.get(key);
   if (!csv) return;
   const og = operatorGroupFromAnnotations(p.caches, csv);
-  if (!og) throw new Error(`operatorGroup for csv '${csv.metadata.name ?? ''}' should have annotations`);
+  // Routine: the OperatorGroup controller annotates the CSV (or the group is gone with its namespace).
+  if (!og) throw routine(new Error(`operatorGroup for csv '${csv.metadata.name ?? ''}' should have annotations`), 'NoOperatorGroupAnnotations');
   const targets = new Set(og.status?.namespaces ?? []);
   const enabled = await copiedCSVsEnabled(p.client, signal);
   if (enabled || !isAllNamespaces(targets)) {

@@ -178,19 +178,25 @@ describe('Controller: routine errors (expected on the way) are logged below erro
     const waiting = routine(new Error('waiting for ClusterRoles to delete'), 'WaitingForDependents');
     const refused = new Error('wrapped: no bundles found', { cause: routine(new Error('no bundles found'), 'NoMatchingBundle', 'info') });
     const exists = new ApiError(409, { kind: 'Status', status: 'Failure', reason: 'AlreadyExists', code: 409, message: 'already exists' }, { method: 'POST', path: '/' });
+    const terminating = new ApiError(
+      403,
+      { kind: 'Status', status: 'Failure', reason: 'Forbidden', code: 403, message: 'unable to create new content in namespace ns because it is being terminated', details: { causes: [{ reason: 'NamespaceTerminating' }] } },
+      { method: 'POST', path: '/' },
+    );
     const plain = new Error('boom');
-    const { reconciler, calls } = scripted({ a: [waiting, undefined], b: [refused, undefined], c: [exists, undefined], d: [plain, undefined] });
+    const { reconciler, calls } = scripted({ a: [waiting, undefined], b: [refused, undefined], c: [exists, undefined], d: [plain, undefined], e: [terminating, undefined] });
     const c = new Controller({ name: 'ce', reconciler, logger: capturingLogger(lines) });
-    for (const k of ['a', 'b', 'c', 'd']) c.enqueue(k);
+    for (const k of ['a', 'b', 'c', 'd', 'e']) c.enqueue(k);
     const r = run(c);
     await vi.advanceTimersByTimeAsync(1_000);
-    for (const k of ['a', 'b', 'c', 'd']) expect(calls.filter((x) => x.key === k)).toHaveLength(2);
+    for (const k of ['a', 'b', 'c', 'd', 'e']) expect(calls.filter((x) => x.key === k)).toHaveLength(2);
     const about = lines.filter((l) => l.fields['key'] !== undefined).map((l) => [l.level, l.msg, l.fields['key'], l.fields['reason']]);
     expect(about).toEqual([
       ['debug', 'Reconcile not done yet; retrying', 'a', 'WaitingForDependents'],
       ['info', 'Reconcile not done yet; retrying', 'b', 'NoMatchingBundle'],
       ['debug', 'Reconcile found an object already created; reconciling again', 'c', 'AlreadyExists'],
       ['error', 'Reconciler error', 'd', undefined],
+      ['debug', 'Reconcile met a namespace being deleted; retrying', 'e', 'NamespaceTerminating'],
     ]);
     await r.stop();
   });

@@ -21,7 +21,7 @@ import type { MetricsProvider, ReconcileMetrics } from '../observability/index.t
 import { noopMetrics } from '../observability/index.ts';
 import { untilAborted } from '../toolkit/index.ts';
 import { type Clock, realClock } from './clock.ts';
-import { isAlreadyExists, isConflict } from '../kube/index.ts';
+import { isAlreadyExists, isConflict, isNamespaceTerminating } from '../kube/index.ts';
 import { isTerminal, routineOf } from './errors.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { WorkQueue } from './workqueue.ts';
@@ -260,6 +260,7 @@ export class Controller {
       m.errors.inc();
       m.total.error.inc();
       const routine = routineOf(error);
+      const routineApi = routineApiErrorIn(error);
       if (isTerminal(error)) {
         m.terminalErrors.inc();
         q.forget(key);
@@ -276,10 +277,11 @@ export class Controller {
         // Expected on the way (waiting for a dependent, a requirement not there yet, a refusal by design): same retry.
         q.addRateLimited(key);
         this.#log[routine.level]('Reconcile not done yet; retrying', { key, reason: routine.reason, requeues: q.numRequeues(key), err: error });
-      } else if (alreadyExistsIn(error)) {
-        // Routine: another writer (or an earlier pass whose answer was lost) created it; the next pass sees it.
+      } else if (routineApi) {
+        // Routine: another writer (or an earlier pass whose answer was lost) created it, or its namespace is going
+        // away; the next pass sees the object, or the key's object is gone.
         q.addRateLimited(key);
-        this.#log.debug('Reconcile found an object already created; reconciling again', { key, reason: 'AlreadyExists', requeues: q.numRequeues(key), err: error });
+        this.#log.debug(routineApi.msg, { key, reason: routineApi.reason, requeues: q.numRequeues(key), err: error });
       } else {
         q.addRateLimited(key);
         this.#log.error('Reconciler error', { key, requeues: q.numRequeues(key), err: error });
@@ -306,9 +308,14 @@ function conflictIn(err: unknown): boolean {
   return inCauses(err, isConflict);
 }
 
-/** Whether a 409 AlreadyExists is the error or one of its causes. */
-function alreadyExistsIn(err: unknown): boolean {
-  return inCauses(err, isAlreadyExists);
+/** API errors on the way that no one must act on, with what the log says of them (the error or one of its causes). */
+const ROUTINE_API_ERRORS = [
+  { test: isAlreadyExists, reason: 'AlreadyExists', msg: 'Reconcile found an object already created; reconciling again' },
+  { test: isNamespaceTerminating, reason: 'NamespaceTerminating', msg: 'Reconcile met a namespace being deleted; retrying' },
+] as const;
+
+function routineApiErrorIn(err: unknown): (typeof ROUTINE_API_ERRORS)[number] | undefined {
+  return ROUTINE_API_ERRORS.find((r) => inCauses(err, r.test));
 }
 
 function inCauses(err: unknown, test: (e: unknown) => boolean): boolean {

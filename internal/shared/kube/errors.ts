@@ -160,6 +160,9 @@ export const isNotFound = (err: unknown): boolean => reasonOf(err) === 'NotFound
 export const isConflict = (err: unknown): boolean => reasonOf(err) === 'Conflict';
 export const isAlreadyExists = (err: unknown): boolean => reasonOf(err) === 'AlreadyExists';
 export const isForbidden = (err: unknown): boolean => reasonOf(err) === 'Forbidden';
+/** A create refused because its namespace is being deleted (Forbidden with the cause NamespaceTerminating). */
+export const isNamespaceTerminating = (err: unknown): boolean =>
+  isForbidden(err) && ((err as ApiError).status.details?.causes?.some((c) => c.reason === 'NamespaceTerminating') ?? false);
 export const isUnauthorized = (err: unknown): boolean => reasonOf(err) === 'Unauthorized';
 export const isInvalid = (err: unknown): boolean => reasonOf(err) === 'Invalid';
 export const isBadRequest = (err: unknown): boolean => reasonOf(err) === 'BadRequest';

@@ -31,6 +31,7 @@ export {
   isBadRequest,
   isConflict,
   isForbidden,
+  isNamespaceTerminating,
   isGone,
   isInvalid,
   isNetworkError,
