@@ -16,11 +16,11 @@ export type {
 } from './declcfg.ts';
 export type { PackageProperty, PropertySummary } from './properties.ts';
 
-export { validate, validateCatalog, validateDirectory } from './validate.ts';
+export { catalogProblem, describeProblem, validate, validateCatalog, validateDirectory } from './validate.ts';
 export type { ValidationResult } from './validate.ts';
 export { channelHead, convertToModel, replacesChainError, validateModel, versionString } from './model.ts';
 export type { Deprecation, Model, ModelBundle, ModelChannel, ModelPackage } from './model.ts';
-export { renderTree } from './tree.ts';
+export { renderTree, renderTreeLine } from './tree.ts';
 
 export { BlobIndex, BlobIndexBuilder, encodeJsonl, sliceEntries } from './encode.ts';
 export type { BlobIndexEntry, EncodedCatalog, MetasQuery, Section } from './encode.ts';

@@ -101,6 +101,8 @@ export class FbcLoadError extends Error {
 export interface ErrorTree {
   readonly message: string;
   readonly children: readonly (ErrorTree | string)[];
+  /** The blob the node is about (a package, channel or bundle), when there is one; not part of opm's text. */
+  readonly ref?: BlobRef;
 }
 
 /** A catalog failed validation. `message` is exactly what `opm validate` prints. */

@@ -21,6 +21,8 @@ export interface ModelPackage {
   defaultChannel: ModelChannel | undefined;
   readonly channels: Map<string, ModelChannel>;
   deprecation: Deprecation | undefined;
+  /** The `olm.package` blob. */
+  readonly ref: BlobRef | undefined;
 }
 
 export interface ModelChannel {
@@ -29,6 +31,8 @@ export interface ModelChannel {
   /** Bundles by name; one object per (channel, entry). */
   readonly bundles: Map<string, ModelBundle>;
   deprecation: Deprecation | undefined;
+  /** The `olm.channel` blob (the package's blob for a default channel no blob defines). */
+  readonly ref: BlobRef | undefined;
 }
 
 export interface ModelBundle {
@@ -94,19 +98,20 @@ export function convertToModel(cfg: DeclarativeConfig): Model {
     if (model.has(p.name)) fail('FBC_DUPLICATE_PACKAGE', msg.duplicatePackage(p.name), p.ref);
     const errs = dns1123LabelErrors(p.name);
     if (errs.length > 0) fail('FBC_INVALID_PACKAGE_NAME', msg.invalidPackageName(p.name, errs), p.ref);
-    model.set(p.name, { name: p.name, defaultChannel: undefined, channels: new Map(), deprecation: undefined });
+    model.set(p.name, { name: p.name, defaultChannel: undefined, channels: new Map(), deprecation: undefined, ref: p.ref });
     defaultChannels.set(p.name, p.defaultChannel);
   }
 
   // opm keeps one entry set per package and overwrites it for every channel (a quirk: only the
   // last channel of a package is checked for entries without a bundle blob).
   const channelDefinedEntries = new Map<string, Set<string>>();
+  const lastChannelRef = new Map<string, BlobRef | undefined>();
   for (const c of cfg.channels) {
     const pkg = model.get(c.package);
     if (pkg === undefined) fail('FBC_CHANNEL_UNKNOWN_PACKAGE', msg.channelUnknownPackage(c.package, c.name), c.ref);
     if (c.name === '') fail('FBC_CHANNEL_NO_NAME', msg.channelNoName(c.package), c.ref);
     if (pkg.channels.has(c.name)) fail('FBC_DUPLICATE_CHANNEL', msg.duplicateChannel(c.package, c.name), c.ref);
-    const ch: ModelChannel = { package: pkg, name: c.name, bundles: new Map(), deprecation: undefined };
+    const ch: ModelChannel = { package: pkg, name: c.name, bundles: new Map(), deprecation: undefined, ref: c.ref };
     const entries = new Set<string>();
     for (const e of c.entries) {
       if (ch.bundles.has(e.name)) fail('FBC_DUPLICATE_CHANNEL_ENTRY', msg.duplicateChannelEntry(c.package, c.name, e.name), c.ref);
@@ -130,6 +135,7 @@ export function convertToModel(cfg: DeclarativeConfig): Model {
       });
     }
     channelDefinedEntries.set(c.package, entries);
+    lastChannelRef.set(c.package, c.ref);
     pkg.channels.set(c.name, ch);
     if (defaultChannels.get(c.package) === c.name) pkg.defaultChannel = ch;
   }
@@ -186,13 +192,13 @@ export function convertToModel(cfg: DeclarativeConfig): Model {
   }
 
   for (const [pkg, entries] of channelDefinedEntries) {
-    if (entries.size > 0) fail('FBC_ENTRY_WITHOUT_BUNDLE', msg.entriesWithoutBundle(pkg, sortedGoStrings(entries)));
+    if (entries.size > 0) fail('FBC_ENTRY_WITHOUT_BUNDLE', msg.entriesWithoutBundle(pkg, sortedGoStrings(entries)), lastChannelRef.get(pkg));
   }
 
   for (const pkg of model.values()) {
     const name = defaultChannels.get(pkg.name) ?? '';
     if (name !== '' && pkg.defaultChannel === undefined) {
-      const ch: ModelChannel = { package: pkg, name, bundles: new Map(), deprecation: undefined };
+      const ch: ModelChannel = { package: pkg, name, bundles: new Map(), deprecation: undefined, ref: pkg.ref };
       pkg.defaultChannel = ch;
       pkg.channels.set(name, ch);
     }
@@ -240,12 +246,22 @@ export function convertToModel(cfg: DeclarativeConfig): Model {
   });
 
   const tree = validateModel(model);
-  if (tree !== undefined) throw new FbcValidationError('FBC_INVALID_MODEL', renderTree(tree), { tree });
+  if (tree !== undefined) {
+    const ref = firstRef(tree);
+    throw new FbcValidationError('FBC_INVALID_MODEL', renderTree(tree), ref ? { tree, ref } : { tree });
+  }
   return model;
 }
 
 // ---------------------------------------------------------------------------------------------
 // model.Validate()
+
+/** The blob of the first problem the tree reports: the deepest node on its first path that names one. */
+function firstRef(tree: ErrorTree): BlobRef | undefined {
+  let ref: BlobRef | undefined;
+  for (let node: ErrorTree | string | undefined = tree; node !== undefined && typeof node !== 'string'; node = node.children[0]) ref = node.ref ?? ref;
+  return ref;
+}
 
 const byName = <T extends { name: string }>(items: Iterable<T>): T[] => [...items].sort((a, b) => compareGoStrings(a.name, b.name));
 
@@ -257,7 +273,7 @@ export function validateModel(model: Model): ErrorTree | undefined {
 }
 
 function validatePackage(pkg: ModelPackage): TreeBuilder {
-  const t = newTree(msg.invalidPackage(pkg.name));
+  const t = newTree(msg.invalidPackage(pkg.name), pkg.ref);
   if (pkg.name === '') t.add(msg.packageNameEmpty);
   if (pkg.defaultChannel === undefined) t.add(msg.defaultChannelMustBeSet);
   if (pkg.channels.size === 0) t.add(msg.packageNoChannels);
@@ -291,7 +307,7 @@ function duplicateVersions(pkg: ModelPackage): string | undefined {
 }
 
 function validateChannel(ch: ModelChannel): TreeBuilder {
-  const t = newTree(msg.invalidChannel(ch.name));
+  const t = newTree(msg.invalidChannel(ch.name), ch.ref);
   if (ch.name === '') t.add(msg.channelNameEmpty);
   if (ch.bundles.size === 0) t.add(msg.channelNoBundles);
   else {
@@ -353,7 +369,7 @@ export function replacesChainError(entries: Iterable<GraphNode>): string | undef
 }
 
 function validateBundle(b: ModelBundle): TreeBuilder {
-  const t = newTree(msg.invalidBundle(b.name));
+  const t = newTree(msg.invalidBundle(b.name), b.ref ?? b.channel.ref);
   if (b.name === '') t.add(msg.bundleNameMustBeSet);
   if (b.release !== '') {
     const normalized = `${b.package.name}-v${b.version}-${b.release}`;

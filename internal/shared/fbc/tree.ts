@@ -3,7 +3,7 @@
 // by `│   ` (or four spaces); a node without children prints just its message; the whole text is
 // trimmed. A node that is already being printed is skipped (cycle guard, as upstream).
 
-import type { ErrorTree } from './messages.ts';
+import type { BlobRef, ErrorTree } from './messages.ts';
 
 export interface TreeBuilder {
   /** Adds a leaf error. */
@@ -14,7 +14,7 @@ export interface TreeBuilder {
   build(): ErrorTree | undefined;
 }
 
-export function newTree(message: string): TreeBuilder {
+export function newTree(message: string, ref?: BlobRef): TreeBuilder {
   const children: (ErrorTree | string)[] = [];
   return {
     add: (m) => void children.push(m),
@@ -22,7 +22,7 @@ export function newTree(message: string): TreeBuilder {
       const built = child.build();
       if (built !== undefined) children.push(built);
     },
-    build: () => (children.length === 0 ? undefined : { message, children }),
+    build: () => (children.length === 0 ? undefined : ref ? { message, children, ref } : { message, children }),
   };
 }
 
@@ -46,3 +46,24 @@ function render(node: ErrorTree | string, visiting: Set<ErrorTree>): string {
 export function renderTree(tree: ErrorTree): string {
   return render(tree, new Set()).trim();
 }
+
+function renderLine(node: ErrorTree | string, visiting: Set<ErrorTree>): string {
+  if (typeof node === 'string') return oneLine(node);
+  if (node.children.length === 0) return oneLine(node.message);
+  visiting.add(node);
+  const children = node.children.filter((c) => typeof c === 'string' || !visiting.has(c)).map((c) => renderLine(c, visiting));
+  visiting.delete(node);
+  const body = children.length === 1 ? (children[0] ?? '') : `[${children.join('; ')}]`;
+  return `${oneLine(node.message)}: ${body}`;
+}
+
+/**
+ * The same tree in one line, for a status message: a node's only child follows `message: `, several are
+ * `[a; b]` (`invalid index: invalid package "foo": [default channel must be set; package must contain at least one channel]`).
+ */
+export function renderTreeLine(tree: ErrorTree): string {
+  return renderLine(tree, new Set());
+}
+
+/** Newlines and the indentation around them become one space. */
+export const oneLine = (s: string): string => s.replace(/\s*\n\s*/g, ' ').trim();

@@ -2,8 +2,9 @@
 // error tree. The result carries opm's exact message plus, for conversion errors, the blob.
 
 import { loadCatalog, type Catalog } from './load.ts';
-import { FbcLoadError, FbcValidationError } from './messages.ts';
+import { FbcLoadError, FbcValidationError, describeRef } from './messages.ts';
 import { convertToModel, type Model } from './model.ts';
+import { oneLine, renderTreeLine } from './tree.ts';
 
 export interface ValidationResult {
   /** Empty when valid; otherwise one error, as opm reports only the first. */
@@ -39,4 +40,21 @@ export async function validateDirectory(dir: string): Promise<string | undefined
     if (err instanceof FbcLoadError || err instanceof FbcValidationError) return err.message;
     throw err;
   }
+}
+
+/**
+ * A catalog's problem in one line, for a status: the blob it is about (file, document, line — a load error
+ * names them already; a validation error where opm's rule is about one package, channel or bundle), then opm's
+ * message, its `invalid index` tree in one line (`renderTreeLine`).
+ */
+export function describeProblem(err: FbcLoadError | FbcValidationError): string {
+  if (err instanceof FbcLoadError) return oneLine(err.message);
+  const text = err.tree ? renderTreeLine(err.tree) : oneLine(err.message);
+  return err.ref ? `${describeRef(err.ref)}: ${text}` : text;
+}
+
+/** `validate`'s first problem as `describeProblem` puts it, or undefined when the catalog is valid. */
+export function catalogProblem(c: Pick<Catalog, 'config'>): string | undefined {
+  const err = validate(c).errors[0];
+  return err && describeProblem(err);
 }
