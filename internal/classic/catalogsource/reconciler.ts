@@ -20,7 +20,7 @@ import { noopLogger, type Logger } from '../../shared/observability/index.ts';
 import type { CatalogContent } from './content.ts';
 import { pollInterval } from './interval.ts';
 import type { CatalogSourceMetrics } from './metrics.ts';
-import type { AddressSources, ImageSources } from './sources.ts';
+import { CatalogRefusedError, type AddressSources, type ImageSources } from './sources.ts';
 
 /** The message for `sourceType: configmap` / `internal` (ours: upstream serves them from a ConfigMap registry Pod). */
 export const configMapUnsupportedMessage = (sourceType: string): string =>
@@ -143,7 +143,12 @@ class CatalogSourceReconciler implements Reconciler, ContentRegistry {
     return this.#end(s, { ...s.base, reason: CatalogSourceConfigMapError, message: configMapUnsupportedMessage(s.cs.spec.sourceType) });
   }
 
-  /** spec.image: pull (tag → digest; a known digest needs no download), load on a new digest, poll on schedule. */
+  /**
+   * spec.image: pull (tag → digest; a known digest needs no download), load and validate on a new digest, poll on
+   * schedule. Refused content (it does not load or validate: upstream's registry Pod would not serve it) with no
+   * content before: TRANSIENT_FAILURE, as upstream's failing registry; with content before: still READY from it
+   * (as upstream's update Pod that never becomes ready leaves the serving one), the refusal in the message.
+   */
   async #syncImage(s: SourcePass, signal: AbortSignal): Promise<StepOutcome | undefined> {
     const { key, cs } = s;
     if (!cs.spec.image) return undefined;
@@ -167,12 +172,7 @@ class CatalogSourceReconciler implements Reconciler, ContentRegistry {
         const message = oneLine(errorMessage(err));
         o.logger?.info('catalog image not loaded', { catalogSource: key, image, err: message });
         if (interval) status.latestImageRegistryPoll = t.toISOString();
-        status.reason = CatalogSourceRegistryServerError;
-        status.message = message;
-        const was = cs.status?.connectionState;
-        const since = was?.lastObservedState === ConnectionStateTransientFailure && was.lastConnect ? was.lastConnect : t.toISOString();
-        status.connectionState = { lastObservedState: ConnectionStateTransientFailure, lastConnect: since };
-        return this.#end(s, status, interval ? Math.min(this.#notReadyMs, interval.ms) : this.#notReadyMs);
+        if (!(err instanceof CatalogRefusedError && o.images.current(key))) return this.#failed(s, status, message, t, interval?.ms);
       }
       if (interval) status.latestImageRegistryPoll = t.toISOString();
     }
@@ -182,9 +182,26 @@ class CatalogSourceReconciler implements Reconciler, ContentRegistry {
       status.reason = CatalogSourceIntervalInvalidError;
       status.message = interval.error;
     }
+    const refused = o.images.refused(key, image);
+    if (refused) {
+      status.reason = CatalogSourceRegistryServerError;
+      status.message = `${refused.message}; serving the last good content, ${loaded.content.origin}`;
+    }
+    // A refused spec.image change is tried again soon; a refused poll waits for the next poll.
+    if (refused && loaded.image !== image) return this.#end(s, status, interval ? Math.min(this.#notReadyMs, interval.ms) : this.#notReadyMs);
     if (!interval) return this.#end(s, status);
     const next = Date.parse(status.latestImageRegistryPoll ?? t.toISOString()) + interval.ms - t.getTime();
     return this.#end(s, status, Math.max(next, 1000));
+  }
+
+  /** No content to serve: TRANSIENT_FAILURE, RegistryServerError and why; tried again soon. */
+  #failed(s: SourcePass, status: CatalogSourceStatus, message: string, t: Date, intervalMs: number | undefined): StepOutcome {
+    status.reason = CatalogSourceRegistryServerError;
+    status.message = message;
+    const was = s.cs.status?.connectionState;
+    const since = was?.lastObservedState === ConnectionStateTransientFailure && was.lastConnect ? was.lastConnect : t.toISOString();
+    status.connectionState = { lastObservedState: ConnectionStateTransientFailure, lastConnect: since };
+    return this.#end(s, status, intervalMs !== undefined ? Math.min(this.#notReadyMs, intervalMs) : this.#notReadyMs);
   }
 
   /** spec.address: one gRPC channel per CatalogSource; its state goes into connectionState; content loaded when READY. */

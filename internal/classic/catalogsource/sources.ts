@@ -1,11 +1,12 @@
 // Where a CatalogSource's content comes from. ImageSources: spec.image pulled and unpacked in this
-// process with the shared image client (one digest cache per CatalogSource), its FBC loaded with the
-// shared FBC code. AddressSources: one gRPC channel per spec.address, its connectivity state
+// process with the shared image client (one digest cache per CatalogSource), its FBC loaded and validated
+// with the shared FBC code (opm validate's rules, as `opm serve` refuses to serve a catalog that fails
+// them); refused content never replaces the last good content. AddressSources: one gRPC channel per spec.address, its connectivity state
 // watched (a change calls onChange so the CatalogSource is reconciled), content read when READY.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ConnectionState } from '../../../api/operators/index.ts';
-import { loadCatalog } from '../../shared/fbc/index.ts';
+import { FbcLoadError, FbcValidationError, catalogProblem, describeProblem, loadCatalog } from '../../shared/fbc/index.ts';
 import { CachingImagePuller, type RegistryClient as ImageRegistry, type UnpackLimits } from '../../shared/image/index.ts';
 import { collectGarbage, type Logger } from '../../shared/observability/index.ts';
 import { RegistryClient, type RegistryClientOptions } from '../registryclient/index.ts';
@@ -18,10 +19,33 @@ export interface LoadedImage {
   readonly content: CatalogContent;
 }
 
+/** A catalog image whose content does not load or validate: it is not served, the last good content stays. */
+export class CatalogRefusedError extends Error {
+  /** spec.image as refused. */
+  readonly image: string;
+  readonly digestRef: string;
+  /** The problem in one line (the shared FBC code's `describeProblem`). */
+  readonly problem: string;
+
+  constructor(image: string, digestRef: string, problem: string) {
+    super(`catalog image ${digestRef} refused: ${problem}`);
+    this.name = 'CatalogRefusedError';
+    this.image = image;
+    this.digestRef = digestRef;
+    this.problem = problem;
+  }
+}
+
 export interface ImageSources {
   current(key: string): LoadedImage | undefined;
-  /** Pulls `image` (a tag is resolved to its digest); loads the FBC when the digest or image is new. */
+  /**
+   * Pulls `image` (a tag is resolved to its digest); loads and validates the FBC when the digest or image is new.
+   * Throws CatalogRefusedError for content that does not load or validate (again, without reloading it, while
+   * the tag stays on that digest); `current` is then unchanged.
+   */
   load(key: string, image: string, signal?: AbortSignal): Promise<{ readonly loaded: boolean }>;
+  /** The last refusal of `image` for this key, until a load of it succeeds. */
+  refused(key: string, image: string): CatalogRefusedError | undefined;
   remove(key: string): void;
 }
 
@@ -36,6 +60,7 @@ export interface ImageSourcesOptions {
 
 export function imageSources(o: ImageSourcesOptions): ImageSources {
   const loaded = new Map<string, LoadedImage>();
+  const refusals = new Map<string, { readonly digest: string; readonly error: CatalogRefusedError }>();
   const pullers = new Map<string, CachingImagePuller>();
   const now = o.now ?? ((): Date => new Date());
   const dirOf = (key: string): string => join(o.cacheDir, ...key.split('/'));
@@ -59,16 +84,41 @@ export function imageSources(o: ImageSourcesOptions): ImageSources {
       const puller = pullerFor(key);
       const pulled = await puller.pull(image, { catalog: true, ...(signal && { signal }) });
       const cur = loaded.get(key);
-      if (cur && cur.image === image && cur.digest === pulled.digest) return { loaded: false };
+      if (cur && cur.image === image && cur.digest === pulled.digest) {
+        refusals.delete(key);
+        return { loaded: false };
+      }
       if (!pulled.configsDir) throw new Error(`image ${pulled.digestRef} was not pulled as a catalog`);
-      const catalog = await loadCatalog(pulled.configsDir, signal ? { signal } : {});
+      const was = refusals.get(key);
+      if (was && was.error.image === image && was.digest === pulled.digest) throw was.error;
+      const refuse = (problem: string): never => {
+        const error = new CatalogRefusedError(image, pulled.digestRef, problem);
+        refusals.set(key, { digest: pulled.digest, error });
+        collectGarbage();
+        throw error;
+      };
+      let catalog;
+      try {
+        catalog = await loadCatalog(pulled.configsDir, signal ? { signal } : {});
+      } catch (err) {
+        if (err instanceof FbcLoadError || err instanceof FbcValidationError) refuse(describeProblem(err));
+        throw err;
+      }
+      const problem = catalogProblem(catalog);
+      if (problem !== undefined) refuse(problem);
+      refusals.delete(key);
       loaded.set(key, { image, digest: pulled.digest, content: contentFromFbc(catalog, pulled.digestRef, now()) });
       await puller.gc([pulled.digestRef]);
       collectGarbage(); // the parsed files' garbage, gone at once (shared/observability/memory.ts)
       return { loaded: true };
     },
+    refused(key, image) {
+      const r = refusals.get(key)?.error;
+      return r?.image === image ? r : undefined;
+    },
     remove(key) {
       loaded.delete(key);
+      refusals.delete(key);
       const p = pullers.get(key);
       if (!p) return;
       pullers.delete(key);
