@@ -13,6 +13,7 @@ import { KubeClient } from '../../../internal/shared/kube/index.ts';
 import { createMetrics, type Metrics } from '../../../internal/shared/observability/index.ts';
 import { installClassicCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
+import { pushCatalogImage } from '../../support/images.ts';
 import { capturedLogger, inProcessManagerOptions, runParts } from '../../support/in-process.ts';
 import { TestKube } from '../../support/kube.ts';
 import { freePort, waitFor } from '../../support/net.ts';
@@ -73,6 +74,44 @@ const state = (s: ops.CatalogSourceStatus): string | undefined => s.connectionSt
 async function metricText(): Promise<string> {
   return metrics.registry.metrics();
 }
+
+/** Passes of the CatalogSource controller so far (every CatalogSource's). */
+async function reconciles(): Promise<number> {
+  let n = 0;
+  for (const m of (await metricText()).matchAll(/^controller_runtime_reconcile_total\{([^}]*)\} (\d+)$/gm)) if (m[1]!.includes('controller="catalogsource"')) n += Number(m[2]);
+  return n;
+}
+
+/**
+ * A catalog that parses but that opm validate (and so `opm serve`) refuses: the stable channel's second entry names
+ * a bundle the catalog does not have. The channel is document 2 of catalog.yaml, its content from line 6.
+ */
+const brokenCatalog = [
+  '---',
+  'schema: olm.package',
+  'name: broken-operator',
+  'defaultChannel: stable',
+  '---',
+  'schema: olm.channel',
+  'package: broken-operator',
+  'name: stable',
+  'entries:',
+  '  - name: broken-operator.v0.1.0',
+  '  - name: broken-operator.v0.2.0',
+  '    replaces: broken-operator.v0.1.0',
+  '---',
+  'schema: olm.bundle',
+  'name: broken-operator.v0.1.0',
+  'package: broken-operator',
+  'image: quay.io/example/broken-operator-bundle:v0.1.0',
+  'properties:',
+  '  - type: olm.package',
+  '    value: {packageName: broken-operator, version: 0.1.0}',
+  '',
+].join('\n');
+const brokenProblem =
+  'catalog.yaml: document 2 (line 6), olm.channel "stable": no olm.bundle blobs found in package "broken-operator" for olm.channel entries [broken-operator.v0.2.0]';
+const pushBroken = async (tag: string): Promise<string> => (await pushCatalogImage(registry(), `classic/${tag}`, { files: { 'catalog.yaml': brokenCatalog } })).digestRef;
 
 async function pushDemo(tag: string): Promise<string> {
   const client = new ImageRegistry({ insecureRegistries: [registry().host] });
@@ -141,6 +180,60 @@ describe('CatalogSource', () => {
     const s = await waitForStatus(name, 'InvalidIntervalError', (x) => x.reason === ops.CatalogSourceIntervalInvalidError);
     expect(s.message).toBe('error parsing spec.updateStrategy.registryPoll.interval. Using the default value of 15m0s instead. Error: time: invalid duration "soon"');
     expect(state(s)).toBe(ops.ConnectionStateReady);
+  });
+
+  it('a structurally invalid catalog is refused: never READY, nothing served, the message names the file and the rule', async () => {
+    const digestRef = await pushBroken('broken:v1');
+    const name = await createCatalogSource({ sourceType: 'grpc', image: `${registry().host}/classic/broken:v1` });
+    // As upstream's registry Pod whose `opm serve` refuses the catalog: the connection never becomes READY.
+    const s = await waitForStatus(name, 'a connection state', (x) => state(x) !== undefined);
+    expect(state(s)).toBe(ops.ConnectionStateTransientFailure);
+    expect(s.reason).toBe(ops.CatalogSourceRegistryServerError);
+    expect(s.message).toBe(`catalog image ${digestRef} refused: ${brokenProblem}`);
+    // Still so after more passes (re-checked every second here).
+    const passes = await reconciles();
+    await waitFor('three more passes', async () => (await reconciles()) >= passes + 3, { timeoutMs: 30_000 });
+    const later = await statusOf(name);
+    expect(state(later)).toBe(ops.ConnectionStateTransientFailure);
+    expect(later.message).toBe(s.message);
+    expect(parts.contents.get(ns, name)).toBeUndefined();
+    expect(await metricText()).toContain(`catalogsource_ready{namespace="${ns}",name="${name}"} 0`);
+  });
+
+  it('good content, then invalid content: still READY and serving the good content, the refusal in the message', async () => {
+    const good = await pushDemo('update:latest');
+    const name = await createCatalogSource({ sourceType: 'grpc', image: `${registry().host}/classic/update:latest`, updateStrategy: { registryPoll: { interval: '5s' } } });
+    const first = await waitForStatus(name, 'READY', (x) => state(x) === ops.ConnectionStateReady);
+    expect(first.message).toBeUndefined();
+    expect(parts.contents.get(ns, name)?.origin).toBe(good);
+
+    // The tag now points at content opm would refuse: the poll finds it and refuses it.
+    const broken = await pushBroken('update:latest');
+    const polled = await waitForStatus(name, 'the refusal', (x) => x.message !== undefined, 30_000);
+    expect(polled.message).toBe(`catalog image ${broken} refused: ${brokenProblem}; serving the last good content, ${good}`);
+    expect(polled.reason).toBe(ops.CatalogSourceRegistryServerError);
+    expect(state(polled)).toBe(ops.ConnectionStateReady);
+    expect(polled.connectionState?.lastConnect).toBe(first.connectionState?.lastConnect);
+    expect(parts.contents.get(ns, name)?.origin).toBe(good);
+    expect(findPackage(parts.contents.get(ns, name)!, 'demo-operator')).toBeDefined();
+    expect(findPackage(parts.contents.get(ns, name)!, 'broken-operator')).toBeUndefined();
+    expect(await metricText()).toContain(`catalogsource_ready{namespace="${ns}",name="${name}"} 1`);
+    // The next poll refuses it again and keeps the message (it is not lost between polls).
+    await waitFor('the next poll', async () => (await statusOf(name)).latestImageRegistryPoll !== polled.latestImageRegistryPoll, { timeoutMs: 30_000 });
+    const again = await statusOf(name);
+    expect(state(again)).toBe(ops.ConnectionStateReady);
+    expect(again.message).toBe(polled.message);
+
+    // spec.image changed to an image whose catalog does not parse: refused too, the good content still served.
+    const unparsable = (await pushCatalogImage(registry(), 'classic/unparsable:v1', { files: { 'catalog.yaml': 'schema: olm.package\nname: [unclosed\n' } })).digestRef;
+    const cs = await kube().must<ops.CatalogSource>(kube().request('GET', TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, name, ns)));
+    cs.spec.image = `${registry().host}/classic/unparsable:v1`;
+    await kube().must(kube().request('PUT', TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, name, ns), cs));
+    const changed = await waitForStatus(name, 'the new image refused', (x) => x.message?.startsWith(`catalog image ${unparsable} refused: catalog.yaml: `) ?? false);
+    expect(changed.message).toMatch(new RegExp(`; serving the last good content, ${good.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+    expect(changed.message).not.toContain('\n');
+    expect(state(changed)).toBe(ops.ConnectionStateReady);
+    expect(parts.contents.get(ns, name)?.origin).toBe(good);
   });
 
   describe('spec.address against a real opm serve', () => {
