@@ -152,6 +152,8 @@ describe('list --classic and waiting', () => {
     expect(subscriptionRow(s, [plan('install-1', 'RequiresApproval')], Date.parse('2026-01-01T00:05:00Z'))).toEqual(['etcd', 'ops', 'etcd', 'stable', 'etcd.v0.9.2', 'UpgradePending', 'install-1', '5m']);
     const failing = sub({ lastUpdated: '', conditions: [{ type: 'ResolutionFailed', status: 'True' }] });
     expect(subscriptionRow(failing, [])[5]).toBe('ResolutionFailed');
+    // -o wide: the catalog, the approval mode and the CSV it heads for
+    expect(subscriptionRow(s, [], Date.parse('2026-01-01T00:05:00Z'), true).slice(8)).toEqual(['olm/a', 'Automatic', 'etcd.v0.9.4']);
     expect(subscriptionRow(sub(undefined), [])[5]).toBe('Pending');
   });
 

@@ -20,7 +20,7 @@ import { WAIT_OPTIONS } from '../cluster.ts';
 import { CauseTracker, type Unfixable } from '../failfast.ts';
 import { waitFor } from '../wait.ts';
 import { unfixableClassic } from './failfast.ts';
-import { pendingPlan, csvNameOf, subscriptionRow, SUBSCRIPTION_HEADERS } from './logic.ts';
+import { pendingPlan, csvNameOf, subscriptionRow, SUBSCRIPTION_HEADERS, SUBSCRIPTION_WIDE_HEADERS } from './logic.ts';
 
 export const SUB = { apiVersion: V1alpha1, kind: SubscriptionKind } as const;
 export const IP = { apiVersion: V1alpha1, kind: InstallPlanKind } as const;
@@ -147,8 +147,8 @@ export async function printSubscriptions(io: CliIO, format: OutputFormat, subs: 
   }
   const rows = [...subs]
     .sort((a, b) => (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))
-    .map((s) => subscriptionRow(s, plans));
-  await emit(io.stdout, table(SUBSCRIPTION_HEADERS, rows));
+    .map((s) => subscriptionRow(s, plans, Date.now(), format === 'wide'));
+  await emit(io.stdout, table(format === 'wide' ? SUBSCRIPTION_WIDE_HEADERS : SUBSCRIPTION_HEADERS, rows));
 }
 
 /** Sets spec.approved on a plan (conflicts retried, as kubectl-operator's RetryOnConflict). */
