@@ -206,7 +206,8 @@ describe('--classic selects the classic form', () => {
       [['approve'], 'error: missing <installplan>'],
       [['uninstall', '--classic'], 'error: missing <subscription>'],
       [['list', '--classic', '-A', '-n', 'x'], 'error: --namespace and --all-namespaces cannot both be given'],
-      [['list', '--classic', '-o', 'wide'], 'error: unrecognized output format "wide"'],
+      [['list', '--classic', '-o', 'jsonpath'], 'error: unrecognized output format "jsonpath": must be one of (table, wide, json, yaml, name)'],
+      [['install', '--classic', 'etcd', '-o', 'wide'], 'error: unrecognized output format "wide"'],
     ];
     for (const [argv, err] of cases) {
       const r = await runCaptured(argv, { env: { KUBECONFIG: '/nonexistent' } });
