@@ -152,6 +152,8 @@ describe('list --classic and waiting', () => {
     expect(subscriptionRow(s, [plan('install-1', 'RequiresApproval')], Date.parse('2026-01-01T00:05:00Z'))).toEqual(['etcd', 'ops', 'etcd', 'stable', 'etcd.v0.9.2', 'UpgradePending', 'install-1', '5m']);
     const failing = sub({ lastUpdated: '', conditions: [{ type: 'ResolutionFailed', status: 'True' }] });
     expect(subscriptionRow(failing, [])[5]).toBe('ResolutionFailed');
+    // -o wide: the catalog, the approval mode and the CSV it heads for
+    expect(subscriptionRow(s, [], Date.parse('2026-01-01T00:05:00Z'), true).slice(8)).toEqual(['olm/a', 'Automatic', 'etcd.v0.9.4']);
     expect(subscriptionRow(sub(undefined), [])[5]).toBe('Pending');
   });
 
@@ -204,7 +206,8 @@ describe('--classic selects the classic form', () => {
       [['approve'], 'error: missing <installplan>'],
       [['uninstall', '--classic'], 'error: missing <subscription>'],
       [['list', '--classic', '-A', '-n', 'x'], 'error: --namespace and --all-namespaces cannot both be given'],
-      [['list', '--classic', '-o', 'wide'], 'error: unrecognized output format "wide"'],
+      [['list', '--classic', '-o', 'jsonpath'], 'error: unrecognized output format "jsonpath": must be one of (table, wide, json, yaml, name)'],
+      [['install', '--classic', 'etcd', '-o', 'wide'], 'error: unrecognized output format "wide"'],
     ];
     for (const [argv, err] of cases) {
       const r = await runCaptured(argv, { env: { KUBECONFIG: '/nonexistent' } });

@@ -16,8 +16,11 @@ import type { Condition, KubeObject } from '../../../api/meta/v1.ts';
 import { isNotFound, retryOnConflict, type KubeClient } from '../../shared/kube/index.ts';
 import { emit, json, listOf, objectName, shown, table, yaml, type OutputFormat } from '../output.ts';
 import type { CliIO } from '../types.ts';
+import { WAIT_OPTIONS } from '../cluster.ts';
+import { CauseTracker, type Unfixable } from '../failfast.ts';
 import { waitFor } from '../wait.ts';
-import { pendingPlan, csvNameOf, subscriptionRow, SUBSCRIPTION_HEADERS } from './logic.ts';
+import { unfixableClassic } from './failfast.ts';
+import { pendingPlan, csvNameOf, subscriptionRow, SUBSCRIPTION_HEADERS, SUBSCRIPTION_WIDE_HEADERS } from './logic.ts';
 
 export const SUB = { apiVersion: V1alpha1, kind: SubscriptionKind } as const;
 export const IP = { apiVersion: V1alpha1, kind: InstallPlanKind } as const;
@@ -67,13 +70,18 @@ export interface Observed {
   readonly csv: ClusterServiceVersion | undefined;
 }
 
-export type Outcome = { kind: 'succeeded'; csv: ClusterServiceVersion } | { kind: 'approval'; plan: InstallPlan } | { kind: 'failed'; why: string; last: Observed };
+export type Outcome =
+  | { kind: 'succeeded'; csv: ClusterServiceVersion }
+  | { kind: 'approval'; plan: InstallPlan }
+  | { kind: 'failed'; why: string; last: Observed }
+  | { kind: 'unfixable'; unfixable: Unfixable; last: Observed };
 
 /**
  * Waits until the Subscription's CSV is Succeeded and it is at the latest known (or past `fromCSV`), or until an
  * InstallPlan of it waits for approval.
  */
-export async function waitInstalled(client: KubeClient, ns: string, name: string, io: CliIO, timeout: number, fromCSV = ''): Promise<Outcome> {
+export async function waitInstalled(client: KubeClient, ns: string, name: string, io: CliIO, timeout: number, fromCSV = '', waitForFix = false): Promise<Outcome> {
+  const tracker = new CauseTracker();
   const r = await waitFor<Observed>({
     get: async () => {
       const sub = await getSub(client, ns, name);
@@ -92,8 +100,10 @@ export async function waitInstalled(client: KubeClient, ns: string, name: string
     timeoutMs: timeout,
     io,
     label: `subscription/${name}`,
+    giveUp: waitForFix ? undefined : (o) => tracker.observe(unfixableClassic(o)),
   });
   const last = r.last ?? { sub: undefined, plan: undefined, csv: undefined };
+  if (!r.ok && r.reason === 'unfixable') return { kind: 'unfixable', unfixable: r.unfixable, last };
   if (!last.sub) return { kind: 'failed', why: `subscriptions.${GroupName} "${name}" not found`, last };
   if (last.plan && pendingPlan(last.sub, [last.plan])) return { kind: 'approval', plan: last.plan };
   if (r.ok && last.csv) return { kind: 'succeeded', csv: last.csv };
@@ -116,6 +126,12 @@ export function explainFailure(io: CliIO, last: Observed): void {
   }
 }
 
+/** What a wait that ended on a cause waiting will not fix prints after the caller's first line. */
+export function unfixableHint(io: CliIO, u: Unfixable): void {
+  const next = u.next.map((c) => `\`${c}\``).join(' or ');
+  io.stderr.write(`waiting will not fix this (--wait-for-fix waits anyway)${next ? `; next: ${next}` : ''}\n`);
+}
+
 export const approveHint = (plan: InstallPlan, ns: string): string =>
   `installplan "${plan.metadata.name ?? ''}" awaits approval (${(plan.spec.clusterServiceVersionNames ?? []).join(', ')}); approve it with:\n  kubectl olm approve ${plan.metadata.name ?? ''} -n ${ns}\n`;
 
@@ -131,8 +147,8 @@ export async function printSubscriptions(io: CliIO, format: OutputFormat, subs: 
   }
   const rows = [...subs]
     .sort((a, b) => (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))
-    .map((s) => subscriptionRow(s, plans));
-  await emit(io.stdout, table(SUBSCRIPTION_HEADERS, rows));
+    .map((s) => subscriptionRow(s, plans, Date.now(), format === 'wide'));
+  await emit(io.stdout, table(format === 'wide' ? SUBSCRIPTION_WIDE_HEADERS : SUBSCRIPTION_HEADERS, rows));
 }
 
 /** Sets spec.approved on a plan (conflicts retried, as kubectl-operator's RetryOnConflict). */
@@ -148,8 +164,15 @@ export async function approvePlan(client: KubeClient, plan: InstallPlan): Promis
 export const CLASSIC_FLAG = { classic: { type: 'boolean' } } as const;
 export const NS_OPTION = { namespace: { type: 'string', short: 'n' } } as const;
 export const NS_USAGE = '  -n, --namespace <namespace>        the namespace (default: the kubeconfig context\'s namespace)';
+/** install's and upgrade's waiting flags. */
+export const CLASSIC_WAIT_OPTIONS = { ...WAIT_OPTIONS, 'wait-for-fix': { type: 'boolean' as const } };
+
 export const WAIT_USAGE = [
   '      --wait                         wait until the CSV is Succeeded, or until an InstallPlan awaits approval (then',
-  '                                     print the `kubectl olm approve` to run, exit 0); progress on stderr on a terminal',
+  '                                     print the `kubectl olm approve` to run, exit 0); progress on stderr on a terminal;',
+  '                                     gives up (exit 1) on a cause waiting will not fix — a failed InstallPlan, a',
+  '                                     resolution the catalogs cannot satisfy, a CSV its OperatorGroup refuses — kept',
+  '                                     for two reads, and names the command to run next',
+  '      --wait-for-fix                 with --wait: keep waiting on such a cause too (until someone fixes it, or --timeout)',
   `      --timeout <duration>           how long --wait waits (Go duration, default ${DEFAULT_TIMEOUT}; 0: no limit)`,
 ];

@@ -4,7 +4,7 @@ import type { CatalogSource, OperatorGroup, Subscription } from '../../../api/op
 import { GroupName } from '../../../api/operators/index.ts';
 import type { CatalogContent } from '../../classic/catalogsource/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, insecureRegistries, parseFlags, positionals, timeoutMs, withClient } from '../cluster.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, insecureRegistries, parseFlags, positionals, timeoutMs, withClient } from '../cluster.ts';
 import { outputFormat } from '../output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from '../types.ts';
 import {
@@ -23,6 +23,8 @@ import {
   NS_OPTION,
   NS_USAGE,
   WAIT_USAGE,
+  CLASSIC_WAIT_OPTIONS,
+  unfixableHint,
 } from './common.ts';
 import {
   approvalFlag,
@@ -135,7 +137,7 @@ export const installClassicCommand: CliCommand = {
       watch: { type: 'string', short: 'w', multiple: true },
       'global-namespace': { type: 'string' },
       'insecure-registries': { type: 'string' },
-      ...WAIT_OPTIONS,
+      ...CLASSIC_WAIT_OPTIONS,
       output: { type: 'string', short: 'o' },
     });
     const [packageName] = positionals(pos, ['package']) as [string];
@@ -199,10 +201,15 @@ export const installClassicCommand: CliCommand = {
       if (format === 'table') io.stdout.write(`subscription "${name}" created\n`);
       let result = created;
       if (values.wait) {
-        const outcome = await waitInstalled(client, ns, name, io, timeout);
+        const outcome = await waitInstalled(client, ns, name, io, timeout, '', values['wait-for-fix']);
         if (outcome.kind === 'failed') {
           io.stderr.write(`failed to install operator: waiting for operator installation to complete: ${outcome.why}\n`);
           explainFailure(io, outcome.last);
+          return 1;
+        }
+        if (outcome.kind === 'unfixable') {
+          io.stderr.write(`failed to install operator: ${outcome.unfixable.cause}\n`);
+          unfixableHint(io, outcome.unfixable);
           return 1;
         }
         if (outcome.kind === 'approval') io.stderr.write(approveHint(outcome.plan, ns));

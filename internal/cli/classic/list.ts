@@ -2,7 +2,7 @@
 import type { InstallPlan, Subscription } from '../../../api/operators/index.ts';
 import { GroupName } from '../../../api/operators/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, withClient } from '../cluster.ts';
-import { emit, outputFormat } from '../output.ts';
+import { emit, LIST_FORMATS, outputFormat } from '../output.ts';
 import { CliUsageError, type CliCommand } from '../types.ts';
 import { SUB, IP, printSubscriptions, CLASSIC_FLAG, NS_OPTION, NS_USAGE } from './common.ts';
 
@@ -18,7 +18,8 @@ export const listClassicCommand: CliCommand = {
     'Flags:',
     NS_USAGE,
     '  -A, --all-namespaces               list the Subscriptions of every namespace',
-    '  -o, --output table|json|yaml|name  json and yaml print a SubscriptionList (one object when a name is given)',
+    '  -o, --output table|wide|json|yaml|name  wide adds CATALOG, APPROVAL and CURRENT CSV; json and yaml print a',
+    '                                     SubscriptionList (one object when a name is given)',
     ...CONNECTION_USAGE,
     '',
     'Examples:',
@@ -27,7 +28,7 @@ export const listClassicCommand: CliCommand = {
   ].join('\n'),
   async run(args, io) {
     const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, ...CLASSIC_FLAG, ...NS_OPTION, 'all-namespaces': { type: 'boolean', short: 'A' }, output: { type: 'string', short: 'o' } });
-    const format = outputFormat(values.output);
+    const format = outputFormat(values.output, LIST_FORMATS);
     if (pos.length > 1) throw new CliUsageError(`expected at most one subscription name, got ${pos.length}`);
     if (values['all-namespaces'] && values.namespace) throw new CliUsageError('--namespace and --all-namespaces cannot both be given');
     if (values['all-namespaces'] && pos.length === 1) throw new CliUsageError('a subscription name cannot be given with --all-namespaces');
@@ -42,11 +43,11 @@ export const listClassicCommand: CliCommand = {
           return 1;
         }
       }
-      if (subs.length === 0 && format === 'table') {
+      if (subs.length === 0 && (format === 'table' || format === 'wide')) {
         await emit(io.stderr, ns ? `No resources found in ${ns} namespace.\n` : 'No resources found\n');
         return 0;
       }
-      const plans = format === 'table' ? (await client.listAll<InstallPlan>({ ...IP, ...scope })).items : [];
+      const plans = format === 'table' || format === 'wide' ? (await client.listAll<InstallPlan>({ ...IP, ...scope })).items : [];
       await printSubscriptions(io, format, subs, plans, pos.length === 1);
       return 0;
     });

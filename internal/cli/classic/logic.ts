@@ -154,7 +154,7 @@ export function pendingPlan(sub: Subscription, plans: readonly InstallPlan[]): I
 export const csvNameOf = (sub: Subscription): string => sub.status?.installedCSV || sub.status?.currentCSV || '';
 
 /** A row of `list --classic`. */
-export function subscriptionRow(sub: Subscription, plans: readonly InstallPlan[], now = Date.now()): string[] {
+export function subscriptionRow(sub: Subscription, plans: readonly InstallPlan[], now = Date.now(), wide = false): string[] {
   const failing = sub.status?.conditions?.find((c) => c.type === 'ResolutionFailed' && c.status === 'True');
   const state = sub.status?.state || (failing ? 'ResolutionFailed' : 'Pending');
   return [
@@ -166,10 +166,13 @@ export function subscriptionRow(sub: Subscription, plans: readonly InstallPlan[]
     state,
     pendingPlan(sub, plans)?.metadata.name ?? '',
     age(sub.metadata.creationTimestamp, now),
+    ...(wide ? [`${sub.spec.sourceNamespace}/${sub.spec.source}`, sub.spec.installPlanApproval ?? 'Automatic', sub.status?.currentCSV ?? ''] : []),
   ];
 }
 
 export const SUBSCRIPTION_HEADERS = ['NAME', 'NAMESPACE', 'PACKAGE', 'CHANNEL', 'INSTALLED CSV', 'STATE', 'AWAITING APPROVAL', 'AGE'];
+/** `-o wide` adds the CatalogSource (namespace/name), the approval mode and the CSV the Subscription is heading for. */
+export const SUBSCRIPTION_WIDE_HEADERS = [...SUBSCRIPTION_HEADERS, 'CATALOG', 'APPROVAL', 'CURRENT CSV'];
 
 /**
  * The namespaces an installed operator watches, from its CSV's `olm.targetNamespaces` annotation (the OperatorGroup's

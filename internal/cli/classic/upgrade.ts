@@ -1,7 +1,7 @@
 // `kubectl olm upgrade --classic <subscription> -n <namespace>`: `--channel` patches the Subscription; else the
 // pending upgrade plan is approved.
 import { retryOnConflict } from '../../shared/kube/index.ts';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, parseFlags, positionals, timeoutMs, withClient } from '../cluster.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, positionals, timeoutMs, withClient } from '../cluster.ts';
 import type { CliCommand } from '../types.ts';
 import {
   SUB,
@@ -18,6 +18,8 @@ import {
   NS_OPTION,
   NS_USAGE,
   WAIT_USAGE,
+  CLASSIC_WAIT_OPTIONS,
+  unfixableHint,
 } from './common.ts';
 import { pendingPlan } from './logic.ts';
 
@@ -42,7 +44,7 @@ export const upgradeClassicCommand: CliCommand = {
     '  kubectl olm upgrade --classic etcd -n operators      # approve the pending upgrade',
   ].join('\n'),
   async run(args, io) {
-    const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, ...CLASSIC_FLAG, ...NS_OPTION, channel: { type: 'string', short: 'c' }, ...WAIT_OPTIONS });
+    const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, ...CLASSIC_FLAG, ...NS_OPTION, channel: { type: 'string', short: 'c' }, ...CLASSIC_WAIT_OPTIONS });
     const [target] = positionals(pos, ['subscription']) as [string];
     const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
     return withClient(values, io, async (client) => {
@@ -89,10 +91,15 @@ export const upgradeClassicCommand: CliCommand = {
         io.stdout.write(`installplan "${ref}" approved\n`);
       }
       if (!values.wait) return 0;
-      const outcome = await waitInstalled(client, ns, name, io, timeout, from);
+      const outcome = await waitInstalled(client, ns, name, io, timeout, from, values['wait-for-fix']);
       if (outcome.kind === 'failed') {
         io.stderr.write(`failed to upgrade operator: waiting for operator installation to complete: ${outcome.why}\n`);
         explainFailure(io, outcome.last);
+        return 1;
+      }
+      if (outcome.kind === 'unfixable') {
+        io.stderr.write(`failed to upgrade operator: ${outcome.unfixable.cause}\n`);
+        unfixableHint(io, outcome.unfixable);
         return 1;
       }
       if (outcome.kind === 'approval') io.stderr.write(approveHint(outcome.plan, ns));

@@ -1,3 +1,4 @@
+import type { Logger } from '../../shared/observability/index.ts';
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -383,14 +384,19 @@ describe('ClusterCatalog events (upstream clustercatalog_controller)', () => {
   });
 
   it('catalogChanged retries a failed populate with backoff until it succeeds; catalogDeleted forgets', async () => {
-    let failures = 2;
+    let failures = 4;
     server.handler = (_req, res) => (failures-- > 0 ? res.writeHead(404).end() : res.writeHead(200).end(catalogBody('foo', '1.0.0')));
-    const client: CatalogContentCache & HttpContentClient = newClient({ retryBaseMs: 10 });
+    const levels: string[] = [];
+    const at = (level: string) => (msg: string) => void (msg === 'catalog content not cached' && levels.push(level));
+    const logger: Logger = { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug'), child: () => logger };
+    const client: CatalogContentCache & HttpContentClient = newClient({ retryBaseMs: 10, logger });
     const cat = catalog('bg', 'r@sha256:1', server.base('bg'));
     client.catalogChanged(cat);
-    for (let i = 0; i < 100 && !client.cached('bg')?.index; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 300 && !client.cached('bg')?.index; i++) await new Promise((r) => setTimeout(r, 10));
     expect(client.cached('bg')?.index?.packageNames()).toEqual(['foo']);
-    expect(client.fetches).toBe(3);
+    expect(client.fetches).toBe(5);
+    // the first failures in a row are routine (info); a run of them is an error
+    expect(levels).toEqual(['info', 'info', 'info', 'error']);
     client.catalogDeleted('bg');
     expect(client.cached('bg')).toBeUndefined();
   });

@@ -23,6 +23,8 @@ import type { CatalogContentClient, PackageContent } from './types.ts';
 /** Upstream's http.Client timeout for catalogd requests (the whole exchange, body included). */
 export const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 const API_V1_ALL = 'api/v1/all';
+/** Background cache fills that may fail in a row before it is logged as an error. */
+const QUIET_CACHE_ATTEMPTS = 3;
 
 export interface HttpContentClientOptions {
   /** PEM CA certificates trusted for https bases (`--catalogd-cas-dir`), added to the system roots. */
@@ -355,8 +357,10 @@ export class HttpContentClient implements CatalogContentClient {
     this.syncCatalog(name, catalog).then(
       () => this.#cancelRetry(name),
       (e: unknown) => {
-        this.#logger.error('catalog content not cached', { catalog: name, ref, error: errorText(e) });
         const attempt = (this.#retries.get(name)?.attempt ?? 0) + 1;
+        // A catalog just served, or catalogd busy, often answers the next try: only a run of failures is an error.
+        const level = attempt > QUIET_CACHE_ATTEMPTS ? 'error' : 'info';
+        this.#logger[level]('catalog content not cached', { catalog: name, ref, attempt, error: errorText(e) });
         this.#cancelRetry(name);
         const delay = Math.min(this.#retryBaseMs * 2 ** (attempt - 1), 5 * 60_000);
         const timer = setTimeout(() => {

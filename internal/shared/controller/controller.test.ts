@@ -200,6 +200,26 @@ describe('Controller: routine errors (expected on the way) are logged below erro
     ]);
     await r.stop();
   });
+
+  it('a transient API error (throttling, 5xx, a dropped connection) is info for the first 5 tries in a row, then an error', async () => {
+    const lines: Line[] = [];
+    const throttled = new ApiError(429, { kind: 'Status', status: 'Failure', reason: 'TooManyRequests', code: 429, message: 'storage is (re)initializing' }, { method: 'GET', path: '/' });
+    const { reconciler, calls } = scripted({ t: [throttled, throttled, throttled, throttled, throttled, throttled, undefined] });
+    const c = new Controller({ name: 'ce', reconciler, logger: capturingLogger(lines) });
+    c.enqueue('t');
+    const r = run(c);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(calls).toHaveLength(7);
+    expect(lines.filter((l) => l.fields['key'] === 't').map((l) => [l.level, l.msg, l.fields['requeues']])).toEqual([
+      ['info', 'Reconcile met a transient API error; retrying', 1],
+      ['info', 'Reconcile met a transient API error; retrying', 2],
+      ['info', 'Reconcile met a transient API error; retrying', 3],
+      ['info', 'Reconcile met a transient API error; retrying', 4],
+      ['info', 'Reconcile met a transient API error; retrying', 5],
+      ['error', 'Reconciler error', 6],
+    ]);
+    await r.stop();
+  });
 });
 
 describe('Controller: a retryable reconcile error in the process log (what `make run` shows)', () => {

@@ -21,7 +21,7 @@ import type { MetricsProvider, ReconcileMetrics } from '../observability/index.t
 import { noopMetrics } from '../observability/index.ts';
 import { untilAborted } from '../toolkit/index.ts';
 import { type Clock, realClock } from './clock.ts';
-import { isAlreadyExists, isConflict, isNamespaceTerminating } from '../kube/index.ts';
+import { isAlreadyExists, isConflict, isNamespaceTerminating, isRetryable } from '../kube/index.ts';
 import { isTerminal, routineOf } from './errors.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { WorkQueue } from './workqueue.ts';
@@ -282,6 +282,11 @@ export class Controller {
         // away; the next pass sees the object, or the key's object is gone.
         q.addRateLimited(key);
         this.#log.debug(routineApi.msg, { key, reason: routineApi.reason, requeues: q.numRequeues(key), err: error });
+      } else if (inCauses(error, isRetryable) && q.numRequeues(key) < TRANSIENT_QUIET_RETRIES) {
+        // Throttling, a server-side timeout, a 5xx, a dropped connection: the next try usually gets through. Only a
+        // run of them is something to act on.
+        q.addRateLimited(key);
+        this.#log.info('Reconcile met a transient API error; retrying', { key, requeues: q.numRequeues(key), err: error });
       } else {
         q.addRateLimited(key);
         this.#log.error('Reconciler error', { key, requeues: q.numRequeues(key), err: error });
@@ -302,6 +307,9 @@ export class Controller {
     }
   }
 }
+
+/** How many transient API errors in a row a key may meet before they are logged as errors. */
+const TRANSIENT_QUIET_RETRIES = 5;
 
 /** Whether a 409 Conflict is the error or one of its causes. */
 function conflictIn(err: unknown): boolean {

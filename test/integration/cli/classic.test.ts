@@ -25,6 +25,7 @@ const namespaces = testNamespaces();
 let v1: TestBundle;
 let v2: TestBundle;
 let allNs: TestBundle;
+let needs: TestBundle;
 
 const olm = (argv: string[], opts: CaptureOptions = {}): Promise<CapturedRun> => runCaptured(argv, { env: { KUBECONFIG: controlPlane().kubeconfigPath }, ...opts });
 /** The flags every install needs here: the test's global catalog namespace, the plain-HTTP test registry. */
@@ -37,11 +38,14 @@ beforeAll(async () => {
   v2 = await pushTestBundle(registry(), { packageName: PKG, version: '1.1.0' });
   // a package whose bundle cannot run in an OwnNamespace group, saying so in olm.csv.metadata as `opm render` writes it
   allNs = await pushTestBundle(registry(), { packageName: 'cli-classic-allns', version: '1.0.0', installModes: { OwnNamespace: false } });
+  // a package whose bundle needs a package no catalog has: its resolution fails for good
+  needs = await pushTestBundle(registry(), { packageName: 'cli-classic-needs', version: '1.0.0' });
   const modes = [{ type: 'OwnNamespace', supported: false }, { type: 'SingleNamespace', supported: true }, { type: 'AllNamespaces', supported: true }];
   const image = await pushCatalogImage(registry(), 'cli-classic/catalog:v1', {
     files: {
       ...catalogFiles(PKG, [{ bundle: v1 }, { bundle: v2, replaces: v1.name }]),
       ...catalogFiles(allNs.packageName, [{ bundle: allNs, properties: [{ type: 'olm.csv.metadata', value: { installModes: modes } }] }]),
+      ...catalogFiles(needs.packageName, [{ bundle: needs, properties: [{ type: 'olm.package.required', value: { packageName: 'cli-classic-absent', versionRange: '>=1.0.0' } }] }]),
     },
   });
   await createImageCatalogSource(globalNs, 'cli-classic', image.digestRef);
@@ -90,6 +94,21 @@ describe('kubectl olm --classic against the real olm-classic', () => {
     });
     expect(await status(TestKube.path(ops.V1, ops.OperatorGroupResource, ns, ns))).toBe(404);
     expect(await status(TestKube.path(ops.V1alpha1, ops.SubscriptionResource, allNs.packageName, ns))).toBe(404);
+  });
+
+  it('install --wait gives up on a resolution the catalogs cannot satisfy, in one line, with the next command; --wait-for-fix waits on', async () => {
+    const ns = await namespace('cli-classic-unsat');
+    const r = await olm(['install', '--classic', needs.packageName, '-n', ns, '--watch', ns, ...catalogFlags(), '--wait', '--timeout', '5m']);
+    expect(r.code, diag(r)).toBe(1);
+    const lines = r.stderr.split('\n');
+    expect(lines[1], diag(r)).toMatch(/^failed to install operator: ResolutionFailed \(ConstraintsNotSatisfiable\): constraints not satisfiable: .*cli-classic-absent/);
+    expect(lines[2]).toBe(`waiting will not fix this (--wait-for-fix waits anyway); next: \`kubectl olm resolve -n ${ns}\` or \`kubectl olm uninstall --classic ${needs.packageName} -n ${ns}\``);
+    expect(r.stderr).not.toContain('context deadline exceeded');
+    // --wait-for-fix: the same cause is waited on until the timeout
+    const ns2 = await namespace('cli-classic-unsat');
+    const patient = await olm(['install', '--classic', needs.packageName, '-n', ns2, '--watch', ns2, ...catalogFlags(), '--wait', '--wait-for-fix', '--timeout', '8s']);
+    expect(patient.stderr, diag(patient)).toContain('context deadline exceeded');
+    expect(patient.code).toBe(1);
   });
 
   it('Automatic: install --wait reaches the channel head; uninstall without --delete-operands leaves the operands and says so', async () => {
