@@ -254,6 +254,6 @@ describe('README tutorial', () => {
     const log = (await makeRun!.logTail(Number.MAX_SAFE_INTEGER)).split('\n');
     if (process.env.OLM_TUTORIAL_LOG) await writeFile(process.env.OLM_TUTORIAL_LOG, log.join('\n'));
     const errors = log.filter((l) => /^\[(catalogd|operator-controller|olm-classic)\] /.test(l) && l.includes('"level":"error"'));
-    expect(errors).toEqual([]);
+    expect(errors, `error-level lines: ${errors.join(' | ')}`).toEqual([]);
   });
 });
