@@ -1,8 +1,9 @@
 // The CSV state machine (upstream olm/operator.go syncClusterServiceVersion + transitionCSVState) as a list of
 // small steps over one state: the finalizer, copies and no-retry failures left alone, the OperatorGroup
 // pre-checks (membership, install modes, provided APIs), then one step per phase. Each step records the CSV's new
-// status on the copy (SetPhase semantics, phase.ts) and lets the next run or ends the pass; the reconciler writes
-// the status once, as upstream (only when lastUpdateTime, phase, reason or message changed).
+// status on the copy (SetPhase semantics, phase.ts) and lets the next run or ends the pass; the reconciler
+// (reconciler.ts, the shared ObjectReconciler) writes the status once, as upstream (only when lastUpdateTime, phase,
+// reason or message changed).
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import {
   CSVPhaseDeleting,
@@ -56,11 +57,11 @@ export const INSTALL_TIMEOUT_MS = 5 * 60_000;
 
 export const ErrRequirementsNotMet = 'requirements were not met';
 
-/** What one pass knows; steps fill it in order. */
+/** What one pass knows, built from the ObjectReconciler's pass; steps fill it in order. */
 export interface CSVState {
-  /** The CSV as cached (read-only). */
+  /** The CSV as cached (read-only; the pass's `cached`). */
   readonly cached: ClusterServiceVersion;
-  /** The copy whose status the steps change. */
+  /** The copy whose status the steps change (the pass's `obj`). */
   readonly out: ClusterServiceVersion;
   readonly log: Logger;
   operatorGroup?: OperatorGroup;
