@@ -1,9 +1,8 @@
 // The CSV state machine (upstream olm/operator.go syncClusterServiceVersion + transitionCSVState) as a list of
 // small steps over one state: the finalizer, copies and no-retry failures left alone, the OperatorGroup
 // pre-checks (membership, install modes, provided APIs), then one step per phase. Each step records the CSV's new
-// status on the copy (SetPhase semantics, phase.ts) and lets the next run or ends the pass; the reconciler
-// (reconciler.ts, the shared ObjectReconciler) writes the status once, as upstream (only when lastUpdateTime, phase,
-// reason or message changed).
+// status on the copy (SetPhase semantics, phase.ts) and lets the next run or ends the pass; the reconciler writes
+// the status once, as upstream (only when lastUpdateTime, phase, reason or message changed).
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import {
   CSVPhaseDeleting,

@@ -84,18 +84,13 @@ export function withContext(err: unknown, prefix: string): Error {
   return isTerminal(err) ? new TerminalError(err.reason, message, { cause: err }) : new Error(message, { cause: err });
 }
 
-/**
- * Go's errors.Join: the messages one a line (one error is itself); terminal (with its reason) only when the first is,
- * routine (with the first's mark) only when every one is.
- */
-export function joinErrors(errs: readonly unknown[]): unknown {
-  const [first] = errs;
-  if (errs.length < 2) return first;
-  const message = errs.map(errorMessage).join('\n');
+/** Go's errors.Join: one message a line; terminal (its reason) when the first is, routine only when every one is. */
+export function joinErrors([first, ...rest]: readonly unknown[]): unknown {
+  if (rest.length === 0) return first;
+  const message = [first, ...rest].map(errorMessage).join('\n');
   const joined = isTerminal(first) ? new TerminalError(first.reason, message, { cause: first }) : new Error(message, { cause: first });
-  const marks = errs.map(routineOf);
-  Object.defineProperty(joined, ROUTINE, { value: marks.every((m) => m !== undefined) ? marks[0] : null, configurable: true });
-  return joined;
+  const routineAll = [first, ...rest].every((e) => routineOf(e) !== undefined);
+  return Object.defineProperty(joined, ROUTINE, { value: routineAll ? routineOf(first) : null, configurable: true });
 }
 
 // read|write tcp|udp <IPv4 or [IPv6]>[:port]-><IPv4 or [IPv6]>[:port][: ]: the same pattern as

@@ -199,7 +199,7 @@ describe('ObjectReconciler', () => {
     expect(err).toBeInstanceOf(TerminalError);
   });
 
-  it('statusChanged decides what is written; afterWrite follows the write (its error joined), done may read the state', async () => {
+  it('statusChanged decides what is written; afterWrite follows the write (errors joined, routine when all are); done reads the state', async () => {
     const api = server(thing());
     const seen: string[] = [];
     const options: Options = {
@@ -207,26 +207,23 @@ describe('ObjectReconciler', () => {
       afterWrite: async (s, wrote) => void seen.push(`${s.cached.status?.phase}→${s.obj.status?.phase} wrote=${wrote}`),
       done: (s) => ({ requeueAfterMs: s.obj.status?.note === 'soon' ? 1 : 2 }),
     };
-    expect(await reconciler(api, [step('note', (s) => void ((s.obj.status ??= {}).note = 'soon'))], { options }).reconcile('a', signal)).toEqual({ requeueAfterMs: 1 });
-    expect(await reconciler(api, [step('phase', (s) => void (s.obj.status = { phase: 'New' }))], { options }).reconcile('a', signal)).toEqual({ requeueAfterMs: 2 });
-    expect(api.writes).toEqual(['status']);
-    expect(seen).toEqual(['Old→Old wrote=false', 'Old→New wrote=true']);
-
-    // Not after a final outcome nor a conflict; after a failed step and write, all three joined (routine only when all are).
+    const run = (steps: Step<Pass<Thing>>[], o = options, cached?: () => Thing): Promise<unknown> =>
+      reconciler(api, steps, { options: o, ...(cached && { cached }) }).reconcile('a', signal).catch((e: unknown) => e);
+    expect(await run([step('note', (s) => void ((s.obj.status ??= {}).note = 'soon'))])).toEqual({ requeueAfterMs: 1 });
+    expect(await run([step('phase', (s) => void (s.obj.status = { phase: 'New' }))])).toEqual({ requeueAfterMs: 2 });
+    expect([api.writes, seen]).toEqual([['status'], ['Old→Old wrote=false', 'Old→New wrote=true']]);
+    // Not after a final outcome nor a conflict.
     const stale = api.stored();
     api.touch();
-    await reconciler(api, [step('final', () => ({ final: true }))], { options }).reconcile('a', signal);
-    expect(await reconciler(api, [step('a', (s) => void (s.obj.status = { phase: 'X' }))], { cached: () => stale, options }).reconcile('a', signal)).toEqual({ requeue: true });
+    await run([step('final', () => ({ final: true }))]);
+    expect(await run([step('a', (s) => void (s.obj.status = { phase: 'X' }))], options, () => stale)).toEqual({ requeue: true });
     expect(seen).toHaveLength(2);
-    (api.client as unknown as { updateStatus: () => Promise<never> }).updateStatus = async () => {
-      throw new Error('timeout');
-    };
+    Object.assign(api.client, { updateStatus: async () => Promise.reject(new Error('timeout')) });
     const waiting = (): Error => routine(new Error('waiting'), 'Waiting');
     const failing = { ...options, afterWrite: async (): Promise<never> => Promise.reject(waiting()) };
-    const err = await reconciler(api, [step('a', () => ({ err: waiting() }))], { options: failing }).reconcile('a', signal).catch((e: unknown) => e);
-    expect((err as Error).message).toBe('waiting\nerror updating status: timeout\nwaiting');
-    expect(routineOf(err)).toBeUndefined();
-    const quiet = await reconciler(api, [step('a', () => ({ err: waiting() }))], { options: { ...failing, statusChanged: () => false } }).reconcile('a', signal).catch((e: unknown) => e);
+    const err = await run([step('a', () => ({ err: waiting() }))], failing);
+    expect([(err as Error).message, routineOf(err)]).toEqual(['waiting\nerror updating status: timeout\nwaiting', undefined]);
+    const quiet = await run([step('a', () => ({ err: waiting() }))], { ...failing, statusChanged: () => false });
     expect([(quiet as Error).message, routineOf(quiet)?.reason]).toEqual(['waiting\nwaiting', 'Waiting']);
   });
 

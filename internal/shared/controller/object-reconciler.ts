@@ -13,9 +13,8 @@
 //   `statusChanged`), through the status subresource with the resourceVersion the pass started from (or its own
 //   finalizer write gave). A 409 Conflict means the pass decided on an old object: nothing is overwritten and the key
 //   is reconciled again from fresh state (`{ requeue: true }`, rate limited). A 404, or an object its own finalizer
-//   removal let go, ends the pass quietly. Another failed write is `error updating status: <err>`.
-// - `afterWrite` runs after the write (work that follows it, e.g. metrics of what was written); the pass's error, the
-//   write's and the hook's are joined as upstream's errors.Join.
+//   removal let go, ends the pass quietly. Another failed write is `error updating status: <err>`. Then `afterWrite`
+//   (e.g. metrics of what was written); the pass's, the write's and its errors are joined as upstream's errors.Join.
 // - A step may end the pass with `final`: it settled status itself (`pass.writeStatus`) or status must stay as it is.
 // - The resourceVersions of the pass's own writes are kept (`ownWrite`), so the update events they cause need no pass
 //   of their own.
@@ -81,23 +80,15 @@ export interface ObjectReconcilerOptions<T extends KubeObject, S> {
   readonly onThrow?: (obj: T, err: unknown) => void;
   /** A step ended the pass with an error (thrown or returned): record it on the copy's status before the write. */
   readonly onError?: (obj: T, err: unknown) => void;
-  /**
-   * Whether the status changed and is written (default: not `semanticEqual`). The CSV keeps upstream's rule: only
-   * lastUpdateTime, phase, reason and message count.
-   */
+  /** Whether status changed, so is written (default: not `semanticEqual`; the CSV's is upstream's four-field rule). */
   readonly statusChanged?: (stored: T['status'], out: T['status']) => boolean;
-  /**
-   * After the status write of a pass no step ended with `final` (also when nothing was written or the write failed;
-   * not after a conflict, the pass runs again): `wrote` says whether this pass wrote the status. Its error is joined to
-   * the pass's.
-   */
+  /** After the write (also a needless or failed one) unless a step was `final` or it conflicted; `wrote`: it wrote. */
   readonly afterWrite?: (state: S, wrote: boolean, signal: AbortSignal) => Promise<void>;
   /** The result when no step gave one (e.g. a periodic resync), or a function of the state; default none. */
   readonly done?: Result | ((state: S) => Result | undefined);
   /**
-   * Read your writes: a pass that runs before the informer has seen this reconciler's last write starts from what was
-   * written, not from the older cached object (for controllers whose steps act on what status says, e.g. execute an
-   * InstallPlan's steps). The last written object is kept per key while the cache lags.
+   * Read your writes: a pass run before the informer has seen this reconciler's last write starts from that write, not
+   * the older cached object (for steps that act on what status says, e.g. an InstallPlan's); kept per key while the cache lags.
    */
   readonly readYourWrites?: boolean;
   /** The key left the cache: drop what the controller keeps for it (and clean up what it leaves behind). */
@@ -162,11 +153,8 @@ export class ObjectReconciler<T extends KubeObject, S> implements Reconciler {
       if (outcome.err !== undefined) throw outcome.err;
       return outcome.result;
     }
-    const errs: unknown[] = [];
-    if (outcome?.err !== undefined) {
-      o.onError?.(obj, outcome.err);
-      errs.push(outcome.err);
-    }
+    const errs: unknown[] = outcome?.err === undefined ? [] : [outcome.err];
+    if (outcome?.err !== undefined) o.onError?.(obj, outcome.err);
     let wrote = false;
     try {
       wrote = await this.#writeStatus(key, obj, known, signal);
@@ -174,11 +162,7 @@ export class ObjectReconciler<T extends KubeObject, S> implements Reconciler {
       if (isConflict(err)) return this.#conflict(log, err);
       errs.push(new Error(`error updating status: ${errorMessage(err)}`, { cause: err }));
     }
-    try {
-      await o.afterWrite?.(state, wrote, signal);
-    } catch (err) {
-      errs.push(err);
-    }
+    await o.afterWrite?.(state, wrote, signal).catch((err: unknown) => void errs.push(err));
     if (errs.length > 0) {
       const err = joinErrors(errs);
       if (isTerminal(err)) log.warn(`terminal error; not retrying until the ${o.kind} changes`, { err, step: outcome?.step });
