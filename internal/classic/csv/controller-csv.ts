@@ -1,33 +1,24 @@
-// The `clusterserviceversion` controller: one pass of csvSteps per CSV (reconciler.ts), re-enqueued by the CSV, the
+// The `clusterserviceversion` controller: csvSteps on the ObjectReconciler (reconciler.ts), re-enqueued by the CSV, the
 // CSVs replacing it, OperatorGroups, owned Deployments, OperatorConditions, CRDs, Subscriptions and RBAC.
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { Controller } from '../../shared/controller/index.ts';
 import { NAMESPACE_INDEX } from '../../shared/kube/index.ts';
-import type { Logger } from '../../shared/observability/index.ts';
 import type { OlmCaches } from '../olmcache/index.ts';
 import type { ControllerBase } from './controller-base.ts';
-import type { CopyPorts } from './copy.ts';
-import { csvReconciler } from './reconciler.ts';
-import { csvSteps, type CSVStepPorts } from './steps.ts';
+import { newCSVReconciler, type CSVReconcilerOptions } from './reconciler.ts';
+import { csvSteps } from './steps.ts';
 import { CRD_INDEX, REPLACES_INDEX, key, notSucceeded, ownerCSVKey } from './watch-keys.ts';
 
-export interface CSVControllerOptions extends ControllerBase {
+export interface CSVControllerOptions extends ControllerBase, Omit<CSVReconcilerOptions, 'steps'> {
   readonly caches: OlmCaches;
-  readonly ports: CSVStepPorts;
-  readonly copy: CopyPorts;
-  /** The controller's own logger (`controller: clusterserviceversion`). */
-  readonly log: Logger;
-  readonly resyncMs: number;
   readonly concurrency: number;
-  /** Bound late: the csv-copy controller. */
-  readonly enqueueCopy: (key: string) => void;
 }
 
 export function csvController(o: CSVControllerOptions): Controller {
   const { caches, ports } = o;
   const main = new Controller({
     name: 'clusterserviceversion',
-    reconciler: csvReconciler({ ports, copy: o.copy, steps: csvSteps(ports), logger: o.log, resyncMs: o.resyncMs, enqueueCopy: o.enqueueCopy }),
+    reconciler: newCSVReconciler({ ...o, steps: csvSteps(ports) }),
     concurrency: o.concurrency,
     logger: o.logger,
     metrics: o.metrics,

@@ -56,11 +56,11 @@ export const INSTALL_TIMEOUT_MS = 5 * 60_000;
 
 export const ErrRequirementsNotMet = 'requirements were not met';
 
-/** What one pass knows; steps fill it in order. */
+/** What one pass knows, built from the ObjectReconciler's pass; steps fill it in order. */
 export interface CSVState {
-  /** The CSV as cached (read-only). */
+  /** The CSV as cached (read-only; the pass's `cached`). */
   readonly cached: ClusterServiceVersion;
-  /** The copy whose status the steps change. */
+  /** The copy whose status the steps change (the pass's `obj`). */
   readonly out: ClusterServiceVersion;
   readonly log: Logger;
   operatorGroup?: OperatorGroup;

@@ -48,11 +48,11 @@ export function routine<E>(err: E, reason: string, level: Routine['level'] = 'de
   return err;
 }
 
-/** The routine mark of `err` or of an error in its cause chain (wrapping keeps it), or undefined. */
+/** The routine mark of `err` or of an error in its cause chain (wrapping keeps it; a join may say "not"), or undefined. */
 export function routineOf(err: unknown): Routine | undefined {
   for (let e: unknown = err, depth = 0; typeof e === 'object' && e !== null && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
-    const mark = (e as Record<symbol, unknown>)[ROUTINE] as Routine | undefined;
-    if (mark !== undefined) return mark;
+    const mark = (e as Record<symbol, unknown>)[ROUTINE] as Routine | null | undefined;
+    if (mark !== undefined) return mark ?? undefined;
   }
   return undefined;
 }
@@ -84,10 +84,13 @@ export function withContext(err: unknown, prefix: string): Error {
   return isTerminal(err) ? new TerminalError(err.reason, message, { cause: err }) : new Error(message, { cause: err });
 }
 
-/** Go's errors.Join of two errors: both messages on two lines; terminal (with its reason) only when the first is. */
-export function joinErrors(first: unknown, second: Error): Error {
-  const message = `${errorMessage(first)}\n${second.message}`;
-  return isTerminal(first) ? new TerminalError(first.reason, message, { cause: first }) : new Error(message, { cause: first });
+/** Go's errors.Join: one message a line; terminal (its reason) when the first is, routine only when every one is. */
+export function joinErrors([first, ...rest]: readonly unknown[]): unknown {
+  if (rest.length === 0) return first;
+  const message = [first, ...rest].map(errorMessage).join('\n');
+  const joined = isTerminal(first) ? new TerminalError(first.reason, message, { cause: first }) : new Error(message, { cause: first });
+  const routineAll = [first, ...rest].every((e) => routineOf(e) !== undefined);
+  return Object.defineProperty(joined, ROUTINE, { value: routineAll ? routineOf(first) : null, configurable: true });
 }
 
 // read|write tcp|udp <IPv4 or [IPv6]>[:port]-><IPv4 or [IPv6]>[:port][: ]: the same pattern as

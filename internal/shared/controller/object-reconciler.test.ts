@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { ApiError, type KubeClient } from '../kube/index.ts';
 import { noopLogger } from '../observability/index.ts';
-import { TerminalError } from './errors.ts';
-import { ObjectReconciler, type Pass } from './object-reconciler.ts';
+import { TerminalError, routine, routineOf } from './errors.ts';
+import { ObjectReconciler, type ObjectReconcilerOptions, type Pass } from './object-reconciler.ts';
 import type { Step } from './steps.ts';
 
 interface Thing extends KubeObject {
@@ -50,7 +50,8 @@ const step = (name: string, run: (s: Pass<Thing>) => unknown): Step<Pass<Thing>>
 });
 const signal = new AbortController().signal;
 
-function reconciler(api: ReturnType<typeof server>, steps: Step<Pass<Thing>>[], extra: { cached?: () => Thing | undefined; forgotten?: string[] } = {}) {
+type Options = Partial<ObjectReconcilerOptions<Thing, Pass<Thing>>>;
+function reconciler(api: ReturnType<typeof server>, steps: Step<Pass<Thing>>[], extra: { cached?: () => Thing | undefined; forgotten?: string[]; options?: Options } = {}) {
   return new ObjectReconciler<Thing, Pass<Thing>>({
     kind: 'Thing',
     client: api.client,
@@ -62,6 +63,7 @@ function reconciler(api: ReturnType<typeof server>, steps: Step<Pass<Thing>>[], 
     onError: (t, err) => void ((t.status ??= {}).phase = `Failed: ${(err as Error).message}`),
     done: { requeueAfterMs: 600_000 },
     forget: (key) => void extra.forgotten?.push(key),
+    ...extra.options,
   });
 }
 
@@ -195,6 +197,34 @@ describe('ObjectReconciler', () => {
     const err = await both.reconcile('a', signal).catch((e: unknown) => e);
     expect((err as Error).message).toBe('bad spec\nerror updating status: etcdserver: request timed out');
     expect(err).toBeInstanceOf(TerminalError);
+  });
+
+  it('statusChanged decides what is written; afterWrite follows the write (errors joined, routine when all are); done reads the state', async () => {
+    const api = server(thing());
+    const seen: string[] = [];
+    const options: Options = {
+      statusChanged: (stored, out) => stored?.phase !== out?.phase,
+      afterWrite: async (s, wrote) => void seen.push(`${s.cached.status?.phase}→${s.obj.status?.phase} wrote=${wrote}`),
+      done: (s) => ({ requeueAfterMs: s.obj.status?.note === 'soon' ? 1 : 2 }),
+    };
+    const run = (steps: Step<Pass<Thing>>[], o = options, cached?: () => Thing): Promise<unknown> =>
+      reconciler(api, steps, { options: o, ...(cached && { cached }) }).reconcile('a', signal).catch((e: unknown) => e);
+    expect(await run([step('note', (s) => void ((s.obj.status ??= {}).note = 'soon'))])).toEqual({ requeueAfterMs: 1 });
+    expect(await run([step('phase', (s) => void (s.obj.status = { phase: 'New' }))])).toEqual({ requeueAfterMs: 2 });
+    expect([api.writes, seen]).toEqual([['status'], ['Old→Old wrote=false', 'Old→New wrote=true']]);
+    // Not after a final outcome nor a conflict.
+    const stale = api.stored();
+    api.touch();
+    await run([step('final', () => ({ final: true }))]);
+    expect(await run([step('a', (s) => void (s.obj.status = { phase: 'X' }))], options, () => stale)).toEqual({ requeue: true });
+    expect(seen).toHaveLength(2);
+    Object.assign(api.client, { updateStatus: async () => Promise.reject(new Error('timeout')) });
+    const waiting = (): Error => routine(new Error('waiting'), 'Waiting');
+    const failing = { ...options, afterWrite: async (): Promise<never> => Promise.reject(waiting()) };
+    const err = await run([step('a', () => ({ err: waiting() }))], failing);
+    expect([(err as Error).message, routineOf(err)]).toEqual(['waiting\nerror updating status: timeout\nwaiting', undefined]);
+    const quiet = await run([step('a', () => ({ err: waiting() }))], { ...failing, statusChanged: () => false });
+    expect([(quiet as Error).message, routineOf(quiet)?.reason]).toEqual(['waiting\nwaiting', 'Waiting']);
   });
 
   it('an object that its own finalizer removal let go gets no status write', async () => {

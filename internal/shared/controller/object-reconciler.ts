@@ -9,12 +9,12 @@
 //   `pass.removeFinalizer`, which write at once (a merge patch carrying the resourceVersion) and keep the copy in step.
 // - The guard: a step that changed spec or metadata (other than finalizers and resourceVersion) is a bug; the pass
 //   fails without writing anything.
-// - Status is written once, at the end, when it differs from the cached one by the one equality rule
-//   (`semanticEqual`), through the status subresource with the resourceVersion the pass started from (or its own
+// - Status is written once, at the end, when it differs from the cached one (`semanticEqual`, or the kind's own rule,
+//   `statusChanged`), through the status subresource with the resourceVersion the pass started from (or its own
 //   finalizer write gave). A 409 Conflict means the pass decided on an old object: nothing is overwritten and the key
 //   is reconciled again from fresh state (`{ requeue: true }`, rate limited). A 404, or an object its own finalizer
-//   removal let go, ends the pass quietly. Another failed write is `error updating status: <err>`, joined to the
-//   pass's own error as upstream's errors.Join.
+//   removal let go, ends the pass quietly. Another failed write is `error updating status: <err>`. Then `afterWrite`
+//   (e.g. metrics of what was written); the pass's, the write's and its errors are joined as upstream's errors.Join.
 // - A step may end the pass with `final`: it settled status itself (`pass.writeStatus`) or status must stay as it is.
 // - The resourceVersions of the pass's own writes are kept (`ownWrite`), so the update events they cause need no pass
 //   of their own.
@@ -28,6 +28,8 @@ import { runSteps, type Step, type StepsOutcome } from './steps.ts';
 /** What every pass of an object reconciler gives its steps. */
 export interface Pass<T extends KubeObject> {
   readonly key: string;
+  /** The object the pass started from (read-only): the cached one, or with readYourWrites what was last written. */
+  readonly cached: T;
   /** The pass's copy of the cached object. */
   readonly obj: T;
   readonly log: Logger;
@@ -78,12 +80,15 @@ export interface ObjectReconcilerOptions<T extends KubeObject, S> {
   readonly onThrow?: (obj: T, err: unknown) => void;
   /** A step ended the pass with an error (thrown or returned): record it on the copy's status before the write. */
   readonly onError?: (obj: T, err: unknown) => void;
-  /** The result when every step ran through (e.g. a periodic resync); default none. */
-  readonly done?: Result;
+  /** Whether status changed, so is written (default: not `semanticEqual`; the CSV's is upstream's four-field rule). */
+  readonly statusChanged?: (stored: T['status'], out: T['status']) => boolean;
+  /** After the write (also a needless or failed one) unless a step was `final` or it conflicted; `wrote`: it wrote. */
+  readonly afterWrite?: (state: S, wrote: boolean, signal: AbortSignal) => Promise<void>;
+  /** The result when no step gave one (e.g. a periodic resync), or a function of the state; default none. */
+  readonly done?: Result | ((state: S) => Result | undefined);
   /**
-   * Read your writes: a pass that runs before the informer has seen this reconciler's last write starts from what was
-   * written, not from the older cached object (for controllers whose steps act on what status says, e.g. execute an
-   * InstallPlan's steps). The last written object is kept per key while the cache lags.
+   * Read your writes: a pass run before the informer has seen this reconciler's last write starts from that write, not
+   * the older cached object (for steps that act on what status says, e.g. an InstallPlan's); kept per key while the cache lags.
    */
   readonly readYourWrites?: boolean;
   /** The key left the cache: drop what the controller keeps for it (and clean up what it leaves behind). */
@@ -126,16 +131,18 @@ export class ObjectReconciler<T extends KubeObject, S> implements Reconciler {
     const known = { status: cached.status as unknown, gone: false, startedFrom: inCache.metadata.resourceVersion ?? '' };
     const pass: Pass<T> = {
       key,
+      cached,
       obj,
       log,
-      writeStatus: (s) => this.#writeStatus(key, obj, known, s),
+      writeStatus: async (s) => void (await this.#writeStatus(key, obj, known, s)),
       addFinalizer: (f, s) => this.#finalizers(key, obj, known, f, 'add', s),
       removeFinalizer: (f, s) => this.#finalizers(key, obj, known, f, 'remove', s),
     };
 
+    const state = o.state(pass);
     let outcome: StepsOutcome | undefined;
     try {
-      outcome = await runSteps(o.steps, o.state(pass), signal);
+      outcome = await runSteps(o.steps, state, signal);
     } catch (err) {
       o.onThrow?.(obj, err);
       outcome = { err, step: 'unknown' };
@@ -146,19 +153,22 @@ export class ObjectReconciler<T extends KubeObject, S> implements Reconciler {
       if (outcome.err !== undefined) throw outcome.err;
       return outcome.result;
     }
+    const errs: unknown[] = outcome?.err === undefined ? [] : [outcome.err];
     if (outcome?.err !== undefined) o.onError?.(obj, outcome.err);
+    let wrote = false;
     try {
-      await this.#writeStatus(key, obj, known, signal);
+      wrote = await this.#writeStatus(key, obj, known, signal);
     } catch (err) {
       if (isConflict(err)) return this.#conflict(log, err);
-      const failed = new Error(`error updating status: ${errorMessage(err)}`, { cause: err });
-      throw outcome?.err === undefined ? failed : joinErrors(outcome.err, failed);
+      errs.push(new Error(`error updating status: ${errorMessage(err)}`, { cause: err }));
     }
-    if (outcome?.err !== undefined) {
-      if (isTerminal(outcome.err)) log.warn(`terminal error; not retrying until the ${o.kind} changes`, { err: outcome.err, step: outcome.step });
-      throw outcome.err;
+    await o.afterWrite?.(state, wrote, signal).catch((err: unknown) => void errs.push(err));
+    if (errs.length > 0) {
+      const err = joinErrors(errs);
+      if (isTerminal(err)) log.warn(`terminal error; not retrying until the ${o.kind} changes`, { err, step: outcome?.step });
+      throw err;
     }
-    return outcome?.result ?? o.done;
+    return outcome?.result ?? (typeof o.done === 'function' ? o.done(state) : o.done);
   }
 
   /**
@@ -174,9 +184,10 @@ export class ObjectReconciler<T extends KubeObject, S> implements Reconciler {
     return { requeue: true };
   }
 
-  /** Writes `obj.status` when it differs from the known one and the object is there. A 404 is not an error. */
-  async #writeStatus(key: string, obj: T, known: { status: unknown; gone: boolean; startedFrom: string }, signal: AbortSignal): Promise<void> {
-    if (known.gone || semanticEqual(known.status ?? null, obj['status'] ?? null)) return;
+  /** Writes `obj.status` when it changed and the object is there (a 404 is not an error); whether it wrote. */
+  async #writeStatus(key: string, obj: T, known: { status: unknown; gone: boolean; startedFrom: string }, signal: AbortSignal): Promise<boolean> {
+    const changed = this.#o.statusChanged ? this.#o.statusChanged(known.status as T['status'], obj['status'] as T['status']) : !semanticEqual(known.status ?? null, obj['status'] ?? null);
+    if (known.gone || !changed) return false;
     try {
       const written = await this.#writer.updateStatus(obj, signal);
       if (written) {
@@ -189,6 +200,7 @@ export class ObjectReconciler<T extends KubeObject, S> implements Reconciler {
       known.gone = true;
     }
     known.status = structuredClone(obj['status']);
+    return !known.gone;
   }
 
   async #finalizers(key: string, obj: T, known: { gone: boolean }, finalizer: string, change: 'add' | 'remove', signal: AbortSignal): Promise<void> {
