@@ -6,7 +6,7 @@ import type { ClusterServiceVersion } from '../../../api/operators/index.ts';
 import { formatTime, runSteps } from '../../shared/controller/index.ts';
 import { fakePorts, metRequirements, stateOf, type FakeCluster } from './fakes.ts';
 import { buildDeployment } from './install.ts';
-import { csvSteps, ErrRequirementsNotMet, INSTALL_TIMEOUT_MS } from './steps.ts';
+import { csvSteps, ErrRequirementsNotMet, INSTALL_RETRY_MAX_MS, INSTALL_TIMEOUT_MS, installRetryInMs } from './steps.ts';
 
 const NS = 'ns';
 const og = (name = 'og', spec: Record<string, unknown> = {}, namespaces = [NS]): KubeObject => ({
@@ -284,5 +284,46 @@ describe('phases', () => {
   it('InstallComponentFailedNoRetry is left alone', async () => {
     const r = await transition(csv('a', at('Failed', 'InstallComponentFailedNoRetry')));
     expect(r.outcome).toMatchObject({ step: 'skipFailedNoRetry', final: true });
+  });
+});
+
+describe('installRetryInMs: a CSV whose install the API server refused backs off', () => {
+  const time = (s: number): string => formatTime(new Date(Date.UTC(2026, 0, 1, 0, 0, s)));
+  const failedAt = (s: number, history: [string, string][]): ClusterServiceVersion =>
+    csv('op.v1', {
+      phase: 'Failed',
+      reason: 'InstallComponentFailed',
+      message: 'install strategy failed: Deployment.apps "op" is invalid: spec.template.metadata.labels: Invalid value: {"app":"x"}: `selector` does not match template `labels`',
+      lastTransitionTime: time(s),
+      conditions: history.map(([phase, reason]) => ({ phase, reason })),
+    });
+  const now = (s: number): Date => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
+
+  it('1 s after the first failed install, doubling per failed install since the last success', () => {
+    const once = failedAt(10, [['Pending', 'RequirementsNotMet'], ['InstallReady', 'AllRequirementsMet'], ['Failed', 'InstallComponentFailed']]);
+    expect(installRetryInMs(once, now(10))).toBe(1_000);
+    expect(installRetryInMs(once, now(11))).toBe(0);
+    const cycle: [string, string][] = [['Failed', 'InstallComponentFailed'], ['Pending', 'NeedsReinstall'], ['InstallReady', 'AllRequirementsMet']];
+    const thrice = failedAt(10, [['Succeeded', 'InstallSucceeded'], ...cycle, ...cycle, ['Failed', 'InstallComponentFailed']]);
+    expect(installRetryInMs(thrice, now(10))).toBe(4_000);
+    // failures before the last success do not count
+    const afterSuccess = failedAt(10, [...cycle, ...cycle, ['Succeeded', 'InstallSucceeded'], ['Failed', 'InstallComponentFailed']]);
+    expect(installRetryInMs(afterSuccess, now(10))).toBe(1_000);
+  });
+
+  it('capped at 5 minutes; nothing to wait for in another phase or reason', () => {
+    const many = failedAt(0, Array.from({ length: 20 }, (): [string, string] => ['Failed', 'InstallComponentFailed']));
+    expect(installRetryInMs(many, now(0))).toBe(INSTALL_RETRY_MAX_MS);
+    expect(installRetryInMs(csv('op.v1', { phase: 'Failed', reason: 'InstallCheckFailed', lastTransitionTime: time(0) }), now(0))).toBe(0);
+    expect(installRetryInMs(csv('op.v1', { phase: 'Pending', reason: 'NeedsReinstall', lastTransitionTime: time(0) }), now(0))).toBe(0);
+  });
+
+  it('the Failed phase step waits out the backoff without changing status; then goes on as upstream', async () => {
+    const failed = failedAt(10, [['Failed', 'InstallComponentFailed']]);
+    const waiting = await transition(failed, {}, { now: now(10) });
+    expect(waiting.out.status).toEqual(failed.status);
+    expect(waiting.state.requeueAfterMs).toBe(1_000);
+    const after = await transition(failed, {}, { now: now(11) });
+    expect(after.phase).not.toBe('Failed');
   });
 });

@@ -696,6 +696,29 @@ export function phaseSucceeded(p: CSVStepPorts): CSVStep {
 
 const GROUP_FAILURES = new Set<string>([CSVReasons.NoTargetNamespaces, CSVReasons.NoOperatorGroup, CSVReasons.TooManyOperatorGroups, CSVReasons.UnsupportedOperatorGroup]);
 
+/** The first wait before a CSV whose install failed is tried again, and the longest. */
+export const INSTALL_RETRY_BASE_MS = 1_000;
+export const INSTALL_RETRY_MAX_MS = 5 * 60_000;
+
+/**
+ * How long a CSV that is Failed/InstallComponentFailed stays so before it is tried again: 1 s after its first failed
+ * install, doubling with each failed install its condition history (the newest 20 phase changes) holds since it last
+ * succeeded, up to 5 minutes. Upstream goes on at once, and a component the API server refuses for good (an invalid
+ * spec, a quota, a webhook) then cycles Failed → Pending → InstallReady → Failed several times a second; the history
+ * is in status, so the backoff outlives a restart.
+ */
+export function installRetryInMs(csv: ClusterServiceVersion, now: Date): number {
+  const s = csv.status;
+  if (s?.phase !== CSVPhaseFailed || s.reason !== CSVReasons.ComponentFailed || !s.lastTransitionTime) return 0;
+  let failures = 0;
+  for (const c of [...(s.conditions ?? [])].reverse()) {
+    if (c.phase === CSVPhaseSucceeded) break;
+    if (c.phase === CSVPhaseFailed && c.reason === CSVReasons.ComponentFailed) failures++;
+  }
+  const backoff = Math.min(INSTALL_RETRY_BASE_MS * 2 ** Math.max(0, failures - 1), INSTALL_RETRY_MAX_MS);
+  return Math.max(0, Date.parse(s.lastTransitionTime) + backoff - now.getTime());
+}
+
 export function phaseFailed(p: CSVStepPorts): CSVStep {
   return onPhase(CSVPhaseFailed, 'phaseFailed', async (state, signal) => {
     const { out } = state;
@@ -708,6 +731,12 @@ export function phaseFailed(p: CSVStepPorts): CSVStep {
         p.metrics?.upgrade();
         return {};
       }
+    }
+    const retryIn = installRetryInMs(out, p.now());
+    if (retryIn > 0) {
+      // The API server refused a component: the CSV stays Failed with its message until the backoff has passed.
+      state.requeueAfterMs = retryIn;
+      return {};
     }
     if (!strategyUsable(p, out)) return {};
     const reason = out.status?.reason ?? '';

@@ -131,6 +131,30 @@ describe('CSV install', () => {
     expect(text).not.toContain(`csv_abnormal{namespace="${ns}",name="flaky.v1.0.0"`);
   });
 
+  it('a Deployment the API server refuses: Failed/InstallComponentFailed with its message, retried with backoff, not in a loop', async () => {
+    const ns = await namespace('csv-refused');
+    await createOperatorGroup(ns, 'og', { targetNamespaces: [ns] });
+    await createServiceAccount(ns, 'operator');
+    const bad = csvFor({ name: 'refused.v1.0.0' });
+    (bad.spec.install.spec!.deployments[0]!.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels = { app: 'something-else' };
+    await createCSV(ns, bad);
+    const failed = await waitForCSV(ns, 'refused.v1.0.0', 'Failed/InstallComponentFailed', phaseIs('Failed', 'InstallComponentFailed'));
+    expect(failed.status?.message).toMatch(
+      /^install strategy failed: Deployment\.apps "refused-controller" is invalid: spec\.template\.metadata\.labels: Invalid value: .*`selector` does not match template `labels`/,
+    );
+    // Four failed installs in the condition history: upstream goes on at once (several a second); here each waits
+    // twice as long as the one before (1 s, 2 s, 4 s), the CSV Failed with the API server's message meanwhile.
+    const failures = (c: ops.ClusterServiceVersion): string[] =>
+      (c.status?.conditions ?? []).filter((x) => x.phase === 'Failed' && x.reason === 'InstallComponentFailed').map((x) => x.lastTransitionTime ?? '');
+    const four = await waitForCSV(ns, 'refused.v1.0.0', 'four failed installs', (c) => failures(c).length >= 4, 60_000);
+    const times = failures(four).slice(0, 4).map((t) => Date.parse(t) / 1000);
+    const gaps = times.slice(1).map((t, i) => t - times[i]!);
+    expect(gaps[0]).toBeGreaterThanOrEqual(1);
+    expect(gaps[1]).toBeGreaterThanOrEqual(2);
+    expect(gaps[2]).toBeGreaterThanOrEqual(4);
+    expect(four.status?.conditions?.filter((x) => x.phase === 'Failed').every((x) => x.message === failed.status?.message)).toBe(true);
+  });
+
   it('missing permissions show in requirementStatus with every unsatisfied rule', async () => {
     const ns = await namespace('csv-perms');
     await createOperatorGroup(ns, 'og', { targetNamespaces: [ns] });
