@@ -155,6 +155,63 @@ describe('CSV install', () => {
     expect(four.status?.conditions?.filter((x) => x.phase === 'Failed').every((x) => x.message === failed.status?.message)).toBe(true);
   });
 
+  it('refused by a quota (Forbidden: upstream’s InsufficientPermissions, not retried) or an admission policy: Failed with the API server’s message', async () => {
+    // quota: no Deployment may be created in the namespace
+    const quotaNs = await namespace('csv-quota');
+    await createOperatorGroup(quotaNs, 'og', { targetNamespaces: [quotaNs] });
+    await createServiceAccount(quotaNs, 'operator');
+    await kube().must(kube().request('POST', `/api/v1/namespaces/${quotaNs}/resourcequotas`, { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'no-deployments' }, spec: { hard: { 'count/deployments.apps': '0' } } }));
+    await waitFor('the quota counted', async () => {
+      const q = await kube().must<{ status?: { hard?: Record<string, string> } }>(kube().request('GET', `/api/v1/namespaces/${quotaNs}/resourcequotas/no-deployments`));
+      return q.status?.hard?.['count/deployments.apps'] === '0';
+    });
+    await createCSV(quotaNs, csvFor({ name: 'quota.v1.0.0' }));
+    const quota = await waitForCSV(quotaNs, 'quota.v1.0.0', 'Failed/InstallComponentFailedNoRetry', phaseIs('Failed', 'InstallComponentFailedNoRetry'));
+    // upstream wraps a Forbidden install error twice (its StrategyError, then SetPhase's prefix)
+    expect(quota.status?.message).toBe(
+      'install strategy failed: install strategy failed: deployments.apps "quota-controller" is forbidden: exceeded quota: no-deployments, requested: count/deployments.apps=1, used: count/deployments.apps=0, limited: count/deployments.apps=0',
+    );
+
+    // admission: a ValidatingAdmissionPolicy denies Deployments in the namespace
+    const vapNs = await namespace('csv-vap');
+    await createOperatorGroup(vapNs, 'og', { targetNamespaces: [vapNs] });
+    await createServiceAccount(vapNs, 'operator');
+    const policy = `deny-deployments-${vapNs}`;
+    await kube().must(
+      kube().request('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name: policy },
+        spec: {
+          failurePolicy: 'Fail',
+          matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }] },
+          validations: [{ expression: 'false', message: 'no operator Deployments here' }],
+        },
+      }),
+    );
+    await kube().must(
+      kube().request('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings', {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicyBinding',
+        metadata: { name: policy },
+        spec: { policyName: policy, validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': vapNs } } } },
+      }),
+    );
+    try {
+      // the API server enforces a new policy once it has loaded it: wait until a dry-run create is denied
+      const probe = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'probe' }, spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'c' }] } } } };
+      await waitFor('the policy enforced', async () => (await kube().request('POST', `/apis/apps/v1/namespaces/${vapNs}/deployments?dryRun=All`, probe)).status >= 400);
+      await createCSV(vapNs, csvFor({ name: 'vap.v1.0.0' }));
+      const denied = await waitForCSV(vapNs, 'vap.v1.0.0', 'Failed', phaseIs('Failed'), 90_000);
+      expect(denied.status?.message).toBe(
+        `install strategy failed: deployments.apps "vap-controller" is forbidden: ValidatingAdmissionPolicy '${policy}' with binding '${policy}' denied request: no operator Deployments here`,
+      );
+    } finally {
+      await kube().request('DELETE', `/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/${policy}`);
+      await kube().request('DELETE', `/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/${policy}`);
+    }
+  });
+
   it('missing permissions show in requirementStatus with every unsatisfied rule', async () => {
     const ns = await namespace('csv-perms');
     await createOperatorGroup(ns, 'og', { targetNamespaces: [ns] });
