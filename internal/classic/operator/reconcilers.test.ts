@@ -53,7 +53,7 @@ const sub: Subscription = {
 } as Subscription;
 const csv = (labels: Record<string, string> = {}): ClusterServiceVersion =>
   ({ metadata: { name: 'etcd.v1', namespace: 'ns', uid: 'csv-uid', labels }, spec: { customresourcedefinitions: { owned: [{ name: 'etcds.example.com' }] } } }) as unknown as ClusterServiceVersion;
-const ip = (name: string, labels: Record<string, string> = {}): InstallPlan => ({ metadata: { name, namespace: 'ns', labels } }) as InstallPlan;
+const ip = (name: string, labels: Record<string, string> = {}, phase = 'Complete'): InstallPlan => ({ metadata: { name, namespace: 'ns', labels }, status: { phase } }) as InstallPlan;
 
 function options(o: { csvs: Indexer<ClusterServiceVersion>; installPlans: Indexer<InstallPlan>; crds?: Indexer<KubeObject>; sources?: ComponentSource[]; client: KubeClient }) {
   return {
@@ -79,6 +79,13 @@ describe('subscription adoption', () => {
       ['InstallPlan', 'ip-2', { metadata: { labels: { [LABEL]: '' } } }],
       ['InstallPlan', 'ip-1', { metadata: { labels: { [LABEL]: null } } }],
     ]);
+  });
+  it('labels the latest InstallPlan only once it rests (RequiresApproval, Complete, Failed), not while Installing', async () => {
+    for (const [phase, labelled] of [['Installing', false], ['Planning', false], ['RequiresApproval', true], ['Failed', true]] as const) {
+      const { client, calls } = fakeClient();
+      await subscriptionAdoptionReconciler(options({ client, csvs: cache(csv()), installPlans: cache(ip('ip-2', {}, phase)) })).reconcile('ns/etcd', signal);
+      expect(calls.some((c) => c.ref.kind === 'InstallPlan'), phase).toBe(labelled);
+    }
   });
   it('writes nothing when everything is labelled already', async () => {
     const { client, calls } = fakeClient();

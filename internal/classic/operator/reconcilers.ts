@@ -4,7 +4,17 @@
 //   label) as components of `<package>.<namespace>`; a CSV so labelled passes its labels on to what it owns;
 // - operator: an Operator per component label, created while it has components, its status listing them.
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import { OperatorKind, OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel, ClusterServiceVersionKind, V1, type ClusterServiceVersion, type InstallPlan, type Operator, type Subscription } from '../../../api/operators/index.ts';
+import {
+  InstallPlanPhaseComplete,
+  InstallPlanPhaseFailed,
+  InstallPlanPhaseRequiresApproval,
+  OperatorKind,
+  OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel, ClusterServiceVersionKind, V1,
+  type ClusterServiceVersion,
+  type InstallPlan,
+  type Operator,
+  type Subscription,
+} from '../../../api/operators/index.ts';
 import { ObjectReconciler, errorMessage, splitKey, type Reconciler, type Step } from '../../shared/controller/index.ts';
 import { isAlreadyExists, isNotFound, NAMESPACE_INDEX, type CacheReader, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
@@ -108,8 +118,15 @@ export interface AdoptionOptions {
 }
 
 /**
- * Subscription key → the Subscription, its installed CSV and its latest InstallPlan labelled as components of
- * `<package>.<namespace>`; every other InstallPlan of the namespace with that label loses it.
+ * The phases an InstallPlan rests in. Ours: an InstallPlan is labelled only then, not while it is planned or
+ * executed — a label written mid-execution makes the InstallPlan controller's status write conflict, and the plan's
+ * steps run again from the start. Its move to a resting phase brings the Subscription back, so the end is upstream's.
+ */
+const RESTING_PLAN_PHASES: ReadonlySet<string> = new Set([InstallPlanPhaseRequiresApproval, InstallPlanPhaseComplete, InstallPlanPhaseFailed]);
+
+/**
+ * Subscription key → the Subscription, its installed CSV and its latest InstallPlan (once it rests) labelled as
+ * components of `<package>.<namespace>`; every other InstallPlan of the namespace with that label loses it.
  */
 export function subscriptionAdoptionReconciler(o: AdoptionOptions): Reconciler {
   return {
@@ -128,7 +145,7 @@ export function subscriptionAdoptionReconciler(o: AdoptionOptions): Reconciler {
         const ipNamespace = ipRef.namespace ?? '';
         writes.push(async () => {
           const latest = o.installPlans.get(`${ipNamespace}/${ipRef.name}`);
-          if (latest) await adopt(o.client, label, { apiVersion: o.apiVersions.installPlan, kind: 'InstallPlan', obj: latest }, signal);
+          if (latest && RESTING_PLAN_PHASES.has(latest.status?.phase ?? '')) await adopt(o.client, label, { apiVersion: o.apiVersions.installPlan, kind: 'InstallPlan', obj: latest }, signal);
           const older = o.installPlans.byIndex(NAMESPACE_INDEX, ipNamespace).filter((ip) => ip.metadata.name !== ipRef.name && ip.metadata.labels?.[label] !== undefined);
           await all(older.map((ip) => () => disown(o.client, label, { apiVersion: o.apiVersions.installPlan, kind: 'InstallPlan', obj: ip }, signal)));
         });
@@ -210,6 +227,9 @@ export function operatorReconciler(o: OperatorReconcilerOptions): Reconciler {
     kind: OperatorKind,
     client: o.client,
     get: (k) => o.operators.get(k),
+    // Components change in bursts during an install: a pass that runs before the informer has seen the last status
+    // write starts from it instead of failing on a stale resourceVersion.
+    readYourWrites: true,
     steps,
     logger: o.logger,
     state: ({ obj, key }) => ({ operator: obj, name: key }),
