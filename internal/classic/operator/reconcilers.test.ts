@@ -12,6 +12,7 @@ import {
   operatorReconciler,
   owningCSVKeys,
   subscriptionAdoptionReconciler,
+  subscriptionRests,
   type ComponentSource,
 } from './reconcilers.ts';
 
@@ -80,12 +81,19 @@ describe('subscription adoption', () => {
       ['InstallPlan', 'ip-1', { metadata: { labels: { [LABEL]: null } } }],
     ]);
   });
-  it('labels the latest InstallPlan only once it rests (RequiresApproval, Complete, Failed), not while Installing', async () => {
-    for (const [phase, labelled] of [['Installing', false], ['Planning', false], ['RequiresApproval', true], ['Failed', true]] as const) {
+  it('waits until the Subscription rests: its latest InstallPlan RequiresApproval, Complete or Failed', async () => {
+    for (const [phase, rests] of [['Installing', false], ['Planning', false], ['', false], ['RequiresApproval', true], ['Failed', true]] as const) {
       const { client, calls } = fakeClient();
       await subscriptionAdoptionReconciler(options({ client, csvs: cache(csv()), installPlans: cache(ip('ip-2', {}, phase)) })).reconcile('ns/etcd', signal);
-      expect(calls.some((c) => c.ref.kind === 'InstallPlan'), phase).toBe(labelled);
+      expect(calls.map((c) => c.ref.kind), phase).toEqual(rests ? ['Subscription', 'ClusterServiceVersion', 'InstallPlan'] : []);
     }
+  });
+  it('without an InstallPlan, a Subscription rests once a condition of it is True (resolution failed, catalogs unhealthy)', () => {
+    const plans = cache<InstallPlan>();
+    const without = (conditions: { type: string; status: string }[]): Subscription => ({ ...sub, status: { conditions } }) as Subscription;
+    expect(subscriptionRests(without([]), plans)).toBe(false);
+    expect(subscriptionRests(without([{ type: 'CatalogSourcesUnhealthy', status: 'False' }]), plans)).toBe(false);
+    expect(subscriptionRests(without([{ type: 'ResolutionFailed', status: 'True' }]), plans)).toBe(true);
   });
   it('writes nothing when everything is labelled already', async () => {
     const { client, calls } = fakeClient();

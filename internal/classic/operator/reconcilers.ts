@@ -117,15 +117,25 @@ export interface AdoptionOptions {
   readonly logger: Logger;
 }
 
-/**
- * The phases an InstallPlan rests in. Ours: an InstallPlan is labelled only then, not while it is planned or
- * executed — a label written mid-execution makes the InstallPlan controller's status write conflict, and the plan's
- * steps run again from the start. Its move to a resting phase brings the Subscription back, so the end is upstream's.
- */
+/** The phases an InstallPlan rests in. */
 const RESTING_PLAN_PHASES: ReadonlySet<string> = new Set([InstallPlanPhaseRequiresApproval, InstallPlanPhaseComplete, InstallPlanPhaseFailed]);
 
 /**
- * Subscription key → the Subscription, its installed CSV and its latest InstallPlan (once it rests) labelled as
+ * Ours: whether a Subscription rests — its latest InstallPlan rests (RequiresApproval, Complete, Failed), or, without
+ * one, the Subscription controller has reported something that waits on the outside (a condition that is True:
+ * ResolutionFailed, CatalogSourcesUnhealthy, …). Upstream labels at once; a label written while the Subscription or
+ * its InstallPlan is being worked on makes their controllers' status writes conflict and the work (a resolution,
+ * a plan's steps) run again. The InstallPlan's move to a resting phase brings the Subscription back, so the end
+ * state is upstream's.
+ */
+export function subscriptionRests(sub: Subscription, installPlans: CacheReader<InstallPlan>): boolean {
+  const ref = sub.status?.installPlanRef;
+  if (ref?.name) return RESTING_PLAN_PHASES.has(installPlans.get(`${ref.namespace ?? ''}/${ref.name}`)?.status?.phase ?? '');
+  return (sub.status?.conditions ?? []).some((c) => c.status === 'True');
+}
+
+/**
+ * Subscription key → once it rests, the Subscription, its installed CSV and its latest InstallPlan labelled as
  * components of `<package>.<namespace>`; every other InstallPlan of the namespace with that label loses it.
  */
 export function subscriptionAdoptionReconciler(o: AdoptionOptions): Reconciler {
@@ -133,7 +143,7 @@ export function subscriptionAdoptionReconciler(o: AdoptionOptions): Reconciler {
     async reconcile(key, signal) {
       const sub = o.subscriptions.get(key);
       const pkg = sub?.spec?.name ?? '';
-      if (!sub || pkg === '') return;
+      if (!sub || pkg === '' || !subscriptionRests(sub, o.installPlans)) return;
       const namespace = sub.metadata.namespace ?? '';
       const label = componentLabelKey(packageOperatorName(pkg, namespace));
       const writes: (() => Promise<unknown>)[] = [() => adopt(o.client, label, { apiVersion: o.apiVersions.subscription, kind: 'Subscription', obj: sub }, signal)];
@@ -145,7 +155,7 @@ export function subscriptionAdoptionReconciler(o: AdoptionOptions): Reconciler {
         const ipNamespace = ipRef.namespace ?? '';
         writes.push(async () => {
           const latest = o.installPlans.get(`${ipNamespace}/${ipRef.name}`);
-          if (latest && RESTING_PLAN_PHASES.has(latest.status?.phase ?? '')) await adopt(o.client, label, { apiVersion: o.apiVersions.installPlan, kind: 'InstallPlan', obj: latest }, signal);
+          if (latest) await adopt(o.client, label, { apiVersion: o.apiVersions.installPlan, kind: 'InstallPlan', obj: latest }, signal);
           const older = o.installPlans.byIndex(NAMESPACE_INDEX, ipNamespace).filter((ip) => ip.metadata.name !== ipRef.name && ip.metadata.labels?.[label] !== undefined);
           await all(older.map((ip) => () => disown(o.client, label, { apiVersion: o.apiVersions.installPlan, kind: 'InstallPlan', obj: ip }, signal)));
         });
