@@ -4,6 +4,7 @@ import { catalogSourceSetup } from '../../internal/classic/catalogsource/index.t
 import { installPlanSetup } from '../../internal/classic/installplan/index.ts';
 import { csvSetup } from '../../internal/classic/csv/index.ts';
 import { olmCaches } from '../../internal/classic/olmcache/index.ts';
+import { operatorSetup } from '../../internal/classic/operator/index.ts';
 import { operatorConditionSetup } from '../../internal/classic/operatorcondition/index.ts';
 import { operatorGroupSetup } from '../../internal/classic/operatorgroup/index.ts';
 import { subscriptionSetup } from '../../internal/classic/subscription/index.ts';
@@ -32,8 +33,14 @@ main(
       const gating = statusName
         ? [classicGatingSetup({ name: statusName, releaseVersion: process.env.RELEASE_VERSION, namespace: options.globalCatalogNamespace })(ctx)]
         : [];
-      // The olm-operator side: CSVs, OperatorGroups, OperatorConditions over one set of caches.
-      const olmParts = [{ informers: olm.informers, controllers: [] }, csvSetup(olm, olmOptions)(ctx), operatorGroupSetup(olm)(ctx), operatorConditionSetup(olm)(ctx)];
+      // The olm-operator side: CSVs, OperatorGroups, OperatorConditions, Operators over one set of caches.
+      const olmParts = [
+        { informers: olm.informers, controllers: [] },
+        csvSetup(olm, olmOptions)(ctx),
+        operatorGroupSetup(olm)(ctx),
+        operatorConditionSetup(olm)(ctx),
+        operatorSetup(olm, { installPlans: installPlans.installPlans })(ctx),
+      ];
       return mergeParts(catalog, subscriptions, installPlans, ...gating, ...olmParts);
     };
   },

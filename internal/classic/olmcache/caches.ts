@@ -27,10 +27,19 @@ import type { Logger } from '../../shared/observability/index.ts';
 export const COPY_SPEC_HASH = '$copyhash-spec';
 export const COPY_STATUS_HASH = '$copyhash-status';
 
-/** What the requirement check keeps of a CRD: identity, annotations, group, kind, versions served, conditions. */
+/** A CRD's condition as the cache keeps it (the Operator API lists it whole). */
+export interface CachedCRDCondition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+}
+
+/** What the requirement check keeps of a CRD: identity, labels, annotations, group, kind, versions served, conditions. */
 export interface CachedCRD extends KubeObject {
   spec: { group: string; names: { kind: string; plural?: string }; versions: { name: string; served: boolean }[] };
-  status?: { conditions?: { type: string; status: string }[] };
+  status?: { conditions?: CachedCRDCondition[] };
 }
 
 export interface RbacObject extends KubeObject {
@@ -109,7 +118,7 @@ function copiedTransform(csv: ClusterServiceVersion): ClusterServiceVersion {
 
 function crdTransform(crd: KubeObject): CachedCRD {
   const spec = (crd['spec'] ?? {}) as { group?: string; names?: { kind?: string; plural?: string }; versions?: { name: string; served: boolean }[] };
-  const status = (crd['status'] ?? {}) as { conditions?: { type: string; status: string }[] };
+  const status = (crd['status'] ?? {}) as { conditions?: CachedCRDCondition[] };
   const { managedFields: _m, ...metadata } = crd.metadata;
   return {
     apiVersion: crd.apiVersion,
@@ -120,7 +129,15 @@ function crdTransform(crd: KubeObject): CachedCRD {
       names: { kind: spec.names?.kind ?? '', ...(spec.names?.plural !== undefined && { plural: spec.names.plural }) },
       versions: (spec.versions ?? []).map((v) => ({ name: v.name, served: v.served })),
     },
-    status: { conditions: (status.conditions ?? []).map((c) => ({ type: c.type, status: c.status })) },
+    status: {
+      conditions: (status.conditions ?? []).map((c) => ({
+        type: c.type,
+        status: c.status,
+        ...(c.reason !== undefined && { reason: c.reason }),
+        ...(c.message !== undefined && { message: c.message }),
+        ...(c.lastTransitionTime !== undefined && { lastTransitionTime: c.lastTransitionTime }),
+      })),
+    },
   };
 }
 

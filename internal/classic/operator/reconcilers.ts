@@ -1,0 +1,260 @@
+// The Operator API's two controllers, as upstream's olm-operator runs them (operator_controller.go,
+// adoption_controller.go):
+// - adoption: a Subscription labels itself, its installed CSV and its latest InstallPlan (older InstallPlans lose the
+//   label) as components of `<package>.<namespace>`; a CSV so labelled passes its labels on to what it owns;
+// - operator: an Operator per component label, created while it has components, its status listing them.
+import type { KubeObject } from '../../../api/meta/v1.ts';
+import {
+  InstallPlanPhaseComplete,
+  InstallPlanPhaseFailed,
+  InstallPlanPhaseRequiresApproval,
+  OperatorKind,
+  OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel, ClusterServiceVersionKind, V1,
+  type ClusterServiceVersion,
+  type InstallPlan,
+  type Operator,
+  type Subscription,
+} from '../../../api/operators/index.ts';
+import { ObjectReconciler, errorMessage, splitKey, type Reconciler, type Step } from '../../shared/controller/index.ts';
+import { isAlreadyExists, isNotFound, NAMESPACE_INDEX, type CacheReader, type KubeClient } from '../../shared/kube/index.ts';
+import type { Logger } from '../../shared/observability/index.ts';
+import { operatorStatus, type Component } from './components.ts';
+import { COMPONENT_LABEL_KEY_PREFIX, componentLabelKey, operatorNames, packageOperatorName } from './names.ts';
+
+/** Index of component informers: the Operators an object is a component of (by its label keys). */
+export const COMPONENT_INDEX = 'operators.coreos.com/components';
+/** Index of component informers: `uid:<uid>` of each owner reference, `csv:<namespace>/<name>` of CSV owner labels. */
+export const CSV_OWNER_INDEX = 'olm.owner.clusterserviceversion';
+
+/** An informer with the component indexes. */
+export interface IndexedReader<T extends KubeObject = KubeObject> extends CacheReader<T> {
+  byIndex(name: string, value: string): T[];
+}
+
+/** One kind of component and where it is cached. */
+export interface ComponentSource {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly cache: IndexedReader;
+}
+
+/** The CSV-owner index's values of an object: upstream's IsOwnedBy (any owner reference's uid) and IsOwnedByLabel. */
+export function csvOwnerIndex(obj: KubeObject): string[] {
+  const out = (obj.metadata.ownerReferences ?? []).map((r) => `uid:${r.uid}`);
+  const l = obj.metadata.labels ?? {};
+  if (l[OwnerKindLabel] === ClusterServiceVersionKind && l[OwnerLabel] !== undefined && l[OwnerNamespaceLabel] !== undefined) {
+    out.push(`csv:${l[OwnerNamespaceLabel]}/${l[OwnerLabel]}`);
+  }
+  return out;
+}
+
+/** The component index's values of an object: the names of the Operators its labels make it part of. */
+export const componentIndex = (obj: KubeObject): string[] => operatorNames(obj.metadata.labels).filter((n) => n !== '');
+
+/** The Operator name a component label key selects (the key's name part: the name, cut when too long). */
+const labelName = (operatorName: string): string => componentLabelKey(operatorName).slice(COMPONENT_LABEL_KEY_PREFIX.length);
+
+/** Every component of an Operator, over all sources. */
+export function componentsOf(sources: readonly ComponentSource[], operatorName: string): Component[] {
+  const name = labelName(operatorName);
+  return sources.flatMap((s) => s.cache.byIndex(COMPONENT_INDEX, name).map((obj) => ({ apiVersion: s.apiVersion, kind: s.kind, obj })));
+}
+
+const refOf = (c: Component): { apiVersion: string; kind: string; name: string; namespace?: string } => ({
+  apiVersion: c.apiVersion,
+  kind: c.kind,
+  name: c.obj.metadata.name ?? '',
+  ...(c.obj.metadata.namespace && { namespace: c.obj.metadata.namespace }),
+});
+
+/** Labels a component with an Operator's key when it has not got it (a merge patch of that one label). */
+async function adopt(client: KubeClient, key: string, c: Component, signal: AbortSignal): Promise<boolean> {
+  if (c.obj.metadata.labels?.[key] !== undefined) return false;
+  try {
+    await client.patch(refOf(c), 'merge', { metadata: { labels: { [key]: '' } } }, { signal });
+  } catch (err) {
+    if (isNotFound(err)) return false;
+    throw err;
+  }
+  return true;
+}
+
+/** Takes an Operator's key off a component that has it. */
+async function disown(client: KubeClient, key: string, c: Component, signal: AbortSignal): Promise<boolean> {
+  if (c.obj.metadata.labels?.[key] === undefined) return false;
+  try {
+    await client.patch(refOf(c), 'merge', { metadata: { labels: { [key]: null } } }, { signal });
+  } catch (err) {
+    if (isNotFound(err)) return false;
+    throw err;
+  }
+  return true;
+}
+
+/** Runs every write, then fails with all their errors as upstream's utilerrors.NewAggregate: `[a, b]`. */
+async function all(writes: readonly (() => Promise<unknown>)[]): Promise<void> {
+  const errors: unknown[] = [];
+  for (const w of writes) {
+    try {
+      await w();
+    } catch (err) {
+      errors.push(err);
+    }
+  }
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw new Error(`[${errors.map(errorMessage).join(', ')}]`, { cause: errors[0] });
+}
+
+export interface AdoptionOptions {
+  readonly client: KubeClient;
+  readonly subscriptions: CacheReader<Subscription>;
+  /** CSVs that are not copies. */
+  readonly csvs: CacheReader<ClusterServiceVersion>;
+  readonly installPlans: IndexedReader<InstallPlan>;
+  readonly crds: CacheReader<KubeObject>;
+  readonly sources: readonly ComponentSource[];
+  readonly apiVersions: { readonly subscription: string; readonly csv: string; readonly installPlan: string; readonly crd: string };
+  readonly logger: Logger;
+}
+
+/** The phases an InstallPlan rests in. */
+const RESTING_PLAN_PHASES: ReadonlySet<string> = new Set([InstallPlanPhaseRequiresApproval, InstallPlanPhaseComplete, InstallPlanPhaseFailed]);
+
+/**
+ * Ours: whether a Subscription rests — its latest InstallPlan rests (RequiresApproval, Complete, Failed), or, without
+ * one, the Subscription controller has reported something that waits on the outside (a condition that is True:
+ * ResolutionFailed, CatalogSourcesUnhealthy, …). Upstream labels at once; a label written while the Subscription or
+ * its InstallPlan is being worked on makes their controllers' status writes conflict and the work (a resolution,
+ * a plan's steps) run again. The InstallPlan's move to a resting phase brings the Subscription back, so the end
+ * state is upstream's.
+ */
+export function subscriptionRests(sub: Subscription, installPlans: CacheReader<InstallPlan>): boolean {
+  const ref = sub.status?.installPlanRef;
+  if (ref?.name) return RESTING_PLAN_PHASES.has(installPlans.get(`${ref.namespace ?? ''}/${ref.name}`)?.status?.phase ?? '');
+  return (sub.status?.conditions ?? []).some((c) => c.status === 'True');
+}
+
+/**
+ * Subscription key → once it rests, the Subscription, its installed CSV and its latest InstallPlan labelled as
+ * components of `<package>.<namespace>`; every other InstallPlan of the namespace with that label loses it.
+ */
+export function subscriptionAdoptionReconciler(o: AdoptionOptions): Reconciler {
+  return {
+    async reconcile(key, signal) {
+      const sub = o.subscriptions.get(key);
+      const pkg = sub?.spec?.name ?? '';
+      if (!sub || pkg === '' || !subscriptionRests(sub, o.installPlans)) return;
+      const namespace = sub.metadata.namespace ?? '';
+      const label = componentLabelKey(packageOperatorName(pkg, namespace));
+      const writes: (() => Promise<unknown>)[] = [() => adopt(o.client, label, { apiVersion: o.apiVersions.subscription, kind: 'Subscription', obj: sub }, signal)];
+      const installed = sub.status?.installedCSV ?? '';
+      const csv = installed !== '' ? o.csvs.get(`${namespace}/${installed}`) : undefined;
+      if (csv) writes.push(() => adopt(o.client, label, { apiVersion: o.apiVersions.csv, kind: ClusterServiceVersionKind, obj: csv }, signal));
+      const ipRef = sub.status?.installPlanRef;
+      if (ipRef?.name) {
+        const ipNamespace = ipRef.namespace ?? '';
+        writes.push(async () => {
+          const latest = o.installPlans.get(`${ipNamespace}/${ipRef.name}`);
+          if (latest) await adopt(o.client, label, { apiVersion: o.apiVersions.installPlan, kind: 'InstallPlan', obj: latest }, signal);
+          const older = o.installPlans.byIndex(NAMESPACE_INDEX, ipNamespace).filter((ip) => ip.metadata.name !== ipRef.name && ip.metadata.labels?.[label] !== undefined);
+          await all(older.map((ip) => () => disown(o.client, label, { apiVersion: o.apiVersions.installPlan, kind: 'InstallPlan', obj: ip }, signal)));
+        });
+      }
+      await all(writes);
+    },
+  };
+}
+
+/**
+ * CSV key → what the CSV owns (owner reference or OLM owner labels) and the CRDs it owns by name, labelled with each
+ * of the CSV's component labels. Copies are never adopted: the CSV controller writes them without component labels.
+ */
+export function csvAdoptionReconciler(o: AdoptionOptions): Reconciler {
+  return {
+    async reconcile(key, signal) {
+      const csv = o.csvs.get(key);
+      if (!csv) return;
+      const names = componentIndex(csv);
+      if (names.length === 0) return;
+      const owned = [`uid:${csv.metadata.uid ?? ''}`, `csv:${key}`];
+      const candidates = new Map<string, Component>();
+      for (const s of o.sources) {
+        for (const value of owned) {
+          for (const obj of s.cache.byIndex(CSV_OWNER_INDEX, value)) candidates.set(`${s.apiVersion}/${s.kind}/${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`, { apiVersion: s.apiVersion, kind: s.kind, obj });
+        }
+      }
+      for (const d of csv.spec.customresourcedefinitions?.owned ?? []) {
+        const crd = d.name ? o.crds.get(d.name) : undefined;
+        if (crd) candidates.set(`crd/${d.name}`, { apiVersion: o.apiVersions.crd, kind: 'CustomResourceDefinition', obj: crd });
+      }
+      const writes: (() => Promise<unknown>)[] = [];
+      for (const name of names) {
+        const label = componentLabelKey(name);
+        for (const c of candidates.values()) writes.push(() => adopt(o.client, label, c, signal));
+      }
+      await all(writes);
+    },
+  };
+}
+
+/** What the CSV-adoption controller is told by a component's event: the CSVs that own it. */
+export function owningCSVKeys(obj: KubeObject): string[] {
+  const ns = obj.metadata.namespace;
+  if (!ns) {
+    const l = obj.metadata.labels ?? {};
+    return l[OwnerKindLabel] === ClusterServiceVersionKind && l[OwnerLabel] && l[OwnerNamespaceLabel] ? [`${l[OwnerNamespaceLabel]}/${l[OwnerLabel]}`] : [];
+  }
+  return (obj.metadata.ownerReferences ?? []).filter((r) => r.kind === ClusterServiceVersionKind).map((r) => `${ns}/${r.name}`);
+}
+
+export interface OperatorReconcilerOptions {
+  readonly client: KubeClient;
+  readonly operators: CacheReader<Operator>;
+  readonly sources: readonly ComponentSource[];
+  readonly logger: Logger;
+}
+
+interface OperatorPass {
+  readonly operator: Operator;
+  readonly name: string;
+}
+
+/**
+ * Operator name → the Operator created while it has components (an Operator deleted with components left comes back;
+ * one whose components are all gone stays as it is, and a deleted one stays gone), its status set to its components.
+ */
+export function operatorReconciler(o: OperatorReconcilerOptions): Reconciler {
+  const steps: Step<OperatorPass>[] = [
+    {
+      name: 'updateComponents',
+      run: ({ operator, name }) => {
+        operator.status = operatorStatus(name, componentsOf(o.sources, name));
+        return Promise.resolve(undefined);
+      },
+    },
+  ];
+  const objects = new ObjectReconciler<Operator, OperatorPass>({
+    kind: OperatorKind,
+    client: o.client,
+    get: (k) => o.operators.get(k),
+    // Components change in bursts during an install: a pass that runs before the informer has seen the last status
+    // write starts from it instead of failing on a stale resourceVersion.
+    readYourWrites: true,
+    steps,
+    logger: o.logger,
+    state: ({ obj, key }) => ({ operator: obj, name: key }),
+  });
+  return {
+    async reconcile(key, signal) {
+      if (o.operators.get(key)) return objects.reconcile(key, signal);
+      const { name } = splitKey(key);
+      if (componentsOf(o.sources, name).length === 0) return;
+      try {
+        await o.client.create<Operator>({ apiVersion: V1, kind: OperatorKind, metadata: { name } }, { signal });
+        o.logger.info('created Operator', { operator: name });
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw new Error(`could not create Operator ${name}: ${errorMessage(err)}`, { cause: err });
+      }
+    },
+  };
+}
