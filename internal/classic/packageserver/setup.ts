@@ -32,7 +32,7 @@ export interface PackageServerParts extends ManagerParts {
   readonly port: number;
 }
 
-const DEFAULT_HOSTS = ['localhost', 'packageserver-service', 'packageserver-service.olm', 'packageserver-service.olm.svc'];
+const DEFAULT_HOSTS = ['localhost', 'packageserver-service', 'packageserver-service.olmv1-system', 'packageserver-service.olmv1-system.svc'];
 
 export function packageServerSetup(options: PackageServerSetupOptions): (ctx: ManagerContext) => Promise<PackageServerParts> {
   return async ({ client, logger }) => {
