@@ -54,7 +54,8 @@ export function requestHeaderConfig(data: Readonly<Record<string, string>> | und
 /**
  * The user of a request that came through the front proxy: a client certificate the TLS layer verified against the
  * requestheader CA, with the clientAuth usage and, when the allowed names are set, one of them as its CN; then the
- * first non-empty username header. Undefined means unauthenticated (401).
+ * first non-empty username header, the group headers' values plus system:authenticated. Undefined means
+ * unauthenticated (401).
  */
 export function authenticate(req: IncomingMessage, config: RequestHeaderConfig | undefined): UserInfo | undefined {
   if (!config) return undefined;
@@ -72,6 +73,8 @@ export function authenticate(req: IncomingMessage, config: RequestHeaderConfig |
   const name = config.usernameHeaders.map((h) => values(h)[0] ?? '').find((v) => v !== '');
   if (!name) return undefined;
   const groups = config.groupHeaders.flatMap(values);
+  // the generic API server's AuthenticatedGroupAdder: every authenticated user but system:anonymous is in system:authenticated
+  if (name !== 'system:anonymous' && !groups.includes('system:authenticated') && !groups.includes('system:unauthenticated')) groups.push('system:authenticated');
   const extra: Record<string, string[]> = {};
   for (const prefix of config.extraHeaderPrefixes.map((p) => p.toLowerCase())) {
     for (const [header, vs] of Object.entries(req.headersDistinct)) {

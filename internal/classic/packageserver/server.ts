@@ -82,6 +82,31 @@ export const DISCOVERY = {
   },
 } as const satisfies Record<string, object>;
 
+const definition = (kind: string, description: string): object => ({
+  description,
+  type: 'object',
+  'x-kubernetes-group-version-kind': [{ group: GROUP, kind, version: VERSION }],
+});
+/**
+ * The OpenAPI v2 document the aggregator merges (without it the API server retries and logs a failed download):
+ * the two kinds, their schemas left open.
+ */
+export const OPENAPI_V2 = {
+  swagger: '2.0',
+  info: { title: 'Package server', version: VERSION },
+  paths: {},
+  definitions: {
+    'com.github.operator-framework.operator-lifecycle-manager.pkg.package-server.apis.operators.v1.PackageManifest': definition(
+      KIND,
+      'PackageManifest holds information about a package, which is a reference to one (or more) channels under a single package.',
+    ),
+    'com.github.operator-framework.operator-lifecycle-manager.pkg.package-server.apis.operators.v1.PackageManifestList': definition(
+      `${KIND}List`,
+      'PackageManifestList is a list of PackageManifest objects.',
+    ),
+  },
+};
+
 const VERBS: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
 
 /** The request's attributes (k8s.io/apiserver's RequestInfo) when the path is this API's resource; else a non-resource request. */
@@ -193,7 +218,7 @@ export async function handle(o: PackageServerOptions, req: IncomingMessage, res:
       res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
       return void res.end('ok');
     }
-    const doc = (DISCOVERY as Record<string, object>)[path];
+    const doc = path === '/openapi/v2' ? OPENAPI_V2 : (DISCOVERY as Record<string, object>)[path];
     if (!doc || (method !== 'GET' && method !== 'HEAD')) return send(res, 404, pathNotFound());
     return send(res, 200, doc);
   }

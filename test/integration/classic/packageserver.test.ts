@@ -22,10 +22,10 @@ import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { capturedLogger, inProcessManagerOptions, runParts } from '../../support/in-process.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
+import { registerPackageServer, unregisterPackageServer } from '../../support/package-server.ts';
 
 const demoCatalog = fileURLToPath(new URL('../../../demo/catalog', import.meta.url));
 const API = '/apis/packages.operators.coreos.com/v1';
-const APISERVICE = 'v1.packages.operators.coreos.com';
 let ns: string;
 let global: string;
 let port: number;
@@ -70,33 +70,7 @@ beforeAll(async () => {
   port = packages.port;
   run = await runParts(mergeParts(catalog, packages), { client, sandbox });
   // The aggregated API: a Service the aggregator resolves to localhost:<port>, and the APIService.
-  await kube().must(
-    kube().request('POST', `/api/v1/namespaces/${ns}/services`, {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name: 'packageserver-service' },
-      spec: { type: 'ExternalName', externalName: 'localhost', ports: [{ name: 'https', port }] },
-    }),
-  );
-  await kube().must(
-    kube().request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', {
-      apiVersion: 'apiregistration.k8s.io/v1',
-      kind: 'APIService',
-      metadata: { name: APISERVICE },
-      spec: {
-        group: 'packages.operators.coreos.com',
-        version: 'v1',
-        groupPriorityMinimum: 2000,
-        versionPriority: 15,
-        insecureSkipTLSVerify: true,
-        service: { namespace: ns, name: 'packageserver-service', port },
-      },
-    }),
-  );
-  await waitFor('APIService Available', async () => {
-    const svc = await kube().must<{ status?: { conditions?: { type: string; status: string }[] } }>(kube().request('GET', `/apis/apiregistration.k8s.io/v1/apiservices/${APISERVICE}`));
-    return (svc.status?.conditions ?? []).some((c) => c.type === 'Available' && c.status === 'True');
-  });
+  await registerPackageServer(kube(), ns, port);
   await pushDemo('pkg:v1');
   const image = `${registry().host}/classic/pkg:v1`;
   await catalogSource(ns, 'demo', { sourceType: 'grpc', image, displayName: 'Demo Catalog', publisher: 'OLM demo team' }, { team: 'demo' });
@@ -104,7 +78,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await kube().request('DELETE', `/apis/apiregistration.k8s.io/v1/apiservices/${APISERVICE}`);
+  await unregisterPackageServer(kube());
   await run?.stop();
   for (const n of [ns, global]) if (n) await kube().request('DELETE', `/api/v1/namespaces/${n}`);
 });
@@ -115,6 +89,25 @@ describe('PackageManifests through the API server (aggregated)', () => {
   it('discovery lists packagemanifests (get, list)', async () => {
     const doc = await kube().must<{ resources: { name: string; namespaced: boolean; kind: string; verbs: string[] }[] }>(kube().request('GET', API));
     expect(doc.resources).toEqual([{ name: 'packagemanifests', singularName: 'packagemanifest', namespaced: true, kind: 'PackageManifest', verbs: ['get', 'list'] }]);
+  });
+
+  it('the API server’s aggregated discovery (what kubectl reads) holds the group, fresh', async () => {
+    // The aggregator asks for /apis/<group>/<version> as system:kube-aggregator without groups: served only because
+    // the package server, as the generic API server, adds system:authenticated (system:discovery's binding).
+    type Discovery = { items: { metadata: { name: string }; versions: { version: string; freshness?: string; resources: { resource: string }[] }[] }[] };
+    const accept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+    let group: Discovery['items'][number] | undefined;
+    const dispatcher = new Agent({ connect: { ca: controlPlane().caPem } });
+    try {
+      await waitFor('packages.operators.coreos.com/v1 Current in aggregated discovery', async () => {
+        const res = await request(`${controlPlane().server}/apis`, { dispatcher, headers: { authorization: `Bearer ${controlPlane().adminToken}`, accept } });
+        group = ((await res.body.json()) as Discovery).items.find((g) => g.metadata.name === 'packages.operators.coreos.com');
+        return group?.versions[0]?.freshness === 'Current';
+      });
+    } finally {
+      await dispatcher.close();
+    }
+    expect(group?.versions[0]?.resources.map((r) => r.resource)).toEqual(['packagemanifests']);
   });
 
   it('list: the namespace’s packages, then the global catalog namespace’s, each computed as upstream', async () => {
