@@ -47,6 +47,8 @@ export interface ContentPackage {
   readonly deprecation?: string;
   /** The `olm.package` blob's description (FBC), when it has one. */
   readonly description?: string;
+  /** The `olm.package` blob's icon (FBC), when it has one. */
+  readonly icon?: { readonly base64data: string; readonly mediatype: string };
 }
 
 /** A CatalogSource's content as loaded. */
@@ -90,10 +92,14 @@ export function contentFromFbc(catalog: Catalog, origin: string, now: Date): Cat
     return m === undefined ? {} : { deprecation: m };
   };
   const descriptions = new Map<string, string>();
+  const icons = new Map<string, { base64data: string; mediatype: string }>();
   for (const meta of catalog.metas) {
     if (meta.schema !== SCHEMA_PACKAGE) continue;
-    const blob = JSON.parse(meta.json.toString('utf8')) as { name?: string; description?: unknown };
+    const blob = JSON.parse(meta.json.toString('utf8')) as { name?: string; description?: unknown; icon?: { base64data?: unknown; mediatype?: unknown } };
     if (typeof blob.description === 'string' && blob.description !== '') descriptions.set(blob.name ?? '', blob.description);
+    if (typeof blob.icon?.base64data === 'string' && blob.icon.base64data !== '') {
+      icons.set(blob.name ?? '', { base64data: blob.icon.base64data, mediatype: typeof blob.icon.mediatype === 'string' ? blob.icon.mediatype : '' });
+    }
   }
   const packages: ContentPackage[] = cfg.packages.map((p) => ({
     name: p.name,
@@ -107,6 +113,7 @@ export function contentFromFbc(catalog: Catalog, origin: string, now: Date): Cat
       })),
     ...deprecation(p.name, 'olm.package', ''),
     ...(descriptions.has(p.name) && { description: descriptions.get(p.name) }),
+    ...(icons.has(p.name) && { icon: icons.get(p.name) }),
   }));
   const bundles: ContentBundle[] = [];
   for (const meta of catalog.metas) {

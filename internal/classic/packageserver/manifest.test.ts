@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { CatalogSource } from '../../../api/operators/index.ts';
 import { loadCatalog } from '../../shared/fbc/index.ts';
 import { contentFromFbc, type CatalogContent, type ContentBundle } from '../catalogsource/index.ts';
-import { bundleCSV, contentManifest, contentManifests, csvDescription, packageManifest, setDefaultOsArchLabels } from './manifest.ts';
+import { bundleCSV, contentManifest, contentManifests, csvDescription, packageIcon, packageManifest, setDefaultOsArchLabels } from './manifest.ts';
 import { packageProvider } from './provider.ts';
 
 const demo = fileURLToPath(new URL('../../../demo/catalog', import.meta.url));
@@ -75,8 +75,20 @@ describe('PackageManifest from catalog content (upstream’s newPackageManifest)
     // the csv-metadata CSV's related images are the blob's
     expect(stable.currentCSVDesc.relatedImages).toEqual(['localhost:5001/olm-demo/demo-operator-bundle:v0.3.0', 'registry.example.com/olm-demo/demo-operator:v0.3.0']);
     expect(m!.provider).toEqual({ name: 'OLM demo' });
+    // no icon in the package: none for the subresource (upstream then serves its default)
+    expect(m!.icons.size).toBe(0);
     // computed once per loaded content
     expect(contentManifests(content)[0]).toBe(m);
+  });
+
+  it('a csv-metadata CSV takes the package’s icon and description', () => {
+    const b: ContentBundle = {
+      ...bundle('pkg.v1.0.0', '1.0.0'),
+      properties: [{ type: 'olm.csv.metadata', value: JSON.stringify({ displayName: 'Pkg', provider: { name: 'Acme' } }) }],
+    };
+    const csv = bundleCSV(b, { name: 'pkg', defaultChannel: 'a', channels: [], description: 'from the package', icon: { base64data: 'aWNvbg==', mediatype: 'image/png' } })!;
+    expect(csv.spec).toMatchObject({ description: 'from the package', icon: [{ base64data: 'aWNvbg==', mediatype: 'image/png' }], version: '1.0.0' });
+    expect(csvDescription(csv)).toMatchObject({ displayName: 'Pkg', description: 'from the package', version: '1.0.0' });
   });
 
   it('a real CSV (olm.bundle.object): its description fields, images of its deployments and related images, no icon', () => {
@@ -131,6 +143,8 @@ describe('PackageManifest from catalog content (upstream’s newPackageManifest)
       },
     });
     expect(pm.status).toMatchObject({ catalogSource: 'cat', catalogSourceDisplayName: 'Cat', catalogSourcePublisher: 'Pub', catalogSourceNamespace: 'ns1', packageName: 'pkg' });
+    // the icon subresource's: the default channel's head CSV's first icon, etag <package>.<channel>.<csv>
+    expect(packageIcon(pm, m.icons)).toEqual({ data: Buffer.from('icon'), mediatype: 'image/png', etag: '"pkg.fast.pkg.v1.0.0"' });
   });
 
   it('no channel left: no PackageManifest; bundles with olm.deprecated are left out of the entries', () => {

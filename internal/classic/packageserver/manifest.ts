@@ -101,6 +101,13 @@ export interface ContentManifest {
   readonly provider: AppLink;
   /** The default channel's head CSV's labels. */
   readonly csvLabels: Readonly<Record<string, string>>;
+  /** Each channel's head CSV's first icon (the `icon` subresource serves the default channel's). */
+  readonly icons: ReadonlyMap<string, Icon>;
+}
+
+export interface Icon {
+  readonly base64data: string;
+  readonly mediatype: string;
 }
 
 // ---- the CSV of a bundle, as the registry API's csvJson --------------------------------------------------------
@@ -161,6 +168,7 @@ export function bundleCSV(bundle: ContentBundle, pkg: ContentPackage | undefined
         minKubeVersion: m.minKubeVersion,
         nativeAPIs: m.nativeAPIs,
         provider: m.provider,
+        icon: pkg?.icon ? [{ base64data: pkg.icon.base64data, mediatype: pkg.icon.mediatype }] : [],
         install: { strategy: 'deployment' },
         version: bundle.version,
         relatedImages: (bundle.relatedImages ?? []).map((image) => ({ image })),
@@ -296,6 +304,7 @@ export function contentManifest(content: CatalogContent, pkg: ContentPackage): C
   let defaultElided = false;
   let provider: AppLink | undefined;
   let defaultCsv: CSVLike | undefined;
+  const icons = new Map<string, Icon>();
   for (const ch of [...pkg.channels].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const head = channelHead(ch.entries);
     const bundle = 'head' in head ? bundles.get(head.head) : undefined;
@@ -305,6 +314,8 @@ export function contentManifest(content: CatalogContent, pkg: ContentPackage): C
       continue;
     }
     if (defaultCsv === undefined || ch.name === defaultChannel) defaultCsv = csv;
+    const icon = arr(csv.spec?.icon)[0];
+    if (isObject(icon)) icons.set(ch.name, { base64data: str(icon.base64data), mediatype: str(icon.mediatype) });
     const entries: ChannelEntry[] = [];
     for (const e of ch.entries) {
       const b = bundles.get(e.name);
@@ -332,6 +343,7 @@ export function contentManifest(content: CatalogContent, pkg: ContentPackage): C
     channels,
     provider: provider ?? {},
     csvLabels: { ...(defaultCsv?.metadata?.labels ?? {}) },
+    icons,
   };
 }
 
@@ -345,6 +357,14 @@ export function contentManifests(content: CatalogContent): readonly ContentManif
     computed.set(content, out);
   }
   return out;
+}
+
+/** upstream's icon subresource: the default channel's head CSV's first icon, its etag `"<package>.<channel>.<csv>"`. */
+export function packageIcon(pm: PackageManifest, icons: ReadonlyMap<string, Icon>): { data: Buffer; mediatype: string; etag: string } | undefined {
+  const ch = pm.status.channels.find((c) => c.name === pm.status.defaultChannel);
+  const icon = ch && icons.get(ch.name);
+  if (!ch || !icon) return undefined;
+  return { data: Buffer.from(icon.base64data, 'base64'), mediatype: icon.mediatype, etag: `"${pm.metadata.name}.${ch.name}.${ch.currentCSV}"` };
 }
 
 /** upstream's setDefaultOsArchLabels: linux and amd64 "supported" unless the CSV names some os / arch. */

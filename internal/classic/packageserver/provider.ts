@@ -3,7 +3,7 @@
 import type { CatalogSource } from '../../../api/operators/index.ts';
 import type { ContentRegistry } from '../catalogsource/index.ts';
 import type { LabelMatcher } from '../../shared/kube/index.ts';
-import { contentManifests, packageManifest, type PackageManifest } from './manifest.ts';
+import { contentManifests, packageIcon, packageManifest, type ContentManifest, type PackageManifest } from './manifest.ts';
 
 export interface PackageProviderOptions {
   /** The CatalogSources (an informer's cache). */
@@ -18,6 +18,8 @@ export interface PackageProvider {
   list(namespace: string, selector?: LabelMatcher): PackageManifest[];
   /** The first package of that name list(namespace) holds. */
   get(namespace: string, name: string): PackageManifest | undefined;
+  /** Its default channel's head CSV's icon (undefined: none; `found` false: no such package). */
+  icon(namespace: string, name: string): { found: boolean; icon?: { data: Buffer; mediatype: string; etag: string } };
 }
 
 const byName = (a: CatalogSource, b: CatalogSource): number => {
@@ -27,20 +29,21 @@ const byName = (a: CatalogSource, b: CatalogSource): number => {
 };
 
 export function packageProvider(o: PackageProviderOptions): PackageProvider {
-  const manifestsOf = (sources: CatalogSource[], namespace: string | undefined, selector: LabelMatcher | undefined, name?: string): PackageManifest[] => {
-    const out: PackageManifest[] = [];
+  type Found = { pm: PackageManifest; m: ContentManifest };
+  const manifestsOf = (sources: CatalogSource[], namespace: string | undefined, selector: LabelMatcher | undefined, name?: string): Found[] => {
+    const out: Found[] = [];
     for (const source of sources.sort(byName)) {
       const content = o.contents.get(source.metadata.namespace ?? '', source.metadata.name ?? '');
       if (!content) continue;
       for (const m of contentManifests(content)) {
         if (name !== undefined && m.packageName !== name) continue;
         const pm = packageManifest(source, m, namespace ?? source.metadata.namespace ?? '');
-        if (!selector || selector.matches(pm.metadata.labels)) out.push(pm);
+        if (!selector || selector.matches(pm.metadata.labels)) out.push({ pm, m });
       }
     }
     return out;
   };
-  const list = (namespace: string, selector?: LabelMatcher, name?: string): PackageManifest[] => {
+  const list = (namespace: string, selector?: LabelMatcher, name?: string): Found[] => {
     const all = o.catalogSources.list();
     if (namespace === '') return manifestsOf(all, undefined, selector, name);
     const own = manifestsOf(
@@ -54,7 +57,13 @@ export function packageProvider(o: PackageProviderOptions): PackageProvider {
     return [...own, ...manifestsOf(global, namespace, selector, name)];
   };
   return {
-    list: (namespace, selector) => list(namespace, selector),
-    get: (namespace, name) => list(namespace, undefined, name)[0],
+    list: (namespace, selector) => list(namespace, selector).map((f) => f.pm),
+    get: (namespace, name) => list(namespace, undefined, name)[0]?.pm,
+    icon: (namespace, name) => {
+      const f = list(namespace, undefined, name)[0];
+      if (!f) return { found: false };
+      const icon = packageIcon(f.pm, f.m.icons);
+      return icon ? { found: true, icon } : { found: true };
+    },
   };
 }

@@ -78,7 +78,11 @@ export const DISCOVERY = {
     kind: 'APIResourceList',
     apiVersion: 'v1',
     groupVersion: API_VERSION,
-    resources: [{ name: RESOURCE, singularName: 'packagemanifest', namespaced: true, kind: KIND, verbs: ['get', 'list'] }],
+    resources: [
+      { name: RESOURCE, singularName: 'packagemanifest', namespaced: true, kind: KIND, verbs: ['get', 'list'] },
+      // a connect subresource: the generic API server lists no verbs for it
+      { name: `${RESOURCE}/icon`, singularName: '', namespaced: true, kind: KIND, verbs: [] },
+    ],
   },
 } as const satisfies Record<string, object>;
 
@@ -222,6 +226,7 @@ export async function handle(o: PackageServerOptions, req: IncomingMessage, res:
     if (!doc || (method !== 'GET' && method !== 'HEAD')) return send(res, 404, pathNotFound());
     return send(res, 200, doc);
   }
+  if (attrs.subresource === 'icon' && attrs.name !== '' && (method === 'GET' || method === 'HEAD')) return serveIcon(o, req, res, url, attrs.namespace, attrs.name);
   if (attrs.subresource !== '') return send(res, 404, pathNotFound());
   if (attrs.verb !== 'get' && attrs.verb !== 'list') return send(res, 405, methodNotSupported(attrs.verb));
   const now = (o.now ?? Date.now)();
@@ -246,6 +251,30 @@ export async function handle(o: PackageServerOptions, req: IncomingMessage, res:
   if (asTable) return send(res, 200, table(items, now, url.searchParams.get('includeObject')));
   return send(res, 200, { kind: `${KIND}List`, apiVersion: API_VERSION, metadata: {}, items });
 }
+
+/**
+ * upstream's LogoStorage: the default channel's head CSV's first icon, its media type and etag; the default icon (an
+ * SVG) when it has none; a bare 404 for no such package; 304 when asked with If-None-Match and a resourceVersion.
+ */
+function serveIcon(o: PackageServerOptions, req: IncomingMessage, res: ServerResponse, url: URL, namespace: string, name: string): void {
+  if (req.headers['if-none-match'] && url.searchParams.get('resourceVersion')) {
+    res.writeHead(304);
+    return void res.end();
+  }
+  const found = o.provider.icon(namespace, name);
+  if (!found.found) {
+    res.writeHead(404);
+    return void res.end();
+  }
+  const icon = found.icon ?? { data: Buffer.from(DEFAULT_ICON), mediatype: 'image/svg+xml', etag: '' };
+  res.writeHead(200, { 'content-type': icon.mediatype, 'content-length': icon.data.length, etag: icon.etag });
+  res.end(icon.data);
+}
+
+/** upstream's defaultIcon (storage/subresources.go). */
+export const DEFAULT_ICON = `
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 258.51 258.51"><defs><style>.cls-1{fill:#d1d1d1;}.cls-2{fill:#8d8d8f;}</style></defs><title>Asset 4</title><g id="Layer_2" data-name="Layer 2"><g id="Layer_1-2" data-name="Layer 1"><path class="cls-1" d="M129.25,20A109.1,109.1,0,0,1,206.4,206.4,109.1,109.1,0,1,1,52.11,52.11,108.45,108.45,0,0,1,129.25,20m0-20h0C58.16,0,0,58.16,0,129.25H0c0,71.09,58.16,129.26,129.25,129.26h0c71.09,0,129.26-58.17,129.26-129.26h0C258.51,58.16,200.34,0,129.25,0Z"/><path class="cls-2" d="M177.54,103.41H141.66L154.9,65.76c1.25-4.4-2.33-8.76-7.21-8.76H102.93a7.32,7.32,0,0,0-7.4,6l-10,69.61c-.59,4.17,2.89,7.89,7.4,7.89h36.9L115.55,197c-1.12,4.41,2.48,8.55,7.24,8.55a7.58,7.58,0,0,0,6.47-3.48L184,113.85C186.86,109.24,183.29,103.41,177.54,103.41Z"/></g></g></svg>
+`;
 
 export interface RunningServer {
   readonly port: number;

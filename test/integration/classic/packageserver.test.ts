@@ -88,7 +88,10 @@ type List = { kind: string; items: PackageManifest[] };
 describe('PackageManifests through the API server (aggregated)', () => {
   it('discovery lists packagemanifests (get, list)', async () => {
     const doc = await kube().must<{ resources: { name: string; namespaced: boolean; kind: string; verbs: string[] }[] }>(kube().request('GET', API));
-    expect(doc.resources).toEqual([{ name: 'packagemanifests', singularName: 'packagemanifest', namespaced: true, kind: 'PackageManifest', verbs: ['get', 'list'] }]);
+    expect(doc.resources).toEqual([
+      { name: 'packagemanifests', singularName: 'packagemanifest', namespaced: true, kind: 'PackageManifest', verbs: ['get', 'list'] },
+      { name: 'packagemanifests/icon', singularName: '', namespaced: true, kind: 'PackageManifest', verbs: [] },
+    ]);
   });
 
   it('the API server’s aggregated discovery (what kubectl reads) holds the group, fresh', async () => {
@@ -179,6 +182,13 @@ describe('PackageManifests through the API server (aggregated)', () => {
     const missing = await kube().request<{ reason: string; message: string; code: number }>('GET', pmPath(ns, 'absent'));
     expect(missing.status).toBe(404);
     expect(missing.body).toMatchObject({ reason: 'NotFound', code: 404, message: 'packagemanifests.packages.operators.coreos.com "absent" not found' });
+  });
+
+  it('the icon subresource: the demo package has none, so upstream’s default SVG; a missing package is a 404', async () => {
+    const icon = await kube().request<string>('GET', `${pmPath(ns, 'demo-operator')}/icon`);
+    expect(icon.status).toBe(200);
+    expect(icon.body).toMatch(/^\n<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    expect((await kube().request('GET', `${pmPath(ns, 'absent')}/icon`)).status).toBe(404);
   });
 
   it('label selectors catalog, catalog-namespace, provider; field selector metadata.name', async () => {
