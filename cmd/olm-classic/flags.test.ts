@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError, parseManagerArgs } from '../../internal/shared/manager/index.ts';
-import { olmClassicFlags, olmClassicOptions, olmOperatorOptions, writeStatusName } from './flags.ts';
+import { olmClassicFlags, olmClassicOptions, olmOperatorOptions, packageServerOptions, writeStatusName } from './flags.ts';
 
 const parse = (...argv: string[]) => olmClassicOptions(parseManagerArgs('olm-classic', argv, olmClassicFlags).extra);
 
@@ -32,6 +32,14 @@ describe('olm-classic flags', () => {
   it('refuses a namespace that cannot be one, naming the flag', () => {
     expect(() => parse('--namespace=Not_A_Namespace')).toThrow(UsageError);
     expect(() => parse('--namespace=Not_A_Namespace')).toThrow('olm-classic: --namespace: must be a namespace name, got "Not_A_Namespace"');
+  });
+
+  it('the package server is off unless --package-server-bind-address is set', () => {
+    const values = (...argv: string[]) => parseManagerArgs('olm-classic', argv, olmClassicFlags).extra;
+    expect(packageServerOptions(values())).toBeUndefined();
+    expect(packageServerOptions(values('--package-server-bind-address=:5443'))).toEqual({ host: '0.0.0.0', port: 5443 });
+    expect(packageServerOptions(values('--package-server-bind-address=127.0.0.1:0', '--package-server-cert-dir=/certs'))).toEqual({ host: '127.0.0.1', port: 0, certDir: '/certs' });
+    expect(() => packageServerOptions(values('--package-server-bind-address=:http'))).toThrow('olm-classic: --package-server-bind-address: invalid bind address ":http"');
   });
 
   it('protected namespaces for copied CSVs (upstream olm flag)', () => {

@@ -3,7 +3,7 @@
 import { DNS1123_LABEL } from '../../internal/shared/gocompat/index.ts';
 import { parseGoDuration, type CatalogSourceOptions } from '../../internal/classic/catalogsource/index.ts';
 import type { CSVOptions } from '../../internal/classic/csv/index.ts';
-import { registryFlags, registryOptions, UsageError, type Flag } from '../../internal/shared/manager/index.ts';
+import { parseBindAddress, registryFlags, registryOptions, UsageError, type Flag } from '../../internal/shared/manager/index.ts';
 
 export const olmClassicFlags = {
   namespace: {
@@ -23,6 +23,12 @@ export const olmClassicFlags = {
     default: '',
     help: 'A comma-delimited set of namespaces where global Copied CSVs will always appear, even if Copied CSVs are disabled (upstream olm flag)',
   },
+  'package-server-bind-address': {
+    type: 'string',
+    default: '0',
+    help: 'serve packages.operators.coreos.com/v1 PackageManifests (the package server, an aggregated API) on this address over TLS; "0" turns it off',
+  },
+  'package-server-cert-dir': { type: 'string', default: '', help: 'directory with the package server\'s tls.crt and tls.key; empty: a self-signed certificate made at start' },
   writeStatusName: { type: 'string', help: 'ClusterOperator name in which to write status, unset or "" to disable (upstream olm operator flag; OpenShift uses operator-lifecycle-manager)' },
   'write-status-name': { type: 'string', help: 'the same as --writeStatusName' },
   ...registryFlags,
@@ -61,6 +67,19 @@ export function olmClassicOptions(values: OlmClassicFlagValues): OlmClassicOptio
   const installPlanRetryTimeoutMs = 'ms' in parsed ? parsed.ms : 0;
   if (installPlanRetryTimeoutMs < 0) fail('install-plan-retry-timeout', `must not be negative, got ${JSON.stringify(retry)}`);
   return { globalCatalogNamespace: namespace, cacheDir, platform, installPlanRetryTimeoutMs, ...registryOptions('olm-classic', values) };
+}
+
+/** The package server's address and certificate directory, or undefined when `--package-server-bind-address` is "0". */
+export function packageServerOptions(values: OlmClassicFlagValues): { host: string; port: number; certDir?: string } | undefined {
+  let bind: { host: string; port: number } | undefined;
+  try {
+    bind = parseBindAddress(str(values['package-server-bind-address']));
+  } catch (err) {
+    throw new UsageError(`olm-classic: --package-server-bind-address: ${(err as Error).message}`);
+  }
+  if (!bind) return undefined;
+  const certDir = str(values['package-server-cert-dir']);
+  return { ...bind, ...(certDir && { certDir }) };
 }
 
 /** The olm-operator side's options (CSV controller). */

@@ -6,11 +6,15 @@
 // run), by `make run`, and by tests that need a cluster of their own (restarts, compaction).
 // `restart`/`kill`/`resume` act on the API server only; the other components reconnect to it as
 // they would on a real cluster.
+// The aggregation layer is on, as kubeadm sets it up: a front-proxy CA, the client certificate the API server presents
+// to aggregated API servers (CN `front-proxy-client`) and the requestheader flags, so the kube-system
+// extension-apiserver-authentication ConfigMap carries what an aggregated server's delegated authentication reads.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
+import { createSignedClientPair, generateCA } from '../../internal/classic/csv/index.ts';
 import { binaries } from './binaries.ts';
 import { freePort, waitFor } from './net.ts';
 import { TestKube } from './kube.ts';
@@ -39,6 +43,9 @@ export interface ControlPlaneOptions {
   /** Simulated nodes (default 2). 0 runs the API server alone: no controllers, scheduler or nodes. */
   readonly nodes?: number;
 }
+
+/** The CN of the API server's front-proxy client certificate (`--requestheader-allowed-names`). */
+export const FRONT_PROXY_CLIENT_NAME = 'front-proxy-client';
 
 /** A Pod carrying this annotation runs with Ready=False (KWOK stage pod-not-ready, test/envtest/kwok). */
 export const NOT_READY_ANNOTATION = 'olmv1.test/not-ready';
@@ -86,6 +93,7 @@ export class ControlPlane {
     const lines = [`${adminToken},admin,admin-uid,"system:masters"`];
     for (const u of TEST_USERS) lines.push(`${userTokens[u]},${u},${u}-uid`);
     await writeFile(join(dir, 'tokens.csv'), lines.join('\n') + '\n', { mode: 0o600 });
+    await writeFrontProxyCerts(join(dir, 'certs'));
     this.ports = { api: await freePort(), etcdClient: await freePort(), etcdPeer: await freePort() };
     const server = `https://127.0.0.1:${this.ports.api}`;
     await this.launch(dir);
@@ -185,6 +193,14 @@ export class ControlPlane {
       '--disable-admission-plugins=ServiceAccount',
       '--endpoint-reconciler-type=none',
       '--enable-priority-and-fairness=false',
+      // the aggregation layer (kubeadm's flags)
+      `--requestheader-client-ca-file=${join(dir, 'certs', 'front-proxy-ca.crt')}`,
+      `--requestheader-allowed-names=${FRONT_PROXY_CLIENT_NAME}`,
+      '--requestheader-username-headers=X-Remote-User',
+      '--requestheader-group-headers=X-Remote-Group',
+      '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+      `--proxy-client-cert-file=${join(dir, 'certs', 'front-proxy-client.crt')}`,
+      `--proxy-client-key-file=${join(dir, 'certs', 'front-proxy-client.key')}`,
       ...(this.options.extraArgs ?? []),
     ];
     this.proc = startProcess(apiserver, args, join(dir, 'apiserver.log'));
@@ -237,6 +253,16 @@ export class ControlPlane {
     await this.stopProcess();
     if (this.info) await rm(this.info.dir, { recursive: true, force: true });
   }
+}
+
+/** The front-proxy CA and the API server's client certificate signed by it, valid for ten years (a `make run` cluster may live long). */
+async function writeFrontProxyCerts(certDir: string): Promise<void> {
+  const notAfter = new Date(Date.now() + 3650 * 24 * 3600_000);
+  const ca = generateCA(notAfter, 'front-proxy-ca');
+  const client = createSignedClientPair(notAfter, ca, FRONT_PROXY_CLIENT_NAME, 'front-proxy');
+  await writeFile(join(certDir, 'front-proxy-ca.crt'), ca.certPEM);
+  await writeFile(join(certDir, 'front-proxy-client.crt'), client.certPEM);
+  await writeFile(join(certDir, 'front-proxy-client.key'), client.keyPEM, { mode: 0o600 });
 }
 
 export function kubeconfig(server: string, caPem: string, token: string, name = 'test'): string {

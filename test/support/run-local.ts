@@ -21,6 +21,7 @@ import { installAdmissionPolicies } from './admission.ts';
 import { installClassicCRDs, installCrds, yamlFiles } from './crds.ts';
 import { TestKube } from './kube.ts';
 import { portFree, waitFor } from './net.ts';
+import { registerPackageServer } from './package-server.ts';
 import { PortInUseError, Registry } from './registry.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -30,6 +31,8 @@ const REGISTRY_HOST = `localhost:${REGISTRY_PORT}`;
 const DEMO_CATALOG_IMAGE = `${REGISTRY_HOST}/olm-demo/catalog:latest`;
 /** catalogd's content server (plain HTTP). */
 const CATALOGD_PORT = 18443;
+/** olm-classic's package server on a cluster make run starts (registered with its aggregation layer). */
+const PACKAGE_SERVER_PORT = 18444;
 const CATALOGD_ADDRESS = `127.0.0.1:${CATALOGD_PORT}`;
 /** Where operator-controller keeps revision records (its --system-namespace default). */
 const SYSTEM_NAMESPACE = 'olmv1-system';
@@ -45,8 +48,10 @@ async function main(): Promise<void> {
   const runDir = join(root, '.cache', 'run');
   await mkdir(runDir, { recursive: true });
   let kubectlDir: string | undefined;
+  let kube: TestKube | undefined;
   // Fail before starting anything when another make run holds the fixed ports.
-  for (const port of [...(kubeconfigPath ? [] : [REGISTRY_PORT]), CATALOGD_PORT]) {
+  const ownCluster = !kubeconfigPath;
+  for (const port of [...(kubeconfigPath ? [] : [REGISTRY_PORT, PACKAGE_SERVER_PORT]), CATALOGD_PORT]) {
     if (!(await portFree(port))) throw new PortInUseError(port);
   }
   if (!kubeconfigPath) {
@@ -58,7 +63,7 @@ async function main(): Promise<void> {
     kubeconfigPath = join(runDir, 'kubeconfig');
     await copyFile(info.kubeconfigPath, kubeconfigPath);
     registryHosts = [REGISTRY_HOST, `127.0.0.1:${REGISTRY_PORT}`];
-    const kube = new TestKube(info);
+    kube = new TestKube(info);
     await installCrds(kube, await yamlFiles(`${root}config/crd/bases`));
     await installClassicCRDs(kube);
     await installAdmissionPolicies(kube, `${root}config/admission`);
@@ -99,7 +104,12 @@ async function main(): Promise<void> {
       // e.g. ServiceAccountInstalls=true (ours): extensions install as their spec.serviceAccount (docs/configuration.md).
       ...(process.env['OPERATOR_CONTROLLER_FEATURE_GATES'] ? [`--feature-gates=${process.env['OPERATOR_CONTROLLER_FEATURE_GATES']}`] : []),
     ],
-    'olm-classic': [`--namespace=${CLASSIC_NAMESPACE}`, `--cache-dir=${runDir}/olm-classic`],
+    'olm-classic': [
+      `--namespace=${CLASSIC_NAMESPACE}`,
+      `--cache-dir=${runDir}/olm-classic`,
+      // On its own cluster the API server reaches this machine's localhost: PackageManifests through the aggregation layer.
+      ...(ownCluster ? [`--package-server-bind-address=127.0.0.1:${PACKAGE_SERVER_PORT}`] : []),
+    ],
   };
   for (const [name, [health, metrics]] of Object.entries(ports)) {
     // The children write to a pipe (json by default); in a terminal, `make run` asks them for the readable text format.
@@ -129,7 +139,9 @@ async function main(): Promise<void> {
       return res.statusCode === 200;
     }, { timeoutMs: 180_000, intervalMs: 500 });
   }
-  console.log(nextSteps(kubeconfigPath, kubectlDir, registryHosts, classic));
+  const packages = classic && kube !== undefined;
+  if (packages) await registerPackageServer(kube!, CLASSIC_NAMESPACE, PACKAGE_SERVER_PORT);
+  console.log(nextSteps(kubeconfigPath, kubectlDir, registryHosts, classic, packages));
 }
 
 /** Whether the cluster serves OLM classic's API (its CRDs applied), so olm-classic can start. */
@@ -177,7 +189,7 @@ async function ensureNamespace(client: KubeClient, name: string): Promise<void> 
   }
 }
 
-function nextSteps(kubeconfig: string, kubectlDir: string | undefined, insecure: readonly string[], classic: boolean): string {
+function nextSteps(kubeconfig: string, kubectlDir: string | undefined, insecure: readonly string[], classic: boolean, packages: boolean): string {
   const bin = join(root, 'bin');
   return [
     '',
@@ -203,6 +215,7 @@ function nextSteps(kubeconfig: string, kubectlDir: string | undefined, insecure:
           '  kubectl apply -f config/samples/catalogsource.yaml       # the demo catalog as a CatalogSource',
           '  kubectl create namespace demo-classic',
           '  kubectl olm install --classic demo-operator -n demo-classic --wait',
+          ...(packages ? ['  kubectl get packagemanifests -n demo-classic                # the package server (an aggregated API)'] : []),
         ]
       : []),
     'README.md ("Tutorial") walks through upgrade, downgrade and uninstall. Ctrl-C stops everything.',

@@ -2,7 +2,7 @@
 // (entries with replaces/skips/skipRange) and bundles with their properties (type + JSON text, as
 // the registry API serves them). `spec.image` fills it from the FBC of the unpacked image,
 // `spec.address` from the registry gRPC API.
-import { SCHEMA_BUNDLE, type Catalog } from '../../shared/fbc/index.ts';
+import { SCHEMA_BUNDLE, SCHEMA_PACKAGE, type Catalog } from '../../shared/fbc/index.ts';
 import type { Bundle as RegistryBundle, RegistryClient } from '../registryclient/index.ts';
 
 export interface ContentProperty {
@@ -21,6 +21,10 @@ export interface ContentBundle {
   readonly properties: readonly ContentProperty[];
   /** The catalog's deprecation message for this bundle, when it has one. */
   readonly deprecation?: string;
+  /** The CSV as JSON text, when the registry API served it (`spec.address`; an FBC bundle's CSV is in its properties). */
+  readonly csvJson?: string;
+  /** The images of the bundle blob's `relatedImages` (FBC), when it has some. */
+  readonly relatedImages?: readonly string[];
 }
 
 export interface ContentChannelEntry {
@@ -41,6 +45,10 @@ export interface ContentPackage {
   readonly defaultChannel: string;
   readonly channels: readonly ContentChannel[];
   readonly deprecation?: string;
+  /** The `olm.package` blob's description (FBC), when it has one. */
+  readonly description?: string;
+  /** The `olm.package` blob's icon (FBC), when it has one. */
+  readonly icon?: { readonly base64data: string; readonly mediatype: string };
 }
 
 /** A CatalogSource's content as loaded. */
@@ -83,6 +91,16 @@ export function contentFromFbc(catalog: Catalog, origin: string, now: Date): Cat
     const m = deprecated.get(`${pkg}\u0000${schema}\u0000${name}`);
     return m === undefined ? {} : { deprecation: m };
   };
+  const descriptions = new Map<string, string>();
+  const icons = new Map<string, { base64data: string; mediatype: string }>();
+  for (const meta of catalog.metas) {
+    if (meta.schema !== SCHEMA_PACKAGE) continue;
+    const blob = JSON.parse(meta.json.toString('utf8')) as { name?: string; description?: unknown; icon?: { base64data?: unknown; mediatype?: unknown } };
+    if (typeof blob.description === 'string' && blob.description !== '') descriptions.set(blob.name ?? '', blob.description);
+    if (typeof blob.icon?.base64data === 'string' && blob.icon.base64data !== '') {
+      icons.set(blob.name ?? '', { base64data: blob.icon.base64data, mediatype: typeof blob.icon.mediatype === 'string' ? blob.icon.mediatype : '' });
+    }
+  }
   const packages: ContentPackage[] = cfg.packages.map((p) => ({
     name: p.name,
     defaultChannel: p.defaultChannel,
@@ -94,12 +112,21 @@ export function contentFromFbc(catalog: Catalog, origin: string, now: Date): Cat
         ...deprecation(p.name, 'olm.channel', c.name),
       })),
     ...deprecation(p.name, 'olm.package', ''),
+    ...(descriptions.has(p.name) && { description: descriptions.get(p.name) }),
+    ...(icons.has(p.name) && { icon: icons.get(p.name) }),
   }));
   const bundles: ContentBundle[] = [];
   for (const meta of catalog.metas) {
     if (meta.schema !== SCHEMA_BUNDLE) continue;
-    const blob = JSON.parse(meta.json.toString('utf8')) as { name?: string; package?: string; image?: string; properties?: { type?: string; value?: unknown }[] };
+    const blob = JSON.parse(meta.json.toString('utf8')) as {
+      name?: string;
+      package?: string;
+      image?: string;
+      properties?: { type?: string; value?: unknown }[];
+      relatedImages?: { image?: unknown }[];
+    };
     const properties = (blob.properties ?? []).map((p) => ({ type: String(p.type ?? ''), value: JSON.stringify(p.value ?? null) }));
+    const relatedImages = (blob.relatedImages ?? []).map((r) => (typeof r.image === 'string' ? r.image : ''));
     bundles.push({
       name: blob.name ?? '',
       package: blob.package ?? '',
@@ -107,6 +134,7 @@ export function contentFromFbc(catalog: Catalog, origin: string, now: Date): Cat
       version: versionOf(properties),
       properties,
       ...deprecation(blob.package ?? '', 'olm.bundle', blob.name ?? ''),
+      ...(relatedImages.length > 0 && { relatedImages }),
     });
   }
   return { origin, loadedAt: now.toISOString(), packages, bundles };
@@ -143,6 +171,7 @@ export async function contentFromRegistry(client: RegistryClient, origin: string
       version: b.version || versionOf(properties),
       properties,
       ...(b.deprecation && { deprecation: b.deprecation.message }),
+      ...(b.csvJson !== '' && { csvJson: b.csvJson }),
     });
   }
   return { origin, loadedAt: now.toISOString(), packages, bundles };

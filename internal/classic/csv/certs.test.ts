@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CERT_VALID_FOR_MS, createSignedServingPair, generateCA, parseKeyPair, pemSHA256, shouldRotate } from './certs.ts';
+import { CERT_VALID_FOR_MS, createSignedClientPair, createSignedServingPair, generateCA, parseKeyPair, pemSHA256, shouldRotate } from './certs.ts';
 
 const hosts = ['svc.ns', 'svc.ns.svc', 'svc.ns.svc.cluster.local'];
 
@@ -26,6 +26,15 @@ describe('certificates as upstream makes them', () => {
     expect(serving.cert.verify(ca.cert.publicKey)).toBe(true);
     expect(Date.parse(serving.cert.validTo) - now.getTime()).toBeGreaterThan(CERT_VALID_FOR_MS - 60_000);
     expect(parseKeyPair(serving.certPEM, serving.keyPEM).cert.fingerprint256).toBe(serving.cert.fingerprint256);
+  });
+
+  it('a client pair (clientAuth) signed by the CA, as the front-proxy client an API server presents', () => {
+    const client = createSignedClientPair(new Date(now.getTime() + CERT_VALID_FOR_MS), ca, 'front-proxy-client', 'front-proxy');
+    expect(client.cert.ca).toBe(false);
+    expect(client.cert.subject).toBe('O=front-proxy\nCN=front-proxy-client');
+    expect(client.cert.keyUsage).toEqual(['1.3.6.1.5.5.7.3.2']);
+    expect(client.cert.checkIssued(ca.cert)).toBe(true);
+    expect(client.cert.verify(ca.cert.publicKey)).toBe(true);
   });
 
   it('rotation: fine when fresh and trusted for every host; due when missing, untrusted, for other hosts or near expiry', () => {

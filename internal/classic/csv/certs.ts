@@ -72,6 +72,7 @@ const OID = {
   authorityKeyIdentifier: '2.5.29.35',
   extKeyUsage: '2.5.29.37',
   serverAuth: '1.3.6.1.5.5.7.3.1',
+  clientAuth: '1.3.6.1.5.5.7.3.2',
 } as const;
 
 const name = (commonName: string, organization: string): Buffer =>
@@ -168,6 +169,32 @@ export function createSignedServingPair(notAfter: Date, ca: KeyPair, hosts: read
       extension(OID.extKeyUsage, false, seq(oid(OID.serverAuth))),
       extension(OID.basicConstraints, true, seq()),
       extension(OID.subjectAltName, false, seq(...hosts.map((h) => tlv(0x82, Buffer.from(h, 'ascii'))))),
+    ],
+  });
+  return keyPair(der, privateKey);
+}
+
+/**
+ * A client certificate (`CN=<commonName>`, clientAuth) signed by `ca` — what an API server presents to the servers it
+ * proxies to (the aggregation layer's front-proxy client).
+ */
+export function createSignedClientPair(notAfter: Date, ca: KeyPair, commonName: string, organization = ORGANIZATION, now = new Date()): KeyPair {
+  if (notAfter < now) throw new Error(`invalid notAfter: ${notAfter.toISOString()} before ${now.toISOString()}`);
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const caSpki = ca.cert.publicKey.export({ type: 'spki', format: 'der' });
+  const der = certificate({
+    serial: serialNumber(),
+    subject: name(commonName, organization),
+    issuer: issuerOf(ca.cert),
+    publicKey,
+    signer: ca.key,
+    issuerKeyId: keyId(caSpki),
+    notBefore: now,
+    notAfter,
+    extensions: [
+      extension(OID.keyUsage, true, bits(Buffer.from([0x80]), 7)),
+      extension(OID.extKeyUsage, false, seq(oid(OID.clientAuth))),
+      extension(OID.basicConstraints, true, seq()),
     ],
   });
   return keyPair(der, privateKey);

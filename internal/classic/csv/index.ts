@@ -10,3 +10,4 @@ export { DEPLOYMENT_SPEC_HASH_LABEL, buildDeployment, checkInstalled, deployment
 export { requirementAndPermissionStatus, type RequirementSource } from './requirements.ts';
 export { copyPrototype, operatorGroupFromAnnotations } from './copy.ts';
 export { csvMetrics, type CSVMetrics } from './metrics.ts';
+export { createSignedClientPair, createSignedServingPair, generateCA, type KeyPair } from './certs.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LabelSelector } from '../../../api/meta/v1.ts';
-import { LabelSelectorError, labelSelectorAsSelector, parseLabelSelector } from './labels.ts';
+import { LabelSelectorError, labelSelectorAsSelector, parseLabelSelector, parseSelector } from './labels.ts';
 
 const QNAME =
   "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
@@ -110,5 +110,19 @@ describe('parseLabelSelector', () => {
   ])('%j is refused', (text, message) => {
     expect(() => parseLabelSelector(text)).toThrow(LabelSelectorError);
     expect(() => parseLabelSelector(text)).toThrow(message);
+  });
+});
+
+describe('parseSelector (labels.Parse)', () => {
+  const labels = { catalog: 'demo', tier: '3', 'operatorframework.io/arch.amd64': 'supported' };
+  it('every operator a list request takes', () => {
+    const yes = ['', 'catalog=demo', 'catalog==demo', 'catalog!=other', 'missing!=x', 'catalog in (a,demo)', 'catalog notin (a)', 'catalog', '!missing', 'tier>2', 'tier<4', 'catalog=demo,tier'];
+    const no = ['catalog=other', 'catalog!=demo', 'catalog in (a)', 'catalog notin (demo)', 'missing', '!catalog', 'tier>3', 'catalog>1', 'catalog=demo,missing'];
+    for (const s of yes) expect(parseSelector(s).matches(labels), s).toBe(true);
+    for (const s of no) expect(parseSelector(s).matches(labels), s).toBe(false);
+    expect(parseSelector('').empty).toBe(true);
+  });
+  it('refuses what labels.Parse refuses', () => {
+    expect(() => parseSelector('a in b')).toThrow(LabelSelectorError);
   });
 });

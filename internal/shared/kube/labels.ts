@@ -348,6 +348,41 @@ class SelectorParser {
 }
 
 /**
+ * labels.Parse: a selector string (a list request's `labelSelector`) straight to a matcher — `=`/`==`, `!=`, `in`,
+ * `notin`, `key`, `!key`, `gt`/`lt` (integers). Throws LabelSelectorError with apimachinery's text.
+ */
+export function parseSelector(text: string): LabelMatcher {
+  let reqs: ParsedRequirement[];
+  try {
+    reqs = new SelectorParser(text).parse();
+  } catch (err) {
+    throw new LabelSelectorError(`couldn't parse the selector string "${text}": ${(err as Error).message}`);
+  }
+  if (reqs.length === 0) return EVERYTHING;
+  const holdsParsed = (r: ParsedRequirement, labels: Readonly<Record<string, string>>): boolean => {
+    const has = Object.hasOwn(labels, r.key);
+    const value = labels[r.key] as string;
+    switch (r.op) {
+      case '=':
+      case '==':
+        return has && r.values.includes(value);
+      case '!=':
+        return !has || !r.values.includes(value);
+      case 'gt':
+      case 'lt': {
+        if (!has || !/^[+-]?\d+$/.test(value)) return false;
+        const n = Number(value);
+        const bound = Number(r.values[0]);
+        return r.op === 'gt' ? n > bound : n < bound;
+      }
+      default:
+        return holds({ key: r.key, op: r.op, values: r.values }, labels);
+    }
+  };
+  return { empty: false, matches: (labels) => reqs.every((r) => holdsParsed(r, labels ?? {})) };
+}
+
+/**
  * metav1.ParseToLabelSelector: a selector string as kubectl's `-l` takes it, turned into a
  * LabelSelector (`=`/`==` into matchLabels; `in`, `notin`, `key`, `!key` into matchExpressions).
  * Throws LabelSelectorError with apimachinery's text, e.g. `couldn't parse the selector string

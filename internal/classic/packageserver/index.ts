@@ -1,0 +1,8 @@
+// The package server (upstream's package-server): packages.operators.coreos.com/v1 PackageManifests served as an
+// aggregated API from the CatalogSources' loaded content. See README.md.
+export { packageServerSetup } from './setup.ts';
+export type { PackageServerParts, PackageServerSetupOptions } from './setup.ts';
+export { packageProvider } from './provider.ts';
+export type { PackageProvider, PackageProviderOptions } from './provider.ts';
+export { API_VERSION as PACKAGES_API_VERSION, GROUP as PACKAGES_GROUP, RESOURCE as PACKAGEMANIFESTS, contentManifests, packageManifest } from './manifest.ts';
+export type { CSVDescription, ChannelEntry, PackageChannel, PackageManifest, PackageManifestStatus } from './manifest.ts';

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { requestHeaderConfig } from './auth.ts';
+import { forbidden, nameFromFieldSelector, notFound, requestAttributes, table, unauthorized, wantsTable } from './server.ts';
+import type { PackageManifest } from './manifest.ts';
+
+const q = (s = ''): URLSearchParams => new URLSearchParams(s);
+
+describe('request attributes (RequestInfo)', () => {
+  it('resource requests: list, watch, get, across namespaces, other verbs', () => {
+    expect(requestAttributes('GET', '/apis/packages.operators.coreos.com/v1/namespaces/ns/packagemanifests', q())).toMatchObject({
+      resourceRequest: true,
+      verb: 'list',
+      namespace: 'ns',
+      name: '',
+      resource: 'packagemanifests',
+      group: 'packages.operators.coreos.com',
+    });
+    expect(requestAttributes('GET', '/apis/packages.operators.coreos.com/v1/namespaces/ns/packagemanifests', q('watch=true')).verb).toBe('watch');
+    expect(requestAttributes('GET', '/apis/packages.operators.coreos.com/v1/namespaces/ns/packagemanifests/etcd', q())).toMatchObject({ verb: 'get', name: 'etcd' });
+    expect(requestAttributes('GET', '/apis/packages.operators.coreos.com/v1/namespaces/ns/packagemanifests/etcd/icon', q())).toMatchObject({ verb: 'get', subresource: 'icon' });
+    expect(requestAttributes('GET', '/apis/packages.operators.coreos.com/v1/packagemanifests', q())).toMatchObject({ verb: 'list', namespace: '' });
+    expect(requestAttributes('DELETE', '/apis/packages.operators.coreos.com/v1/namespaces/ns/packagemanifests/etcd', q()).verb).toBe('delete');
+    expect(requestAttributes('DELETE', '/apis/packages.operators.coreos.com/v1/namespaces/ns/packagemanifests', q()).verb).toBe('deletecollection');
+    expect(requestAttributes('POST', '/apis/packages.operators.coreos.com/v1/namespaces/ns/packagemanifests', q()).verb).toBe('create');
+  });
+
+  it('anything else is a non-resource request', () => {
+    expect(requestAttributes('GET', '/apis', q())).toEqual({ resourceRequest: false, verb: 'get', path: '/apis' });
+    expect(requestAttributes('GET', '/apis/packages.operators.coreos.com/v1', q())).toEqual({ resourceRequest: false, verb: 'get', path: '/apis/packages.operators.coreos.com/v1' });
+  });
+});
+
+describe('Status errors as the API server words them', () => {
+  it('403 for a resource, named or not, and for a path; the authorizer’s reason after a colon', () => {
+    const list = requestAttributes('GET', '/apis/packages.operators.coreos.com/v1/namespaces/ns/packagemanifests', q());
+    expect(forbidden('bob', list, '')).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'packagemanifests.packages.operators.coreos.com is forbidden: User "bob" cannot list resource "packagemanifests" in API group "packages.operators.coreos.com" in the namespace "ns"',
+      reason: 'Forbidden',
+      details: { group: 'packages.operators.coreos.com', kind: 'packagemanifests' },
+      code: 403,
+    });
+    const get = requestAttributes('GET', '/apis/packages.operators.coreos.com/v1/packagemanifests/etcd', q());
+    expect(forbidden('bob', get, 'no RBAC').message).toBe(
+      'packagemanifests.packages.operators.coreos.com "etcd" is forbidden: User "bob" cannot get resource "packagemanifests" in API group "packages.operators.coreos.com" at the cluster scope: no RBAC',
+    );
+    expect(forbidden('bob', requestAttributes('GET', '/apis', q()), '').message).toBe('forbidden: User "bob" cannot get path "/apis"');
+  });
+
+  it('401, 404', () => {
+    expect(unauthorized()).toMatchObject({ code: 401, reason: 'Unauthorized', message: 'Unauthorized' });
+    expect(notFound('etcd')).toMatchObject({
+      code: 404,
+      reason: 'NotFound',
+      message: 'packagemanifests.packages.operators.coreos.com "etcd" not found',
+      details: { name: 'etcd', group: 'packages.operators.coreos.com', kind: 'packagemanifests' },
+    });
+  });
+});
+
+describe('selectors and output', () => {
+  it('field selector: metadata.name only (upstream’s nameFor)', () => {
+    expect(nameFromFieldSelector(null)).toEqual({ name: '' });
+    expect(nameFromFieldSelector('metadata.name=etcd')).toEqual({ name: 'etcd' });
+    expect(nameFromFieldSelector('metadata.name==etcd')).toEqual({ name: 'etcd' });
+    expect(nameFromFieldSelector('metadata.namespace=x')).toEqual({ error: 'field label not supported: metadata.namespace' });
+    expect(nameFromFieldSelector('metadata.name!=etcd')).toEqual({ error: 'field label not supported: metadata.name' });
+  });
+
+  it('Table when asked for meta.k8s.io as=Table', () => {
+    expect(wantsTable('application/json;as=Table;v=v1;g=meta.k8s.io,application/json')).toBe(true);
+    expect(wantsTable('application/json')).toBe(false);
+    const pm = { metadata: { name: 'etcd', namespace: 'ns', labels: {}, creationTimestamp: '2026-11-01T00:00:00Z' }, status: { catalogSourceDisplayName: 'Community' } } as unknown as PackageManifest;
+    const t = table([pm], Date.parse('2026-11-03T00:00:00Z'), null) as { columnDefinitions: { name: string }[]; rows: { cells: string[]; object: object }[] };
+    expect(t.columnDefinitions.map((c) => c.name)).toEqual(['Name', 'Catalog', 'Age']);
+    expect(t.rows).toEqual([{ cells: ['etcd', 'Community', '2d'], object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: pm.metadata } }]);
+    expect((table([pm], 0, 'None') as { rows: object[] }).rows).toEqual([{ cells: ['etcd', 'Community', expect.any(String)] }]);
+  });
+
+  it('the requestheader ConfigMap data', () => {
+    expect(requestHeaderConfig({ 'client-ca-file': 'x' })).toBeUndefined();
+    expect(
+      requestHeaderConfig({
+        'requestheader-client-ca-file': 'CA',
+        'requestheader-allowed-names': '["front-proxy-client"]',
+        'requestheader-username-headers': '["X-Remote-User"]',
+        'requestheader-group-headers': '["X-Remote-Group"]',
+        'requestheader-extra-headers-prefix': '["X-Remote-Extra-"]',
+      }),
+    ).toEqual({ clientCA: 'CA', allowedNames: ['front-proxy-client'], usernameHeaders: ['X-Remote-User'], groupHeaders: ['X-Remote-Group'], extraHeaderPrefixes: ['X-Remote-Extra-'] });
+  });
+});

@@ -1,0 +1,315 @@
+// The HTTPS side of the package server: what k8s.io/apiserver would serve for upstream's PackageManifest storage —
+// discovery (/apis, the group, the version), get and list of packagemanifests (namespaced and across namespaces),
+// label selectors, the `metadata.name` field selector, Table output (upstream's Name / Catalog / Age columns) and
+// Kubernetes Status errors (401, 403, 404, 405, 400). No watch, as upstream's storage has none.
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { goQuote, humanDuration } from '../../shared/gocompat/index.ts';
+import { parseSelector, type LabelMatcher } from '../../shared/kube/index.ts';
+import type { Logger } from '../../shared/toolkit/index.ts';
+import { authenticate, type Attributes, type RequestHeaderConfig, type UserInfo } from './auth.ts';
+import { API_VERSION, GROUP, KIND, RESOURCE, VERSION, type PackageManifest } from './manifest.ts';
+import type { PackageProvider } from './provider.ts';
+
+export interface PackageServerOptions {
+  readonly provider: PackageProvider;
+  /** The requestheader configuration in force (undefined: nobody is authenticated). */
+  readonly requestHeader: () => RequestHeaderConfig | undefined;
+  readonly authorize: (user: UserInfo, attrs: Attributes) => Promise<{ allowed: boolean; reason: string }>;
+  readonly certPEM: string;
+  readonly keyPEM: string;
+  readonly logger: Logger;
+  readonly now?: () => number;
+}
+
+interface Status {
+  kind: 'Status';
+  apiVersion: 'v1';
+  metadata: Record<string, never>;
+  status: 'Failure';
+  message: string;
+  reason: string;
+  details?: { name?: string; group?: string; kind?: string; causes?: { message: string }[] };
+  code: number;
+}
+
+const status = (code: number, reason: string, message: string, details?: Status['details']): Status => ({
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message,
+  reason,
+  ...(details && { details }),
+  code,
+});
+const QUALIFIED = `${RESOURCE}.${GROUP}`;
+const resourceDetails = (name?: string): Status['details'] => ({ ...(name && { name }), group: GROUP, kind: RESOURCE });
+
+export const unauthorized = (): Status => status(401, 'Unauthorized', 'Unauthorized');
+/** responsewriters.ForbiddenStatusError. */
+export function forbidden(user: string, attrs: Attributes, reason: string): Status {
+  const suffix = reason === '' ? '' : `: ${reason}`;
+  if (!attrs.resourceRequest) return status(403, 'Forbidden', `forbidden: User ${goQuote(user)} cannot ${attrs.verb} path ${goQuote(attrs.path)}${suffix}`, {});
+  const resource = attrs.subresource ? `${attrs.resource}/${attrs.subresource}` : attrs.resource;
+  const where = attrs.namespace ? `in the namespace ${goQuote(attrs.namespace)}` : 'at the cluster scope';
+  const msg = `User ${goQuote(user)} cannot ${attrs.verb} resource ${goQuote(resource)} in API group ${goQuote(attrs.group)} ${where}${suffix}`;
+  const qualified = `${attrs.resource}.${attrs.group}`;
+  return status(403, 'Forbidden', attrs.name ? `${qualified} ${goQuote(attrs.name)} is forbidden: ${msg}` : `${qualified} is forbidden: ${msg}`, {
+    ...(attrs.name && { name: attrs.name }),
+    group: attrs.group,
+    kind: attrs.resource,
+  });
+}
+export const notFound = (name: string): Status => status(404, 'NotFound', `${QUALIFIED} ${goQuote(name)} not found`, resourceDetails(name));
+const pathNotFound = (): Status => status(404, 'NotFound', 'the server could not find the requested resource', {});
+const methodNotSupported = (action: string): Status =>
+  status(405, 'MethodNotAllowed', `${action} is not supported on resources of kind ${goQuote(QUALIFIED)}`, resourceDetails());
+const badRequest = (message: string): Status => status(400, 'BadRequest', message);
+const internalError = (message: string): Status => status(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
+
+const GROUP_VERSION = { groupVersion: API_VERSION, version: VERSION };
+const API_GROUP = { name: GROUP, versions: [GROUP_VERSION], preferredVersion: GROUP_VERSION };
+export const DISCOVERY = {
+  '/apis': { kind: 'APIGroupList', apiVersion: 'v1', groups: [API_GROUP] },
+  [`/apis/${GROUP}`]: { kind: 'APIGroup', apiVersion: 'v1', ...API_GROUP },
+  [`/apis/${API_VERSION}`]: {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: API_VERSION,
+    resources: [
+      { name: RESOURCE, singularName: 'packagemanifest', namespaced: true, kind: KIND, verbs: ['get', 'list'] },
+      // a connect subresource: the generic API server lists no verbs for it
+      { name: `${RESOURCE}/icon`, singularName: '', namespaced: true, kind: KIND, verbs: [] },
+    ],
+  },
+} as const satisfies Record<string, object>;
+
+const definition = (kind: string, description: string): object => ({
+  description,
+  type: 'object',
+  'x-kubernetes-group-version-kind': [{ group: GROUP, kind, version: VERSION }],
+});
+/**
+ * The OpenAPI v2 document the aggregator merges (without it the API server retries and logs a failed download):
+ * the two kinds, their schemas left open.
+ */
+export const OPENAPI_V2 = {
+  swagger: '2.0',
+  info: { title: 'Package server', version: VERSION },
+  paths: {},
+  definitions: {
+    'com.github.operator-framework.operator-lifecycle-manager.pkg.package-server.apis.operators.v1.PackageManifest': definition(
+      KIND,
+      'PackageManifest holds information about a package, which is a reference to one (or more) channels under a single package.',
+    ),
+    'com.github.operator-framework.operator-lifecycle-manager.pkg.package-server.apis.operators.v1.PackageManifestList': definition(
+      `${KIND}List`,
+      'PackageManifestList is a list of PackageManifest objects.',
+    ),
+  },
+};
+
+const VERBS: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
+
+/** The request's attributes (k8s.io/apiserver's RequestInfo) when the path is this API's resource; else a non-resource request. */
+export function requestAttributes(method: string, path: string, query: URLSearchParams): Attributes & { collection?: boolean } {
+  const prefix = `/apis/${API_VERSION}/`;
+  const verbOf = (collection: boolean): string => {
+    if (method === 'GET' || method === 'HEAD') {
+      const watch = query.get('watch');
+      if (collection && (watch === 'true' || watch === '1')) return 'watch';
+      return collection ? 'list' : 'get';
+    }
+    if (method === 'DELETE' && collection) return 'deletecollection';
+    return VERBS[method] ?? method.toLowerCase();
+  };
+  if (path.startsWith(prefix)) {
+    const parts = path.slice(prefix.length).split('/').filter((p) => p !== '');
+    let namespace = '';
+    if (parts[0] === 'namespaces' && parts.length >= 3) {
+      namespace = parts[1]!;
+      parts.splice(0, 2);
+    }
+    if (parts[0] === RESOURCE && parts.length <= 3) {
+      const collection = parts.length === 1;
+      return {
+        resourceRequest: true,
+        verb: verbOf(collection),
+        group: GROUP,
+        version: VERSION,
+        resource: RESOURCE,
+        subresource: parts[2] ?? '',
+        namespace,
+        name: parts[1] ?? '',
+        collection,
+      };
+    }
+  }
+  return { resourceRequest: false, verb: method.toLowerCase(), path };
+}
+
+/** fields.ParseSelector + upstream's nameFor: only `metadata.name` as an exact match. */
+export function nameFromFieldSelector(text: string | null): { name: string } | { error: string } {
+  if (!text) return { name: '' };
+  const reqs = text.split(',').filter((r) => r !== '');
+  if (reqs.length === 0) return { name: '' };
+  let name = '';
+  for (const r of reqs) {
+    const m = /^([^!=]+?)\s*(==|=|!=)\s*(.*)$/.exec(r.trim());
+    if (!m) return { error: `invalid selector: '${text}'; can't understand '${r}'` };
+    if (m[1] === 'metadata.name' && m[2] !== '!=' && reqs.length === 1) name = m[3]!;
+    else return { error: `field label not supported: ${m[1]}` };
+  }
+  return { name };
+}
+
+/** Whether the Accept header asks for a meta.k8s.io Table (kubectl get's default). */
+export function wantsTable(accept: string | undefined): boolean {
+  return (accept ?? '').split(',').some((part) => {
+    const params = part.split(';').map((p) => p.trim());
+    return params.includes('as=Table') && params.includes('g=meta.k8s.io');
+  });
+}
+
+const NAME_DOC =
+  'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';
+const CREATION_DOC =
+  'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata';
+
+/** upstream's printer (storage/printer.go): Name, Catalog (the CatalogSource's display name), Age. */
+export function table(items: readonly PackageManifest[], now: number, includeObject: string | null): object {
+  const age = (ts: string | null): string => {
+    const t = ts ? Date.parse(ts) : NaN;
+    return Number.isNaN(t) ? '<unknown>' : humanDuration(now - t);
+  };
+  return {
+    kind: 'Table',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: {},
+    columnDefinitions: [
+      { name: 'Name', type: 'string', format: 'name', description: NAME_DOC, priority: 0 },
+      { name: 'Catalog', type: 'string', format: '', description: 'The source catalog for this package', priority: 0 },
+      { name: 'Age', type: 'string', format: '', description: CREATION_DOC, priority: 0 },
+    ],
+    rows: items.map((pm) => ({
+      cells: [pm.metadata.name, pm.status.catalogSourceDisplayName, age(pm.metadata.creationTimestamp)],
+      ...(includeObject === 'None'
+        ? {}
+        : { object: includeObject === 'Object' ? pm : { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: pm.metadata } }),
+    })),
+  };
+}
+
+function send(res: ServerResponse, code: number, body: object): void {
+  const text = JSON.stringify(body);
+  res.writeHead(code, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** Serves one request (exported for tests that drive it without TLS). */
+export async function handle(o: PackageServerOptions, req: IncomingMessage, res: ServerResponse, user: UserInfo | undefined): Promise<void> {
+  const url = new URL(req.url ?? '/', 'https://localhost');
+  const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+  const method = req.method ?? 'GET';
+  if (!user) return send(res, 401, unauthorized());
+  const attrs = requestAttributes(method, path, url.searchParams);
+  const decision = await o.authorize(user, attrs);
+  if (!decision.allowed) return send(res, 403, forbidden(user.name, attrs, decision.reason));
+  if (!attrs.resourceRequest) {
+    if (path === '/healthz' || path === '/readyz' || path === '/livez') {
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+      return void res.end('ok');
+    }
+    const doc = path === '/openapi/v2' ? OPENAPI_V2 : (DISCOVERY as Record<string, object>)[path];
+    if (!doc || (method !== 'GET' && method !== 'HEAD')) return send(res, 404, pathNotFound());
+    return send(res, 200, doc);
+  }
+  if (attrs.subresource === 'icon' && attrs.name !== '' && (method === 'GET' || method === 'HEAD')) return serveIcon(o, req, res, url, attrs.namespace, attrs.name);
+  if (attrs.subresource !== '') return send(res, 404, pathNotFound());
+  if (attrs.verb !== 'get' && attrs.verb !== 'list') return send(res, 405, methodNotSupported(attrs.verb));
+  const now = (o.now ?? Date.now)();
+  const asTable = wantsTable(req.headers.accept);
+  if (attrs.verb === 'get') {
+    const pm = o.provider.get(attrs.namespace, attrs.name);
+    if (!pm) return send(res, 404, notFound(attrs.name));
+    return send(res, 200, asTable ? table([pm], now, url.searchParams.get('includeObject')) : pm);
+  }
+  let selector: LabelMatcher | undefined;
+  const labelText = url.searchParams.get('labelSelector');
+  if (labelText) {
+    try {
+      selector = parseSelector(labelText);
+    } catch (err) {
+      return send(res, 400, badRequest((err as Error).message));
+    }
+  }
+  const field = nameFromFieldSelector(url.searchParams.get('fieldSelector'));
+  if ('error' in field) return send(res, 500, internalError(field.error));
+  const items = o.provider.list(attrs.namespace, selector).filter((pm) => field.name === '' || pm.metadata.name === field.name);
+  if (asTable) return send(res, 200, table(items, now, url.searchParams.get('includeObject')));
+  return send(res, 200, { kind: `${KIND}List`, apiVersion: API_VERSION, metadata: {}, items });
+}
+
+/**
+ * upstream's LogoStorage: the default channel's head CSV's first icon, its media type and etag; the default icon (an
+ * SVG) when it has none; a bare 404 for no such package; 304 when asked with If-None-Match and a resourceVersion.
+ */
+function serveIcon(o: PackageServerOptions, req: IncomingMessage, res: ServerResponse, url: URL, namespace: string, name: string): void {
+  if (req.headers['if-none-match'] && url.searchParams.get('resourceVersion')) {
+    res.writeHead(304);
+    return void res.end();
+  }
+  const found = o.provider.icon(namespace, name);
+  if (!found.found) {
+    res.writeHead(404);
+    return void res.end();
+  }
+  const icon = found.icon ?? { data: Buffer.from(DEFAULT_ICON), mediatype: 'image/svg+xml', etag: '' };
+  res.writeHead(200, { 'content-type': icon.mediatype, 'content-length': icon.data.length, etag: icon.etag });
+  res.end(icon.data);
+}
+
+/** upstream's defaultIcon (storage/subresources.go). */
+export const DEFAULT_ICON = `
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 258.51 258.51"><defs><style>.cls-1{fill:#d1d1d1;}.cls-2{fill:#8d8d8f;}</style></defs><title>Asset 4</title><g id="Layer_2" data-name="Layer 2"><g id="Layer_1-2" data-name="Layer 1"><path class="cls-1" d="M129.25,20A109.1,109.1,0,0,1,206.4,206.4,109.1,109.1,0,1,1,52.11,52.11,108.45,108.45,0,0,1,129.25,20m0-20h0C58.16,0,0,58.16,0,129.25H0c0,71.09,58.16,129.26,129.25,129.26h0c71.09,0,129.26-58.17,129.26-129.26h0C258.51,58.16,200.34,0,129.25,0Z"/><path class="cls-2" d="M177.54,103.41H141.66L154.9,65.76c1.25-4.4-2.33-8.76-7.21-8.76H102.93a7.32,7.32,0,0,0-7.4,6l-10,69.61c-.59,4.17,2.89,7.89,7.4,7.89h36.9L115.55,197c-1.12,4.41,2.48,8.55,7.24,8.55a7.58,7.58,0,0,0,6.47-3.48L184,113.85C186.86,109.24,183.29,103.41,177.54,103.41Z"/></g></g></svg>
+`;
+
+export interface RunningServer {
+  readonly port: number;
+  /** Puts a new requestheader client CA in force for new connections. */
+  setClientCA(ca: string | undefined): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Listens on host:port with TLS, asking every client for a certificate (checked against the requestheader client CA,
+ * which the request handler then requires).
+ */
+export async function listen(o: PackageServerOptions, host: string, port: number): Promise<RunningServer> {
+  const context = (ca: string | undefined): { cert: string; key: string; ca?: string } => ({ cert: o.certPEM, key: o.keyPEM, ...(ca && { ca }) });
+  const server: Server = createServer({ ...context(o.requestHeader()?.clientCA), requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' }, (req, res) => {
+    handle(o, req, res, authenticate(req, o.requestHeader())).catch((err: unknown) => {
+      o.logger.error('serving a package server request', { path: req.url, error: (err as Error).message });
+      if (!res.headersSent) send(res, 500, internalError((err as Error).message));
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host, port }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    setClientCA: (ca) => server.setSecureContext(context(ca)),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

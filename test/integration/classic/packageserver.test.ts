@@ -1,0 +1,281 @@
+// The package server (internal/classic/packageserver) in process beside the CatalogSource controller, registered with
+// the real API server as an aggregated API (an APIService whose Service is ExternalName `localhost`, so the
+// aggregator dials this process), read through the API server as a user would: list, get, label and field
+// selectors, Table output, the global catalog namespace; and the server's own front-proxy authentication and
+// SubjectAccessReview authorization, asked directly with the API server's front-proxy client certificate.
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as ops from '../../../api/operators/index.ts';
+import { catalogSourceSetup } from '../../../internal/classic/catalogsource/index.ts';
+import { packageServerSetup, type PackageManifest } from '../../../internal/classic/packageserver/index.ts';
+import { publishCatalog } from '../../../internal/publish/index.ts';
+import { RegistryClient as ImageRegistry, parseReference } from '../../../internal/shared/image/index.ts';
+import { KubeClient } from '../../../internal/shared/kube/index.ts';
+import { mergeParts } from '../../../internal/shared/manager/index.ts';
+import { createMetrics } from '../../../internal/shared/observability/index.ts';
+import { installClassicCRDs } from '../../support/crds.ts';
+import { adminKube, controlPlane, registry } from '../../support/env.ts';
+import { capturedLogger, inProcessManagerOptions, runParts } from '../../support/in-process.ts';
+import { TestKube } from '../../support/kube.ts';
+import { waitFor } from '../../support/net.ts';
+import { registerPackageServer, unregisterPackageServer } from '../../support/package-server.ts';
+
+const demoCatalog = fileURLToPath(new URL('../../../demo/catalog', import.meta.url));
+const API = '/apis/packages.operators.coreos.com/v1';
+let ns: string;
+let global: string;
+let port: number;
+let run: { stop(): Promise<void> };
+const kube = (): TestKube => adminKube();
+const pmPath = (namespace: string, name = ''): string => `${API}/namespaces/${namespace}/packagemanifests${name ? `/${name}` : ''}`;
+
+async function pushDemo(tag: string): Promise<string> {
+  const client = new ImageRegistry({ insecureRegistries: [registry().host] });
+  try {
+    return (await publishCatalog(demoCatalog, parseReference(`${registry().host}/classic/${tag}`), { client })).digestRef;
+  } finally {
+    await client.close();
+  }
+}
+
+async function catalogSource(namespace: string, name: string, spec: ops.CatalogSourceSpec, labels: Record<string, string> = {}): Promise<void> {
+  const obj = { apiVersion: ops.V1alpha1, kind: ops.CatalogSourceKind, metadata: { name, namespace, labels }, spec };
+  await kube().must(kube().request('POST', TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, undefined, namespace), obj));
+  await waitFor(`CatalogSource ${namespace}/${name} READY`, async () => {
+    const cs = await kube().must<ops.CatalogSource>(kube().request('GET', TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, name, namespace)));
+    return cs.status?.connectionState?.lastObservedState === ops.ConnectionStateReady;
+  });
+}
+
+beforeAll(async () => {
+  await installClassicCRDs(kube());
+  ns = await kube().namespace('classic-pkg');
+  global = await kube().namespace('classic-pkg-global');
+  const { logger } = capturedLogger('olm-classic', 'CLASSIC_TEST_LOG');
+  const client = await KubeClient.fromConfig({ kubeconfig: controlPlane().kubeconfigPath });
+  const sandbox = await mkdtemp(join(tmpdir(), 'olm-classic-pkg-'));
+  const ctx = { options: inProcessManagerOptions('olm-classic-pkg-test'), client, logger, metrics: createMetrics({ defaultMetrics: false }) };
+  const catalog = await catalogSourceSetup({ globalCatalogNamespace: global, cacheDir: sandbox, insecureRegistries: [registry().host] })(ctx);
+  const packages = await packageServerSetup({
+    host: '127.0.0.1',
+    port: 0,
+    globalCatalogNamespace: global,
+    catalogSources: catalog.catalogSources,
+    contents: catalog.contents,
+  })(ctx);
+  port = packages.port;
+  run = await runParts(mergeParts(catalog, packages), { client, sandbox });
+  // The aggregated API: a Service the aggregator resolves to localhost:<port>, and the APIService.
+  await registerPackageServer(kube(), ns, port);
+  await pushDemo('pkg:v1');
+  const image = `${registry().host}/classic/pkg:v1`;
+  await catalogSource(ns, 'demo', { sourceType: 'grpc', image, displayName: 'Demo Catalog', publisher: 'OLM demo team' }, { team: 'demo' });
+  await catalogSource(global, 'global-demo', { sourceType: 'grpc', image, displayName: 'Global Catalog' });
+}, 180_000);
+
+afterAll(async () => {
+  await unregisterPackageServer(kube());
+  await run?.stop();
+  for (const n of [ns, global]) if (n) await kube().request('DELETE', `/api/v1/namespaces/${n}`);
+});
+
+type List = { kind: string; items: PackageManifest[] };
+
+describe('PackageManifests through the API server (aggregated)', () => {
+  it('discovery lists packagemanifests (get, list)', async () => {
+    const doc = await kube().must<{ resources: { name: string; namespaced: boolean; kind: string; verbs: string[] }[] }>(kube().request('GET', API));
+    expect(doc.resources).toEqual([
+      { name: 'packagemanifests', singularName: 'packagemanifest', namespaced: true, kind: 'PackageManifest', verbs: ['get', 'list'] },
+      { name: 'packagemanifests/icon', singularName: '', namespaced: true, kind: 'PackageManifest', verbs: [] },
+    ]);
+  });
+
+  it('the API server’s aggregated discovery (what kubectl reads) holds the group, fresh', async () => {
+    // The aggregator asks for /apis/<group>/<version> as system:kube-aggregator without groups: served only because
+    // the package server, as the generic API server, adds system:authenticated (system:discovery's binding).
+    type Discovery = { items: { metadata: { name: string }; versions: { version: string; freshness?: string; resources: { resource: string }[] }[] }[] };
+    const accept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+    let group: Discovery['items'][number] | undefined;
+    const dispatcher = new Agent({ connect: { ca: controlPlane().caPem } });
+    try {
+      await waitFor('packages.operators.coreos.com/v1 Current in aggregated discovery', async () => {
+        const res = await request(`${controlPlane().server}/apis`, { dispatcher, headers: { authorization: `Bearer ${controlPlane().adminToken}`, accept } });
+        group = ((await res.body.json()) as Discovery).items.find((g) => g.metadata.name === 'packages.operators.coreos.com');
+        return group?.versions[0]?.freshness === 'Current';
+      });
+    } finally {
+      await dispatcher.close();
+    }
+    expect(group?.versions[0]?.resources.map((r) => r.resource)).toEqual(['packagemanifests']);
+  });
+
+  it('list: the namespace’s packages, then the global catalog namespace’s, each computed as upstream', async () => {
+    const list = await kube().must<List>(kube().request('GET', pmPath(ns)));
+    expect(list.kind).toBe('PackageManifestList');
+    expect(list.items.map((p) => [p.metadata.name, p.metadata.namespace, p.status.catalogSource, p.status.catalogSourceNamespace])).toEqual([
+      ['demo-operator', ns, 'demo', ns],
+      ['demo-operator', ns, 'global-demo', global],
+    ]);
+    const pm = list.items[0]!;
+    expect(pm.metadata.labels).toEqual({
+      team: 'demo',
+      catalog: 'demo',
+      'catalog-namespace': ns,
+      provider: 'OLM demo',
+      'provider-url': '',
+      'operatorframework.io/os.linux': 'supported',
+      'operatorframework.io/arch.amd64': 'supported',
+    });
+    expect(pm.metadata.creationTimestamp).toMatch(/^\d{4}-/);
+    expect(pm.status).toMatchObject({
+      catalogSource: 'demo',
+      catalogSourceDisplayName: 'Demo Catalog',
+      catalogSourcePublisher: 'OLM demo team',
+      catalogSourceNamespace: ns,
+      provider: { name: 'OLM demo' },
+      packageName: 'demo-operator',
+      defaultChannel: 'stable',
+    });
+    expect(pm.status.channels.map((c) => [c.name, c.currentCSV])).toEqual([
+      ['candidate', 'demo-operator.v0.4.0'],
+      ['stable', 'demo-operator.v0.3.0'],
+    ]);
+    const stable = pm.status.channels[1]!;
+    expect(stable.entries).toEqual([
+      { name: 'demo-operator.v0.3.0', version: '0.3.0' },
+      { name: 'demo-operator.v0.2.0', version: '0.2.0', deprecation: { message: expect.stringMatching(/^demo-operator.v0.2.0 is deprecated/) } },
+      { name: 'demo-operator.v0.1.0', version: '0.1.0' },
+    ]);
+    expect(stable.currentCSVDesc).toMatchObject({
+      displayName: 'Demo Operator',
+      version: '0.3.0',
+      provider: { name: 'OLM demo' },
+      installModes: expect.arrayContaining([{ type: 'AllNamespaces', supported: true }]),
+      customresourcedefinitions: { owned: [expect.objectContaining({ name: 'greetings.demo.olm.dev', kind: 'Greeting' })] },
+      apiservicedefinitions: {},
+      maturity: 'stable',
+      minKubeVersion: '1.28.0',
+    });
+    expect(stable.currentCSVDesc.relatedImages).toEqual(expect.arrayContaining(['registry.example.com/olm-demo/demo-operator:v0.3.0']));
+    expect(stable.currentCSVDesc.annotations?.capabilities).toBe('Basic Install');
+    expect(stable.currentCSVDesc).not.toHaveProperty('icon');
+  });
+
+  it('list in the global catalog namespace: only its own; across namespaces: each in its CatalogSource’s namespace', async () => {
+    const inGlobal = await kube().must<List>(kube().request('GET', pmPath(global)));
+    expect(inGlobal.items.map((p) => [p.metadata.namespace, p.status.catalogSource])).toEqual([[global, 'global-demo']]);
+    const all = await kube().must<List>(kube().request('GET', `${API}/packagemanifests?labelSelector=${encodeURIComponent('catalog in (demo,global-demo)')}`));
+    expect(all.items.map((p) => [p.metadata.namespace, p.status.catalogSource]).sort()).toEqual([
+      [global, 'global-demo'],
+      [ns, 'demo'],
+    ].sort());
+  });
+
+  it('get by name; a missing one is NotFound as the API server words it', async () => {
+    const pm = await kube().must<PackageManifest>(kube().request('GET', pmPath(ns, 'demo-operator')));
+    expect(pm).toMatchObject({ apiVersion: 'packages.operators.coreos.com/v1', kind: 'PackageManifest', metadata: { name: 'demo-operator', namespace: ns } });
+    expect(pm.status.catalogSource).toBe('demo');
+    const missing = await kube().request<{ reason: string; message: string; code: number }>('GET', pmPath(ns, 'absent'));
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ reason: 'NotFound', code: 404, message: 'packagemanifests.packages.operators.coreos.com "absent" not found' });
+  });
+
+  it('the icon subresource: the demo package has none, so upstream’s default SVG; a missing package is a 404', async () => {
+    const icon = await kube().request<string>('GET', `${pmPath(ns, 'demo-operator')}/icon`);
+    expect(icon.status).toBe(200);
+    expect(icon.body).toMatch(/^\n<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    expect((await kube().request('GET', `${pmPath(ns, 'absent')}/icon`)).status).toBe(404);
+  });
+
+  it('label selectors catalog, catalog-namespace, provider; field selector metadata.name', async () => {
+    const names = async (query: string): Promise<string[]> =>
+      (await kube().must<List>(kube().request('GET', `${pmPath(ns)}?${query}`))).items.map((p) => `${p.status.catalogSourceNamespace}/${p.status.catalogSource}`);
+    expect(await names('labelSelector=catalog%3Ddemo')).toEqual([`${ns}/demo`]);
+    expect(await names(`labelSelector=catalog-namespace%3D${global}`)).toEqual([`${global}/global-demo`]);
+    expect(await names('labelSelector=catalog%3Dnone')).toEqual([]);
+    expect(await names(`labelSelector=${encodeURIComponent('operatorframework.io/arch.amd64=supported,team=demo')}`)).toEqual([`${ns}/demo`]);
+    expect(await names('fieldSelector=metadata.name%3Ddemo-operator')).toEqual([`${ns}/demo`, `${global}/global-demo`]);
+    expect(await names('fieldSelector=metadata.name%3Dother')).toEqual([]);
+  });
+
+  it('Table output: upstream’s Name, Catalog, Age columns', async () => {
+    const t = await kube().table<{ columnDefinitions: { name: string }[]; rows: { cells: string[]; object: { kind: string; metadata: { name: string } } }[] }>(pmPath(ns));
+    expect(t.status).toBe(200);
+    expect(t.body.columnDefinitions.map((c) => c.name)).toEqual(['Name', 'Catalog', 'Age']);
+    expect(t.body.rows.map((r) => r.cells.slice(0, 2))).toEqual([
+      ['demo-operator', 'Demo Catalog'],
+      ['demo-operator', 'Global Catalog'],
+    ]);
+    expect(t.body.rows[0]!.cells[2]).toMatch(/^\d+[smhd]/);
+    expect(t.body.rows[0]!.object).toMatchObject({ kind: 'PartialObjectMetadata', metadata: { name: 'demo-operator' } });
+  });
+
+  it('a user without RBAC is refused (403); with a Role to list them, served', async () => {
+    const nobody = kube().as({ impersonate: 'pkg-nobody' });
+    const denied = await nobody.request<{ reason: string; message: string }>('GET', pmPath(ns));
+    expect(denied.status).toBe(403);
+    expect(denied.body.message).toBe(
+      `packagemanifests.packages.operators.coreos.com is forbidden: User "pkg-nobody" cannot list resource "packagemanifests" in API group "packages.operators.coreos.com" in the namespace "${ns}"`,
+    );
+    await kube().must(
+      kube().request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, {
+        metadata: { name: 'packages-reader' },
+        rules: [{ apiGroups: ['packages.operators.coreos.com'], resources: ['packagemanifests'], verbs: ['get', 'list'] }],
+      }),
+    );
+    await kube().must(
+      kube().request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
+        metadata: { name: 'packages-reader' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'packages-reader' },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'pkg-reader' }],
+      }),
+    );
+    const reader = kube().as({ impersonate: 'pkg-reader' });
+    let got: { status: number; body: List } = { status: 0, body: { kind: '', items: [] } };
+    await waitFor('the Role in force', async () => {
+      got = await reader.request<List>('GET', pmPath(ns, ''));
+      return got.status === 200;
+    });
+    expect(got.body.items).toHaveLength(2);
+  });
+});
+
+describe('the package server’s own authentication and authorization (asked directly)', () => {
+  const direct = async (path: string, headers: Record<string, string>, withCert: boolean): Promise<{ status: number; body: { reason?: string; message?: string } }> => {
+    const certs = join(controlPlane().dir, 'certs');
+    const dispatcher = new Agent({
+      connect: {
+        rejectUnauthorized: false,
+        ...(withCert && { cert: await readFile(join(certs, 'front-proxy-client.crt'), 'utf8'), key: await readFile(join(certs, 'front-proxy-client.key'), 'utf8') }),
+      },
+    });
+    try {
+      const res = await request(`https://127.0.0.1:${port}${path}`, { dispatcher, headers });
+      return { status: res.statusCode, body: (await res.body.json()) as { reason?: string; message?: string } };
+    } finally {
+      await dispatcher.close();
+    }
+  };
+
+  it('no front-proxy certificate: 401 Unauthorized', async () => {
+    const res = await direct(pmPath(ns), { 'x-remote-user': 'admin', 'x-remote-group': 'system:masters' }, false);
+    expect(res).toMatchObject({ status: 401, body: { reason: 'Unauthorized', message: 'Unauthorized' } });
+  });
+
+  it('the front proxy asking for a user RBAC does not allow: 403 from the SubjectAccessReview', async () => {
+    const res = await direct(pmPath(ns, 'demo-operator'), { 'x-remote-user': 'pkg-stranger', 'x-remote-group': 'system:authenticated' }, true);
+    expect(res.status).toBe(403);
+    expect(res.body.message).toBe(
+      `packagemanifests.packages.operators.coreos.com "demo-operator" is forbidden: User "pkg-stranger" cannot get resource "packagemanifests" in API group "packages.operators.coreos.com" in the namespace "${ns}"`,
+    );
+  });
+
+  it('the front proxy asking for system:masters: served', async () => {
+    const res = await direct(pmPath(ns, 'demo-operator'), { 'x-remote-user': 'someone', 'x-remote-group': 'system:masters' }, true);
+    expect(res.status).toBe(200);
+  });
+});

@@ -1,0 +1,48 @@
+// The package server of a local olm-classic (a process on this machine, not a Pod) registered with the test cluster's
+// aggregation layer: a Service of type ExternalName `localhost` — the aggregator resolves such a Service to
+// <externalName>:<APIService port> and dials it, with no Endpoints (which refuse loopback addresses) and no
+// --enable-aggregator-routing — and the APIService v1.packages.operators.coreos.com (insecureSkipTLSVerify: the
+// package server's certificate is self-signed). Used by make run and test/integration/classic/packageserver.test.ts.
+import type { TestKube } from './kube.ts';
+import { waitFor } from './net.ts';
+
+export const PACKAGES_APISERVICE = 'v1.packages.operators.coreos.com';
+const SERVICE = 'packageserver-service';
+
+/** Creates (or replaces) the Service in `namespace` and the APIService, then waits until the APIService is Available. */
+export async function registerPackageServer(kube: TestKube, namespace: string, port: number): Promise<void> {
+  await kube.request('DELETE', `/api/v1/namespaces/${namespace}/services/${SERVICE}`);
+  await kube.must(
+    kube.request('POST', `/api/v1/namespaces/${namespace}/services`, {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: SERVICE },
+      spec: { type: 'ExternalName', externalName: 'localhost', ports: [{ name: 'https', port }] },
+    }),
+  );
+  await kube.request('DELETE', `/apis/apiregistration.k8s.io/v1/apiservices/${PACKAGES_APISERVICE}`);
+  await kube.must(
+    kube.request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', {
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      metadata: { name: PACKAGES_APISERVICE },
+      spec: {
+        group: 'packages.operators.coreos.com',
+        version: 'v1',
+        groupPriorityMinimum: 2000,
+        versionPriority: 15,
+        insecureSkipTLSVerify: true,
+        service: { namespace, name: SERVICE, port },
+      },
+    }),
+  );
+  await waitFor(`APIService ${PACKAGES_APISERVICE} Available`, async () => {
+    const svc = await kube.must<{ status?: { conditions?: { type: string; status: string }[] } }>(kube.request('GET', `/apis/apiregistration.k8s.io/v1/apiservices/${PACKAGES_APISERVICE}`));
+    return (svc.status?.conditions ?? []).some((c) => c.type === 'Available' && c.status === 'True');
+  });
+}
+
+/** Removes the APIService (first: an APIService without its server makes discovery partial and stalls namespace deletion). */
+export async function unregisterPackageServer(kube: TestKube): Promise<void> {
+  await kube.request('DELETE', `/apis/apiregistration.k8s.io/v1/apiservices/${PACKAGES_APISERVICE}`);
+}
