@@ -122,6 +122,9 @@ describe('migrate check verdicts', () => {
   it('the install: no installed CSV, a CSV not Succeeded, a copied CSV, an InstallPlan awaiting Manual approval', () => {
     expect(classify(facts({ sub: sub({}, { state: 'UpgradePending', lastUpdated: '' }), csv: undefined })).reason).toBe('no installed CSV (Subscription state UpgradePending)');
     expect(classify(facts({ csv: undefined })).reason).toBe('installed CSV "foo.v1.0.0" not found in namespace "ops"');
+    expect(classify(facts({ sub: sub({}, { installedCSV: 'foo.v1.0.0', state: 'UpgradeFailed', lastUpdated: '' }) })).reason).toBe(
+      'Subscription state is UpgradeFailed; it must be AtLatestKnown or UpgradePending',
+    );
     expect(classify(facts({ csv: csv({}, {}, 'Failed') })).reason).toBe('CSV "foo.v1.0.0" is Failed (ComponentUnhealthy), not Succeeded');
     const copied = csv({}, { labels: { 'olm.copiedFrom': 'elsewhere' } });
     expect(classify(facts({ csv: copied })).reason).toMatch(/^CSV "foo.v1.0.0" is a copied CSV \(from elsewhere\)/);

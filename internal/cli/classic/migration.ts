@@ -7,7 +7,15 @@
 // webhooks only with a certificate provider, and the same package and version in a serving ClusterCatalog, so the new
 // ClusterExtension resolves to the installed bundle and operator-controller adopts the migrated revision 1.
 import type { ClusterServiceVersion, InstallPlan, OperatorCondition, OperatorGroup, Subscription } from '../../../api/operators/index.ts';
-import { CopiedFromLabel, CSVPhaseSucceeded, isCopiedCSV, PropertiesAnnotation, UpgradeStrategyDefault } from '../../../api/operators/index.ts';
+import {
+  CopiedFromLabel,
+  CSVPhaseSucceeded,
+  isCopiedCSV,
+  PropertiesAnnotation,
+  SubscriptionStateAtLatest,
+  SubscriptionStateUpgradePending,
+  UpgradeStrategyDefault,
+} from '../../../api/operators/index.ts';
 import type { ClusterExtension, ClusterObjectSet } from '../../../api/v1/index.ts';
 import { BundleNameKey, MigratedFromSubscriptionKey, OwnerNameKey, PackageNameKey } from '../../../api/v1/index.ts';
 import { pendingPlan } from './logic.ts';
@@ -208,6 +216,10 @@ export function classify(f: MigrationFacts): MigrationCheck {
   else if (isCopiedCSV(f.csv)) problems.push(`CSV "${csvName}" is a copied CSV (from ${f.csv.metadata.labels?.[CopiedFromLabel] ?? 'another namespace'}); check the Subscription in the operator's own namespace`);
   else if (f.csv.status?.phase !== CSVPhaseSucceeded) {
     problems.push(`CSV "${csvName}" is ${f.csv.status?.phase || 'Pending'}${f.csv.status?.reason ? ` (${f.csv.status.reason})` : ''}, not Succeeded`);
+  }
+  const state = sub.status?.state ?? '';
+  if (csvName && state !== SubscriptionStateAtLatest && state !== SubscriptionStateUpgradePending) {
+    problems.push(`Subscription state is ${state || 'none'}; it must be ${SubscriptionStateAtLatest} or ${SubscriptionStateUpgradePending}`);
   }
   const pending = pendingPlan(sub, f.plans);
   if (pending) problems.push(`InstallPlan "${pending.metadata.name ?? ''}" awaits Manual approval (${(pending.spec.clusterServiceVersionNames ?? []).join(', ')}); approve it or wait until it is gone first`);

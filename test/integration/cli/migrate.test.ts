@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { runCaptured, type CapturedRun } from '../../../internal/cli/index.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
-import { installClassicCRDs } from '../../support/crds.ts';
+import { installClassicCRDs, installExperimentalCRDs, installStandardCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
 import { createImageCatalogSource, createOperatorGroup } from '../../support/classic-olm.ts';
@@ -169,6 +169,54 @@ describe('kubectl olm migrate check', () => {
     const gated = await olm(['migrate', 'check', 'mig-own', '-n', ownNs, '--feature-gates', 'SingleOwnNamespaceInstallSupport=true']);
     expect(gated.code, diag(gated)).toBe(0);
     expect(gated.stdout).toContain(`eligible  OwnNamespace; bundle ${b['mig-own']!.name} in ClusterCatalog "${clusterCatalog}"`);
+  });
+
+  it('already-migrated when a ClusterObjectSet migrated from it holds its bundle (exit 0); conflicting when a ClusterExtension installs its package (exit 1)', async () => {
+    await installExperimentalCRDs(kube());
+    const cos = `/apis/olm.operatorframework.io/v1/clusterobjectsets/mig-allns-1`;
+    const ext = '/apis/olm.operatorframework.io/v1/clusterextensions/mig-own-v1';
+    try {
+      // what the migration writes before the ClusterExtension exists (no operator-controller runs here)
+      await kube().must(
+        kube().request('POST', '/apis/olm.operatorframework.io/v1/clusterobjectsets', {
+          apiVersion: 'olm.operatorframework.io/v1',
+          kind: 'ClusterObjectSet',
+          metadata: {
+            name: 'mig-allns-1',
+            labels: { 'olm.operatorframework.io/owner-kind': 'ClusterExtension', 'olm.operatorframework.io/owner-name': 'mig-allns' },
+            annotations: {
+              'olm.operatorframework.io/migrated-from-subscription': 'true',
+              'olm.operatorframework.io/package-name': 'mig-allns',
+              'olm.operatorframework.io/bundle-name': b['mig-allns']!.name,
+              'olm.operatorframework.io/bundle-version': '1.0.0',
+              'olm.operatorframework.io/bundle-reference': b['mig-allns']!.image,
+            },
+          },
+          spec: { lifecycleState: 'Active', revision: 1, collisionProtection: 'None', phases: [{ name: 'configuration', objects: [{ object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: allNs } } }] }] },
+        }),
+      );
+      const migrated = await olm(['migrate', 'check', 'mig-allns', '-n', allNs]);
+      expect(migrated.code, diag(migrated)).toBe(0);
+      expect(migrated.stdout.split('\n')[1]!.split(/ {2,}/).slice(4)).toEqual([
+        'already-migrated',
+        'ClusterObjectSet "mig-allns-1" (olm.operatorframework.io/migrated-from-subscription) holds it; ClusterExtension "mig-allns" not created yet',
+      ]);
+      await kube().must(
+        kube().request('POST', '/apis/olm.operatorframework.io/v1/clusterextensions', {
+          apiVersion: 'olm.operatorframework.io/v1',
+          kind: 'ClusterExtension',
+          metadata: { name: 'mig-own-v1' },
+          spec: { namespace: ownNs, source: { sourceType: 'Catalog', catalog: { packageName: 'mig-own' } } },
+        }),
+      );
+      const conflicting = await olm(['migrate', 'check', 'mig-own', '-n', ownNs, '--feature-gates', 'SingleOwnNamespaceInstallSupport=true']);
+      expect(conflicting.code, diag(conflicting)).toBe(1);
+      expect(conflicting.stdout.split('\n')[1]!.split(/ {2,}/).slice(4)).toEqual(['conflicting', 'ClusterExtension "mig-own-v1" already installs package "mig-own"']);
+    } finally {
+      await kube().request('DELETE', cos);
+      await kube().request('DELETE', ext);
+      await installStandardCRDs(kube());
+    }
   });
 
   it('--all covers every namespace; a name that is not there, and bad flags, fail', async () => {
