@@ -81,7 +81,19 @@ async function catalogBundles(client: KubeClient, io: CliIO, packages: ReadonlyS
 }
 
 /** The checks of the Subscriptions in scope (one by name, a namespace's, or the cluster's). */
-export async function checkSubscriptions(client: KubeClient, io: CliIO, scope: { namespace?: string; name?: string }, opts: { singleOwnNamespace: boolean; timeoutMs: number }): Promise<MigrationCheck[] | string> {
+/** The webhook certificate provider operator-controller picks from its gates (render's order), and whether it is served. */
+async function webhookProvider(client: KubeClient, gates: Readonly<Record<string, boolean>>): Promise<{ name: string; served: boolean } | undefined> {
+  if (gates['WebhookProviderCertManager'] !== false) return { name: 'cert-manager', served: (await served(client, 'cert-manager.io/v1', 'Certificate')) && (await served(client, 'cert-manager.io/v1', 'Issuer')) };
+  if (gates['WebhookProviderOpenshiftServiceCA'] !== false) return { name: 'openshift-serviceca', served: true };
+  return undefined;
+}
+
+export async function checkSubscriptions(
+  client: KubeClient,
+  io: CliIO,
+  scope: { namespace?: string; name?: string },
+  opts: { gates: Readonly<Record<string, boolean>>; timeoutMs: number },
+): Promise<MigrationCheck[] | string> {
   const subscriptions = (await client.listAll<Subscription>(SUB)).items;
   let subs = subscriptions.filter((s) => scope.namespace === undefined || s.metadata.namespace === scope.namespace);
   if (scope.name !== undefined) {
@@ -98,7 +110,7 @@ export async function checkSubscriptions(client: KubeClient, io: CliIO, scope: {
     listIfServed<OperatorCondition>(client, OC).then(inScope),
     listIfServed<ClusterExtension>(client, { apiVersion: GroupVersion, kind: ClusterExtensionKind }),
     listIfServed<ClusterObjectSet>(client, { apiVersion: GroupVersion, kind: ClusterObjectSetKind }),
-    served(client, 'cert-manager.io/v1', 'Certificate'),
+    webhookProvider(client, opts.gates),
     catalogBundles(client, io, new Set(subs.map((s) => s.spec.name)), opts.timeoutMs),
   ]);
   return subs
@@ -119,7 +131,7 @@ export async function checkSubscriptions(client: KubeClient, io: CliIO, scope: {
         objectSets,
         catalogBundles: catalogs.bundles.get(sub.spec.name) ?? [],
         catalogs: catalogs.catalogs,
-        singleOwnNamespace: opts.singleOwnNamespace,
+        singleOwnNamespace: opts.gates['SingleOwnNamespaceInstallSupport'] === true,
         certificateProvider,
       });
     });
@@ -149,7 +161,9 @@ export const migrateCheckCommand: CliCommand = {
     '  -n, --namespace <namespace>        the Subscriptions of this namespace (default: the kubeconfig context\'s namespace)',
     '      --all                          the Subscriptions of every namespace',
     '      --feature-gates <gates>        operator-controller\'s gates the check assumes, as it takes them:',
-    '                                     SingleOwnNamespaceInstallSupport=true (default false)',
+    '                                     SingleOwnNamespaceInstallSupport=true (default false); WebhookProviderCertManager',
+    '                                     (default true: webhooks need cert-manager.io/v1 served) and',
+    '                                     WebhookProviderOpenshiftServiceCA (default true) pick the certificate provider',
     '      --timeout <duration>           give up reading catalog content after this long (default 5m)',
     '  -o, --output table|json|yaml       json/yaml: {"items":[{name, namespace, package, csv, version, verdict, reason,',
     '                                     reasons, installMode, catalogBundle}]}',
@@ -180,7 +194,7 @@ export const migrateCheckCommand: CliCommand = {
         client,
         io,
         { ...(namespace !== undefined && { namespace }), ...(pos[0] !== undefined && { name: pos[0] }) },
-        { singleOwnNamespace: gates['SingleOwnNamespaceInstallSupport'] === true, timeoutMs: Number.isFinite(timeout) ? timeout : 24 * 3_600_000 },
+        { gates, timeoutMs: Number.isFinite(timeout) ? timeout : 24 * 3_600_000 },
       );
       if (typeof checks === 'string') {
         io.stderr.write(`${checks}\n`);

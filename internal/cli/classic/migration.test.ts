@@ -34,7 +34,7 @@ function facts(over: Partial<MigrationFacts> = {}): MigrationFacts {
     catalogBundles: [{ catalog: 'v1-catalog', name: 'foo.v1.0.0', version: '1.0.0' }],
     catalogs: ['v1-catalog'],
     singleOwnNamespace: false,
-    certificateProvider: false,
+    certificateProvider: { name: 'cert-manager', served: false },
     ...over,
   };
 }
@@ -107,8 +107,12 @@ describe('migrate check verdicts', () => {
     const api = csv({ apiservicedefinitions: { owned: [{ name: 'x', group: 'metrics.foo.io', version: 'v1', kind: 'M' }] } });
     expect(classify(facts({ csv: api })).reason).toBe('owns APIService v1.metrics.foo.io; OLM v1 does not install APIServices');
     const hooks = csv({ webhookdefinitions: [{ type: 'ValidatingAdmissionWebhook', generateName: 'v.foo.io', deploymentName: 'd', sideEffects: 'None', admissionReviewVersions: ['v1'] }] as ClusterServiceVersion['spec']['webhookdefinitions'] });
-    expect(classify(facts({ csv: hooks })).reason).toBe('has 1 webhook(s); OLM v1 needs a certificate provider for them and cert-manager.io/v1 is not served');
-    expect(classify(facts({ csv: hooks, certificateProvider: true })).verdict).toBe('eligible');
+    expect(classify(facts({ csv: hooks })).reason).toBe('has 1 webhook(s); OLM v1\'s certificate provider "cert-manager" needs cert-manager.io/v1, which the cluster does not serve');
+    expect(classify(facts({ csv: hooks, certificateProvider: undefined })).reason).toBe(
+      'has 1 webhook(s); OLM v1 needs a certificate provider for them and operator-controller has none (WebhookProvider gates off)',
+    );
+    expect(classify(facts({ csv: hooks, certificateProvider: { name: 'cert-manager', served: true } })).verdict).toBe('eligible');
+    expect(classify(facts({ csv: hooks, certificateProvider: { name: 'openshift-serviceca', served: true } })).verdict).toBe('eligible');
   });
 
   it('the catalog: the package in no serving ClusterCatalog, or no bundle of the installed version', () => {

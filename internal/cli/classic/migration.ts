@@ -56,8 +56,11 @@ export interface MigrationFacts {
   readonly catalogs: readonly string[];
   /** operator-controller runs with SingleOwnNamespaceInstallSupport (the user says so). */
   readonly singleOwnNamespace: boolean;
-  /** A webhook certificate provider OLM v1 can use is served (cert-manager.io/v1). */
-  readonly certificateProvider: boolean;
+  /**
+   * The webhook certificate provider operator-controller uses (its WebhookProvider gates: cert-manager first, then
+   * openshift-serviceca; none when both are off) and whether the cluster serves what it needs (cert-manager.io/v1).
+   */
+  readonly certificateProvider: { readonly name: string; readonly served: boolean } | undefined;
 }
 
 export interface MigrationCheck {
@@ -234,7 +237,9 @@ export function classify(f: MigrationFacts): MigrationCheck {
   for (const api of f.csv?.spec.apiservicedefinitions?.owned ?? []) problems.push(`owns APIService ${api.version}.${api.group}; OLM v1 does not install APIServices`);
   const webhooks = f.csv?.spec.webhookdefinitions ?? [];
   if (webhooks.length > 0 && !f.certificateProvider) {
-    problems.push(`has ${webhooks.length} webhook(s); OLM v1 needs a certificate provider for them and cert-manager.io/v1 is not served`);
+    problems.push(`has ${webhooks.length} webhook(s); OLM v1 needs a certificate provider for them and operator-controller has none (WebhookProvider gates off)`);
+  } else if (webhooks.length > 0 && !f.certificateProvider!.served) {
+    problems.push(`has ${webhooks.length} webhook(s); OLM v1's certificate provider "${f.certificateProvider!.name}" needs cert-manager.io/v1, which the cluster does not serve`);
   }
   const catalog = f.csv ? catalogMatch(f, version) : {};
   if (catalog.problem) problems.push(catalog.problem);
