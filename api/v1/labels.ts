@@ -38,6 +38,12 @@ export const MigratedFromHelmKey = 'olm.operatorframework.io/migrated-from-helm'
  * BoxcutterRuntime was turned on (the counterpart of upstream's migrated-from-helm).
  */
 export const MigratedFromRevisionSecretsKey = 'olm.operatorframework.io/migrated-from-revision-secrets';
+/**
+ * Annotation on a ClusterObjectSet revision 1 that the OLM v0→v1 migration (library-olm; `kubectl olm migrate`) made
+ * from a classic Subscription's installed CSV before the ClusterExtension existed: operator-controller adopts it as
+ * the extension's revision 1 when the extension resolves to the same bundle (upstream operator-controller #2936).
+ */
+export const MigratedFromSubscriptionKey = 'olm.operatorframework.io/migrated-from-subscription';
 /** Annotation holding the bundle's properties (JSON), copied onto revisions. */
 export const PropertiesAnnotation = 'olm.properties';
 /** `type` of the Secrets that hold externalised revision objects. */

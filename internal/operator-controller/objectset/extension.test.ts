@@ -3,7 +3,7 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension, ClusterObjectSet } from '../../../api/v1/index.ts';
-import { DEFAULT_PROGRESSION_PROBES, MAX_SECRET_DATA_BYTES, desiredRevision, packIntoSecrets, revisionStates } from './extension.ts';
+import { adoptableMigratedRevision, DEFAULT_PROGRESSION_PROBES, MAX_SECRET_DATA_BYTES, desiredRevision, packIntoSecrets, revisionStates } from './extension.ts';
 
 const ext: ClusterExtension = {
   metadata: { name: 'ext', uid: 'ext-uid' },
@@ -90,5 +90,52 @@ describe('revision states', () => {
     expect(s.installed?.bundle).toMatchObject({ name: 'pkg.v2', version: '2.0.0' });
     expect(s.rollingOut.map((r) => r.name)).toEqual(['ext-3', 'ext-4']);
     expect(revisionStates([])).toEqual({ rollingOut: [] });
+  });
+});
+
+describe('a revision 1 migrated from a Subscription (upstream #2936)', () => {
+  const migrated = (over: { annotations?: Record<string, string>; revision?: number; succeeded?: boolean; owner?: string } = {}): ClusterObjectSet => ({
+    apiVersion: 'olm.operatorframework.io/v1',
+    kind: 'ClusterObjectSet',
+    metadata: {
+      name: 'ext-1',
+      labels: { 'olm.operatorframework.io/owner-kind': 'ClusterExtension', 'olm.operatorframework.io/owner-name': 'ext' },
+      annotations: {
+        'olm.operatorframework.io/migrated-from-subscription': 'true',
+        'olm.operatorframework.io/package-name': 'pkg',
+        'olm.operatorframework.io/bundle-name': 'pkg.v1.0.0',
+        'olm.operatorframework.io/bundle-version': '1.0.0',
+        'olm.operatorframework.io/bundle-reference': 'reg/pkg@sha256:ab',
+        ...over.annotations,
+      },
+      ...(over.owner !== undefined && { ownerReferences: [{ apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterExtension', name: 'ext', uid: over.owner, controller: true }] }),
+    },
+    spec: { lifecycleState: 'Active', revision: over.revision ?? 1, collisionProtection: 'None', phases: [] },
+    status: { conditions: [{ type: 'Succeeded', status: over.succeeded === false ? 'False' : 'True', reason: 'Succeeded', message: '', lastTransitionTime: '' }] },
+  });
+
+  it('is adopted when it records the bundle the extension resolved to, owned by nothing or by the extension', () => {
+    expect(adoptableMigratedRevision(ext, [migrated()], bundle)?.metadata.name).toBe('ext-1');
+    expect(adoptableMigratedRevision(ext, [migrated({ owner: 'ext-uid' })], bundle)?.metadata.name).toBe('ext-1');
+    expect(adoptableMigratedRevision(ext, [migrated({ annotations: { 'olm.operatorframework.io/bundle-release': '2' } })], { ...bundle, release: '2' })).toBeDefined();
+  });
+
+  it('is not adopted when package, bundle, version, reference or release differ, or it is not a succeeded, unowned, annotated revision 1 alone', () => {
+    for (const [key, value] of [
+      ['olm.operatorframework.io/package-name', 'other'],
+      ['olm.operatorframework.io/bundle-name', 'pkg.v0.9.0'],
+      ['olm.operatorframework.io/bundle-version', '0.9.0'],
+      ['olm.operatorframework.io/bundle-reference', 'reg/pkg@sha256:cd'],
+      ['olm.operatorframework.io/bundle-release', '1'],
+    ] as const) {
+      expect(adoptableMigratedRevision(ext, [migrated({ annotations: { [key]: value } })], bundle), key).toBeUndefined();
+    }
+    const plain = migrated();
+    delete plain.metadata.annotations!['olm.operatorframework.io/migrated-from-subscription'];
+    expect(adoptableMigratedRevision(ext, [plain], bundle)).toBeUndefined();
+    expect(adoptableMigratedRevision(ext, [migrated({ succeeded: false })], bundle)).toBeUndefined();
+    expect(adoptableMigratedRevision(ext, [migrated({ revision: 2 })], bundle)).toBeUndefined();
+    expect(adoptableMigratedRevision(ext, [migrated({ owner: 'someone-else' })], bundle)).toBeUndefined();
+    expect(adoptableMigratedRevision(ext, [migrated(), { ...migrated({ revision: 2 }), metadata: { name: 'ext-2' } }], bundle)).toBeUndefined();
   });
 });

@@ -15,6 +15,7 @@ import {
   GroupVersion,
   LifecycleStateArchived,
   MigratedFromRevisionSecretsKey,
+  MigratedFromSubscriptionKey,
   ObjectDataSecretType,
   OwnerKindKey,
   OwnerNameKey,
@@ -170,6 +171,32 @@ export function revisionMetadata(c: ClusterObjectSet): RevisionMetadata {
   };
 }
 
+/**
+ * Whether an extension's only revision is one the OLM v0→v1 migration made that it takes over as its revision 1
+ * (upstream operator-controller #2936): revision 1, annotated migrated-from-subscription, Succeeded, controlled by
+ * nothing else, and recording the very bundle the extension resolved to — package, bundle name, version, image
+ * reference and release (absent on both sides counts as equal). Anything else follows the normal path (a new
+ * revision when the objects differ).
+ */
+export function adoptableMigratedRevision(ext: ClusterExtension, revisions: readonly ClusterObjectSet[], bundle: BundleRef): ClusterObjectSet | undefined {
+  if (revisions.length !== 1) return undefined;
+  const c = revisions[0]!;
+  const a = c.metadata.annotations ?? {};
+  if (revisionNumber(c) !== 1 || a[MigratedFromSubscriptionKey] === undefined || c.spec?.lifecycleState === LifecycleStateArchived) return undefined;
+  if (!isTrue(c.status?.conditions, ClusterObjectSetTypeSucceeded)) return undefined;
+  const controller = c.metadata.ownerReferences?.find((r) => r.controller === true);
+  if (controller && controller.uid !== ext.metadata.uid) return undefined;
+  const recorded = bundleFromAnnotations(a);
+  if (!recorded) return undefined;
+  const same =
+    recorded.package === bundle.package &&
+    recorded.name === bundle.name &&
+    recorded.version === bundle.version &&
+    recorded.image === bundle.image &&
+    (recorded.release ?? '') === (bundle.release ?? '');
+  return same ? c : undefined;
+}
+
 /** upstream's BoxcutterRevisionStatesGetter: the newest non-archived revision that succeeded, and the others. */
 export function revisionStates(revisions: readonly ClusterObjectSet[]): RevisionStates {
   let installed: RevisionMetadata | undefined;
@@ -247,6 +274,11 @@ export class ExtensionObjectSets {
     const existing = await this.list(extension, signal);
     const desired = desiredRevision(ext, bundle, objects);
     const digest = createHash('sha256').update(goJSONValue([desired.metadata, desired.spec], true)).digest('base64');
+    const migrated = adoptableMigratedRevision(ext, existing, bundle);
+    if (migrated) {
+      await this.#adopt(ext, migrated, signal);
+      return;
+    }
     const current = existing.at(-1);
     if (current) {
       const seen = this.#current.get(extUid);
@@ -276,6 +308,27 @@ export class ExtensionObjectSets {
     await this.#collectGarbage(existing, signal);
     const created = await this.#create(this.#named(desired, `${extension}-${n}`, n, extension), signal);
     this.#current.set(extUid, { cos: created.metadata.uid ?? '', generation: created.metadata.generation ?? 0, digest, secretsOwned: true });
+  }
+
+  /**
+   * A migrated revision 1 becomes the extension's own: the extension is made its controller owner (so it goes with
+   * the extension); its spec, and so its objects, are left as they are. Nothing is written once the owner is set.
+   */
+  async #adopt(ext: ClusterExtension, cos: ClusterObjectSet, signal?: AbortSignal): Promise<void> {
+    const uid = ext.metadata.uid ?? '';
+    if (cos.metadata.ownerReferences?.some((r) => r.controller === true && r.uid === uid)) return;
+    const extension = ext.metadata.name ?? '';
+    const refs = [
+      ...(cos.metadata.ownerReferences ?? []),
+      { apiVersion: GroupVersion, kind: ClusterExtensionKind, name: extension, uid, blockOwnerDeletion: true, controller: true },
+    ];
+    try {
+      // The resourceVersion makes the write conditional: an owner set meanwhile is not overwritten (409, pass re-run).
+      await this.#client.patch({ ...COS, name: cos.metadata.name! }, 'merge', { metadata: { resourceVersion: cos.metadata.resourceVersion, ownerReferences: refs } }, signal ? { signal } : {});
+    } catch (err) {
+      throw new Error(`adopting migrated revision ${cos.metadata.name}: ${(err as Error).message}`, { cause: err });
+    }
+    this.#log.info('adopted the revision migrated from a Subscription', { clusterExtension: extension, revision: cos.metadata.name });
   }
 
   #named(desired: ClusterObjectSet, name: string, n: number, extension: string): { cos: ClusterObjectSet; secrets: Secret[] } {
