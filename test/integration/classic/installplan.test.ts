@@ -876,3 +876,119 @@ describe('objects the API server refuses', () => {
     }
   });
 });
+
+describe('every step kind refused by the API server', () => {
+  it('reaches status as upstream words it, around the API server’s message naming the kind, the name and the field', async () => {
+    const s = suffix();
+    const rbac = 'rbac.authorization.k8s.io/v1';
+    const badRef = { apiGroup: 'rbac.authorization.k8s.io', kind: 'Nope', name: 'x' };
+    interface Case {
+      readonly what: string;
+      readonly obj: Manifest;
+      readonly stepKind?: string;
+      /** The collection the object is created in (`<ns>` replaced). */
+      readonly path: string;
+      /** Upstream's text before the API server's message. */
+      readonly prefix: string;
+      /** The field the API server names. */
+      readonly field: string;
+    }
+    const cases: Case[] = [
+      {
+        what: 'ClusterServiceVersion',
+        obj: { apiVersion: ops.V1alpha1, kind: ops.ClusterServiceVersionKind, metadata: { name: `badcsv.v1.${s}` }, spec: { displayName: 'x' } },
+        path: TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, undefined, '<ns>'),
+        prefix: `error creating csv badcsv.v1.${s}: `,
+        field: 'spec.install',
+      },
+      {
+        what: 'Subscription',
+        obj: { apiVersion: ops.V1alpha1, kind: ops.SubscriptionKind, metadata: { name: 'badsub' }, spec: { channel: 'stable' } },
+        path: TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, '<ns>'),
+        prefix: 'error creating subscription badsub: ',
+        field: 'spec.name',
+      },
+      {
+        what: 'ServiceAccount',
+        obj: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'Bad_SA' } },
+        path: '/api/v1/namespaces/<ns>/serviceaccounts',
+        prefix: 'error creating service account: Bad_SA: ',
+        field: 'metadata.name',
+      },
+      {
+        what: 'Role',
+        obj: { apiVersion: rbac, kind: 'Role', metadata: { name: 'badrole' }, rules: [{ apiGroups: [''], resources: ['pods'] }] },
+        path: '/apis/rbac.authorization.k8s.io/v1/namespaces/<ns>/roles',
+        prefix: 'error creating role badrole: ',
+        field: 'rules[0].verbs',
+      },
+      {
+        what: 'RoleBinding',
+        obj: { apiVersion: rbac, kind: 'RoleBinding', metadata: { name: 'badrb' }, roleRef: badRef, subjects: [] },
+        path: '/apis/rbac.authorization.k8s.io/v1/namespaces/<ns>/rolebindings',
+        prefix: 'error creating rolebinding badrb: ',
+        field: 'roleRef.kind',
+      },
+      {
+        what: 'ClusterRole',
+        obj: { apiVersion: rbac, kind: 'ClusterRole', metadata: { name: `ip-badcr-${s}` }, rules: [{ apiGroups: [''], resources: ['pods'] }] },
+        path: '/apis/rbac.authorization.k8s.io/v1/clusterroles',
+        prefix: `error creating clusterrole ip-badcr-${s}: `,
+        field: 'rules[0].verbs',
+      },
+      {
+        what: 'ClusterRoleBinding',
+        obj: { apiVersion: rbac, kind: 'ClusterRoleBinding', metadata: { name: `ip-badcrb-${s}` }, roleRef: badRef, subjects: [] },
+        path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+        prefix: `error creating clusterrolebinding ip-badcrb-${s}: `,
+        field: 'roleRef.kind',
+      },
+      {
+        what: 'BundleSecret',
+        obj: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'badtls' }, type: 'kubernetes.io/tls', stringData: { x: 'y' } },
+        stepKind: 'BundleSecret',
+        path: '/api/v1/namespaces/<ns>/secrets',
+        prefix: 'error updating secret: badtls: ',
+        field: 'data[tls.crt]',
+      },
+      {
+        what: 'CustomResourceDefinition',
+        obj: (() => {
+          const c = crd(`badcrd${s}.olm.test`, 'Bad', [{ name: 'v1', storage: true }]);
+          c.metadata.name = `wrong.badcrd${s}.olm.test`;
+          return c;
+        })(),
+        path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+        prefix: '',
+        field: 'metadata.name',
+      },
+      {
+        what: 'PriorityClass (a generic supported kind)',
+        obj: { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: `ip-badpc-${s}` }, value: 2_000_000_000 },
+        path: '/apis/scheduling.k8s.io/v1/priorityclasses',
+        prefix: `error creating unstructured object ip-badpc-${s}: `,
+        field: 'value',
+      },
+    ];
+    await Promise.all(
+      cases.map(async (c) => {
+        const ns = await namespace('ip-bad-kind');
+        await operatorGroup(ns);
+        const direct = await dryRunRefusal(c.path.replace('<ns>', ns), { ...c.obj, metadata: { ...c.obj.metadata, ...(c.path.includes('<ns>') && { namespace: ns }) } });
+        expect(direct.status, `${c.what}: ${direct.message}`).toBe(422);
+        expect(direct.message, c.what).toContain(`"${c.obj.metadata.name}" is invalid: `);
+        expect(direct.message, c.what).toContain(`${c.field}: `);
+        const isCsv = c.obj.kind === ops.ClusterServiceVersionKind;
+        const csvName = isCsv ? c.obj.metadata.name : `good.v1.${suffix()}`;
+        const steps = isCsv ? [step(csvName, c.obj)] : [step(csvName, csv(csvName)), step(csvName, c.obj, c.stepKind)];
+        const watch = await watchPlans(ns);
+        try {
+          const name = await createPlan(ns, { csvNames: [csvName], steps });
+          await failedAfterWindow(ns, name, `${c.prefix}${direct.message}`, watch, isCsv ? ['Unknown'] : ['Created', 'Unknown']);
+        } finally {
+          watch.stop();
+        }
+      }),
+    );
+  }, 240_000);
+});
