@@ -288,6 +288,35 @@ describe('semantically invalid objects: the status says what is wrong in one lin
     expect((await kube().request('GET', `/apis/apps/v1/namespaces/${ns}/deployments/sneaky`)).status).toBe(404);
   });
 
+  it('InstallPlan with a step manifest that is not JSON: Failed with upstream’s parse error, in one line', async () => {
+    const ns = await namespaces.create('sem-ip-json');
+    await operatorGroup(ns);
+    const created = await kube().must<ops.InstallPlan>(
+      kube().request('POST', TestKube.path(ops.V1alpha1, ops.InstallPlanResource, undefined, ns), {
+        apiVersion: ops.V1alpha1,
+        kind: ops.InstallPlanKind,
+        metadata: { name: 'garbled', namespace: ns },
+        spec: { approval: 'Automatic', approved: true, clusterServiceVersionNames: ['x.v1'], generation: 1 },
+      }),
+    );
+    await kube().must(
+      kube().request('PUT', `${TestKube.path(ops.V1alpha1, ops.InstallPlanResource, 'garbled', ns)}/status`, {
+        ...created,
+        status: {
+          phase: ops.InstallPlanPhaseInstalling,
+          catalogSources: [],
+          plan: [{ resolving: 'x.v1', status: ops.StepStatusUnknown, resource: { sourceName: 'good', sourceNamespace: globalNs, group: '', version: 'v1', kind: 'ConfigMap', name: 'cm', manifest: '{not json\n' } }],
+        },
+      }),
+    );
+    const ip = await until('Failed', get<ops.InstallPlan>(ops.V1alpha1, ops.InstallPlanResource, ns, 'garbled'), (p) => p.status?.phase === ops.InstallPlanPhaseFailed);
+    // upstream's YAMLOrJSONDecoder reads a document starting with { as JSON: Go's json.Decoder error
+    const why = "error parsing step manifest: cm: invalid character 'n' looking for beginning of object key string";
+    expect(ip.status?.message).toBe(why);
+    expect(ip.status?.conditions?.find((c) => c.type === 'Installed')).toMatchObject({ status: 'False', reason: ops.InstallPlanReasonComponentFailed, message: why });
+    oneLine(ip.status?.message);
+  });
+
   it('OperatorCondition for a CSV that does not exist: handled as upstream does (spec.conditions copied to status), nothing else touched', async () => {
     const ns = await namespaces.create('sem-oc');
     await kube().must(
