@@ -20,6 +20,8 @@ const namespaces = testNamespaces();
 let olm: OlmClassicProcess | undefined;
 let globalNs: string;
 let bundle: TestBundle;
+/** A bundle whose extra Service manifest has an invalid port. */
+let badService: TestBundle;
 /** Where the operator was installed before any bad input, and what it looked like then. */
 let installedNs: string;
 let before: Installed;
@@ -73,7 +75,14 @@ beforeAll(async () => {
   await installClassicCRDs(kube());
   globalNs = await namespaces.create('bad-olm');
   bundle = await pushTestBundle(registry(), { packageName: 'bad-input-op', version: '1.0.0' });
-  const image = await pushCatalogImage(registry(), 'classic-bad-input/catalog:v1', { files: catalogFiles('bad-input-op', [{ bundle }]) });
+  badService = await pushTestBundle(registry(), {
+    packageName: 'bad-service-op',
+    version: '1.0.0',
+    extraManifests: { 'service.yaml': { apiVersion: 'v1', kind: 'Service', metadata: { name: 'bad-port' }, spec: { ports: [{ port: 70000, targetPort: 8080 }], selector: { app: 'x' } } } },
+  });
+  const image = await pushCatalogImage(registry(), 'classic-bad-input/catalog:v1', {
+    files: { ...catalogFiles('bad-input-op', [{ bundle }]), ...catalogFiles('bad-service-op', [{ bundle: badService }]) },
+  });
   await createImageCatalogSource(globalNs, 'good', image.digestRef);
   olm = await startOlmClassicProcess({ globalNamespace: globalNs, args: ['--install-plan-retry-timeout=3s'] });
 
@@ -315,6 +324,26 @@ describe('semantically invalid objects: the status says what is wrong in one lin
     expect(ip.status?.message).toBe(why);
     expect(ip.status?.conditions?.find((c) => c.type === 'Installed')).toMatchObject({ status: 'False', reason: ops.InstallPlanReasonComponentFailed, message: why });
     oneLine(ip.status?.message);
+  });
+
+  it('a bundle with a Service the API server refuses (port 70000): its InstallPlan Fails with the API server’s message', async () => {
+    const ns = await namespaces.create('sem-bundle');
+    await operatorGroup(ns);
+    await kube().must(
+      kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns), {
+        apiVersion: ops.V1alpha1,
+        kind: ops.SubscriptionKind,
+        metadata: { name: 'svc', namespace: ns },
+        spec: { source: 'good', sourceNamespace: globalNs, name: 'bad-service-op', channel: 'stable' },
+      }),
+    );
+    const sub = await until('a plan', get<ops.Subscription>(ops.V1alpha1, ops.SubscriptionResource, ns, 'svc'), (x) => x.status?.installPlanRef !== undefined);
+    const ip = await until('the plan Failed', get<ops.InstallPlan>(ops.V1alpha1, ops.InstallPlanResource, ns, sub.status!.installPlanRef!.name!), (p) => p.status?.phase === ops.InstallPlanPhaseFailed);
+    const why = 'error updating service: bad-port: Service "bad-port" is invalid: spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive';
+    expect(ip.status?.message).toBe(why);
+    expect(ip.status?.conditions?.find((c) => c.type === 'Installed')).toMatchObject({ status: 'False', reason: ops.InstallPlanReasonComponentFailed, message: why });
+    expect(ip.status?.plan?.find((st) => st.resource.kind === 'Service')?.status).toBe(ops.StepStatusUnknown);
+    expect((await kube().request('GET', `/api/v1/namespaces/${ns}/services/bad-port`)).status).toBe(404);
   });
 
   it('OperatorCondition for a CSV that does not exist: handled as upstream does (spec.conditions copied to status), nothing else touched', async () => {
