@@ -243,6 +243,16 @@ describe('semantically invalid objects: the status says what is wrong in one lin
     oneLine(c.message);
   });
 
+  it('OperatorGroup with an unparsable selector (beside its targetNamespaces): never synced, as upstream; the error logged in one line', async () => {
+    const ns = await namespaces.create('sem-og-sel');
+    await operatorGroup(ns, { targetNamespaces: [ns], selector: { matchExpressions: [{ key: 'team', operator: 'Bogus' as never, values: ['x'] }] } });
+    // upstream returns the selector's error from the group's sync and writes no status: the error is in the log
+    const line = await until('the group’s sync error logged', async () => olm!.logs.find((l) => l.includes(`"key":"${ns}/og"`) && l.includes('is not a valid label selector operator')), (l) => l !== undefined, 60_000);
+    expect(line).toContain('\\"Bogus\\" is not a valid label selector operator');
+    const og = await get<ops.OperatorGroup>(ops.V1, ops.OperatorGroupResource, ns, 'og')();
+    expect(og.status?.namespaces).toBeUndefined();
+  });
+
   it('ClusterServiceVersion with an install strategy upstream does not know: Failed/InvalidInstallStrategy', async () => {
     const ns = await namespaces.create('sem-csv');
     await operatorGroup(ns);
