@@ -10,6 +10,8 @@ import { startBinary } from './process.ts';
 export interface OlmClassicProcess {
   /** Every line it printed (stdout and stderr), for failure messages. */
   readonly logs: string[];
+  /** Whether the process is still running (has not exited or been killed). */
+  alive(): boolean;
   stop(): Promise<void>;
 }
 
@@ -30,6 +32,7 @@ export async function startOlmClassicProcess(o: { globalNamespace: string; args?
   ]);
   return {
     logs,
+    alive: () => p.child.exitCode === null && p.child.signalCode === null,
     async stop() {
       await p.stop();
       await rm(cacheDir, { recursive: true, force: true });

@@ -4,19 +4,47 @@
 // bundles in process and writes every manifest inline, so such a reference is refused with a clear error.
 import yaml from 'js-yaml';
 import type { Step } from '../../../api/operators/index.ts';
+import { GoJSONSyntaxError, goJSONParse } from '../../shared/gocompat/index.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The manifest as an object; throws when it is neither JSON nor YAML of one object. */
+/**
+ * The manifest as an object. A document that starts with `{` is JSON, refused with Go's json.Unmarshal texts (what
+ * upstream's ExecutePlan runs on the built-in kinds' manifests, e.g. `invalid character 'n' looking for beginning of
+ * object key string`); anything else is read as YAML (upstream's YAMLOrJSONDecoder, for CRDs and other kinds), refused
+ * as `error converting YAML to JSON: yaml: line N: <reason>`. Every error is one line: it ends in a plan's status.
+ */
 export function decodeManifest(manifest: string): Record<string, unknown> {
   let parsed: unknown;
-  try {
-    parsed = JSON.parse(manifest);
-  } catch {
-    parsed = yaml.load(manifest);
+  if (/^[ \t\r\n]*\{/.test(manifest)) {
+    try {
+      parsed = JSON.parse(manifest);
+    } catch (err) {
+      throw new Error(goJSONError(manifest) ?? oneLine(err instanceof Error ? err.message : String(err)), { cause: err });
+    }
+  } else {
+    try {
+      parsed = yaml.load(manifest);
+    } catch (err) {
+      const e = err as { reason?: string; mark?: { line?: number } };
+      const where = e.mark?.line !== undefined ? `line ${e.mark.line + 1}: ` : '';
+      throw new Error(`error converting YAML to JSON: yaml: ${where}${oneLine(e.reason ?? (err instanceof Error ? err.message : String(err)))}`, { cause: err });
+    }
   }
-  if (!isObject(parsed)) throw new Error(`manifest is not an object: ${manifest.slice(0, 80)}`);
+  if (!isObject(parsed)) throw new Error(`manifest is not an object: ${oneLine(manifest.slice(0, 80))}`);
   return parsed;
+}
+
+const oneLine = (s: string): string => s.replace(/\s*\n\s*/g, ' ').trim();
+
+/** Go's json.Unmarshal error for a document JSON.parse refused (undefined when Go's scanner would accept it). */
+function goJSONError(text: string): string | undefined {
+  try {
+    goJSONParse(text);
+  } catch (err) {
+    return err instanceof GoJSONSyntaxError ? err.message : undefined;
+  }
+  return undefined;
 }
 
 /** upstream's refForStep: the manifest names an unpacked-bundle ConfigMap instead of holding the object. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { LabelSelector } from '../../../api/meta/v1.ts';
 import type { OperatorGroup } from '../../../api/operators/index.ts';
 import {
   aggregationLabel,
@@ -59,6 +60,11 @@ describe('namespace sets', () => {
     expect(targetNamespaces(og('g', 'ns', undefined, undefined, { selector: {} }), nss)).toEqual(['']);
     expect(targetNamespaces(og('g', 'ns'), nss)).toEqual(['']);
     expect(() => targetNamespaces(og('g', 'ns', undefined, undefined, { targetNamespaces: ['a', ''] }), nss)).toThrow('TargetNamespaces cannot contain NamespaceAll: [a ]');
+    // upstream parses the selector first: an unparsable one fails the group even when it lists its targets
+    // an operator the type does not allow, as a user can write it (the CRD schema takes any string)
+    const bad = { matchExpressions: [{ key: 'a', operator: 'Bogus', values: ['x'] }] } as unknown as LabelSelector;
+    expect(() => targetNamespaces(og('g', 'ns', undefined, undefined, { targetNamespaces: ['a'], selector: bad }), nss)).toThrow('"Bogus" is not a valid label selector operator');
+    expect(() => targetNamespaces(og('g', 'ns', undefined, undefined, { selector: bad }), nss)).toThrow('"Bogus" is not a valid label selector operator');
   });
 });
 

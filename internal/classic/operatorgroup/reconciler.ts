@@ -48,12 +48,13 @@ export const ROLE_SUFFIXES = ['admin', 'edit', 'view'] as const;
 
 /** The namespaces a group targets (upstream's getOperatorGroupTargets), sorted; `[""]` for all. */
 export function targetNamespaces(og: OperatorGroup, namespaces: readonly KubeObject[]): string[] {
+  // As upstream, the selector is parsed first: an unparsable one fails the group even when it lists its targets.
+  const selector = labelSelectorAsSelector(og.spec?.selector);
   const listed = og.spec?.targetNamespaces ?? [];
   if (listed.length > 0) {
     if (listed.includes('')) throw new Error(`TargetNamespaces cannot contain NamespaceAll: [${listed.join(' ')}]`);
     return [...new Set(listed)].sort();
   }
-  const selector = labelSelectorAsSelector(og.spec?.selector);
   if (!og.spec?.selector || selector.empty) return [''];
   return namespaces
     .filter((ns) => selector.matches(ns.metadata.labels))

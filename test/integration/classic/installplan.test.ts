@@ -678,3 +678,317 @@ describe('CR validation matches the API server', () => {
     }
   });
 });
+
+// ---- refusals by the API server ----------------------------------------------------------------------------
+// Every object a plan creates that the API server refuses ends in the plan's status with upstream's texts and the
+// API server's own message. Forbidden (RBAC, quota) is retried for ever, anything else Fails after the window; in
+// neither case does a refusal that will not change by itself hot-loop: passes back off in the rate-limited queue
+// (upstream's AddRateLimited plus its 5 s requeue) and the status is written only when it changes.
+
+/** Failed passes of `key` so far: each is one line of the controller's error handling with the key's requeue count. */
+const failedPasses = (key: string): number => logs.filter((l) => l['controller'] === 'installplan' && l['key'] === key && typeof l['requeues'] === 'number').length;
+
+/** The API server's answer to a dry-run create of `obj` in `ns`, as `kind`'s collection path says. */
+async function dryRunRefusal(path: string, obj: Manifest): Promise<{ status: number; reason: string; message: string }> {
+  const r = await kube().request<{ reason: string; message: string }>('POST', `${path}?dryRun=All`, obj);
+  return { status: r.status, reason: r.body.reason, message: r.body.message };
+}
+
+/**
+ * A plan refused with Forbidden: once the retrying message is written, `passes` more failed passes run with a
+ * growing rate-limiter count and not one status write (the plan's resourceVersion stays); the plan stays Installing.
+ */
+async function retriedWithoutWrites(ns: string, name: string, message: string, passes = 6): Promise<ops.InstallPlan> {
+  const key = `${ns}/${name}`;
+  const retrying = await waitForPlan(ns, name, 'the retrying message', (p) => p.status?.message === `retrying execution due to error: ${message}`, 30_000);
+  expect(phase(retrying)).toBe(ops.InstallPlanPhaseInstalling);
+  // the controller's cache has our write: passes from here on start from the status just read
+  await waitFor('the controller’s cache holds the retrying status', async () => parts.installPlans.get(key)?.metadata.resourceVersion === retrying.metadata.resourceVersion, { timeoutMs: 30_000, intervalMs: 20 });
+  const start = failedPasses(key);
+  await waitFor(`${passes} more failed passes of ${key}`, async () => failedPasses(key) >= start + passes, { timeoutMs: 120_000, intervalMs: 50 });
+  expect(parts.controller.queue.numRequeues(key)).toBeGreaterThanOrEqual(passes);
+  const after = await getPlan(ns, name);
+  expect(after.metadata.resourceVersion).toBe(retrying.metadata.resourceVersion);
+  expect(phase(after)).toBe(ops.InstallPlanPhaseInstalling);
+  return after;
+}
+
+/**
+ * A plan refused with anything but Forbidden: retried with the message while the window lasts (written once),
+ * then Failed/InstallComponentFailed with `message`, and never synced again.
+ */
+async function failedAfterWindow(ns: string, name: string, message: string, watch: { seen: ops.InstallPlan[] }, doneSteps: string[]): Promise<void> {
+  const key = `${ns}/${name}`;
+  const failed = await waitForPlan(ns, name, 'Failed', (p) => phase(p) === ops.InstallPlanPhaseFailed, 60_000);
+  expect(failed.status?.message).toBe(message);
+  expect(installed(failed)).toMatchObject({ status: 'False', reason: ops.InstallPlanReasonComponentFailed, message });
+  expect(failed.status?.plan?.map((p) => p.status)).toEqual(doneSteps);
+  await waitFor('the Failed plan in the watch', async () => watch.seen.some((p) => p.metadata.resourceVersion === failed.metadata.resourceVersion));
+  // every status the controller wrote: the refusal once while retrying (whatever the number of passes), then
+  // Failed; before it only transient errors of a cluster under load (storage re-initializing, throttling)
+  const written = watch.seen.filter((p) => p.metadata.name === name && p.status?.startTime !== undefined).map((p) => `${phase(p)}: ${p.status?.message}`);
+  const first = written.indexOf(`Installing: retrying execution due to error: ${message}`);
+  expect(first, written.join('\n')).toBeGreaterThanOrEqual(0);
+  expect(written.slice(first)).toEqual([`Installing: retrying execution due to error: ${message}`, `Failed: ${message}`]);
+  expect(written.slice(0, first).every((w) => w.startsWith('Installing: retrying execution due to error: '))).toBe(true);
+  expect(failedPasses(key)).toBeGreaterThanOrEqual(1);
+  // Failed is final: the pass still scheduled by the last Installing one (upstream's 5 s requeue) runs and finds
+  // nothing to do; afterwards nothing is queued and the plan is as it was
+  const q = parts.controller.queue;
+  await waitFor('no pass of the Failed plan queued or scheduled', async () => parts.installPlans.get(key)?.metadata.resourceVersion === failed.metadata.resourceVersion && !q.has(key) && q.dueIn(key) === undefined, { timeoutMs: 30_000, intervalMs: 50 });
+  expect((await getPlan(ns, name)).metadata.resourceVersion).toBe(failed.metadata.resourceVersion);
+}
+
+describe('objects the API server refuses', () => {
+  it('invalid spec (a Service with port 70000): upstream’s message around the API server’s, retried once-written, then Failed', async () => {
+    const ns = await namespace('ip-bad-svc');
+    await operatorGroup(ns);
+    const csvName = `badsvc.v1.${suffix()}`;
+    const svc: Manifest = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'bad-svc' }, spec: { ports: [{ port: 70000, targetPort: 8080 }], selector: { app: 'x' } } };
+    const direct = await dryRunRefusal(`/api/v1/namespaces/${ns}/services`, svc);
+    expect(direct).toEqual({
+      status: 422,
+      reason: 'Invalid',
+      message: 'Service "bad-svc" is invalid: spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive',
+    });
+    const watch = await watchPlans(ns);
+    try {
+      const name = await createPlan(ns, { csvNames: [csvName], steps: [step(csvName, csv(csvName)), step(csvName, svc)] });
+      await failedAfterWindow(ns, name, `error updating service: bad-svc: ${direct.message}`, watch, ['Created', 'Unknown']);
+    } finally {
+      watch.stop();
+    }
+    expect(await get(`/api/v1/namespaces/${ns}/services/bad-svc`)).toBeUndefined();
+  });
+
+  it('forbidden (the OperatorGroup’s service account may not create ClusterRoles): retried for ever without a status write per pass', async () => {
+    const ns = await namespace('ip-bad-rbac');
+    await kube().must(kube().request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'installer' } }));
+    await kube().must(
+      kube().request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'installer' },
+        rules: [{ apiGroups: ['operators.coreos.com'], resources: ['clusterserviceversions'], verbs: ['*'] }],
+      }),
+    );
+    await kube().must(
+      kube().request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: 'installer' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'installer' },
+        subjects: [{ kind: 'ServiceAccount', name: 'installer', namespace: ns }],
+      }),
+    );
+    await operatorGroup(ns, { serviceAccountName: 'installer', synced: true });
+    const s = suffix();
+    const csvName = `badrbac.v1.${s}`;
+    const crName = `ip-bad-rbac-${s}`;
+    clusterObjects.push(`/apis/rbac.authorization.k8s.io/v1/clusterroles/${crName}`);
+    const name = await createPlan(ns, {
+      csvNames: [csvName],
+      steps: [step(csvName, csv(csvName)), step(csvName, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: crName }, rules: [] })],
+    });
+    const message =
+      `error creating clusterrole ${crName}: clusterroles.rbac.authorization.k8s.io is forbidden: ` +
+      `User "system:serviceaccount:${ns}:installer" cannot create resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope`;
+    const after = await retriedWithoutWrites(ns, name, message);
+    expect(after.status?.plan?.map((p) => p.status)).toEqual(['Created', 'Unknown']);
+    expect(installed(after)?.reason).not.toBe(ops.InstallPlanReasonComponentFailed);
+    expect(await get(`/apis/rbac.authorization.k8s.io/v1/clusterroles/${crName}`)).toBeUndefined();
+  });
+
+  it('quota exceeded (count/secrets: 0): Forbidden, retried for ever with the API server’s quota message, no status write per pass', async () => {
+    const ns = await namespace('ip-bad-quota');
+    await operatorGroup(ns);
+    await kube().must(
+      kube().request('POST', `/api/v1/namespaces/${ns}/resourcequotas`, { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'no-secrets' }, spec: { hard: { 'count/secrets': '0' } } }),
+    );
+    const secret: Manifest = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bundle-secret' }, stringData: { k: 'v' } };
+    // the quota is enforced once the quota controller has computed its usage
+    let direct = { status: 0, reason: '', message: '' };
+    await waitFor('the quota enforced', async () => {
+      direct = await dryRunRefusal(`/api/v1/namespaces/${ns}/secrets`, secret);
+      return direct.message.includes('exceeded quota');
+    });
+    expect(direct).toEqual({
+      status: 403,
+      reason: 'Forbidden',
+      message: 'secrets "bundle-secret" is forbidden: exceeded quota: no-secrets, requested: count/secrets=1, used: count/secrets=0, limited: count/secrets=0',
+    });
+    const csvName = `badquota.v1.${suffix()}`;
+    const name = await createPlan(ns, { csvNames: [csvName], steps: [step(csvName, csv(csvName)), step(csvName, secret, 'BundleSecret')] });
+    const after = await retriedWithoutWrites(ns, name, `error updating secret: bundle-secret: ${direct.message}`);
+    expect(after.status?.plan?.map((p) => p.status)).toEqual(['Created', 'Unknown']);
+  });
+
+  it('webhook denial (a ValidatingAdmissionPolicy denying the plan’s ConfigMap): the policy’s message in status, then Failed', async () => {
+    const ns = await namespace('ip-bad-vap');
+    await operatorGroup(ns);
+    const policy = `ip-deny-${suffix()}`;
+    clusterObjects.push(
+      `/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/${policy}`,
+      `/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/${policy}`,
+    );
+    await kube().must(
+      kube().request('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name: policy },
+        spec: {
+          failurePolicy: 'Fail',
+          matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['configmaps'] }] },
+          validations: [{ expression: "!object.metadata.name.startsWith('denied')", message: 'ConfigMaps named denied* are not allowed here' }],
+        },
+      }),
+    );
+    await kube().must(
+      kube().request('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings', {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicyBinding',
+        metadata: { name: policy },
+        spec: {
+          policyName: policy,
+          validationActions: ['Deny'],
+          matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } } },
+        },
+      }),
+    );
+    const cm: Manifest = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'denied-config' }, data: { a: 'b' } };
+    let direct = { status: 0, reason: '', message: '' };
+    await waitFor('the policy enforced', async () => {
+      direct = await dryRunRefusal(`/api/v1/namespaces/${ns}/configmaps`, cm);
+      return direct.status !== 201;
+    });
+    expect(direct).toEqual({
+      status: 422,
+      reason: 'Invalid',
+      message: `configmaps "denied-config" is forbidden: ValidatingAdmissionPolicy '${policy}' with binding '${policy}' denied request: ConfigMaps named denied* are not allowed here`,
+    });
+    const csvName = `badvap.v1.${suffix()}`;
+    const watch = await watchPlans(ns);
+    try {
+      const name = await createPlan(ns, { csvNames: [csvName], steps: [step(csvName, csv(csvName)), step(csvName, cm)] });
+      await failedAfterWindow(ns, name, `error updating configmap: denied-config: ${direct.message}`, watch, ['Created', 'Unknown']);
+    } finally {
+      watch.stop();
+    }
+  });
+});
+
+describe('every step kind refused by the API server', () => {
+  it('reaches status as upstream words it, around the API server’s message naming the kind, the name and the field', async () => {
+    const s = suffix();
+    const rbac = 'rbac.authorization.k8s.io/v1';
+    const badRef = { apiGroup: 'rbac.authorization.k8s.io', kind: 'Nope', name: 'x' };
+    interface Case {
+      readonly what: string;
+      readonly obj: Manifest;
+      readonly stepKind?: string;
+      /** The collection the object is created in (`<ns>` replaced). */
+      readonly path: string;
+      /** Upstream's text before the API server's message. */
+      readonly prefix: string;
+      /** The field the API server names. */
+      readonly field: string;
+    }
+    const cases: Case[] = [
+      {
+        what: 'ClusterServiceVersion',
+        obj: { apiVersion: ops.V1alpha1, kind: ops.ClusterServiceVersionKind, metadata: { name: `badcsv.v1.${s}` }, spec: { displayName: 'x' } },
+        path: TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, undefined, '<ns>'),
+        prefix: `error creating csv badcsv.v1.${s}: `,
+        field: 'spec.install',
+      },
+      {
+        what: 'Subscription',
+        obj: { apiVersion: ops.V1alpha1, kind: ops.SubscriptionKind, metadata: { name: 'badsub' }, spec: { channel: 'stable' } },
+        path: TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, '<ns>'),
+        prefix: 'error creating subscription badsub: ',
+        field: 'spec.name',
+      },
+      {
+        what: 'ServiceAccount',
+        obj: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'Bad_SA' } },
+        path: '/api/v1/namespaces/<ns>/serviceaccounts',
+        prefix: 'error creating service account: Bad_SA: ',
+        field: 'metadata.name',
+      },
+      {
+        what: 'Role',
+        obj: { apiVersion: rbac, kind: 'Role', metadata: { name: 'badrole' }, rules: [{ apiGroups: [''], resources: ['pods'] }] },
+        path: '/apis/rbac.authorization.k8s.io/v1/namespaces/<ns>/roles',
+        prefix: 'error creating role badrole: ',
+        field: 'rules[0].verbs',
+      },
+      {
+        what: 'RoleBinding',
+        obj: { apiVersion: rbac, kind: 'RoleBinding', metadata: { name: 'badrb' }, roleRef: badRef, subjects: [] },
+        path: '/apis/rbac.authorization.k8s.io/v1/namespaces/<ns>/rolebindings',
+        prefix: 'error creating rolebinding badrb: ',
+        field: 'roleRef.kind',
+      },
+      {
+        what: 'ClusterRole',
+        obj: { apiVersion: rbac, kind: 'ClusterRole', metadata: { name: `ip-badcr-${s}` }, rules: [{ apiGroups: [''], resources: ['pods'] }] },
+        path: '/apis/rbac.authorization.k8s.io/v1/clusterroles',
+        prefix: `error creating clusterrole ip-badcr-${s}: `,
+        field: 'rules[0].verbs',
+      },
+      {
+        what: 'ClusterRoleBinding',
+        obj: { apiVersion: rbac, kind: 'ClusterRoleBinding', metadata: { name: `ip-badcrb-${s}` }, roleRef: badRef, subjects: [] },
+        path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+        prefix: `error creating clusterrolebinding ip-badcrb-${s}: `,
+        field: 'roleRef.kind',
+      },
+      {
+        what: 'BundleSecret',
+        obj: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'badtls' }, type: 'kubernetes.io/tls', stringData: { x: 'y' } },
+        stepKind: 'BundleSecret',
+        path: '/api/v1/namespaces/<ns>/secrets',
+        prefix: 'error updating secret: badtls: ',
+        field: 'data[tls.crt]',
+      },
+      {
+        what: 'CustomResourceDefinition',
+        obj: (() => {
+          const c = crd(`badcrd${s}.olm.test`, 'Bad', [{ name: 'v1', storage: true }]);
+          c.metadata.name = `wrong.badcrd${s}.olm.test`;
+          return c;
+        })(),
+        path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+        prefix: '',
+        field: 'metadata.name',
+      },
+      {
+        what: 'PriorityClass (a generic supported kind)',
+        obj: { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: `ip-badpc-${s}` }, value: 2_000_000_000 },
+        path: '/apis/scheduling.k8s.io/v1/priorityclasses',
+        prefix: `error creating unstructured object ip-badpc-${s}: `,
+        field: 'value',
+      },
+    ];
+    await Promise.all(
+      cases.map(async (c) => {
+        const ns = await namespace('ip-bad-kind');
+        await operatorGroup(ns);
+        const direct = await dryRunRefusal(c.path.replace('<ns>', ns), { ...c.obj, metadata: { ...c.obj.metadata, ...(c.path.includes('<ns>') && { namespace: ns }) } });
+        expect(direct.status, `${c.what}: ${direct.message}`).toBe(422);
+        expect(direct.message, c.what).toContain(`"${c.obj.metadata.name}" is invalid: `);
+        expect(direct.message, c.what).toContain(`${c.field}: `);
+        const isCsv = c.obj.kind === ops.ClusterServiceVersionKind;
+        const csvName = isCsv ? c.obj.metadata.name : `good.v1.${suffix()}`;
+        const steps = isCsv ? [step(csvName, c.obj)] : [step(csvName, csv(csvName)), step(csvName, c.obj, c.stepKind)];
+        const watch = await watchPlans(ns);
+        try {
+          const name = await createPlan(ns, { csvNames: [csvName], steps });
+          await failedAfterWindow(ns, name, `${c.prefix}${direct.message}`, watch, isCsv ? ['Unknown'] : ['Created', 'Unknown']);
+        } finally {
+          watch.stop();
+        }
+      }),
+    );
+  }, 240_000);
+});
