@@ -136,7 +136,7 @@ async function ensureTenantRBAC(p: CopyPorts, operatorNamespace: string, targetN
 /** Roles and RoleBindings of the operator lifted to ClusterRoles and ClusterRoleBindings (a group of every namespace). */
 async function ensureSingletonRBAC(p: CopyPorts, operatorNamespace: string, csv: ClusterServiceVersion, signal: AbortSignal): Promise<void> {
   const roles = p.caches.roles.byIndex(NAMESPACE_INDEX, operatorNamespace).filter((r) => ownedByCSVLabels(r, csv));
-  // Routine: the operator's Roles are created by its InstallPlan and reach the cache a moment later.
+  // Routine: the operator's Roles and RoleBindings are created by its InstallPlan and reach the cache a moment later.
   if (roles.length === 0) throw routine(new Error('no owned roles found'), 'OwnedRolesNotCachedYet');
   for (const r of roles) {
     if (p.caches.clusterRoles.get(r.metadata.name ?? '')) continue;
@@ -146,7 +146,7 @@ async function ensureSingletonRBAC(p: CopyPorts, operatorNamespace: string, csv:
     );
   }
   const bindings = p.caches.roleBindings.byIndex(NAMESPACE_INDEX, operatorNamespace).filter((b) => ownedByCSVLabels(b, csv));
-  if (bindings.length === 0) throw new Error('no owned rolebindings found');
+  if (bindings.length === 0) throw routine(new Error('no owned rolebindings found'), 'OwnedRoleBindingsNotCachedYet');
   for (const b of bindings) {
     if (p.caches.clusterRoleBindings.get(b.metadata.name ?? '')) continue;
     await p.client.create(
