@@ -9,7 +9,7 @@
 // Target: back within max(64 MiB, 25 %) of the baseline within 60 s. Each sample is the lowest of
 // the 5 one-second samples before it (memory.ts idleRss). BENCH_RELEASE_BASE=<checkout> runs that
 // checkout's catalogd first (e.g. main, for a before/after in one run).
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +39,7 @@ interface Condition {
 
 /** One catalogd process of checkout `root` with `args`; its pid, base URL and a stop. */
 async function catalogd(root: string, info: ControlPlaneInfo, registryHost: string, dir: string, args: string[]) {
+  await mkdir(dir, { recursive: true });
   const port = await freePort();
   const health = await freePort();
   const proc = startProcess(
