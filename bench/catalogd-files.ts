@@ -31,7 +31,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const mib = (n: number): number => Number((n / 1048576).toFixed(1));
 
 /** One gzip'd tar layer: `configs/tiny/f<i>.json`, each `{"schema":"bench.tiny","name":"n<i>"}`. */
-function tinyFilesLayer(n: number): Buffer {
+export function tinyFilesLayer(n: number): Buffer {
   const parts: Buffer[] = [tarHeader({ path: 'configs/', type: 'dir' }, 0), tarHeader({ path: 'configs/tiny/', type: 'dir' }, 0)];
   for (let i = 0; i < n; i++) {
     const body = Buffer.from(`{"schema":"bench.tiny","name":"n${i}"}\n`);

@@ -9,6 +9,7 @@ import { benchCatalogUnpack } from './catalog-unpack.ts';
 import { benchCliStartup } from './cli-startup.ts';
 import { benchCatalogdFiles } from './catalogd-files.ts';
 import { benchCatalogdPeer } from './catalogd-peer.ts';
+import { benchCatalogdRelease } from './catalogd-release.ts';
 import { benchClassicCSV } from './classic-csv.ts';
 import { benchContentClient } from './content-client.ts';
 import { benchControlPlane, type Figure } from './control-plane.ts';
@@ -33,6 +34,7 @@ const benches: Record<string, () => Promise<Figure[]>> = {
   'catalog-unpack': benchCatalogUnpack,
   'catalogd-files': benchCatalogdFiles,
   'catalogd-peer': benchCatalogdPeer,
+  'catalogd-release': benchCatalogdRelease,
   'resolve-v1': benchResolveV1,
   'resolve-classic': benchResolveClassic,
   'classic-subscriptions': benchClassicSubscriptions,

@@ -4,10 +4,11 @@
 // it; every change to what is served (commit, delete, garbage collection) runs one at a time,
 // so a commit can never race a delete or a collection of the same catalog.
 import { DNS1123_SUBDOMAIN } from '../../shared/gocompat/index.ts';
-import { readdir, rm } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   CachingImagePuller,
+  forceRemove,
   type PulledImage,
   type RegistryClient,
   type UnpackLimits,
@@ -96,7 +97,7 @@ export function createCatalogContent(options: CatalogContentOptions): CatalogCon
     const puller = pullerFor(name);
     await puller.gc([]);
     pullers.delete(name);
-    await rm(join(unpackDir, name), { recursive: true, force: true });
+    await forceRemove(join(unpackDir, name));
   };
 
   return {
@@ -138,7 +139,7 @@ export function createCatalogContent(options: CatalogContentOptions): CatalogCon
           if (live.has(name)) continue;
           try {
             if (DNS1123_SUBDOMAIN.test(name)) await dropImageCache(name);
-            else await rm(join(unpackDir, name), { recursive: true, force: true });
+            else await forceRemove(join(unpackDir, name)); // bounded: a stray tree may be an unpack's size
             removed.push(`unpack/${name}`);
           } catch (err) {
             options.logger?.warn('could not remove an orphaned image cache', { dir: join(unpackDir, name), err });

@@ -336,5 +336,8 @@ export function withGraphQLSchemas(store: CatalogStore, queries: CatalogQueries)
       for (const name of gone) queries.forget(name);
       return gone;
     },
+    onChange(listener) {
+      return store.onChange?.(listener) ?? (() => undefined);
+    },
   };
 }

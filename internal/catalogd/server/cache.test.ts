@@ -26,4 +26,15 @@ describe('answerCache', () => {
     expect(roomy.get('huge')).toBeUndefined();
     expect(roomy.bytes).toBe(0);
   });
+
+  it('drops the entries a predicate picks, and lists what it holds', () => {
+    const c = answerCache(100);
+    c.set('/catalogs/a/1', Buffer.from('aa'));
+    c.set('/catalogs/b/1', Buffer.from('bbb'));
+    c.set('/catalogs/a/2', Buffer.from('a'));
+    c.deleteWhere((key) => key.startsWith('/catalogs/a/'));
+    expect([...c.values()].map((v) => v.toString())).toEqual(['bbb']);
+    expect(c.bytes).toBe(3);
+    expect(c.get('/catalogs/a/1')).toBeUndefined();
+  });
 });

@@ -8,6 +8,10 @@ export interface AnswerCache<V extends { readonly length: number } = Buffer> {
   get(key: string): V | undefined;
   /** Keeps `value` unless it alone exceeds the budget; evicts the least recently used. */
   set(key: string, value: V): void;
+  /** The values held, least recently used first. */
+  values(): IterableIterator<V>;
+  /** Drops every entry `pred` picks. */
+  deleteWhere(pred: (key: string, value: V) => boolean): void;
   /** Bytes held. */
   readonly bytes: number;
 }
@@ -38,6 +42,14 @@ export function answerCache<V extends { readonly length: number } = Buffer>(maxB
       bytes += value.length;
       for (const [k, v] of entries) {
         if (bytes <= maxBytes) break;
+        entries.delete(k);
+        bytes -= v.length;
+      }
+    },
+    values: () => entries.values(),
+    deleteWhere(pred) {
+      for (const [k, v] of entries) {
+        if (!pred(k, v)) continue;
         entries.delete(k);
         bytes -= v.length;
       }

@@ -3,7 +3,7 @@
 // an independent filter of catalog.jsonl's lines; metrics, access log, timeouts, TLS reload.
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -310,6 +310,32 @@ describe('/api/v1/metas', () => {
     const after = await get(path);
     expect(after.body.toString()).toBe(linesWhere(await readFile(next.jsonlPath), (m) => m.schema === 'olm.package'));
     expect(after.body.equals(before.body)).toBe(false);
+  });
+
+  // Issue 32: an answer keeps the StoredCatalog it was read from (its index too); a deleted catalog's
+  // answers used to stay until newer ones pushed them out of the cache.
+  it('a deleted or replaced catalog keeps nothing in the answer cache', async () => {
+    await store.store('goes', D1, join(tmp, 'fbc'));
+    const path = '/catalogs/goes/api/v1/metas?schema=olm.package';
+    expect((await get(path)).status).toBe(200);
+    expect((await get(`${path}&name=op-00001`)).status).toBe(200);
+    expect(server.cachedAnswerBytes('goes')).toBeGreaterThan(0);
+    await store.delete('goes');
+    expect(server.cachedAnswerBytes('goes')).toBe(0);
+    expect((await get(path)).status).toBe(404);
+
+    await store.store('swapped', D1, join(tmp, 'fbc'));
+    expect((await get('/catalogs/swapped/api/v1/metas?schema=olm.package')).status).toBe(200);
+    expect(server.cachedAnswerBytes('swapped')).toBeGreaterThan(0);
+    await store.store('swapped', D2, join(tmp, 'fbc-big'));
+    expect(server.cachedAnswerBytes('swapped')).toBe(0);
+
+    await store.store('collected', D1, join(tmp, 'fbc'));
+    expect((await get('/catalogs/collected/api/v1/metas?schema=olm.package')).status).toBe(200);
+    expect(server.cachedAnswerBytes('collected')).toBeGreaterThan(0);
+    const keep = new Set((await readdir(join(tmp, 'catalogs'))).filter((n) => n !== 'collected'));
+    await store.garbageCollect(keep);
+    expect(server.cachedAnswerBytes('collected')).toBe(0);
   });
 
   it('a cached answer (repeated GET) is the first one: headers, bytes, gzip, preconditions and HEAD', async () => {

@@ -36,7 +36,8 @@ export const DEFAULT_METAS_CACHE_BYTES = 32 << 20;
 export const GZIP_MIN_SIZE = 1400;
 
 export interface CatalogServerOptions {
-  readonly store: Pick<CatalogStore, 'get'>;
+  /** Read per request; when it has `onChange`, a catalog's cached answers go as soon as its content is replaced or removed. */
+  readonly store: Pick<CatalogStore, 'get' | 'onChange'>;
   readonly logger?: Logger;
   /** Where the request histogram is registered (the process's metrics registry). */
   readonly registry?: Registry;
@@ -69,6 +70,8 @@ export interface CatalogServer {
   close(): Promise<void>;
   /** A ManagerParts runnable: after listen(), serves until `signal` aborts, then closes. */
   readonly runnable: (signal: AbortSignal) => Promise<void>;
+  /** Bytes of cached metas answers (of `catalog`, when given). */
+  cachedAnswerBytes(catalog?: string): number;
 }
 
 /** gzhttp's DefaultContentTypeFilter: not audio/video, nothing already compressed. */
@@ -193,6 +196,7 @@ class CatalogHttpServer implements CatalogServer {
   #certs: CertWatcher | undefined;
   #url: string | undefined;
   #closing: Promise<void> | undefined;
+  #unsubscribe: (() => void) | undefined;
 
   constructor(options: CatalogServerOptions) {
     this.#options = options;
@@ -205,6 +209,11 @@ class CatalogHttpServer implements CatalogServer {
       ...(options.graphql && { graphql: options.graphql }),
       ...(options.metasCacheBytes !== 0 && { cache: answerCache<CachedMetas>(options.metasCacheBytes ?? DEFAULT_METAS_CACHE_BYTES) }),
     };
+    // A deleted or replaced catalog's answers (and the StoredCatalog, index included, that each keeps) go at once,
+    // not when newer answers push them out of the cache (issue 32).
+    const { cache } = this.#handlerOptions;
+    const { store } = options;
+    if (cache && store.onChange) this.#unsubscribe = store.onChange((name) => cache.deleteWhere((_, v) => v.catalog === name && store.get(name) !== v.stored));
     this.#readTimeout = options.readTimeoutMs ?? 5000;
     this.#writeTimeout = options.writeTimeoutMs ?? 5 * 60_000;
     this.#shutdownTimeout = options.shutdownTimeoutMs ?? 30_000;
@@ -240,8 +249,18 @@ class CatalogHttpServer implements CatalogServer {
     return { port: bound.port, url };
   }
 
+  cachedAnswerBytes(catalog?: string): number {
+    const cache = this.#handlerOptions.cache;
+    if (!cache) return 0;
+    if (catalog === undefined) return cache.bytes;
+    let bytes = 0;
+    for (const v of cache.values()) if (v.catalog === catalog) bytes += v.length;
+    return bytes;
+  }
+
   close(): Promise<void> {
     this.#closing ??= (async () => {
+      this.#unsubscribe?.();
       this.#certs?.stop();
       if (!this.#server) return;
       const s = this.#server;

@@ -60,6 +60,7 @@ export class LocalDirStore implements CatalogStore {
   readonly root: string;
   readonly #log: Logger;
   readonly #current = new Map<string, StoredCatalog>();
+  readonly #listeners = new Set<(name: string) => void>();
   /** Temp dirs of stores in progress: garbage collection leaves them alone. */
   readonly #inflight = new Set<string>();
   readonly #locks = new Map<string, Promise<unknown>>();
@@ -96,14 +97,14 @@ export class LocalDirStore implements CatalogStore {
       if (current?.digest === digest && (await isFile(current.jsonlPath))) return current;
       const existing = await readEntry(target, name, digest);
       if (existing) {
-        this.#current.set(name, existing);
+        this.#swap(name, existing);
         await this.#removeOthers(name, target);
         this.#log.info('serving stored catalog content', { catalog: name, digest });
         return existing;
       }
       const started = performance.now();
       const stored = await this.#write(name, digest, fbcDir, target, signal);
-      this.#current.set(name, stored);
+      this.#swap(name, stored);
       await this.#removeOthers(name, target);
       this.#log.info('stored catalog content', {
         catalog: name,
@@ -127,7 +128,7 @@ export class LocalDirStore implements CatalogStore {
     if (!isCatalogName(name)) return; // nothing can be stored under such a name
     await this.load();
     await this.#locked(name, async () => {
-      this.#current.delete(name);
+      this.#swap(name, undefined);
       await rm(join(this.root, name), { recursive: true, force: true });
     });
   }
@@ -143,7 +144,7 @@ export class LocalDirStore implements CatalogStore {
         removed.push(entry);
       } else if (!keep.has(entry)) {
         await this.#locked(entry, async () => {
-          this.#current.delete(entry);
+          this.#swap(entry, undefined);
           await rm(path, { recursive: true, force: true });
         });
         removed.push(entry);
@@ -151,6 +152,26 @@ export class LocalDirStore implements CatalogStore {
     }
     if (removed.length) this.#log.info('removed stored catalog content', { removed });
     return removed;
+  }
+
+  onChange(listener: (name: string) => void): () => void {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  }
+
+  /** Makes `stored` (or nothing) the current content of `name`, and tells the listeners when that changed it. */
+  #swap(name: string, stored: StoredCatalog | undefined): void {
+    const old = this.#current.get(name);
+    if (stored) this.#current.set(name, stored);
+    else this.#current.delete(name);
+    if (old === undefined || old === stored) return;
+    for (const listener of this.#listeners) {
+      try {
+        listener(name);
+      } catch (err) {
+        this.#log.warn('a content change listener failed', { catalog: name, err });
+      }
+    }
   }
 
   /** Runs `fn` after every earlier operation on `name`. */

@@ -39,4 +39,10 @@ export interface CatalogStore {
   delete(name: string): Promise<void>;
   /** Removes every stored catalog whose name is not in `keep`, and stray temp dirs; returns what went. */
   garbageCollect(keep: ReadonlySet<string>): Promise<string[]>;
+  /**
+   * Calls `listener` with a catalog's name once its current content was replaced or removed (a store of
+   * another digest, a delete, a collection), so that readers drop what they keep of the old content
+   * (the server's cached answers); returns the unsubscribe. Optional: a store without it is polled by `get`.
+   */
+  onChange?(listener: (name: string) => void): () => void;
 }

@@ -1,0 +1,189 @@
+// catalogd's memory once a big catalog's content goes (issue 32): the real catalogd binary
+// (cmd/catalogd/main.ts as a child process) against a real kube-apiserver and registry, two runs:
+//  - delete: catalogd started with --max-catalog-files above BENCH_RELEASE_FILES (default 200,000);
+//    RSS idle (baseline), a ClusterCatalog of that many tiny files (bench/catalogd-files.ts's image)
+//    to Serving with /api/v1/all and metas queries served (peak, VmHWM), then the ClusterCatalog
+//    deleted (until it is gone): RSS 5, 30, 60 and 90 s later;
+//  - refuse: catalogd with its default file limit (100,000); baseline, then a ClusterCatalog of
+//    100,001 files until Progressing says the limit refused it: peak, and RSS 5, 30 and 60 s later.
+// Target: back within max(64 MiB, 25 %) of the baseline within 60 s. Each sample is the lowest of
+// the 5 one-second samples before it (memory.ts idleRss). BENCH_RELEASE_BASE=<checkout> runs that
+// checkout's catalogd first (e.g. main, for a before/after in one run).
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import { ControlPlane, type ControlPlaneInfo } from '../test/support/control-plane.ts';
+import { installCrds, yamlFiles } from '../test/support/crds.ts';
+import { CATALOG_LABEL, MEDIA, pushImage } from '../test/support/images.ts';
+import { TestKube } from '../test/support/kube.ts';
+import { freePort, waitFor } from '../test/support/net.ts';
+import { startProcess, stopProcess } from '../test/support/process.ts';
+import { Registry } from '../test/support/registry.ts';
+import { tinyFilesLayer } from './catalogd-files.ts';
+import type { Figure } from './control-plane.ts';
+import { idleRss, procMemory, rssSampler } from './memory.ts';
+
+const FILES = Number(process.env.BENCH_RELEASE_FILES ?? 200_000);
+const DEFAULT_LIMIT = 100_000;
+const here = fileURLToPath(new URL('..', import.meta.url));
+const mib = (n: number): number => Number((n / 1048576).toFixed(1));
+
+interface Condition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+}
+
+/** One catalogd process of checkout `root` with `args`; its pid, base URL and a stop. */
+async function catalogd(root: string, info: ControlPlaneInfo, registryHost: string, dir: string, args: string[]) {
+  await mkdir(dir, { recursive: true });
+  const port = await freePort();
+  const health = await freePort();
+  const proc = startProcess(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(root, 'cmd/catalogd/main.ts'),
+      `--kubeconfig=${info.kubeconfigPath}`,
+      `--catalogs-server-addr=127.0.0.1:${port}`,
+      `--external-address=127.0.0.1:${port}`,
+      `--cache-dir=${join(dir, 'cache')}`,
+      `--insecure-registries=${registryHost}`,
+      `--health-probe-bind-address=127.0.0.1:${health}`,
+      '--metrics-bind-address=0',
+      '--log-level=error',
+      ...args,
+    ],
+    join(dir, 'catalogd.log'),
+  );
+  await waitFor('catalogd ready', async () => {
+    const res = await request(`http://127.0.0.1:${health}/readyz`).catch(() => undefined);
+    await res?.body.dump();
+    return res?.statusCode === 200;
+  }, { timeoutMs: 120_000, intervalMs: 200 });
+  return { proc, pid: proc.pid, base: `http://127.0.0.1:${port}` };
+}
+
+async function conditions(kube: TestKube, name: string): Promise<Condition[] | undefined> {
+  const c = await kube.request<{ status?: { conditions?: Condition[] } }>('GET', `/apis/olm.operatorframework.io/v1/clustercatalogs/${name}`);
+  return c.status === 404 ? undefined : (c.body.status?.conditions ?? []);
+}
+
+async function create(kube: TestKube, name: string, ref: string): Promise<void> {
+  await kube.must(
+    kube.request('POST', '/apis/olm.operatorframework.io/v1/clustercatalogs', {
+      apiVersion: 'olm.operatorframework.io/v1',
+      kind: 'ClusterCatalog',
+      metadata: { name },
+      spec: { source: { type: 'Image', image: { ref } } },
+    }),
+  );
+}
+
+async function download(url: string): Promise<number> {
+  const res = await request(url);
+  let bytes = 0;
+  for await (const chunk of res.body) bytes += (chunk as Buffer).length;
+  if (res.statusCode !== 200) throw new Error(`${url}: HTTP ${res.statusCode}`);
+  return bytes;
+}
+
+/** Both runs with one checkout's catalogd; figures labelled `label`. */
+async function run(label: string, root: string, info: ControlPlaneInfo, kube: TestKube, registryHost: string, big: string, refused: string): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  const dir = await mkdtemp(join(tmpdir(), 'bench-catalogd-release-'));
+  try {
+    // delete
+    let cd = await catalogd(root, info, registryHost, join(dir, 'a'), [`--max-catalog-files=${FILES + 10}`]);
+    try {
+      const baseline = (await idleRss(cd.pid, 10)).last;
+      const sampler = rssSampler(cd.pid);
+      const t0 = performance.now();
+      await create(kube, 'big', big);
+      await waitFor('big Serving', async () => {
+        const cs = await conditions(kube, 'big');
+        const p = cs?.find((x) => x.type === 'Progressing');
+        if (p?.status === 'False') throw new Error(`big: ${p.message ?? ''}`);
+        return cs?.some((x) => x.type === 'Serving' && x.status === 'True') ?? false;
+      }, { timeoutMs: 900_000, intervalMs: 250 });
+      const servingMs = performance.now() - t0;
+      await download(`${cd.base}/catalogs/big/api/v1/all`);
+      await download(`${cd.base}/catalogs/big/api/v1/metas?schema=bench.tiny`);
+      await download(`${cd.base}/catalogs/big/api/v1/metas?name=n12345`);
+      await download(`${cd.base}/catalogs/big/api/v1/metas?name=n12345`);
+      const serving = (await procMemory(cd.pid)).rss;
+      await kube.must(kube.request('DELETE', '/apis/olm.operatorframework.io/v1/clustercatalogs/big'));
+      await waitFor('big gone', async () => (await conditions(kube, 'big')) === undefined, { timeoutMs: 600_000, intervalMs: 250 });
+      const after = await idleRss(cd.pid, 90);
+      const peak = Math.max(sampler.stop(), (await procMemory(cd.pid)).hwm);
+      const limit = baseline + Math.max(64 * 1048576, baseline / 4);
+      figures.push(
+        { name: `${label}: delete — RSS baseline (idle)`, value: mib(baseline), unit: 'MiB' },
+        { name: `${label}: delete — time to Serving, ${FILES} files`, value: Math.round(servingMs / 1000), unit: 's' },
+        { name: `${label}: delete — RSS serving (after /all, metas)`, value: mib(serving), unit: 'MiB' },
+        { name: `${label}: delete — peak RSS (VmHWM)`, value: mib(peak), unit: 'MiB' },
+        ...[5, 30, 60, 90].map((s) => ({ name: `${label}: delete — RSS ${s} s after the catalog is gone`, value: mib(after.at(s)), unit: 'MiB' })),
+        { name: `${label}: delete — within max(64 MiB, 25 %) of baseline at 60 s`, value: after.at(60) <= limit ? 1 : 0, unit: 'yes', note: `limit ${mib(limit)} MiB` },
+      );
+    } finally {
+      await stopProcess(cd.proc);
+    }
+
+    // refuse
+    cd = await catalogd(root, info, registryHost, join(dir, 'b'), []);
+    try {
+      const baseline = (await idleRss(cd.pid, 10)).last;
+      const sampler = rssSampler(cd.pid);
+      await create(kube, 'refused', refused);
+      let message = '';
+      await waitFor('refused by the file limit', async () => {
+        const p = (await conditions(kube, 'refused'))?.find((x) => x.type === 'Progressing');
+        message = p?.message ?? '';
+        return /max-catalog-files/.test(message);
+      }, { timeoutMs: 600_000, intervalMs: 250 });
+      await kube.must(kube.request('DELETE', '/apis/olm.operatorframework.io/v1/clustercatalogs/refused'));
+      await waitFor('refused gone', async () => (await conditions(kube, 'refused')) === undefined, { timeoutMs: 600_000, intervalMs: 250 });
+      const after = await idleRss(cd.pid, 60);
+      const peak = Math.max(sampler.stop(), (await procMemory(cd.pid)).hwm);
+      const limit = baseline + Math.max(64 * 1048576, baseline / 4);
+      figures.push(
+        { name: `${label}: refuse — RSS baseline (idle)`, value: mib(baseline), unit: 'MiB' },
+        { name: `${label}: refuse — peak RSS (VmHWM)`, value: mib(peak), unit: 'MiB', note: message.slice(0, 120) },
+        ...[5, 30, 60].map((s) => ({ name: `${label}: refuse — RSS ${s} s after the refusal`, value: mib(after.at(s)), unit: 'MiB' })),
+        { name: `${label}: refuse — within max(64 MiB, 25 %) of baseline at 60 s`, value: after.at(60) <= limit ? 1 : 0, unit: 'yes', note: `limit ${mib(limit)} MiB` },
+      );
+    } finally {
+      await stopProcess(cd.proc);
+    }
+    return figures;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function benchCatalogdRelease(): Promise<Figure[]> {
+  const cp = new ControlPlane();
+  const reg = new Registry();
+  try {
+    const [info, regInfo] = await Promise.all([cp.start(), reg.start()]);
+    const kube = new TestKube(info);
+    await installCrds(kube, await yamlFiles(fileURLToPath(new URL('../config/crd/bases', import.meta.url))));
+    const image = async (name: string, files: number): Promise<string> =>
+      (await pushImage(regInfo, name, { labels: { [CATALOG_LABEL]: '/configs' }, layers: [{ blob: tinyFilesLayer(files), mediaType: MEDIA.ociLayerGzip }] })).ref;
+    const big = await image('bench/release-big:v1', FILES);
+    const refused = await image('bench/release-refused:v1', DEFAULT_LIMIT + 1);
+    const figures: Figure[] = [];
+    const base = process.env.BENCH_RELEASE_BASE;
+    if (base) figures.push(...(await run('before', base, info, kube, regInfo.host, big, refused)));
+    figures.push(...(await run(base ? 'after' : 'catalogd', here, info, kube, regInfo.host, big, refused)));
+    figures.push({ name: 'upstream catalogd', value: 0, unit: '', note: 'not run here (catalogd-peer builds it; a delete/refuse run of it is left out, issue 32)' });
+    return figures;
+  } finally {
+    await reg.stop();
+    await cp.stop();
+  }
+}
