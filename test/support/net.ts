@@ -62,6 +62,32 @@ export async function waitFor(
   }
 }
 
+/**
+ * Reads until `ok` holds and resolves that read. On timeout the error names the last read (its JSON, cut to
+ * `lastChars`) and what `context` says (e.g. a process's last log lines).
+ */
+export async function waitForValue<T>(
+  what: string,
+  read: () => Promise<T>,
+  ok: (v: T) => boolean,
+  { timeoutMs = 120_000, lastChars = 2000, context }: { timeoutMs?: number; lastChars?: number; context?: () => string } = {},
+): Promise<T> {
+  let last: T | undefined;
+  try {
+    await waitFor(
+      what,
+      async () => {
+        last = await read();
+        return ok(last);
+      },
+      { timeoutMs },
+    );
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; last: ${JSON.stringify(last)?.slice(0, lastChars)}${context ? `; ${context()}` : ''}`, { cause: err });
+  }
+  return last!;
+}
+
 /** True when a process with this pid exists. */
 export function processAlive(pid: number): boolean {
   try {

@@ -12,7 +12,7 @@ import { installClassicCRDs } from '../../support/crds.ts';
 import { adminKube, registry, testNamespaces } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
 import { TestKube } from '../../support/kube.ts';
-import { waitFor } from '../../support/net.ts';
+import { waitForValue } from '../../support/net.ts';
 import { startOlmClassicProcess, type OlmClassicProcess } from '../../support/olm-classic-process.ts';
 
 const kube = (): TestKube => adminKube();
@@ -48,22 +48,8 @@ async function installed(): Promise<Installed> {
   };
 }
 
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 120_000): Promise<T> {
-  let last: T | undefined;
-  try {
-    await waitFor(
-      what,
-      async () => {
-        last = await read();
-        return ok(last);
-      },
-      { timeoutMs },
-    );
-  } catch (err) {
-    throw new Error(`${(err as Error).message}; last: ${JSON.stringify(last)?.slice(0, 2000)}; olm-classic said: ${olm?.logs.slice(-20).join('\n') ?? ''}`, { cause: err });
-  }
-  return last!;
-}
+const until = <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 120_000): Promise<T> =>
+  waitForValue(what, read, ok, { timeoutMs, lastChars: 2000, context: () => `olm-classic said: ${olm?.logs.slice(-20).join('\n') ?? ''}` });
 
 const get = <T>(apiVersion: string, resource: string, ns: string, name: string) => (): Promise<T> => kube().must<T>(kube().request('GET', TestKube.path(apiVersion, resource, name, ns)));
 

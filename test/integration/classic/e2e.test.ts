@@ -12,7 +12,7 @@ import { adminKube, registry, testNamespaces } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
 import { createImageCatalogSource } from '../../support/classic-olm.ts';
 import { TestKube } from '../../support/kube.ts';
-import { waitFor } from '../../support/net.ts';
+import { waitForValue } from '../../support/net.ts';
 import { startOlmClassicProcess, type OlmClassicProcess } from '../../support/olm-classic-process.ts';
 import { waitForCondition } from '../openshift/demo.ts';
 
@@ -71,22 +71,8 @@ async function subscribe(ns: string, spec: Partial<ops.SubscriptionSpec>, pkg = 
   );
 }
 const get = <T>(apiVersion: string, resource: string, ns: string, name: string): Promise<T> => kube().must<T>(kube().request('GET', TestKube.path(apiVersion, resource, name, ns)));
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 120_000): Promise<T> {
-  let last: T | undefined;
-  try {
-    await waitFor(
-      what,
-      async () => {
-        last = await read();
-        return ok(last);
-      },
-      { timeoutMs },
-    );
-  } catch (err) {
-    throw new Error(`${(err as Error).message}; last: ${JSON.stringify(last)?.slice(0, 2000)}; olm-classic said: ${olmClassic?.logs.slice(-20).join('\n') ?? ''}`, { cause: err });
-  }
-  return last!;
-}
+const until = <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 120_000): Promise<T> =>
+  waitForValue(what, read, ok, { timeoutMs, lastChars: 2000, context: () => `olm-classic said: ${olmClassic?.logs.slice(-20).join('\n') ?? ''}` });
 const csvOf = (ns: string, name: string) => () => get<ops.ClusterServiceVersion>(ops.V1alpha1, ops.ClusterServiceVersionResource, ns, name).catch(() => undefined);
 const subOf = (ns: string) => () => get<ops.Subscription>(ops.V1alpha1, ops.SubscriptionResource, ns, 'op');
 

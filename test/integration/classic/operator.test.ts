@@ -11,7 +11,7 @@ import { installClassicCRDs } from '../../support/crds.ts';
 import { adminKube, registry, testNamespaces } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
 import { TestKube } from '../../support/kube.ts';
-import { waitFor } from '../../support/net.ts';
+import { waitForValue } from '../../support/net.ts';
 import { startOlmClassicProcess, type OlmClassicProcess } from '../../support/olm-classic-process.ts';
 
 const kube = (): TestKube => adminKube();
@@ -34,22 +34,8 @@ afterAll(async () => {
   await olmClassic?.stop();
 });
 
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 180_000): Promise<T> {
-  let last: T | undefined;
-  try {
-    await waitFor(
-      what,
-      async () => {
-        last = await read();
-        return ok(last);
-      },
-      { timeoutMs },
-    );
-  } catch (err) {
-    throw new Error(`${(err as Error).message}; last: ${JSON.stringify(last)?.slice(0, 3000)}; olm-classic said: ${olmClassic?.logs.slice(-20).join('\n') ?? ''}`, { cause: err });
-  }
-  return last!;
-}
+const until = <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 180_000): Promise<T> =>
+  waitForValue(what, read, ok, { timeoutMs, lastChars: 3000, context: () => `olm-classic said: ${olmClassic?.logs.slice(-20).join('\n') ?? ''}` });
 
 const operatorOf = (name: string) => async (): Promise<ops.Operator | undefined> => {
   const r = await kube().request<ops.Operator>('GET', TestKube.path(ops.V1, ops.OperatorResource, name));
