@@ -25,6 +25,7 @@ import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 import { registerPackageServer, unregisterPackageServer } from '../../support/package-server.ts';
 import { binaries } from '../../support/binaries.ts';
+import { runCaptured } from '../../../internal/cli/index.ts';
 
 const demoCatalog = fileURLToPath(new URL('../../../demo/catalog', import.meta.url));
 const API = '/apis/packages.operators.coreos.com/v1';
@@ -421,5 +422,50 @@ describe('watch (ours: upstream’s package server has none) through the API ser
       child.kill();
       await kube().request('DELETE', csPath('kubectl-watched'));
     }
+  });
+});
+
+// Last: it removes the APIService.
+describe('kubectl olm search --classic / list-available --classic', () => {
+  const cli = (argv: string[], env: Record<string, string> = {}): ReturnType<typeof runCaptured> =>
+    runCaptured(argv, { env: { KUBECONFIG: controlPlane().kubeconfigPath, ...env } });
+  const rows = (text: string): string[][] => text.trim().split('\n').map((l) => l.trim().split(/\s{2,}/));
+
+  it('read from the PackageManifests the package server serves (no image is pulled: no insecure registry needed)', async () => {
+    const search = await cli(['search', '--classic', 'demo', '-n', ns]);
+    expect(search.stderr).toBe('');
+    expect(search.code).toBe(0);
+    expect(rows(search.stdout)).toEqual([
+      ['PACKAGE', 'CATALOG', 'PROVIDER', 'CHANNELS', 'LATEST'],
+      ['demo-operator', 'demo', 'OLM demo', 'stable (default), candidate', '0.4.0'],
+      ['demo-operator', `${global}/global-demo`, 'OLM demo', 'stable (default), candidate', '0.4.0'],
+    ]);
+    const avail = await cli(['list-available', '--classic', 'demo-operator', '-n', ns, '--catalog', 'demo']);
+    expect(avail.code).toBe(0);
+    expect(rows(avail.stdout).slice(0, 4)).toEqual([
+      ['CATALOG', 'CHANNEL', 'VERSION', 'CSV', 'NOTES'],
+      ['demo', 'stable (default)', '0.3.0', 'demo-operator.v0.3.0', 'head'],
+      ['demo', 'stable (default)', '0.2.0', 'demo-operator.v0.2.0', 'deprecated'],
+      ['demo', 'stable (default)', '0.1.0', 'demo-operator.v0.1.0'],
+    ]);
+    expect(avail.stdout).toMatch(/\nDeprecations:\n {2}bundle demo-operator\.v0\.2\.0 \(catalog demo\): /);
+    const json = await cli(['list-available', '--classic', 'demo-operator', '-n', ns, '-o', 'json']);
+    const parsed = JSON.parse(json.stdout) as { packages: { catalog: string; catalogNamespace: string; channels: { name: string; head: string }[] }[] };
+    expect(parsed.packages.map((p) => [p.catalogNamespace, p.catalog, p.channels[0]?.head])).toEqual([
+      [ns, 'demo', 'demo-operator.v0.3.0'],
+      [global, 'global-demo', 'demo-operator.v0.3.0'],
+    ]);
+    const missing = await cli(['list-available', '--classic', 'absent', '-n', ns]);
+    expect(missing).toMatchObject({ code: 1, stderr: `package "absent" was not found in the CatalogSources of namespace "${ns}"\n` });
+  });
+
+  it('without the API served: the same, computed from the CatalogSources’ images', async () => {
+    const first = await cli(['search', '--classic', '-n', ns, '-o', 'json']);
+    await unregisterPackageServer(kube());
+    await waitFor('packages.operators.coreos.com gone from discovery', async () => (await kube().request('GET', API)).status === 404);
+    const without = await cli(['search', '--classic', '-n', ns, '--global-namespace', global, '-o', 'json'], { OLM_INSECURE_REGISTRIES: registry().host });
+    expect(without.stderr).toBe('');
+    expect(without.code).toBe(0);
+    expect(JSON.parse(without.stdout)).toEqual(JSON.parse(first.stdout));
   });
 });
