@@ -19,6 +19,7 @@ import { benchInformer } from './informer.ts';
 import { benchMakeRun } from './make-run.ts';
 import { benchObjectSetRuntime } from './objectset-runtime.ts';
 import { benchOperatorController } from './operator-controller.ts';
+import { benchPackageServer } from './package-server.ts';
 import { benchResolveClassic } from './resolve-classic.ts';
 import { benchResolveV1 } from './resolve-v1.ts';
 import { benchWorkqueue } from './workqueue.ts';
@@ -39,6 +40,7 @@ const benches: Record<string, () => Promise<Figure[]>> = {
   'resolve-classic': benchResolveClassic,
   'classic-subscriptions': benchClassicSubscriptions,
   'classic-install': benchClassicInstall,
+  'package-server': benchPackageServer,
   'content-client': benchContentClient,
   'operator-controller': benchOperatorController,
   'objectset-runtime': benchObjectSetRuntime,

@@ -194,12 +194,14 @@ export const searchCommand: CliCommand = {
     '      --catalog <name>               search only this ClusterCatalog',
     '      --timeout <duration>           give up reading catalog content after this long (default 5m)',
     '  -o, --output table|json|yaml|name  json/yaml: every package with its channels, versions and deprecations; name: package names',
+    '      --classic                      OLM classic: the CatalogSources of -n instead; see search --classic --help',
     ...CONNECTION_USAGE,
     '',
     'Examples:',
     '  kubectl olm search demo',
     '  kubectl olm search --catalog olm-demo -o json | jq -r \'.packages[].package\'',
   ].join('\n'),
+  classic: async () => (await import('./classic/search.ts')).searchClassicCommand,
   async run(args, io) {
     const { values, positionals: pos } = parseFlags(args, SEARCH_OPTIONS);
     if (pos.length > 1) throw new CliUsageError(`expected at most one search text, got ${pos.length}: quote text with spaces`);
@@ -247,12 +249,14 @@ export const listAvailableCommand: CliCommand = {
     '      --catalog <name>             only this ClusterCatalog',
     '      --timeout <duration>         give up reading catalog content after this long (default 5m)',
     '  -o, --output table|json|yaml     json/yaml: the package in each catalog as data',
+    '      --classic                    OLM classic: the CatalogSources of -n instead; see list-available --classic --help',
     ...CONNECTION_USAGE,
     '',
     'Examples:',
     '  kubectl olm list-available demo-operator',
     '  kubectl olm list-available demo-operator -o json | jq -r \'.packages[].channels[] | .name + ": " + .bundles[0].version\'',
   ].join('\n'),
+  classic: async () => (await import('./classic/search.ts')).listAvailableClassicCommand,
   async run(args, io) {
     const { values, positionals: pos } = parseFlags(args, SEARCH_OPTIONS);
     if (pos.length === 0) return searchCommand.run(args, io);

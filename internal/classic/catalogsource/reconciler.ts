@@ -66,6 +66,11 @@ interface SourcePass {
 /** What the reconciler keeps per CatalogSource and what later work reads. */
 export interface ContentRegistry {
   get(namespace: string, name: string): CatalogContent | undefined;
+  /**
+   * Subscribes to content changes: `listener` is called (synchronously, after the change) whenever a CatalogSource's
+   * served content is replaced (a new load or snapshot) or removed; returns the unsubscribe function.
+   */
+  onChange?(listener: (namespace: string, name: string) => void): () => void;
 }
 
 export function newCatalogSourceReconciler(o: CatalogSourceReconcilerOptions): Reconciler & ContentRegistry {

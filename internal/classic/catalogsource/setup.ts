@@ -1,7 +1,7 @@
 // catalogSourceSetup: the CatalogSource informer, the content sources (image, address) and the CatalogSource controller.
 import { join } from 'node:path';
 import { CatalogSourceKind, V1alpha1, type CatalogSource } from '../../../api/operators/index.ts';
-import { Controller, type RateLimiter } from '../../shared/controller/index.ts';
+import { Controller, splitKey, type RateLimiter } from '../../shared/controller/index.ts';
 import type { Informer} from '../../shared/kube/index.ts';
 import { informers } from '../../shared/kube/index.ts';
 import type { Cache, ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
@@ -42,8 +42,20 @@ export function catalogSourceSetup(options: CatalogSourceOptions): (ctx: Manager
     const { registry, informer: secretInformer } = await registryAccess({ client, logger, ...options });
     const watched: Cache[] = secretInformer ? [catalogSources, secretInformer] : [catalogSources];
     const late: { controller?: Controller } = {}; // the controller exists once the reconciler does
+    const listeners = new Set<(namespace: string, name: string) => void>();
+    const onContent = (key: string): void => {
+      const { namespace = '', name } = splitKey(key);
+      for (const l of [...listeners]) {
+        try {
+          l(namespace, name);
+        } catch (err) {
+          log.error('a content change listener failed', { catalogSource: key, err: (err as Error).message });
+        }
+      }
+    };
     const addresses = addressSources({
       onChange: (key) => late.controller?.enqueue(key),
+      onContent,
       ...(options.registryClient && { client: options.registryClient }),
     });
     const images = imageSources({
@@ -51,6 +63,7 @@ export function catalogSourceSetup(options: CatalogSourceOptions): (ctx: Manager
       registry,
       ...(options.platform && { platform: options.platform }),
       logger: logger.child({ component: 'image' }),
+      onContent,
     });
     const reconciler = newCatalogSourceReconciler({
       get: (key) => catalogSources.get(key),
@@ -73,11 +86,18 @@ export function catalogSourceSetup(options: CatalogSourceOptions): (ctx: Manager
     controller.watch(catalogSources);
     log.info('global catalog namespace', { namespace: options.globalCatalogNamespace });
 
+    const contents: ContentRegistry = {
+      get: (namespace, name) => reconciler.get(namespace, name),
+      onChange: (listener) => {
+        listeners.add(listener);
+        return () => void listeners.delete(listener);
+      },
+    };
     const close = async (): Promise<void> => {
       addresses.close();
       await registry.close();
     };
-    return { informers: watched, controllers: [controller], closers: [close], catalogSources, controller, contents: reconciler, registry };
+    return { informers: watched, controllers: [controller], closers: [close], catalogSources, controller, contents, registry };
   };
 }
 

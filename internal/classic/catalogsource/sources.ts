@@ -56,6 +56,8 @@ export interface ImageSourcesOptions {
   readonly limits?: Partial<UnpackLimits>;
   readonly now?: () => Date;
   readonly logger?: Logger;
+  /** Called when a key's served content is replaced or removed. */
+  readonly onContent?: (key: string) => void;
 }
 
 export function imageSources(o: ImageSourcesOptions): ImageSources {
@@ -108,6 +110,7 @@ export function imageSources(o: ImageSourcesOptions): ImageSources {
       if (problem !== undefined) refuse(problem);
       refusals.delete(key);
       loaded.set(key, { image, digest: pulled.digest, content: contentFromFbc(catalog, pulled.digestRef, now()) });
+      o.onContent?.(key);
       await puller.gc([pulled.digestRef]);
       collectGarbage(); // the parsed files' garbage, gone at once (shared/observability/memory.ts)
       return { loaded: true };
@@ -117,7 +120,7 @@ export function imageSources(o: ImageSourcesOptions): ImageSources {
       return r?.image === image ? r : undefined;
     },
     remove(key) {
-      loaded.delete(key);
+      if (loaded.delete(key)) o.onContent?.(key);
       refusals.delete(key);
       const p = pullers.get(key);
       if (!p) return;
@@ -152,6 +155,8 @@ export interface AddressSourcesOptions {
   readonly onChange: (key: string) => void;
   readonly client?: RegistryClientOptions;
   readonly now?: () => Date;
+  /** Called when a key's served content is replaced or removed. */
+  readonly onContent?: (key: string) => void;
 }
 
 interface Conn {
@@ -167,8 +172,11 @@ export function addressSources(o: AddressSourcesOptions): AddressSources {
   const conns = new Map<string, Conn>();
   const now = o.now ?? ((): Date => new Date());
   const drop = (key: string): void => {
-    conns.get(key)?.client.close();
+    const c = conns.get(key);
+    if (!c) return;
+    c.client.close();
     conns.delete(key);
+    if (c.content) o.onContent?.(key);
   };
   return {
     ensure(key, address) {
@@ -196,7 +204,9 @@ export function addressSources(o: AddressSourcesOptions): AddressSources {
       const c = conns.get(key);
       if (!c) return;
       const content = await contentFromRegistry(c.client, c.address, now());
-      if (conns.get(key) === c) c.content = content;
+      if (conns.get(key) !== c) return;
+      c.content = content;
+      o.onContent?.(key);
     },
     content: (key) => conns.get(key)?.content,
     remove: drop,

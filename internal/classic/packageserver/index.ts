@@ -6,3 +6,5 @@ export { packageProvider } from './provider.ts';
 export type { PackageProvider, PackageProviderOptions } from './provider.ts';
 export { API_VERSION as PACKAGES_API_VERSION, GROUP as PACKAGES_GROUP, RESOURCE as PACKAGEMANIFESTS, contentManifests, packageManifest } from './manifest.ts';
 export type { CSVDescription, ChannelEntry, PackageChannel, PackageManifest, PackageManifestStatus } from './manifest.ts';
+export { PackageIndex, watchEvent } from './watch.ts';
+export type { Change, IndexedItem, PackageIndexOptions, WatchEventType, WatchScope } from './watch.ts';

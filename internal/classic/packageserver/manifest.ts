@@ -87,7 +87,7 @@ export interface PackageManifestStatus {
 export interface PackageManifest {
   apiVersion: typeof API_VERSION;
   kind: typeof KIND;
-  metadata: { name: string; namespace: string; labels: Record<string, string>; creationTimestamp: string | null };
+  metadata: { name: string; namespace: string; labels: Record<string, string>; creationTimestamp: string | null; resourceVersion?: string };
   spec: Record<string, never>;
   status: PackageManifestStatus;
 }

@@ -4,6 +4,7 @@ import type { CatalogSource } from '../../../api/operators/index.ts';
 import type { ContentRegistry } from '../catalogsource/index.ts';
 import type { LabelMatcher } from '../../shared/kube/index.ts';
 import { contentManifests, packageIcon, packageManifest, type ContentManifest, type PackageManifest } from './manifest.ts';
+import type { PackageIndex } from './watch.ts';
 
 export interface PackageProviderOptions {
   /** The CatalogSources (an informer's cache). */
@@ -11,6 +12,8 @@ export interface PackageProviderOptions {
   readonly contents: ContentRegistry;
   /** Its CatalogSources' packages are listed in every namespace. */
   readonly globalCatalogNamespace: string;
+  /** Where resourceVersions come from (none: manifests have no resourceVersion). */
+  readonly index?: PackageIndex;
 }
 
 export interface PackageProvider {
@@ -35,9 +38,12 @@ export function packageProvider(o: PackageProviderOptions): PackageProvider {
     for (const source of sources.sort(byName)) {
       const content = o.contents.get(source.metadata.namespace ?? '', source.metadata.name ?? '');
       if (!content) continue;
+      o.index?.refresh(source.metadata.namespace ?? '', source.metadata.name ?? '', source);
       for (const m of contentManifests(content)) {
         if (name !== undefined && m.packageName !== name) continue;
         const pm = packageManifest(source, m, namespace ?? source.metadata.namespace ?? '');
+        const revision = o.index?.revisionOf(source, m.packageName);
+        if (revision !== undefined) pm.metadata.resourceVersion = String(revision);
         if (!selector || selector.matches(pm.metadata.labels)) out.push({ pm, m });
       }
     }

@@ -1,7 +1,7 @@
 // The HTTPS side of the package server: what k8s.io/apiserver would serve for upstream's PackageManifest storage —
 // discovery (/apis, the group, the version), get and list of packagemanifests (namespaced and across namespaces),
 // label selectors, the `metadata.name` field selector, Table output (upstream's Name / Catalog / Age columns) and
-// Kubernetes Status errors (401, 403, 404, 405, 400). No watch, as upstream's storage has none.
+// Kubernetes Status errors (401, 403, 404, 405, 400); and (ours, additive: upstream's storage has none) watch.
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +11,7 @@ import type { Logger } from '../../shared/toolkit/index.ts';
 import { authenticate, type Attributes, type RequestHeaderConfig, type UserInfo } from './auth.ts';
 import { API_VERSION, GROUP, KIND, RESOURCE, VERSION, type PackageManifest } from './manifest.ts';
 import type { PackageProvider } from './provider.ts';
+import { watchEvent, type PackageIndex, type WatchScope } from './watch.ts';
 
 export interface PackageServerOptions {
   readonly provider: PackageProvider;
@@ -21,6 +22,13 @@ export interface PackageServerOptions {
   readonly keyPEM: string;
   readonly logger: Logger;
   readonly now?: () => number;
+  /** Watch (ours): the index of revisions and changes; without it a watch is 405, as upstream. */
+  readonly watch?: {
+    readonly index: PackageIndex;
+    readonly globalCatalogNamespace: string;
+    /** A watch without timeoutSeconds ends after this many seconds × [1, 2) (the API server's --min-request-timeout, 1800). */
+    readonly minRequestTimeoutSeconds?: number;
+  };
 }
 
 interface Status {
@@ -79,7 +87,7 @@ export const DISCOVERY = {
     apiVersion: 'v1',
     groupVersion: API_VERSION,
     resources: [
-      { name: RESOURCE, singularName: 'packagemanifest', namespaced: true, kind: KIND, verbs: ['get', 'list'] },
+      { name: RESOURCE, singularName: 'packagemanifest', namespaced: true, kind: KIND, verbs: ['get', 'list', 'watch'] },
       // a connect subresource: the generic API server lists no verbs for it
       { name: `${RESOURCE}/icon`, singularName: '', namespaced: true, kind: KIND, verbs: [] },
     ],
@@ -228,7 +236,7 @@ export async function handle(o: PackageServerOptions, req: IncomingMessage, res:
   }
   if (attrs.subresource === 'icon' && attrs.name !== '' && (method === 'GET' || method === 'HEAD')) return serveIcon(o, req, res, url, attrs.namespace, attrs.name);
   if (attrs.subresource !== '') return send(res, 404, pathNotFound());
-  if (attrs.verb !== 'get' && attrs.verb !== 'list') return send(res, 405, methodNotSupported(attrs.verb));
+  if (attrs.verb !== 'get' && attrs.verb !== 'list' && !(attrs.verb === 'watch' && o.watch)) return send(res, 405, methodNotSupported(attrs.verb));
   const now = (o.now ?? Date.now)();
   const asTable = wantsTable(req.headers.accept);
   if (attrs.verb === 'get') {
@@ -247,9 +255,72 @@ export async function handle(o: PackageServerOptions, req: IncomingMessage, res:
   }
   const field = nameFromFieldSelector(url.searchParams.get('fieldSelector'));
   if ('error' in field) return send(res, 500, internalError(field.error));
+  const scope: WatchScope = { namespace: attrs.namespace, globalCatalogNamespace: o.watch?.globalCatalogNamespace ?? '', ...(selector && { selector }), name: field.name };
+  if (attrs.verb === 'watch' && o.watch) return serveWatch(o, o.watch, res, url, scope, asTable, now);
   const items = o.provider.list(attrs.namespace, selector).filter((pm) => field.name === '' || pm.metadata.name === field.name);
-  if (asTable) return send(res, 200, table(items, now, url.searchParams.get('includeObject')));
-  return send(res, 200, { kind: `${KIND}List`, apiVersion: API_VERSION, metadata: {}, items });
+  const metadata = o.watch ? { resourceVersion: String(o.watch.index.revision) } : {};
+  if (asTable) return send(res, 200, { ...table(items, now, url.searchParams.get('includeObject')), metadata });
+  return send(res, 200, { kind: `${KIND}List`, apiVersion: API_VERSION, metadata, items });
+}
+
+/**
+ * A watch (ours), as the API server's watch cache serves one: without a resourceVersion, or "0", ADDED for every
+ * PackageManifest there is, then the changes; from a resourceVersion, the changes after it (410 Expired as an ERROR
+ * event when they are no longer kept); sendInitialEvents=true: the ADDED events then a BOOKMARK with
+ * `k8s.io/initial-events-end`. JSON lines; ends after timeoutSeconds.
+ */
+function serveWatch(o: PackageServerOptions, w: NonNullable<PackageServerOptions['watch']>, res: ServerResponse, url: URL, scope: WatchScope, asTable: boolean, now: number): void {
+  const q = url.searchParams;
+  const rvText = q.get('resourceVersion') ?? '';
+  const sendInitial = q.get('sendInitialEvents') === 'true';
+  let from: number | undefined;
+  if (rvText !== '' && rvText !== '0') {
+    if (!/^\d+$/.test(rvText)) return send(res, 400, badRequest(`resourceVersion: Invalid value: ${goQuote(rvText)}: invalid resource version`));
+    from = Number(rvText);
+    if (from > w.index.revision) {
+      return send(
+        res,
+        504,
+        status(504, 'Timeout', `Timeout: Too large resource version: ${from}, current: ${w.index.revision}`, {
+          causes: [{ message: `Too large resource version: ${from}, current: ${w.index.revision}` }],
+        }),
+      );
+    }
+  }
+  const timeoutText = q.get('timeoutSeconds');
+  const timeoutSeconds = timeoutText && /^\d+$/.test(timeoutText) && Number(timeoutText) > 0 ? Number(timeoutText) : (w.minRequestTimeoutSeconds ?? 1800) * (Math.random() + 1);
+  const includeObject = q.get('includeObject');
+  const line = (type: string, object: object): string => `${JSON.stringify({ type, object })}\n`;
+  const event = (type: string, pm: PackageManifest): string => line(type, asTable ? { ...table([pm], now, includeObject), metadata: { resourceVersion: pm.metadata.resourceVersion ?? '' } } : pm);
+  const replay = from === undefined || sendInitial ? undefined : w.index.since(from);
+  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private', 'x-content-type-options': 'nosniff', 'transfer-encoding': 'chunked' });
+  if (from !== undefined && !sendInitial && !replay) {
+    return void res.end(line('ERROR', status(410, 'Expired', `too old resource version: ${from} (${w.index.revision})`)));
+  }
+  const chunks: string[] = [];
+  if (replay) {
+    for (const c of replay) {
+      const ev = watchEvent(c, scope);
+      if (ev) chunks.push(event(ev.type, ev.object));
+    }
+  } else {
+    for (const pm of o.provider.list(scope.namespace, scope.selector)) if (scope.name === '' || pm.metadata.name === scope.name) chunks.push(event('ADDED', pm));
+    if (sendInitial) {
+      const bookmark = { kind: KIND, apiVersion: API_VERSION, metadata: { resourceVersion: String(w.index.revision), annotations: { 'k8s.io/initial-events-end': 'true' } } };
+      chunks.push(line('BOOKMARK', bookmark));
+    }
+  }
+  // Subscribed in the same turn as the state above was read: no change falls between them.
+  const unsubscribe = w.index.subscribe((c) => {
+    const ev = watchEvent(c, scope);
+    if (ev) res.write(event(ev.type, ev.object));
+  });
+  const timer = setTimeout(() => res.end(), timeoutSeconds * 1000);
+  res.on('close', () => {
+    unsubscribe();
+    clearTimeout(timer);
+  });
+  res.write(chunks.join(''));
 }
 
 /**

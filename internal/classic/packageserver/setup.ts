@@ -11,13 +11,15 @@ import { sleep } from '../../shared/toolkit/index.ts';
 import { SubjectAccessReviewer, readRequestHeaderConfig, type RequestHeaderConfig } from './auth.ts';
 import { packageProvider } from './provider.ts';
 import { listen } from './server.ts';
+import { PackageIndex } from './watch.ts';
 
 export interface PackageServerSetupOptions {
   /** Where to listen (`--package-server-bind-address`). */
   readonly host: string;
   readonly port: number;
   readonly globalCatalogNamespace: string;
-  readonly catalogSources: { list(): CatalogSource[] };
+  /** The CatalogSource informer (its events keep the watch index current; without onEvent, only content changes do). */
+  readonly catalogSources: { list(): CatalogSource[]; onEvent?(handler: (type: string, obj: CatalogSource) => void): () => void };
   readonly contents: ContentRegistry;
   /** A directory with tls.crt and tls.key; without it a self-signed certificate for `hosts` is made at start. */
   readonly certDir?: string;
@@ -50,9 +52,17 @@ export function packageServerSetup(options: PackageServerSetupOptions): (ctx: Ma
     }
     let config: RequestHeaderConfig | undefined = await readRequestHeaderConfig(client, log);
     const reviewer = new SubjectAccessReviewer(client);
+    const index = new PackageIndex({ catalogSources: options.catalogSources, contents: options.contents });
+    // No polling: a CatalogSource's manifests are computed again when its content or its object changes.
+    const unsubscribe = [
+      options.contents.onChange?.((namespace, name) => index.refresh(namespace, name)),
+      options.catalogSources.onEvent?.((type, cs) => index.refresh(cs.metadata.namespace ?? '', cs.metadata.name ?? '', type === 'delete' ? null : cs)),
+    ];
+    index.refreshAll();
     const server = await listen(
       {
-        provider: packageProvider(options),
+        provider: packageProvider({ ...options, index }),
+        watch: { index, globalCatalogNamespace: options.globalCatalogNamespace },
         requestHeader: () => config,
         authorize: (user, attrs) => reviewer.authorize(user, attrs),
         certPEM,
@@ -72,6 +82,6 @@ export function packageServerSetup(options: PackageServerSetupOptions): (ctx: Ma
         if (next) config = next;
       }
     };
-    return { informers: [], controllers: [], runnables: [refresh], closers: [() => server.close()], port: server.port };
+    return { informers: [], controllers: [], runnables: [refresh], closers: [() => server.close(), async () => unsubscribe.forEach((u) => u?.())], port: server.port };
   };
 }

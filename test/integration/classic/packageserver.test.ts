@@ -3,7 +3,8 @@
 // aggregator dials this process), read through the API server as a user would: list, get, label and field
 // selectors, Table output, the global catalog namespace; and the server's own front-proxy authentication and
 // SubjectAccessReview authorization, asked directly with the API server's front-proxy client certificate.
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +24,8 @@ import { capturedLogger, inProcessManagerOptions, runParts } from '../../support
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 import { registerPackageServer, unregisterPackageServer } from '../../support/package-server.ts';
+import { binaries } from '../../support/binaries.ts';
+import { runCaptured } from '../../../internal/cli/index.ts';
 
 const demoCatalog = fileURLToPath(new URL('../../../demo/catalog', import.meta.url));
 const API = '/apis/packages.operators.coreos.com/v1';
@@ -33,10 +36,10 @@ let run: { stop(): Promise<void> };
 const kube = (): TestKube => adminKube();
 const pmPath = (namespace: string, name = ''): string => `${API}/namespaces/${namespace}/packagemanifests${name ? `/${name}` : ''}`;
 
-async function pushDemo(tag: string): Promise<string> {
+async function pushDemo(tag: string, dir = demoCatalog): Promise<string> {
   const client = new ImageRegistry({ insecureRegistries: [registry().host] });
   try {
-    return (await publishCatalog(demoCatalog, parseReference(`${registry().host}/classic/${tag}`), { client })).digestRef;
+    return (await publishCatalog(dir, parseReference(`${registry().host}/classic/${tag}`), { client })).digestRef;
   } finally {
     await client.close();
   }
@@ -86,10 +89,10 @@ afterAll(async () => {
 type List = { kind: string; items: PackageManifest[] };
 
 describe('PackageManifests through the API server (aggregated)', () => {
-  it('discovery lists packagemanifests (get, list)', async () => {
+  it('discovery lists packagemanifests (get, list, watch)', async () => {
     const doc = await kube().must<{ resources: { name: string; namespaced: boolean; kind: string; verbs: string[] }[] }>(kube().request('GET', API));
     expect(doc.resources).toEqual([
-      { name: 'packagemanifests', singularName: 'packagemanifest', namespaced: true, kind: 'PackageManifest', verbs: ['get', 'list'] },
+      { name: 'packagemanifests', singularName: 'packagemanifest', namespaced: true, kind: 'PackageManifest', verbs: ['get', 'list', 'watch'] },
       { name: 'packagemanifests/icon', singularName: '', namespaced: true, kind: 'PackageManifest', verbs: [] },
     ]);
   });
@@ -277,5 +280,192 @@ describe('the package server’s own authentication and authorization (asked dir
   it('the front proxy asking for system:masters: served', async () => {
     const res = await direct(pmPath(ns, 'demo-operator'), { 'x-remote-user': 'someone', 'x-remote-group': 'system:masters' }, true);
     expect(res.status).toBe(200);
+  });
+});
+
+/** The demo catalog with demo-operator.v0.4.0 also in stable (stable's head: a new package version). */
+async function demoWithStableV4(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'olm-classic-pkg-catalog-'));
+  await cp(demoCatalog, dir, { recursive: true });
+  const channels = join(dir, 'demo-operator', 'channels.yaml');
+  const text = await readFile(channels, 'utf8');
+  const stableEnd = text.indexOf('---');
+  await writeFile(channels, `${text.slice(0, stableEnd)}- name: demo-operator.v0.4.0\n  replaces: demo-operator.v0.3.0\n${text.slice(stableEnd)}`);
+  return dir;
+}
+
+type WatchEvent = { type: string; object: PackageManifest & { code?: number } };
+
+/** A watch through the API server: its events as they come (JSON lines), and stop(). */
+function openWatch(path: string): { events: WatchEvent[]; next(what: string, pred: (e: WatchEvent) => boolean): Promise<WatchEvent>; stop(): Promise<void> } {
+  const events: WatchEvent[] = [];
+  const waiters = new Set<() => void>();
+  const dispatcher = new Agent({ connect: { ca: controlPlane().caPem } });
+  const ac = new AbortController();
+  const done = (async () => {
+    const res = await request(`${controlPlane().server}${path}`, { dispatcher, signal: ac.signal, headers: { authorization: `Bearer ${controlPlane().adminToken}` } });
+    expect(res.statusCode).toBe(200);
+    let buf = '';
+    for await (const chunk of res.body) {
+      buf += (chunk as Buffer).toString('utf8');
+      let nl;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        events.push(JSON.parse(buf.slice(0, nl)) as WatchEvent);
+        buf = buf.slice(nl + 1);
+      }
+      for (const w of [...waiters]) w();
+    }
+  })().catch((err: unknown) => {
+    if (!ac.signal.aborted) throw err;
+  });
+  let seen = 0;
+  return {
+    events,
+    next: (what, pred) =>
+      new Promise<WatchEvent>((resolve, reject) => {
+        const check = (): void => {
+          while (seen < events.length) {
+            const e = events[seen++]!;
+            if (pred(e)) {
+              waiters.delete(check);
+              clearTimeout(timer);
+              return resolve(e);
+            }
+          }
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`no watch event: ${what}; got ${JSON.stringify(events.map((e) => [e.type, e.object.metadata?.name, e.object.status?.catalogSource]))}`));
+        }, 120_000);
+        waiters.add(check);
+        check();
+      }),
+    stop: async () => {
+      ac.abort();
+      await done;
+      await dispatcher.close();
+    },
+  };
+}
+
+describe('watch (ours: upstream’s package server has none) through the API server', () => {
+  const csPath = (name: string): string => TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, name, ns);
+  const stableHead = (pm: PackageManifest): string | undefined => pm.status.channels.find((c) => c.name === 'stable')?.currentCSV;
+
+  it('from a list’s resourceVersion: ADDED when a CatalogSource serves, MODIFIED when its image has a new version, DELETED when it goes', async () => {
+    const list = await kube().must<List & { metadata: { resourceVersion?: string } }>(kube().request('GET', pmPath(ns)));
+    expect(list.metadata.resourceVersion).toMatch(/^\d+$/);
+    expect(list.items.every((p) => /^\d+$/.test((p.metadata as { resourceVersion?: string }).resourceVersion ?? ''))).toBe(true);
+    const w = openWatch(`${pmPath(ns)}?watch=true&resourceVersion=${list.metadata.resourceVersion}&labelSelector=catalog%3Dwatched`);
+    try {
+      await catalogSource(ns, 'watched', { sourceType: 'grpc', image: `${registry().host}/classic/pkg:v1`, displayName: 'Watched' });
+      const added = await w.next('ADDED watched', (e) => e.type === 'ADDED');
+      expect(added.object.metadata).toMatchObject({ name: 'demo-operator', namespace: ns });
+      expect(stableHead(added.object)).toBe('demo-operator.v0.3.0');
+      await pushDemo('pkg:v2', await demoWithStableV4());
+      await kube().must(kube().request('PATCH', csPath('watched'), { spec: { image: `${registry().host}/classic/pkg:v2` } }, 'application/merge-patch+json'));
+      const modified = await w.next('MODIFIED with stable at v0.4.0', (e) => e.type === 'MODIFIED' && stableHead(e.object) === 'demo-operator.v0.4.0');
+      expect(Number(modified.object.metadata.resourceVersion)).toBeGreaterThan(Number(added.object.metadata.resourceVersion));
+      await kube().must(kube().request('DELETE', csPath('watched')));
+      const deleted = await w.next('DELETED', (e) => e.type === 'DELETED');
+      expect(deleted.object.metadata.name).toBe('demo-operator');
+      expect(deleted.object.status.catalogSource).toBe('watched');
+      // only the selected CatalogSource's events, none from the others
+      expect(w.events.every((e) => e.object.status.catalogSource === 'watched')).toBe(true);
+    } finally {
+      await w.stop();
+    }
+  });
+
+  it('without a resourceVersion: ADDED for what there is (the namespace’s, then the global catalog namespace’s)', async () => {
+    const w = openWatch(`${pmPath(ns)}?watch=true&fieldSelector=metadata.name%3Ddemo-operator`);
+    try {
+      await w.next('the global one', (e) => e.object.status.catalogSource === 'global-demo');
+      expect(w.events.map((e) => [e.type, e.object.status.catalogSource])).toEqual([
+        ['ADDED', 'demo'],
+        ['ADDED', 'global-demo'],
+      ]);
+    } finally {
+      await w.stop();
+    }
+  });
+
+  it('kubectl get packagemanifests --watch shows a CatalogSource’s image update', async () => {
+    const { apiserver } = await binaries();
+    await catalogSource(ns, 'kubectl-watched', { sourceType: 'grpc', image: `${registry().host}/classic/pkg:v1`, displayName: 'Kubectl Watched' });
+    const child = spawn(apiserver, ['kubectl', `--kubeconfig=${controlPlane().kubeconfigPath}`, '-n', ns, 'get', 'packagemanifests', '-l', 'catalog=kubectl-watched', '--watch', '--output-watch-events']);
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const lines = (pred: (text: string) => boolean, what: string): Promise<void> =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`kubectl: no ${what}; stdout ${JSON.stringify(out)}; stderr ${JSON.stringify(err)}`)), 120_000);
+        const check = (): void => {
+          if (!pred(out)) return;
+          clearTimeout(timer);
+          child.stdout.off('data', onData);
+          resolve();
+        };
+        const onData = (d: Buffer): void => {
+          out += d.toString();
+          check();
+        };
+        child.stdout.on('data', onData);
+        check();
+      });
+    try {
+      await lines((t) => /ADDED\s+demo-operator\s+Kubectl Watched/.test(t), 'initial row');
+      await kube().must(kube().request('PATCH', csPath('kubectl-watched'), { spec: { image: `${registry().host}/classic/pkg:v2` } }, 'application/merge-patch+json'));
+      await lines((t) => /MODIFIED\s+demo-operator\s+Kubectl Watched/.test(t), 'MODIFIED row');
+      expect(out.split('\n')[0]).toMatch(/^EVENT\s+NAME\s+CATALOG\s+AGE/);
+    } finally {
+      child.kill();
+      await kube().request('DELETE', csPath('kubectl-watched'));
+    }
+  });
+});
+
+// Last: it removes the APIService.
+describe('kubectl olm search --classic / list-available --classic', () => {
+  const cli = (argv: string[], env: Record<string, string> = {}): ReturnType<typeof runCaptured> =>
+    runCaptured(argv, { env: { KUBECONFIG: controlPlane().kubeconfigPath, ...env } });
+  const rows = (text: string): string[][] => text.trim().split('\n').map((l) => l.trim().split(/\s{2,}/));
+
+  it('read from the PackageManifests the package server serves (no image is pulled: no insecure registry needed)', async () => {
+    const search = await cli(['search', '--classic', 'demo', '-n', ns]);
+    expect(search.stderr).toBe('');
+    expect(search.code).toBe(0);
+    expect(rows(search.stdout)).toEqual([
+      ['PACKAGE', 'CATALOG', 'PROVIDER', 'CHANNELS', 'LATEST'],
+      ['demo-operator', 'demo', 'OLM demo', 'stable (default), candidate', '0.4.0'],
+      ['demo-operator', `${global}/global-demo`, 'OLM demo', 'stable (default), candidate', '0.4.0'],
+    ]);
+    const avail = await cli(['list-available', '--classic', 'demo-operator', '-n', ns, '--catalog', 'demo']);
+    expect(avail.code).toBe(0);
+    expect(rows(avail.stdout).slice(0, 4)).toEqual([
+      ['CATALOG', 'CHANNEL', 'VERSION', 'CSV', 'NOTES'],
+      ['demo', 'stable (default)', '0.3.0', 'demo-operator.v0.3.0', 'head'],
+      ['demo', 'stable (default)', '0.2.0', 'demo-operator.v0.2.0', 'deprecated'],
+      ['demo', 'stable (default)', '0.1.0', 'demo-operator.v0.1.0'],
+    ]);
+    expect(avail.stdout).toMatch(/\nDeprecations:\n {2}bundle demo-operator\.v0\.2\.0 \(catalog demo\): /);
+    const json = await cli(['list-available', '--classic', 'demo-operator', '-n', ns, '-o', 'json']);
+    const parsed = JSON.parse(json.stdout) as { packages: { catalog: string; catalogNamespace: string; channels: { name: string; head: string }[] }[] };
+    expect(parsed.packages.map((p) => [p.catalogNamespace, p.catalog, p.channels[0]?.head])).toEqual([
+      [ns, 'demo', 'demo-operator.v0.3.0'],
+      [global, 'global-demo', 'demo-operator.v0.3.0'],
+    ]);
+    const missing = await cli(['list-available', '--classic', 'absent', '-n', ns]);
+    expect(missing).toMatchObject({ code: 1, stderr: `package "absent" was not found in the CatalogSources of namespace "${ns}"\n` });
+  });
+
+  it('without the API served: the same, computed from the CatalogSources’ images', async () => {
+    const first = await cli(['search', '--classic', '-n', ns, '-o', 'json']);
+    await unregisterPackageServer(kube());
+    await waitFor('packages.operators.coreos.com gone from discovery', async () => (await kube().request('GET', API)).status === 404);
+    const without = await cli(['search', '--classic', '-n', ns, '--global-namespace', global, '-o', 'json'], { OLM_INSECURE_REGISTRIES: registry().host });
+    expect(without.stderr).toBe('');
+    expect(without.code).toBe(0);
+    expect(JSON.parse(without.stdout)).toEqual(JSON.parse(first.stdout));
   });
 });
