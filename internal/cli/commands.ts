@@ -9,6 +9,7 @@ export const commands: readonly CliCommandEntry[] = [
   lazy(['uninstall'], 'delete an extension and everything it installed', async () => (await import('./extension.ts')).uninstallCommand),
   lazy(['list'], 'list extensions with their installed bundle and state', async () => (await import('./extension.ts')).listCommand),
   lazy(['approve'], 'approve an OLM classic InstallPlan that awaits approval (or a Subscription’s pending plan)', async () => (await import('./classic/approve.ts')).approveCommand),
+  lazy(['migrate'], 'move an operator OLM classic installed (a Subscription) to an OLM v1 ClusterExtension in place', async () => (await import('./classic/migrate.ts')).migrateCommand),
   lazy(['migrate', 'check'], 'whether each OLM classic operator can move to OLM v1 in place, and why not (exit 1 when one cannot)', async () => (await import('./classic/migrate-check.ts')).migrateCheckCommand),
   lazy(['status'], 'an extension’s state in words, its bundle, and what it would upgrade to', async () => (await import('./status.ts')).statusCommand),
   lazy(['explain'], 'why an extension resolves as it does, bundle by bundle, from the live catalogs', async () => (await import('./status.ts')).explainCommand),
