@@ -134,7 +134,7 @@ export interface Deletion {
 }
 
 export interface MigrationPlan {
-  /** Everything the migration touches, as it was: the Subscription, CSV, InstallPlans, OperatorGroup, the owned objects. */
+  /** Everything the migration touches, as it was: the Subscription, CSV and its copies, InstallPlans, OperatorGroup, the owned objects. */
   readonly backup: KubeObject[];
   readonly objectSet: ClusterObjectSet;
   readonly extension: ClusterExtension;
@@ -215,7 +215,7 @@ export function planMigration(m: MigrationInput): MigrationPlan {
     ...(m.operatorGroup && m.operatorGroupEmptyAfter ? [{ ref: refOf(withKind(m.operatorGroup, 'operators.coreos.com/v1', 'OperatorGroup')) }] : []),
   ];
   return {
-    backup: [m.sub, m.csv, ...m.plans, ...(m.operatorGroup ? [m.operatorGroup] : []), ...m.owned],
+    backup: [m.sub, m.csv, ...m.copies, ...m.plans, ...(m.operatorGroup ? [m.operatorGroup] : []), ...m.owned],
     objectSet,
     extension,
     ownership: (o) => ownershipChange(o, m.csv, 'now'),
