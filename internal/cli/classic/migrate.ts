@@ -24,6 +24,8 @@ const COS = { apiVersion: GroupVersion, kind: ClusterObjectSetKind } as const;
 const CE = { apiVersion: GroupVersion, kind: ClusterExtensionKind } as const;
 const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
 const FIELD_MANAGER = 'kubectl-olm-migrate';
+/** How long reading a catalog's content may take (not --timeout, which is each step's wait). */
+const CATALOG_READ_MS = 300_000;
 /** Namespaced kinds a CSV owns objects of (InstallPlan steps and the CSV's own install), and the cluster-scoped ones. */
 const NAMESPACED_KINDS = [
   ['apps/v1', 'Deployment'],
@@ -224,7 +226,7 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
   }
   // 3b. classic ownership removed, so that neither the garbage collector nor the CSV finalizer deletes the objects
   for (const o of input.owned) {
-    const now = r.dryRun ? o : await live(client, refOf(o));
+    const now = await live(client, refOf(o));
     if (!now) continue;
     const change = plan.ownership(now);
     if (!change) continue;
@@ -273,7 +275,7 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
     await until(`ClusterServiceVersion ${ns}/${csvRef.name} to be deleted (olm-classic removes its finalizer)`, timeout, io, async () => ((await live(client, csvRef)) ? undefined : true), () => '');
   }
   for (const o of input.owned) {
-    const now = r.dryRun ? undefined : await live(client, refOf(o));
+    const now = await live(client, refOf(o));
     if (!now) continue;
     const change = plan.leftoverLabels(now);
     if (!change) continue;
@@ -337,7 +339,7 @@ export const migrateCommand: CliCommand = {
       const backupExists = backup !== undefined;
       const sub = await getOrUndefined<Subscription>(client, { ...SUB, namespace: ns, name: subName });
       if (sub && !backup) {
-        const checks = await checkSubscriptions(client, io, { namespace: ns, name: subName }, { gates, timeoutMs: timeout });
+        const checks = await checkSubscriptions(client, io, { namespace: ns, name: subName }, { gates, timeoutMs: CATALOG_READ_MS });
         if (typeof checks === 'string') {
           io.stderr.write(`${checks}\n`);
           return 1;

@@ -32,8 +32,13 @@ let olmClassic: OlmClassicProcess | undefined;
 let globalNs = '';
 let ns = '';
 let bundle: TestBundle;
+/** The second operator, migrated in interrupted runs, in its own namespace. */
+const PKG2 = 'migrun-two';
+let ns2 = '';
+let bundle2: TestBundle;
 const get = async (path: string): Promise<{ status: number; body: Json }> => (await kube().request('GET', path)) as { status: number; body: Json };
 const CE = `/apis/olm.operatorframework.io/v1/clusterextensions/${PKG}`;
+const CE2 = `/apis/olm.operatorframework.io/v1/clusterextensions/${PKG2}`;
 const COS = '/apis/olm.operatorframework.io/v1/clusterobjectsets';
 const cr = (): string => `/apis/${bundle.group}/v1/namespaces/${ns}/widgets/kept`;
 const deployment = (): string => `/apis/apps/v1/namespaces/${ns}/deployments/${bundle.deploymentName}`;
@@ -43,9 +48,11 @@ beforeAll(async () => {
   await installExperimentalCRDs(kube());
   globalNs = await kube().namespace('migrun-olm');
   ns = await kube().namespace('migrun-all');
+  ns2 = await kube().namespace('migrun-int');
   cwd = await mkdtemp(join(tmpdir(), 'migrate-run-'));
   bundle = await pushTestBundle(registry(), { packageName: PKG, version: '1.0.0' });
-  const files = catalogFiles(PKG, [{ bundle }]);
+  bundle2 = await pushTestBundle(registry(), { packageName: PKG2, version: '1.0.0' });
+  const files = { ...catalogFiles(PKG, [{ bundle }]), ...catalogFiles(PKG2, [{ bundle: bundle2 }]) };
   const classicImage = await pushCatalogImage(registry(), 'migrun/classic-catalog:v1', { files });
   const v1Image = await pushCatalogImage(registry(), 'migrun/v1-catalog:v1', { files });
   await createImageCatalogSource(globalNs, CATSRC, classicImage.digestRef);
@@ -53,40 +60,46 @@ beforeAll(async () => {
   await startCatalogd();
   await startOperatorController({ boxcutterRuntime: true });
   await createCatalog(clusterCatalog, { ref: v1Image.ref });
-  await createOperatorGroup(ns, 'og');
-  await kube().must(
-    kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns), {
-      apiVersion: ops.V1alpha1,
-      kind: ops.SubscriptionKind,
-      metadata: { name: PKG },
-      spec: { name: PKG, channel: 'stable', source: CATSRC, sourceNamespace: globalNs, installPlanApproval: 'Automatic' },
-    }),
-  );
+  for (const [n, pkg] of [[ns, PKG], [ns2, PKG2]] as const) {
+    await createOperatorGroup(n, 'og');
+    await kube().must(
+      kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, n), {
+        apiVersion: ops.V1alpha1,
+        kind: ops.SubscriptionKind,
+        metadata: { name: pkg },
+        spec: { name: pkg, channel: 'stable', source: CATSRC, sourceNamespace: globalNs, installPlanApproval: 'Automatic' },
+      }),
+    );
+  }
   await waitForCatalog(clusterCatalog, 'Serving', serving);
-  await waitFor(
-    'the operator installed by olm-classic',
-    async () => {
-      const sub = (await get(TestKube.path(ops.V1alpha1, ops.SubscriptionResource, PKG, ns))).body as ops.Subscription;
-      const csv = sub.status?.installedCSV ? (await get(TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, sub.status.installedCSV, ns))).body : undefined;
-      return (csv as ops.ClusterServiceVersion | undefined)?.status?.phase === 'Succeeded';
-    },
-    { timeoutMs: 240_000 },
-  );
+  for (const [n, pkg] of [[ns, PKG], [ns2, PKG2]] as const) {
+    await waitFor(
+      `${pkg} installed by olm-classic`,
+      async () => {
+        const sub = (await get(TestKube.path(ops.V1alpha1, ops.SubscriptionResource, pkg, n))).body as ops.Subscription;
+        const csv = sub.status?.installedCSV ? (await get(TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, sub.status.installedCSV, n))).body : undefined;
+        return (csv as ops.ClusterServiceVersion | undefined)?.status?.phase === 'Succeeded';
+      },
+      { timeoutMs: 240_000 },
+    );
+  }
   // a custom resource of the operator's CRD
   await kube().must(kube().request('POST', `/apis/${bundle.group}/v1/namespaces/${ns}/widgets`, { apiVersion: `${bundle.group}/v1`, kind: 'Widget', metadata: { name: 'kept' }, spec: { size: '3' } }));
 }, 300_000);
 
 afterAll(async () => {
-  await kube().request('DELETE', CE);
-  await waitFor('the extension gone', async () => (await get(CE)).status === 404, { timeoutMs: 120_000 }).catch(() => undefined);
-  await kube().request('DELETE', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns));
-  await kube().request('DELETE', TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, undefined, ns));
+  for (const ext of [CE, CE2]) await kube().request('DELETE', ext);
+  for (const ext of [CE, CE2]) await waitFor('the extension gone', async () => (await get(ext)).status === 404, { timeoutMs: 120_000 }).catch(() => undefined);
+  for (const n of [ns, ns2].filter(Boolean)) {
+    await kube().request('DELETE', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, n));
+    await kube().request('DELETE', TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, undefined, n));
+  }
   await olmClassic?.stop();
   await stopAllOperatorControllers();
   await deleteCatalogs([clusterCatalog]).catch(() => undefined);
   await stopAll();
   await releaseFinalizers();
-  for (const n of [ns, globalNs].filter(Boolean)) await kube().request('DELETE', `/api/v1/namespaces/${n}`);
+  for (const n of [ns, ns2, globalNs].filter(Boolean)) await kube().request('DELETE', `/api/v1/namespaces/${n}`);
   await installStandardCRDs(kube());
   if (cwd) await rm(cwd, { recursive: true, force: true });
 }, 180_000);
@@ -153,5 +166,44 @@ describe('kubectl olm migrate', () => {
 
   it('refuses a Subscription that is not there', async () => {
     expect(await olm(['migrate', 'nope', '-n', ns])).toEqual({ code: 1, stdout: '', stderr: 'subscriptions.operators.coreos.com "nope" not found\n' });
+  });
+
+  it('interrupted at any step, the next run goes on from there and ends in the same state', async () => {
+    const depBefore = ((await get(`/apis/apps/v1/namespaces/${ns2}/deployments/${bundle2.deploymentName}`)).body['metadata'] as Json)['uid'];
+    const cos = `${COS}/${PKG2}-1`;
+    const run = (timeout: string): Promise<CapturedRun> => olm(['migrate', PKG2, '-n', ns2, '--backup-dir', 'backup2', '--timeout', timeout]);
+    const stopped = (r: CapturedRun, what: string): void => {
+      expect(r.code, diag(r)).toBe(1);
+      expect(r.stderr).toContain(`migration of subscription "${PKG2}" in namespace "${ns2}" stopped: timed out waiting for ${what}`);
+      expect(r.stderr).toContain('Run the same command again to go on.');
+    };
+    // 1: stops waiting for revision 1 (backup and revision written)
+    stopped(await run('1ms'), `ClusterObjectSet ${PKG2}-1 to succeed`);
+    expect((await get(`/api/v1/namespaces/${ns2}/secrets/olm-migrate-backup-${PKG2}`)).status).toBe(200);
+    await waitFor('revision 1 succeeded', async () => (((await get(cos)).body['status']?.['conditions'] ?? []) as Json[]).some((c) => c['type'] === 'Succeeded' && c['status'] === 'True'));
+    // 2: goes on from the backup, stops waiting for the extension
+    const second = await run('1ms');
+    stopped(second, `ClusterExtension ${PKG2} to be installed from ${PKG2}-1`);
+    expect(second.stdout).not.toContain('wrote backup');
+    expect(second.stdout).not.toContain('created ClusterObjectSet');
+    await waitFor('the extension installed', async () => (((await get(CE2)).body['status']?.['conditions'] ?? []) as Json[]).some((c) => c['type'] === 'Installed' && c['status'] === 'True'), { timeoutMs: 120_000 });
+    // 3: interrupted after the Subscription was deleted: the backup carries the rest
+    await kube().request('DELETE', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, PKG2, ns2));
+    const third = await run('3m');
+    expect(third.code, diag(third)).toBe(0);
+    expect(third.stdout).toContain(`deleted ClusterServiceVersion ${ns2}/${bundle2.name} (propagationPolicy=Orphan)`);
+    expect(third.stdout).not.toContain('created ClusterExtension');
+
+    const dep = (await get(`/apis/apps/v1/namespaces/${ns2}/deployments/${bundle2.deploymentName}`)).body['metadata'] as Json;
+    expect(dep['uid']).toBe(depBefore);
+    expect((dep['ownerReferences'] as Json[]).map((o) => [o['kind'], o['name'], o['controller']])).toEqual([['ClusterObjectSet', `${PKG2}-1`, true]]);
+    expect((await get(TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, bundle2.name, ns2))).status).toBe(404);
+    expect((await get(TestKube.path(ops.V1, ops.OperatorGroupResource, 'og', ns2))).status).toBe(404);
+    const revs = ((await get(`${COS}?labelSelector=${encodeURIComponent(`olm.operatorframework.io/owner-name=${PKG2}`)}`)).body['items'] as Json[]).map((c) => c['metadata']['name']);
+    expect(revs).toEqual([`${PKG2}-1`]);
+    const again = await run('3m');
+    expect(again, diag(again)).toEqual({ code: 0, stdout: `subscription "${PKG2}" in namespace "${ns2}" is already migrated to ClusterExtension "${PKG2}"; nothing to do\n`, stderr: '' });
+    const dry = await olm(['migrate', PKG2, '-n', ns2, '--dry-run']);
+    expect(dry.stdout).toBe(`subscription "${PKG2}" in namespace "${ns2}" is already migrated to ClusterExtension "${PKG2}"; nothing to do\n`);
   });
 });
