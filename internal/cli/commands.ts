@@ -11,6 +11,7 @@ export const commands: readonly CliCommandEntry[] = [
   lazy(['approve'], 'approve an OLM classic InstallPlan that awaits approval (or a Subscription’s pending plan)', async () => (await import('./classic/approve.ts')).approveCommand),
   lazy(['migrate'], 'move an operator OLM classic installed (a Subscription) to an OLM v1 ClusterExtension in place', async () => (await import('./classic/migrate.ts')).migrateCommand),
   lazy(['migrate', 'check'], 'whether each OLM classic operator can move to OLM v1 in place, and why not (exit 1 when one cannot)', async () => (await import('./classic/migrate-check.ts')).migrateCheckCommand),
+  lazy(['migrate', 'rollback'], 'give a migrated operator back to OLM classic from the backup `kubectl olm migrate` made', async () => (await import('./classic/migrate.ts')).migrateRollbackCommand),
   lazy(['status'], 'an extension’s state in words, its bundle, and what it would upgrade to', async () => (await import('./status.ts')).statusCommand),
   lazy(['explain'], 'why an extension resolves as it does, bundle by bundle, from the live catalogs', async () => (await import('./status.ts')).explainCommand),
   lazy(['search'], 'find packages in the serving catalogs by name, keyword or provider', async () => (await import('./search.ts')).searchCommand),

@@ -11,7 +11,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Condition, KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterServiceVersion, InstallPlan, OperatorGroup, Subscription } from '../../../api/operators/index.ts';
 import { CopiedFromLabel, isCopiedCSV } from '../../../api/operators/index.ts';
-import { ClusterExtensionKind, ClusterObjectSetKind, GroupVersion, OwnerNameKey, type ClusterExtension, type ClusterObjectSet } from '../../../api/v1/index.ts';
+import { ClusterExtensionKind, ClusterObjectSetKind, GroupVersion, MigratedFromSubscriptionKey, OwnerNameKey, type ClusterExtension, type ClusterObjectSet } from '../../../api/v1/index.ts';
 import { isAlreadyExists, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, timeoutMs, withClient } from '../cluster.ts';
 import { CliUsageError, type CliCommand, type CliIO } from '../types.ts';
@@ -388,6 +388,120 @@ export const migrateCommand: CliCommand = {
         return 0;
       }
       io.stdout.write(`subscription "${subName}" in namespace "${ns}" migrated to ClusterExtension "${input.extension}" (backup: Secret ${ns}/${backupSecretName(subName)})\n`);
+      return 0;
+    });
+  },
+};
+
+/** A backed-up object as it is created again: no server fields, no status. */
+function restorable(o: KubeObject): KubeObject {
+  const { status: _status, ...rest } = o as KubeObject & { status?: unknown };
+  const m = o.metadata;
+  return {
+    ...rest,
+    metadata: {
+      name: m.name,
+      ...(m.namespace && { namespace: m.namespace }),
+      ...(m.labels && { labels: m.labels }),
+      ...(m.annotations && { annotations: m.annotations }),
+    },
+  };
+}
+
+/** The backups of a namespace, by the ClusterExtension they migrated to. */
+async function findBackup(client: KubeClient, ns: string, extension: string): Promise<{ secret: string; backup: Backup } | undefined> {
+  const secrets = (await client.list<KubeObject & { data?: Record<string, string> }>({ ...SECRET, namespace: ns }, { labelSelector: BackupLabel })).items;
+  for (const s of secrets) {
+    const data = s.data?.[BackupKey];
+    if (!data) continue;
+    const backup = JSON.parse(gunzipSync(Buffer.from(data, 'base64')).toString('utf8')) as Backup;
+    if (backup.extension === extension) return { secret: s.metadata.name ?? '', backup };
+  }
+  return undefined;
+}
+
+export const migrateRollbackCommand: CliCommand = {
+  path: ['migrate', 'rollback'],
+  summary: 'give a migrated operator back to OLM classic from the backup `kubectl olm migrate` made',
+  usage: [
+    'Usage: kubectl olm migrate rollback <extension> [-n <namespace>] [--timeout <duration>] [--dry-run] [flags]',
+    '',
+    'Undoes `kubectl olm migrate` from its backup Secret (olm-migrate-backup-<subscription>) without deleting the',
+    'operator\'s objects: deletes revision <extension>-1 with propagationPolicy=Orphan (its objects stay, no longer',
+    'owned), then the ClusterExtension, then creates the OperatorGroup and the Subscription again (pinned to the CSV it',
+    'had with startingCSV), waits until OLM classic has the CSV Succeeded again, and deletes the backup Secret.',
+    'Each step is skipped when already done.',
+    '',
+    'Flags:',
+    '  -n, --namespace <namespace>        where the backup is (default: the ClusterExtension\'s namespace)',
+    '      --timeout <duration>           give up waiting for each step after this long (default 5m)',
+    '      --dry-run                      print what would be created and deleted; change nothing',
+    ...CONNECTION_USAGE,
+  ].join('\n'),
+  async run(args, io) {
+    const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, ...NS_OPTION, timeout: { type: 'string' }, 'dry-run': { type: 'boolean' } });
+    if (pos.length !== 1) throw new CliUsageError(`expected one extension name, got ${pos.length}`);
+    const extName = pos[0]!;
+    const t = timeoutMs(values.timeout, '5m');
+    const timeout = Number.isFinite(t) ? t : 24 * 3_600_000;
+    return withClient(values, io, async (client) => {
+      const ext = await getOrUndefined<ClusterExtension>(client, { ...CE, name: extName });
+      const ns = values.namespace ?? ext?.spec?.namespace ?? client.defaultNamespace ?? 'default';
+      const found = await findBackup(client, ns, extName);
+      if (!found) {
+        io.stderr.write(`no migration backup for ClusterExtension "${extName}" in namespace "${ns}" (Secrets labelled ${BackupLabel})\n`);
+        return 1;
+      }
+      const input = inputFromBackup(found.backup);
+      const r = new Runner(client, io, values['dry-run'] === true);
+      const cosName = `${extName}-1`;
+      try {
+        // Only the migrated revision: once it is gone the extension makes a revision of its own (collision protection
+        // Prevent: it collides with the orphaned objects and touches none), which goes with the extension.
+        const migrated = await getOrUndefined<ClusterObjectSet>(client, { ...COS, name: cosName });
+        if (migrated?.metadata.annotations?.[MigratedFromSubscriptionKey] !== undefined) {
+          const uid = migrated.metadata.uid;
+          await r.act(`delete ClusterObjectSet ${cosName} (propagationPolicy=Orphan: its objects stay)`, () =>
+            client.delete({ ...COS, name: cosName }, { propagationPolicy: 'Orphan', ...(uid && { preconditions: { uid } }) }).catch((err: unknown) => {
+              if (!isNotFound(err)) throw err;
+            }),
+          );
+          if (!r.dryRun) {
+            await until(`ClusterObjectSet ${cosName} to be deleted`, timeout, io, async () => ((await getOrUndefined(client, { ...COS, name: cosName }))?.metadata.uid === uid ? undefined : true), () => '');
+          }
+        }
+        if (ext) await r.act(`delete ClusterExtension ${extName}`, () => deleteIfThere(client, { ...CE, name: extName }, false));
+        if (!r.dryRun) await until(`ClusterExtension ${extName} to be deleted`, timeout, io, async () => ((await getOrUndefined(client, { ...CE, name: extName })) ? undefined : true), () => '');
+        const og = input.operatorGroup;
+        const groups = (await client.list<OperatorGroup>({ ...OG, namespace: ns })).items;
+        if (og && groups.length === 0) await r.act(`create OperatorGroup ${ns}/${og.metadata.name ?? ''}`, () => client.create(restorable(og)));
+        const subName = input.sub.metadata.name ?? '';
+        const csvName = input.csv.metadata.name ?? '';
+        if (!(await getOrUndefined(client, { ...SUB, namespace: ns, name: subName }))) {
+          const sub = restorable(input.sub) as Subscription;
+          sub.spec = { ...input.sub.spec, startingCSV: csvName };
+          await r.act(`create Subscription ${ns}/${subName} (startingCSV ${csvName})`, () => client.create(sub));
+        }
+        if (!r.dryRun) {
+          let last = '';
+          await until(
+            `ClusterServiceVersion ${ns}/${csvName} to succeed`,
+            timeout,
+            io,
+            async () => {
+              const c = await getOrUndefined<ClusterServiceVersion>(client, { ...CSV, namespace: ns, name: csvName });
+              last = c ? `${c.status?.phase ?? 'Pending'} ${c.status?.reason ?? ''}: ${c.status?.message ?? ''}` : '';
+              return c?.status?.phase === 'Succeeded' ? true : undefined;
+            },
+            () => last,
+          );
+        }
+        await r.act(`delete Secret ${ns}/${found.secret} (the backup)`, () => deleteIfThere(client, { ...SECRET, namespace: ns, name: found.secret }, false));
+      } catch (err) {
+        io.stderr.write(`rollback of ClusterExtension "${extName}" stopped: ${(err as Error).message}\nRun the same command again to go on.\n`);
+        return 1;
+      }
+      if (!r.dryRun) io.stdout.write(`ClusterExtension "${extName}" rolled back to subscription "${input.sub.metadata.name ?? ''}" in namespace "${ns}"\n`);
       return 0;
     });
   },

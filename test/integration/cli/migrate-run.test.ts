@@ -206,4 +206,27 @@ describe('kubectl olm migrate', () => {
     const dry = await olm(['migrate', PKG2, '-n', ns2, '--dry-run']);
     expect(dry.stdout).toBe(`subscription "${PKG2}" in namespace "${ns2}" is already migrated to ClusterExtension "${PKG2}"; nothing to do\n`);
   });
+
+  it('rollback gives the operator back to OLM classic from the backup: same Deployment, the custom resource intact, the extension gone', async () => {
+    const before = ((await get(deployment())).body['metadata'] as Json)['uid'];
+    const crBefore = ((await get(cr())).body['metadata'] as Json)['uid'];
+    const dry = await olm(['migrate', 'rollback', PKG, '--dry-run']);
+    expect(dry.code, diag(dry)).toBe(0);
+    expect(dry.stdout).toContain(`would delete ClusterObjectSet ${PKG}-1 (propagationPolicy=Orphan: its objects stay)`);
+    expect((await get(CE)).status).toBe(200);
+
+    const r = await olm(['migrate', 'rollback', PKG, '--timeout', '90s']);
+    expect(r.code, `${diag(r)}\n${JSON.stringify((await get(`${COS}/${PKG}-1`)).body.metadata)}\n${JSON.stringify((await get(`${COS}/${PKG}-1`)).body.status)}`).toBe(0);
+    expect(r.stdout).toContain(`ClusterExtension "${PKG}" rolled back to subscription "${PKG}" in namespace "${ns}"`);
+    expect((await get(CE)).status).toBe(404);
+    expect((await get(`${COS}/${PKG}-1`)).status).toBe(404);
+    expect(((await get(TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, bundle.name, ns))).body as ops.ClusterServiceVersion).status?.phase).toBe('Succeeded');
+    const dep = (await get(deployment())).body['metadata'] as Json;
+    expect(dep['uid']).toBe(before);
+    expect(((dep['ownerReferences'] ?? []) as Json[]).filter((o) => o['kind'] === 'ClusterObjectSet')).toEqual([]);
+    expect(((await get(cr())).body['metadata'] as Json)['uid']).toBe(crBefore);
+    expect((await get(`/api/v1/namespaces/${ns}/secrets/olm-migrate-backup-${PKG}`)).status).toBe(404);
+    // nothing left to roll back
+    expect((await olm(['migrate', 'rollback', PKG, '-n', ns])).code).toBe(1);
+  });
 });
