@@ -437,6 +437,10 @@ export const migrateRollbackCommand: CliCommand = {
     '      --timeout <duration>           give up waiting for each step after this long (default 5m)',
     '      --dry-run                      print what would be created and deleted; change nothing',
     ...CONNECTION_USAGE,
+    '',
+    'Examples:',
+    '  kubectl olm migrate rollback my-operator --dry-run',
+    '  kubectl olm migrate rollback my-operator -n operators',
   ].join('\n'),
   async run(args, io) {
     const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, ...NS_OPTION, timeout: { type: 'string' }, 'dry-run': { type: 'boolean' } });
