@@ -107,6 +107,34 @@ afterAll(async () => {
 const diag = (r: CapturedRun): string => `${JSON.stringify(r)}\nolm-classic said:\n${olmClassic?.logs.slice(-20).join('\n') ?? ''}`;
 
 describe('kubectl olm migrate', () => {
+  it('refuses, with the reason, unless migrate check says eligible, and changes nothing', async () => {
+    // a second Subscription to the package (in a namespace without an OperatorGroup, so nothing installs)
+    const other = await kube().namespace('migrun-dup');
+    try {
+      await kube().must(
+        kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, other), {
+          apiVersion: ops.V1alpha1,
+          kind: ops.SubscriptionKind,
+          metadata: { name: 'dup' },
+          spec: { name: PKG, channel: 'stable', source: CATSRC, sourceNamespace: globalNs },
+        }),
+      );
+      const r = await olm(['migrate', PKG, '-n', ns]);
+      expect(r).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `cannot migrate subscription "${PKG}" in namespace "${ns}": conflicting: Subscription ${other}/dup also subscribes to package "${PKG}"; OLM v1 installs a package once per cluster\n`,
+      });
+      expect((await get(`/api/v1/namespaces/${ns}/secrets/olm-migrate-backup-${PKG}`)).status).toBe(404);
+      expect((await get(`${COS}/${PKG}-1`)).status).toBe(404);
+    } finally {
+      const dup = TestKube.path(ops.V1alpha1, ops.SubscriptionResource, 'dup', other);
+      await kube().request('DELETE', dup);
+      await waitFor('the second Subscription gone', async () => (await get(dup)).status === 404);
+      await kube().request('DELETE', `/api/v1/namespaces/${other}`);
+    }
+  });
+
   it('--dry-run prints what it would do and changes nothing', async () => {
     const r = await olm(['migrate', PKG, '-n', ns, '--dry-run']);
     expect(r.code, diag(r)).toBe(0);
