@@ -12,13 +12,13 @@ import type { Condition, KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterServiceVersion, InstallPlan, OperatorGroup, Subscription } from '../../../api/operators/index.ts';
 import { CopiedFromLabel, isCopiedCSV } from '../../../api/operators/index.ts';
 import { ClusterExtensionKind, ClusterObjectSetKind, GroupVersion, MigratedFromSubscriptionKey, OwnerNameKey, type ClusterExtension, type ClusterObjectSet } from '../../../api/v1/index.ts';
-import { isAlreadyExists, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
+import { isAlreadyExists, isConflict, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, timeoutMs, withClient } from '../cluster.ts';
 import { CliUsageError, type CliCommand, type CliIO } from '../types.ts';
 import { CSV, getOrUndefined, IP, NS_OPTION, OG, SUB } from './common.ts';
 import { checkSubscriptions, featureGates } from './migrate-check.ts';
 import type { CatalogBundle } from './migration.ts';
-import { BackupKey, BackupLabel, describeRef, ownedObjects, planMigration, subscriptionPlans, type MigrationInput, type MigrationPlan, type ObjectRef } from './migrate-plan.ts';
+import { BackupKey, BackupLabel, describeRef, ownedObjects, planMigration, subscriptionPlans, type MigrationInput, type MigrationPlan, type ObjectRef, type OwnershipChange } from './migrate-plan.ts';
 
 const COS = { apiVersion: GroupVersion, kind: ClusterObjectSetKind } as const;
 const CE = { apiVersion: GroupVersion, kind: ClusterExtensionKind } as const;
@@ -167,6 +167,27 @@ async function live(client: KubeClient, ref: ObjectRef): Promise<KubeObject | un
   return getOrUndefined(client, ref);
 }
 
+/**
+ * One object's classic ownership change, decided on the object as read and written only if it is still that object
+ * (resourceVersion): a write that lost to another writer (the Deployment controller, the ClusterObjectSet runtime) is
+ * decided again on a fresh read.
+ */
+async function moveOwnership(r: Runner, ref: ObjectRef, decide: (o: KubeObject) => OwnershipChange | undefined): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const now = await live(r.client, ref);
+    const change = now && decide(now);
+    if (!now || !change) return;
+    try {
+      await r.act(`patch ${describeRef(change.ref)}: ${change.what}`, () =>
+        r.client.patch(change.ref, 'merge', { metadata: { ...change.patch.metadata, resourceVersion: now.metadata.resourceVersion } }, { fieldManager: FIELD_MANAGER }),
+      );
+      return;
+    } catch (err) {
+      if (!isConflict(err) || attempt >= 9) throw err;
+    }
+  }
+}
+
 async function deleteIfThere(client: KubeClient, ref: ObjectRef, orphan: boolean): Promise<void> {
   try {
     await client.delete(ref, orphan ? { propagationPolicy: 'Orphan' } : {});
@@ -225,15 +246,7 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
     );
   }
   // 3b. classic ownership removed, so that neither the garbage collector nor the CSV finalizer deletes the objects
-  for (const o of input.owned) {
-    const now = await live(client, refOf(o));
-    if (!now) continue;
-    const change = plan.ownership(now);
-    if (!change) continue;
-    await r.act(`patch ${describeRef(change.ref)}: ${change.what}`, () =>
-      client.patch(change.ref, 'merge', { metadata: { ...change.patch.metadata, resourceVersion: now.metadata.resourceVersion } }, { fieldManager: FIELD_MANAGER }),
-    );
-  }
+  for (const o of input.owned) await moveOwnership(r, refOf(o), plan.ownership);
   // 4. the ClusterExtension, pinned to the installed version
   const extName = plan.extension.metadata.name ?? '';
   if (!(await getOrUndefined<ClusterExtension>(client, { ...CE, name: extName }))) {
@@ -274,13 +287,7 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
     const csvRef = { ...CSV, namespace: ns, name: input.csv.metadata.name ?? '' };
     await until(`ClusterServiceVersion ${ns}/${csvRef.name} to be deleted (olm-classic removes its finalizer)`, timeout, io, async () => ((await live(client, csvRef)) ? undefined : true), () => '');
   }
-  for (const o of input.owned) {
-    const now = await live(client, refOf(o));
-    if (!now) continue;
-    const change = plan.leftoverLabels(now);
-    if (!change) continue;
-    await r.act(`patch ${describeRef(change.ref)}: ${change.what}`, () => client.patch(change.ref, 'merge', { metadata: { ...change.patch.metadata, resourceVersion: now.metadata.resourceVersion } }, { fieldManager: FIELD_MANAGER }));
-  }
+  for (const o of input.owned) await moveOwnership(r, refOf(o), plan.leftoverLabels);
 }
 
 const refOf = (o: KubeObject): ObjectRef => ({ apiVersion: o.apiVersion ?? '', kind: o.kind ?? '', name: o.metadata.name ?? '', ...(o.metadata.namespace && { namespace: o.metadata.namespace }) });

@@ -148,7 +148,8 @@ describe('kubectl olm migrate', () => {
   });
 
   it('moves the operator in place: same Deployment, the custom resource intact, Installed at the same version from one revision, classic objects gone', async () => {
-    const before = (await get(deployment())).body['metadata'] as Json;
+    const beforeFull = (await get(deployment())).body;
+    const before = beforeFull['metadata'] as Json;
     const crBefore = (await get(cr())).body['metadata'] as Json;
     const r = await olm(['migrate', PKG, '-n', ns, '--backup-dir', 'backup', '--timeout', '3m']);
     expect(r.code, diag(r)).toBe(0);
@@ -156,6 +157,8 @@ describe('kubectl olm migrate', () => {
 
     const dep = (await get(deployment())).body as Json;
     expect(dep['metadata']['uid']).toBe(before['uid']);
+    // adopted, not rolled: the spec is what it was (the generation moves with annotation changes, a Deployment's rule)
+    expect(dep['spec']).toEqual(beforeFull['spec']);
     expect((dep['metadata']['ownerReferences'] as Json[]).map((o) => [o['kind'], o['name'], o['controller']])).toEqual([['ClusterObjectSet', `${PKG}-1`, true]]);
     expect(dep['metadata']['labels']['olm.owner']).toBeUndefined();
     expect(((await get(cr())).body['metadata'] as Json)['uid']).toBe(crBefore['uid']);
