@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterServiceVersion, InstallPlan, OperatorGroup, Subscription } from '../../../api/operators/index.ts';
-import { ownedObjects, ownershipChange, planMigration, revisionObject, subscriptionPlans, type MigrationInput } from './migrate-plan.ts';
+import { ownedObjects, ownershipChange, planMigration, revisionMarks, revisionObject, subscriptionPlans, type MigrationInput } from './migrate-plan.ts';
 
 const NS = 'ops';
 const sub: Subscription = {
@@ -172,5 +172,27 @@ describe('ownership and deletions', () => {
 
   it('backs up every object it touches', () => {
     expect(planMigration(input()).backup.map((o) => o.kind)).toEqual(['Subscription', 'ClusterServiceVersion', 'ClusterServiceVersion', 'InstallPlan', 'OperatorGroup', 'ClusterRole', 'CustomResourceDefinition', 'Deployment', 'ServiceAccount']);
+  });
+});
+
+describe('rollback', () => {
+  it("removes what revision 1 left on an orphaned object, so that a later migration adopts it again", () => {
+    const marked: KubeObject = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: {
+        name: 'd',
+        namespace: NS,
+        labels: { app: 'x', 'app.kubernetes.io/managed-by': 'olm.operatorframework.io', 'olm.operatorframework.io/owner-kind': 'ClusterExtension', 'olm.operatorframework.io/owner-name': 'foo' },
+        annotations: { 'olm.operatorframework.io/revision': '1', 'olm.operatorframework.io/bundle-version': '1.0.0', keep: 'me' },
+      },
+    };
+    expect(revisionMarks(marked)?.patch).toEqual({
+      metadata: {
+        labels: { 'app.kubernetes.io/managed-by': null, 'olm.operatorframework.io/owner-kind': null, 'olm.operatorframework.io/owner-name': null },
+        annotations: { 'olm.operatorframework.io/revision': null, 'olm.operatorframework.io/bundle-version': null },
+      },
+    });
+    expect(revisionMarks(unrelated)).toBeUndefined();
   });
 });

@@ -14,7 +14,11 @@ import {
   ClusterExtensionKind,
   ClusterObjectSetKind,
   GroupVersion,
+  ManagedByLabel,
   MigratedFromSubscriptionKey,
+  ObjectRevisionAnnotation,
+  OwnerKindKey,
+  OwnerNameKey,
   PackageNameKey,
   type ClusterExtension,
   type ClusterObjectSet,
@@ -123,7 +127,7 @@ export interface MigrationInput {
 export interface OwnershipChange {
   readonly ref: ObjectRef;
   /** A merge patch: owner references to the CSV removed (namespaced) or OLM's owner labels removed. */
-  readonly patch: { metadata: { labels?: Record<string, null>; ownerReferences?: OwnerReference[] } };
+  readonly patch: { metadata: { labels?: Record<string, null>; annotations?: Record<string, null>; ownerReferences?: OwnerReference[] } };
   readonly what: string;
 }
 
@@ -221,5 +225,22 @@ export function planMigration(m: MigrationInput): MigrationPlan {
     ownership: (o) => ownershipChange(o, m.csv, 'now'),
     leftoverLabels: (o) => ownershipChange(o, m.csv, 'after'),
     deletions,
+  };
+}
+
+/**
+ * After a rollback: what revision 1 left on an object once it was orphaned (the runtime's label and revision
+ * annotation, the owner and bundle marks), so that a later migration's revision adopts it again (the runtime does not
+ * adopt an object that carries a revision annotation).
+ */
+export function revisionMarks(o: KubeObject): OwnershipChange | undefined {
+  const labels = [ManagedByLabel, OwnerKindKey, OwnerNameKey].filter((k) => o.metadata.labels?.[k] !== undefined);
+  const annotations = [ObjectRevisionAnnotation, BundleVersionKey, PackageNameKey].filter((k) => o.metadata.annotations?.[k] !== undefined);
+  if (labels.length === 0 && annotations.length === 0) return undefined;
+  const nulls = (keys: string[]): Record<string, null> => Object.fromEntries(keys.map((k) => [k, null]));
+  return {
+    ref: refOf(o),
+    patch: { metadata: { ...(labels.length > 0 && { labels: nulls(labels) }), ...(annotations.length > 0 && { annotations: nulls(annotations) }) } },
+    what: `remove ClusterObjectSet marks ${[...labels, ...annotations].join(', ')}`,
   };
 }

@@ -259,5 +259,12 @@ describe('kubectl olm migrate', () => {
     expect((await get(`/api/v1/namespaces/${ns}/secrets/olm-migrate-backup-${PKG}`)).status).toBe(404);
     // nothing left to roll back
     expect((await olm(['migrate', 'rollback', PKG, '-n', ns])).code).toBe(1);
+
+    // and it migrates again: the objects carry no mark of the old revision that would keep the runtime from adopting them
+    await waitFor('the Subscription at its CSV again', async () => ((await get(TestKube.path(ops.V1alpha1, ops.SubscriptionResource, PKG, ns))).body as ops.Subscription).status?.installedCSV === bundle.name);
+    const again = await olm(['migrate', PKG, '-n', ns, '--backup-dir', 'backup-again', '--timeout', '2m']);
+    expect(again.code, diag(again)).toBe(0);
+    expect(((await get(deployment())).body['metadata'] as Json)['uid']).toBe(before);
+    expect(((await get(CE)).body['status']['activeRevisions'] as Json[])).toEqual([{ name: `${PKG}-1` }]);
   });
 });
