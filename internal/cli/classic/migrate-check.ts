@@ -65,12 +65,15 @@ async function catalogBundles(client: KubeClient, io: CliIO, packages: ReadonlyS
       }
       for (const pkg of index.packageNames()) {
         if (!packages.has(pkg)) continue;
-        const summary = summarize(catalog, index.getPackage(pkg));
+        const content = index.getPackage(pkg);
+        const summary = summarize(catalog, content);
+        const images = new Map(content.bundles.map((x) => [x.name, x.image]));
         const seen = new Set<string>();
         for (const b of summary?.channels.flatMap((ch) => ch.bundles) ?? []) {
           if (seen.has(b.name)) continue;
           seen.add(b.name);
-          bundles.set(pkg, [...(bundles.get(pkg) ?? []), { catalog, name: b.name, version: b.version }]);
+          const image = images.get(b.name);
+          bundles.set(pkg, [...(bundles.get(pkg) ?? []), { catalog, name: b.name, version: b.version, ...(image !== undefined && { image }) }]);
         }
       }
     }

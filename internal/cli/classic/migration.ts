@@ -32,6 +32,8 @@ export interface CatalogBundle {
   readonly catalog: string;
   readonly name: string;
   readonly version: string;
+  /** The bundle image the catalog names (what a ClusterExtension records as its bundle reference). */
+  readonly image?: string;
 }
 
 /** What the cluster holds about one Subscription, read by the caller. */

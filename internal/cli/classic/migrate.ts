@@ -1,0 +1,521 @@
+// `kubectl olm migrate <subscription> -n <namespace>`: moves one operator OLM classic installed to OLM v1 in place
+// (issue 33). Steps, each first checking what exists, so a run after an interruption at any step ends in the same
+// state: `migrate check`'s verdict (eligible, or already-migrated with this command's backup); a backup of every
+// object touched (a file and a Secret in the namespace); revision 1 as a ClusterObjectSet that adopts the CSV's
+// objects in place, waited for; their classic ownership removed; the ClusterExtension pinned to the installed
+// version, waited for until Installed from that revision; then the classic objects deleted without cascading.
+// The plan itself: ./migrate-plan.ts.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type { Condition, KubeObject } from '../../../api/meta/v1.ts';
+import type { ClusterServiceVersion, InstallPlan, OperatorGroup, Subscription } from '../../../api/operators/index.ts';
+import { CopiedFromLabel, isCopiedCSV } from '../../../api/operators/index.ts';
+import { ClusterExtensionKind, ClusterObjectSetKind, GroupVersion, MigratedFromSubscriptionKey, OwnerNameKey, type ClusterExtension, type ClusterObjectSet } from '../../../api/v1/index.ts';
+import { isAlreadyExists, isConflict, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, timeoutMs, withClient } from '../cluster.ts';
+import { CliUsageError, type CliCommand, type CliIO } from '../types.ts';
+import { CSV, getOrUndefined, IP, NS_OPTION, OG, SUB } from './common.ts';
+import { checkSubscriptions, featureGates } from './migrate-check.ts';
+import type { CatalogBundle } from './migration.ts';
+import { BackupKey, BackupLabel, describeRef, ownedObjects, planMigration, revisionMarks, subscriptionPlans, type MigrationInput, type MigrationPlan, type ObjectRef, type OwnershipChange } from './migrate-plan.ts';
+
+const COS = { apiVersion: GroupVersion, kind: ClusterObjectSetKind } as const;
+const CE = { apiVersion: GroupVersion, kind: ClusterExtensionKind } as const;
+const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
+const FIELD_MANAGER = 'kubectl-olm-migrate';
+/** How long reading a catalog's content may take (not --timeout, which is each step's wait). */
+const CATALOG_READ_MS = 300_000;
+/** Namespaced kinds a CSV owns objects of (InstallPlan steps and the CSV's own install), and the cluster-scoped ones. */
+const NAMESPACED_KINDS = [
+  ['apps/v1', 'Deployment'],
+  ['v1', 'ServiceAccount'],
+  ['rbac.authorization.k8s.io/v1', 'Role'],
+  ['rbac.authorization.k8s.io/v1', 'RoleBinding'],
+  ['v1', 'Service'],
+  ['v1', 'ConfigMap'],
+  ['v1', 'Secret'],
+] as const;
+const CLUSTER_KINDS = [
+  ['rbac.authorization.k8s.io/v1', 'ClusterRole'],
+  ['rbac.authorization.k8s.io/v1', 'ClusterRoleBinding'],
+] as const;
+const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' } as const;
+
+/** What the backup Secret holds: the plan's input, so a run after the Subscription is gone can go on. */
+interface Backup {
+  readonly subscription: string;
+  readonly extension: string;
+  readonly bundle: CatalogBundle;
+  readonly installMode?: string;
+  readonly operatorGroupEmptyAfter: boolean;
+  readonly items: KubeObject[];
+}
+
+export const backupSecretName = (sub: string): string => `olm-migrate-backup-${sub}`.slice(0, 253);
+
+const withKind = (items: readonly KubeObject[], apiVersion: string, kind: string): KubeObject[] => items.map((o) => ({ ...o, apiVersion, kind }));
+
+async function readBackup(client: KubeClient, ns: string, sub: string): Promise<Backup | undefined> {
+  const s = await getOrUndefined<KubeObject & { data?: Record<string, string> }>(client, { ...SECRET, namespace: ns, name: backupSecretName(sub) });
+  const data = s?.data?.[BackupKey];
+  if (!data) return undefined;
+  return JSON.parse(gunzipSync(Buffer.from(data, 'base64')).toString('utf8')) as Backup;
+}
+
+/** The plan's input from the Backup (the objects as they were before the migration). */
+function inputFromBackup(b: Backup): MigrationInput {
+  const of = (kind: string): KubeObject[] => b.items.filter((o) => o.kind === kind && o.apiVersion?.startsWith('operators.coreos.com/'));
+  const sub = of('Subscription')[0] as Subscription;
+  const csv = of('ClusterServiceVersion').find((c) => !isCopiedCSV(c as ClusterServiceVersion)) as ClusterServiceVersion;
+  const classic = new Set(['Subscription', 'ClusterServiceVersion', 'InstallPlan', 'OperatorGroup']);
+  return {
+    sub,
+    csv,
+    copies: of('ClusterServiceVersion').filter((c) => isCopiedCSV(c as ClusterServiceVersion)) as ClusterServiceVersion[],
+    plans: of('InstallPlan') as InstallPlan[],
+    operatorGroup: of('OperatorGroup')[0] as OperatorGroup | undefined,
+    operatorGroupEmptyAfter: b.operatorGroupEmptyAfter,
+    owned: b.items.filter((o) => !(classic.has(o.kind ?? '') && o.apiVersion?.startsWith('operators.coreos.com/'))),
+    bundle: b.bundle,
+    installMode: b.installMode,
+    extension: b.extension,
+  };
+}
+
+/** The plan's input from the live cluster (the Subscription exists and `migrate check` passed). */
+async function inputFromCluster(client: KubeClient, sub: Subscription, bundle: CatalogBundle, installMode: string | undefined, extension: string): Promise<MigrationInput> {
+  const ns = sub.metadata.namespace ?? '';
+  const csvName = sub.status?.installedCSV ?? '';
+  const csv = (await client.get<ClusterServiceVersion>({ ...CSV, namespace: ns, name: csvName })) as ClusterServiceVersion;
+  csv.apiVersion ??= CSV.apiVersion;
+  csv.kind ??= CSV.kind;
+  const copies = withKind(
+    (await client.listAll<ClusterServiceVersion>(CSV, { labelSelector: `${CopiedFromLabel}=${ns}` })).items.filter((c) => c.metadata.name === csvName),
+    CSV.apiVersion,
+    CSV.kind,
+  ) as ClusterServiceVersion[];
+  const plans = withKind(subscriptionPlans(sub, csvName, (await client.list<InstallPlan>({ ...IP, namespace: ns })).items), IP.apiVersion, IP.kind) as InstallPlan[];
+  const groups = withKind((await client.list<OperatorGroup>({ ...OG, namespace: ns })).items, OG.apiVersion, OG.kind) as OperatorGroup[];
+  const otherSubs = (await client.list<Subscription>({ ...SUB, namespace: ns })).items.filter((s) => s.metadata.name !== sub.metadata.name);
+  const otherCSVs = (await client.list<ClusterServiceVersion>({ ...CSV, namespace: ns })).items.filter((c) => c.metadata.name !== csvName && !isCopiedCSV(c));
+  const candidates: KubeObject[] = [];
+  for (const [apiVersion, kind] of NAMESPACED_KINDS) candidates.push(...withKind((await client.list({ apiVersion, kind, namespace: ns })).items, apiVersion, kind));
+  for (const [apiVersion, kind] of CLUSTER_KINDS) {
+    candidates.push(...withKind((await client.listAll({ apiVersion, kind }, { labelSelector: `olm.owner=${csvName},olm.owner.namespace=${ns}` })).items, apiVersion, kind));
+  }
+  const crds = withKind((await client.listAll(CRD)).items, CRD.apiVersion, CRD.kind);
+  return {
+    sub: { ...sub, apiVersion: SUB.apiVersion, kind: SUB.kind },
+    csv,
+    copies,
+    plans,
+    operatorGroup: groups[0],
+    operatorGroupEmptyAfter: otherSubs.length === 0 && otherCSVs.length === 0,
+    owned: ownedObjects(csv, candidates, crds),
+    bundle,
+    installMode,
+    extension,
+  };
+}
+
+const conditionOf = (conds: readonly Condition[] | undefined, type: string): Condition | undefined => conds?.find((c) => c.type === type);
+const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((res) => {
+    const t = setTimeout(res, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(t), res()), { once: true });
+  });
+
+/** Polls `test` every 250 ms until it answers (a string: give up with it), or the deadline passes. */
+async function until<T>(what: string, timeout: number, io: CliIO, test: () => Promise<T | undefined>, last: () => string): Promise<T> {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const got = await test();
+    if (got !== undefined) return got;
+    if (io.signal?.aborted) throw new Error(`interrupted while waiting for ${what}`);
+    if (Date.now() >= deadline) throw new Error(`timed out waiting for ${what}${last() ? `: ${last()}` : ''}`);
+    await sleep(250, io.signal);
+  }
+}
+
+class Runner {
+  changed = false;
+  readonly client: KubeClient;
+  readonly io: CliIO;
+  readonly dryRun: boolean;
+  constructor(client: KubeClient, io: CliIO, dryRun: boolean) {
+    this.client = client;
+    this.io = io;
+    this.dryRun = dryRun;
+  }
+
+  async act(line: string, fn: () => Promise<unknown>): Promise<void> {
+    this.changed = true;
+    if (this.dryRun) {
+      this.io.stdout.write(`would ${line}\n`);
+      return;
+    }
+    await fn();
+    const [verb = '', ...rest] = line.split(' ');
+    this.io.stdout.write(`${pastTense(verb)} ${rest.join(' ')}\n`);
+  }
+}
+
+const pastTense = (verb: string): string => ({ create: 'created', write: 'wrote', patch: 'patched', delete: 'deleted', remove: 'removed' })[verb.toLowerCase()] ?? verb;
+
+async function live(client: KubeClient, ref: ObjectRef): Promise<KubeObject | undefined> {
+  return getOrUndefined(client, ref);
+}
+
+/**
+ * One object's classic ownership change, decided on the object as read and written only if it is still that object
+ * (resourceVersion): a write that lost to another writer (the Deployment controller, the ClusterObjectSet runtime) is
+ * decided again on a fresh read.
+ */
+async function moveOwnership(r: Runner, ref: ObjectRef, decide: (o: KubeObject) => OwnershipChange | undefined): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const now = await live(r.client, ref);
+    const change = now && decide(now);
+    if (!now || !change) return;
+    try {
+      await r.act(`patch ${describeRef(change.ref)}: ${change.what}`, () =>
+        r.client.patch(change.ref, 'merge', { metadata: { ...change.patch.metadata, resourceVersion: now.metadata.resourceVersion } }, { fieldManager: FIELD_MANAGER }),
+      );
+      return;
+    } catch (err) {
+      if (!isConflict(err) || attempt >= 9) throw err;
+    }
+  }
+}
+
+async function deleteIfThere(client: KubeClient, ref: ObjectRef, orphan: boolean): Promise<void> {
+  try {
+    await client.delete(ref, orphan ? { propagationPolicy: 'Orphan' } : {});
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+}
+
+async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInput, backup: Backup, backupExists: boolean, backupDir: string, timeout: number): Promise<void> {
+  const { client, io } = r;
+  const ns = input.sub.metadata.namespace ?? '';
+  const subName = input.sub.metadata.name ?? '';
+  // 2. the backup
+  if (!backupExists) {
+    const secretName = backupSecretName(subName);
+    await r.act(`write backup of ${backup.items.length} objects to ${backupDir}/backup.json`, async () => {
+      await mkdir(backupDir, { recursive: true });
+      await writeFile(`${backupDir}/backup.json`, `${JSON.stringify({ apiVersion: 'v1', kind: 'List', items: backup.items }, null, 2)}\n`);
+    });
+    await r.act(`create Secret ${ns}/${secretName} (the backup)`, async () => {
+      try {
+        await client.create({
+          ...SECRET,
+          metadata: { name: secretName, namespace: ns, labels: { [BackupLabel]: subName.slice(0, 63) } },
+          type: 'Opaque',
+          data: { [BackupKey]: gzipSync(JSON.stringify(backup)).toString('base64') },
+        } as KubeObject);
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw err;
+      }
+    });
+  }
+  // 3. revision 1, adopting the objects in place
+  const cosName = plan.objectSet.metadata.name ?? '';
+  const existing = await getOrUndefined<ClusterObjectSet>(client, { ...COS, name: cosName });
+  if (!existing) {
+    const n = (plan.objectSet.spec?.phases ?? []).reduce((s, p) => s + (p.objects?.length ?? 0), 0);
+    await r.act(`create ClusterObjectSet ${cosName} (revision 1: ${n} objects in phases ${(plan.objectSet.spec?.phases ?? []).map((p) => p.name).join(', ')})`, () =>
+      client.create(plan.objectSet),
+    );
+  }
+  if (!r.dryRun) {
+    let last = '';
+    await until(
+      `ClusterObjectSet ${cosName} to succeed (operator-controller must run with --feature-gates=BoxcutterRuntime=true)`,
+      timeout,
+      io,
+      async () => {
+        const c = await getOrUndefined<ClusterObjectSet>(client, { ...COS, name: cosName });
+        const s = conditionOf(c?.status?.conditions as Condition[] | undefined, 'Succeeded');
+        const p = conditionOf(c?.status?.conditions as Condition[] | undefined, 'Progressing');
+        last = p ? `${p.reason}: ${p.message}` : '';
+        return s?.status === 'True' ? true : undefined;
+      },
+      () => last,
+    );
+  }
+  // 3b. classic ownership removed, so that neither the garbage collector nor the CSV finalizer deletes the objects
+  for (const o of input.owned) await moveOwnership(r, refOf(o), plan.ownership);
+  // 4. the ClusterExtension, pinned to the installed version
+  const extName = plan.extension.metadata.name ?? '';
+  if (!(await getOrUndefined<ClusterExtension>(client, { ...CE, name: extName }))) {
+    await r.act(`create ClusterExtension ${extName} (package ${input.sub.spec.name}, version ${input.bundle.version}${input.sub.spec.channel ? `, channel ${input.sub.spec.channel}` : ''})`, () =>
+      client.create(plan.extension),
+    );
+  }
+  if (!r.dryRun) {
+    let last = '';
+    await until(
+      `ClusterExtension ${extName} to be installed from ${cosName}`,
+      timeout,
+      io,
+      async () => {
+        const e = await getOrUndefined<ClusterExtension>(client, { ...CE, name: extName });
+        const revs = (await client.list<ClusterObjectSet>(COS, { labelSelector: `${OwnerNameKey}=${extName}` })).items.map((c) => c.metadata.name ?? '');
+        if (revs.some((n) => n !== cosName)) throw new Error(`ClusterExtension ${extName} made another revision (${revs.join(', ')}) instead of adopting ${cosName}`);
+        const installed = conditionOf(e?.status?.conditions as Condition[] | undefined, 'Installed');
+        const progressing = conditionOf(e?.status?.conditions as Condition[] | undefined, 'Progressing');
+        last = [installed, progressing].filter((c) => c).map((c) => `${c!.type}=${c!.status} ${c!.reason}: ${c!.message}`).join('; ');
+        const active = (e?.status?.activeRevisions ?? []).map((a) => a.name);
+        const ok = installed?.status === 'True' && e?.status?.install?.bundle.name === input.bundle.name && active.length === 1 && active[0] === cosName;
+        return ok ? true : undefined;
+      },
+      () => last,
+    );
+  }
+  // 5. the classic objects, without cascading to what v1 now owns
+  for (const d of plan.deletions) {
+    if (!(await live(client, d.ref))) continue;
+    if (d.ref.kind === 'OperatorGroup') {
+      const others = (await client.list<Subscription>({ ...SUB, namespace: ns })).items.filter((s) => s.metadata.name !== subName);
+      if (others.length > 0) continue;
+    }
+    await r.act(`delete ${describeRef(d.ref)}${d.orphan ? ' (propagationPolicy=Orphan)' : ''}`, () => deleteIfThere(client, d.ref, d.orphan === true));
+  }
+  if (!r.dryRun) {
+    const csvRef = { ...CSV, namespace: ns, name: input.csv.metadata.name ?? '' };
+    await until(`ClusterServiceVersion ${ns}/${csvRef.name} to be deleted (olm-classic removes its finalizer)`, timeout, io, async () => ((await live(client, csvRef)) ? undefined : true), () => '');
+  }
+  for (const o of input.owned) await moveOwnership(r, refOf(o), plan.leftoverLabels);
+}
+
+const refOf = (o: KubeObject): ObjectRef => ({ apiVersion: o.apiVersion ?? '', kind: o.kind ?? '', name: o.metadata.name ?? '', ...(o.metadata.namespace && { namespace: o.metadata.namespace }) });
+
+export const migrateCommand: CliCommand = {
+  path: ['migrate'],
+  summary: 'move an operator OLM classic installed (a Subscription) to an OLM v1 ClusterExtension in place',
+  usage: [
+    'Usage: kubectl olm migrate <subscription> [-n <namespace>] [--name <extension>] [--backup-dir <dir>] [--timeout <duration>] [--dry-run] [flags]',
+    '',
+    'Moves the operator a Subscription installed to a ClusterExtension without re-installing it (its Deployment,',
+    'custom resources and CRDs stay as they are). operator-controller must run with --feature-gates=BoxcutterRuntime=true.',
+    'Steps, each skipped when already done, so running it again after an interruption finishes the migration:',
+    '  1. `kubectl olm migrate check` must say eligible (exit 1 with the reason otherwise)',
+    '  2. a backup of the Subscription, CSV, InstallPlans, OperatorGroup and the objects the CSV owns: a file in',
+    '     --backup-dir and Secret olm-migrate-backup-<subscription> in the namespace',
+    '  3. ClusterObjectSet <extension>-1 (annotated olm.operatorframework.io/migrated-from-subscription) listing those',
+    '     objects, which adopts them in place; then their owner references to the CSV and olm.owner labels removed',
+    '  4. ClusterExtension <extension> pinned to the installed version (and the Subscription\'s channel); waits until',
+    '     it is Installed from that revision',
+    '  5. deletes the Subscription, its InstallPlans, the CSV and its copies (propagationPolicy=Orphan), and the',
+    '     OperatorGroup when nothing else uses it',
+    'Run on a migrated Subscription, it says so and changes nothing.',
+    '',
+    'Flags:',
+    '  -n, --namespace <namespace>        the Subscription\'s namespace (default: the kubeconfig context\'s namespace)',
+    '      --name <extension>             the ClusterExtension\'s name (default: the package name)',
+    '      --backup-dir <dir>             where the backup file goes (default ./olm-migrate-<namespace>-<subscription>-<timestamp>/)',
+    '      --timeout <duration>           give up waiting for each step after this long (default 5m)',
+    '      --feature-gates <gates>        operator-controller\'s gates the check assumes (see `migrate check --help`)',
+    '      --dry-run                      print every object that would be created, changed or deleted; change nothing',
+    ...CONNECTION_USAGE,
+    '',
+    'Examples:',
+    '  kubectl olm migrate my-operator -n operators --dry-run',
+    '  kubectl olm migrate my-operator -n operators --timeout 10m',
+  ].join('\n'),
+  async run(args, io) {
+    const { values, positionals: pos } = parseFlags(args, {
+      ...CONNECTION_OPTIONS,
+      ...NS_OPTION,
+      name: { type: 'string' },
+      'backup-dir': { type: 'string' },
+      timeout: { type: 'string' },
+      'feature-gates': { type: 'string' },
+      'dry-run': { type: 'boolean' },
+    });
+    if (pos.length !== 1) throw new CliUsageError(`expected one subscription name, got ${pos.length}`);
+    const subName = pos[0]!;
+    const gates = featureGates(values['feature-gates']);
+    const t = timeoutMs(values.timeout, '5m');
+    const timeout = Number.isFinite(t) ? t : 24 * 3_600_000;
+    return withClient(values, io, async (client) => {
+      const ns = values.namespace ?? client.defaultNamespace ?? 'default';
+      let backup = await readBackup(client, ns, subName);
+      const backupExists = backup !== undefined;
+      const sub = await getOrUndefined<Subscription>(client, { ...SUB, namespace: ns, name: subName });
+      if (sub && !backup) {
+        const checks = await checkSubscriptions(client, io, { namespace: ns, name: subName }, { gates, timeoutMs: CATALOG_READ_MS });
+        if (typeof checks === 'string') {
+          io.stderr.write(`${checks}\n`);
+          return 1;
+        }
+        const c = checks[0]!;
+        if (c.verdict !== 'eligible' || !c.catalogBundle) {
+          io.stderr.write(`cannot migrate subscription "${subName}" in namespace "${ns}": ${c.verdict}: ${c.reasons.join('; ')}\n`);
+          return 1;
+        }
+        const input = await inputFromCluster(client, sub, c.catalogBundle, c.installMode, values.name ?? sub.spec.name);
+        const plan = planMigration(input);
+        backup = {
+          subscription: subName,
+          extension: input.extension,
+          bundle: input.bundle,
+          ...(input.installMode !== undefined && { installMode: input.installMode }),
+          operatorGroupEmptyAfter: input.operatorGroupEmptyAfter,
+          items: plan.backup,
+        };
+      } else if (!backup) {
+        io.stderr.write(`subscriptions.operators.coreos.com "${subName}" not found\n`);
+        return 1;
+      }
+      const input = inputFromBackup(backup);
+      const plan = planMigration(input);
+      if (values.name !== undefined && values.name !== input.extension) {
+        io.stderr.write(`subscription "${subName}" is being migrated to ClusterExtension "${input.extension}" (from its backup); --name ${values.name} differs\n`);
+        return 1;
+      }
+      const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+      const backupDir = resolvePath(io.cwd, values['backup-dir'] ?? `olm-migrate-${ns}-${subName}-${stamp}`);
+      const runner = new Runner(client, io, values['dry-run'] === true);
+      try {
+        await runMigration(runner, plan, input, backup, backupExists, backupDir, timeout);
+      } catch (err) {
+        io.stderr.write(`migration of subscription "${subName}" in namespace "${ns}" stopped: ${(err as Error).message}\nRun the same command again to go on.\n`);
+        return 1;
+      }
+      if (runner.dryRun) {
+        if (runner.changed) io.stdout.write(`---\n${JSON.stringify([plan.objectSet, plan.extension], null, 2)}\n`);
+        else io.stdout.write(`subscription "${subName}" in namespace "${ns}" is already migrated to ClusterExtension "${input.extension}"; nothing to do\n`);
+        return 0;
+      }
+      if (!runner.changed) {
+        io.stdout.write(`subscription "${subName}" in namespace "${ns}" is already migrated to ClusterExtension "${input.extension}"; nothing to do\n`);
+        return 0;
+      }
+      io.stdout.write(`subscription "${subName}" in namespace "${ns}" migrated to ClusterExtension "${input.extension}" (backup: Secret ${ns}/${backupSecretName(subName)})\n`);
+      return 0;
+    });
+  },
+};
+
+/** A backed-up object as it is created again: no server fields, no status. */
+function restorable(o: KubeObject): KubeObject {
+  const { status: _status, ...rest } = o as KubeObject & { status?: unknown };
+  const m = o.metadata;
+  return {
+    ...rest,
+    metadata: {
+      name: m.name,
+      ...(m.namespace && { namespace: m.namespace }),
+      ...(m.labels && { labels: m.labels }),
+      ...(m.annotations && { annotations: m.annotations }),
+    },
+  };
+}
+
+/** The backups of a namespace, by the ClusterExtension they migrated to. */
+async function findBackup(client: KubeClient, ns: string, extension: string): Promise<{ secret: string; backup: Backup } | undefined> {
+  const secrets = (await client.list<KubeObject & { data?: Record<string, string> }>({ ...SECRET, namespace: ns }, { labelSelector: BackupLabel })).items;
+  for (const s of secrets) {
+    const data = s.data?.[BackupKey];
+    if (!data) continue;
+    const backup = JSON.parse(gunzipSync(Buffer.from(data, 'base64')).toString('utf8')) as Backup;
+    if (backup.extension === extension) return { secret: s.metadata.name ?? '', backup };
+  }
+  return undefined;
+}
+
+export const migrateRollbackCommand: CliCommand = {
+  path: ['migrate', 'rollback'],
+  summary: 'give a migrated operator back to OLM classic from the backup `kubectl olm migrate` made',
+  usage: [
+    'Usage: kubectl olm migrate rollback <extension> [-n <namespace>] [--timeout <duration>] [--dry-run] [flags]',
+    '',
+    'Undoes `kubectl olm migrate` from its backup Secret (olm-migrate-backup-<subscription>) without deleting the',
+    'operator\'s objects: deletes revision <extension>-1 with propagationPolicy=Orphan (its objects stay, no longer',
+    'owned) and the marks it left on them, then the ClusterExtension, then creates the OperatorGroup and the',
+    'Subscription again (pinned to the CSV it',
+    'had with startingCSV), waits until OLM classic has the CSV Succeeded again, and deletes the backup Secret.',
+    'Each step is skipped when already done.',
+    '',
+    'Flags:',
+    '  -n, --namespace <namespace>        where the backup is (default: the ClusterExtension\'s namespace)',
+    '      --timeout <duration>           give up waiting for each step after this long (default 5m)',
+    '      --dry-run                      print what would be created and deleted; change nothing',
+    ...CONNECTION_USAGE,
+    '',
+    'Examples:',
+    '  kubectl olm migrate rollback my-operator --dry-run',
+    '  kubectl olm migrate rollback my-operator -n operators',
+  ].join('\n'),
+  async run(args, io) {
+    const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, ...NS_OPTION, timeout: { type: 'string' }, 'dry-run': { type: 'boolean' } });
+    if (pos.length !== 1) throw new CliUsageError(`expected one extension name, got ${pos.length}`);
+    const extName = pos[0]!;
+    const t = timeoutMs(values.timeout, '5m');
+    const timeout = Number.isFinite(t) ? t : 24 * 3_600_000;
+    return withClient(values, io, async (client) => {
+      const ext = await getOrUndefined<ClusterExtension>(client, { ...CE, name: extName });
+      const ns = values.namespace ?? ext?.spec?.namespace ?? client.defaultNamespace ?? 'default';
+      const found = await findBackup(client, ns, extName);
+      if (!found) {
+        io.stderr.write(`no migration backup for ClusterExtension "${extName}" in namespace "${ns}" (Secrets labelled ${BackupLabel})\n`);
+        return 1;
+      }
+      const input = inputFromBackup(found.backup);
+      const r = new Runner(client, io, values['dry-run'] === true);
+      const cosName = `${extName}-1`;
+      try {
+        // Only the migrated revision: once it is gone the extension makes a revision of its own (collision protection
+        // Prevent: it collides with the orphaned objects and touches none), which goes with the extension.
+        const migrated = await getOrUndefined<ClusterObjectSet>(client, { ...COS, name: cosName });
+        if (migrated?.metadata.annotations?.[MigratedFromSubscriptionKey] !== undefined) {
+          const uid = migrated.metadata.uid;
+          await r.act(`delete ClusterObjectSet ${cosName} (propagationPolicy=Orphan: its objects stay)`, () =>
+            client.delete({ ...COS, name: cosName }, { propagationPolicy: 'Orphan', ...(uid && { preconditions: { uid } }) }).catch((err: unknown) => {
+              if (!isNotFound(err)) throw err;
+            }),
+          );
+          if (!r.dryRun) {
+            await until(`ClusterObjectSet ${cosName} to be deleted`, timeout, io, async () => ((await getOrUndefined(client, { ...COS, name: cosName }))?.metadata.uid === uid ? undefined : true), () => '');
+          }
+        }
+        for (const o of input.owned) await moveOwnership(r, refOf(o), revisionMarks);
+        if (ext) await r.act(`delete ClusterExtension ${extName}`, () => deleteIfThere(client, { ...CE, name: extName }, false));
+        if (!r.dryRun) await until(`ClusterExtension ${extName} to be deleted`, timeout, io, async () => ((await getOrUndefined(client, { ...CE, name: extName })) ? undefined : true), () => '');
+        const og = input.operatorGroup;
+        const groups = (await client.list<OperatorGroup>({ ...OG, namespace: ns })).items;
+        if (og && groups.length === 0) await r.act(`create OperatorGroup ${ns}/${og.metadata.name ?? ''}`, () => client.create(restorable(og)));
+        const subName = input.sub.metadata.name ?? '';
+        const csvName = input.csv.metadata.name ?? '';
+        if (!(await getOrUndefined(client, { ...SUB, namespace: ns, name: subName }))) {
+          const sub = restorable(input.sub) as Subscription;
+          sub.spec = { ...input.sub.spec, startingCSV: csvName };
+          await r.act(`create Subscription ${ns}/${subName} (startingCSV ${csvName})`, () => client.create(sub));
+        }
+        if (!r.dryRun) {
+          let last = '';
+          await until(
+            `ClusterServiceVersion ${ns}/${csvName} to succeed`,
+            timeout,
+            io,
+            async () => {
+              const c = await getOrUndefined<ClusterServiceVersion>(client, { ...CSV, namespace: ns, name: csvName });
+              last = c ? `${c.status?.phase ?? 'Pending'} ${c.status?.reason ?? ''}: ${c.status?.message ?? ''}` : '';
+              return c?.status?.phase === 'Succeeded' ? true : undefined;
+            },
+            () => last,
+          );
+        }
+        await r.act(`delete Secret ${ns}/${found.secret} (the backup)`, () => deleteIfThere(client, { ...SECRET, namespace: ns, name: found.secret }, false));
+      } catch (err) {
+        io.stderr.write(`rollback of ClusterExtension "${extName}" stopped: ${(err as Error).message}\nRun the same command again to go on.\n`);
+        return 1;
+      }
+      if (!r.dryRun) io.stdout.write(`ClusterExtension "${extName}" rolled back to subscription "${input.sub.metadata.name ?? ''}" in namespace "${ns}"\n`);
+      return 0;
+    });
+  },
+};

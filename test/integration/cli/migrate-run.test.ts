@@ -1,0 +1,270 @@
+// `kubectl olm migrate <subscription>` against the real cluster: an operator the real olm-classic binary installed
+// (AllNamespaces, its CRD with a custom resource, its Deployment) moves to a ClusterExtension run by operator-controller
+// with the ClusterObjectSet runtime (BoxcutterRuntime), catalogd serving the same bundle. The Deployment keeps its
+// UID, the custom resource stays, the extension is Installed at the same version from the one migrated revision, the
+// classic objects are gone; a second run says it is already migrated and changes nothing. --dry-run changes nothing.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as ops from '../../../api/operators/index.ts';
+import { runCaptured, type CapturedRun } from '../../../internal/cli/index.ts';
+import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
+import { installClassicCRDs, installExperimentalCRDs, installStandardCRDs } from '../../support/crds.ts';
+import { adminKube, controlPlane, registry } from '../../support/env.ts';
+import { pushCatalogImage } from '../../support/images.ts';
+import { createImageCatalogSource, createOperatorGroup } from '../../support/classic-olm.ts';
+import { TestKube } from '../../support/kube.ts';
+import { waitFor } from '../../support/net.ts';
+import { startOlmClassicProcess, type OlmClassicProcess } from '../../support/olm-classic-process.ts';
+import { createCatalog, deleteCatalogs, releaseFinalizers, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
+import { startCatalogd, stopAll } from '../catalogd/harness.ts';
+import { startOperatorController, stopAllOperatorControllers } from '../operator-controller/harness.ts';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const kube = (): TestKube => adminKube();
+const PKG = 'migrun';
+const CATSRC = 'migrun-cat';
+const clusterCatalog = uniqueName('migrun-v1');
+let cwd = '';
+const olm = (argv: string[]): Promise<CapturedRun> => runCaptured(argv, { cwd, env: { KUBECONFIG: controlPlane().kubeconfigPath } });
+let olmClassic: OlmClassicProcess | undefined;
+let globalNs = '';
+let ns = '';
+let bundle: TestBundle;
+/** The second operator, migrated in interrupted runs, in its own namespace. */
+const PKG2 = 'migrun-two';
+let ns2 = '';
+let bundle2: TestBundle;
+const get = async (path: string): Promise<{ status: number; body: Json }> => (await kube().request('GET', path)) as { status: number; body: Json };
+const CE = `/apis/olm.operatorframework.io/v1/clusterextensions/${PKG}`;
+const CE2 = `/apis/olm.operatorframework.io/v1/clusterextensions/${PKG2}`;
+const COS = '/apis/olm.operatorframework.io/v1/clusterobjectsets';
+const cr = (): string => `/apis/${bundle.group}/v1/namespaces/${ns}/widgets/kept`;
+const deployment = (): string => `/apis/apps/v1/namespaces/${ns}/deployments/${bundle.deploymentName}`;
+
+beforeAll(async () => {
+  await installClassicCRDs(kube());
+  await installExperimentalCRDs(kube());
+  globalNs = await kube().namespace('migrun-olm');
+  ns = await kube().namespace('migrun-all');
+  ns2 = await kube().namespace('migrun-int');
+  cwd = await mkdtemp(join(tmpdir(), 'migrate-run-'));
+  bundle = await pushTestBundle(registry(), { packageName: PKG, version: '1.0.0' });
+  bundle2 = await pushTestBundle(registry(), { packageName: PKG2, version: '1.0.0' });
+  const files = { ...catalogFiles(PKG, [{ bundle }]), ...catalogFiles(PKG2, [{ bundle: bundle2 }]) };
+  const classicImage = await pushCatalogImage(registry(), 'migrun/classic-catalog:v1', { files });
+  const v1Image = await pushCatalogImage(registry(), 'migrun/v1-catalog:v1', { files });
+  await createImageCatalogSource(globalNs, CATSRC, classicImage.digestRef);
+  olmClassic = await startOlmClassicProcess({ globalNamespace: globalNs });
+  await startCatalogd();
+  await startOperatorController({ boxcutterRuntime: true });
+  await createCatalog(clusterCatalog, { ref: v1Image.ref });
+  for (const [n, pkg] of [[ns, PKG], [ns2, PKG2]] as const) {
+    await createOperatorGroup(n, 'og');
+    await kube().must(
+      kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, n), {
+        apiVersion: ops.V1alpha1,
+        kind: ops.SubscriptionKind,
+        metadata: { name: pkg },
+        spec: { name: pkg, channel: 'stable', source: CATSRC, sourceNamespace: globalNs, installPlanApproval: 'Automatic' },
+      }),
+    );
+  }
+  await waitForCatalog(clusterCatalog, 'Serving', serving);
+  for (const [n, pkg] of [[ns, PKG], [ns2, PKG2]] as const) {
+    await waitFor(
+      `${pkg} installed by olm-classic`,
+      async () => {
+        const sub = (await get(TestKube.path(ops.V1alpha1, ops.SubscriptionResource, pkg, n))).body as ops.Subscription;
+        const csv = sub.status?.installedCSV ? (await get(TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, sub.status.installedCSV, n))).body : undefined;
+        return (csv as ops.ClusterServiceVersion | undefined)?.status?.phase === 'Succeeded';
+      },
+      { timeoutMs: 240_000 },
+    );
+  }
+  // a custom resource of the operator's CRD
+  await kube().must(kube().request('POST', `/apis/${bundle.group}/v1/namespaces/${ns}/widgets`, { apiVersion: `${bundle.group}/v1`, kind: 'Widget', metadata: { name: 'kept' }, spec: { size: '3' } }));
+}, 300_000);
+
+afterAll(async () => {
+  for (const ext of [CE, CE2]) await kube().request('DELETE', ext);
+  for (const ext of [CE, CE2]) await waitFor('the extension gone', async () => (await get(ext)).status === 404, { timeoutMs: 120_000 }).catch(() => undefined);
+  for (const n of [ns, ns2].filter(Boolean)) {
+    await kube().request('DELETE', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, n));
+    await kube().request('DELETE', TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, undefined, n));
+  }
+  await olmClassic?.stop();
+  await stopAllOperatorControllers();
+  await deleteCatalogs([clusterCatalog]).catch(() => undefined);
+  await stopAll();
+  await releaseFinalizers();
+  for (const n of [ns, ns2, globalNs].filter(Boolean)) await kube().request('DELETE', `/api/v1/namespaces/${n}`);
+  await installStandardCRDs(kube());
+  if (cwd) await rm(cwd, { recursive: true, force: true });
+}, 180_000);
+
+const diag = (r: CapturedRun): string => `${JSON.stringify(r)}\nolm-classic said:\n${olmClassic?.logs.slice(-20).join('\n') ?? ''}`;
+
+describe('kubectl olm migrate', () => {
+  it('refuses, with the reason, unless migrate check says eligible, and changes nothing', async () => {
+    // a second Subscription to the package (in a namespace without an OperatorGroup, so nothing installs)
+    const other = await kube().namespace('migrun-dup');
+    try {
+      await kube().must(
+        kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, other), {
+          apiVersion: ops.V1alpha1,
+          kind: ops.SubscriptionKind,
+          metadata: { name: 'dup' },
+          spec: { name: PKG, channel: 'stable', source: CATSRC, sourceNamespace: globalNs },
+        }),
+      );
+      const r = await olm(['migrate', PKG, '-n', ns]);
+      expect(r).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `cannot migrate subscription "${PKG}" in namespace "${ns}": conflicting: Subscription ${other}/dup also subscribes to package "${PKG}"; OLM v1 installs a package once per cluster\n`,
+      });
+      expect((await get(`/api/v1/namespaces/${ns}/secrets/olm-migrate-backup-${PKG}`)).status).toBe(404);
+      expect((await get(`${COS}/${PKG}-1`)).status).toBe(404);
+    } finally {
+      const dup = TestKube.path(ops.V1alpha1, ops.SubscriptionResource, 'dup', other);
+      await kube().request('DELETE', dup);
+      await waitFor('the second Subscription gone', async () => (await get(dup)).status === 404);
+      await kube().request('DELETE', `/api/v1/namespaces/${other}`);
+    }
+  });
+
+  it('--dry-run prints what it would do and changes nothing', async () => {
+    const r = await olm(['migrate', PKG, '-n', ns, '--dry-run']);
+    expect(r.code, diag(r)).toBe(0);
+    expect(r.stdout).toContain(`would create ClusterObjectSet ${PKG}-1 (revision 1:`);
+    expect(r.stdout).toContain(`would create ClusterExtension ${PKG} (package ${PKG}, version 1.0.0, channel stable)`);
+    expect(r.stdout).toContain(`would delete Subscription ${ns}/${PKG}`);
+    expect(r.stdout).toContain(`would delete ClusterServiceVersion ${ns}/${bundle.name} (propagationPolicy=Orphan)`);
+    expect((await get(`${COS}/${PKG}-1`)).status).toBe(404);
+    expect((await get(CE)).status).toBe(404);
+    expect((await get(`/api/v1/namespaces/${ns}/secrets/olm-migrate-backup-${PKG}`)).status).toBe(404);
+  });
+
+  it('moves the operator in place: same Deployment, the custom resource intact, Installed at the same version from one revision, classic objects gone', async () => {
+    const beforeFull = (await get(deployment())).body;
+    const before = beforeFull['metadata'] as Json;
+    const crBefore = (await get(cr())).body['metadata'] as Json;
+    const r = await olm(['migrate', PKG, '-n', ns, '--backup-dir', 'backup', '--timeout', '3m']);
+    expect(r.code, diag(r)).toBe(0);
+    expect(r.stdout).toContain(`subscription "${PKG}" in namespace "${ns}" migrated to ClusterExtension "${PKG}"`);
+
+    const dep = (await get(deployment())).body as Json;
+    expect(dep['metadata']['uid']).toBe(before['uid']);
+    // adopted, not rolled: the spec is what it was (the generation moves with annotation changes, a Deployment's rule)
+    expect(dep['spec']).toEqual(beforeFull['spec']);
+    expect((dep['metadata']['ownerReferences'] as Json[]).map((o) => [o['kind'], o['name'], o['controller']])).toEqual([['ClusterObjectSet', `${PKG}-1`, true]]);
+    expect(dep['metadata']['labels']['olm.owner']).toBeUndefined();
+    expect(((await get(cr())).body['metadata'] as Json)['uid']).toBe(crBefore['uid']);
+
+    const ext = (await get(CE)).body as Json;
+    expect(ext['status']['install']['bundle']).toMatchObject({ name: bundle.name, version: '1.0.0' });
+    expect(ext['status']['activeRevisions']).toEqual([{ name: `${PKG}-1` }]);
+    expect((ext['status']['conditions'] as Json[]).find((c) => c['type'] === 'Installed')).toMatchObject({ status: 'True' });
+    const revs = ((await get(`${COS}?labelSelector=${encodeURIComponent(`olm.operatorframework.io/owner-name=${PKG}`)}`)).body['items'] as Json[]).map((c) => c['metadata']['name']);
+    expect(revs).toEqual([`${PKG}-1`]);
+
+    expect((await get(TestKube.path(ops.V1alpha1, ops.SubscriptionResource, PKG, ns))).status).toBe(404);
+    expect((await get(TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, bundle.name, ns))).status).toBe(404);
+    expect(((await get(TestKube.path(ops.V1alpha1, 'installplans', undefined, ns))).body['items'] as Json[]).length).toBe(0);
+    expect((await get(TestKube.path(ops.V1, ops.OperatorGroupResource, 'og', ns))).status).toBe(404);
+
+    // the backup: a file and a Secret
+    const file = JSON.parse(await readFile(join(cwd, 'backup', 'backup.json'), 'utf8')) as { items: Json[] };
+    expect(file.items.map((o) => o['kind'])).toEqual(expect.arrayContaining(['Subscription', 'ClusterServiceVersion', 'InstallPlan', 'OperatorGroup', 'Deployment', 'CustomResourceDefinition']));
+    expect((await get(`/api/v1/namespaces/${ns}/secrets/olm-migrate-backup-${PKG}`)).status).toBe(200);
+
+    // the Deployment stays after the classic objects are gone (nothing deletes it late)
+    await waitFor('the extension still Installed', async () => (((await get(CE)).body['status']?.['conditions'] ?? []) as Json[]).some((c) => c['type'] === 'Installed' && c['status'] === 'True'));
+    expect(((await get(deployment())).body['metadata'] as Json)['uid']).toBe(before['uid']);
+  });
+
+  it('run again, says it is already migrated and changes nothing', async () => {
+    const cosBefore = ((await get(`${COS}/${PKG}-1`)).body['metadata'] as Json)['resourceVersion'];
+    const extBefore = ((await get(CE)).body['metadata'] as Json)['generation'];
+    const r = await olm(['migrate', PKG, '-n', ns]);
+    expect(r.code, diag(r)).toBe(0);
+    expect(r.stdout).toBe(`subscription "${PKG}" in namespace "${ns}" is already migrated to ClusterExtension "${PKG}"; nothing to do\n`);
+    expect(((await get(`${COS}/${PKG}-1`)).body['metadata'] as Json)['resourceVersion']).toBe(cosBefore);
+    expect(((await get(CE)).body['metadata'] as Json)['generation']).toBe(extBefore);
+  });
+
+  it('refuses a Subscription that is not there', async () => {
+    expect(await olm(['migrate', 'nope', '-n', ns])).toEqual({ code: 1, stdout: '', stderr: 'subscriptions.operators.coreos.com "nope" not found\n' });
+  });
+
+  it('interrupted at any step, the next run goes on from there and ends in the same state', async () => {
+    const depBefore = ((await get(`/apis/apps/v1/namespaces/${ns2}/deployments/${bundle2.deploymentName}`)).body['metadata'] as Json)['uid'];
+    const cos = `${COS}/${PKG2}-1`;
+    const run = (timeout: string): Promise<CapturedRun> => olm(['migrate', PKG2, '-n', ns2, '--backup-dir', 'backup2', '--timeout', timeout]);
+    const stopped = (r: CapturedRun, what: string): void => {
+      expect(r.code, diag(r)).toBe(1);
+      expect(r.stderr).toContain(`migration of subscription "${PKG2}" in namespace "${ns2}" stopped: timed out waiting for ${what}`);
+      expect(r.stderr).toContain('Run the same command again to go on.');
+    };
+    // 1: stops waiting for revision 1 (backup and revision written)
+    stopped(await run('1ms'), `ClusterObjectSet ${PKG2}-1 to succeed`);
+    expect((await get(`/api/v1/namespaces/${ns2}/secrets/olm-migrate-backup-${PKG2}`)).status).toBe(200);
+    await waitFor('revision 1 succeeded', async () => (((await get(cos)).body['status']?.['conditions'] ?? []) as Json[]).some((c) => c['type'] === 'Succeeded' && c['status'] === 'True'));
+    // 2: goes on from the backup, stops waiting for the extension
+    const second = await run('1ms');
+    stopped(second, `ClusterExtension ${PKG2} to be installed from ${PKG2}-1`);
+    expect(second.stdout).not.toContain('wrote backup');
+    expect(second.stdout).not.toContain('created ClusterObjectSet');
+    await waitFor('the extension installed', async () => (((await get(CE2)).body['status']?.['conditions'] ?? []) as Json[]).some((c) => c['type'] === 'Installed' && c['status'] === 'True'), { timeoutMs: 120_000 });
+    // 3: interrupted after the Subscription was deleted: the backup carries the rest
+    await kube().request('DELETE', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, PKG2, ns2));
+    const third = await run('3m');
+    expect(third.code, diag(third)).toBe(0);
+    expect(third.stdout).toContain(`deleted ClusterServiceVersion ${ns2}/${bundle2.name} (propagationPolicy=Orphan)`);
+    expect(third.stdout).not.toContain('created ClusterExtension');
+
+    const dep = (await get(`/apis/apps/v1/namespaces/${ns2}/deployments/${bundle2.deploymentName}`)).body['metadata'] as Json;
+    expect(dep['uid']).toBe(depBefore);
+    expect((dep['ownerReferences'] as Json[]).map((o) => [o['kind'], o['name'], o['controller']])).toEqual([['ClusterObjectSet', `${PKG2}-1`, true]]);
+    expect((await get(TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, bundle2.name, ns2))).status).toBe(404);
+    expect((await get(TestKube.path(ops.V1, ops.OperatorGroupResource, 'og', ns2))).status).toBe(404);
+    const revs = ((await get(`${COS}?labelSelector=${encodeURIComponent(`olm.operatorframework.io/owner-name=${PKG2}`)}`)).body['items'] as Json[]).map((c) => c['metadata']['name']);
+    expect(revs).toEqual([`${PKG2}-1`]);
+    const again = await run('3m');
+    expect(again, diag(again)).toEqual({ code: 0, stdout: `subscription "${PKG2}" in namespace "${ns2}" is already migrated to ClusterExtension "${PKG2}"; nothing to do\n`, stderr: '' });
+    const dry = await olm(['migrate', PKG2, '-n', ns2, '--dry-run']);
+    expect(dry.stdout).toBe(`subscription "${PKG2}" in namespace "${ns2}" is already migrated to ClusterExtension "${PKG2}"; nothing to do\n`);
+  });
+
+  it('rollback gives the operator back to OLM classic from the backup: same Deployment, the custom resource intact, the extension gone', async () => {
+    const before = ((await get(deployment())).body['metadata'] as Json)['uid'];
+    const crBefore = ((await get(cr())).body['metadata'] as Json)['uid'];
+    const dry = await olm(['migrate', 'rollback', PKG, '--dry-run']);
+    expect(dry.code, diag(dry)).toBe(0);
+    expect(dry.stdout).toContain(`would delete ClusterObjectSet ${PKG}-1 (propagationPolicy=Orphan: its objects stay)`);
+    expect((await get(CE)).status).toBe(200);
+
+    const r = await olm(['migrate', 'rollback', PKG, '--timeout', '90s']);
+    expect(r.code, `${diag(r)}\n${JSON.stringify((await get(`${COS}/${PKG}-1`)).body.metadata)}\n${JSON.stringify((await get(`${COS}/${PKG}-1`)).body.status)}`).toBe(0);
+    expect(r.stdout).toContain(`ClusterExtension "${PKG}" rolled back to subscription "${PKG}" in namespace "${ns}"`);
+    expect((await get(CE)).status).toBe(404);
+    expect((await get(`${COS}/${PKG}-1`)).status).toBe(404);
+    expect(((await get(TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, bundle.name, ns))).body as ops.ClusterServiceVersion).status?.phase).toBe('Succeeded');
+    const dep = (await get(deployment())).body['metadata'] as Json;
+    expect(dep['uid']).toBe(before);
+    expect(((dep['ownerReferences'] ?? []) as Json[]).filter((o) => o['kind'] === 'ClusterObjectSet')).toEqual([]);
+    expect(((await get(cr())).body['metadata'] as Json)['uid']).toBe(crBefore);
+    expect((await get(`/api/v1/namespaces/${ns}/secrets/olm-migrate-backup-${PKG}`)).status).toBe(404);
+    // nothing left to roll back
+    expect((await olm(['migrate', 'rollback', PKG, '-n', ns])).code).toBe(1);
+
+    // and it migrates again: the objects carry no mark of the old revision that would keep the runtime from adopting them
+    await waitFor('the Subscription at its CSV again', async () => ((await get(TestKube.path(ops.V1alpha1, ops.SubscriptionResource, PKG, ns))).body as ops.Subscription).status?.installedCSV === bundle.name);
+    const again = await olm(['migrate', PKG, '-n', ns, '--backup-dir', 'backup-again', '--timeout', '2m']);
+    expect(again.code, diag(again)).toBe(0);
+    expect(((await get(deployment())).body['metadata'] as Json)['uid']).toBe(before);
+    expect(((await get(CE)).body['status']['activeRevisions'] as Json[])).toEqual([{ name: `${PKG}-1` }]);
+  });
+});
