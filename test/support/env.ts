@@ -27,6 +27,8 @@ export interface TestNamespaces {
   create(prefix: string): Promise<string>;
   /** Tracks namespaces made some other way. */
   track(...names: string[]): void;
+  /** The namespaces tracked so far (deleted after the file's tests). */
+  list(): string[];
 }
 
 export function testNamespaces(): TestNamespaces {
@@ -42,5 +44,6 @@ export function testNamespaces(): TestNamespaces {
       return ns;
     },
     track: (...more) => void names.push(...more),
+    list: () => [...names],
   };
 }

@@ -12,6 +12,11 @@ export interface OlmClassicProcess {
   readonly logs: string[];
   /** Whether the process is still running (has not exited or been killed). */
   alive(): boolean;
+  /**
+   * Its error-level lines about the given namespaces' objects, or about no namespaced object at all: it watches every
+   * namespace, so other test files' designed failures (running at the same time) are left out.
+   */
+  errorLines(namespaces: readonly string[]): string[];
   stop(): Promise<void>;
 }
 
@@ -33,9 +38,23 @@ export async function startOlmClassicProcess(o: { globalNamespace: string; args?
   return {
     logs,
     alive: () => p.child.exitCode === null && p.child.signalCode === null,
+    errorLines: (namespaces) => logs.filter((l) => l.includes('"level":"error"') && concerns(l, namespaces)),
     async stop() {
       await p.stop();
       await rm(cacheDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Whether a log line is about an object in one of `namespaces`, or names no namespaced object (a process-level line). */
+function concerns(line: string, namespaces: readonly string[]): boolean {
+  let fields: Record<string, unknown>;
+  try {
+    fields = JSON.parse(line.slice(line.indexOf('{'))) as Record<string, unknown>;
+  } catch {
+    return true;
+  }
+  const named = [fields['namespace'], ...['key', 'installPlan', 'csv', 'subscription'].map((k) => (typeof fields[k] === 'string' && (fields[k] as string).includes('/') ? (fields[k] as string).split('/')[0] : undefined))];
+  const ns = named.filter((n): n is string => typeof n === 'string' && n !== '');
+  return ns.length === 0 || ns.some((n) => namespaces.includes(n));
 }

@@ -92,7 +92,8 @@ export async function executePlan(plan: InstallPlan, deps: ExecuteDeps): Promise
   try {
     scoped = await deps.attenuate(base, plan.status.attenuatedServiceAccountRef, signal);
   } catch (err) {
-    deps.logger.error(`failed to get a client for plan execution: ${errorText(err)}`);
+    // The controller logs the error it rethrows; this line says which plan, at info.
+    deps.logger.info(`failed to get a client for plan execution: ${errorText(err)}`, { installPlan: `${namespace}/${plan.metadata.name ?? ''}` });
     throw err;
   }
   const ctx: Context = {
