@@ -34,7 +34,7 @@ afterAll(async () => {
   await olmClassic?.stop();
 });
 
-const until = <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 180_000): Promise<T> =>
+const until = <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 150_000): Promise<T> =>
   waitForValue(what, read, ok, { timeoutMs, lastChars: 3000, context: () => `olm-classic said: ${olmClassic?.logs.slice(-20).join('\n') ?? ''}` });
 
 const operatorOf = (name: string) => async (): Promise<ops.Operator | undefined> => {
@@ -104,7 +104,7 @@ describe('the Operator API', () => {
     );
     // the CRD stays (OLM never deletes a CRD), and so does the Operator
     expect(has(after, 'CustomResourceDefinition', bundle.crdName)).toBeDefined();
-  });
+  }, 330_000);
 
   it('an Operator deleted while it has components comes back', async () => {
     const operators = await kube().must<ops.OperatorList>(kube().request('GET', TestKube.path(ops.V1, ops.OperatorResource)));
