@@ -114,7 +114,7 @@ function watchNamespace(client: KubeClient): { events: Watched[]; stop: () => vo
       while (!ac.signal.aborted) {
         try {
           for await (const e of client.watch({ ...kind, namespace: ns }, { resourceVersion: rv, signal: ac.signal, timeoutSeconds: 600 })) {
-            if (e.type === 'BOOKMARK' || e.type === 'ERROR') continue;
+            if (e.type === 'BOOKMARK') continue;
             rv = e.object.metadata.resourceVersion ?? rv;
             events.push({ type: e.type, kind: kind.kind, obj: e.object as unknown as Json });
           }
