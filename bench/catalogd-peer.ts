@@ -47,7 +47,7 @@ import { realCatalogDir, UPSTREAM_CRDS } from '../test/support/testdata.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const CERTIFIED = realCatalogDir('certified-operators-v4.21');
-const UPSTREAM_CATALOG_CRD = join(UPSTREAM_CRDS.operatorController, 'standard', 'olm.operatorframework.io_clustercatalogs.yaml');
+export const UPSTREAM_CATALOG_CRD = join(UPSTREAM_CRDS.operatorController, 'standard', 'olm.operatorframework.io_clustercatalogs.yaml');
 const IDLE_S = Math.max(5, Number(process.env.BENCH_PEER_IDLE_S ?? 10));
 const STARTS = Math.max(1, Number(process.env.BENCH_PEER_STARTS ?? 5));
 const SECONDS = Number(process.env.BENCH_CATALOG_SERVER_SECONDS ?? 5);
@@ -151,7 +151,7 @@ function upstream(binary: string): Peer {
 }
 
 /** Upstream's binary, built (cached by content hash) by test/envtest/build.sh; a reason when it cannot be. */
-async function upstreamBinary(): Promise<{ path: string } | { skipped: string }> {
+export async function upstreamBinary(): Promise<{ path: string } | { skipped: string }> {
   try {
     const { stdout } = await promisify(execFile)('bash', [join(root, 'test/envtest/build.sh'), 'catalogd-upstream'], { maxBuffer: 1 << 20 });
     const path = /^catalogd-upstream=(.+)$/m.exec(stdout)?.[1];

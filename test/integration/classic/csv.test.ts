@@ -212,6 +212,28 @@ describe('CSV install', () => {
     }
   });
 
+  it('a Deployment the OperatorGroup’s service account may not create: Failed/InstallComponentFailedNoRetry with the API server’s Forbidden message, Succeeded once the account is granted it', async () => {
+    const ns = await namespace('csv-attenuated');
+    await createServiceAccount(ns, 'installer');
+    await createServiceAccount(ns, 'operator');
+    await createOperatorGroup(ns, 'og', { targetNamespaces: [ns], serviceAccountName: 'installer' });
+    await createCSV(ns, csvFor({ name: 'attenuated.v1.0.0' }));
+    const failed = await waitForCSV(ns, 'attenuated.v1.0.0', 'Failed/InstallComponentFailedNoRetry', phaseIs('Failed', 'InstallComponentFailedNoRetry'));
+    // upstream: a Forbidden install error is StrategyErrInsufficientPermissions, wrapped twice; its create-or-update
+    // reads the Deployment first, so an account without Deployment rights is refused the get
+    expect(failed.status?.message).toBe(
+      `install strategy failed: install strategy failed: deployments.apps "attenuated-controller" is forbidden: User "system:serviceaccount:${ns}:installer" cannot get resource "deployments" in API group "apps" in the namespace "${ns}"`,
+    );
+    expect((await kube().request('GET', `/apis/apps/v1/namespaces/${ns}/deployments/attenuated-controller`)).status).toBe(404);
+
+    // RBAC of the namespace changed (upstream's rbac-change controller): the CSV is retried with the new rights
+    await grantNamespaced(ns, 'installer', 'installer-deployments', [{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }]);
+    const csv = await waitForCSV(ns, 'attenuated.v1.0.0', 'Succeeded', phaseIs('Succeeded', 'InstallSucceeded'));
+    expect(csv.status?.message).toBe('install strategy completed with no errors');
+    expect(csv.status?.conditions?.some((c) => c.phase === 'Pending' && c.reason === 'DetectedClusterChange' && c.message === 'Cluster resources changed state')).toBe(true);
+    expect((await kube().request('GET', `/apis/apps/v1/namespaces/${ns}/deployments/attenuated-controller`)).status).toBe(200);
+  });
+
   it('missing permissions show in requirementStatus with every unsatisfied rule', async () => {
     const ns = await namespace('csv-perms');
     await createOperatorGroup(ns, 'og', { targetNamespaces: [ns] });
