@@ -13,6 +13,7 @@ import type { ClusterServiceVersion, InstallPlan, OperatorGroup, Subscription } 
 import { CopiedFromLabel, isCopiedCSV } from '../../../api/operators/index.ts';
 import { ClusterExtensionKind, ClusterObjectSetKind, GroupVersion, MigratedFromSubscriptionKey, OwnerNameKey, type ClusterExtension, type ClusterObjectSet } from '../../../api/v1/index.ts';
 import { isAlreadyExists, isConflict, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
+import { sleep } from '../../shared/toolkit/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, timeoutMs, withClient } from '../cluster.ts';
 import { CliUsageError, type CliCommand, type CliIO } from '../types.ts';
 import { CSV, getOrUndefined, IP, NS_OPTION, OG, SUB } from './common.ts';
@@ -120,11 +121,6 @@ async function inputFromCluster(client: KubeClient, sub: Subscription, bundle: C
 }
 
 const conditionOf = (conds: readonly Condition[] | undefined, type: string): Condition | undefined => conds?.find((c) => c.type === type);
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((res) => {
-    const t = setTimeout(res, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), res()), { once: true });
-  });
 
 /** Polls `test` every 250 ms until it answers (a string: give up with it), or the deadline passes. */
 async function until<T>(what: string, timeout: number, io: CliIO, test: () => Promise<T | undefined>, last: () => string): Promise<T> {
@@ -276,6 +272,8 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
   }
   // 5. the classic objects, without cascading to what v1 now owns
   for (const d of plan.deletions) {
+    // The CSV's copies go after it: a copy deleted while its parent is still there is copied again by olm-classic.
+    if (!r.dryRun && d.ref.kind === 'ClusterServiceVersion' && d.ref.namespace !== ns) continue;
     if (!(await live(client, d.ref))) continue;
     if (d.ref.kind === 'OperatorGroup') {
       const others = (await client.list<Subscription>({ ...SUB, namespace: ns })).items.filter((s) => s.metadata.name !== subName);
@@ -286,9 +284,22 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
   if (!r.dryRun) {
     const csvRef = { ...CSV, namespace: ns, name: input.csv.metadata.name ?? '' };
     await until(`ClusterServiceVersion ${ns}/${csvRef.name} to be deleted (olm-classic removes its finalizer)`, timeout, io, async () => ((await live(client, csvRef)) ? undefined : true), () => '');
+    // olm-classic deletes the copies of a CSV that is gone; what is left after a while (it is not running, say) goes here.
+    const copiesLeft = async (): Promise<ClusterServiceVersion[]> =>
+      (await client.listAll<ClusterServiceVersion>(CSV, { labelSelector: `${CopiedFromLabel}=${ns}` })).items.filter((c) => c.metadata.name === csvRef.name);
+    let left = await copiesLeft();
+    for (const deadline = Date.now() + COPIES_GRACE_MS; left.length > 0 && Date.now() < deadline; left = await copiesLeft()) await sleep(COPIES_POLL_MS, io.signal);
+    for (const c of left) {
+      const ref = { ...CSV, name: c.metadata.name ?? '', namespace: c.metadata.namespace ?? '' };
+      await r.act(`delete ${describeRef(ref)} (propagationPolicy=Orphan)`, () => deleteIfThere(client, ref, true));
+    }
   }
   for (const o of input.owned) await moveOwnership(r, refOf(o), plan.leftoverLabels);
 }
+
+/** How long olm-classic has to delete a migrated CSV's copies once the CSV is gone, and how often to look. */
+const COPIES_GRACE_MS = 30_000;
+const COPIES_POLL_MS = 500;
 
 const refOf = (o: KubeObject): ObjectRef => ({ apiVersion: o.apiVersion ?? '', kind: o.kind ?? '', name: o.metadata.name ?? '', ...(o.metadata.namespace && { namespace: o.metadata.namespace }) });
 
