@@ -41,6 +41,50 @@ export function tinyFilesLayer(n: number): Buffer {
   return gzipSync(Buffer.concat(parts));
 }
 
+/**
+ * The catalogd of checkout `root` (cmd/catalogd/main.ts under tsx) as a child process against the given cluster and
+ * registry, plain HTTP on a free port, resolved once /readyz answers; a catalogd that does not get there is stopped.
+ */
+export async function startCatalogdFromSource(
+  root: string,
+  kubeconfig: string,
+  registryHost: string,
+  dir: string,
+  maxFiles?: number,
+): Promise<{ proc: ReturnType<typeof startProcess>; pid: ReturnType<typeof startProcess>['pid']; port: number }> {
+  const port = await freePort();
+  const health = await freePort();
+  const proc = startProcess(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(root, 'cmd/catalogd/main.ts'),
+      `--kubeconfig=${kubeconfig}`,
+      `--catalogs-server-addr=127.0.0.1:${port}`,
+      `--external-address=127.0.0.1:${port}`,
+      `--cache-dir=${join(dir, 'cache')}`,
+      `--insecure-registries=${registryHost}`,
+      `--health-probe-bind-address=127.0.0.1:${health}`,
+      '--metrics-bind-address=0',
+      '--log-level=error',
+      ...(maxFiles === undefined ? [] : [`--max-catalog-files=${maxFiles}`]),
+    ],
+    join(dir, 'catalogd.log'),
+  );
+  try {
+    await waitFor('catalogd ready', async () => {
+      const res = await request(`http://127.0.0.1:${health}/readyz`).catch(() => undefined);
+      await res?.body.dump();
+      return res?.statusCode === 200;
+    }, { timeoutMs: 120_000, intervalMs: 200 });
+  } catch (err) {
+    await stopProcess(proc);
+    throw new Error(`catalogd (log: ${proc.logFile}): ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  return { proc, pid: proc.pid, port };
+}
+
 export async function benchCatalogdFiles(): Promise<Figure[]> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-catalogd-files-'));
   const cp = new ControlPlane();
@@ -56,32 +100,9 @@ export async function benchCatalogdFiles(): Promise<Figure[]> {
       files: { 'small/catalog.json': [{ schema: 'olm.package', name: 'small' }, { schema: 'bench.tiny', name: 'one' }].map((b) => JSON.stringify(b)).join('\n') },
     });
 
-    const port = await freePort();
-    const health = await freePort();
-    catalogd = startProcess(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        join(root, 'cmd/catalogd/main.ts'),
-        `--kubeconfig=${info.kubeconfigPath}`,
-        `--catalogs-server-addr=127.0.0.1:${port}`,
-        `--external-address=127.0.0.1:${port}`,
-        `--cache-dir=${join(dir, 'cache')}`,
-        `--insecure-registries=${regInfo.host}`,
-        `--health-probe-bind-address=127.0.0.1:${health}`,
-        '--metrics-bind-address=0',
-        `--max-catalog-files=${Math.max(FILES + 10, 100_000)}`,
-        '--log-level=error',
-      ],
-      join(dir, 'catalogd.log'),
-    );
-    const pid = catalogd.pid;
-    await waitFor('catalogd ready', async () => {
-      const res = await request(`http://127.0.0.1:${health}/readyz`).catch(() => undefined);
-      await res?.body.dump();
-      return res?.statusCode === 200;
-    }, { timeoutMs: 120_000, intervalMs: 200 });
+    const started = await startCatalogdFromSource(root, info.kubeconfigPath, regInfo.host, dir, Math.max(FILES + 10, 100_000));
+    catalogd = started.proc;
+    const { pid, port } = started;
     const atStart = (await idleRss(pid, 5)).at(5);
 
     const serve = async (name: string, ref: string): Promise<number> => {

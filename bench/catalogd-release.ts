@@ -28,7 +28,7 @@ import { TestKube } from '../test/support/kube.ts';
 import { freePort, waitFor } from '../test/support/net.ts';
 import { startProcess, stopProcess, type Managed } from '../test/support/process.ts';
 import { Registry } from '../test/support/registry.ts';
-import { tinyFilesLayer } from './catalogd-files.ts';
+import { startCatalogdFromSource, tinyFilesLayer } from './catalogd-files.ts';
 import { UPSTREAM_CATALOG_CRD, upstreamBinary } from './catalogd-peer.ts';
 import type { Figure } from './control-plane.ts';
 import { idleRss, procMemory, rssSampler } from './memory.ts';
@@ -72,28 +72,8 @@ async function ready(proc: Managed, health: number): Promise<void> {
 function ours(root: string, info: ControlPlaneInfo, registryHost: string): Starter {
   return async (dir, maxFiles) => {
     await mkdir(dir, { recursive: true });
-    const port = await freePort();
-    const health = await freePort();
-    const proc = startProcess(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        join(root, 'cmd/catalogd/main.ts'),
-        `--kubeconfig=${info.kubeconfigPath}`,
-        `--catalogs-server-addr=127.0.0.1:${port}`,
-        `--external-address=127.0.0.1:${port}`,
-        `--cache-dir=${join(dir, 'cache')}`,
-        `--insecure-registries=${registryHost}`,
-        `--health-probe-bind-address=127.0.0.1:${health}`,
-        '--metrics-bind-address=0',
-        '--log-level=error',
-        ...(maxFiles === undefined ? [] : [`--max-catalog-files=${maxFiles}`]),
-      ],
-      join(dir, 'catalogd.log'),
-    );
-    await ready(proc, health);
-    return { proc, pid: proc.pid, base: `http://127.0.0.1:${port}` };
+    const { proc, pid, port } = await startCatalogdFromSource(root, info.kubeconfigPath, registryHost, dir, maxFiles);
+    return { proc, pid, base: `http://127.0.0.1:${port}` };
   };
 }
 

@@ -25,7 +25,7 @@ import { parseConstraints } from '../shared/semver/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, labelsFlag, names, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { age, emit, json, LIST_FORMATS, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
-import { CauseTracker, shellQuote, unfixable, type Unfixable } from './failfast.ts';
+import { CauseTracker, shellQuote, unfixable, unfixableLine, type Unfixable } from './failfast.ts';
 import { didYouMean, findPackage } from './preflight.ts';
 import { waitFor } from './wait.ts';
 
@@ -168,8 +168,7 @@ export function progressConditions(ext: ClusterExtension | undefined): Condition
 
 /** What a wait that ended on a cause waiting will not fix prints after the caller's first line. */
 function unfixableHint(io: CliIO, u: Unfixable, name: string): void {
-  const next = u.next.map((c) => `\`${c}\``).join(' or ');
-  io.stderr.write(`waiting will not fix this (--wait-for-fix waits anyway)${next ? `; next: ${next}` : ''}\n`);
+  io.stderr.write(unfixableLine(u));
   io.stderr.write(`run \`kubectl olm status ${shellQuote(name)}\` or \`kubectl olm explain ${shellQuote(name)}\` to see why\n`);
 }
 

@@ -5,6 +5,7 @@
 // reconciles, and names the command to run next.
 import type { ClusterCatalog, ClusterExtension } from '../../api/v1/index.ts';
 import { ReasonBlocked, ReasonInvalidConfiguration, ReasonProgressDeadlineExceeded, ReasonSucceeded, TypeProgressing } from '../../api/v1/index.ts';
+import { oneLine } from '../shared/toolkit/index.ts';
 
 /** A cause waiting will not fix, and what to run next. */
 export interface Unfixable {
@@ -28,7 +29,6 @@ const UNFIXABLE_TEXT: readonly RegExp[] = [
   /\bmanifest unknown\b|\bname unknown\b|\brepository .* not found\b|\bno such host\b|\bENOTFOUND\b/,
 ];
 
-const oneLine = (s: string): string => s.replace(/\s*\n\s*/g, ' ').trim();
 
 /** An argument as a shell needs it quoted. */
 export const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
@@ -83,6 +83,12 @@ export function unfixable(ext: ClusterExtension | undefined, generation: number)
   const cause = oneLine(p.message) || p.reason;
   const withName = /missing ServiceAccount/.test(cause) && ext.spec?.serviceAccount?.name ? `${cause} "${ext.spec.serviceAccount.name}" in namespace "${ext.spec.namespace}"` : cause;
   return { cause: withName, next: nextCommands(ext, cause) };
+}
+
+/** The line `--wait` prints after giving up on a cause: that waiting will not fix it, and the commands to run next. */
+export function unfixableLine(u: Unfixable): string {
+  const next = u.next.map((c) => `\`${c}\``).join(' or ');
+  return `waiting will not fix this (--wait-for-fix waits anyway)${next ? `; next: ${next}` : ''}\n`;
 }
 
 /** How long a cause must stay, and on how many reads, before `--wait` gives up on it: two reconciles. */

@@ -8,7 +8,7 @@ import { bundleMetadataVersion, getVersionAndRelease } from '../operator-control
 import { compareVersions, type Version } from '../shared/semver/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, timeoutMs, withClient } from './cluster.ts';
 import { isServing, listCatalogs, LiveContent } from './content.ts';
-import { emit, json, outputFormat, table, yaml } from './output.ts';
+import { emit, json, outputFormat, table, yaml, type OutputFormat } from './output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
 
 export interface BundleSummary {
@@ -179,6 +179,41 @@ const SEARCH_OPTIONS = {
   output: { type: 'string', short: 'o' },
 } as const;
 
+/**
+ * What `search` prints (the v1 and the classic forms alike): `{packages}` as JSON or YAML, package names, or the table
+ * with the catalog cell `catalogOf` gives. Nothing found: `none()` on stderr, exit 1 when a text was searched for.
+ */
+export async function printSearch<P extends PackageSummary>(
+  io: CliIO,
+  format: OutputFormat,
+  found: readonly P[],
+  catalogOf: (p: P) => string,
+  none: () => string,
+  searched: boolean,
+): Promise<number> {
+  if (format === 'json' || format === 'yaml') {
+    await emit(io.stdout, format === 'json' ? json({ packages: found }) : await yaml({ packages: found }));
+    return 0;
+  }
+  if (format === 'name') {
+    await emit(io.stdout, [...new Set(found.map((p) => p.package))].map((n) => `${n}\n`).join(''));
+    return 0;
+  }
+  if (found.length === 0) {
+    io.stderr.write(none());
+    return searched ? 1 : 0;
+  }
+  const rows = found.map((p) => [
+    p.deprecated ? `${p.package} (deprecated)` : p.package,
+    catalogOf(p),
+    p.provider,
+    p.channels.map((c) => (c.default ? `${c.name} (default)` : c.name)).join(', '),
+    p.latest,
+  ]);
+  await emit(io.stdout, table(['PACKAGE', 'CATALOG', 'PROVIDER', 'CHANNELS', 'LATEST'], rows));
+  return 0;
+}
+
 export const searchCommand: CliCommand = {
   path: ['search'],
   summary: 'find packages in the serving catalogs by name, keyword or provider',
@@ -210,27 +245,7 @@ export const searchCommand: CliCommand = {
     const all = await collect(io, values, () => true);
     if (!all) return 1;
     const found = all.filter((p) => matches(p, text));
-    if (format === 'json' || format === 'yaml') {
-      await emit(io.stdout, format === 'json' ? json({ packages: found }) : await yaml({ packages: found }));
-      return 0;
-    }
-    if (format === 'name') {
-      await emit(io.stdout, [...new Set(found.map((p) => p.package))].map((n) => `${n}\n`).join(''));
-      return 0;
-    }
-    if (found.length === 0) {
-      io.stderr.write(text ? `no package matching "${text}" in the serving catalogs\n` : 'No resources found\n');
-      return text ? 1 : 0;
-    }
-    const rows = found.map((p) => [
-      p.deprecated ? `${p.package} (deprecated)` : p.package,
-      p.catalog,
-      p.provider,
-      p.channels.map((c) => (c.default ? `${c.name} (default)` : c.name)).join(', '),
-      p.latest,
-    ]);
-    await emit(io.stdout, table(['PACKAGE', 'CATALOG', 'PROVIDER', 'CHANNELS', 'LATEST'], rows));
-    return 0;
+    return printSearch(io, format, found, (p) => p.catalog, () => (text ? `no package matching "${text}" in the serving catalogs\n` : 'No resources found\n'), text !== '');
   },
 };
 

@@ -21,6 +21,7 @@ import type { CatalogContent } from './content.ts';
 import { pollInterval } from './interval.ts';
 import type { CatalogSourceMetrics } from './metrics.ts';
 import { CatalogRefusedError, type AddressSources, type ImageSources } from './sources.ts';
+import { oneLine } from '../../shared/toolkit/index.ts';
 
 /** The message for `sourceType: configmap` / `internal` (ours: upstream serves them from a ConfigMap registry Pod). */
 export const configMapUnsupportedMessage = (sourceType: string): string =>
@@ -234,4 +235,3 @@ class CatalogSourceReconciler implements Reconciler, ContentRegistry {
   }
 }
 
-const oneLine = (s: string): string => s.replace(/\s*\n\s*/g, ' ').trim();

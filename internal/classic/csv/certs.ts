@@ -153,25 +153,11 @@ export function generateCA(notAfter: Date, organization = ORGANIZATION, now = ne
 
 /** upstream's CreateSignedServingPair: a serving certificate for `hosts`, signed by `ca`. */
 export function createSignedServingPair(notAfter: Date, ca: KeyPair, hosts: readonly string[], organization = ORGANIZATION, now = new Date()): KeyPair {
-  if (notAfter < now) throw new Error(`invalid notAfter: ${notAfter.toISOString()} before ${now.toISOString()}`);
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  const caSpki = ca.cert.publicKey.export({ type: 'spki', format: 'der' });
-  const der = certificate({
-    serial: serialNumber(),
-    subject: name(hosts[0] ?? '', organization),
-    issuer: issuerOf(ca.cert),
-    publicKey,
-    signer: ca.key,
-    issuerKeyId: keyId(caSpki),
-    notBefore: now,
-    notAfter,
-    extensions: [
-      extension(OID.extKeyUsage, false, seq(oid(OID.serverAuth))),
-      extension(OID.basicConstraints, true, seq()),
-      extension(OID.subjectAltName, false, seq(...hosts.map((h) => tlv(0x82, Buffer.from(h, 'ascii'))))),
-    ],
-  });
-  return keyPair(der, privateKey);
+  return signedPair(notAfter, ca, hosts[0] ?? '', organization, now, [
+    extension(OID.extKeyUsage, false, seq(oid(OID.serverAuth))),
+    extension(OID.basicConstraints, true, seq()),
+    extension(OID.subjectAltName, false, seq(...hosts.map((h) => tlv(0x82, Buffer.from(h, 'ascii'))))),
+  ]);
 }
 
 /**
@@ -179,6 +165,15 @@ export function createSignedServingPair(notAfter: Date, ca: KeyPair, hosts: read
  * proxies to (the aggregation layer's front-proxy client).
  */
 export function createSignedClientPair(notAfter: Date, ca: KeyPair, commonName: string, organization = ORGANIZATION, now = new Date()): KeyPair {
+  return signedPair(notAfter, ca, commonName, organization, now, [
+    extension(OID.keyUsage, true, bits(Buffer.from([0x80]), 7)),
+    extension(OID.extKeyUsage, false, seq(oid(OID.clientAuth))),
+    extension(OID.basicConstraints, true, seq()),
+  ]);
+}
+
+/** A new EC P-256 key and its certificate (`CN=<commonName>`, the given extensions) signed by `ca`. */
+function signedPair(notAfter: Date, ca: KeyPair, commonName: string, organization: string, now: Date, extensions: readonly Buffer[]): KeyPair {
   if (notAfter < now) throw new Error(`invalid notAfter: ${notAfter.toISOString()} before ${now.toISOString()}`);
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const caSpki = ca.cert.publicKey.export({ type: 'spki', format: 'der' });
@@ -191,11 +186,7 @@ export function createSignedClientPair(notAfter: Date, ca: KeyPair, commonName: 
     issuerKeyId: keyId(caSpki),
     notBefore: now,
     notAfter,
-    extensions: [
-      extension(OID.keyUsage, true, bits(Buffer.from([0x80]), 7)),
-      extension(OID.extKeyUsage, false, seq(oid(OID.clientAuth))),
-      extension(OID.basicConstraints, true, seq()),
-    ],
+    extensions: [...extensions],
   });
   return keyPair(der, privateKey);
 }

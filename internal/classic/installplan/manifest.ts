@@ -5,6 +5,7 @@
 import yaml from 'js-yaml';
 import type { Step } from '../../../api/operators/index.ts';
 import { GoJSONSyntaxError, goJSONParse } from '../../shared/gocompat/index.ts';
+import { oneLine } from '../../shared/toolkit/index.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -35,7 +36,6 @@ export function decodeManifest(manifest: string): Record<string, unknown> {
   return parsed;
 }
 
-const oneLine = (s: string): string => s.replace(/\s*\n\s*/g, ' ').trim();
 
 /** Go's json.Unmarshal error for a document JSON.parse refused (undefined when Go's scanner would accept it). */
 function goJSONError(text: string): string | undefined {

@@ -5,7 +5,7 @@
 // content); what depends on the CatalogSource object (labels, display name, publisher, creation time) is laid on top
 // for every request.
 import { load } from 'js-yaml';
-import type { CatalogSource } from '../../../api/operators/index.ts';
+import type { APIServiceDescription, CatalogSource, CRDDescription, Icon, InstallMode } from '../../../api/operators/index.ts';
 import { GO_YAML_SCHEMA, channelHead } from '../../shared/fbc/index.ts';
 import { compareVersions, parseBlang, type Version } from '../../shared/semver/index.ts';
 import type { CatalogContent, ContentBundle, ContentPackage } from '../catalogsource/index.ts';
@@ -28,21 +28,6 @@ export interface AppLink {
 export interface Deprecation {
   message: string;
 }
-export interface CRDDescription {
-  name: string;
-  version: string;
-  kind: string;
-  displayName?: string;
-  description?: string;
-}
-export interface APIServiceDescription {
-  name: string;
-  group: string;
-  version: string;
-  kind: string;
-  displayName?: string;
-  description?: string;
-}
 /** upstream's CSVDescription as Go encodes it (omitempty fields left out when empty; icons are never served). */
 export interface CSVDescription {
   displayName?: string;
@@ -54,7 +39,7 @@ export interface CSVDescription {
   maintainers?: { name?: string; email?: string }[];
   maturity?: string;
   description?: string;
-  installModes?: { type: string; supported: boolean }[];
+  installModes?: InstallMode[];
   customresourcedefinitions: { owned?: CRDDescription[]; required?: CRDDescription[] };
   apiservicedefinitions: { owned?: APIServiceDescription[]; required?: APIServiceDescription[] };
   nativeApis?: { group: string; version: string; kind: string }[];
@@ -105,10 +90,6 @@ export interface ContentManifest {
   readonly icons: ReadonlyMap<string, Icon>;
 }
 
-export interface Icon {
-  readonly base64data: string;
-  readonly mediatype: string;
-}
 
 // ---- the CSV of a bundle, as the registry API's csvJson --------------------------------------------------------
 

@@ -126,12 +126,6 @@ export function explainFailure(io: CliIO, last: Observed): void {
   }
 }
 
-/** What a wait that ended on a cause waiting will not fix prints after the caller's first line. */
-export function unfixableHint(io: CliIO, u: Unfixable): void {
-  const next = u.next.map((c) => `\`${c}\``).join(' or ');
-  io.stderr.write(`waiting will not fix this (--wait-for-fix waits anyway)${next ? `; next: ${next}` : ''}\n`);
-}
-
 export const approveHint = (plan: InstallPlan, ns: string): string =>
   `installplan "${plan.metadata.name ?? ''}" awaits approval (${(plan.spec.clusterServiceVersionNames ?? []).join(', ')}); approve it with:\n  kubectl olm approve ${plan.metadata.name ?? ''} -n ${ns}\n`;
 

@@ -5,6 +5,7 @@
 import { CSVPhaseFailed, CSVReasons, InstallPlanPhaseFailed } from '../../../api/operators/index.ts';
 import { shellQuote, type Unfixable } from '../failfast.ts';
 import type { Observed } from './common.ts';
+import { oneLine } from '../../shared/toolkit/index.ts';
 
 /** CSV reasons that only a change to the namespace's OperatorGroups (or the CSV's install modes) can end. */
 const OPERATOR_GROUP_REASONS: readonly string[] = [
@@ -19,7 +20,6 @@ const OPERATOR_GROUP_REASONS: readonly string[] = [
 /** Resolution messages that only a change to the catalogs or the Subscription can end. */
 const UNSATISFIABLE = /^constraints not satisfiable|\bno operators found\b/;
 
-const oneLine = (s: string): string => s.replace(/\s*\n\s*/g, ' ').trim();
 
 /** The cause waiting will not fix in what a `--wait --classic` read, or undefined. */
 export function unfixableClassic(o: Observed | undefined): Unfixable | undefined {

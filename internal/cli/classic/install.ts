@@ -5,6 +5,7 @@ import { GroupName } from '../../../api/operators/index.ts';
 import type { CatalogContent } from '../../classic/catalogsource/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, insecureRegistries, parseFlags, positionals, timeoutMs, withClient } from '../cluster.ts';
+import { unfixableLine } from '../failfast.ts';
 import { outputFormat } from '../output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from '../types.ts';
 import {
@@ -24,7 +25,6 @@ import {
   NS_USAGE,
   WAIT_USAGE,
   CLASSIC_WAIT_OPTIONS,
-  unfixableHint,
 } from './common.ts';
 import {
   approvalFlag,
@@ -209,7 +209,7 @@ export const installClassicCommand: CliCommand = {
         }
         if (outcome.kind === 'unfixable') {
           io.stderr.write(`failed to install operator: ${outcome.unfixable.cause}\n`);
-          unfixableHint(io, outcome.unfixable);
+          io.stderr.write(unfixableLine(outcome.unfixable));
           return 1;
         }
         if (outcome.kind === 'approval') io.stderr.write(approveHint(outcome.plan, ns));

@@ -16,6 +16,7 @@ import { isAlreadyExists, isConflict, isNotFound, type KubeClient } from '../../
 import { sleep } from '../../shared/toolkit/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, timeoutMs, withClient } from '../cluster.ts';
 import { CliUsageError, type CliCommand, type CliIO } from '../types.ts';
+import { waitFor } from '../wait.ts';
 import { CSV, getOrUndefined, IP, NS_OPTION, OG, SUB } from './common.ts';
 import { checkSubscriptions, featureGates } from './migrate-check.ts';
 import type { CatalogBundle } from './migration.ts';
@@ -122,16 +123,12 @@ async function inputFromCluster(client: KubeClient, sub: Subscription, bundle: C
 
 const conditionOf = (conds: readonly Condition[] | undefined, type: string): Condition | undefined => conds?.find((c) => c.type === type);
 
-/** Polls `test` every 250 ms until it answers (a string: give up with it), or the deadline passes. */
+/** Polls `test` (the CLI's `waitFor`) until it answers, or the deadline passes (the error says what `last` saw). */
 async function until<T>(what: string, timeout: number, io: CliIO, test: () => Promise<T | undefined>, last: () => string): Promise<T> {
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    const got = await test();
-    if (got !== undefined) return got;
-    if (io.signal?.aborted) throw new Error(`interrupted while waiting for ${what}`);
-    if (Date.now() >= deadline) throw new Error(`timed out waiting for ${what}${last() ? `: ${last()}` : ''}`);
-    await sleep(250, io.signal);
-  }
+  const r = await waitFor<T>({ get: test, done: (v) => v !== undefined, timeoutMs: timeout, io, label: what });
+  if (r.ok && r.last !== undefined) return r.last;
+  if (!r.ok && r.reason === 'aborted') throw new Error(`interrupted while waiting for ${what}`);
+  throw new Error(`timed out waiting for ${what}${last() ? `: ${last()}` : ''}`);
 }
 
 class Runner {

@@ -8,7 +8,7 @@ import { isApiError, NoKindMatchError, type KubeClient } from '../../shared/kube
 import { compareVersions, parseTolerant, type Version } from '../../shared/semver/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, insecureRegistries, parseFlags, withClient } from '../cluster.ts';
 import { emit, json, outputFormat, table, yaml } from '../output.ts';
-import type { ChannelSummary, PackageSummary } from '../search.ts';
+import { printSearch, type ChannelSummary, type PackageSummary } from '../search.ts';
 import { CliUsageError, type CliCommand, type CliIO } from '../types.ts';
 import { CLASSIC_FLAG, CS, DEFAULT_GLOBAL_NAMESPACE, NS_OPTION, NS_USAGE } from './common.ts';
 
@@ -202,27 +202,14 @@ export const searchClassicCommand: CliCommand = {
     return withClient(values, io, async (client) => {
       const { namespace, found: all } = await collect(client, io, values, () => true);
       const found = all.filter((p) => [p.package, p.displayName, p.provider, ...p.keywords].some((s) => s.toLowerCase().includes(text)));
-      if (format === 'json' || format === 'yaml') {
-        await emit(io.stdout, format === 'json' ? json({ packages: found }) : await yaml({ packages: found }));
-        return 0;
-      }
-      if (format === 'name') {
-        await emit(io.stdout, [...new Set(found.map((p) => p.package))].map((n) => `${n}\n`).join(''));
-        return 0;
-      }
-      if (found.length === 0) {
-        io.stderr.write(text ? `no package matching "${pos[0]!}" in the CatalogSources of namespace "${namespace}"\n` : `No resources found in ${namespace} namespace.\n`);
-        return text ? 1 : 0;
-      }
-      const rows = found.map((p) => [
-        p.deprecated ? `${p.package} (deprecated)` : p.package,
-        catalogColumn(p, namespace),
-        p.provider,
-        p.channels.map((c) => (c.default ? `${c.name} (default)` : c.name)).join(', '),
-        p.latest,
-      ]);
-      await emit(io.stdout, table(['PACKAGE', 'CATALOG', 'PROVIDER', 'CHANNELS', 'LATEST'], rows));
-      return 0;
+      return printSearch(
+        io,
+        format,
+        found,
+        (p) => catalogColumn(p, namespace),
+        () => (text ? `no package matching "${pos[0]!}" in the CatalogSources of namespace "${namespace}"\n` : `No resources found in ${namespace} namespace.\n`),
+        text !== '',
+      );
     });
   },
 };

@@ -2,6 +2,7 @@
 // pending upgrade plan is approved.
 import { retryOnConflict } from '../../shared/kube/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, positionals, timeoutMs, withClient } from '../cluster.ts';
+import { unfixableLine } from '../failfast.ts';
 import type { CliCommand } from '../types.ts';
 import {
   SUB,
@@ -19,7 +20,6 @@ import {
   NS_USAGE,
   WAIT_USAGE,
   CLASSIC_WAIT_OPTIONS,
-  unfixableHint,
 } from './common.ts';
 import { pendingPlan } from './logic.ts';
 
@@ -99,7 +99,7 @@ export const upgradeClassicCommand: CliCommand = {
       }
       if (outcome.kind === 'unfixable') {
         io.stderr.write(`failed to upgrade operator: ${outcome.unfixable.cause}\n`);
-        unfixableHint(io, outcome.unfixable);
+        io.stderr.write(unfixableLine(outcome.unfixable));
         return 1;
       }
       if (outcome.kind === 'approval') io.stderr.write(approveHint(outcome.plan, ns));

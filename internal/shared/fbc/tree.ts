@@ -4,6 +4,7 @@
 // trimmed. A node that is already being printed is skipped (cycle guard, as upstream).
 
 import type { BlobRef, ErrorTree } from './messages.ts';
+import { oneLine } from '../toolkit/index.ts';
 
 export interface TreeBuilder {
   /** Adds a leaf error. */
@@ -66,4 +67,3 @@ export function renderTreeLine(tree: ErrorTree): string {
 }
 
 /** Newlines and the indentation around them become one space. */
-export const oneLine = (s: string): string => s.replace(/\s*\n\s*/g, ' ').trim();

@@ -4,7 +4,8 @@
 import { loadCatalog, type Catalog } from './load.ts';
 import { FbcLoadError, FbcValidationError, describeRef } from './messages.ts';
 import { convertToModel, type Model } from './model.ts';
-import { oneLine, renderTreeLine } from './tree.ts';
+import { oneLine } from '../toolkit/index.ts';
+import { renderTreeLine } from './tree.ts';
 
 export interface ValidationResult {
   /** Empty when valid; otherwise one error, as opm reports only the first. */

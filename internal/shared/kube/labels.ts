@@ -347,17 +347,21 @@ class SelectorParser {
   }
 }
 
+/** A selector string's requirements; LabelSelectorError with apimachinery's text when it does not parse. */
+function parseRequirements(text: string): ParsedRequirement[] {
+  try {
+    return new SelectorParser(text).parse();
+  } catch (err) {
+    throw new LabelSelectorError(`couldn't parse the selector string "${text}": ${(err as Error).message}`);
+  }
+}
+
 /**
  * labels.Parse: a selector string (a list request's `labelSelector`) straight to a matcher — `=`/`==`, `!=`, `in`,
  * `notin`, `key`, `!key`, `gt`/`lt` (integers). Throws LabelSelectorError with apimachinery's text.
  */
 export function parseSelector(text: string): LabelMatcher {
-  let reqs: ParsedRequirement[];
-  try {
-    reqs = new SelectorParser(text).parse();
-  } catch (err) {
-    throw new LabelSelectorError(`couldn't parse the selector string "${text}": ${(err as Error).message}`);
-  }
+  const reqs = parseRequirements(text);
   if (reqs.length === 0) return EVERYTHING;
   const holdsParsed = (r: ParsedRequirement, labels: Readonly<Record<string, string>>): boolean => {
     const has = Object.hasOwn(labels, r.key);
@@ -390,12 +394,7 @@ export function parseSelector(text: string): LabelMatcher {
  * have no LabelSelector form (`"!=" is not a valid label selector operator`).
  */
 export function parseLabelSelector(text: string): LabelSelector {
-  let reqs: ParsedRequirement[];
-  try {
-    reqs = new SelectorParser(text).parse();
-  } catch (err) {
-    throw new LabelSelectorError(`couldn't parse the selector string "${text}": ${(err as Error).message}`);
-  }
+  const reqs = parseRequirements(text);
   reqs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const matchLabels: Record<string, string> = {};
   const matchExpressions: NonNullable<LabelSelector['matchExpressions']> = [];
