@@ -252,8 +252,11 @@ describe('upgrade and uninstall', () => {
     // A fresh applier (a restarted process) reads the chunked record back for maintain.
     const restarted = newApplier(admin, system);
     expect(await restarted.maintain(ext, (await restarted.installed(ext, never))!, never)).toEqual({ installed: true });
-    await uninstallFully(restarted, ext);
+    // A CRD this large can sit Terminating for minutes with InstanceDeletionFailed "could not list
+    // instances: storage is (re)initializing" while kube-apiserver rebuilds its watch cache; upstream's
+    // e2e waits 5 minutes for CRD deletion for this reason (operator-framework/operator-controller#1437).
+    await uninstallFully(restarted, ext, 300_000);
     expect(await ownedObjects(admin, name, group)).toEqual([]);
     expect(await revisionSecrets(admin, system, name)).toEqual([]);
-  });
+  }, 480_000);
 });
