@@ -83,6 +83,13 @@ beforeAll(async () => {
     }),
   );
   await until('the installed CSV Succeeded', get<ops.ClusterServiceVersion>(ops.V1alpha1, ops.ClusterServiceVersionResource, installedNs, bundle.name), (c) => c.status?.phase === 'Succeeded', 180_000);
+  // The Operator API controller labels the Deployment for `kubectl get operators` once the install settles; what
+  // "untouched" compares is the state after that.
+  await until(
+    'the Deployment adopted by its Operator',
+    get<{ metadata: { labels?: Record<string, string> } }>('apps/v1', 'deployments', installedNs, bundle.deploymentName),
+    (d) => d.metadata.labels?.[`operators.coreos.com/bad-input-op.${installedNs}`] !== undefined,
+  );
   before = await installed();
 }, 300_000);
 
