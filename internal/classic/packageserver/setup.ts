@@ -2,7 +2,6 @@
 // informer and loaded content, the requestheader configuration (re-read every minute), the SubjectAccessReview
 // authorizer, the HTTPS server and its certificate: the files of `certDir`, or else the Secret the leader keeps
 // (certificate.ts), served by every replica as its informer sees it change.
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CatalogSource } from '../../../api/operators/index.ts';
 import type { ContentRegistry } from '../catalogsource/index.ts';
@@ -11,10 +10,11 @@ import type { Controller } from '../../shared/controller/index.ts';
 import { informers, type Informer } from '../../shared/kube/index.ts';
 import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
 import { sleep } from '../../shared/toolkit/index.ts';
+import { watchCertificate, type CertWatcher } from '../../shared/tlsprofile/index.ts';
 import { SubjectAccessReviewer, readRequestHeaderConfig, type RequestHeaderConfig } from './auth.ts';
 import { PACKAGES_APISERVICE, certificateController, servingHosts, servingPair, servingSecretName, type APIService, type ServiceRef, type TLSSecret } from './certificate.ts';
 import { packageProvider } from './provider.ts';
-import { listen } from './server.ts';
+import { listen, type RunningServer } from './server.ts';
 import { PackageIndex } from './watch.ts';
 
 export interface PackageServerSetupOptions {
@@ -26,8 +26,8 @@ export interface PackageServerSetupOptions {
   readonly catalogSources: { list(): CatalogSource[]; onEvent?(handler: (type: string, obj: CatalogSource) => void): () => void };
   readonly contents: ContentRegistry;
   /**
-   * A directory with tls.crt and tls.key (e.g. a cert-manager Certificate's Secret mounted), read at start; the
-   * APIService's caBundle is then the provider's business. Without it the leader keeps the certificate in a Secret
+   * A directory with tls.crt and tls.key (e.g. a cert-manager Certificate's Secret mounted), read at start and again
+   * when they change; the APIService's caBundle is then the provider's business (cert-manager's cainjector). Without it the leader keeps the certificate in a Secret
    * and the APIService's caBundle (certificate.ts).
    */
   readonly certDir?: string;
@@ -49,9 +49,21 @@ export function packageServerSetup(options: PackageServerSetupOptions): (ctx: Ma
     const log = logger.child({ component: 'package-server' });
     let certPEM: string;
     let keyPEM: string;
+    const serving: { server?: RunningServer } = {};
+    let files: CertWatcher | undefined;
     if (options.certDir) {
-      certPEM = await readFile(join(options.certDir, 'tls.crt'), 'utf8');
-      keyPEM = await readFile(join(options.certDir, 'tls.key'), 'utf8');
+      // Read now and again when the files change (a renewed certificate-manager Secret): no restart.
+      files = await watchCertificate({
+        certFile: join(options.certDir, 'tls.crt'),
+        keyFile: join(options.certDir, 'tls.key'),
+        logger: log,
+        onChange: (pair) => {
+          if (!serving.server) throw new Error('the package server is not listening yet');
+          serving.server.setCertificate(pair.cert.toString('utf8'), pair.key.toString('utf8'));
+        },
+      });
+      certPEM = files.current.cert.toString('utf8');
+      keyPEM = files.current.key.toString('utf8');
     } else {
       // Until the Secret is read: a pair nobody trusts, so the APIService is not Available before then.
       const notAfter = new Date(Date.now() + 24 * 3600_000);
@@ -68,7 +80,7 @@ export function packageServerSetup(options: PackageServerSetupOptions): (ctx: Ma
       options.catalogSources.onEvent?.((type, cs) => index.refresh(cs.metadata.namespace ?? '', cs.metadata.name ?? '', type === 'delete' ? null : cs)),
     ];
     index.refreshAll();
-    const server = await listen(
+    const listening = await listen(
       {
         provider: packageProvider({ ...options, index }),
         watch: { index, globalCatalogNamespace: options.globalCatalogNamespace },
@@ -81,7 +93,8 @@ export function packageServerSetup(options: PackageServerSetupOptions): (ctx: Ma
       options.host,
       options.port,
     );
-    log.info('serving packages.operators.coreos.com/v1', { host: options.host, port: server.port });
+    serving.server = listening;
+    log.info('serving packages.operators.coreos.com/v1', { host: options.host, port: listening.port });
     const kept: { informers: Informer[]; controllers: Controller[]; close: () => void } = { informers: [], controllers: [], close: () => undefined };
     if (!options.certDir) {
       const service = options.service ?? DEFAULT_SERVICE;
@@ -100,7 +113,7 @@ export function packageServerSetup(options: PackageServerSetupOptions): (ctx: Ma
         }
         if (pair.certPEM === served) return;
         try {
-          server.setCertificate(pair.certPEM, pair.keyPEM);
+          listening.setCertificate(pair.certPEM, pair.keyPEM);
           served = pair.certPEM;
           log.info('serving the certificate of the package server Secret', { secret });
         } catch (err) {
@@ -117,7 +130,7 @@ export function packageServerSetup(options: PackageServerSetupOptions): (ctx: Ma
         await sleep(options.configRefreshMs ?? 60_000, signal);
         if (signal.aborted) return;
         const next = await readRequestHeaderConfig(client, log);
-        if (next && next.clientCA !== config?.clientCA) server.setClientCA(next.clientCA);
+        if (next && next.clientCA !== config?.clientCA) listening.setClientCA(next.clientCA);
         if (next) config = next;
       }
     };
@@ -125,8 +138,8 @@ export function packageServerSetup(options: PackageServerSetupOptions): (ctx: Ma
       informers: kept.informers,
       controllers: kept.controllers,
       runnables: [refresh],
-      closers: [() => server.close(), async () => [...unsubscribe, kept.close].forEach((u) => u?.())],
-      port: server.port,
+      closers: [() => listening.close(), async () => [...unsubscribe, kept.close, () => files?.stop()].forEach((u) => u?.())],
+      port: listening.port,
     };
   };
 }

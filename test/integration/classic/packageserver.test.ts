@@ -519,6 +519,54 @@ describe('the serving certificate: the Secret the package server keeps, the APIS
   });
 });
 
+describe('--package-server-cert-dir: a certificate given as files (cert-manager’s), taken again when they change', () => {
+  it('serves the files’ pair, then the renewed one without a restart; keeps no Secret of its own', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'olm-classic-pkg-certs-'));
+    const hosts = [`${PACKAGES_SERVICE}.${ns}.svc`];
+    const issue = async (): Promise<string> => {
+      const notAfter = new Date(Date.now() + 24 * 3600_000);
+      const pair = createSignedServingPair(notAfter, generateCA(notAfter), hosts);
+      // The key first, as a Secret volume's swap may show it: the watcher keeps the previous pair until both load.
+      await writeFile(join(dir, 'tls.key'), pair.keyPEM);
+      await writeFile(join(dir, 'tls.crt'), pair.certPEM);
+      return new X509Certificate(pair.certPEM).toString();
+    };
+    const first = await issue();
+    const { logger } = capturedLogger('olm-classic-certdir', 'CLASSIC_TEST_LOG');
+    const client = await KubeClient.fromConfig({ kubeconfig: controlPlane().kubeconfigPath });
+    const ctx = { options: inProcessManagerOptions('olm-classic-pkg-certdir'), client, logger, metrics: createMetrics({ defaultMetrics: false }) };
+    const parts = await packageServerSetup({
+      host: '127.0.0.1',
+      port: 0,
+      globalCatalogNamespace: global,
+      catalogSources: { list: () => [] },
+      contents: { get: () => undefined },
+      certDir: dir,
+      service: { namespace: ns, name: 'certdir-service' },
+    })(ctx);
+    const running = await runParts(parts, { client, sandbox: dir });
+    try {
+      expect(parts.informers).toEqual([]);
+      expect(parts.controllers).toEqual([]);
+      const presented = async (): Promise<string> => {
+        const socket = connect({ host: '127.0.0.1', port: parts.port, servername: hosts[0], rejectUnauthorized: false });
+        try {
+          await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+          return new X509Certificate(socket.getPeerCertificate().raw).toString();
+        } finally {
+          socket.destroy();
+        }
+      };
+      expect(await presented()).toBe(first);
+      const renewed = await issue();
+      await waitFor('the renewed certificate served', async () => (await presented()) === renewed);
+      expect((await kube().request('GET', `/api/v1/namespaces/${ns}/secrets/certdir-service-cert`)).status).toBe(404);
+    } finally {
+      await running.stop();
+    }
+  });
+});
+
 // Last: it removes the APIService.
 describe('kubectl olm search --classic / list-available --classic', () => {
   const cli = (argv: string[], env: Record<string, string> = {}): ReturnType<typeof runCaptured> =>
