@@ -489,6 +489,12 @@ describe('the serving certificate: the Secret the package server keeps, the APIS
     expect(out).toMatch(/demo-operator\s+Demo Catalog/);
   });
 
+  it('an APIService as the component was before (insecureSkipTLSVerify, no caBundle) is given the caBundle, and verified', async () => {
+    await kube().must(kube().request('PATCH', apiServicePath, { spec: { caBundle: null, insecureSkipTLSVerify: true } }, 'application/merge-patch+json'));
+    await trusted('the caBundle set again', getSecret);
+    expect((await kube().must<APIService>(kube().request('GET', apiServicePath))).spec.insecureSkipTLSVerify).toBeFalsy();
+  });
+
   it('a deleted Secret is issued again (a new CA), the caBundle follows and the new certificate is served', async () => {
     const before = await getSecret();
     await kube().must(kube().request('DELETE', secretPath()));
