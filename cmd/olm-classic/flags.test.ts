@@ -37,9 +37,18 @@ describe('olm-classic flags', () => {
   it('the package server is off unless --package-server-bind-address is set', () => {
     const values = (...argv: string[]) => parseManagerArgs('olm-classic', argv, olmClassicFlags).extra;
     expect(packageServerOptions(values())).toBeUndefined();
-    expect(packageServerOptions(values('--package-server-bind-address=:5443'))).toEqual({ host: '0.0.0.0', port: 5443 });
-    expect(packageServerOptions(values('--package-server-bind-address=127.0.0.1:0', '--package-server-cert-dir=/certs'))).toEqual({ host: '127.0.0.1', port: 0, certDir: '/certs' });
+    const service = { namespace: 'olmv1-system', name: 'packageserver-service' };
+    expect(packageServerOptions(values('--package-server-bind-address=:5443'))).toEqual({ host: '0.0.0.0', port: 5443, service });
+    expect(packageServerOptions(values('--package-server-bind-address=127.0.0.1:0', '--package-server-cert-dir=/certs'))).toEqual({ host: '127.0.0.1', port: 0, certDir: '/certs', service });
     expect(() => packageServerOptions(values('--package-server-bind-address=:http'))).toThrow('olm-classic: --package-server-bind-address: invalid bind address ":http"');
+  });
+
+  it('--package-server-service names the Service (namespace/name) whose certificate the leader keeps', () => {
+    const values = (...argv: string[]) => parseManagerArgs('olm-classic', ['--package-server-bind-address=:5443', ...argv], olmClassicFlags).extra;
+    expect(packageServerOptions(values('--package-server-service=olm/packageserver-service'))?.service).toEqual({ namespace: 'olm', name: 'packageserver-service' });
+    for (const bad of ['packageserver-service', 'olm/', 'a/b/c', 'Olm/x']) {
+      expect(() => packageServerOptions(values(`--package-server-service=${bad}`))).toThrow(`olm-classic: --package-server-service: must be <namespace>/<name> of a Service, got ${JSON.stringify(bad)}`);
+    }
   });
 
   it('protected namespaces for copied CSVs (upstream olm flag)', () => {

@@ -28,7 +28,16 @@ export const olmClassicFlags = {
     default: '0',
     help: 'serve packages.operators.coreos.com/v1 PackageManifests (the package server, an aggregated API) on this address over TLS; "0" turns it off',
   },
-  'package-server-cert-dir': { type: 'string', default: '', help: 'directory with the package server\'s tls.crt and tls.key; empty: a self-signed certificate made at start' },
+  'package-server-cert-dir': {
+    type: 'string',
+    default: '',
+    help: 'directory with the package server\'s tls.crt and tls.key (e.g. from cert-manager); empty: the leader keeps a CA and certificate in the Secret <service>-cert and sets the APIService\'s caBundle',
+  },
+  'package-server-service': {
+    type: 'string',
+    default: 'olmv1-system/packageserver-service',
+    help: 'namespace/name of the package server\'s Service: the names of the certificate the leader keeps, and where its Secret is',
+  },
   writeStatusName: { type: 'string', help: 'ClusterOperator name in which to write status, unset or "" to disable (upstream olm operator flag; OpenShift uses operator-lifecycle-manager)' },
   'write-status-name': { type: 'string', help: 'the same as --writeStatusName' },
   ...registryFlags,
@@ -70,7 +79,7 @@ export function olmClassicOptions(values: OlmClassicFlagValues): OlmClassicOptio
 }
 
 /** The package server's address and certificate directory, or undefined when `--package-server-bind-address` is "0". */
-export function packageServerOptions(values: OlmClassicFlagValues): { host: string; port: number; certDir?: string } | undefined {
+export function packageServerOptions(values: OlmClassicFlagValues): { host: string; port: number; certDir?: string; service: { namespace: string; name: string } } | undefined {
   let bind: { host: string; port: number } | undefined;
   try {
     bind = parseBindAddress(str(values['package-server-bind-address']));
@@ -79,7 +88,12 @@ export function packageServerOptions(values: OlmClassicFlagValues): { host: stri
   }
   if (!bind) return undefined;
   const certDir = str(values['package-server-cert-dir']);
-  return { ...bind, ...(certDir && { certDir }) };
+  const given = str(values['package-server-service']);
+  const [namespace = '', name = '', ...rest] = given.split('/');
+  if (rest.length > 0 || ![namespace, name].every((n) => n.length <= 63 && DNS1123_LABEL.test(n))) {
+    throw new UsageError(`olm-classic: --package-server-service: must be <namespace>/<name> of a Service, got ${JSON.stringify(given)}`);
+  }
+  return { ...bind, ...(certDir && { certDir }), service: { namespace, name } };
 }
 
 /** The olm-operator side's options (CSV controller). */

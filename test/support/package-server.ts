@@ -1,15 +1,21 @@
 // The package server of a local olm-classic (a process on this machine, not a Pod) registered with the test cluster's
 // aggregation layer: a Service of type ExternalName `localhost` — the aggregator resolves such a Service to
 // <externalName>:<APIService port> and dials it, with no Endpoints (which refuse loopback addresses) and no
-// --enable-aggregator-routing — and the APIService v1.packages.operators.coreos.com (insecureSkipTLSVerify: the
-// package server's certificate is self-signed). Used by make run and test/integration/classic/packageserver.test.ts.
+// --enable-aggregator-routing — and the APIService v1.packages.operators.coreos.com without a caBundle: the package
+// server's leader sets it to the CA of the certificate it keeps for the Service (its --package-server-service, here
+// `<namespace>/packageserver-service`), and the aggregator verifies the certificate for `<service>.<namespace>.svc`.
+// Used by make run and test/integration/classic/packageserver.test.ts.
 import type { TestKube } from './kube.ts';
 import { waitFor } from './net.ts';
 
 export const PACKAGES_APISERVICE = 'v1.packages.operators.coreos.com';
-const SERVICE = 'packageserver-service';
+export const PACKAGES_SERVICE = 'packageserver-service';
+const SERVICE = PACKAGES_SERVICE;
 
-/** Creates (or replaces) the Service in `namespace` and the APIService, then waits until the APIService is Available. */
+/**
+ * Creates (or replaces) the Service in `namespace` and the APIService, then waits until the APIService is Available
+ * (the package server has set its caBundle and serves the certificate it names).
+ */
 export async function registerPackageServer(kube: TestKube, namespace: string, port: number): Promise<void> {
   await kube.request('DELETE', `/api/v1/namespaces/${namespace}/services/${SERVICE}`);
   await kube.must(
@@ -31,7 +37,6 @@ export async function registerPackageServer(kube: TestKube, namespace: string, p
         version: 'v1',
         groupPriorityMinimum: 2000,
         versionPriority: 15,
-        insecureSkipTLSVerify: true,
         service: { namespace, name: SERVICE, port },
       },
     }),

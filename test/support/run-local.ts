@@ -21,7 +21,7 @@ import { installAdmissionPolicies } from './admission.ts';
 import { installClassicCRDs, installCrds, yamlFiles } from './crds.ts';
 import { TestKube } from './kube.ts';
 import { portFree, waitFor } from './net.ts';
-import { registerPackageServer } from './package-server.ts';
+import { PACKAGES_SERVICE, registerPackageServer } from './package-server.ts';
 import { PortInUseError, Registry } from './registry.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -108,7 +108,7 @@ async function main(): Promise<void> {
       `--namespace=${CLASSIC_NAMESPACE}`,
       `--cache-dir=${runDir}/olm-classic`,
       // On its own cluster the API server reaches this machine's localhost: PackageManifests through the aggregation layer.
-      ...(ownCluster ? [`--package-server-bind-address=127.0.0.1:${PACKAGE_SERVER_PORT}`] : []),
+      ...(ownCluster ? [`--package-server-bind-address=127.0.0.1:${PACKAGE_SERVER_PORT}`, `--package-server-service=${CLASSIC_NAMESPACE}/${PACKAGES_SERVICE}`] : []),
     ],
   };
   for (const [name, [health, metrics]] of Object.entries(ports)) {

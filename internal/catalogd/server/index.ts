@@ -7,6 +7,6 @@ export {
   createCatalogServer,
 } from './server.ts';
 export type { CatalogServer, CatalogServerOptions } from './server.ts';
-export { DEFAULT_TLS_RELOAD_INTERVAL_MS } from './tls.ts';
+export { DEFAULT_TLS_RELOAD_INTERVAL_MS } from '../../shared/tlsprofile/index.ts';
 export { EMPTY_QUERY, GRAPHQL_BODY_LIMIT, INVALID_BODY, MAX_QUERY_BYTES, QUERY_TOO_LARGE, decodeQuery } from './graphql.ts';
 export type { GraphQLQueries, RequestBody } from './graphql.ts';

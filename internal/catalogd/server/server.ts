@@ -6,7 +6,7 @@
 // Timeouts as upstream's http.Server: 5 s to read a request (headers and body) and 5 s idle on
 // a keep-alive connection (ReadTimeout, which IdleTimeout defaults to); a response still being
 // written after 5 min is cut (WriteTimeout); close() waits up to 30 s for requests in flight.
-// TLS from cert/key files, reloaded when they change (tls.ts). HTTP/1.1 only, as upstream.
+// TLS from cert/key files, reloaded when they change (../../shared/tlsprofile's watchCertificate). HTTP/1.1 only, as upstream.
 //
 //   const server = createCatalogServer({ store, logger, registry: metrics.registry, tls });
 //   await server.listen('0.0.0.0', 8443);          // fails fast (EADDRINUSE, bad cert)
@@ -24,7 +24,8 @@ import { answerCache } from './cache.ts';
 import { gzipQuality } from './gohttp.ts';
 import { GRAPHQL_BODY_LIMIT, type GraphQLQueries, type RequestBody } from './graphql.ts';
 import { BAD_REQUEST, answer, goError, isGraphQLTarget, type Answer, type CachedMetas, type HandlerOptions } from './handlers.ts';
-import { GO_TLS_SERVER, answerPlainHttp, watchCertificate, type CertWatcher } from './tls.ts';
+import { GO_TLS_SERVER, answerPlainHttp } from './tls.ts';
+import { watchCertificate, type CertWatcher } from '../../shared/tlsprofile/index.ts';
 
 /** Upstream's `--catalogs-server-addr` default. */
 export const DEFAULT_CATALOGS_SERVER_ADDR = ':8443';

@@ -10,4 +10,5 @@ export { DEPLOYMENT_SPEC_HASH_LABEL, buildDeployment, checkInstalled, deployment
 export { requirementAndPermissionStatus, type RequirementSource } from './requirements.ts';
 export { copyPrototype, operatorGroupFromAnnotations } from './copy.ts';
 export { csvMetrics, type CSVMetrics } from './metrics.ts';
-export { createSignedClientPair, createSignedServingPair, generateCA, type KeyPair } from './certs.ts';
+export { CERT_MIN_FRESH_MS, CERT_VALID_FOR_MS, createSignedClientPair, createSignedServingPair, generateCA, pemSHA256, type KeyPair } from './certs.ts';
+export { CA_HASH_ANNOTATION, OLM_CA_KEY, hostsFor, secretName as certSecretName } from './webhooks.ts';

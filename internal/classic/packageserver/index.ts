@@ -1,6 +1,8 @@
 // The package server (upstream's package-server): packages.operators.coreos.com/v1 PackageManifests served as an
 // aggregated API from the CatalogSources' loaded content. See README.md.
-export { packageServerSetup } from './setup.ts';
+export { DEFAULT_SERVICE as DEFAULT_PACKAGE_SERVER_SERVICE, packageServerSetup } from './setup.ts';
+export { PACKAGES_APISERVICE, certDecision, issueSecret, servingHosts, servingPair, servingSecretName } from './certificate.ts';
+export type { CertDecision, ServiceRef, TLSSecret } from './certificate.ts';
 export type { PackageServerParts, PackageServerSetupOptions } from './setup.ts';
 export { packageProvider } from './provider.ts';
 export type { PackageProvider, PackageProviderOptions } from './provider.ts';

@@ -351,6 +351,8 @@ export interface RunningServer {
   readonly port: number;
   /** Puts a new requestheader client CA in force for new connections. */
   setClientCA(ca: string | undefined): void;
+  /** Puts a new serving certificate and key in force for new connections (throws when they do not load). */
+  setCertificate(certPEM: string, keyPEM: string): void;
   close(): Promise<void>;
 }
 
@@ -359,8 +361,10 @@ export interface RunningServer {
  * which the request handler then requires).
  */
 export async function listen(o: PackageServerOptions, host: string, port: number): Promise<RunningServer> {
-  const context = (ca: string | undefined): { cert: string; key: string; ca?: string } => ({ cert: o.certPEM, key: o.keyPEM, ...(ca && { ca }) });
-  const server: Server = createServer({ ...context(o.requestHeader()?.clientCA), requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' }, (req, res) => {
+  let pair = { cert: o.certPEM, key: o.keyPEM };
+  let clientCA = o.requestHeader()?.clientCA;
+  const context = (): { cert: string; key: string; ca?: string } => ({ ...pair, ...(clientCA && { ca: clientCA }) });
+  const server: Server = createServer({ ...context(), requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' }, (req, res) => {
     handle(o, req, res, authenticate(req, o.requestHeader())).catch((err: unknown) => {
       o.logger.error('serving a package server request', { path: req.url, error: (err as Error).message });
       if (!res.headersSent) send(res, 500, internalError((err as Error).message));
@@ -376,7 +380,20 @@ export async function listen(o: PackageServerOptions, host: string, port: number
   });
   return {
     port: (server.address() as AddressInfo).port,
-    setClientCA: (ca) => server.setSecureContext(context(ca)),
+    setClientCA: (ca) => {
+      clientCA = ca;
+      server.setSecureContext(context());
+    },
+    setCertificate: (cert, key) => {
+      const previous = pair;
+      pair = { cert, key };
+      try {
+        server.setSecureContext(context());
+      } catch (err) {
+        pair = previous;
+        throw err;
+      }
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1,16 +1,20 @@
 // packageServerSetup: the package server beside the CatalogSource controller — its provider over the CatalogSource
 // informer and loaded content, the requestheader configuration (re-read every minute), the SubjectAccessReview
-// authorizer and the HTTPS server.
-import { readFile } from 'node:fs/promises';
+// authorizer, the HTTPS server and its certificate: the files of `certDir`, or else the Secret the leader keeps
+// (certificate.ts), served by every replica as its informer sees it change.
 import { join } from 'node:path';
 import type { CatalogSource } from '../../../api/operators/index.ts';
 import type { ContentRegistry } from '../catalogsource/index.ts';
 import { createSignedServingPair, generateCA } from '../csv/index.ts';
+import type { Controller } from '../../shared/controller/index.ts';
+import { informers, type Informer } from '../../shared/kube/index.ts';
 import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
 import { sleep } from '../../shared/toolkit/index.ts';
+import { watchCertificate, type CertWatcher } from '../../shared/tlsprofile/index.ts';
 import { SubjectAccessReviewer, readRequestHeaderConfig, type RequestHeaderConfig } from './auth.ts';
+import { PACKAGES_APISERVICE, certificateController, servingHosts, servingPair, servingSecretName, type APIService, type ServiceRef, type TLSSecret } from './certificate.ts';
 import { packageProvider } from './provider.ts';
-import { listen } from './server.ts';
+import { listen, type RunningServer } from './server.ts';
 import { PackageIndex } from './watch.ts';
 
 export interface PackageServerSetupOptions {
@@ -21,10 +25,14 @@ export interface PackageServerSetupOptions {
   /** The CatalogSource informer (its events keep the watch index current; without onEvent, only content changes do). */
   readonly catalogSources: { list(): CatalogSource[]; onEvent?(handler: (type: string, obj: CatalogSource) => void): () => void };
   readonly contents: ContentRegistry;
-  /** A directory with tls.crt and tls.key; without it a self-signed certificate for `hosts` is made at start. */
+  /**
+   * A directory with tls.crt and tls.key (e.g. a cert-manager Certificate's Secret mounted), read at start and again
+   * when they change; the APIService's caBundle is then the provider's business (cert-manager's cainjector). Without it the leader keeps the certificate in a Secret
+   * and the APIService's caBundle (certificate.ts).
+   */
   readonly certDir?: string;
-  /** The serving certificate's host names when it is self-signed (default: localhost and the Service's names). */
-  readonly hosts?: readonly string[];
+  /** The Service in front of the package server, whose names the kept certificate is for (default olmv1-system/packageserver-service). */
+  readonly service?: ServiceRef;
   /** How often the requestheader ConfigMap is re-read (default 60 s). */
   readonly configRefreshMs?: number;
 }
@@ -34,19 +42,32 @@ export interface PackageServerParts extends ManagerParts {
   readonly port: number;
 }
 
-const DEFAULT_HOSTS = ['localhost', 'packageserver-service', 'packageserver-service.olmv1-system', 'packageserver-service.olmv1-system.svc'];
+export const DEFAULT_SERVICE: ServiceRef = { namespace: 'olmv1-system', name: 'packageserver-service' };
 
 export function packageServerSetup(options: PackageServerSetupOptions): (ctx: ManagerContext) => Promise<PackageServerParts> {
   return async ({ client, logger }) => {
     const log = logger.child({ component: 'package-server' });
     let certPEM: string;
     let keyPEM: string;
+    const serving: { server?: RunningServer } = {};
+    let files: CertWatcher | undefined;
     if (options.certDir) {
-      certPEM = await readFile(join(options.certDir, 'tls.crt'), 'utf8');
-      keyPEM = await readFile(join(options.certDir, 'tls.key'), 'utf8');
+      // Read now and again when the files change (a renewed certificate-manager Secret): no restart.
+      files = await watchCertificate({
+        certFile: join(options.certDir, 'tls.crt'),
+        keyFile: join(options.certDir, 'tls.key'),
+        logger: log,
+        onChange: (pair) => {
+          if (!serving.server) throw new Error('the package server is not listening yet');
+          serving.server.setCertificate(pair.cert.toString('utf8'), pair.key.toString('utf8'));
+        },
+      });
+      certPEM = files.current.cert.toString('utf8');
+      keyPEM = files.current.key.toString('utf8');
     } else {
-      const notAfter = new Date(Date.now() + 365 * 24 * 3600_000);
-      const pair = createSignedServingPair(notAfter, generateCA(notAfter), options.hosts ?? DEFAULT_HOSTS);
+      // Until the Secret is read: a pair nobody trusts, so the APIService is not Available before then.
+      const notAfter = new Date(Date.now() + 24 * 3600_000);
+      const pair = createSignedServingPair(notAfter, generateCA(notAfter), servingHosts(options.service ?? DEFAULT_SERVICE));
       certPEM = pair.certPEM;
       keyPEM = pair.keyPEM;
     }
@@ -59,7 +80,7 @@ export function packageServerSetup(options: PackageServerSetupOptions): (ctx: Ma
       options.catalogSources.onEvent?.((type, cs) => index.refresh(cs.metadata.namespace ?? '', cs.metadata.name ?? '', type === 'delete' ? null : cs)),
     ];
     index.refreshAll();
-    const server = await listen(
+    const listening = await listen(
       {
         provider: packageProvider({ ...options, index }),
         watch: { index, globalCatalogNamespace: options.globalCatalogNamespace },
@@ -72,16 +93,53 @@ export function packageServerSetup(options: PackageServerSetupOptions): (ctx: Ma
       options.host,
       options.port,
     );
-    log.info('serving packages.operators.coreos.com/v1', { host: options.host, port: server.port });
+    serving.server = listening;
+    log.info('serving packages.operators.coreos.com/v1', { host: options.host, port: listening.port });
+    const kept: { informers: Informer[]; controllers: Controller[]; close: () => void } = { informers: [], controllers: [], close: () => undefined };
+    if (!options.certDir) {
+      const service = options.service ?? DEFAULT_SERVICE;
+      const secret = `${service.namespace}/${servingSecretName(service)}`;
+      const informer = informers(client, log);
+      // Each by its name: what the component's RBAC grants (resourceNames).
+      const secrets = informer<TLSSecret>('v1', 'Secret', { name: 'packageserver-secret', namespace: service.namespace, fieldSelector: { 'metadata.name': servingSecretName(service) } });
+      const apiServices = informer<APIService>('apiregistration.k8s.io/v1', 'APIService', { name: 'packageserver-apiservice', fieldSelector: { 'metadata.name': PACKAGES_APISERVICE } });
+      let served = '';
+      const serve = (type: string, obj: TLSSecret): void => {
+        if (type === 'delete') return; // the leader issues a new one; the old pair is served until then
+        const pair = servingPair(obj);
+        if (!pair) {
+          log.error('the package server Secret holds no usable tls.crt and tls.key; serving the previous certificate', { secret });
+          return;
+        }
+        if (pair.certPEM === served) return;
+        try {
+          listening.setCertificate(pair.certPEM, pair.keyPEM);
+          served = pair.certPEM;
+          log.info('serving the certificate of the package server Secret', { secret });
+        } catch (err) {
+          log.error('cannot load the package server Secret\'s certificate; serving the previous one', { secret, err });
+        }
+      };
+      const off = secrets.onEvent(serve);
+      kept.informers.push(secrets, apiServices);
+      kept.controllers.push(certificateController({ client, service, secrets, apiServices, secretEvents: secrets, apiServiceEvents: apiServices, logger: log }));
+      kept.close = off;
+    }
     const refresh = async (signal: AbortSignal): Promise<void> => {
       while (!signal.aborted) {
         await sleep(options.configRefreshMs ?? 60_000, signal);
         if (signal.aborted) return;
         const next = await readRequestHeaderConfig(client, log);
-        if (next && next.clientCA !== config?.clientCA) server.setClientCA(next.clientCA);
+        if (next && next.clientCA !== config?.clientCA) listening.setClientCA(next.clientCA);
         if (next) config = next;
       }
     };
-    return { informers: [], controllers: [], runnables: [refresh], closers: [() => server.close(), async () => unsubscribe.forEach((u) => u?.())], port: server.port };
+    return {
+      informers: kept.informers,
+      controllers: kept.controllers,
+      runnables: [refresh],
+      closers: [() => listening.close(), async () => [...unsubscribe, kept.close, () => files?.stop()].forEach((u) => u?.())],
+      port: listening.port,
+    };
   };
 }

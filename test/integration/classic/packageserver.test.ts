@@ -1,17 +1,22 @@
 // The package server (internal/classic/packageserver) in process beside the CatalogSource controller, registered with
 // the real API server as an aggregated API (an APIService whose Service is ExternalName `localhost`, so the
-// aggregator dials this process), read through the API server as a user would: list, get, label and field
-// selectors, Table output, the global catalog namespace; and the server's own front-proxy authentication and
-// SubjectAccessReview authorization, asked directly with the API server's front-proxy client certificate.
+// aggregator dials this process; no insecureSkipTLSVerify: the package server sets the caBundle of the certificate it
+// keeps in a Secret), read through the API server as a user would: list, get, label and field selectors, Table
+// output, the global catalog namespace; the server's own front-proxy authentication and SubjectAccessReview
+// authorization, asked directly with the API server's front-proxy client certificate; its certificate re-issued when
+// the Secret is deleted or about to expire, and served without a restart.
 import { spawn } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:tls';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { catalogSourceSetup } from '../../../internal/classic/catalogsource/index.ts';
+import { createSignedServingPair, generateCA } from '../../../internal/classic/csv/index.ts';
 import { packageServerSetup, type PackageManifest } from '../../../internal/classic/packageserver/index.ts';
 import { publishCatalog } from '../../../internal/publish/index.ts';
 import { RegistryClient as ImageRegistry, parseReference } from '../../../internal/shared/image/index.ts';
@@ -23,7 +28,7 @@ import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { capturedLogger, inProcessManagerOptions, runParts } from '../../support/in-process.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
-import { registerPackageServer, unregisterPackageServer } from '../../support/package-server.ts';
+import { PACKAGES_APISERVICE, PACKAGES_SERVICE, registerPackageServer, unregisterPackageServer } from '../../support/package-server.ts';
 import { binaries } from '../../support/binaries.ts';
 import { runCaptured } from '../../../internal/cli/index.ts';
 
@@ -69,6 +74,8 @@ beforeAll(async () => {
     globalCatalogNamespace: global,
     catalogSources: catalog.catalogSources,
     contents: catalog.contents,
+    // The Service registerPackageServer makes: the certificate the package server keeps is for its names.
+    service: { namespace: ns, name: PACKAGES_SERVICE },
   })(ctx);
   port = packages.port;
   run = await runParts(mergeParts(catalog, packages), { client, sandbox });
@@ -421,6 +428,147 @@ describe('watch (ours: upstream’s package server has none) through the API ser
     } finally {
       child.kill();
       await kube().request('DELETE', csPath('kubectl-watched'));
+    }
+  });
+});
+
+describe('the serving certificate: the Secret the package server keeps, the APIService’s caBundle', () => {
+  type Secret = { metadata: { resourceVersion: string; annotations?: Record<string, string>; labels?: Record<string, string> }; type: string; data: Record<string, string> };
+  type APIService = { spec: { caBundle?: string; insecureSkipTLSVerify?: boolean }; status?: { conditions?: { type: string; status: string; message?: string }[] } };
+  const secretPath = (): string => `/api/v1/namespaces/${ns}/secrets/${PACKAGES_SERVICE}-cert`;
+  const apiServicePath = `/apis/apiregistration.k8s.io/v1/apiservices/${PACKAGES_APISERVICE}`;
+  const pem = (b64: string | undefined): string => Buffer.from(b64 ?? '', 'base64').toString('utf8');
+  /** The certificate the package server presents (PEM), asked directly. */
+  const presented = async (): Promise<string> => {
+    const socket = connect({ host: '127.0.0.1', port, servername: `${PACKAGES_SERVICE}.${ns}.svc`, rejectUnauthorized: false });
+    try {
+      await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+      return new X509Certificate(socket.getPeerCertificate().raw).toString();
+    } finally {
+      socket.destroy();
+    }
+  };
+  const certOf = (secret: Secret): string => new X509Certificate(pem(secret.data['tls.crt'])).toString();
+  /** The Secret's CA is the APIService's caBundle, its certificate is served, the APIService is Available and lists. */
+  const trusted = async (what: string, secret: () => Promise<Secret>): Promise<Secret> => {
+    let last: Secret | undefined;
+    await waitFor(what, async () => {
+      const s = await secret();
+      last = s;
+      const api = await kube().must<APIService>(kube().request('GET', apiServicePath));
+      if (api.spec.caBundle !== s.data['olmCAKey']) throw new Error('the caBundle is not the Secret’s CA');
+      if ((await presented()) !== certOf(s)) throw new Error('the package server does not serve the Secret’s certificate');
+      const available = api.status?.conditions?.find((c) => c.type === 'Available');
+      if (available?.status !== 'True') throw new Error(`Available=${available?.status}: ${available?.message ?? ''}`);
+      return (await kube().request('GET', pmPath(ns))).status === 200;
+    });
+    return last!;
+  };
+  const getSecret = (): Promise<Secret> => kube().must<Secret>(kube().request('GET', secretPath()));
+
+  it('the APIService is Available with the caBundle of the Secret’s CA (no insecureSkipTLSVerify); kubectl get packagemanifests', async () => {
+    const secret = await trusted('the APIService trusts the package server', getSecret);
+    expect(secret.type).toBe('kubernetes.io/tls');
+    expect(secret.metadata.labels).toEqual({ 'olm.managed': 'true' });
+    expect(Object.keys(secret.data).sort()).toEqual(['olmCAKey', 'tls.crt', 'tls.key']);
+    const cert = new X509Certificate(pem(secret.data['tls.crt']));
+    expect(cert.subjectAltName).toBe(`DNS:${PACKAGES_SERVICE}.${ns}, DNS:${PACKAGES_SERVICE}.${ns}.svc, DNS:${PACKAGES_SERVICE}.${ns}.svc.cluster.local`);
+    expect(Date.parse(cert.validTo) - Date.now()).toBeGreaterThan(729 * 24 * 3600_000);
+    const api = await kube().must<APIService>(kube().request('GET', apiServicePath));
+    expect(api.spec.insecureSkipTLSVerify).toBeFalsy();
+    const { apiserver } = await binaries();
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = spawn(apiserver, ['kubectl', `--kubeconfig=${controlPlane().kubeconfigPath}`, '-n', ns, 'get', 'packagemanifests']);
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`kubectl get packagemanifests: exit ${code}: ${stderr}`))));
+    });
+    expect(out).toMatch(/^NAME\s+CATALOG\s+AGE\n/);
+    expect(out).toMatch(/demo-operator\s+Demo Catalog/);
+  });
+
+  it('an APIService as the component was before (insecureSkipTLSVerify, no caBundle) is given the caBundle, and verified', async () => {
+    await kube().must(kube().request('PATCH', apiServicePath, { spec: { caBundle: null, insecureSkipTLSVerify: true } }, 'application/merge-patch+json'));
+    await trusted('the caBundle set again', getSecret);
+    expect((await kube().must<APIService>(kube().request('GET', apiServicePath))).spec.insecureSkipTLSVerify).toBeFalsy();
+  });
+
+  it('a deleted Secret is issued again (a new CA), the caBundle follows and the new certificate is served', async () => {
+    const before = await getSecret();
+    await kube().must(kube().request('DELETE', secretPath()));
+    const after = await trusted('a new Secret trusted and served', async () => {
+      const s = await getSecret();
+      if (s.data['olmCAKey'] === before.data['olmCAKey']) throw new Error('the Secret has the old CA');
+      return s;
+    });
+    expect(after.metadata.annotations?.['olmcahash']).not.toBe(before.metadata.annotations?.['olmcahash']);
+  });
+
+  it('a certificate within a day of expiry is issued again', async () => {
+    const before = await getSecret();
+    // What a Secret looks like a day before its certificate expires: a pair valid for an hour more.
+    const notAfter = new Date(Date.now() + 3600_000);
+    const ca = generateCA(notAfter);
+    const pair = createSignedServingPair(notAfter, ca, [`${PACKAGES_SERVICE}.${ns}`, `${PACKAGES_SERVICE}.${ns}.svc`, `${PACKAGES_SERVICE}.${ns}.svc.cluster.local`]);
+    const b64 = (s: string): string => Buffer.from(s).toString('base64');
+    await kube().must(
+      kube().request('PATCH', secretPath(), { data: { 'tls.crt': b64(pair.certPEM), 'tls.key': b64(pair.keyPEM), olmCAKey: b64(ca.certPEM) } }, 'application/merge-patch+json'),
+    );
+    const after = await trusted('the expiring certificate replaced, trusted and served', async () => {
+      const s = await getSecret();
+      if ([before.data['olmCAKey'], b64(ca.certPEM)].includes(s.data['olmCAKey'])) throw new Error('the Secret has an old CA');
+      return s;
+    });
+    expect(Date.parse(new X509Certificate(pem(after.data['tls.crt'])).validTo) - Date.now()).toBeGreaterThan(729 * 24 * 3600_000);
+  });
+});
+
+describe('--package-server-cert-dir: a certificate given as files (cert-manager’s), taken again when they change', () => {
+  it('serves the files’ pair, then the renewed one without a restart; keeps no Secret of its own', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'olm-classic-pkg-certs-'));
+    const hosts = [`${PACKAGES_SERVICE}.${ns}.svc`];
+    const issue = async (): Promise<string> => {
+      const notAfter = new Date(Date.now() + 24 * 3600_000);
+      const pair = createSignedServingPair(notAfter, generateCA(notAfter), hosts);
+      // The key first, as a Secret volume's swap may show it: the watcher keeps the previous pair until both load.
+      await writeFile(join(dir, 'tls.key'), pair.keyPEM);
+      await writeFile(join(dir, 'tls.crt'), pair.certPEM);
+      return new X509Certificate(pair.certPEM).toString();
+    };
+    const first = await issue();
+    const { logger } = capturedLogger('olm-classic-certdir', 'CLASSIC_TEST_LOG');
+    const client = await KubeClient.fromConfig({ kubeconfig: controlPlane().kubeconfigPath });
+    const ctx = { options: inProcessManagerOptions('olm-classic-pkg-certdir'), client, logger, metrics: createMetrics({ defaultMetrics: false }) };
+    const parts = await packageServerSetup({
+      host: '127.0.0.1',
+      port: 0,
+      globalCatalogNamespace: global,
+      catalogSources: { list: () => [] },
+      contents: { get: () => undefined },
+      certDir: dir,
+      service: { namespace: ns, name: 'certdir-service' },
+    })(ctx);
+    const running = await runParts(parts, { client, sandbox: dir });
+    try {
+      expect(parts.informers).toEqual([]);
+      expect(parts.controllers).toEqual([]);
+      const presented = async (): Promise<string> => {
+        const socket = connect({ host: '127.0.0.1', port: parts.port, servername: hosts[0], rejectUnauthorized: false });
+        try {
+          await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+          return new X509Certificate(socket.getPeerCertificate().raw).toString();
+        } finally {
+          socket.destroy();
+        }
+      };
+      expect(await presented()).toBe(first);
+      const renewed = await issue();
+      await waitFor('the renewed certificate served', async () => (await presented()) === renewed);
+      expect((await kube().request('GET', `/api/v1/namespaces/${ns}/secrets/certdir-service-cert`)).status).toBe(404);
+    } finally {
+      await running.stop();
     }
   });
 });

@@ -116,6 +116,14 @@ export class DeployCluster {
     return p;
   }
 
+  /** Stops the controller started with `logName` (its log file `<logName>.log`), e.g. to start it again with other arguments. */
+  async stopController(logName: string): Promise<void> {
+    const i = this.controllers.findIndex((c) => c.logFile === join(this.work, `${logName}.log`));
+    if (i < 0) throw new Error(`no controller ${logName} was started`);
+    const [c] = this.controllers.splice(i, 1);
+    await stopProcess(c!);
+  }
+
   /** Pushes the demo bundles and the demo catalog to the test registry, image references rewritten to it. */
   async publishDemo(host: string): Promise<void> {
     const olm = async (argv: string[]): Promise<void> => {

@@ -4,8 +4,10 @@
 // Then each controller runs out of process with its ServiceAccount's token and its Deployment's arguments, the
 // certificate files as the Secret mounts them (this test plays cert-manager's part and issues the Secret), and the
 // guide's checks pass: the ClusterCatalog is served over HTTPS and the ClusterExtension installs from it; the
-// CatalogSource in `olm` is READY and a Subscription installs the demo operator's CSV. Last, the component for
-// Kubernetes 1.32 to 1.35: its validating label policy in place of the mutating one.
+// CatalogSource in `olm` is READY and a Subscription installs the demo operator's CSV. Then the component for
+// Kubernetes 1.32 to 1.35: its validating label policy in place of the mutating one. Last, the package-server
+// component: olm-classic started again with its arguments keeps the certificate's Secret and the APIService's
+// caBundle, and the API server lists PackageManifests through it (the cert-manager variant rendered).
 import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -15,6 +17,7 @@ import { registry } from '../../support/env.ts';
 import { certManagerCrds } from '../../support/crds.ts';
 import type { KubeObject } from '../../support/kube.ts';
 import { freePort, waitFor } from '../../support/net.ts';
+import { PACKAGES_APISERVICE } from '../../support/package-server.ts';
 import { DEMO_REGISTRY, DeployCluster, deploymentArgs, NAMESPACE, root, withFlags } from './cluster.ts';
 
 let cluster: DeployCluster;
@@ -236,5 +239,79 @@ describe('docs/deploy.md on a cluster of its own', () => {
     await kubectl(['create', '--dry-run=server', '-f', '-'], catalog({ 'olm.operatorframework.io/metadata.name': 'labelled' }));
     // The catalog catalogd already serves keeps being updated (its label was set by the mutating policy).
     await kubectl(['label', '--overwrite', 'clustercatalog', 'olm-demo', 'team=a']);
+  });
+  it('package-server: the APIService Available with the caBundle olm-classic sets (no insecureSkipTLSVerify), PackageManifests listed', { timeout: 300_000 }, async () => {
+    // The guide's line uncommented, in a kustomization of its own over config/install.
+    const overlay = join(cluster.work, 'package-server');
+    await mkdir(overlay, { recursive: true });
+    const config = relative(overlay, join(root, 'config'));
+    await writeFile(join(overlay, 'kustomization.yaml'), `resources: [${config}/install]\ncomponents: [${config}/components/package-server]\n`);
+    const objects = yaml.loadAll(await kubectl(['kustomize', overlay])).filter((o): o is KubeObject => !!o);
+    type APIService = KubeObject & { spec: { caBundle?: string; insecureSkipTLSVerify?: boolean; service: { namespace: string; name: string; port: number } } };
+    const rendered = objects.find((o) => o.kind === 'APIService') as APIService | undefined;
+    expect(rendered?.metadata.name).toBe(PACKAGES_APISERVICE);
+    expect(rendered?.spec).not.toHaveProperty('insecureSkipTLSVerify');
+    expect(rendered?.spec).not.toHaveProperty('caBundle');
+    expect(rendered?.spec.service).toEqual({ namespace: NAMESPACE, name: 'packageserver-service', port: 443 });
+    const classicArgs = deploymentArgs(objects, 'olm-classic');
+    expect(classicArgs).toEqual(expect.arrayContaining(['--package-server-bind-address=:5443', `--package-server-service=${NAMESPACE}/packageserver-service`]));
+
+    // The cert-manager variant renders over it: the Certificate, the mounted Secret, the cainjector's annotation.
+    const viaCertManager = join(cluster.work, 'package-server-cert-manager');
+    await mkdir(viaCertManager, { recursive: true });
+    await writeFile(
+      join(viaCertManager, 'kustomization.yaml'),
+      `resources: [${relative(viaCertManager, join(root, 'config'))}/install]\ncomponents: [${['package-server', 'package-server-cert-manager'].map((c) => `${relative(viaCertManager, join(root, 'config'))}/components/${c}`).join(', ')}]\n`,
+    );
+    const cm = yaml.loadAll(await kubectl(['kustomize', viaCertManager])).filter((o): o is KubeObject => !!o);
+    const certificate = cm.find((o) => o.kind === 'Certificate' && o.metadata.name === 'packageserver-service-tls') as (KubeObject & { spec: { dnsNames: string[] } }) | undefined;
+    expect(certificate?.spec.dnsNames).toEqual([`packageserver-service.${NAMESPACE}`, `packageserver-service.${NAMESPACE}.svc`, `packageserver-service.${NAMESPACE}.svc.cluster.local`]);
+    expect(cm.find((o) => o.kind === 'APIService')?.metadata.annotations).toEqual({ 'cert-manager.io/inject-ca-from': `${NAMESPACE}/packageserver-service-tls` });
+    expect(deploymentArgs(cm, 'olm-classic')).toContain('--package-server-cert-dir=/var/run/package-server-certs');
+
+    await kubectl(['apply', '--server-side', '-k', overlay]);
+    // The test plays the Pod network: the Service in front of the olm-classic Pods (on a KWOK node, not reachable)
+    // becomes one the aggregator resolves to this machine, where olm-classic runs, and the APIService names its port.
+    const port = await freePort();
+    await cluster.kube.must(cluster.kube.request('DELETE', `/api/v1/namespaces/${NAMESPACE}/services/packageserver-service`));
+    await cluster.kube.must(
+      cluster.kube.request('POST', `/api/v1/namespaces/${NAMESPACE}/services`, {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'packageserver-service' },
+        spec: { type: 'ExternalName', externalName: 'localhost', ports: [{ name: 'https', port }] },
+      }),
+    );
+    const apiServicePath = `/apis/apiregistration.k8s.io/v1/apiservices/${PACKAGES_APISERVICE}`;
+    await cluster.kube.must(cluster.kube.request('PATCH', apiServicePath, { spec: { service: { port } } }, 'application/merge-patch+json'));
+
+    // olm-classic again, with the Deployment's arguments now (the package server on the port the Service names).
+    await cluster.stopController('olm-classic');
+    const [health, metrics] = [await freePort(), await freePort()];
+    await cluster.startController(
+      'olm-classic',
+      withFlags(classicArgs, {
+        'health-probe-bind-address': `127.0.0.1:${health}`,
+        'metrics-bind-address': `127.0.0.1:${metrics}`,
+        'cache-dir': join(cluster.work, 'olm-classic-packages'),
+        'package-server-bind-address': `127.0.0.1:${port}`,
+      }),
+      await cluster.kube.serviceAccountToken(NAMESPACE, 'olm-classic'),
+      health,
+      'olm-classic-packages',
+    );
+    await cluster.waitForCondition(apiServicePath, 'Available', 120_000);
+    const live = await cluster.kube.must<APIService>(cluster.kube.request('GET', apiServicePath));
+    const secret = await cluster.kube.must<KubeObject & { data: Record<string, string> }>(cluster.kube.request('GET', `/api/v1/namespaces/${NAMESPACE}/secrets/packageserver-service-cert`));
+    expect(live.spec.insecureSkipTLSVerify).toBeFalsy();
+    expect(live.spec.caBundle).toBe(secret.data['olmCAKey']);
+    // The guide's check: the CatalogSource's packages, through the API server and the package server.
+    await waitFor('kubectl -n olm get packagemanifests lists the demo operator', async () => {
+      const out = await kubectl(['-n', 'olm', 'get', 'packagemanifests']);
+      if (/^demo-operator\s+OLM demo catalog\s/m.test(out)) return true;
+      throw new Error(`kubectl get packagemanifests: ${out}`);
+    });
+    expect(await kubectl(['-n', 'olm', 'get', 'packagemanifest', 'demo-operator', '-o', 'jsonpath={.status.catalogSource} {.status.defaultChannel}'])).toBe('olm-demo stable');
+    await cluster.nothingForbidden();
   });
 });
