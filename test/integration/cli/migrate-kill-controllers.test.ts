@@ -3,13 +3,15 @@
 // operator-controller (BoxcutterRuntime) and olm-classic binaries run as their own processes; a move is started as a
 // child `kubectl-olm migrate` and, right after it prints the line of a chosen step (plus a seeded delay), one controller
 // is SIGKILLed and started again (after a seeded pause):
-//   - operator-controller while migrate waits for revision 1 to succeed and for the extension to be Installed from it;
+//   - operator-controller while migrate waits for the extension to be Installed from the adopted revision, and while
+//     it waits for that revision (ClusterObjectSet) to adopt the objects and succeed;
 //   - olm-classic after the ClusterObjectSet is created, after the classic ownership is patched off, and while the
 //     classic objects are removed (the CSV's finalizer is olm-classic's to remove).
 // The same migrate run must end in the clean state (the Deployment's UID and spec, the custom resource, one revision,
 // the extension Installed, the classic objects gone); a watch on the Deployment over the whole cycle checks that
 // neither the dying nor the restarted olm-classic re-creates or rewrites it, nor takes it back. Between moves,
-// `migrate rollback` is SIGKILLed mid-way in two of the cycles and run again: it must converge to the classic state
+// `migrate rollback` is SIGKILLed mid-way in three of the cycles (after the revision, the extension, or the
+// Subscription is deleted or created again) and run again: it must converge to the classic state
 // (Subscription, CSV Succeeded owning the same Deployment, no extension, no revision, no backup Secret).
 // The seed is printed; MIGRATE_KILL_SEED=<seed> replays a run. The setup repeats migrate-kill.test.ts's (same shape,
 // its own package and namespaces), and so do the seeded generator and the watch: that file is being changed by other
@@ -221,6 +223,8 @@ interface Cycle {
 const CYCLES: readonly Cycle[] = [
   // while migrate waits for the extension to be Installed from the adopted revision
   { victim: 'operator-controller', after: 'created ClusterExtension', rollbackAfter: 'deleted ClusterObjectSet' },
+  // while migrate waits for revision 1 to adopt the objects and succeed
+  { victim: 'operator-controller', after: 'created ClusterObjectSet', rollbackAfter: 'deleted ClusterExtension' },
   // after the ClusterObjectSet is created (the CSV still owns the Deployment)
   { victim: 'olm-classic', after: 'created ClusterObjectSet' },
   // after the classic ownership is patched off (the CSV no longer owns the Deployment)
@@ -247,9 +251,12 @@ describe('kubectl olm migrate, a controller killed during the move', () => {
       const watch = watchDeployments(client);
       try {
         let restarted: Promise<void> = Promise.resolve();
-        const run = await runChild(['migrate', PKG, '-n', ns, '--backup-dir', join(cwd, `backup-${i}`), '--timeout', '3m'], cycle.after, () => {
+        let midMove = false;
+        const run = await runChild(['migrate', PKG, '-n', ns, '--backup-dir', join(cwd, `backup-${i}`), '--timeout', '3m'], cycle.after, (child) => {
           restarted = (async () => {
             await new Promise((r) => setTimeout(r, killMs));
+            // the kill lands while migrate still runs (it has more steps to print, and waits on the victim)
+            midMove = child.exitCode === null && child.signalCode === null;
             if (cycle.victim === 'operator-controller') {
               await oc!.proc.stop('SIGKILL');
               await new Promise((r) => setTimeout(r, downMs));
@@ -263,6 +270,7 @@ describe('kubectl olm migrate, a controller killed during the move', () => {
         });
         await restarted;
         expect(run.reached, `${at}: never printed "${cycle.after}": ${diag(run)}`).toBe(true);
+        expect(midMove, `${at}: migrate had ended before the kill: ${diag(run)}`).toBe(true);
         expect(run.code, `${at}: ${diag(run)}`).toBe(0);
 
         // the clean end state
