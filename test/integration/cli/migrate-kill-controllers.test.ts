@@ -103,8 +103,8 @@ function random(seed: number): () => number {
 }
 
 /**
- * `kubectl-olm <argv>` as a child process; `onLine(line)` is called for each line it prints (once the first line
- * starting with `after` is seen, `onPoint` runs once). Resolves with what it printed and how it ended.
+ * `kubectl-olm <argv>` as a child process; `onPoint(child)` runs once, when it first prints a line starting with
+ * `after`. Resolves with what it printed, how it ended and whether the point was reached.
  */
 function runChild(argv: readonly string[], after: string | undefined, onPoint: (child: ReturnType<typeof spawn>) => void): Promise<{ stdout: string[]; stderr: string; code: number | null; signal: string | null; reached: boolean }> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'cmd', 'kubectl-olm', 'main.ts'), ...argv], { cwd: root, env: { ...process.env, ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
