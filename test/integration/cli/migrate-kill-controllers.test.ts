@@ -195,10 +195,11 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  if (oc && oc.proc.child.exitCode === null && oc.proc.child.signalCode === null) {
-    await kube().request('DELETE', CE);
-    await waitFor('the extension gone', async () => (await get(CE)).status === 404, { timeoutMs: 120_000 }).catch(() => undefined);
-  }
+  // a failure may have left a controller killed: the extension's and the CSV's finalizers need both running
+  if (oc && (oc.proc.child.exitCode !== null || oc.proc.child.signalCode !== null)) await startOperatorControllerProcess().catch(() => undefined);
+  if (olmClassic && !olmClassic.alive()) olmClassic = await startOlmClassicProcess({ globalNamespace: globalNs }).catch(() => undefined);
+  await kube().request('DELETE', CE);
+  await waitFor('the extension gone', async () => (await get(CE)).status === 404, { timeoutMs: 120_000 }).catch(() => undefined);
   if (ns) {
     await kube().request('DELETE', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns));
     await kube().request('DELETE', TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, undefined, ns));
