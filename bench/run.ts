@@ -2,6 +2,7 @@
 // Select some with `npm run bench -- workqueue informer`; BENCH_COLD=1 adds the cold build.
 import { benchCatalogGraphQL } from './catalog-graphql.ts';
 import { benchClassicInstall } from './classic-install.ts';
+import { benchClassicMigrate } from './classic-migrate.ts';
 import { benchClassicSubscriptions } from './classic-subscriptions.ts';
 import { benchCatalogServer } from './catalog-server.ts';
 import { benchCatalogCertified, benchCatalogScale } from './catalog-scale.ts';
@@ -40,6 +41,7 @@ const benches: Record<string, () => Promise<Figure[]>> = {
   'resolve-classic': benchResolveClassic,
   'classic-subscriptions': benchClassicSubscriptions,
   'classic-install': benchClassicInstall,
+  'classic-migrate': benchClassicMigrate,
   'package-server': benchPackageServer,
   'content-client': benchContentClient,
   'operator-controller': benchOperatorController,

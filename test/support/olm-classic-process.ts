@@ -18,6 +18,8 @@ export interface OlmClassicProcess {
    */
   errorLines(namespaces: readonly string[]): string[];
   stop(): Promise<void>;
+  /** SIGKILL (no clean shutdown, as a node losing the pod); resolves once it has ended. */
+  kill(): Promise<void>;
 }
 
 export async function startOlmClassicProcess(o: { globalNamespace: string; args?: readonly string[]; env?: NodeJS.ProcessEnv }): Promise<OlmClassicProcess> {
@@ -41,6 +43,10 @@ export async function startOlmClassicProcess(o: { globalNamespace: string; args?
     errorLines: (namespaces) => logs.filter((l) => l.includes('"level":"error"') && concerns(l, namespaces)),
     async stop() {
       await p.stop();
+      await rm(cacheDir, { recursive: true, force: true });
+    },
+    async kill() {
+      await p.stop('SIGKILL');
       await rm(cacheDir, { recursive: true, force: true });
     },
   };

@@ -12,7 +12,7 @@ import type { Condition, KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterServiceVersion, InstallPlan, OperatorGroup, Subscription } from '../../../api/operators/index.ts';
 import { CopiedFromLabel, isCopiedCSV } from '../../../api/operators/index.ts';
 import { ClusterExtensionKind, ClusterObjectSetKind, GroupVersion, MigratedFromSubscriptionKey, OwnerNameKey, type ClusterExtension, type ClusterObjectSet } from '../../../api/v1/index.ts';
-import { isAlreadyExists, isConflict, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
+import { isAlreadyExists, isConflict, isForbidden, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import { sleep } from '../../shared/toolkit/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, timeoutMs, withClient } from '../cluster.ts';
 import { CliUsageError, type CliCommand, type CliIO } from '../types.ts';
@@ -423,16 +423,22 @@ function restorable(o: KubeObject): KubeObject {
   };
 }
 
-/** The backups of a namespace, by the ClusterExtension they migrated to. */
-async function findBackup(client: KubeClient, ns: string, extension: string): Promise<{ secret: string; backup: Backup } | undefined> {
-  const secrets = (await client.list<KubeObject & { data?: Record<string, string> }>({ ...SECRET, namespace: ns }, { labelSelector: BackupLabel })).items;
+/**
+ * The backups of a namespace (of every namespace when `ns` is undefined), by the ClusterExtension they migrated to;
+ * more than one (in several namespaces) is an error naming them.
+ */
+async function findBackup(client: KubeClient, ns: string | undefined, extension: string): Promise<{ secret: string; namespace: string; backup: Backup } | undefined> {
+  type Labelled = KubeObject & { data?: Record<string, string> };
+  const secrets = (ns === undefined ? await client.listAll<Labelled>(SECRET, { labelSelector: BackupLabel }) : await client.list<Labelled>({ ...SECRET, namespace: ns }, { labelSelector: BackupLabel })).items;
+  const found: { secret: string; namespace: string; backup: Backup }[] = [];
   for (const s of secrets) {
     const data = s.data?.[BackupKey];
     if (!data) continue;
     const backup = JSON.parse(gunzipSync(Buffer.from(data, 'base64')).toString('utf8')) as Backup;
-    if (backup.extension === extension) return { secret: s.metadata.name ?? '', backup };
+    if (backup.extension === extension) found.push({ secret: s.metadata.name ?? '', namespace: s.metadata.namespace ?? ns ?? '', backup });
   }
-  return undefined;
+  if (found.length > 1) throw new Error(`migration backups for ClusterExtension "${extension}" in several namespaces (${found.map((f) => f.namespace).join(', ')}); name one with -n`);
+  return found[0];
 }
 
 export const migrateRollbackCommand: CliCommand = {
@@ -449,7 +455,8 @@ export const migrateRollbackCommand: CliCommand = {
     'Each step is skipped when already done.',
     '',
     'Flags:',
-    '  -n, --namespace <namespace>        where the backup is (default: the ClusterExtension\'s namespace)',
+    '  -n, --namespace <namespace>        where the backup is (default: the ClusterExtension\'s namespace; once it is',
+    '                                     gone, the namespace holding its backup)',
     '      --timeout <duration>           give up waiting for each step after this long (default 5m)',
     '      --dry-run                      print what would be created and deleted; change nothing',
     ...CONNECTION_USAGE,
@@ -466,8 +473,17 @@ export const migrateRollbackCommand: CliCommand = {
     const timeout = Number.isFinite(t) ? t : 24 * 3_600_000;
     return withClient(values, io, async (client) => {
       const ext = await getOrUndefined<ClusterExtension>(client, { ...CE, name: extName });
-      const ns = values.namespace ?? ext?.spec?.namespace ?? client.defaultNamespace ?? 'default';
-      const found = await findBackup(client, ns, extName);
+      // Without -n and once the ClusterExtension is gone (a rollback interrupted after deleting it), the backup is
+      // looked for in every namespace (in the context's namespace when the user may not list Secrets cluster-wide).
+      const known = values.namespace ?? ext?.spec?.namespace;
+      let found: Awaited<ReturnType<typeof findBackup>>;
+      try {
+        found = await findBackup(client, known, extName);
+      } catch (err) {
+        if (known !== undefined || !isForbidden(err)) throw err;
+        found = await findBackup(client, client.defaultNamespace ?? 'default', extName);
+      }
+      const ns = found?.namespace ?? known ?? client.defaultNamespace ?? 'default';
       if (!found) {
         io.stderr.write(`no migration backup for ClusterExtension "${extName}" in namespace "${ns}" (Secrets labelled ${BackupLabel})\n`);
         return 1;

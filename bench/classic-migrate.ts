@@ -1,0 +1,213 @@
+// `kubectl olm migrate` at scale (issue 33, Performance): BENCH_MIGRATE_COUNT operators (default 50, one small test
+// package each, one catalog) installed by the real olm-classic binary through Subscriptions in one AllNamespaces
+// namespace, then moved to OLM v1 one `migrate` at a time (the CLI in this process, as `runCaptured` runs it) against
+// the real catalogd and operator-controller (`--feature-gates=BoxcutterRuntime=true`), all three started from source
+// with tsx as test/support/process.ts `startBinary` starts them, on a fresh cluster (kube-apiserver, controllers, KWOK
+// nodes) and registry. Figures: the install (last Subscription created → every CSV Succeeded), the migrations' total
+// and per-operator p50/p99, the API server's requests during them (apiserver_request_total, every client: the CLI and
+// the three controllers), olm-classic's and operator-controller's RSS before and after, and whether every Deployment
+// kept its UID and every extension is Installed from revision 1.
+// Figures only. Run alone: `node --import tsx bench/classic-migrate.ts`.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import * as ops from '../api/operators/index.ts';
+import { runCaptured } from '../internal/cli/index.ts';
+import { sleep } from '../internal/shared/toolkit/index.ts';
+import { installAdmissionPolicies } from '../test/support/admission.ts';
+import { catalogFiles, pushTestBundle, type TestBundle } from '../test/support/bundles.ts';
+import { ControlPlane } from '../test/support/control-plane.ts';
+import { installCrds, yamlFiles } from '../test/support/crds.ts';
+import { pushCatalogImage } from '../test/support/images.ts';
+import { TestKube } from '../test/support/kube.ts';
+import { freePort, waitFor } from '../test/support/net.ts';
+import { startBinary, type ControllerProcess } from '../test/support/process.ts';
+import { Registry } from '../test/support/registry.ts';
+import type { Figure } from './control-plane.ts';
+import { rssMiB } from './memory.ts';
+import { ROOT } from './production.ts';
+
+const COUNT = Number(process.env.BENCH_MIGRATE_COUNT ?? 50);
+const GLOBAL = 'olm';
+const SYSTEM_NS = 'olmv1-system';
+const NS = 'bench-migrate';
+const CATALOG = 'migrate';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const pct = (xs: readonly number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? 0;
+};
+
+/** The API server's requests so far, every verb and resource (the sum of apiserver_request_total). */
+async function apiRequests(kube: TestKube): Promise<number> {
+  const r = await kube.request<string>('GET', '/metrics');
+  const text = typeof r.body === 'string' ? r.body : '';
+  let n = 0;
+  for (const line of text.split('\n')) if (line.startsWith('apiserver_request_total{')) n += Number(line.slice(line.lastIndexOf(' ') + 1));
+  return n;
+}
+
+/** The lowest RSS of 5 samples a second apart (a GC may run at any one). */
+async function settledRss(pid: number | undefined): Promise<number> {
+  const xs: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    await sleep(1000);
+    xs.push(await rssMiB(pid));
+  }
+  return Math.min(...xs);
+}
+
+/** One of the project's binaries from source; its last lines kept for a failure's note. */
+async function start(name: 'catalogd' | 'operator-controller' | 'olm-classic', args: readonly string[], kubeconfig: string): Promise<{ proc: ControllerProcess; tail: string[] }> {
+  const tail: string[] = [];
+  const proc = startBinary(name, ['--health-probe-bind-address=0', '--metrics-bind-address=0', ...args], { KUBECONFIG: kubeconfig }, (l) => {
+    tail.push(l);
+    if (tail.length > 20) tail.shift();
+  });
+  await Promise.race([
+    proc.started,
+    proc.exited.then(() => {
+      throw new Error(`${name} exited before starting: ${tail.join(' | ')}`);
+    }),
+  ]);
+  return { proc, tail };
+}
+
+export async function benchClassicMigrate(): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  const cp = new ControlPlane({ nodes: 2 });
+  const reg = new Registry();
+  const procs: ControllerProcess[] = [];
+  const tmp = await mkdtemp(join(tmpdir(), 'bench-migrate-'));
+  try {
+    const info = await cp.start();
+    const r = await reg.start();
+    const kube = new TestKube(info);
+    await installCrds(kube, await yamlFiles(join(ROOT, 'config/crd/classic')));
+    await installCrds(kube, await yamlFiles(join(ROOT, 'config/crd/experimental')));
+    await installAdmissionPolicies(kube, join(ROOT, 'config/admission'));
+    for (const ns of [GLOBAL, SYSTEM_NS, NS]) await kube.must(kube.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }));
+
+    const bundles: TestBundle[] = [];
+    for (let i = 0; i < COUNT; i++) bundles.push(await pushTestBundle(r, { packageName: `mig-op-${String(i).padStart(3, '0')}`, version: '1.0.0' }));
+    const files = Object.assign({}, ...bundles.map((b) => catalogFiles(b.packageName, [{ bundle: b }]))) as Record<string, object>;
+    const image = await pushCatalogImage(r, 'bench/migrate:v1', { files });
+    await kube.must(
+      kube.request('POST', TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, undefined, GLOBAL), {
+        apiVersion: ops.V1alpha1,
+        kind: ops.CatalogSourceKind,
+        metadata: { name: CATALOG, namespace: GLOBAL },
+        spec: { sourceType: 'grpc', image: image.digestRef },
+      }),
+    );
+    await kube.must(
+      kube.request('POST', '/apis/olm.operatorframework.io/v1/clustercatalogs', {
+        apiVersion: 'olm.operatorframework.io/v1',
+        kind: 'ClusterCatalog',
+        metadata: { name: CATALOG },
+        spec: { source: { type: 'Image', image: { ref: image.ref } } },
+      }),
+    );
+
+    const port = await freePort();
+    const common = [`--insecure-registries=${r.host}`];
+    const cd = await start('catalogd', [...common, `--catalogs-server-addr=127.0.0.1:${port}`, `--external-address=127.0.0.1:${port}`, `--cache-dir=${join(tmp, 'catalogd')}`], info.kubeconfigPath);
+    procs.push(cd.proc);
+    const classic = await start('olm-classic', [...common, `--cache-dir=${join(tmp, 'classic')}`, `--namespace=${GLOBAL}`], info.kubeconfigPath);
+    procs.push(classic.proc);
+    const oc = await start('operator-controller', [...common, `--cache-path=${join(tmp, 'oc')}`, `--system-namespace=${SYSTEM_NS}`, '--feature-gates=BoxcutterRuntime=true'], info.kubeconfigPath);
+    procs.push(oc.proc);
+    await waitFor(
+      `ClusterCatalog ${CATALOG} Serving`,
+      async () => {
+        const c = await kube.request<Json>('GET', `/apis/olm.operatorframework.io/v1/clustercatalogs/${CATALOG}`);
+        return ((c.body['status']?.['conditions'] ?? []) as Json[]).some((x) => x['type'] === 'Serving' && x['status'] === 'True');
+      },
+      { timeoutMs: 120_000, intervalMs: 100 },
+    );
+
+    // 1. COUNT Subscriptions in one AllNamespaces namespace, installed by olm-classic
+    await kube.must(kube.request('POST', TestKube.path(ops.V1, ops.OperatorGroupResource, undefined, NS), { apiVersion: ops.V1, kind: ops.OperatorGroupKind, metadata: { name: 'og' }, spec: {} }));
+    for (const b of bundles) {
+      await kube.must(
+        kube.request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, NS), {
+          apiVersion: ops.V1alpha1,
+          kind: ops.SubscriptionKind,
+          metadata: { name: b.packageName },
+          spec: { source: CATALOG, sourceNamespace: GLOBAL, name: b.packageName, channel: 'stable', installPlanApproval: 'Automatic' },
+        }),
+      );
+    }
+    const i0 = performance.now();
+    const csvs = async (): Promise<ops.ClusterServiceVersion[]> =>
+      (await kube.must<{ items: ops.ClusterServiceVersion[] }>(kube.request('GET', TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, undefined, NS)))).items.filter(
+        (c) => !c.metadata.labels?.[ops.CopiedFromLabel],
+      );
+    await waitFor(
+      'every CSV Succeeded',
+      async () => {
+        const list = await csvs();
+        return list.length >= COUNT && list.every((c) => c.status?.phase === 'Succeeded');
+      },
+      { timeoutMs: 20 * 60_000, intervalMs: 500 },
+    );
+    figures.push({ name: `${COUNT} Subscriptions (one namespace) → every CSV Succeeded`, value: Math.round(performance.now() - i0), unit: 'ms', note: 'olm-classic from source (tsx)' });
+
+    const deployments = async (): Promise<Map<string, string>> =>
+      new Map(
+        (await kube.must<{ items: Json[] }>(kube.request('GET', `/apis/apps/v1/namespaces/${NS}/deployments`))).items.map((d) => [d['metadata']['name'] as string, d['metadata']['uid'] as string]),
+      );
+    const uidsBefore = await deployments();
+    const classicBefore = await settledRss(classic.proc.child.pid);
+    const ocBefore = await settledRss(oc.proc.child.pid);
+
+    // 2. one `migrate` per Subscription, one after the other
+    const req0 = await apiRequests(kube);
+    const each: number[] = [];
+    const failed: string[] = [];
+    const m0 = performance.now();
+    for (const b of bundles) {
+      const t = performance.now();
+      const run = await runCaptured(['migrate', b.packageName, '-n', NS, '--backup-dir', join(tmp, 'backups', b.packageName), '--timeout', '5m'], {
+        cwd: tmp,
+        env: { KUBECONFIG: info.kubeconfigPath },
+      });
+      each.push(performance.now() - t);
+      if (run.code !== 0) failed.push(`${b.packageName}: ${run.stderr.trim().split('\n')[0] ?? ''}`);
+    }
+    const totalMs = performance.now() - m0;
+    const requests = (await apiRequests(kube)) - req0;
+    figures.push({ name: `${COUNT} migrations, one after the other: total`, value: Math.round(totalMs), unit: 'ms', note: failed.length ? `${failed.length} FAILED: ${failed[0]}` : 'every run exited 0' });
+    figures.push({ name: 'per operator p50 / p99', value: Math.round(pct(each, 50)), unit: 'ms', note: `p99 ${Math.round(pct(each, 99))} ms, max ${Math.round(Math.max(...each))} ms (run ${each.indexOf(Math.max(...each)) + 1}), first ${Math.round(each[0] ?? 0)} ms` });
+    figures.push({ name: 'API server requests during the migrations (every client)', value: requests, unit: 'requests', note: `${Math.round(requests / COUNT)} per operator` });
+
+    // 3. the end state
+    const uidsAfter = await deployments();
+    const changed = [...uidsBefore].filter(([name, uid]) => uidsAfter.get(name) !== uid).map(([name]) => name);
+    figures.push({ name: 'Deployments whose UID changed (or that are gone)', value: changed.length, unit: `of ${uidsBefore.size}`, note: changed.length ? changed.slice(0, 3).join(', ') : 'none' });
+    const exts = (await kube.must<{ items: Json[] }>(kube.request('GET', '/apis/olm.operatorframework.io/v1/clusterextensions'))).items;
+    const installed = exts.filter(
+      (e) => ((e['status']?.['conditions'] ?? []) as Json[]).some((c) => c['type'] === 'Installed' && c['status'] === 'True') && JSON.stringify(e['status']?.['activeRevisions']) === JSON.stringify([{ name: `${e['metadata']['name']}-1` }]),
+    ).length;
+    const left = (await csvs()).length + (await kube.must<{ items: unknown[] }>(kube.request('GET', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, NS)))).items.length;
+    figures.push({ name: 'ClusterExtensions Installed from revision 1', value: installed, unit: `of ${COUNT}`, note: `${left} Subscriptions + CSVs left in the namespace` });
+    figures.push({ name: 'olm-classic RSS before / after the migrations', value: classicBefore, unit: 'MiB', note: `after: ${await settledRss(classic.proc.child.pid)} MiB` });
+    figures.push({ name: 'operator-controller RSS before / after the migrations', value: ocBefore, unit: 'MiB', note: `after: ${await settledRss(oc.proc.child.pid)} MiB` });
+  } catch (err) {
+    figures.push({ name: 'classic migrate bench', value: 0, unit: 'failed', note: (err as Error).message.split('\n')[0] ?? '' });
+  } finally {
+    for (const p of procs.reverse()) await p.stop().catch(() => undefined);
+    await reg.stop().catch(() => undefined);
+    await cp.stop().catch(() => undefined);
+    await rm(tmp, { recursive: true, force: true });
+  }
+  return figures;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  for (const f of await benchClassicMigrate()) console.log(`${f.name}: ${f.value} ${f.unit}${f.note ? ` (${f.note})` : ''}`);
+}
