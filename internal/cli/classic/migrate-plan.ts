@@ -127,7 +127,7 @@ export interface MigrationInput {
 export interface OwnershipChange {
   readonly ref: ObjectRef;
   /** A merge patch: owner references to the CSV removed (namespaced) or OLM's owner labels removed. */
-  readonly patch: { metadata: { labels?: Record<string, null>; annotations?: Record<string, null>; ownerReferences?: OwnerReference[] } };
+  readonly patch: { metadata: { labels?: Record<string, string | null>; annotations?: Record<string, null>; ownerReferences?: OwnerReference[] } };
   readonly what: string;
 }
 
@@ -242,5 +242,20 @@ export function revisionMarks(o: KubeObject): OwnershipChange | undefined {
     ref: refOf(o),
     patch: { metadata: { ...(labels.length > 0 && { labels: nulls(labels) }), ...(annotations.length > 0 && { annotations: nulls(annotations) }) } },
     what: `remove ClusterObjectSet marks ${[...labels, ...annotations].join(', ')}`,
+  };
+}
+
+/**
+ * After a rollback: OLM classic's owner labels (olm.owner, olm.owner.kind, olm.owner.namespace) an object carried when
+ * it was backed up, put back — the CSV comes back under the same name, and olm-classic finds the webhook
+ * configurations it owns by them (without them it would make second ones). Owner references are not restored: the
+ * CSV comes back with a new uid.
+ */
+export function classicLabels(backedUp: KubeObject): (o: KubeObject) => OwnershipChange | undefined {
+  const want = OWNER_LABELS.flatMap((k) => (backedUp.metadata.labels?.[k] !== undefined ? [[k, backedUp.metadata.labels[k]!] as const] : []));
+  return (o) => {
+    const missing = want.filter(([k, v]) => o.metadata.labels?.[k] !== v);
+    if (missing.length === 0) return undefined;
+    return { ref: refOf(o), patch: { metadata: { labels: Object.fromEntries(missing) } }, what: `restore labels ${missing.map(([k]) => k).join(', ')}` };
   };
 }

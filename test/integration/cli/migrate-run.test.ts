@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { runCaptured, type CapturedRun } from '../../../internal/cli/index.ts';
+import { KubeClient } from '../../../internal/shared/kube/index.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
 import { installClassicCRDs, installExperimentalCRDs, installStandardCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
@@ -104,6 +105,30 @@ afterAll(async () => {
   if (cwd) await rm(cwd, { recursive: true, force: true });
 }, 180_000);
 
+/** The phases of the namespace's own CSVs (not copies) in every watch event from now until stopped. */
+async function watchCSVPhases(namespace: string): Promise<{ phases: string[][]; stop: () => void }> {
+  const client = await KubeClient.fromConfig({ kubeconfig: controlPlane().kubeconfigPath });
+  const kind = { apiVersion: ops.V1alpha1, kind: ops.ClusterServiceVersionKind, namespace };
+  const phases: string[][] = [];
+  const ac = new AbortController();
+  let rv = (await client.list(kind)).metadata?.resourceVersion;
+  void (async () => {
+    while (!ac.signal.aborted) {
+      try {
+        for await (const e of client.watch(kind, { resourceVersion: rv, signal: ac.signal, timeoutSeconds: 600 })) {
+          if (e.type === 'BOOKMARK') continue;
+          rv = e.object.metadata.resourceVersion ?? rv;
+          const csv = e.object as unknown as ops.ClusterServiceVersion;
+          if (csv.metadata.labels?.['olm.copiedFrom'] === undefined) phases.push([e.type, csv.status?.phase ?? '', csv.status?.reason ?? '', csv.status?.message ?? '']);
+        }
+      } catch {
+        if (ac.signal.aborted) return;
+      }
+    }
+  })();
+  return { phases, stop: () => ac.abort() };
+}
+
 const diag = (r: CapturedRun): string => `${JSON.stringify(r)}\nolm-classic said:\n${olmClassic?.logs.slice(-20).join('\n') ?? ''}`;
 
 describe('kubectl olm migrate', () => {
@@ -151,8 +176,12 @@ describe('kubectl olm migrate', () => {
     const beforeFull = (await get(deployment())).body;
     const before = beforeFull['metadata'] as Json;
     const crBefore = (await get(cr())).body['metadata'] as Json;
+    const csvWatch = await watchCSVPhases(ns);
     const r = await olm(['migrate', PKG, '-n', ns, '--backup-dir', 'backup', '--timeout', '3m']);
     expect(r.code, diag(r)).toBe(0);
+    await waitFor('the CSV deletion seen by the watch', async () => csvWatch.phases.some((p) => p[0] === 'DELETED')).finally(csvWatch.stop);
+    // olm-classic never judged the CSV while v1 adopted its objects: it stayed Succeeded until deleted (no flap)
+    expect(csvWatch.phases.filter((p) => p[1] !== 'Succeeded'), JSON.stringify(csvWatch.phases)).toEqual([]);
     expect(r.stdout).toContain(`subscription "${PKG}" in namespace "${ns}" migrated to ClusterExtension "${PKG}"`);
 
     const dep = (await get(deployment())).body as Json;
