@@ -145,6 +145,8 @@ describe('revision 1', () => {
     });
     expect(revisionObject(sa, 'foo', { package: 'foo', version: '1.0.0' })).not.toHaveProperty('secrets');
     expect(revisionObject(crd, 'foo', { package: 'foo', version: '1.0.0' })).not.toHaveProperty('status');
+    const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'foo-service', namespace: NS }, spec: { clusterIP: '10.0.0.7', clusterIPs: ['10.0.0.7'], ports: [{ port: 443 }], selector: { app: 'foo' } } } as KubeObject;
+    expect(revisionObject(svc, 'foo', { package: 'foo', version: '1.0.0' })['spec']).toEqual({ ports: [{ port: 443 }], selector: { app: 'foo' } });
   });
 });
 

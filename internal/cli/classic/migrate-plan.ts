@@ -102,6 +102,12 @@ export function revisionObject(o: KubeObject, extension: string, bundle: { packa
   };
   // the token controller's list of a ServiceAccount's Secrets is not content
   if (copy.kind === 'ServiceAccount' && copy.apiVersion === 'v1') delete copy['secrets'];
+  // a Service's cluster IPs are the API server's allocation, not content: a revision that names them cannot create the
+  // Service (the runtime tries a create first when its cache does not hold it yet, and the taken IP fails validation)
+  if (copy.kind === 'Service' && copy.apiVersion === 'v1' && copy['spec'] && typeof copy['spec'] === 'object') {
+    const { clusterIP: _ip, clusterIPs: _ips, ...spec } = copy['spec'] as Record<string, unknown>;
+    copy['spec'] = spec;
+  }
   const s = sanitize(copy, extension);
   s.metadata.annotations = { ...(s.metadata.annotations ?? {}), [BundleVersionKey]: bundle.version, [PackageNameKey]: bundle.package };
   return s;

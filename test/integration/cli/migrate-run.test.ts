@@ -310,8 +310,8 @@ describe('kubectl olm migrate', () => {
     const caBundle = cfg!['webhooks'][0]['clientConfig']['caBundle'];
     const check = await olm(['migrate', 'check', PKG3, '-n', ns3]);
     expect(check.code, diag(check)).toBe(0);
-    const r = await olm(['migrate', PKG3, '-n', ns3, '--backup-dir', 'backup3', '--timeout', '3m']);
-    expect(r.code, diag(r)).toBe(0);
+    const r = await olm(['migrate', PKG3, '-n', ns3, '--backup-dir', 'backup3', '--timeout', '2m']);
+    expect(r.code, `${diag(r)}\n${JSON.stringify((await get(`${COS}/${PKG3}-1`)).body['status'])}\n${JSON.stringify((await get(CE3)).body['status'])}`).toBe(0);
     expect(r.stdout).toContain(`patched ValidatingWebhookConfiguration ${cfg!['metadata']['name']}: remove labels olm.owner, olm.owner.kind, olm.owner.namespace`);
 
     // the same configuration, now revision 1's, with the CA olm-classic gave it; no other made
@@ -328,7 +328,7 @@ describe('kubectl olm migrate', () => {
     expect(((await get(CE3)).body['status']['conditions'] as Json[]).find((c) => c['type'] === 'Installed')).toMatchObject({ status: 'True' });
 
     // rollback: olm-classic finds the same configuration by its labels again instead of making a second one
-    const back = await olm(['migrate', 'rollback', PKG3, '--timeout', '3m']);
+    const back = await olm(['migrate', 'rollback', PKG3, '--timeout', '2m']);
     expect(back.code, diag(back)).toBe(0);
     const [returned, ...dup] = await hookConfigs();
     expect(dup).toEqual([]);
@@ -336,7 +336,7 @@ describe('kubectl olm migrate', () => {
     expect(returned!['metadata']['labels']).toMatchObject({ 'olm.owner': bundle3.name, 'olm.owner.namespace': ns3, 'olm.owner.kind': 'ClusterServiceVersion' });
     expect(((returned!['metadata']['ownerReferences'] ?? []) as Json[]).filter((o) => o['kind'] === 'ClusterObjectSet')).toEqual([]);
     expect(((await get(TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, bundle3.name, ns3))).body as ops.ClusterServiceVersion).status?.phase).toBe('Succeeded');
-  });
+  }, 360_000);
 
   it('rollback gives the operator back to OLM classic from the backup: same Deployment, the custom resource intact, the extension gone', async () => {
     const before = ((await get(deployment())).body['metadata'] as Json)['uid'];
