@@ -533,11 +533,19 @@ export const migrateRollbackCommand: CliCommand = {
           if (!r.dryRun) {
             await until(`Subscription ${ns}/${subName} to record an installed CSV`, timeout, io, async () => ((await getOrUndefined<Subscription>(client, subRef))?.status?.installedCSV ? true : undefined), () => '');
           }
-          const live = await getOrUndefined<Subscription>(client, subRef);
-          if ((r.dryRun && !live) || live?.spec.startingCSV === csvName) {
-            await r.act(`patch Subscription ${ns}/${subName}: restore startingCSV ${original === undefined ? '(absent, as backed up)' : `${original} (as backed up)`}`, () =>
-              client.patch(subRef, 'merge', { metadata: { resourceVersion: live?.metadata.resourceVersion }, spec: { startingCSV: original ?? null } }, { fieldManager: FIELD_MANAGER }),
-            );
+          // written only over the pinned Subscription as read (resourceVersion); olm-classic's status writes race it, so
+          // a 409 is decided again on a fresh read
+          for (let attempt = 0; ; attempt++) {
+            const live = await getOrUndefined<Subscription>(client, subRef);
+            if (!((r.dryRun && !live) || live?.spec.startingCSV === csvName)) break;
+            try {
+              await r.act(`patch Subscription ${ns}/${subName}: restore startingCSV ${original === undefined ? '(absent, as backed up)' : `${original} (as backed up)`}`, () =>
+                client.patch(subRef, 'merge', { metadata: { resourceVersion: live?.metadata.resourceVersion }, spec: { startingCSV: original ?? null } }, { fieldManager: FIELD_MANAGER }),
+              );
+              break;
+            } catch (err) {
+              if (!isConflict(err) || attempt >= 9) throw err;
+            }
           }
         }
         await r.act(`delete Secret ${ns}/${found.secret} (the backup)`, () => deleteIfThere(client, { ...SECRET, namespace: ns, name: found.secret }, false));
