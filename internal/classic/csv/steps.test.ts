@@ -68,6 +68,21 @@ describe('pre-checks', () => {
     expect(r.ports.calls).toEqual([expect.objectContaining({ verb: 'patch', body: { metadata: { finalizers: ['operators.coreos.com/csv-cleanup'], resourceVersion: undefined } } })]);
   });
 
+  it('a deleted CSV takes its conversion webhook off its CRDs, except off a CRD OLM v1 adopted (a ClusterObjectSet controls it)', async () => {
+    const hook = { type: 'ConversionWebhook' as const, generateName: 'conv', deploymentName: 'dep', containerPort: 443, admissionReviewVersions: ['v1'], sideEffects: 'None', conversionCRDs: ['mine.g', 'adopted.g'] };
+    const c = csv('a', undefined, { webhookdefinitions: [hook] });
+    c.metadata.deletionTimestamp = '2026-01-01T00:09:00Z';
+    const crd = (name: string, ownerReferences?: KubeObject['metadata']['ownerReferences']): KubeObject => ({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name, ...(ownerReferences && { ownerReferences }) },
+    });
+    const cos = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterObjectSet', name: 'a-1', uid: 'cos', controller: true };
+    const r = await transition(c, { crds: [crd('mine.g'), crd('adopted.g', [cos])] });
+    expect(r.outcome).toMatchObject({ step: 'processFinalizer', final: true });
+    expect(r.ports.calls.filter((x) => x.kind === 'CustomResourceDefinition').map((x) => [x.verb, x.name])).toEqual([['patch', 'mine.g']]);
+  });
+
   it('SingleCSVNoneToFailed/NoOperatorGroup', async () => {
     const r = await transition(csv('a'), { operatorGroups: [] });
     expect([r.phase, r.reason, r.message]).toEqual(['Failed', 'NoOperatorGroup', 'csv in namespace with no operatorgroups']);
@@ -232,6 +247,21 @@ describe('phases', () => {
     dep['status'] = { observedGeneration: 1, conditions: [{ type: 'Available', status: 'False', message: 'Deployment does not have minimum availability.' }] };
     const r = await transition(c, { deployments: [dep] });
     expect([r.phase, r.reason, r.message]).toEqual(['Failed', 'ComponentUnhealthy', 'installing: waiting for deployment dep to become ready: deployment "dep" not available: Deployment does not have minimum availability.']);
+  });
+
+  it('Succeeded whose Deployment OLM v1 adopted (a ClusterObjectSet controls it): left as it is while the adoption bumps its generation', async () => {
+    const c = csv('a', at('Succeeded', 'InstallSucceeded'));
+    const dep = readyDeployment(c);
+    const cos = { apiVersion: 'olm.operatorframework.io/v1', kind: 'ClusterObjectSet', name: 'a-1', uid: 'cos', controller: true, blockOwnerDeletion: true };
+    dep.metadata = { ...dep.metadata, generation: 2, ownerReferences: [...(dep.metadata.ownerReferences ?? []), cos] };
+    const r = await transition(c, { deployments: [dep] });
+    expect(r.outcome).toMatchObject({ step: 'skipAdoptedByV1', final: true });
+    expect([r.phase, r.reason]).toEqual(['Succeeded', 'InstallSucceeded']);
+    expect(r.ports.calls).toEqual([]);
+    // not adopted (the ClusterObjectSet is no controller): judged as upstream does
+    dep.metadata.ownerReferences = [...(dep.metadata.ownerReferences ?? []).filter((o) => o.kind !== 'ClusterObjectSet'), { ...cos, controller: false }];
+    const judged = await transition(c, { deployments: [dep] });
+    expect([judged.phase, judged.reason]).toEqual(['Failed', 'ComponentUnhealthy']);
   });
 
   it('SingleCSVFailedToPending/InstallModes/PreviouslyTooManyOperatorGroups', async () => {

@@ -24,6 +24,7 @@ import {
   type ClusterServiceVersion,
   type OperatorGroup,
 } from '../../../api/operators/index.ts';
+import { ClusterObjectSetKind, GroupVersion as V1GroupVersion } from '../../../api/v1/index.ts';
 import { errorMessage, formatTime, routine, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { NAMESPACE_INDEX, hasFinalizer, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
@@ -104,6 +105,7 @@ export function csvSteps(p: CSVStepPorts): CSVStep[] {
   return [
     processFinalizer(p),
     skipCopied(),
+    skipAdoptedByV1(p),
     skipFailedNoRetry(),
     operatorGroupMembership(p),
     installModes(p),
@@ -122,7 +124,8 @@ export function csvSteps(p: CSVStepPorts): CSVStep[] {
 /**
  * The `operators.coreos.com/csv-cleanup` finalizer: added to every CSV; on deletion the cluster-scoped objects
  * labelled as the CSV's (ClusterRoleBindings, ClusterRoles, webhook configurations) are deleted and the finalizer
- * stays until the ClusterRoles and ClusterRoleBindings are gone (namespaced objects go with their owner reference).
+ * stays until the ClusterRoles and ClusterRoleBindings are gone (namespaced objects go with their owner reference);
+ * the conversion webhook is taken off the CSV's CRDs, except off a CRD OLM v1 adopted (ours: v1 keeps it as migrated).
  */
 export function processFinalizer(p: Pick<CSVStepPorts, 'client' | 'caches'>): CSVStep {
   const RBAC = 'rbac.authorization.k8s.io/v1';
@@ -177,6 +180,9 @@ export function processFinalizer(p: Pick<CSVStepPorts, 'client' | 'caches'>): CS
         for (const w of cached.spec.webhookdefinitions ?? []) {
           if (w.type !== 'ConversionWebhook') continue;
           for (const name of w.conversionCRDs ?? []) {
+            // a CRD OLM v1 adopted (a ClusterObjectSet controls it) keeps its conversion: it is v1's now
+            const refs = p.caches.crds.get(name)?.metadata.ownerReferences ?? [];
+            if (refs.some((r) => r.controller === true && r.kind === ClusterObjectSetKind && r.apiVersion === V1GroupVersion)) continue;
             try {
               await p.client.patch({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name }, 'merge', { spec: { conversion: { strategy: 'None', webhook: null } } }, { signal });
             } catch (err) {
@@ -205,6 +211,37 @@ export function skipCopied(): CSVStep {
     run: async ({ cached, log }) => {
       if (!isCopied(cached)) return undefined;
       log.info('skipping copied csv transition');
+      return { final: true };
+    },
+  };
+}
+
+/**
+ * The first of the CSV's Deployments a ClusterObjectSet controls: OLM v1 adopted the operator in place
+ * (`kubectl olm migrate`), or undefined.
+ */
+export function adoptedByV1(p: Pick<CSVStepPorts, 'caches'>, csv: ClusterServiceVersion): string | undefined {
+  const ns = csv.metadata.namespace ?? '';
+  for (const d of csv.spec.install?.spec?.deployments ?? []) {
+    const refs = p.caches.deployments.get(`${ns}/${d.name}`)?.metadata.ownerReferences ?? [];
+    if (refs.some((r) => r.controller === true && r.kind === ClusterObjectSetKind && r.apiVersion === V1GroupVersion)) return d.name;
+  }
+  return undefined;
+}
+
+/**
+ * Ours, not upstream's: a CSV whose Deployment OLM v1 adopted (a ClusterObjectSet is its controller — only
+ * `kubectl olm migrate` hands a classic operator's objects to v1) is left as it is: no phase change, no install, no
+ * health check, so the move never makes it flap (the adoption's annotations bump the Deployment's generation, which a
+ * health check would read as a rollout) nor has olm-classic rewrite what v1 now owns. Deletion still runs its finalizer.
+ */
+export function skipAdoptedByV1(p: Pick<CSVStepPorts, 'caches'>): CSVStep {
+  return {
+    name: 'skipAdoptedByV1',
+    run: async ({ cached, log }) => {
+      const deployment = adoptedByV1(p, cached);
+      if (deployment === undefined) return undefined;
+      log.info('skipping csv transition: OLM v1 adopted its deployment', { deployment });
       return { final: true };
     },
   };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterServiceVersion, InstallPlan, OperatorGroup, Subscription } from '../../../api/operators/index.ts';
-import { ownedObjects, ownershipChange, planMigration, revisionMarks, revisionObject, subscriptionPlans, type MigrationInput } from './migrate-plan.ts';
+import { classicLabels, ownedObjects, ownershipChange, planMigration, revisionMarks, revisionObject, subscriptionPlans, type MigrationInput } from './migrate-plan.ts';
 
 const NS = 'ops';
 const sub: Subscription = {
@@ -74,6 +74,26 @@ describe('which objects the CSV owns', () => {
     ]);
   });
 
+  it("the webhook configurations of its webhookdefinitions (labelled as the CSV's): backed up, in revision 1, their labels moved like any cluster-scoped object's", () => {
+    const hook = { 'olm.webhook-description-generate-name': 'vfoo.example.com' };
+    const vwc: KubeObject = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'vfoo.example.com-x7k2q', labels: { ...ownerLabels, ...hook } }, webhooks: [{ name: 'vfoo.example.com', clientConfig: { caBundle: 'Q0E=' } }] } as KubeObject;
+    const mwc: KubeObject = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: 'mfoo.example.com-p9z1a', labels: { ...ownerLabels, ...hook } } };
+    const others: KubeObject = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'bar', labels: { ...ownerLabels, 'olm.owner': 'bar.v1' } } };
+    const m = input({ owned: ownedObjects(csv, [deployment, vwc, mwc, others], [crd]) });
+    expect(m.owned.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+      'CustomResourceDefinition/widgets.foo.io',
+      'Deployment/foo-controller',
+      'MutatingWebhookConfiguration/mfoo.example.com-p9z1a',
+      'ValidatingWebhookConfiguration/vfoo.example.com-x7k2q',
+    ]);
+    const p = planMigration(m);
+    expect(p.backup.map((o) => o.kind)).toEqual(expect.arrayContaining(['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']));
+    const listed = p.objectSet.spec!.phases!.flatMap((ph) => ph.objects!.map((o) => o.object!));
+    expect(listed.find((o) => o.kind === 'ValidatingWebhookConfiguration')).toMatchObject({ metadata: { name: 'vfoo.example.com-x7k2q', labels: hook }, webhooks: [{ clientConfig: { caBundle: 'Q0E=' } }] });
+    expect(listed.find((o) => o.kind === 'ValidatingWebhookConfiguration')!.metadata.labels).not.toHaveProperty('olm.owner');
+    expect(p.ownership(vwc)?.patch).toEqual({ metadata: { labels: { 'olm.owner': null, 'olm.owner.kind': null, 'olm.owner.namespace': null } } });
+  });
+
   it("the Subscription's InstallPlans: owned by it, or installing its CSV", () => {
     const plans = [
       plan('a', { ownerReferences: [{ apiVersion: 'operators.coreos.com/v1alpha1', kind: 'Subscription', name: 'foo-sub', uid: 'sub-uid' }] }),
@@ -125,6 +145,8 @@ describe('revision 1', () => {
     });
     expect(revisionObject(sa, 'foo', { package: 'foo', version: '1.0.0' })).not.toHaveProperty('secrets');
     expect(revisionObject(crd, 'foo', { package: 'foo', version: '1.0.0' })).not.toHaveProperty('status');
+    const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'foo-service', namespace: NS }, spec: { clusterIP: '10.0.0.7', clusterIPs: ['10.0.0.7'], ports: [{ port: 443 }], selector: { app: 'foo' } } } as KubeObject;
+    expect(revisionObject(svc, 'foo', { package: 'foo', version: '1.0.0' })['spec']).toEqual({ ports: [{ port: 443 }], selector: { app: 'foo' } });
   });
 });
 
@@ -194,5 +216,17 @@ describe('rollback', () => {
       },
     });
     expect(revisionMarks(unrelated)).toBeUndefined();
+  });
+
+  it('puts back the olm.owner labels an object had when backed up (olm-classic finds its webhook configurations by them), never its owner references', () => {
+    const now: KubeObject = { ...clusterRole, metadata: { name: clusterRole.metadata.name, labels: { other: 'x' } } };
+    expect(classicLabels(clusterRole)(now)).toEqual({
+      ref: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'foo.v1.0.0-abc' },
+      patch: { metadata: { labels: ownerLabels } },
+      what: 'restore labels olm.owner, olm.owner.kind, olm.owner.namespace',
+    });
+    expect(classicLabels(clusterRole)(clusterRole)).toBeUndefined();
+    expect(classicLabels(unrelated)(unrelated)).toBeUndefined();
+    expect(classicLabels(deployment)({ ...deployment, metadata: { name: 'foo-controller', namespace: NS } })?.patch).toEqual({ metadata: { labels: ownerLabels } });
   });
 });

@@ -102,6 +102,12 @@ export function revisionObject(o: KubeObject, extension: string, bundle: { packa
   };
   // the token controller's list of a ServiceAccount's Secrets is not content
   if (copy.kind === 'ServiceAccount' && copy.apiVersion === 'v1') delete copy['secrets'];
+  // a Service's cluster IPs are the API server's allocation, not content: a revision that names them cannot create the
+  // Service (the runtime tries a create first when its cache does not hold it yet, and the taken IP fails validation)
+  if (copy.kind === 'Service' && copy.apiVersion === 'v1' && copy['spec'] && typeof copy['spec'] === 'object') {
+    const { clusterIP: _ip, clusterIPs: _ips, ...spec } = copy['spec'] as Record<string, unknown>;
+    copy['spec'] = spec;
+  }
   const s = sanitize(copy, extension);
   s.metadata.annotations = { ...(s.metadata.annotations ?? {}), [BundleVersionKey]: bundle.version, [PackageNameKey]: bundle.package };
   return s;
@@ -127,7 +133,7 @@ export interface MigrationInput {
 export interface OwnershipChange {
   readonly ref: ObjectRef;
   /** A merge patch: owner references to the CSV removed (namespaced) or OLM's owner labels removed. */
-  readonly patch: { metadata: { labels?: Record<string, null>; annotations?: Record<string, null>; ownerReferences?: OwnerReference[] } };
+  readonly patch: { metadata: { labels?: Record<string, string | null>; annotations?: Record<string, null>; ownerReferences?: OwnerReference[] } };
   readonly what: string;
 }
 
@@ -242,5 +248,20 @@ export function revisionMarks(o: KubeObject): OwnershipChange | undefined {
     ref: refOf(o),
     patch: { metadata: { ...(labels.length > 0 && { labels: nulls(labels) }), ...(annotations.length > 0 && { annotations: nulls(annotations) }) } },
     what: `remove ClusterObjectSet marks ${[...labels, ...annotations].join(', ')}`,
+  };
+}
+
+/**
+ * After a rollback: OLM classic's owner labels (olm.owner, olm.owner.kind, olm.owner.namespace) an object carried when
+ * it was backed up, put back — the CSV comes back under the same name, and olm-classic finds the webhook
+ * configurations it owns by them (without them it would make second ones). Owner references are not restored: the
+ * CSV comes back with a new uid.
+ */
+export function classicLabels(backedUp: KubeObject): (o: KubeObject) => OwnershipChange | undefined {
+  const want = OWNER_LABELS.flatMap((k) => (backedUp.metadata.labels?.[k] !== undefined ? [[k, backedUp.metadata.labels[k]!] as const] : []));
+  return (o) => {
+    const missing = want.filter(([k, v]) => o.metadata.labels?.[k] !== v);
+    if (missing.length === 0) return undefined;
+    return { ref: refOf(o), patch: { metadata: { labels: Object.fromEntries(missing) } }, what: `restore labels ${missing.map(([k]) => k).join(', ')}` };
   };
 }

@@ -20,7 +20,7 @@ import { waitFor } from '../wait.ts';
 import { CSV, getOrUndefined, IP, NS_OPTION, OG, SUB } from './common.ts';
 import { checkSubscriptions, featureGates } from './migrate-check.ts';
 import type { CatalogBundle } from './migration.ts';
-import { BackupKey, BackupLabel, describeRef, ownedObjects, planMigration, revisionMarks, subscriptionPlans, type MigrationInput, type MigrationPlan, type ObjectRef, type OwnershipChange } from './migrate-plan.ts';
+import { BackupKey, BackupLabel, classicLabels, describeRef, ownedObjects, planMigration, revisionMarks, subscriptionPlans, type MigrationInput, type MigrationPlan, type ObjectRef, type OwnershipChange } from './migrate-plan.ts';
 
 const COS = { apiVersion: GroupVersion, kind: ClusterObjectSetKind } as const;
 const CE = { apiVersion: GroupVersion, kind: ClusterExtensionKind } as const;
@@ -41,6 +41,9 @@ const NAMESPACED_KINDS = [
 const CLUSTER_KINDS = [
   ['rbac.authorization.k8s.io/v1', 'ClusterRole'],
   ['rbac.authorization.k8s.io/v1', 'ClusterRoleBinding'],
+  // the CSV's webhookdefinitions (olm-classic names them generateName-<random> and finds them by these labels)
+  ['admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration'],
+  ['admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration'],
 ] as const;
 const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' } as const;
 
@@ -310,10 +313,13 @@ export const migrateCommand: CliCommand = {
     'custom resources and CRDs stay as they are). operator-controller must run with --feature-gates=BoxcutterRuntime=true.',
     'Steps, each skipped when already done, so running it again after an interruption finishes the migration:',
     '  1. `kubectl olm migrate check` must say eligible (exit 1 with the reason otherwise)',
-    '  2. a backup of the Subscription, CSV, InstallPlans, OperatorGroup and the objects the CSV owns: a file in',
-    '     --backup-dir and Secret olm-migrate-backup-<subscription> in the namespace',
+    '  2. a backup of the Subscription, CSV, InstallPlans, OperatorGroup and the objects the CSV owns (its Deployments,',
+    '     Services, Secrets, RBAC, webhook configurations and CRDs): a file in --backup-dir and Secret',
+    '     olm-migrate-backup-<subscription> in the namespace',
     '  3. ClusterObjectSet <extension>-1 (annotated olm.operatorframework.io/migrated-from-subscription) listing those',
-    '     objects, which adopts them in place; then their owner references to the CSV and olm.owner labels removed',
+    '     objects, which adopts them in place (olm-classic then leaves the CSV as it is: it no longer checks or',
+    '     re-installs an operator whose Deployment v1 controls); then their owner references to the CSV and',
+    '     olm.owner labels removed',
     '  4. ClusterExtension <extension> pinned to the installed version (and the Subscription\'s channel); waits until',
     '     it is Installed from that revision',
     '  5. deletes the Subscription, its InstallPlans, the CSV and its copies (propagationPolicy=Orphan), and the',
@@ -449,9 +455,11 @@ export const migrateRollbackCommand: CliCommand = {
     '',
     'Undoes `kubectl olm migrate` from its backup Secret (olm-migrate-backup-<subscription>) without deleting the',
     'operator\'s objects: deletes revision <extension>-1 with propagationPolicy=Orphan (its objects stay, no longer',
-    'owned) and the marks it left on them, then the ClusterExtension, then creates the OperatorGroup and the',
-    'Subscription again (pinned to the CSV it',
-    'had with startingCSV), waits until OLM classic has the CSV Succeeded again, and deletes the backup Secret.',
+    'owned) and the marks it left on them, puts back the olm.owner labels they had (olm-classic finds its webhook',
+    'configurations by them), deletes the ClusterExtension, then creates the OperatorGroup and the',
+    'Subscription again (pinned to the CSV it had with startingCSV), waits until OLM classic has the CSV Succeeded',
+    'again, puts the Subscription\'s startingCSV back as it was backed up (removed when it had none), and deletes',
+    'the backup Secret.',
     'Each step is skipped when already done.',
     '',
     'Flags:',
@@ -507,6 +515,7 @@ export const migrateRollbackCommand: CliCommand = {
           }
         }
         for (const o of input.owned) await moveOwnership(r, refOf(o), revisionMarks);
+        for (const o of input.owned) await moveOwnership(r, refOf(o), classicLabels(o));
         if (ext) await r.act(`delete ClusterExtension ${extName}`, () => deleteIfThere(client, { ...CE, name: extName }, false));
         if (!r.dryRun) await until(`ClusterExtension ${extName} to be deleted`, timeout, io, async () => ((await getOrUndefined(client, { ...CE, name: extName })) ? undefined : true), () => '');
         const og = input.operatorGroup;
@@ -532,6 +541,29 @@ export const migrateRollbackCommand: CliCommand = {
             },
             () => last,
           );
+        }
+        // The pin did its work once the Subscription has installed a CSV; then the Subscription is put back as it was
+        // backed up (startingCSV only counts before anything is installed, so this changes no resolution).
+        const original = input.sub.spec.startingCSV;
+        const subRef = { ...SUB, namespace: ns, name: subName };
+        if (original !== csvName) {
+          if (!r.dryRun) {
+            await until(`Subscription ${ns}/${subName} to record an installed CSV`, timeout, io, async () => ((await getOrUndefined<Subscription>(client, subRef))?.status?.installedCSV ? true : undefined), () => '');
+          }
+          // written only over the pinned Subscription as read (resourceVersion); olm-classic's status writes race it, so
+          // a 409 is decided again on a fresh read
+          for (let attempt = 0; ; attempt++) {
+            const live = await getOrUndefined<Subscription>(client, subRef);
+            if (!((r.dryRun && !live) || live?.spec.startingCSV === csvName)) break;
+            try {
+              await r.act(`patch Subscription ${ns}/${subName}: restore startingCSV ${original === undefined ? '(absent, as backed up)' : `${original} (as backed up)`}`, () =>
+                client.patch(subRef, 'merge', { metadata: { resourceVersion: live?.metadata.resourceVersion }, spec: { startingCSV: original ?? null } }, { fieldManager: FIELD_MANAGER }),
+              );
+              break;
+            } catch (err) {
+              if (!isConflict(err) || attempt >= 9) throw err;
+            }
+          }
         }
         await r.act(`delete Secret ${ns}/${found.secret} (the backup)`, () => deleteIfThere(client, { ...SECRET, namespace: ns, name: found.secret }, false));
       } catch (err) {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { runCaptured, type CapturedRun } from '../../../internal/cli/index.ts';
+import { KubeClient } from '../../../internal/shared/kube/index.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
 import { installClassicCRDs, installExperimentalCRDs, installStandardCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
@@ -19,7 +20,7 @@ import { waitFor } from '../../support/net.ts';
 import { startOlmClassicProcess, type OlmClassicProcess } from '../../support/olm-classic-process.ts';
 import { createCatalog, deleteCatalogs, releaseFinalizers, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
 import { startCatalogd, stopAll } from '../catalogd/harness.ts';
-import { startOperatorController, stopAllOperatorControllers } from '../operator-controller/harness.ts';
+import { installCertManagerCrds, removeCertManagerCrds, startOperatorController, stopAllOperatorControllers } from '../operator-controller/harness.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const kube = (): TestKube => adminKube();
@@ -36,9 +37,20 @@ let bundle: TestBundle;
 const PKG2 = 'migrun-two';
 let ns2 = '';
 let bundle2: TestBundle;
+/** The third operator: a validating webhook olm-classic made a ValidatingWebhookConfiguration for. */
+const PKG3 = 'migrun-hook';
+let ns3 = '';
+let bundle3: TestBundle;
+/** Whether this file installed cert-manager's CRDs (the certificate provider `migrate check` wants for webhooks). */
+let certManagerInstalled = false;
 const get = async (path: string): Promise<{ status: number; body: Json }> => (await kube().request('GET', path)) as { status: number; body: Json };
 const CE = `/apis/olm.operatorframework.io/v1/clusterextensions/${PKG}`;
 const CE2 = `/apis/olm.operatorframework.io/v1/clusterextensions/${PKG2}`;
+const CE3 = `/apis/olm.operatorframework.io/v1/clusterextensions/${PKG3}`;
+const VWC = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
+/** The ValidatingWebhookConfigurations made for PKG3's webhook description (whoever owns them). */
+const hookConfigs = async (): Promise<Json[]> =>
+  ((await get(`${VWC}?labelSelector=${encodeURIComponent(`olm.webhook-description-generate-name=v${PKG3}.example.com`)}`)).body['items'] ?? []) as Json[];
 const COS = '/apis/olm.operatorframework.io/v1/clusterobjectsets';
 const cr = (): string => `/apis/${bundle.group}/v1/namespaces/${ns}/widgets/kept`;
 const deployment = (): string => `/apis/apps/v1/namespaces/${ns}/deployments/${bundle.deploymentName}`;
@@ -49,10 +61,33 @@ beforeAll(async () => {
   globalNs = await kube().namespace('migrun-olm');
   ns = await kube().namespace('migrun-all');
   ns2 = await kube().namespace('migrun-int');
+  ns3 = await kube().namespace('migrun-hook');
+  certManagerInstalled = (await kube().request('GET', '/apis/cert-manager.io/v1')).status === 404;
+  await installCertManagerCrds();
   cwd = await mkdtemp(join(tmpdir(), 'migrate-run-'));
   bundle = await pushTestBundle(registry(), { packageName: PKG, version: '1.0.0' });
   bundle2 = await pushTestBundle(registry(), { packageName: PKG2, version: '1.0.0' });
-  const files = { ...catalogFiles(PKG, [{ bundle }]), ...catalogFiles(PKG2, [{ bundle: bundle2 }]) };
+  bundle3 = await pushTestBundle(registry(), {
+    packageName: PKG3,
+    version: '1.0.0',
+    installModes: { AllNamespaces: true, OwnNamespace: false, SingleNamespace: false, MultiNamespace: false },
+    csvSpec: {
+      webhookdefinitions: [
+        {
+          type: 'ValidatingAdmissionWebhook',
+          generateName: `v${PKG3}.example.com`,
+          deploymentName: `${PKG3}-controller`,
+          containerPort: 443,
+          admissionReviewVersions: ['v1'],
+          sideEffects: 'None',
+          failurePolicy: 'Ignore', // the simulated pods serve nothing
+          webhookPath: '/validate',
+          rules: [{ apiGroups: [`${PKG3}.example.com`], apiVersions: ['v1'], operations: ['CREATE'], resources: ['widgets'] }],
+        },
+      ],
+    },
+  });
+  const files = { ...catalogFiles(PKG, [{ bundle }]), ...catalogFiles(PKG2, [{ bundle: bundle2 }]), ...catalogFiles(PKG3, [{ bundle: bundle3 }]) };
   const classicImage = await pushCatalogImage(registry(), 'migrun/classic-catalog:v1', { files });
   const v1Image = await pushCatalogImage(registry(), 'migrun/v1-catalog:v1', { files });
   await createImageCatalogSource(globalNs, CATSRC, classicImage.digestRef);
@@ -60,7 +95,7 @@ beforeAll(async () => {
   await startCatalogd();
   await startOperatorController({ boxcutterRuntime: true });
   await createCatalog(clusterCatalog, { ref: v1Image.ref });
-  for (const [n, pkg] of [[ns, PKG], [ns2, PKG2]] as const) {
+  for (const [n, pkg] of [[ns, PKG], [ns2, PKG2], [ns3, PKG3]] as const) {
     await createOperatorGroup(n, 'og');
     await kube().must(
       kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, n), {
@@ -72,7 +107,7 @@ beforeAll(async () => {
     );
   }
   await waitForCatalog(clusterCatalog, 'Serving', serving);
-  for (const [n, pkg] of [[ns, PKG], [ns2, PKG2]] as const) {
+  for (const [n, pkg] of [[ns, PKG], [ns2, PKG2], [ns3, PKG3]] as const) {
     await waitFor(
       `${pkg} installed by olm-classic`,
       async () => {
@@ -88,9 +123,9 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  for (const ext of [CE, CE2]) await kube().request('DELETE', ext);
-  for (const ext of [CE, CE2]) await waitFor('the extension gone', async () => (await get(ext)).status === 404, { timeoutMs: 120_000 }).catch(() => undefined);
-  for (const n of [ns, ns2].filter(Boolean)) {
+  for (const ext of [CE, CE2, CE3]) await kube().request('DELETE', ext);
+  for (const ext of [CE, CE2, CE3]) await waitFor('the extension gone', async () => (await get(ext)).status === 404, { timeoutMs: 120_000 }).catch(() => undefined);
+  for (const n of [ns, ns2, ns3].filter(Boolean)) {
     await kube().request('DELETE', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, n));
     await kube().request('DELETE', TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, undefined, n));
   }
@@ -99,10 +134,36 @@ afterAll(async () => {
   await deleteCatalogs([clusterCatalog]).catch(() => undefined);
   await stopAll();
   await releaseFinalizers();
-  for (const n of [ns, ns2, globalNs].filter(Boolean)) await kube().request('DELETE', `/api/v1/namespaces/${n}`);
+  for (const n of [ns, ns2, ns3, globalNs].filter(Boolean)) await kube().request('DELETE', `/api/v1/namespaces/${n}`);
+  for (const w of (await hookConfigs()).map((c) => c['metadata']['name'] as string)) await kube().request('DELETE', `${VWC}/${w}`);
+  if (certManagerInstalled) await removeCertManagerCrds();
   await installStandardCRDs(kube());
   if (cwd) await rm(cwd, { recursive: true, force: true });
 }, 180_000);
+
+/** The phases of the namespace's own CSVs (not copies) in every watch event from now until stopped. */
+async function watchCSVPhases(namespace: string): Promise<{ phases: string[][]; stop: () => void }> {
+  const client = await KubeClient.fromConfig({ kubeconfig: controlPlane().kubeconfigPath });
+  const kind = { apiVersion: ops.V1alpha1, kind: ops.ClusterServiceVersionKind, namespace };
+  const phases: string[][] = [];
+  const ac = new AbortController();
+  let rv = (await client.list(kind)).metadata?.resourceVersion;
+  void (async () => {
+    while (!ac.signal.aborted) {
+      try {
+        for await (const e of client.watch(kind, { resourceVersion: rv, signal: ac.signal, timeoutSeconds: 600 })) {
+          if (e.type === 'BOOKMARK') continue;
+          rv = e.object.metadata.resourceVersion ?? rv;
+          const csv = e.object as unknown as ops.ClusterServiceVersion;
+          if (csv.metadata.labels?.['olm.copiedFrom'] === undefined) phases.push([e.type, csv.status?.phase ?? '', csv.status?.reason ?? '', csv.status?.message ?? '']);
+        }
+      } catch {
+        if (ac.signal.aborted) return;
+      }
+    }
+  })();
+  return { phases, stop: () => ac.abort() };
+}
 
 const diag = (r: CapturedRun): string => `${JSON.stringify(r)}\nolm-classic said:\n${olmClassic?.logs.slice(-20).join('\n') ?? ''}`;
 
@@ -151,8 +212,12 @@ describe('kubectl olm migrate', () => {
     const beforeFull = (await get(deployment())).body;
     const before = beforeFull['metadata'] as Json;
     const crBefore = (await get(cr())).body['metadata'] as Json;
+    const csvWatch = await watchCSVPhases(ns);
     const r = await olm(['migrate', PKG, '-n', ns, '--backup-dir', 'backup', '--timeout', '3m']);
     expect(r.code, diag(r)).toBe(0);
+    await waitFor('the CSV deletion seen by the watch', async () => csvWatch.phases.some((p) => p[0] === 'DELETED')).finally(csvWatch.stop);
+    // olm-classic never judged the CSV while v1 adopted its objects: it stayed Succeeded until deleted (no flap)
+    expect(csvWatch.phases.filter((p) => p[1] !== 'Succeeded'), JSON.stringify(csvWatch.phases)).toEqual([]);
     expect(r.stdout).toContain(`subscription "${PKG}" in namespace "${ns}" migrated to ClusterExtension "${PKG}"`);
 
     const dep = (await get(deployment())).body as Json;
@@ -238,6 +303,41 @@ describe('kubectl olm migrate', () => {
     expect(dry.stdout).toBe(`subscription "${PKG2}" in namespace "${ns2}" is already migrated to ClusterExtension "${PKG2}"; nothing to do\n`);
   });
 
+  it("moves a webhook operator with the ValidatingWebhookConfiguration olm-classic made for it (same object, adopted), and rollback hands the same one back", async () => {
+    const [cfg, ...more] = await hookConfigs();
+    expect(more).toEqual([]);
+    const uid = cfg!['metadata']['uid'];
+    const caBundle = cfg!['webhooks'][0]['clientConfig']['caBundle'];
+    const check = await olm(['migrate', 'check', PKG3, '-n', ns3]);
+    expect(check.code, diag(check)).toBe(0);
+    const r = await olm(['migrate', PKG3, '-n', ns3, '--backup-dir', 'backup3', '--timeout', '2m']);
+    expect(r.code, `${diag(r)}\n${JSON.stringify((await get(`${COS}/${PKG3}-1`)).body['status'])}\n${JSON.stringify((await get(CE3)).body['status'])}`).toBe(0);
+    expect(r.stdout).toContain(`patched ValidatingWebhookConfiguration ${cfg!['metadata']['name']}: remove labels olm.owner, olm.owner.kind, olm.owner.namespace`);
+
+    // the same configuration, now revision 1's, with the CA olm-classic gave it; no other made
+    const [moved, ...extra] = await hookConfigs();
+    expect(extra).toEqual([]);
+    expect(moved!['metadata']['uid']).toBe(uid);
+    expect(moved!['webhooks'][0]['clientConfig']['caBundle']).toBe(caBundle);
+    expect((moved!['metadata']['ownerReferences'] as Json[]).map((o) => [o['kind'], o['name'], o['controller']])).toEqual([['ClusterObjectSet', `${PKG3}-1`, true]]);
+    expect(moved!['metadata']['labels']['olm.owner']).toBeUndefined();
+    const listed = ((await get(`${COS}/${PKG3}-1`)).body['spec']['phases'] as Json[]).flatMap((ph) => (ph['objects'] as Json[]).map((o) => `${o['object']['kind']}/${o['object']['metadata']['name']}`));
+    expect(listed).toContain(`ValidatingWebhookConfiguration/${cfg!['metadata']['name']}`);
+    const file = JSON.parse(await readFile(join(cwd, 'backup3', 'backup.json'), 'utf8')) as { items: Json[] };
+    expect(file.items.filter((o) => o['kind'] === 'ValidatingWebhookConfiguration').map((o) => o['metadata']['uid'])).toEqual([uid]);
+    expect(((await get(CE3)).body['status']['conditions'] as Json[]).find((c) => c['type'] === 'Installed')).toMatchObject({ status: 'True' });
+
+    // rollback: olm-classic finds the same configuration by its labels again instead of making a second one
+    const back = await olm(['migrate', 'rollback', PKG3, '--timeout', '2m']);
+    expect(back.code, diag(back)).toBe(0);
+    const [returned, ...dup] = await hookConfigs();
+    expect(dup).toEqual([]);
+    expect(returned!['metadata']['uid']).toBe(uid);
+    expect(returned!['metadata']['labels']).toMatchObject({ 'olm.owner': bundle3.name, 'olm.owner.namespace': ns3, 'olm.owner.kind': 'ClusterServiceVersion' });
+    expect(((returned!['metadata']['ownerReferences'] ?? []) as Json[]).filter((o) => o['kind'] === 'ClusterObjectSet')).toEqual([]);
+    expect(((await get(TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, bundle3.name, ns3))).body as ops.ClusterServiceVersion).status?.phase).toBe('Succeeded');
+  }, 360_000);
+
   it('rollback gives the operator back to OLM classic from the backup: same Deployment, the custom resource intact, the extension gone', async () => {
     const before = ((await get(deployment())).body['metadata'] as Json)['uid'];
     const crBefore = ((await get(cr())).body['metadata'] as Json)['uid'];
@@ -257,6 +357,10 @@ describe('kubectl olm migrate', () => {
     expect(((dep['ownerReferences'] ?? []) as Json[]).filter((o) => o['kind'] === 'ClusterObjectSet')).toEqual([]);
     expect(((await get(cr())).body['metadata'] as Json)['uid']).toBe(crBefore);
     expect((await get(`/api/v1/namespaces/${ns}/secrets/olm-migrate-backup-${PKG}`)).status).toBe(404);
+    // the Subscription as it was backed up: the startingCSV pin that brought the CSV back is gone (it had none)
+    expect(r.stdout).toContain(`patched Subscription ${ns}/${PKG}: restore startingCSV (absent, as backed up)`);
+    const restored = (await get(TestKube.path(ops.V1alpha1, ops.SubscriptionResource, PKG, ns))).body as ops.Subscription;
+    expect(restored.spec).toEqual({ name: PKG, channel: 'stable', source: CATSRC, sourceNamespace: globalNs, installPlanApproval: 'Automatic' });
     // nothing left to roll back
     expect((await olm(['migrate', 'rollback', PKG, '-n', ns])).code).toBe(1);
 
