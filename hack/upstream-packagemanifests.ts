@@ -20,6 +20,7 @@
 // each currentCSVDesc.relatedImages sorted (upstream's GetImages gives a Go map's keys, random order);
 // metadata.creationTimestamp replaced by null (the CatalogSource's, a time of this run). Nothing else is touched.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,10 +123,19 @@ async function main(): Promise<void> {
       },
       { timeoutMs: 5 * 60_000 },
     );
+    // the icon subresource of every package of the namespace (upstream's LogoStorage): what a client sees of it
+    const icons: Record<string, { status: number; contentType: string; etag: string; length: number; sha256: string }> = {};
+    for (const name of [...new Set(items.map((i) => i.metadata.name))].sort()) {
+      const res = await request(`https://127.0.0.1:${port}${API}/namespaces/${ns}/packagemanifests/${name}/icon`, { dispatcher });
+      const body = Buffer.from(await res.body.arrayBuffer());
+      const header = (h: string): string => String(res.headers[h] ?? '');
+      icons[name] = { status: res.statusCode, contentType: header('content-type'), etag: header('etag'), length: body.length, sha256: createHash('sha256').update(body).digest('hex') };
+    }
     await dispatcher.close();
 
     const staging = join(work, 'packagemanifests');
     await mkdir(staging);
+    await writeFile(join(staging, 'icons.json'), `${JSON.stringify(icons, null, 2)}\n`);
     for (const source of UPSTREAM_PACKAGEMANIFEST_SOURCES) {
       const mine = items
         .filter((i) => i.status.catalogSource === source.metadata.name)

@@ -4,6 +4,7 @@
 // selectors, Table output, the global catalog namespace; and the server's own front-proxy authentication and
 // SubjectAccessReview authorization, asked directly with the API server's front-proxy client certificate.
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -300,6 +301,24 @@ describe('equal field for field to upstream’s package server for the same cata
     for (const s of UPSTREAM_PACKAGEMANIFEST_SOURCES) {
       expect(normalised(items.filter((i) => i.status.catalogSource === s.metadata.name), up)).toEqual(expected(s.metadata.name));
     }
+  });
+
+  it('the icon subresource of every package: the same Content-Type, Etag and bytes as upstream’s', async () => {
+    type Icon = { status: number; contentType: string; etag: string; length: number; sha256: string };
+    const want = JSON.parse(readFileSync(join(upstreamPackageManifestsDir(), 'icons.json'), 'utf8')) as Record<string, Icon>;
+    const dispatcher = new Agent({ connect: { ca: controlPlane().caPem } });
+    const got: Record<string, Icon> = {};
+    try {
+      for (const name of Object.keys(want)) {
+        const res = await request(`${controlPlane().server}${pmPath(up, name)}/icon`, { dispatcher, headers: { authorization: `Bearer ${controlPlane().adminToken}` } });
+        const body = Buffer.from(await res.body.arrayBuffer());
+        const header = (h: string): string => String(res.headers[h] ?? '');
+        got[name] = { status: res.statusCode, contentType: header('content-type'), etag: header('etag'), length: body.length, sha256: createHash('sha256').update(body).digest('hex') };
+      }
+    } finally {
+      await dispatcher.close();
+    }
+    expect(got).toEqual(want);
   });
 
   it('spec.image of the demo catalog (upstream serves an image with opm serve): equal to upstream’s demo', async () => {
