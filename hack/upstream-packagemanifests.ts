@@ -39,6 +39,11 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const MODULE = join(ROOT, 'hack', 'upstream-packageserver');
 const BINARY = join(ROOT, '.cache', 'upstream', 'package-server');
 const API = '/apis/packages.operators.coreos.com/v1';
+/** The gets recorded in get.json: [namespace, package]. */
+const GETS: readonly (readonly [string, string])[] = [
+  ['olm', 'cat-facts-operator'],
+  ['default', 'cat-facts-operator'],
+];
 
 interface Item {
   metadata: { name: string; creationTimestamp?: string | null; labels?: Record<string, string> };
@@ -131,11 +136,20 @@ async function main(): Promise<void> {
       const header = (h: string): string => String(res.headers[h] ?? '');
       icons[name] = { status: res.statusCode, contentType: header('content-type'), etag: header('etag'), length: body.length, sha256: createHash('sha256').update(body).digest('hex') };
     }
+    // get, in the global catalog namespace and in another one (upstream lists a global catalog's packages in every
+    // namespace, in the namespace asked for)
+    const gets: unknown[] = [];
+    for (const [namespace, name] of GETS) {
+      const res = await request(`https://127.0.0.1:${port}${API}/namespaces/${namespace}/packagemanifests/${name}`, { dispatcher });
+      const got = (await res.body.json()) as Item;
+      gets.push(sortRelatedImages({ ...got, metadata: { ...got.metadata, creationTimestamp: null } }));
+    }
     await dispatcher.close();
 
     const staging = join(work, 'packagemanifests');
     await mkdir(staging);
     await writeFile(join(staging, 'icons.json'), `${JSON.stringify(icons, null, 2)}\n`);
+    await writeFile(join(staging, 'get.json'), `${JSON.stringify(gets, null, 2)}\n`);
     for (const source of UPSTREAM_PACKAGEMANIFEST_SOURCES) {
       const mine = items
         .filter((i) => i.status.catalogSource === source.metadata.name)

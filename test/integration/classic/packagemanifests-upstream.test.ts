@@ -70,3 +70,18 @@ describe.each(UPSTREAM_PACKAGEMANIFEST_SOURCES.map((s) => [s.metadata.name, s] a
     expect(ours(s, content)).toEqual(expected(name));
   });
 });
+
+describe('get, in the global catalog namespace and in another namespace (the three catalogs, as FBC)', () => {
+  it('equal to upstream’s get (apiVersion and kind set; the namespace asked for)', async () => {
+    const want = JSON.parse(readFileSync(join(upstreamPackageManifestsDir(), 'get.json'), 'utf8')) as PackageManifest[];
+    const sources = UPSTREAM_PACKAGEMANIFEST_SOURCES.map(catalogSource);
+    const contents = new Map<string, CatalogContent>();
+    for (const s of UPSTREAM_PACKAGEMANIFEST_SOURCES) contents.set(s.metadata.name, contentFromFbc(await loadCatalog(upstreamPackageManifestCatalog(s.metadata.name)), s.metadata.name, new Date()));
+    const provider = packageProvider({ catalogSources: { list: () => sources }, contents: { get: (ns, n) => (ns === NS ? contents.get(n) : undefined) }, globalCatalogNamespace: NS });
+    expect(want.length).toBeGreaterThan(1);
+    for (const w of want) {
+      const got = JSON.parse(JSON.stringify(provider.get(w.metadata.namespace, w.metadata.name))) as PackageManifest;
+      expect({ ...got, metadata: { ...got.metadata, creationTimestamp: null } }).toEqual(w);
+    }
+  });
+});
