@@ -93,3 +93,64 @@ function extractTar(tar: Uint8Array, dest: string, top: string): void {
     off = data + Math.ceil(size / 512) * 512;
   }
 }
+
+/** testdata/upstream/operator-lifecycle-manager/packagemanifests.tar.zst (hack/upstream-packagemanifests.ts writes it). */
+export const UPSTREAM_PACKAGEMANIFESTS_ARCHIVE = join(TESTDATA, 'upstream', 'operator-lifecycle-manager', 'packagemanifests.tar.zst');
+
+/**
+ * What upstream's package server lists for the CatalogSources below (`<name>.json`: the items, sorted by package name,
+ * relatedImages sorted, creationTimestamp null), each of sourceType grpc with spec.address at `opm serve` of its
+ * catalog, in the global catalog namespace `olm`: the folder of UPSTREAM_PACKAGEMANIFESTS_ARCHIVE, unpacked on first
+ * use (testdata/SOURCES.md). Synchronous.
+ */
+export function upstreamPackageManifestsDir(): string {
+  return unpacked(UPSTREAM_PACKAGEMANIFESTS_ARCHIVE, 'packagemanifests');
+}
+
+/** The CatalogSources of UPSTREAM_PACKAGEMANIFESTS (spec.address aside): `demo` serves demo/catalog, `community` community-operators-v4.21. */
+export const UPSTREAM_PACKAGEMANIFEST_SOURCES = [
+  {
+    metadata: { name: 'demo', labels: { team: 'demo' } },
+    spec: { sourceType: 'grpc', displayName: 'Demo Catalog', publisher: 'OLM demo team' },
+  },
+  {
+    metadata: { name: 'community', labels: { 'olm.catalogSource': 'community' } },
+    spec: { sourceType: 'grpc', displayName: 'Community Operators', publisher: 'Red Hat' },
+  },
+  {
+    metadata: { name: 'deprecations', labels: {} },
+    spec: { sourceType: 'grpc', displayName: '', publisher: '' },
+  },
+] as const;
+export type UpstreamPackageManifestSource = (typeof UPSTREAM_PACKAGEMANIFEST_SOURCES)[number];
+
+/** The deprecations the `deprecations` catalog adds to the demo catalog's (which deprecates one bundle). */
+const DEMO_DEPRECATIONS = `
+- reference:
+    schema: olm.package
+  message: |
+    demo-operator is deprecated: use the greeter operator instead.
+- reference:
+    schema: olm.channel
+    name: candidate
+  message: |
+    The candidate channel is deprecated: use stable.
+`;
+
+/**
+ * The catalog directory of an UPSTREAM_PACKAGEMANIFEST_SOURCES entry: demo/catalog; community-operators-v4.21; and
+ * `deprecations`, the demo catalog with its package and its candidate channel deprecated too (neither real catalog
+ * deprecates anything), written to .cache/testdata/deprecations-demo. Synchronous.
+ */
+export function upstreamPackageManifestCatalog(name: string): string {
+  const demo = join(root, 'demo', 'catalog');
+  if (name === 'demo') return demo;
+  if (name === 'community') return realCatalogDir('community-operators-v4.21');
+  if (name !== 'deprecations') throw new Error(`no catalog ${name} for the upstream PackageManifests`);
+  const dir = join(root, '.cache', 'testdata', 'deprecations-demo');
+  const pkg = join(dir, 'demo-operator');
+  mkdirSync(pkg, { recursive: true });
+  for (const f of ['bundles.yaml', 'channels.yaml', 'package.yaml']) writeFileSync(join(pkg, f), readFileSync(join(demo, 'demo-operator', f)));
+  writeFileSync(join(pkg, 'deprecations.yaml'), `${readFileSync(join(demo, 'demo-operator', 'deprecations.yaml'), 'utf8').trimEnd()}${DEMO_DEPRECATIONS}`);
+  return dir;
+}

@@ -21,7 +21,10 @@ export interface ContentBundle {
   readonly properties: readonly ContentProperty[];
   /** The catalog's deprecation message for this bundle, when it has one. */
   readonly deprecation?: string;
-  /** The CSV as JSON text, when the registry API served it (`spec.address`; an FBC bundle's CSV is in its properties). */
+  /**
+   * The CSV as JSON text, when the registry API served it (`spec.address`: ListBundles' csvJson, else, for a channel
+   * head, GetBundleForChannel's — opm serve's ListBundles sends none; an FBC bundle's CSV is in its properties).
+   */
   readonly csvJson?: string;
   /** The images of the bundle blob's `relatedImages` (FBC), when it has some. */
   readonly relatedImages?: readonly string[];
@@ -157,6 +160,22 @@ export async function contentFromRegistry(client: RegistryClient, origin: string
     })),
     ...(p.deprecation && { deprecation: p.deprecation.message }),
   }));
+  // ListBundles (opm serve) sends no csvJson: each channel head's CSV comes from GetBundleForChannel, as upstream's
+  // package server asks for it (a channel whose head cannot be read is left without one, and the package server
+  // elides it, as upstream).
+  const headCsvs = new Map<string, string>();
+  await Promise.all(
+    pkgs.flatMap((p) =>
+      p.channels.map(async (ch) => {
+        try {
+          const head = await client.getBundleForChannel(p.name, ch.name);
+          if (head.csvJson !== '') headCsvs.set(`${p.name}/${head.csvName}`, head.csvJson);
+        } catch {
+          // upstream: "error getting bundle, eliding channel"
+        }
+      }),
+    ),
+  );
   const seen = new Set<string>();
   const bundles: ContentBundle[] = [];
   for (const b of listed) {
@@ -171,7 +190,7 @@ export async function contentFromRegistry(client: RegistryClient, origin: string
       version: b.version || versionOf(properties),
       properties,
       ...(b.deprecation && { deprecation: b.deprecation.message }),
-      ...(b.csvJson !== '' && { csvJson: b.csvJson }),
+      ...((b.csvJson !== '' || headCsvs.has(key)) && { csvJson: b.csvJson !== '' ? b.csvJson : headCsvs.get(key) }),
     });
   }
   return { origin, loadedAt: now.toISOString(), packages, bundles };

@@ -5,6 +5,7 @@ export { PACKAGES_APISERVICE, certDecision, issueSecret, servingHosts, servingPa
 export type { CertDecision, ServiceRef, TLSSecret } from './certificate.ts';
 export type { PackageServerParts, PackageServerSetupOptions } from './setup.ts';
 export { packageProvider } from './provider.ts';
+export { listItem } from './server.ts';
 export type { PackageProvider, PackageProviderOptions } from './provider.ts';
 export { API_VERSION as PACKAGES_API_VERSION, GROUP as PACKAGES_GROUP, RESOURCE as PACKAGEMANIFESTS, contentManifests, packageManifest } from './manifest.ts';
 export type { CSVDescription, ChannelEntry, PackageChannel, PackageManifest, PackageManifestStatus } from './manifest.ts';

@@ -260,7 +260,16 @@ export async function handle(o: PackageServerOptions, req: IncomingMessage, res:
   const items = o.provider.list(attrs.namespace, selector).filter((pm) => field.name === '' || pm.metadata.name === field.name);
   const metadata = o.watch ? { resourceVersion: String(o.watch.index.revision) } : {};
   if (asTable) return send(res, 200, { ...table(items, now, url.searchParams.get('includeObject')), metadata });
-  return send(res, 200, { kind: `${KIND}List`, apiVersion: API_VERSION, metadata, items });
+  return send(res, 200, { kind: `${KIND}List`, apiVersion: API_VERSION, metadata, items: items.map(listItem) });
+}
+
+/**
+ * A list item as upstream's package server encodes it: without apiVersion and kind (the generic API server sets them
+ * on the list and on a single object it serves, never on the items of a list).
+ */
+export function listItem(pm: PackageManifest): Omit<PackageManifest, 'apiVersion' | 'kind'> {
+  const { apiVersion: _apiVersion, kind: _kind, ...item } = pm;
+  return item;
 }
 
 /**

@@ -6,7 +6,8 @@
 // authorization, asked directly with the API server's front-proxy client certificate; its certificate re-issued when
 // the Secret is deleted or about to expire, and served without a restart.
 import { spawn } from 'node:child_process';
-import { X509Certificate } from 'node:crypto';
+import { X509Certificate, createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { connect } from 'node:tls';
@@ -30,6 +31,8 @@ import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 import { PACKAGES_APISERVICE, PACKAGES_SERVICE, registerPackageServer, unregisterPackageServer } from '../../support/package-server.ts';
 import { binaries } from '../../support/binaries.ts';
+import { OpmServe } from '../../support/opm.ts';
+import { UPSTREAM_PACKAGEMANIFEST_SOURCES, upstreamPackageManifestCatalog, upstreamPackageManifestsDir } from '../../support/testdata.ts';
 import { runCaptured } from '../../../internal/cli/index.ts';
 
 const demoCatalog = fileURLToPath(new URL('../../../demo/catalog', import.meta.url));
@@ -251,6 +254,82 @@ describe('PackageManifests through the API server (aggregated)', () => {
       return got.status === 200;
     });
     expect(got.body.items).toHaveLength(2);
+  });
+});
+
+describe('equal field for field to upstream’s package server for the same catalogs (testdata, hack/upstream-packagemanifests.ts)', () => {
+  // Upstream's data was served for CatalogSources in the global catalog namespace `olm`; ours are in a namespace of
+  // this test, so the namespace is normalised (with creationTimestamp and the order, as the data is), and our
+  // metadata.resourceVersion (ours, for watch: upstream's PackageManifests have none — README) is left out.
+  type Item = Omit<PackageManifest, 'apiVersion' | 'kind'>;
+  let up: string;
+  const servers: OpmServe[] = [];
+  const expected = (name: string): Item[] => JSON.parse(readFileSync(join(upstreamPackageManifestsDir(), `${name}.json`), 'utf8')) as Item[];
+  const normalised = (items: Item[], namespace: string): Item[] =>
+    items
+      .map(({ metadata: { resourceVersion: _rv, ...metadata }, ...i }) => ({
+        ...i,
+        metadata: {
+          ...metadata,
+          namespace: metadata.namespace === namespace ? 'olm' : metadata.namespace,
+          creationTimestamp: null,
+          labels: { ...metadata.labels, ...(metadata.labels['catalog-namespace'] === namespace && { 'catalog-namespace': 'olm' }) },
+        },
+        status: { ...i.status, catalogSourceNamespace: i.status.catalogSourceNamespace === namespace ? 'olm' : i.status.catalogSourceNamespace },
+      }))
+      .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
+
+  beforeAll(async () => {
+    up = await kube().namespace('classic-pkg-upstream');
+    for (const s of UPSTREAM_PACKAGEMANIFEST_SOURCES) {
+      const opm = new OpmServe(upstreamPackageManifestCatalog(s.metadata.name));
+      servers.push(opm);
+      const { address } = await opm.start();
+      await catalogSource(up, s.metadata.name, { ...s.spec, address }, { ...s.metadata.labels });
+    }
+  }, 180_000);
+
+  afterAll(async () => {
+    if (up) await kube().request('DELETE', `/api/v1/namespaces/${up}`);
+    for (const opm of servers) await opm.stop();
+  });
+
+  it('spec.address at opm serve of each catalog, as upstream’s were: the list through the API server equals upstream’s', async () => {
+    let items: Item[] = [];
+    const own = async (): Promise<Item[]> => (await kube().must<{ items: Item[] }>(kube().request('GET', pmPath(up)))).items.filter((i) => i.status.catalogSourceNamespace === up);
+    const total = UPSTREAM_PACKAGEMANIFEST_SOURCES.reduce((n, s) => n + expected(s.metadata.name).length, 0);
+    await waitFor(`${total} PackageManifests of the address CatalogSources`, async () => {
+      items = await own();
+      return items.length === total;
+    });
+    // upstream's list items carry no apiVersion or kind
+    expect(items.filter((i) => 'kind' in i || 'apiVersion' in i)).toEqual([]);
+    for (const s of UPSTREAM_PACKAGEMANIFEST_SOURCES) {
+      expect(normalised(items.filter((i) => i.status.catalogSource === s.metadata.name), up)).toEqual(expected(s.metadata.name));
+    }
+  });
+
+  it('the icon subresource of every package: the same Content-Type, Etag and bytes as upstream’s', async () => {
+    type Icon = { status: number; contentType: string; etag: string; length: number; sha256: string };
+    const want = JSON.parse(readFileSync(join(upstreamPackageManifestsDir(), 'icons.json'), 'utf8')) as Record<string, Icon>;
+    const dispatcher = new Agent({ connect: { ca: controlPlane().caPem } });
+    const got: Record<string, Icon> = {};
+    try {
+      for (const name of Object.keys(want)) {
+        const res = await request(`${controlPlane().server}${pmPath(up, name)}/icon`, { dispatcher, headers: { authorization: `Bearer ${controlPlane().adminToken}` } });
+        const body = Buffer.from(await res.body.arrayBuffer());
+        const header = (h: string): string => String(res.headers[h] ?? '');
+        got[name] = { status: res.statusCode, contentType: header('content-type'), etag: header('etag'), length: body.length, sha256: createHash('sha256').update(body).digest('hex') };
+      }
+    } finally {
+      await dispatcher.close();
+    }
+    expect(got).toEqual(want);
+  });
+
+  it('spec.image of the demo catalog (upstream serves an image with opm serve): equal to upstream’s demo', async () => {
+    const list = await kube().must<{ items: Item[] }>(kube().request('GET', `${pmPath(ns)}?labelSelector=catalog%3Ddemo`));
+    expect(normalised(list.items, ns)).toEqual(expected('demo'));
   });
 });
 
