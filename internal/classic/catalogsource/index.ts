@@ -1,9 +1,11 @@
 // The CatalogSource controller of the classic binary: an informer of CatalogSources (every replica),
-// the leader's controller that writes their status, and the in-memory content of each CatalogSource
-// (`contents`) that the classic resolver will read. See README.md.
+// the leader's controller that writes their status, the follower that loads the same content on every other
+// replica, and the in-memory content of each CatalogSource (`contents`) that the classic resolver and the
+// package server read. See README.md.
 export { catalogSourceSetup } from './setup.ts';
 export { contentFromFbc, contentFromRegistry, findBundle, findPackage } from './content.ts';
 export type { CatalogSourceOptions, CatalogSourceParts } from './setup.ts';
+export type { ContentFollower, ContentFollowerOptions } from './follower.ts';
 export type { CatalogContent, ContentBundle, ContentChannel, ContentChannelEntry, ContentPackage, ContentProperty } from './content.ts';
 export type { ImageSources, ImageSourcesOptions } from './sources.ts';
 export type { CatalogSourceReader, CatalogSourceReaderOptions } from './reader.ts';

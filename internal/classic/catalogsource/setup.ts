@@ -9,6 +9,7 @@ import { registryAccess, type RegistryFlagOptions } from '../../shared/manager/i
 import type { RegistryClientOptions } from '../registryclient/index.ts';
 import type { RegistryClient as ImageRegistry } from '../../shared/image/index.ts';
 import { catalogSourceMetrics } from './metrics.ts';
+import { newContentFollower, type ContentFollower } from './follower.ts';
 import { newCatalogSourceReconciler, type ContentRegistry } from './reconciler.ts';
 import { addressSources, imageSources } from './sources.ts';
 
@@ -24,11 +25,15 @@ export interface CatalogSourceOptions extends RegistryFlagOptions {
   readonly readyRecheckMs?: number;
   readonly notReadyRecheckMs?: number;
   readonly rateLimiter?: () => RateLimiter<string>;
+  /** How often the follower looks at every CatalogSource again (default 10 min). */
+  readonly followerResyncMs?: number;
 }
 
 export interface CatalogSourceParts extends ManagerParts {
   readonly catalogSources: Informer<CatalogSource>;
   readonly controller: Controller;
+  /** The every-replica content loader (stands aside while `controller` runs): a non-leader serves the same content. */
+  readonly follower: ContentFollower;
   /** Each CatalogSource's loaded content, by namespace and name. */
   readonly contents: ContentRegistry;
   /** The process's image registry client (pull secrets and CAs from the flags), for other image readers. */
@@ -41,7 +46,7 @@ export function catalogSourceSetup(options: CatalogSourceOptions): (ctx: Manager
     const catalogSources = informers(client, logger)<CatalogSource>(V1alpha1, CatalogSourceKind);
     const { registry, informer: secretInformer } = await registryAccess({ client, logger, ...options });
     const watched: Cache[] = secretInformer ? [catalogSources, secretInformer] : [catalogSources];
-    const late: { controller?: Controller } = {}; // the controller exists once the reconciler does
+    const late: { controller?: Controller; follower?: ContentFollower } = {}; // they exist once the sources do
     const listeners = new Set<(namespace: string, name: string) => void>();
     const onContent = (key: string): void => {
       const { namespace = '', name } = splitKey(key);
@@ -54,7 +59,10 @@ export function catalogSourceSetup(options: CatalogSourceOptions): (ctx: Manager
       }
     };
     const addresses = addressSources({
-      onChange: (key) => late.controller?.enqueue(key),
+      onChange: (key) => {
+        late.controller?.enqueue(key);
+        late.follower?.controller.enqueue(key);
+      },
       onContent,
       ...(options.registryClient && { client: options.registryClient }),
     });
@@ -84,6 +92,20 @@ export function catalogSourceSetup(options: CatalogSourceOptions): (ctx: Manager
     });
     late.controller = controller;
     controller.watch(catalogSources);
+    // Every replica loads the content (its package server serves it); the leader's controller, once started, does it instead.
+    const follower = newContentFollower({
+      catalogSources,
+      images,
+      addresses,
+      leading: () => controller.started,
+      logger,
+      metrics,
+      ...(options.rateLimiter && { rateLimiter: options.rateLimiter() }),
+      ...(options.readyRecheckMs && { readyRecheckMs: options.readyRecheckMs }),
+      ...(options.notReadyRecheckMs && { notReadyRecheckMs: options.notReadyRecheckMs }),
+      ...(options.followerResyncMs && { resyncMs: options.followerResyncMs }),
+    });
+    late.follower = follower;
     log.info('global catalog namespace', { namespace: options.globalCatalogNamespace });
 
     const contents: ContentRegistry = {
@@ -97,7 +119,17 @@ export function catalogSourceSetup(options: CatalogSourceOptions): (ctx: Manager
       addresses.close();
       await registry.close();
     };
-    return { informers: watched, controllers: [controller], closers: [close], catalogSources, controller, contents, registry };
+    return {
+      informers: watched,
+      controllers: [controller],
+      runnables: [(signal) => follower.run(signal)],
+      closers: [close],
+      catalogSources,
+      controller,
+      follower,
+      contents,
+      registry,
+    };
   };
 }
 

@@ -80,41 +80,21 @@ export function imageSources(o: ImageSourcesOptions): ImageSources {
     }
     return p;
   };
+  // One load per key at a time: the leader's reconciler and the follower share these sources (sources.ts's callers
+  // see each load's outcome in order, never an older digest put back over a newer one).
+  const loads = new Map<string, Promise<unknown>>();
+  const serialized = <T>(key: string, f: () => Promise<T>): Promise<T> => {
+    const run = (loads.get(key) ?? Promise.resolve()).catch(() => undefined).then(f);
+    loads.set(key, run);
+    void run.then(
+      () => loads.get(key) === run && loads.delete(key),
+      () => loads.get(key) === run && loads.delete(key),
+    );
+    return run;
+  };
   return {
     current: (key) => loaded.get(key),
-    async load(key, image, signal) {
-      const puller = pullerFor(key);
-      const pulled = await puller.pull(image, { catalog: true, ...(signal && { signal }) });
-      const cur = loaded.get(key);
-      if (cur && cur.image === image && cur.digest === pulled.digest) {
-        refusals.delete(key);
-        return { loaded: false };
-      }
-      if (!pulled.configsDir) throw new Error(`image ${pulled.digestRef} was not pulled as a catalog`);
-      const was = refusals.get(key);
-      if (was && was.error.image === image && was.digest === pulled.digest) throw was.error;
-      const refuse = (problem: string): never => {
-        const error = new CatalogRefusedError(image, pulled.digestRef, problem);
-        refusals.set(key, { digest: pulled.digest, error });
-        collectGarbage();
-        throw error;
-      };
-      let catalog;
-      try {
-        catalog = await loadCatalog(pulled.configsDir, signal ? { signal } : {});
-      } catch (err) {
-        if (err instanceof FbcLoadError || err instanceof FbcValidationError) refuse(describeProblem(err));
-        throw err;
-      }
-      const problem = catalogProblem(catalog);
-      if (problem !== undefined) refuse(problem);
-      refusals.delete(key);
-      loaded.set(key, { image, digest: pulled.digest, content: contentFromFbc(catalog, pulled.digestRef, now()) });
-      o.onContent?.(key);
-      await puller.gc([pulled.digestRef]);
-      collectGarbage(); // the parsed files' garbage, gone at once (shared/observability/memory.ts)
-      return { loaded: true };
-    },
+    load: (key, image, signal) => serialized(key, () => loadOne(key, image, signal)),
     refused(key, image) {
       const r = refusals.get(key)?.error;
       return r?.image === image ? r : undefined;
@@ -131,6 +111,40 @@ export function imageSources(o: ImageSourcesOptions): ImageSources {
         .catch((err: unknown) => o.logger?.warn('could not remove a CatalogSource image cache', { catalogSource: key, err }));
     },
   };
+
+  async function loadOne(key: string, image: string, signal: AbortSignal | undefined): Promise<{ readonly loaded: boolean }> {
+    const puller = pullerFor(key);
+    const pulled = await puller.pull(image, { catalog: true, ...(signal && { signal }) });
+    const cur = loaded.get(key);
+    if (cur && cur.image === image && cur.digest === pulled.digest) {
+      refusals.delete(key);
+      return { loaded: false };
+    }
+    if (!pulled.configsDir) throw new Error(`image ${pulled.digestRef} was not pulled as a catalog`);
+    const was = refusals.get(key);
+    if (was && was.error.image === image && was.digest === pulled.digest) throw was.error;
+    const refuse = (problem: string): never => {
+      const error = new CatalogRefusedError(image, pulled.digestRef, problem);
+      refusals.set(key, { digest: pulled.digest, error });
+      collectGarbage();
+      throw error;
+    };
+    let catalog;
+    try {
+      catalog = await loadCatalog(pulled.configsDir, signal ? { signal } : {});
+    } catch (err) {
+      if (err instanceof FbcLoadError || err instanceof FbcValidationError) refuse(describeProblem(err));
+      throw err;
+    }
+    const problem = catalogProblem(catalog);
+    if (problem !== undefined) refuse(problem);
+    refusals.delete(key);
+    loaded.set(key, { image, digest: pulled.digest, content: contentFromFbc(catalog, pulled.digestRef, now()) });
+    o.onContent?.(key);
+    await puller.gc([pulled.digestRef]);
+    collectGarbage(); // the parsed files' garbage, gone at once (shared/observability/memory.ts)
+    return { loaded: true };
+  }
 }
 
 export interface AddressConnection {
