@@ -1,6 +1,7 @@
 // The real olm-classic binary (cmd/olm-classic, run with tsx) as its own process against the test cluster, as
 // test/integration/classic/e2e.test.ts starts it: every classic controller, the given global catalog namespace, the
-// test registry reachable over plain HTTP. Resolves once the process says it started its controllers.
+// test registry reachable over plain HTTP. Resolves once the process says it started its controllers (or, with
+// `startedLine`, once it printed a line containing that text: a replica that is not the leader starts none).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,17 +23,23 @@ export interface OlmClassicProcess {
   kill(): Promise<void>;
 }
 
-export async function startOlmClassicProcess(o: { globalNamespace: string; args?: readonly string[]; env?: NodeJS.ProcessEnv }): Promise<OlmClassicProcess> {
+export async function startOlmClassicProcess(o: { globalNamespace: string; args?: readonly string[]; env?: NodeJS.ProcessEnv; startedLine?: string }): Promise<OlmClassicProcess> {
   const cacheDir = await mkdtemp(join(tmpdir(), 'olm-classic-proc-'));
   const logs: string[] = [];
+  let printed: (() => void) | undefined;
+  const startedLine = o.startedLine;
+  const sawLine = startedLine === undefined ? undefined : new Promise<void>((resolve) => (printed = resolve));
   const p = startBinary(
     'olm-classic',
     ['--health-probe-bind-address=0', '--metrics-bind-address=0', `--cache-dir=${cacheDir}`, `--namespace=${o.globalNamespace}`, `--insecure-registries=${registry().host}`, ...(o.args ?? [])],
     { KUBECONFIG: controlPlane().kubeconfigPath, ...o.env },
-    (l) => logs.push(l),
+    (l) => {
+      logs.push(l);
+      if (startedLine !== undefined && l.includes(startedLine)) printed?.();
+    },
   );
   await Promise.race([
-    p.started,
+    sawLine ?? p.started,
     p.exited.then(() => {
       throw new Error(`olm-classic exited (${p.child.exitCode ?? p.child.signalCode}) before starting: ${logs.slice(-20).join('\n')}`);
     }),
