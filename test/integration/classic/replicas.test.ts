@@ -112,7 +112,7 @@ beforeAll(async () => {
   // One after the other: the first holds the lease before the second campaigns.
   leader = await startReplica(true);
   follower = await startReplica(false);
-  await waitFor('the second replica to see the leader', () => follower.proc.logs.some((l) => l.includes('"leader is"')));
+  await waitFor('the second replica to see the leader', async () => follower.proc.logs.some((l) => l.includes('"leader is"')));
   expect(follower.proc.logs.some((l) => l.includes('became leader'))).toBe(false);
 }, 180_000);
 
@@ -162,7 +162,7 @@ describe('two olm-classic replicas, each with its package server', () => {
 
     // The leader stops (releasing the lease): the other replica leads, and serves the same from the moment it does.
     await leader.proc.stop();
-    await waitFor('the other replica to lead', () => follower.proc.logs.some((l) => l.includes('became leader')), { timeoutMs: 60_000 });
+    await waitFor('the other replica to lead', async () => follower.proc.logs.some((l) => l.includes('became leader')), { timeoutMs: 60_000 });
     expect(await list(follower, ns)).toEqual(updated);
     await waitFor('the new leader to write status', async () =>
       (await getCatalogSource(ns, 'demo')).status?.connectionState?.lastObservedState === ops.ConnectionStateReady,
