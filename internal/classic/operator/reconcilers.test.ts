@@ -150,6 +150,27 @@ describe('operator reconciler', () => {
     await r.reconcile('gone.ns', signal);
     expect(calls).toEqual([{ verb: 'create', ref: { kind: 'Operator', name: 'etcd.ns' }, body: { apiVersion: 'operators.coreos.com/v1', kind: 'Operator', metadata: { name: 'etcd.ns' } } }]);
   });
+
+  it('deletes an Operator whose listed components are all gone (by uid); one never given a component stays', async () => {
+    const deleted: unknown[] = [];
+    const client = {
+      delete: (ref: { kind: string; name: string }, opts: { preconditions?: unknown }) => {
+        deleted.push([ref.kind, ref.name, opts.preconditions]);
+        return Promise.resolve(undefined);
+      },
+      updateStatus: (obj: Operator) => Promise.resolve(obj),
+    } as unknown as KubeClient;
+    const ref = { kind: 'Subscription', apiVersion: 'operators.coreos.com/v1alpha1', namespace: 'ns', name: 'etcd' };
+    const operators = cache<Operator>(
+      { apiVersion: 'operators.coreos.com/v1', kind: 'Operator', metadata: { name: 'etcd.ns', uid: 'u1' }, status: { components: { labelSelector: {}, refs: [ref] } } } as Operator,
+      { apiVersion: 'operators.coreos.com/v1', kind: 'Operator', metadata: { name: 'handmade.ns', uid: 'u2' } } as Operator,
+    );
+    const sources = [{ apiVersion: 'operators.coreos.com/v1alpha1', kind: 'Subscription', cache: cache<KubeObject>() }];
+    const r = operatorReconciler({ client, operators, sources, logger: noopLogger });
+    await r.reconcile('etcd.ns', signal);
+    await r.reconcile('handmade.ns', signal);
+    expect(deleted).toEqual([['Operator', 'etcd.ns', { uid: 'u1' }]]);
+  });
 });
 
 describe('operator status', () => {

@@ -16,7 +16,7 @@ import {
   type Subscription,
 } from '../../../api/operators/index.ts';
 import { ObjectReconciler, errorMessage, splitKey, type Reconciler, type Step } from '../../shared/controller/index.ts';
-import { isAlreadyExists, isNotFound, NAMESPACE_INDEX, type CacheReader, type KubeClient } from '../../shared/kube/index.ts';
+import { isAlreadyExists, isConflict, isNotFound, NAMESPACE_INDEX, type CacheReader, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import { operatorStatus, type Component } from './components.ts';
 import { COMPONENT_LABEL_KEY_PREFIX, componentLabelKey, operatorNames, packageOperatorName } from './names.ts';
@@ -220,8 +220,9 @@ interface OperatorPass {
 }
 
 /**
- * Operator name → the Operator created while it has components (an Operator deleted with components left comes back;
- * one whose components are all gone stays as it is, and a deleted one stays gone), its status set to its components.
+ * Operator name → the Operator created while it has components (an Operator deleted with components left comes back,
+ * a deleted one without stays gone), its status set to its components; one whose components were listed and are now
+ * all gone is deleted (ours: upstream leaves it with no refs), so the Operators are the operators installed.
  */
 export function operatorReconciler(o: OperatorReconcilerOptions): Reconciler {
   const steps: Step<OperatorPass>[] = [
@@ -246,8 +247,21 @@ export function operatorReconciler(o: OperatorReconcilerOptions): Reconciler {
   });
   return {
     async reconcile(key, signal) {
-      if (o.operators.get(key)) return objects.reconcile(key, signal);
       const { name } = splitKey(key);
+      const have = o.operators.get(key);
+      if (have && (have.status?.components?.refs?.length ?? 0) > 0 && componentsOf(o.sources, name).length === 0) {
+        // Its last component went (an uninstall): the Operator goes too. One never given a component (made by
+        // hand) is left alone; the uid makes sure it is the Operator just read.
+        try {
+          await o.client.delete({ apiVersion: V1, kind: OperatorKind, name }, { signal, ...(have.metadata.uid && { preconditions: { uid: have.metadata.uid } }) });
+          o.logger.info('deleted Operator: its components are gone', { operator: name });
+        } catch (err) {
+          if (!isNotFound(err) && !isConflict(err)) throw new Error(`could not delete Operator ${name}: ${errorMessage(err)}`, { cause: err });
+          if (isConflict(err)) return { requeue: true };
+        }
+        return;
+      }
+      if (have) return objects.reconcile(key, signal);
       if (componentsOf(o.sources, name).length === 0) return;
       try {
         await o.client.create<Operator>({ apiVersion: V1, kind: OperatorKind, metadata: { name } }, { signal });

@@ -1,6 +1,9 @@
 // `kubectl olm uninstall --classic <subscription> -n <namespace>`: the Subscription, the operands with
-// `--delete-operands`, the CSV, and with `--delete-operator-groups` the OperatorGroup.
+// `--delete-operands`, the CSV, and with `--delete-operator-groups` the OperatorGroup. The CRDs stay, released from
+// the Operator `<package>.<namespace>` (its component label removed once the CSV is gone), so the Operator API drops
+// the operator as `list --classic` does.
 import type { ClusterServiceVersion, OperatorGroup, Subscription } from '../../../api/operators/index.ts';
+import { componentLabelKey, packageOperatorName } from '../../classic/operator/index.ts';
 import { isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, names, parseFlags, timeoutMs, withClient } from '../cluster.ts';
 import type { CliCommand, CliIO } from '../types.ts';
@@ -39,6 +42,38 @@ async function operandsOf(client: KubeClient, csv: ClusterServiceVersion, io: Cl
   return out;
 }
 
+const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' } as const;
+
+/**
+ * The CSV's owned CRDs stay in place, but are no longer components of the Operator `<package>.<namespace>`: once the
+ * CSV is gone (OLM's cleanup finalizer first; before that OLM would label them again), its component label is
+ * removed from them, so the Operator API drops the operator once OLM's garbage is collected. False when the CSV was
+ * not gone in time (the labels stay; said on stderr).
+ */
+async function releaseCRDs(client: KubeClient, io: CliIO, csv: ClusterServiceVersion, operator: string, timeout: number): Promise<boolean> {
+  const label = componentLabelKey(operator);
+  const crds = [];
+  for (const d of csv.spec.customresourcedefinitions?.owned ?? []) {
+    const crd = await getOrUndefined(client, { ...CRD, name: d.name });
+    if (crd?.metadata?.labels?.[label] !== undefined) crds.push(d.name);
+  }
+  if (crds.length === 0) return true;
+  const csvRef = { ...CSV, name: csv.metadata.name ?? '', namespace: csv.metadata.namespace ?? '' };
+  const gone = await waitFor({ get: () => getOrUndefined(client, csvRef), done: (o) => o === undefined, timeoutMs: timeout, io, label: `clusterserviceversion/${csvRef.name}` });
+  if (!gone.ok) {
+    io.stderr.write(`operator "${operator}" still lists crds ${crds.map((c) => `"${c}"`).join(', ')}: clusterserviceversion "${csvRef.name}" was not gone in time (run uninstall again)\n`);
+    return false;
+  }
+  for (const name of crds) {
+    try {
+      await client.patch({ ...CRD, name }, 'merge', { metadata: { labels: { [label]: null } } });
+    } catch (err) {
+      if (!isNotFound(err)) throw new Error(`release crd "${name}" from operator "${operator}": ${(err as Error).message}`, { cause: err });
+    }
+  }
+  return true;
+}
+
 const operandText = (o: Operand): string => `${o.kind.toLowerCase()} "${o.namespace ? `${o.namespace}/` : ''}${o.name}"`;
 
 /** Deletes an object and says so; a missing one is fine. */
@@ -74,7 +109,9 @@ export const uninstallClassicCommand: CliCommand = {
     'owner references and labels then remove the operator\'s Deployments, RBAC and Services. The custom resources of',
     'the CSV\'s owned CRDs (the operands) are left in place unless --delete-operands, which deletes them first — in',
     'the namespaces the operator watches — and waits until they are gone, so the operator can handle their',
-    'finalizers. CRDs are never deleted. <subscription> may also name the package.',
+    'finalizers. CRDs are never deleted: once the CSV is gone (waited for, up to --timeout), they stop being components',
+    'of the Operator <package>.<namespace>, so `kubectl get operators` drops it as `list --classic` does.',
+    '<subscription> may also name the package.',
     '',
     'Flags:',
     NS_USAGE,
@@ -132,6 +169,7 @@ export const uninstallClassicCommand: CliCommand = {
       if (csv) {
         const ref = { ...CSV, name: csvName, namespace: ns };
         if (await deleteObject(client, io, ref, `clusterserviceversion "${csvName}"`)) gone.push(ref);
+        await releaseCRDs(client, io, csv, packageOperatorName(sub.spec.name, ns), timeout);
       } else io.stderr.write(`csv for package "${sub.spec.name}" not found\n`);
       if (values['delete-operator-groups']) {
         const left = (await client.listAll<Subscription>({ ...SUB, namespace: ns })).items.filter((s) => s.metadata.name !== name);

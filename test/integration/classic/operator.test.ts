@@ -1,14 +1,20 @@
 // The Operator API (operators.coreos.com/v1 Operator) with the real olm-classic binary against the real cluster and
 // registry: a Subscription's install makes an Operator `<package>.<namespace>` whose status lists the Subscription,
 // the InstallPlan, the CSV, the owned CRD and the Deployment with their conditions, in upstream's order; deleting
-// the Subscription and the CSV takes them (and what the CSV owned) off the list, while the Operator stays.
+// the Subscription and the CSV takes them (and what the CSV owned) off the list, while the Operator stays; the
+// operators `kubectl olm list --classic` shows are those `kubectl get operators` shows, before and after
+// `kubectl olm uninstall --classic`.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { compareRefs } from '../../../internal/classic/operator/index.ts';
+import { runCaptured } from '../../../internal/cli/index.ts';
+import { binaries } from '../../support/binaries.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
 import { createImageCatalogSource } from '../../support/classic-olm.ts';
 import { installClassicCRDs } from '../../support/crds.ts';
-import { adminKube, registry, testNamespaces } from '../../support/env.ts';
+import { adminKube, controlPlane, registry, testNamespaces } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitForValue } from '../../support/net.ts';
@@ -115,6 +121,54 @@ describe('the Operator API', () => {
     const back = await until('the Operator recreated', operatorOf(mine!.metadata.name!), (o) => !!o && o.metadata.uid !== uid && refs(o).length > 0, 60_000);
     expect(has(back, 'CustomResourceDefinition', bundle.crdName)).toBeDefined();
   });
+
+  it('kubectl olm list --classic and kubectl get operators name the same operators, before and after an uninstall', async () => {
+    const installed = [await namespaces.create('opapi-a'), await namespaces.create('opapi-b')];
+    for (const ns of installed) {
+      await kube().must(
+        kube().request('POST', TestKube.path(ops.V1, ops.OperatorGroupResource, undefined, ns), { apiVersion: ops.V1, kind: ops.OperatorGroupKind, metadata: { name: 'og' }, spec: { targetNamespaces: [ns] } }),
+      );
+      await kube().must(
+        kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns), {
+          apiVersion: ops.V1alpha1,
+          kind: ops.SubscriptionKind,
+          metadata: { name: 'op' },
+          spec: { source: 'opapi', sourceNamespace: globalNs, name: PKG, channel: 'stable' },
+        }),
+      );
+    }
+    const env = { KUBECONFIG: controlPlane().kubeconfigPath };
+    const mine = (ns: string | undefined): boolean => installed.includes(ns ?? '');
+    // `kubectl olm list --classic -A -o json`: <package>.<namespace> of each Subscription in this test's namespaces.
+    const listed = async (): Promise<string[]> => {
+      const r = await runCaptured(['list', '--classic', '-A', '-o', 'json'], { env });
+      if (r.code !== 0) throw new Error(`kubectl olm list --classic: ${r.stderr}`);
+      const list = JSON.parse(r.stdout) as ops.SubscriptionList;
+      return list.items.filter((s) => mine(s.metadata.namespace)).map((s) => `${s.spec.name}.${s.metadata.namespace ?? ''}`).sort();
+    };
+    // A real `kubectl get operators -o json` (the control plane's multi-call binary runs kubectl).
+    const { apiserver } = await binaries();
+    const operators = async (): Promise<string[]> => {
+      const { stdout } = await promisify(execFile)(apiserver, ['kubectl', `--kubeconfig=${controlPlane().kubeconfigPath}`, 'get', 'operators', '-o', 'json']);
+      const names = (JSON.parse(stdout) as ops.OperatorList).items.map((o) => o.metadata.name ?? '');
+      return names.filter((n) => installed.some((ns) => n === `${PKG}.${ns}`)).sort();
+    };
+    const both = async (): Promise<{ cli: string[]; api: string[] }> => ({ cli: await listed(), api: await operators() });
+    const want = installed.map((ns) => `${PKG}.${ns}`).sort();
+    const before = await until('both to name the two installs', both, (b) => JSON.stringify(b.cli) === JSON.stringify(want) && JSON.stringify(b.api) === JSON.stringify(want));
+    expect(before.api).toEqual(before.cli);
+    await until('the installs to succeed', operatorOf(`${PKG}.${installed[0]!}`), (o) => has(o, 'ClusterServiceVersion', bundle.name)?.conditions?.[0]?.type === 'Succeeded');
+
+    // Uninstall one with the CLI (no --wait): both drop it, and keep the other.
+    const u = await runCaptured(['uninstall', '--classic', PKG, '-n', installed[0]!], { env });
+    expect(u.code, `${u.stdout}${u.stderr}`).toBe(0);
+    const after = await until('both to drop the uninstalled one', both, (b) => b.cli.length === 1 && b.api.length === 1);
+    expect(after).toEqual({ cli: [`${PKG}.${installed[1]!}`], api: [`${PKG}.${installed[1]!}`] });
+    // the CRD stays, a component of the remaining install only
+    const crd = await kube().must<{ metadata: { labels?: Record<string, string> } }>(kube().request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${bundle.crdName}`));
+    expect(crd.metadata.labels?.[`operators.coreos.com/${PKG}.${installed[1]!}`]).toBe('');
+    expect(crd.metadata.labels?.[`operators.coreos.com/${PKG}.${installed[0]!}`]).toBeUndefined();
+  }, 330_000);
 
   it('logs no error-level line', () => {
     const errors = olmClassic!.errorLines(namespaces.list());
