@@ -41,6 +41,8 @@ export interface ContentFollowerOptions {
 
 export interface ContentFollower {
   readonly controller: Controller;
+  /** One pass for one CatalogSource key (what the controller runs). */
+  reconcile(key: string, signal: AbortSignal): Promise<Result | void>;
   /** Waits for the CatalogSource cache, then follows until `signal` aborts. */
   run(signal: AbortSignal): Promise<void>;
 }
@@ -93,27 +95,28 @@ export function newContentFollower(o: ContentFollowerOptions): ContentFollower {
     return { requeueAfterMs: conn.state === ConnectionStateReady ? readyMs : notReadyMs };
   }
 
+  async function reconcile(key: string, signal: AbortSignal): Promise<Result | void> {
+    if (leading()) return;
+    const cs = catalogSources.get(key);
+    if (!cs || cs.metadata.deletionTimestamp || sourceTypeProblem(cs) || cs.spec.sourceType !== SourceTypeGrpc) return drop(key);
+    // As the leader: the image wins when both are set.
+    if (cs.spec.image) return followImage(key, cs, cs.spec.image, signal);
+    return followAddress(key, cs.spec.address ?? '');
+  }
+
   const controller = new Controller({
     name: 'catalogsource-content',
     ...(o.logger && { logger: o.logger }),
     ...(o.metrics && { metrics: o.metrics }),
     ...(o.rateLimiter && { rateLimiter: o.rateLimiter }),
     resync: { periodMs: o.resyncMs ?? 10 * 60_000, keys: () => catalogSources.keys() },
-    reconciler: {
-      async reconcile(key, signal) {
-        if (leading()) return;
-        const cs = catalogSources.get(key);
-        if (!cs || cs.metadata.deletionTimestamp || sourceTypeProblem(cs) || cs.spec.sourceType !== SourceTypeGrpc) return drop(key);
-        // As the leader: the image wins when both are set.
-        if (cs.spec.image) return followImage(key, cs, cs.spec.image, signal);
-        return followAddress(key, cs.spec.address ?? '');
-      },
-    },
+    reconciler: { reconcile },
   });
   controller.watch(catalogSources);
 
   return {
     controller,
+    reconcile,
     async run(signal) {
       try {
         await catalogSources.waitForSync(signal);
