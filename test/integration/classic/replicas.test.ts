@@ -1,8 +1,8 @@
 // Two olm-classic processes (cmd/olm-classic, real flags, --leader-elect, each with its package server) against the
 // shared control plane: the one that is not the leader serves the same PackageManifests as the leader — asked
 // directly on each bind address with the API server's front-proxy client certificate, as the aggregator asks —,
-// follows a spec.image change and a new digest the leader's registry poll finds, and keeps serving, unchanged, when
-// it takes the lease over.
+// follows a spec.image change and a new digest the leader's registry poll finds, reads a spec.address source (a real
+// `opm serve`) itself, and keeps serving, unchanged, when it takes the lease over.
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { installClassicCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { TestKube } from '../../support/kube.ts';
 import { freePort, waitFor, waitForValue } from '../../support/net.ts';
+import { OpmServe } from '../../support/opm.ts';
 import { startOlmClassicProcess, type OlmClassicProcess } from '../../support/olm-classic-process.ts';
 
 const demoCatalog = fileURLToPath(new URL('../../../demo/catalog', import.meta.url));
@@ -35,6 +36,7 @@ let dispatcher: Agent;
 let leader: Replica;
 let follower: Replica;
 const dirs: string[] = [];
+const opm = new OpmServe(demoCatalog);
 
 async function startReplica(leading: boolean): Promise<Replica> {
   const port = await freePort();
@@ -87,12 +89,17 @@ const stableHeads = (items: PackageManifest[]): string[] =>
   items.map((p) => `${p.status.catalogSourceNamespace}/${p.status.catalogSource}: ${p.status.channels.find((c) => c.name === 'stable')?.currentCSV ?? ''}`);
 
 /** Both replicas' lists of `namespace`, once they are equal and `want` holds for them. */
+let lastHeads: string[][] = [];
 async function bothServe(what: string, namespace: string, want: (items: PackageManifest[]) => boolean): Promise<PackageManifest[]> {
   const [a] = await waitForValue(
     what,
-    () => Promise.all([list(leader, namespace), list(follower, namespace)]),
+    async () => {
+      const both = await Promise.all([list(leader, namespace), list(follower, namespace)]);
+      lastHeads = both.map((items) => stableHeads(items));
+      return both;
+    },
     ([a, b]) => JSON.stringify(a) === JSON.stringify(b) && want(a),
-    { context: () => `the other replica's last lines: ${follower.proc.logs.slice(-10).join('\n')}` },
+    { lastChars: 200, context: () => `stable heads (leader, other): ${JSON.stringify(lastHeads)}; the other replica's last lines: ${follower.proc.logs.slice(-10).join('\n')}` },
   );
   return a;
 }
@@ -118,6 +125,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const r of [follower, leader]) await r?.proc.stop();
+  await opm.stop();
   await dispatcher?.close();
   for (const d of dirs) await rm(d, { recursive: true, force: true });
   for (const n of [ns, global]) if (n) await kube().request('DELETE', `/api/v1/namespaces/${n}`);
@@ -156,8 +164,14 @@ describe('two olm-classic replicas, each with its package server', () => {
     const before = (await getCatalogSource(global, 'global-demo')).status?.connectionState?.lastConnect;
     await push(`${tag}:poll`, v4);
     await waitFor('the leader to load the new digest', async () => (await getCatalogSource(global, 'global-demo')).status?.connectionState?.lastConnect !== before);
-    const updated = await bothServe('both replicas to serve the polled digest', ns, (items) => stableHeads(items)[1] === `${global}/global-demo: demo-operator.v0.4.0`);
-    expect(stableHeads(updated)).toEqual([`${ns}/demo: demo-operator.v0.4.0`, `${global}/global-demo: demo-operator.v0.4.0`]);
+    const polled = await bothServe('both replicas to serve the polled digest', ns, (items) => stableHeads(items)[1] === `${global}/global-demo: demo-operator.v0.4.0`);
+    expect(stableHeads(polled)).toEqual([`${ns}/demo: demo-operator.v0.4.0`, `${global}/global-demo: demo-operator.v0.4.0`]);
+
+    // spec.address: each replica reads the registry server itself.
+    const { address } = await opm.start();
+    await kube().must(kube().request('POST', csPath(ns), { apiVersion: ops.V1alpha1, kind: ops.CatalogSourceKind, metadata: { name: 'addr' }, spec: { sourceType: 'grpc', address } }));
+    const updated = await bothServe('both replicas to serve the spec.address source', ns, (items) => items.length === 3);
+    expect(stableHeads(updated)).toEqual([`${ns}/addr: demo-operator.v0.3.0`, `${ns}/demo: demo-operator.v0.4.0`, `${global}/global-demo: demo-operator.v0.4.0`]);
     expect(follower.proc.logs.filter((l) => l.includes('"level":"error"'))).toEqual([]);
 
     // The leader stops (releasing the lease): the other replica leads, and serves the same from the moment it does.
