@@ -4,6 +4,7 @@
 // object touched (a file and a Secret in the namespace); revision 1 as a ClusterObjectSet that adopts the CSV's
 // objects in place, waited for; their classic ownership removed; the ClusterExtension pinned to the installed
 // version, waited for until Installed from that revision; then the classic objects deleted without cascading.
+// `migrate --all` runs this for every Subscription, one after the other, and ends with a summary table.
 // The plan itself: ./migrate-plan.ts.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
