@@ -215,6 +215,16 @@ export async function benchClassicMigrate(): Promise<Figure[]> {
       { timeoutMs: 20 * 60_000, intervalMs: 500 },
     );
     figures.push({ name: `${COUNT} Subscriptions (one namespace) → every CSV Succeeded`, value: Math.round(performance.now() - i0), unit: 'ms', note: 'olm-classic from source (tsx)' });
+    // `migrate --all` reads every verdict once, first: each Subscription must have recorded its installed CSV by then
+    await waitFor(
+      'every Subscription AtLatestKnown with its installed CSV',
+      async () => {
+        const subs = (await kube.must<{ items: ops.Subscription[] }>(kube.request('GET', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, NS)))).items;
+        return subs.length >= COUNT && subs.every((s) => s.status?.state === 'AtLatestKnown' && s.status.installedCSV);
+      },
+      { timeoutMs: 10 * 60_000, intervalMs: 500 },
+    );
+    figures.push({ name: `… → every Subscription AtLatestKnown with its installed CSV`, value: Math.round(performance.now() - i0), unit: 'ms' });
 
     const deployments = async (): Promise<Map<string, string>> =>
       new Map(
