@@ -1,11 +1,12 @@
 // `kubectl olm migrate` at scale (issue 33, Performance): BENCH_MIGRATE_COUNT operators (default 50, one small test
 // package each, one catalog) installed by the real olm-classic binary through Subscriptions in one AllNamespaces
-// namespace, then moved to OLM v1 one `migrate` at a time (the CLI in this process, as `runCaptured` runs it) against
+// namespace, then moved to OLM v1 with one `migrate --all` (the CLI in this process, as `runCaptured` runs it) against
 // the real catalogd and operator-controller (`--feature-gates=BoxcutterRuntime=true`), all three started from source
 // with tsx as test/support/process.ts `startBinary` starts them, on a fresh cluster (kube-apiserver, controllers, KWOK
 // nodes) and registry. Figures: the install (last Subscription created → every CSV Succeeded), the migrations' total
-// and per-operator p50/p99, the API server's requests during them (apiserver_request_total, every client: the CLI and
-// the three controllers), olm-classic's and operator-controller's RSS before and after, and whether every Deployment
+// and per-operator p50/p99 (from the command's `==> <ns>/<sub> <time>` lines), the API server's requests during them
+// (apiserver_request_total, every client: the CLI and the three controllers), how long any operator's Deployment was
+// not Available during them (a watch on every Deployment from before the command until it ends; the target is zero), olm-classic's and operator-controller's RSS before and after, and whether every Deployment
 // kept its UID and every extension is Installed from revision 1.
 // Figures only. Run alone: `node --import tsx bench/classic-migrate.ts`.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -14,7 +15,9 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import * as ops from '../api/operators/index.ts';
+import type { KubeObject } from '../api/meta/v1.ts';
 import { runCaptured } from '../internal/cli/index.ts';
+import { KubeClient } from '../internal/shared/kube/index.ts';
 import { sleep } from '../internal/shared/toolkit/index.ts';
 import { installAdmissionPolicies } from '../test/support/admission.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../test/support/bundles.ts';
@@ -59,6 +62,62 @@ async function settledRss(pid: number | undefined): Promise<number> {
     xs.push(await rssMiB(pid));
   }
   return Math.min(...xs);
+}
+
+/**
+ * Watches every Deployment of `namespace` from now until `stop()`: how long, summed over them, one was not Available
+ * (its Available condition not True, or deleted), and how many times one became so. Level-based: each event's state.
+ */
+async function watchAvailability(kubeconfig: string, namespace: string): Promise<{ stop: () => { unavailableMs: number; episodes: number; deployments: number; notAvailableAtStart: number; watchRestarts: number } }> {
+  const client = await KubeClient.fromConfig({ kubeconfig });
+  const kind = { apiVersion: 'apps/v1', kind: 'Deployment', namespace };
+  const available = (d: Json | undefined): boolean => ((d?.['status']?.['conditions'] ?? []) as Json[]).some((c) => c['type'] === 'Available' && c['status'] === 'True');
+  const list = await client.list<Json & KubeObject>(kind);
+  /** name → since when it is not Available (undefined: Available) */
+  const downSince = new Map<string, number | undefined>();
+  let notAvailableAtStart = 0;
+  for (const d of list.items) {
+    const up = available(d);
+    if (!up) notAvailableAtStart++;
+    downSince.set(d.metadata.name ?? '', up ? undefined : performance.now());
+  }
+  let unavailableMs = 0;
+  let episodes = 0;
+  let watchRestarts = 0;
+  const see = (name: string, up: boolean): void => {
+    const since = downSince.get(name);
+    if (up && since !== undefined) unavailableMs += performance.now() - since;
+    if (!up && since === undefined && downSince.has(name)) episodes++;
+    downSince.set(name, up ? undefined : (since ?? performance.now()));
+  };
+  const ac = new AbortController();
+  let rv = list.metadata?.resourceVersion;
+  void (async () => {
+    while (!ac.signal.aborted) {
+      try {
+        for await (const e of client.watch<Json & KubeObject>(kind, { resourceVersion: rv, signal: ac.signal, timeoutSeconds: 600 })) {
+          if (e.type === 'BOOKMARK') continue;
+          rv = e.object.metadata.resourceVersion ?? rv;
+          see(e.object.metadata.name ?? '', e.type !== 'DELETED' && available(e.object));
+        }
+      } catch {
+        if (ac.signal.aborted) return;
+        watchRestarts++;
+        const again = await client.list<Json & KubeObject>(kind).catch(() => undefined);
+        if (again) {
+          rv = again.metadata?.resourceVersion;
+          for (const d of again.items) see(d.metadata.name ?? '', available(d));
+        }
+      }
+    }
+  })();
+  return {
+    stop: () => {
+      ac.abort();
+      for (const [name, since] of downSince) if (since !== undefined) see(name, true);
+      return { unavailableMs, episodes, deployments: downSince.size, notAvailableAtStart, watchRestarts };
+    },
+  };
 }
 
 /** One of the project's binaries from source; its last lines kept for a failure's note. */
@@ -156,6 +215,16 @@ export async function benchClassicMigrate(): Promise<Figure[]> {
       { timeoutMs: 20 * 60_000, intervalMs: 500 },
     );
     figures.push({ name: `${COUNT} Subscriptions (one namespace) → every CSV Succeeded`, value: Math.round(performance.now() - i0), unit: 'ms', note: 'olm-classic from source (tsx)' });
+    // `migrate --all` reads every verdict once, first: each Subscription must have recorded its installed CSV by then
+    await waitFor(
+      'every Subscription AtLatestKnown with its installed CSV',
+      async () => {
+        const subs = (await kube.must<{ items: ops.Subscription[] }>(kube.request('GET', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, NS)))).items;
+        return subs.length >= COUNT && subs.every((s) => s.status?.state === 'AtLatestKnown' && s.status.installedCSV);
+      },
+      { timeoutMs: 10 * 60_000, intervalMs: 500 },
+    );
+    figures.push({ name: `… → every Subscription AtLatestKnown with its installed CSV`, value: Math.round(performance.now() - i0), unit: 'ms' });
 
     const deployments = async (): Promise<Map<string, string>> =>
       new Map(
@@ -165,25 +234,33 @@ export async function benchClassicMigrate(): Promise<Figure[]> {
     const classicBefore = await settledRss(classic.proc.child.pid);
     const ocBefore = await settledRss(oc.proc.child.pid);
 
-    // 2. one `migrate` per Subscription, one after the other
+    // 2. `migrate --all`: every Subscription, one after the other, while a watch sees every Deployment's Available
+    const avail = await watchAvailability(info.kubeconfigPath, NS);
     const req0 = await apiRequests(kube);
-    const each: number[] = [];
-    const failed: string[] = [];
     const m0 = performance.now();
-    for (const b of bundles) {
-      const t = performance.now();
-      const run = await runCaptured(['migrate', b.packageName, '-n', NS, '--backup-dir', join(tmp, 'backups', b.packageName), '--timeout', '5m'], {
-        cwd: tmp,
-        env: { KUBECONFIG: info.kubeconfigPath },
-      });
-      each.push(performance.now() - t);
-      if (run.code !== 0) failed.push(`${b.packageName}: ${run.stderr.trim().split('\n')[0] ?? ''}`);
-    }
+    const run = await runCaptured(['migrate', '--all', '--backup-dir', join(tmp, 'backups'), '--timeout', '5m'], { cwd: tmp, env: { KUBECONFIG: info.kubeconfigPath } });
     const totalMs = performance.now() - m0;
     const requests = (await apiRequests(kube)) - req0;
-    figures.push({ name: `${COUNT} migrations, one after the other: total`, value: Math.round(totalMs), unit: 'ms', note: failed.length ? `${failed.length} FAILED: ${failed[0]}` : 'every run exited 0' });
-    figures.push({ name: 'per operator p50 / p99', value: Math.round(pct(each, 50)), unit: 'ms', note: `p99 ${Math.round(pct(each, 99))} ms, max ${Math.round(Math.max(...each))} ms (run ${each.indexOf(Math.max(...each)) + 1}), first ${Math.round(each[0] ?? 0)} ms` });
+    const down = avail.stop();
+    // per operator: from its `==> <ns>/<sub> <time>` line to the next one (`==> done <time>` after the last)
+    const stamps = [...run.stdout.matchAll(/^==> (\S+) (\S+)$/gm)].map((m) => Date.parse(m[2]!));
+    const each = stamps.slice(1).map((t, i) => t - stamps[i]!);
+    const rows = run.stdout.slice(run.stdout.lastIndexOf('==> done')).split('\n').slice(2).filter((l) => l !== '');
+    const notMigrated = rows.filter((l) => !/\smigrated to ClusterExtension /.test(l));
+    figures.push({
+      name: `${COUNT} migrations with \`migrate --all\`: total`,
+      value: Math.round(totalMs),
+      unit: 'ms',
+      note: run.code === 0 && notMigrated.length === 0 && rows.length === COUNT ? 'exit 0, every row migrated' : `exit ${run.code}, ${rows.length} rows, ${notMigrated.length} not migrated: ${notMigrated[0] ?? run.stderr.trim().split('\n')[0] ?? ''}`,
+    });
+    figures.push({ name: 'per operator p50 / p99 (between its ==> line and the next)', value: Math.round(pct(each, 50)), unit: 'ms', note: `p99 ${Math.round(pct(each, 99))} ms, max ${Math.round(Math.max(...each))} ms (operator ${each.indexOf(Math.max(...each)) + 1}), first ${Math.round(each[0] ?? 0)} ms; the catalog read and checks before the first: ${Math.round((stamps[0] ?? 0) - (Date.now() - (performance.now() - m0)))} ms` });
     figures.push({ name: 'API server requests during the migrations (every client)', value: requests, unit: 'requests', note: `${Math.round(requests / COUNT)} per operator` });
+    figures.push({
+      name: 'Deployment unavailability during the migrations (Available not True, every Deployment, watched throughout)',
+      value: Math.round(down.unavailableMs),
+      unit: 'ms',
+      note: `${down.episodes} episodes over ${down.deployments} Deployments${down.notAvailableAtStart ? `; ${down.notAvailableAtStart} not Available before the first migration` : ''}${down.watchRestarts ? `; watch restarted ${down.watchRestarts}×` : ''}`,
+    });
 
     // 3. the end state
     const uidsAfter = await deployments();

@@ -4,6 +4,7 @@
 // object touched (a file and a Secret in the namespace); revision 1 as a ClusterObjectSet that adopts the CSV's
 // objects in place, waited for; their classic ownership removed; the ClusterExtension pinned to the installed
 // version, waited for until Installed from that revision; then the classic objects deleted without cascading.
+// `migrate --all` runs this for every Subscription, one after the other, and ends with a summary table.
 // The plan itself: ./migrate-plan.ts.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
@@ -15,11 +16,12 @@ import { ClusterExtensionKind, ClusterObjectSetKind, GroupVersion, MigratedFromS
 import { isAlreadyExists, isConflict, isForbidden, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import { sleep } from '../../shared/toolkit/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, timeoutMs, withClient } from '../cluster.ts';
+import { emit, table } from '../output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from '../types.ts';
 import { waitFor } from '../wait.ts';
 import { CSV, getOrUndefined, IP, NS_OPTION, OG, SUB } from './common.ts';
 import { checkSubscriptions, featureGates } from './migrate-check.ts';
-import type { CatalogBundle } from './migration.ts';
+import type { CatalogBundle, MigrationCheck } from './migration.ts';
 import { BackupKey, BackupLabel, classicLabels, describeRef, ownedObjects, planMigration, revisionMarks, subscriptionPlans, type MigrationInput, type MigrationPlan, type ObjectRef, type OwnershipChange } from './migrate-plan.ts';
 
 const COS = { apiVersion: GroupVersion, kind: ClusterObjectSetKind } as const;
@@ -308,6 +310,7 @@ export const migrateCommand: CliCommand = {
   summary: 'move an operator OLM classic installed (a Subscription) to an OLM v1 ClusterExtension in place',
   usage: [
     'Usage: kubectl olm migrate <subscription> [-n <namespace>] [--name <extension>] [--backup-dir <dir>] [--timeout <duration>] [--dry-run] [flags]',
+    '       kubectl olm migrate --all [-n <namespace>] [--backup-dir <dir>] [--timeout <duration>] [--dry-run] [flags]',
     '',
     'Moves the operator a Subscription installed to a ClusterExtension without re-installing it (its Deployment,',
     'custom resources and CRDs stay as they are). operator-controller must run with --feature-gates=BoxcutterRuntime=true.',
@@ -326,93 +329,222 @@ export const migrateCommand: CliCommand = {
     '     OperatorGroup when nothing else uses it',
     'Run on a migrated Subscription, it says so and changes nothing.',
     '',
+    'With --all, every Subscription of every namespace (of -n\'s only, when given) and every one a backup Secret stands',
+    'for, one after the other (migrate check\'s verdicts read once, first): each eligible one migrated as above, each',
+    'already migrated one skipped, each ineligible or conflicting one reported with its reason and left as it is; one',
+    'that fails stops only itself. Each starts with a line `==> <namespace>/<subscription> <time>`; a table NAME',
+    'NAMESPACE PACKAGE RESULT ends the run. Exit code: 0 when each is migrated or already migrated, 1 otherwise.',
+    '',
     'Flags:',
     '  -n, --namespace <namespace>        the Subscription\'s namespace (default: the kubeconfig context\'s namespace)',
-    '      --name <extension>             the ClusterExtension\'s name (default: the package name)',
-    '      --backup-dir <dir>             where the backup file goes (default ./olm-migrate-<namespace>-<subscription>-<timestamp>/)',
+    '      --all                          every Subscription (of every namespace, or of -n\'s)',
+    '      --name <extension>             the ClusterExtension\'s name (default: the package name; not with --all)',
+    '      --backup-dir <dir>             where the backup file goes (default ./olm-migrate-<namespace>-<subscription>-<timestamp>/;',
+    '                                     with --all, the folder those go in, default .)',
     '      --timeout <duration>           give up waiting for each step after this long (default 5m)',
     '      --feature-gates <gates>        operator-controller\'s gates the check assumes (see `migrate check --help`)',
-    '      --dry-run                      print every object that would be created, changed or deleted; change nothing',
+    '      --dry-run                      print every object that would be created, changed or deleted (with --all, the',
+    '                                     actions only); change nothing',
     ...CONNECTION_USAGE,
     '',
     'Examples:',
     '  kubectl olm migrate my-operator -n operators --dry-run',
     '  kubectl olm migrate my-operator -n operators --timeout 10m',
+    '  kubectl olm migrate --all --dry-run',
   ].join('\n'),
   async run(args, io) {
     const { values, positionals: pos } = parseFlags(args, {
       ...CONNECTION_OPTIONS,
       ...NS_OPTION,
+      all: { type: 'boolean' },
       name: { type: 'string' },
       'backup-dir': { type: 'string' },
       timeout: { type: 'string' },
       'feature-gates': { type: 'string' },
       'dry-run': { type: 'boolean' },
     });
-    if (pos.length !== 1) throw new CliUsageError(`expected one subscription name, got ${pos.length}`);
-    const subName = pos[0]!;
+    if (values.all) {
+      if (pos.length > 0) throw new CliUsageError('a subscription name cannot be given with --all');
+      if (values.name !== undefined) throw new CliUsageError('--name cannot be given with --all (each extension is named after its package)');
+    } else if (pos.length !== 1) throw new CliUsageError(`expected one subscription name, got ${pos.length}`);
     const gates = featureGates(values['feature-gates']);
     const t = timeoutMs(values.timeout, '5m');
-    const timeout = Number.isFinite(t) ? t : 24 * 3_600_000;
+    const opts: MigrateOptions = {
+      gates,
+      timeout: Number.isFinite(t) ? t : 24 * 3_600_000,
+      dryRun: values['dry-run'] === true,
+      ...(values.name !== undefined && { name: values.name }),
+    };
     return withClient(values, io, async (client) => {
+      if (values.all) return migrateAll(client, io, values.namespace, values['backup-dir'], opts);
       const ns = values.namespace ?? client.defaultNamespace ?? 'default';
-      let backup = await readBackup(client, ns, subName);
-      const backupExists = backup !== undefined;
-      const sub = await getOrUndefined<Subscription>(client, { ...SUB, namespace: ns, name: subName });
-      if (sub && !backup) {
-        const checks = await checkSubscriptions(client, io, { namespace: ns, name: subName }, { gates, timeoutMs: CATALOG_READ_MS });
-        if (typeof checks === 'string') {
-          io.stderr.write(`${checks}\n`);
-          return 1;
-        }
-        const c = checks[0]!;
-        if (c.verdict !== 'eligible' || !c.catalogBundle) {
-          io.stderr.write(`cannot migrate subscription "${subName}" in namespace "${ns}": ${c.verdict}: ${c.reasons.join('; ')}\n`);
-          return 1;
-        }
-        const input = await inputFromCluster(client, sub, c.catalogBundle, c.installMode, values.name ?? sub.spec.name);
-        const plan = planMigration(input);
-        backup = {
-          subscription: subName,
-          extension: input.extension,
-          bundle: input.bundle,
-          ...(input.installMode !== undefined && { installMode: input.installMode }),
-          operatorGroupEmptyAfter: input.operatorGroupEmptyAfter,
-          items: plan.backup,
-        };
-      } else if (!backup) {
-        io.stderr.write(`subscriptions.operators.coreos.com "${subName}" not found\n`);
-        return 1;
-      }
-      const input = inputFromBackup(backup);
-      const plan = planMigration(input);
-      if (values.name !== undefined && values.name !== input.extension) {
-        io.stderr.write(`subscription "${subName}" is being migrated to ClusterExtension "${input.extension}" (from its backup); --name ${values.name} differs\n`);
-        return 1;
-      }
+      const subName = pos[0]!;
       const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
       const backupDir = resolvePath(io.cwd, values['backup-dir'] ?? `olm-migrate-${ns}-${subName}-${stamp}`);
-      const runner = new Runner(client, io, values['dry-run'] === true);
-      try {
-        await runMigration(runner, plan, input, backup, backupExists, backupDir, timeout);
-      } catch (err) {
-        io.stderr.write(`migration of subscription "${subName}" in namespace "${ns}" stopped: ${(err as Error).message}\nRun the same command again to go on.\n`);
-        return 1;
-      }
-      if (runner.dryRun) {
-        if (runner.changed) io.stdout.write(`---\n${JSON.stringify([plan.objectSet, plan.extension], null, 2)}\n`);
-        else io.stdout.write(`subscription "${subName}" in namespace "${ns}" is already migrated to ClusterExtension "${input.extension}"; nothing to do\n`);
-        return 0;
-      }
-      if (!runner.changed) {
-        io.stdout.write(`subscription "${subName}" in namespace "${ns}" is already migrated to ClusterExtension "${input.extension}"; nothing to do\n`);
-        return 0;
-      }
-      io.stdout.write(`subscription "${subName}" in namespace "${ns}" migrated to ClusterExtension "${input.extension}" (backup: Secret ${ns}/${backupSecretName(subName)})\n`);
-      return 0;
+      return (await migrateOne(client, io, ns, subName, backupDir, opts)).code;
     });
   },
 };
+
+interface MigrateOptions {
+  readonly gates: Readonly<Record<string, boolean>>;
+  readonly timeout: number;
+  readonly dryRun: boolean;
+  /** The ClusterExtension's name (one Subscription only). */
+  readonly name?: string;
+}
+
+/** How one Subscription's migration ended: the exit code and the summary table's RESULT. */
+interface MigrateResult {
+  readonly code: 0 | 1;
+  readonly result: string;
+}
+
+/**
+ * One Subscription's migration (`migrate <subscription>`, and each of `migrate --all`'s): `check` is the verdict
+ * `migrate --all` already has (read once for every Subscription), else it is read here.
+ */
+async function migrateOne(client: KubeClient, io: CliIO, ns: string, subName: string, backupDir: string, opts: MigrateOptions, check?: MigrationCheck): Promise<MigrateResult> {
+  let backup = await readBackup(client, ns, subName);
+  const backupExists = backup !== undefined;
+  const sub = await getOrUndefined<Subscription>(client, { ...SUB, namespace: ns, name: subName });
+  if (sub && !backup) {
+    let c = check;
+    if (!c) {
+      const checks = await checkSubscriptions(client, io, { namespace: ns, name: subName }, { gates: opts.gates, timeoutMs: CATALOG_READ_MS });
+      if (typeof checks === 'string') {
+        io.stderr.write(`${checks}\n`);
+        return { code: 1, result: `failed: ${checks}` };
+      }
+      c = checks[0]!;
+    }
+    if (check !== undefined && c.verdict === 'already-migrated') {
+      io.stdout.write(`subscription "${subName}" in namespace "${ns}" is already migrated (${c.reason}); nothing to do\n`);
+      return { code: 0, result: 'already migrated' };
+    }
+    if (c.verdict !== 'eligible' || !c.catalogBundle) {
+      io.stderr.write(`cannot migrate subscription "${subName}" in namespace "${ns}": ${c.verdict}: ${c.reasons.join('; ')}\n`);
+      return { code: 1, result: `${c.verdict}: ${c.reason}${c.reasons.length > 1 ? ` (+${c.reasons.length - 1} more)` : ''}` };
+    }
+    const input = await inputFromCluster(client, sub, c.catalogBundle, c.installMode, opts.name ?? sub.spec.name);
+    const plan = planMigration(input);
+    backup = {
+      subscription: subName,
+      extension: input.extension,
+      bundle: input.bundle,
+      ...(input.installMode !== undefined && { installMode: input.installMode }),
+      operatorGroupEmptyAfter: input.operatorGroupEmptyAfter,
+      items: plan.backup,
+    };
+  } else if (!backup) {
+    io.stderr.write(`subscriptions.operators.coreos.com "${subName}" not found\n`);
+    return { code: 1, result: 'failed: not found' };
+  }
+  const input = inputFromBackup(backup);
+  const plan = planMigration(input);
+  if (opts.name !== undefined && opts.name !== input.extension) {
+    io.stderr.write(`subscription "${subName}" is being migrated to ClusterExtension "${input.extension}" (from its backup); --name ${opts.name} differs\n`);
+    return { code: 1, result: `failed: --name ${opts.name} differs from the backup's ClusterExtension "${input.extension}"` };
+  }
+  const runner = new Runner(client, io, opts.dryRun);
+  try {
+    await runMigration(runner, plan, input, backup, backupExists, backupDir, opts.timeout);
+  } catch (err) {
+    io.stderr.write(`migration of subscription "${subName}" in namespace "${ns}" stopped: ${(err as Error).message}\nRun the same command again to go on.\n`);
+    return { code: 1, result: `failed: ${(err as Error).message.split('\n')[0] ?? ''}` };
+  }
+  const already = `subscription "${subName}" in namespace "${ns}" is already migrated to ClusterExtension "${input.extension}"; nothing to do\n`;
+  if (runner.dryRun) {
+    if (!runner.changed) {
+      io.stdout.write(already);
+      return { code: 0, result: 'already migrated' };
+    }
+    // one operator: the objects too; with --all, the would-lines only
+    if (check === undefined) io.stdout.write(`---\n${JSON.stringify([plan.objectSet, plan.extension], null, 2)}\n`);
+    return { code: 0, result: `would migrate to ClusterExtension ${input.extension}` };
+  }
+  if (!runner.changed) {
+    io.stdout.write(already);
+    return { code: 0, result: 'already migrated' };
+  }
+  io.stdout.write(`subscription "${subName}" in namespace "${ns}" migrated to ClusterExtension "${input.extension}" (backup: Secret ${ns}/${backupSecretName(subName)})\n`);
+  return { code: 0, result: `migrated to ClusterExtension ${input.extension}` };
+}
+
+/** The backup Secrets of a namespace (every namespace when undefined), decoded. */
+async function listBackups(client: KubeClient, ns: string | undefined): Promise<{ secret: string; namespace: string; backup: Backup }[]> {
+  type Labelled = KubeObject & { data?: Record<string, string> };
+  const secrets = (ns === undefined ? await client.listAll<Labelled>(SECRET, { labelSelector: BackupLabel }) : await client.list<Labelled>({ ...SECRET, namespace: ns }, { labelSelector: BackupLabel })).items;
+  const out: { secret: string; namespace: string; backup: Backup }[] = [];
+  for (const s of secrets) {
+    const data = s.data?.[BackupKey];
+    if (data) out.push({ secret: s.metadata.name ?? '', namespace: s.metadata.namespace ?? ns ?? '', backup: JSON.parse(gunzipSync(Buffer.from(data, 'base64')).toString('utf8')) as Backup });
+  }
+  return out;
+}
+
+export const MIGRATE_ALL_HEADERS = ['NAME', 'NAMESPACE', 'PACKAGE', 'RESULT'] as const;
+
+/**
+ * `migrate --all [-n <namespace>]`: every Subscription of the scope, one after the other, as `migrate <subscription>`
+ * moves it (verdicts read once, up front); the ones with a backup Secret whose Subscription is gone (migrated, or
+ * interrupted after the Subscription's deletion) too, so a second run says they are already migrated. An ineligible or
+ * conflicting Subscription is reported and left as it is; a failure stops only its own migration. Each starts with a
+ * `==> <namespace>/<subscription> <time>` line; a table NAME NAMESPACE PACKAGE RESULT ends the run. Exit 1 when one is
+ * not migrated (ineligible, conflicting, failed), else 0.
+ */
+async function migrateAll(client: KubeClient, io: CliIO, namespace: string | undefined, backupParent: string | undefined, opts: MigrateOptions): Promise<number> {
+  const checks = await checkSubscriptions(client, io, namespace === undefined ? {} : { namespace }, { gates: opts.gates, timeoutMs: CATALOG_READ_MS });
+  if (typeof checks === 'string') {
+    io.stderr.write(`${checks}\n`);
+    return 1;
+  }
+  interface Item {
+    namespace: string;
+    name: string;
+    package: string;
+    check?: MigrationCheck;
+  }
+  const items = new Map<string, Item>();
+  for (const c of checks) items.set(`${c.namespace}/${c.name}`, { namespace: c.namespace, name: c.name, package: c.package, check: c });
+  for (const b of await listBackups(client, namespace)) {
+    const key = `${b.namespace}/${b.backup.subscription}`;
+    if (!items.has(key)) items.set(key, { namespace: b.namespace, name: b.backup.subscription, package: inputFromBackup(b.backup).sub.spec.name });
+  }
+  const sorted = [...items.values()].sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
+  if (sorted.length === 0) {
+    await emit(io.stderr, namespace ? `No resources found in ${namespace} namespace.\n` : 'No resources found\n');
+    return 0;
+  }
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const rows: string[][] = [];
+  let code = 0;
+  for (const it of sorted) {
+    if (io.signal?.aborted) {
+      rows.push([it.name, it.namespace, it.package, 'not started: interrupted']);
+      code = 1;
+      continue;
+    }
+    io.stdout.write(`==> ${it.namespace}/${it.name} ${new Date().toISOString()}\n`);
+    const backupDir = resolvePath(io.cwd, backupParent ?? '.', `olm-migrate-${it.namespace}-${it.name}-${stamp}`);
+    let r: MigrateResult;
+    try {
+      // a check that is not eligible with a backup present still goes on from the backup (migrateOne reads it first)
+      r = await migrateOne(client, io, it.namespace, it.name, backupDir, opts, it.check ?? ALREADY);
+    } catch (err) {
+      io.stderr.write(`migration of subscription "${it.name}" in namespace "${it.namespace}" stopped: ${(err as Error).message}\n`);
+      r = { code: 1, result: `failed: ${(err as Error).message.split('\n')[0] ?? ''}` };
+    }
+    if (r.code !== 0) code = 1;
+    rows.push([it.name, it.namespace, it.package, r.result]);
+  }
+  io.stdout.write(`==> done ${new Date().toISOString()}\n`);
+  await emit(io.stdout, table(MIGRATE_ALL_HEADERS, rows));
+  return code;
+}
+
+/** The check of an item only a backup stands for (its Subscription gone): migrateOne goes on from the backup. */
+const ALREADY: MigrationCheck = { name: '', namespace: '', package: '', csv: '', version: '', verdict: 'already-migrated', reason: '', reasons: [] };
 
 /** A backed-up object as it is created again: no server fields, no status. */
 function restorable(o: KubeObject): KubeObject {
@@ -434,15 +566,7 @@ function restorable(o: KubeObject): KubeObject {
  * more than one (in several namespaces) is an error naming them.
  */
 async function findBackup(client: KubeClient, ns: string | undefined, extension: string): Promise<{ secret: string; namespace: string; backup: Backup } | undefined> {
-  type Labelled = KubeObject & { data?: Record<string, string> };
-  const secrets = (ns === undefined ? await client.listAll<Labelled>(SECRET, { labelSelector: BackupLabel }) : await client.list<Labelled>({ ...SECRET, namespace: ns }, { labelSelector: BackupLabel })).items;
-  const found: { secret: string; namespace: string; backup: Backup }[] = [];
-  for (const s of secrets) {
-    const data = s.data?.[BackupKey];
-    if (!data) continue;
-    const backup = JSON.parse(gunzipSync(Buffer.from(data, 'base64')).toString('utf8')) as Backup;
-    if (backup.extension === extension) found.push({ secret: s.metadata.name ?? '', namespace: s.metadata.namespace ?? ns ?? '', backup });
-  }
+  const found = (await listBackups(client, ns)).filter((b) => b.backup.extension === extension);
   if (found.length > 1) throw new Error(`migration backups for ClusterExtension "${extension}" in several namespaces (${found.map((f) => f.namespace).join(', ')}); name one with -n`);
   return found[0];
 }

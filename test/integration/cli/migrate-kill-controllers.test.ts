@@ -13,12 +13,10 @@
 // `migrate rollback` is SIGKILLed mid-way in three of the cycles (after the revision, the extension, or the
 // Subscription is deleted or created again) and run again: it must converge to the classic state
 // (Subscription, CSV Succeeded owning the same Deployment, no extension, no revision, no backup Secret).
-// The seed is printed; MIGRATE_KILL_SEED=<seed> replays a run. The setup repeats migrate-kill.test.ts's (same shape,
-// its own package and namespaces), and so do the seeded generator and the watch: that file is being changed by other
-// work, and the copies are small.
+// The seed is printed; MIGRATE_KILL_SEED=<seed> replays a run. The setup, the seeded generator and the watch are
+// migrate-fixture.ts's, shared with migrate-kill.test.ts (its own package and namespaces).
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -26,25 +24,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { runCaptured, type CapturedRun } from '../../../internal/cli/index.ts';
 import { KubeClient } from '../../../internal/shared/kube/index.ts';
-import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
-import { createImageCatalogSource, createOperatorGroup } from '../../support/classic-olm.ts';
-import { installClassicCRDs, installExperimentalCRDs, installStandardCRDs } from '../../support/crds.ts';
+import type { TestBundle } from '../../support/bundles.ts';
+import { installStandardCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
-import { pushCatalogImage } from '../../support/images.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 import { startOlmClassicProcess, type OlmClassicProcess } from '../../support/olm-classic-process.ts';
 import { startBinary, type ControllerProcess } from '../../support/process.ts';
-import { createCatalog, deleteCatalogs, releaseFinalizers, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
-import { startCatalogd, stopAll } from '../catalogd/harness.ts';
+import { deleteCatalogs, releaseFinalizers } from '../catalogd/catalogs.ts';
+import { stopAll } from '../catalogd/harness.ts';
+import { random, setUpMigrateFixture, waitForClassicInstall, watchKinds } from './migrate-fixture.ts';
 import { SYSTEM_NAMESPACE } from '../operator-controller/harness.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const kube = (): TestKube => adminKube();
 const PKG = 'migctl';
-const CATSRC = 'migctl-cat';
-const clusterCatalog = uniqueName('migctl-v1');
+let clusterCatalog = '';
 const CE = `/apis/olm.operatorframework.io/v1/clusterextensions/${PKG}`;
 const COS = '/apis/olm.operatorframework.io/v1/clusterobjectsets';
 let cwd = '';
@@ -60,7 +56,6 @@ const items = async (path: string): Promise<Json[]> => ((await get(path)).body['
 const deployment = (): string => `/apis/apps/v1/namespaces/${ns}/deployments/${bundle.deploymentName}`;
 const cr = (): string => `/apis/${bundle.group}/v1/namespaces/${ns}/widgets/kept`;
 const sub = (): string => TestKube.path(ops.V1alpha1, ops.SubscriptionResource, PKG, ns);
-const csvPath = (): string => TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, bundle.name, ns);
 const revisions = async (): Promise<string[]> => (await items(`${COS}?labelSelector=${encodeURIComponent(`olm.operatorframework.io/owner-name=${PKG}`)}`)).map((c) => c['metadata']['name'] as string);
 const diag = (r: unknown): string =>
   `${JSON.stringify(r)}\nolm-classic said:\n${olmClassic?.logs.slice(-15).join('\n') ?? ''}\noperator-controller said:\n${oc?.logs.slice(-15).join('\n') ?? ''}`;
@@ -90,17 +85,6 @@ async function startOperatorControllerProcess(): Promise<void> {
   ]);
 }
 
-/** mulberry32: a small seeded generator, so a failing choice of delays can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * `kubectl-olm <argv>` as a child process; `onPoint(child)` runs once, when it first prints a line starting with
@@ -125,73 +109,14 @@ function runChild(argv: readonly string[], after: string | undefined, onPoint: (
   });
 }
 
-interface Watched {
-  readonly type: string;
-  readonly obj: Json;
-}
 
-/** Watches the namespace's Deployments until stopped; the events, in order. */
-function watchDeployments(client: KubeClient): { events: Watched[]; stop: () => void } {
-  const events: Watched[] = [];
-  const ac = new AbortController();
-  const kind = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns };
-  void (async () => {
-    let rv = (await client.list(kind)).metadata?.resourceVersion;
-    while (!ac.signal.aborted) {
-      try {
-        for await (const e of client.watch(kind, { resourceVersion: rv, signal: ac.signal, timeoutSeconds: 600 })) {
-          if (e.type === 'BOOKMARK') continue;
-          rv = e.object.metadata.resourceVersion ?? rv;
-          events.push({ type: e.type, obj: e.object as unknown as Json });
-        }
-      } catch {
-        if (ac.signal.aborted) return;
-      }
-    }
-  })();
-  return { events, stop: () => ac.abort() };
-}
-
-async function waitForClassicInstall(): Promise<void> {
-  await waitFor(
-    `${PKG} installed by olm-classic`,
-    async () => {
-      const s = (await get(sub())).body as ops.Subscription;
-      const csv = s.status?.installedCSV === bundle.name ? (await get(csvPath())).body : undefined;
-      return (csv as ops.ClusterServiceVersion | undefined)?.status?.phase === 'Succeeded';
-    },
-    { timeoutMs: 240_000 },
-  );
-}
 
 beforeAll(async () => {
-  await installClassicCRDs(kube());
-  await installExperimentalCRDs(kube());
-  globalNs = await kube().namespace('migctl-olm');
-  ns = await kube().namespace('migctl-all');
-  cwd = await mkdtemp(join(tmpdir(), 'migrate-kill-controllers-'));
-  bundle = await pushTestBundle(registry(), { packageName: PKG, version: '1.0.0' });
-  const files = catalogFiles(PKG, [{ bundle }]);
-  const classicImage = await pushCatalogImage(registry(), 'migctl/classic-catalog:v1', { files });
-  const v1Image = await pushCatalogImage(registry(), 'migctl/v1-catalog:v1', { files });
-  await createImageCatalogSource(globalNs, CATSRC, classicImage.digestRef);
   await kube().request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: SYSTEM_NAMESPACE } });
-  olmClassic = await startOlmClassicProcess({ globalNamespace: globalNs });
-  await startCatalogd();
-  await startOperatorControllerProcess();
-  await createCatalog(clusterCatalog, { ref: v1Image.ref });
-  await createOperatorGroup(ns, 'og');
-  await kube().must(
-    kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns), {
-      apiVersion: ops.V1alpha1,
-      kind: ops.SubscriptionKind,
-      metadata: { name: PKG },
-      spec: { name: PKG, channel: 'stable', source: CATSRC, sourceNamespace: globalNs, installPlanApproval: 'Automatic' },
-    }),
-  );
-  await waitForCatalog(clusterCatalog, 'Serving', serving);
-  await waitForClassicInstall();
-  await kube().must(kube().request('POST', `/apis/${bundle.group}/v1/namespaces/${ns}/widgets`, { apiVersion: `${bundle.group}/v1`, kind: 'Widget', metadata: { name: 'kept' }, spec: { size: '3' } }));
+  ({ globalNs, ns, cwd, bundle, olmClassic, clusterCatalog } = await setUpMigrateFixture(PKG, async (dir) => {
+    cwd = dir;
+    await startOperatorControllerProcess();
+  }));
 }, 300_000);
 
 afterAll(async () => {
@@ -249,7 +174,7 @@ describe('kubectl olm migrate, a controller killed during the move', () => {
       const killMs = Math.floor(rnd() * 200);
       const downMs = Math.floor(rnd() * 1500);
       const at = `cycle ${i + 1} (seed ${seed}: ${cycle.victim} killed ${killMs} ms after "${cycle.after}", restarted ${downMs} ms later)`;
-      const watch = watchDeployments(client);
+      const watch = watchKinds(client, ns, [{ apiVersion: 'apps/v1', kind: 'Deployment' }]);
       try {
         let restarted: Promise<void> = Promise.resolve();
         let midMove = false;
@@ -318,7 +243,7 @@ describe('kubectl olm migrate, a controller killed during the move', () => {
       }
       const back = await olm(['migrate', 'rollback', PKG, '--timeout', '3m']);
       expect(back.code, `${at}: rollback: ${diag(back)}`).toBe(0);
-      await waitForClassicInstall();
+      await waitForClassicInstall({ pkg: PKG, ns, bundle });
       // the classic state
       const dep = (await get(deployment())).body;
       expect(dep['metadata']['uid'], at).toBe(uid);

@@ -6,8 +6,7 @@
 // (its UID and spec stay, no classic owner comes back once it is gone) and the CSV stays Succeeded until deleted.
 // The seed is printed; MIGRATE_KILL_SEED=<seed> replays a run.
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -15,24 +14,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { runCaptured, type CapturedRun } from '../../../internal/cli/index.ts';
 import { KubeClient } from '../../../internal/shared/kube/index.ts';
-import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
-import { createImageCatalogSource, createOperatorGroup } from '../../support/classic-olm.ts';
-import { installClassicCRDs, installExperimentalCRDs, installStandardCRDs } from '../../support/crds.ts';
-import { adminKube, controlPlane, registry } from '../../support/env.ts';
-import { pushCatalogImage } from '../../support/images.ts';
+import type { TestBundle } from '../../support/bundles.ts';
+import { installStandardCRDs } from '../../support/crds.ts';
+import { adminKube, controlPlane } from '../../support/env.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
-import { startOlmClassicProcess, type OlmClassicProcess } from '../../support/olm-classic-process.ts';
-import { createCatalog, deleteCatalogs, releaseFinalizers, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
-import { startCatalogd, stopAll } from '../catalogd/harness.ts';
+import type { OlmClassicProcess } from '../../support/olm-classic-process.ts';
+import { deleteCatalogs, releaseFinalizers } from '../catalogd/catalogs.ts';
+import { stopAll } from '../catalogd/harness.ts';
+import { random, setUpMigrateFixture, waitForClassicInstall, watchKinds } from './migrate-fixture.ts';
 import { startOperatorController, stopAllOperatorControllers } from '../operator-controller/harness.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const kube = (): TestKube => adminKube();
 const PKG = 'migkill';
-const CATSRC = 'migkill-cat';
-const clusterCatalog = uniqueName('migkill-v1');
+let clusterCatalog = '';
 const CE = `/apis/olm.operatorframework.io/v1/clusterextensions/${PKG}`;
 const COS = '/apis/olm.operatorframework.io/v1/clusterobjectsets';
 let cwd = '';
@@ -48,17 +45,6 @@ const cr = (): string => `/apis/${bundle.group}/v1/namespaces/${ns}/widgets/kept
 const sub = (): string => TestKube.path(ops.V1alpha1, ops.SubscriptionResource, PKG, ns);
 const diag = (r: unknown): string => `${JSON.stringify(r)}\nolm-classic said:\n${olmClassic?.logs.slice(-20).join('\n') ?? ''}`;
 
-/** mulberry32: a small seeded generator, so a failing order of kill points can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Where a run is killed: right after the CLI prints the line starting with `after` (the phase it starts), plus
@@ -98,75 +84,13 @@ function migrateKilled(point: KillPoint, backupDir: string): Promise<{ stdout: s
   });
 }
 
-interface Watched {
-  readonly type: string;
-  readonly kind: string;
-  readonly obj: Json;
-}
-
-/** Watches the namespace's Deployments and CSVs until stopped; the events, in order, by kind. */
-function watchNamespace(client: KubeClient): { events: Watched[]; stop: () => void } {
-  const events: Watched[] = [];
-  const ac = new AbortController();
-  for (const kind of [{ apiVersion: 'apps/v1', kind: 'Deployment' }, { apiVersion: ops.V1alpha1, kind: ops.ClusterServiceVersionKind }]) {
-    void (async () => {
-      let rv = (await client.list({ ...kind, namespace: ns })).metadata?.resourceVersion;
-      while (!ac.signal.aborted) {
-        try {
-          for await (const e of client.watch({ ...kind, namespace: ns }, { resourceVersion: rv, signal: ac.signal, timeoutSeconds: 600 })) {
-            if (e.type === 'BOOKMARK') continue;
-            rv = e.object.metadata.resourceVersion ?? rv;
-            events.push({ type: e.type, kind: kind.kind, obj: e.object as unknown as Json });
-          }
-        } catch {
-          if (ac.signal.aborted) return;
-        }
-      }
-    })();
-  }
-  return { events, stop: () => ac.abort() };
-}
 
 beforeAll(async () => {
-  await installClassicCRDs(kube());
-  await installExperimentalCRDs(kube());
-  globalNs = await kube().namespace('migkill-olm');
-  ns = await kube().namespace('migkill-all');
-  cwd = await mkdtemp(join(tmpdir(), 'migrate-kill-'));
-  bundle = await pushTestBundle(registry(), { packageName: PKG, version: '1.0.0' });
-  const files = catalogFiles(PKG, [{ bundle }]);
-  const classicImage = await pushCatalogImage(registry(), 'migkill/classic-catalog:v1', { files });
-  const v1Image = await pushCatalogImage(registry(), 'migkill/v1-catalog:v1', { files });
-  await createImageCatalogSource(globalNs, CATSRC, classicImage.digestRef);
-  olmClassic = await startOlmClassicProcess({ globalNamespace: globalNs });
-  await startCatalogd();
-  await startOperatorController({ boxcutterRuntime: true });
-  await createCatalog(clusterCatalog, { ref: v1Image.ref });
-  await createOperatorGroup(ns, 'og');
-  await kube().must(
-    kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns), {
-      apiVersion: ops.V1alpha1,
-      kind: ops.SubscriptionKind,
-      metadata: { name: PKG },
-      spec: { name: PKG, channel: 'stable', source: CATSRC, sourceNamespace: globalNs, installPlanApproval: 'Automatic' },
-    }),
-  );
-  await waitForCatalog(clusterCatalog, 'Serving', serving);
-  await waitForClassicInstall();
-  await kube().must(kube().request('POST', `/apis/${bundle.group}/v1/namespaces/${ns}/widgets`, { apiVersion: `${bundle.group}/v1`, kind: 'Widget', metadata: { name: 'kept' }, spec: { size: '3' } }));
+  ({ globalNs, ns, cwd, bundle, olmClassic, clusterCatalog } = await setUpMigrateFixture(PKG, async () => {
+    await startOperatorController({ boxcutterRuntime: true });
+  }));
 }, 300_000);
 
-async function waitForClassicInstall(): Promise<void> {
-  await waitFor(
-    `${PKG} installed by olm-classic`,
-    async () => {
-      const s = (await get(sub())).body as ops.Subscription;
-      const csv = s.status?.installedCSV === bundle.name ? (await get(TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, bundle.name, ns))).body : undefined;
-      return (csv as ops.ClusterServiceVersion | undefined)?.status?.phase === 'Succeeded';
-    },
-    { timeoutMs: 240_000 },
-  );
-}
 
 afterAll(async () => {
   await kube().request('DELETE', CE);
@@ -204,7 +128,7 @@ describe('kubectl olm migrate, killed', () => {
 
     for (const [i, point] of points.entries()) {
       const at = `run ${i + 1} (seed ${seed}, killed ${point.after ? `after "${point.after}"` : 'from the start'} +${point.extraMs} ms)`;
-      const watch = watchNamespace(client);
+      const watch = watchKinds(client, ns, [{ apiVersion: 'apps/v1', kind: 'Deployment' }, { apiVersion: ops.V1alpha1, kind: ops.ClusterServiceVersionKind }]);
       try {
         const killed = await migrateKilled(point, join(cwd, `backup-${i}`));
         expect(killed.stderr, `${at}: ${diag(killed)}`).not.toMatch(/stopped|Error/);
@@ -258,7 +182,7 @@ describe('kubectl olm migrate, killed', () => {
       // back to a classic install for the next run
       const back = await olm(['migrate', 'rollback', PKG, '--timeout', '3m']);
       expect(back.code, `${at}: rollback: ${diag(back)}`).toBe(0);
-      await waitForClassicInstall();
+      await waitForClassicInstall({ pkg: PKG, ns, bundle });
       expect(((await get(deployment())).body['metadata'] as Json)['uid'], at).toBe(uid);
     }
   }, 480_000);

@@ -55,6 +55,21 @@ const COS = '/apis/olm.operatorframework.io/v1/clusterobjectsets';
 const cr = (): string => `/apis/${bundle.group}/v1/namespaces/${ns}/widgets/kept`;
 const deployment = (): string => `/apis/apps/v1/namespaces/${ns}/deployments/${bundle.deploymentName}`;
 
+/** PKG's Deployment's Pods (by its selector) and ReplicaSets (by owner), as `name/uid`, sorted. */
+async function podsAndReplicaSets(): Promise<{ pods: string[]; replicaSets: string[] }> {
+  const dep = (await get(deployment())).body;
+  const selector = Object.entries(dep['spec']['selector']['matchLabels'] as Record<string, string>)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+  const q = `?labelSelector=${encodeURIComponent(selector)}`;
+  const ids = (items: Json[]): string[] => items.map((o) => `${o['metadata']['name']}/${o['metadata']['uid']}`).sort();
+  const pods = ((await get(`/api/v1/namespaces/${ns}/pods${q}`)).body['items'] ?? []) as Json[];
+  const sets = (((await get(`/apis/apps/v1/namespaces/${ns}/replicasets${q}`)).body['items'] ?? []) as Json[]).filter((r) =>
+    ((r['metadata']['ownerReferences'] ?? []) as Json[]).some((o) => o['uid'] === dep['metadata']['uid']),
+  );
+  return { pods: ids(pods.filter((p) => !p['metadata']['deletionTimestamp'])), replicaSets: ids(sets) };
+}
+
 beforeAll(async () => {
   await installClassicCRDs(kube());
   await installExperimentalCRDs(kube());
@@ -212,6 +227,10 @@ describe('kubectl olm migrate', () => {
     const beforeFull = (await get(deployment())).body;
     const before = beforeFull['metadata'] as Json;
     const crBefore = (await get(cr())).body['metadata'] as Json;
+    // the scheduler put the Deployment's Pod on a KWOK node: it and its ReplicaSet must survive the move
+    await waitFor('the Deployment\'s Pod', async () => (await podsAndReplicaSets()).pods.length > 0);
+    const podsBefore = await podsAndReplicaSets();
+    expect(podsBefore.replicaSets).toHaveLength(1);
     const csvWatch = await watchCSVPhases(ns);
     const r = await olm(['migrate', PKG, '-n', ns, '--backup-dir', 'backup', '--timeout', '3m']);
     expect(r.code, diag(r)).toBe(0);
@@ -248,6 +267,8 @@ describe('kubectl olm migrate', () => {
     // the Deployment stays after the classic objects are gone (nothing deletes it late)
     await waitFor('the extension still Installed', async () => (((await get(CE)).body['status']?.['conditions'] ?? []) as Json[]).some((c) => c['type'] === 'Installed' && c['status'] === 'True'));
     expect(((await get(deployment())).body['metadata'] as Json)['uid']).toBe(before['uid']);
+    // the same Pods (UIDs) and the same ReplicaSet: nothing rolled or replaced
+    expect(await podsAndReplicaSets()).toEqual(podsBefore);
   });
 
   it('run again, says it is already migrated and changes nothing', async () => {
@@ -341,6 +362,8 @@ describe('kubectl olm migrate', () => {
   it('rollback gives the operator back to OLM classic from the backup: same Deployment, the custom resource intact, the extension gone', async () => {
     const before = ((await get(deployment())).body['metadata'] as Json)['uid'];
     const crBefore = ((await get(cr())).body['metadata'] as Json)['uid'];
+    const podsBefore = await podsAndReplicaSets();
+    expect(podsBefore.pods.length).toBeGreaterThan(0);
     const dry = await olm(['migrate', 'rollback', PKG, '--dry-run']);
     expect(dry.code, diag(dry)).toBe(0);
     expect(dry.stdout).toContain(`would delete ClusterObjectSet ${PKG}-1 (propagationPolicy=Orphan: its objects stay)`);
@@ -361,6 +384,13 @@ describe('kubectl olm migrate', () => {
     expect(r.stdout).toContain(`patched Subscription ${ns}/${PKG}: restore startingCSV (absent, as backed up)`);
     const restored = (await get(TestKube.path(ops.V1alpha1, ops.SubscriptionResource, PKG, ns))).body as ops.Subscription;
     expect(restored.spec).toEqual({ name: PKG, channel: 'stable', source: CATSRC, sourceNamespace: globalNs, installPlanApproval: 'Automatic' });
+    // olm-classic takes it up again as its own: the Subscription AtLatestKnown at the CSV, which is Succeeded
+    const subPath = TestKube.path(ops.V1alpha1, ops.SubscriptionResource, PKG, ns);
+    await waitFor('the restored Subscription AtLatestKnown', async () => ((await get(subPath)).body as ops.Subscription).status?.state === 'AtLatestKnown', { timeoutMs: 120_000 });
+    expect(((await get(subPath)).body as ops.Subscription).status).toMatchObject({ state: 'AtLatestKnown', installedCSV: bundle.name, currentCSV: bundle.name });
+    expect(((await get(TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, bundle.name, ns))).body as ops.ClusterServiceVersion).status?.phase).toBe('Succeeded');
+    // the same Pods and ReplicaSet after the rollback too
+    expect(await podsAndReplicaSets()).toEqual(podsBefore);
     // nothing left to roll back
     expect((await olm(['migrate', 'rollback', PKG, '-n', ns])).code).toBe(1);
 
@@ -371,4 +401,36 @@ describe('kubectl olm migrate', () => {
     expect(((await get(deployment())).body['metadata'] as Json)['uid']).toBe(before);
     expect(((await get(CE)).body['status']['activeRevisions'] as Json[])).toEqual([{ name: `${PKG}-1` }]);
   });
+
+  it('a newer bundle in the catalog afterwards is taken by OLM v1: the pin relaxed, revision 2 at 1.1.0, the same Deployment updated in place', async () => {
+    const depBefore = ((await get(deployment())).body['metadata'] as Json)['uid'];
+    expect(((await get(CE)).body['spec']['source']['catalog'] as Json)['version']).toBe('1.0.0');
+    // the catalog's next version: 1.1.0 replaces 1.0.0 (a new tag the ClusterCatalog is pointed at, as a user would)
+    const next = await pushTestBundle(registry(), { packageName: PKG, version: '1.1.0' });
+    const files = { ...catalogFiles(PKG, [{ bundle }, { bundle: next, replaces: bundle.name }]), ...catalogFiles(PKG2, [{ bundle: bundle2 }]), ...catalogFiles(PKG3, [{ bundle: bundle3 }]) };
+    const v2Image = await pushCatalogImage(registry(), 'migrun/v1-catalog:v2', { files });
+    await kube().must(kube().request('PATCH', `/apis/olm.operatorframework.io/v1/clustercatalogs/${clusterCatalog}`, { spec: { source: { type: 'Image', image: { ref: v2Image.ref } } } }, 'application/merge-patch+json'));
+    await waitForCatalog(clusterCatalog, 'serving the new image', (c) => serving(c) && c.status?.resolvedSource?.image?.ref === v2Image.digestRef);
+    // still pinned: nothing moves
+    expect(((await get(CE)).body['status']['install']['bundle'] as Json)['version']).toBe('1.0.0');
+
+    const up = await olm(['upgrade', PKG, '--version', '']);
+    expect(up.code, diag(up)).toBe(0);
+    await waitFor(
+      'the extension installed at 1.1.0',
+      async () => {
+        const st = (await get(CE)).body['status'] as Json | undefined;
+        return st?.['install']?.['bundle']?.['version'] === '1.1.0' && ((st['conditions'] ?? []) as Json[]).some((c) => c['type'] === 'Installed' && c['status'] === 'True');
+      },
+      { timeoutMs: 120_000 },
+    );
+    const ext = (await get(CE)).body as Json;
+    expect(ext['status']['install']['bundle']).toMatchObject({ name: next.name, version: '1.1.0' });
+    await waitFor('revision 1 archived', async () => JSON.stringify((await get(CE)).body['status']['activeRevisions']) === JSON.stringify([{ name: `${PKG}-2` }]), { timeoutMs: 120_000 });
+    const dep = (await get(deployment())).body as Json;
+    expect(dep['metadata']['uid']).toBe(depBefore);
+    expect(dep['spec']['template']['spec']['containers'][0]['image']).toBe(`registry.test/${PKG}:v1.1.0`);
+    expect((dep['metadata']['ownerReferences'] as Json[]).map((o) => [o['kind'], o['name'], o['controller']])).toEqual([['ClusterObjectSet', `${PKG}-2`, true]]);
+    expect(((await get(cr())).body['metadata'] as Json)['name']).toBe('kept');
+  }, 300_000);
 });
