@@ -2,15 +2,16 @@
 // operator-controller, of olm-classic) it can be run again and ends in the same state, or rolled back"). The real
 // operator-controller (BoxcutterRuntime) and olm-classic binaries run as their own processes; a move is started as a
 // child `kubectl-olm migrate` and, right after it prints the line of a chosen step (plus a seeded delay), one controller
-// is SIGKILLed and started again (after a seeded pause):
-//   - operator-controller while migrate waits for the extension to be Installed from the adopted revision, and while
-//     it waits for that revision (ClusterObjectSet) to adopt the objects and succeed;
-//   - olm-classic after the ClusterObjectSet is created, after the classic ownership is patched off, and while the
-//     classic objects are removed (the CSV's finalizer is olm-classic's to remove).
+// is SIGKILLed and started again (after a seeded pause); eight cycles, four per controller:
+//   - operator-controller while migrate waits for revision 1 (ClusterObjectSet) to adopt the objects and succeed,
+//     after the classic ownership is patched off, while migrate waits for the extension to be Installed from the
+//     adopted revision, and while the classic objects are removed;
+//   - olm-classic after the ClusterObjectSet is created, after the classic ownership is patched off, while the
+//     extension resolves, and while the classic objects are removed (the CSV's finalizer is olm-classic's to remove).
 // The same migrate run must end in the clean state (the Deployment's UID and spec, the custom resource, one revision,
 // the extension Installed, the classic objects gone); a watch on the Deployment over the whole cycle checks that
 // neither the dying nor the restarted olm-classic re-creates or rewrites it, nor takes it back. Between moves,
-// `migrate rollback` is SIGKILLed mid-way in three of the cycles (after the revision, the extension, or the
+// `migrate rollback` is SIGKILLed mid-way in four of the cycles (after the revision, the extension, or the
 // Subscription is deleted or created again) and run again: it must converge to the classic state
 // (Subscription, CSV Succeeded owning the same Deployment, no extension, no revision, no backup Secret).
 // The seed is printed; MIGRATE_KILL_SEED=<seed> replays a run. The setup, the seeded generator and the watch are
@@ -157,6 +158,12 @@ const CYCLES: readonly Cycle[] = [
   { victim: 'olm-classic', after: 'patched', rollbackAfter: 'created Subscription' },
   // while the classic objects are removed (the CSV's finalizer waits for olm-classic)
   { victim: 'olm-classic', after: 'deleted Subscription' },
+  // after the classic ownership is patched off, before the extension exists
+  { victim: 'operator-controller', after: 'patched' },
+  // while the extension resolves to the adopted revision, olm-classic still holding the CSV
+  { victim: 'olm-classic', after: 'created ClusterExtension', rollbackAfter: 'deleted ClusterObjectSet' },
+  // while the classic objects are removed, the extension already Installed
+  { victim: 'operator-controller', after: 'deleted Subscription' },
 ];
 
 describe('kubectl olm migrate, a controller killed during the move', () => {
@@ -255,5 +262,5 @@ describe('kubectl olm migrate, a controller killed during the move', () => {
       expect((await items(`/api/v1/namespaces/${ns}/secrets?labelSelector=${encodeURIComponent('olm.operatorframework.io/migration-backup')}`)).length, at).toBe(0);
       expect(((await get(cr())).body['metadata'] as Json)['uid'], at).toBe(crUid);
     }
-  }, 420_000);
+  }, 600_000);
 });
