@@ -9,6 +9,7 @@
 // not Available during them (a watch on every Deployment from before the command until it ends; the target is zero), olm-classic's and operator-controller's RSS before and after, and whether every Deployment
 // kept its UID and every extension is Installed from revision 1.
 // Figures only. Run alone: `node --import tsx bench/classic-migrate.ts`.
+import { appendFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,10 +121,78 @@ async function watchAvailability(kubeconfig: string, namespace: string): Promise
   };
 }
 
+/**
+ * Watches the Subscriptions and (non-copied) CSVs of `namespace` from now until `stop()`: when each CSV was first seen
+ * Succeeded and when each Subscription was first seen `AtLatestKnown` with that CSV as `installedCSV`. The lag of a
+ * Subscription is the second minus the first (how late its status says what is installed).
+ */
+async function watchSubscriptionState(kubeconfig: string, namespace: string): Promise<{ stop: () => { lags: number[]; fromCreated: number[]; pending: number } }> {
+  const client = await KubeClient.fromConfig({ kubeconfig });
+  const csvSeen = new Map<string, number>();
+  const csvSucceeded = new Map<string, number>();
+  const subAtLatest = new Map<string, { csv: string; at: number }>();
+  const ac = new AbortController();
+  const follow = <T extends KubeObject>(kind: { apiVersion: string; kind: string; namespace: string }, see: (o: T) => void): void => {
+    void (async () => {
+      let rv: string | undefined;
+      while (!ac.signal.aborted) {
+        try {
+          if (rv === undefined) {
+            const list = await client.list<T>(kind, { signal: ac.signal });
+            for (const o of list.items) see(o);
+            rv = list.metadata?.resourceVersion;
+          }
+          for await (const e of client.watch<T>(kind, { resourceVersion: rv, signal: ac.signal, timeoutSeconds: 600 })) {
+            if (e.type === 'BOOKMARK') continue;
+            rv = e.object.metadata.resourceVersion ?? rv;
+            if (e.type !== 'DELETED') see(e.object);
+          }
+        } catch {
+          if (ac.signal.aborted) return;
+          rv = undefined;
+          await sleep(200);
+        }
+      }
+    })();
+  };
+  follow<ops.ClusterServiceVersion>({ apiVersion: ops.V1alpha1, kind: ops.ClusterServiceVersionKind, namespace }, (c) => {
+    const name = c.metadata.name ?? '';
+    if (c.metadata.labels?.[ops.CopiedFromLabel]) return;
+    if (!csvSeen.has(name)) csvSeen.set(name, performance.now());
+    if (csvSucceeded.has(name) || c.status?.phase !== 'Succeeded') return;
+    csvSucceeded.set(name, performance.now());
+  });
+  follow<ops.Subscription>({ apiVersion: ops.V1alpha1, kind: ops.SubscriptionKind, namespace }, (s) => {
+    const name = s.metadata.name ?? '';
+    if (subAtLatest.has(name) || s.status?.state !== 'AtLatestKnown' || !s.status.installedCSV) return;
+    subAtLatest.set(name, { csv: s.status.installedCSV, at: performance.now() });
+  });
+  return {
+    stop: () => {
+      ac.abort();
+      const lags: number[] = [];
+      const fromCreated: number[] = [];
+      for (const { csv, at } of subAtLatest.values()) {
+        const seen = csvSeen.get(csv);
+        if (seen !== undefined) fromCreated.push(Math.max(0, at - seen));
+        const ok = csvSucceeded.get(csv);
+        // a Subscription AtLatestKnown before its CSV Succeeded (state follows the CSV's existence) counts as 0
+        if (ok !== undefined) lags.push(Math.max(0, at - ok));
+        else lags.push(0);
+      }
+      return { lags, fromCreated, pending: csvSucceeded.size - subAtLatest.size };
+    },
+  };
+}
+
 /** One of the project's binaries from source; its last lines kept for a failure's note. */
 async function start(name: 'catalogd' | 'operator-controller' | 'olm-classic', args: readonly string[], kubeconfig: string): Promise<{ proc: ControllerProcess; tail: string[] }> {
   const tail: string[] = [];
-  const proc = startBinary(name, ['--health-probe-bind-address=0', '--metrics-bind-address=0', ...args], { KUBECONFIG: kubeconfig }, (l) => {
+  // BENCH_MIGRATE_LOG_DIR: every line of each binary kept in <dir>/<name>.log (with BENCH_MIGRATE_LOG_LEVEL, e.g. debug)
+  const logDir = process.env.BENCH_MIGRATE_LOG_DIR;
+  const level = process.env.BENCH_MIGRATE_LOG_LEVEL;
+  const proc = startBinary(name, ['--health-probe-bind-address=0', '--metrics-bind-address=0', ...(level ? [`--log-level=${level}`] : []), ...args], { KUBECONFIG: kubeconfig }, (l) => {
+    if (logDir) appendFileSync(join(logDir, `${name}.log`), `${l}\n`);
     tail.push(l);
     if (tail.length > 20) tail.shift();
   });
@@ -142,6 +211,7 @@ export async function benchClassicMigrate(): Promise<Figure[]> {
   const reg = new Registry();
   const procs: ControllerProcess[] = [];
   const tmp = await mkdtemp(join(tmpdir(), 'bench-migrate-'));
+  let subState: Awaited<ReturnType<typeof watchSubscriptionState>> | undefined;
   try {
     const info = await cp.start();
     const r = await reg.start();
@@ -172,6 +242,27 @@ export async function benchClassicMigrate(): Promise<Figure[]> {
       }),
     );
 
+    // 1. COUNT Subscriptions in one AllNamespaces namespace, installed by olm-classic. BENCH_MIGRATE_SUBSCRIBE_FIRST=1:
+    // created before olm-classic starts (its first passes find the CatalogSource not loaded yet: ResolutionFailed,
+    // then the resolution while the Subscriptions are being labelled as the Operator's components)
+    const subscribe = async (): Promise<Awaited<ReturnType<typeof watchSubscriptionState>>> => {
+      await kube.must(kube.request('POST', TestKube.path(ops.V1, ops.OperatorGroupResource, undefined, NS), { apiVersion: ops.V1, kind: ops.OperatorGroupKind, metadata: { name: 'og' }, spec: {} }));
+      const watch = await watchSubscriptionState(info.kubeconfigPath, NS);
+      for (const b of bundles) {
+        await kube.must(
+          kube.request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, NS), {
+            apiVersion: ops.V1alpha1,
+            kind: ops.SubscriptionKind,
+            metadata: { name: b.packageName },
+            spec: { source: CATALOG, sourceNamespace: GLOBAL, name: b.packageName, channel: 'stable', installPlanApproval: 'Automatic' },
+          }),
+        );
+      }
+      return watch;
+    };
+    const subscribeFirst = process.env.BENCH_MIGRATE_SUBSCRIBE_FIRST === '1';
+    subState = subscribeFirst ? await subscribe() : undefined;
+
     const port = await freePort();
     const common = [`--insecure-registries=${r.host}`];
     const cd = await start('catalogd', [...common, `--catalogs-server-addr=127.0.0.1:${port}`, `--external-address=127.0.0.1:${port}`, `--cache-dir=${join(tmp, 'catalogd')}`], info.kubeconfigPath);
@@ -189,18 +280,7 @@ export async function benchClassicMigrate(): Promise<Figure[]> {
       { timeoutMs: 120_000, intervalMs: 100 },
     );
 
-    // 1. COUNT Subscriptions in one AllNamespaces namespace, installed by olm-classic
-    await kube.must(kube.request('POST', TestKube.path(ops.V1, ops.OperatorGroupResource, undefined, NS), { apiVersion: ops.V1, kind: ops.OperatorGroupKind, metadata: { name: 'og' }, spec: {} }));
-    for (const b of bundles) {
-      await kube.must(
-        kube.request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, NS), {
-          apiVersion: ops.V1alpha1,
-          kind: ops.SubscriptionKind,
-          metadata: { name: b.packageName },
-          spec: { source: CATALOG, sourceNamespace: GLOBAL, name: b.packageName, channel: 'stable', installPlanApproval: 'Automatic' },
-        }),
-      );
-    }
+    subState ??= await subscribe();
     const i0 = performance.now();
     const csvs = async (): Promise<ops.ClusterServiceVersion[]> =>
       (await kube.must<{ items: ops.ClusterServiceVersion[] }>(kube.request('GET', TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, undefined, NS)))).items.filter(
@@ -214,7 +294,7 @@ export async function benchClassicMigrate(): Promise<Figure[]> {
       },
       { timeoutMs: 20 * 60_000, intervalMs: 500 },
     );
-    figures.push({ name: `${COUNT} Subscriptions (one namespace) → every CSV Succeeded`, value: Math.round(performance.now() - i0), unit: 'ms', note: 'olm-classic from source (tsx)' });
+    figures.push({ name: `${COUNT} Subscriptions (one namespace) → every CSV Succeeded${subscribeFirst ? ' (Subscriptions created before olm-classic started; from the ClusterCatalog Serving)' : ''}`, value: Math.round(performance.now() - i0), unit: 'ms', note: 'olm-classic from source (tsx)' });
     // `migrate --all` reads every verdict once, first: each Subscription must have recorded its installed CSV by then
     await waitFor(
       'every Subscription AtLatestKnown with its installed CSV',
@@ -225,6 +305,25 @@ export async function benchClassicMigrate(): Promise<Figure[]> {
       { timeoutMs: 10 * 60_000, intervalMs: 500 },
     );
     figures.push({ name: `… → every Subscription AtLatestKnown with its installed CSV`, value: Math.round(performance.now() - i0), unit: 'ms' });
+    const { lags, fromCreated, pending } = subState.stop();
+    figures.push({
+      name: 'Subscription state lag p50 (its CSV Succeeded → AtLatestKnown + installedCSV, both watched)',
+      value: Math.round(pct(lags, 50)),
+      unit: 'ms',
+      note: `p99 ${Math.round(pct(lags, 99))} ms, max ${Math.round(Math.max(0, ...lags))} ms over ${lags.length} Subscriptions${lags.filter((l) => l === 0).length ? `; ${lags.filter((l) => l === 0).length} AtLatestKnown no later than their CSV Succeeded` : ''}${pending > 0 ? `; ${pending} never seen` : ''}`,
+    });
+    // upstream's state follows the CSV's existence (ensureSubscriptionCSVState), so this is the sync's own delay
+    figures.push({
+      name: 'Subscription state lag p50 from its CSV created (→ AtLatestKnown + installedCSV)',
+      value: Math.round(pct(fromCreated, 50)),
+      unit: 'ms',
+      note: `p99 ${Math.round(pct(fromCreated, 99))} ms, max ${Math.round(Math.max(0, ...fromCreated))} ms over ${fromCreated.length} Subscriptions`,
+    });
+
+    const plans = (await kube.must<{ items: ops.InstallPlan[] }>(kube.request('GET', TestKube.path(ops.V1alpha1, ops.InstallPlanResource, undefined, NS)))).items;
+    figures.push({ name: 'InstallPlans for the install', value: plans.length, unit: 'plans', note: plans.map((ip) => `${ip.metadata.name ?? ''} gen ${ip.spec.generation ?? 0}: ${(ip.spec.clusterServiceVersionNames ?? []).length} CSVs, ${ip.status?.phase ?? ''}`).join('; ') });
+    // BENCH_MIGRATE_INSTALL_ONLY=1: the install figures only (no migrations)
+    if (process.env.BENCH_MIGRATE_INSTALL_ONLY) return figures;
 
     const deployments = async (): Promise<Map<string, string>> =>
       new Map(
@@ -277,6 +376,7 @@ export async function benchClassicMigrate(): Promise<Figure[]> {
   } catch (err) {
     figures.push({ name: 'classic migrate bench', value: 0, unit: 'failed', note: (err as Error).message.split('\n')[0] ?? '' });
   } finally {
+    subState?.stop();
     for (const p of procs.reverse()) await p.stop().catch(() => undefined);
     await reg.stop().catch(() => undefined);
     await cp.stop().catch(() => undefined);

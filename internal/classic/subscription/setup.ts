@@ -13,11 +13,12 @@ import {
   type InstallPlan,
   type OperatorGroup,
   type Subscription,
+  type SubscriptionStatus,
 } from '../../../api/operators/index.ts';
 import { Controller, type RateLimiter } from '../../shared/controller/index.ts';
 import { CachingImagePuller, type RegistryClient as ImageRegistry } from '../../shared/image/index.ts';
-import type { Informer} from '../../shared/kube/index.ts';
-import { eventRecorder, isNotFound, NAMESPACE_INDEX, informers, updateStatus } from '../../shared/kube/index.ts';
+import type { Informer, KubeClient } from '../../shared/kube/index.ts';
+import { eventRecorder, isNotFound, NAMESPACE_INDEX, informers, retryOnConflict, updateStatus } from '../../shared/kube/index.ts';
 import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
 import { BUNDLE_PATHS, loadRegistryV1 } from '../../shared/registryv1/index.ts';
 import type { ContentRegistry } from '../catalogsource/index.ts';
@@ -46,6 +47,29 @@ export interface SubscriptionOptions {
     readonly operatorGroups: Informer<OperatorGroup>;
   };
   readonly rateLimiter?: () => RateLimiter<string>;
+}
+
+/**
+ * upstream's updateSubscriptionStatuses for one Subscription: the status the pass computed written onto the latest
+ * version of the object, a 409 Conflict retried from a fresh read (client-go's retry.DefaultRetry: 5 tries). The
+ * first try uses the version the pass read (no GET). Only the namespace sync writes a Subscription's status; what
+ * changes it meanwhile is metadata (the Operator API's component labels), which the write keeps. A Subscription
+ * that is gone is skipped.
+ */
+export async function writeSubscriptionStatus(client: KubeClient, sub: Subscription, status: SubscriptionStatus, signal: AbortSignal): Promise<void> {
+  const ref = { apiVersion: V1alpha1, kind: SubscriptionKind, name: sub.metadata.name ?? '', namespace: sub.metadata.namespace ?? '' };
+  try {
+    await retryOnConflict(
+      (attempt) =>
+        updateStatus<Subscription>(client, ref, (obj) => void (obj.status = structuredClone(status)), {
+          ...(attempt === 0 && { current: { ...sub, apiVersion: V1alpha1, kind: SubscriptionKind } }),
+          signal,
+        }),
+      { signal },
+    );
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
 }
 
 export function subscriptionSetup(options: SubscriptionOptions): (ctx: ManagerContext) => Promise<ManagerParts> {
@@ -79,17 +103,7 @@ export function subscriptionSetup(options: SubscriptionOptions): (ctx: ManagerCo
         return client.updateStatus<InstallPlan>({ ...ip, status }, { signal });
       },
       synced: (sub) => subMetrics.synced(sub),
-      writeStatus: async (sub, status, signal) => {
-        const ref = { apiVersion: V1alpha1, kind: SubscriptionKind, name: sub.metadata.name ?? '', namespace: sub.metadata.namespace ?? '' };
-        try {
-          await updateStatus<Subscription>(client, ref, (obj) => void (obj.status = structuredClone(status)), {
-            current: { ...sub, apiVersion: V1alpha1, kind: SubscriptionKind },
-            signal,
-          });
-        } catch (err) {
-          if (!isNotFound(err)) throw err;
-        }
-      },
+      writeStatus: (sub, status, signal) => writeSubscriptionStatus(client, sub, status, signal),
       events: eventRecorder(client, 'olm-classic', log),
       metrics: resolutionMetrics,
       logger: log,

@@ -12,7 +12,7 @@ import type {
   Subscription,
   SubscriptionStatus,
 } from '../../../api/operators/index.ts';
-import { formatTime, routine, runSteps, type Result } from '../../shared/controller/index.ts';
+import { formatTime, joinErrors, mapLimit, routine, runSteps, type Result } from '../../shared/controller/index.ts';
 import { semanticEqual, type EventRecorder } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import type { CatalogContent } from '../catalogsource/index.ts';
@@ -20,6 +20,9 @@ import { loadCelFor, resolve, type ClassicResolutionMetrics, type ResolvedEntry,
 import { installedEntries, namespaceCatalogs } from './sources.ts';
 import type { RegistryV1 } from '../../shared/registryv1/index.ts';
 import { namespaceSyncSteps } from './sync-steps.ts';
+
+/** Subscription statuses written at once at the end of a pass. */
+const STATUS_WRITE_CONCURRENCY = 8;
 
 /** The OperatorGroup annotation that keeps the global catalog namespace out of a namespace's resolution. */
 export const ExcludeGlobalNamespaceAnnotation = 'olm.operatorframework.io/exclude-global-namespace-resolution';
@@ -144,12 +147,21 @@ export function newNamespaceReconciler(p: SyncPorts): { reconcile(key: string, s
         plans,
       };
       const outcome = await runSteps(steps, st, signal);
-      for (const w of st.subs) {
-        if (semanticEqual(w.status, w.sub.status ?? {})) continue;
+      // upstream's updateSubscriptionStatuses: every changed status written (each on its own, a few at once), the
+      // errors joined; one failed write does not keep the others (a just-created InstallPlan's references) unwritten
+      const changed = st.subs.filter((w) => !semanticEqual(w.status, w.sub.status ?? {}));
+      const errs: unknown[] = [];
+      await mapLimit(changed, STATUS_WRITE_CONCURRENCY, async (w) => {
         if (!w.status.lastUpdated) w.status.lastUpdated = st.now;
-        await p.writeStatus(w.sub, w.status, signal);
-      }
-      if (outcome?.err) throw outcome.err;
+        try {
+          await p.writeStatus(w.sub, w.status, signal);
+        } catch (err) {
+          if (signal.aborted) throw err;
+          errs.push(err);
+        }
+      });
+      if (outcome?.err) errs.unshift(outcome.err);
+      if (errs.length > 0) throw joinErrors(errs);
       return outcome?.result;
     },
   };

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { catalogSourceSetup } from '../../../internal/classic/catalogsource/index.ts';
 import { runCaptured } from '../../../internal/cli/index.ts';
-import { subscriptionSetup } from '../../../internal/classic/subscription/index.ts';
+import { subscriptionSetup, writeSubscriptionStatus } from '../../../internal/classic/subscription/index.ts';
 import { KubeClient } from '../../../internal/shared/kube/index.ts';
 import { mergeParts } from '../../../internal/shared/manager/index.ts';
 import { createMetrics, type Metrics } from '../../../internal/shared/observability/index.ts';
@@ -327,6 +327,25 @@ describe('Subscription → InstallPlan', () => {
 
 // These add CatalogSources to the global namespace, so they run after the tests above.
 /** The pushed catalog's files as a directory, for opm serve. */
+describe('Subscription status writes', () => {
+  it('a status computed from a version read before a label was added is written onto the latest version (upstream’s updateSubscriptionStatuses), the label kept', async () => {
+    const ns = await namespaceWithGroups('cls-write');
+    await subscribe(ns, 'a', 'cls-a', { startingCSV: bundles.a1!.name, installPlanApproval: 'Manual' });
+    // settled: the Manual plan waits for approval, so the sync writes nothing more
+    const stale = await waitForSub(ns, 'a', 'UpgradePending with a plan', (s) => s.status?.state === ops.SubscriptionStateUpgradePending && !!s.status.installPlanRef);
+    // what the Operator API's adoption does meanwhile: a label, a new resourceVersion
+    const label = `operators.coreos.com/cls-a.${ns}`;
+    await kube().must(kube().request('PATCH', TestKube.path(ops.V1alpha1, 'subscriptions', 'a', ns), { metadata: { labels: { [label]: '' } } }, 'application/merge-patch+json'));
+    const client = await KubeClient.fromConfig({ kubeconfig: controlPlane().kubeconfigPath });
+    const status = { ...stale.status!, lastUpdated: '2030-01-01T00:00:00Z' };
+    await writeSubscriptionStatus(client, stale, status, new AbortController().signal);
+    const after = await subscription(ns, 'a');
+    expect(after.status?.lastUpdated).toBe('2030-01-01T00:00:00Z');
+    expect(after.status?.installPlanRef).toEqual(stale.status?.installPlanRef);
+    expect(after.metadata.labels?.[label]).toBe('');
+  });
+});
+
 async function catalogDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'classic-sub-opm-'));
   for (const [file, obj] of Object.entries(catalogFilesPushed)) {
