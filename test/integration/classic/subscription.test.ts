@@ -346,6 +346,38 @@ describe('Subscription status writes', () => {
   });
 });
 
+describe('a Subscription whose status was lost after its InstallPlan ran', () => {
+  it('status overwritten with only lastUpdated: upstream does not adopt the installed CSV — ResolutionFailed ConstraintsNotSatisfiable, no second plan', async () => {
+    const ns = await namespaceWithGroups('cls-lost');
+    await subscribe(ns, 'd', 'cls-dep');
+    const planned = await waitForSub(ns, 'd', 'UpgradePending with a plan', (s) => s.status?.state === ops.SubscriptionStateUpgradePending && !!s.status.installPlanRef);
+    const ip = await installPlan(ns, planned.status!.installPlanRef!.name!);
+    // what the InstallPlan's CSV step does: the CSV (with the plan's properties annotation) appears in the namespace
+    await create(ops.V1alpha1, 'clusterserviceversions', ns, JSON.parse(ip.status!.plan!.find((st) => st.resource.kind === 'ClusterServiceVersion')!.resource.manifest!) as object);
+    await waitForSub(ns, 'd', 'AtLatestKnown', (s) => s.status?.state === ops.SubscriptionStateAtLatest && s.status.installedCSV === bundles.dep!.name);
+    // the lost write: the stored status has none of the plan's references ({} itself is refused: the CRD requires
+    // status.lastUpdated)
+    const cur = await subscription(ns, 'd');
+    await kube().must(kube().request('PUT', `${TestKube.path(ops.V1alpha1, 'subscriptions', 'd', ns)}/status`, { ...cur, status: { lastUpdated: '2026-01-01T00:00:00Z' } }));
+    const failed = await waitForSub(ns, 'd', 'ResolutionFailed', (s) => cond(s, ops.SubscriptionResolutionFailed) !== undefined);
+    const message = cond(failed, ops.SubscriptionResolutionFailed)?.message ?? '';
+    expect(cond(failed, ops.SubscriptionResolutionFailed)).toMatchObject({ status: 'True', reason: 'ConstraintsNotSatisfiable' });
+    expect(message.startsWith('constraints not satisfiable: ')).toBe(true);
+    const name = bundles.dep!.name;
+    for (const part of [
+      `clusterserviceversion ${name} exists and is not referenced by a subscription`,
+      `@existing/${ns}//${name} and ${catalog}/${catalogNs}/stable/${name} originate from package cls-dep`,
+      `subscription d requires ${catalog}/${catalogNs}/stable/${name}`,
+      'subscription d exists',
+    ]) {
+      expect(message).toContain(part);
+    }
+    expect(failed.status?.installPlanRef).toBeUndefined();
+    expect(failed.status?.state).toBeUndefined();
+    expect((await installPlans(ns)).map((p) => p.metadata.name)).toEqual([ip.metadata.name]);
+  });
+});
+
 async function catalogDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'classic-sub-opm-'));
   for (const [file, obj] of Object.entries(catalogFilesPushed)) {
