@@ -20,7 +20,7 @@ import { installCrds, yamlFiles } from '../test/support/crds.ts';
 import { CATALOG_LABEL, MEDIA, pushCatalogImage, pushImage, tarHeader } from '../test/support/images.ts';
 import { TestKube } from '../test/support/kube.ts';
 import { freePort, waitFor } from '../test/support/net.ts';
-import { startProcess, stopProcess } from '../test/support/process.ts';
+import { startProcess, stopProcess, type Managed } from '../test/support/process.ts';
 import { Registry } from '../test/support/registry.ts';
 import type { Figure } from './control-plane.ts';
 import { idleRss, procMemory } from './memory.ts';
@@ -45,6 +45,20 @@ export function tinyFilesLayer(n: number): Buffer {
  * The catalogd of checkout `root` (cmd/catalogd/main.ts under tsx) as a child process against the given cluster and
  * registry, plain HTTP on a free port, resolved once /readyz answers; a catalogd that does not get there is stopped.
  */
+/** Waits for /readyz 200 on `health`; stops the process and names its log when it does not come. */
+export async function waitForCatalogdReady(proc: Managed, health: number): Promise<void> {
+  try {
+    await waitFor('catalogd ready', async () => {
+      const res = await request(`http://127.0.0.1:${health}/readyz`).catch(() => undefined);
+      await res?.body.dump();
+      return res?.statusCode === 200;
+    }, { timeoutMs: 120_000, intervalMs: 200 });
+  } catch (err) {
+    await stopProcess(proc);
+    throw new Error(`catalogd (log: ${proc.logFile}): ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+}
+
 export async function startCatalogdFromSource(
   root: string,
   kubeconfig: string,
@@ -72,16 +86,7 @@ export async function startCatalogdFromSource(
     ],
     join(dir, 'catalogd.log'),
   );
-  try {
-    await waitFor('catalogd ready', async () => {
-      const res = await request(`http://127.0.0.1:${health}/readyz`).catch(() => undefined);
-      await res?.body.dump();
-      return res?.statusCode === 200;
-    }, { timeoutMs: 120_000, intervalMs: 200 });
-  } catch (err) {
-    await stopProcess(proc);
-    throw new Error(`catalogd (log: ${proc.logFile}): ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-  }
+  await waitForCatalogdReady(proc, health);
   return { proc, pid: proc.pid, port };
 }
 

@@ -28,7 +28,7 @@ import { TestKube } from '../test/support/kube.ts';
 import { freePort, waitFor } from '../test/support/net.ts';
 import { startProcess, stopProcess, type Managed } from '../test/support/process.ts';
 import { Registry } from '../test/support/registry.ts';
-import { startCatalogdFromSource, tinyFilesLayer } from './catalogd-files.ts';
+import { startCatalogdFromSource, tinyFilesLayer, waitForCatalogdReady } from './catalogd-files.ts';
 import { UPSTREAM_CATALOG_CRD, upstreamBinary } from './catalogd-peer.ts';
 import type { Figure } from './control-plane.ts';
 import { idleRss, procMemory, rssSampler } from './memory.ts';
@@ -53,20 +53,6 @@ interface Started {
 
 /** Starts one catalogd in `dir`; `maxFiles` is ours' --max-catalog-files (upstream has no such limit). */
 type Starter = (dir: string, maxFiles?: number) => Promise<Started>;
-
-/** Waits for /readyz 200 on `health`; stops the process and names its log when it does not come. */
-async function ready(proc: Managed, health: number): Promise<void> {
-  try {
-    await waitFor('catalogd ready', async () => {
-      const res = await request(`http://127.0.0.1:${health}/readyz`).catch(() => undefined);
-      await res?.body.dump();
-      return res?.statusCode === 200;
-    }, { timeoutMs: 120_000, intervalMs: 200 });
-  } catch (err) {
-    await stopProcess(proc);
-    throw new Error(`catalogd (log: ${proc.logFile}): ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-  }
-}
 
 /** Our catalogd of checkout `root` (cmd/catalogd/main.ts as a child process). */
 function ours(root: string, info: ControlPlaneInfo, registryHost: string): Starter {
@@ -102,7 +88,7 @@ function upstream(binary: string, info: ControlPlaneInfo, registryHost: string, 
       join(dir, 'catalogd.log'),
       { ...process.env, KUBECONFIG: info.kubeconfigPath, TMPDIR: dir, HOME: dir },
     );
-    await ready(proc, health);
+    await waitForCatalogdReady(proc, health);
     return { proc, pid: proc.pid, base: `https://127.0.0.1:${port}` };
   };
 }
