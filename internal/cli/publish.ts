@@ -15,6 +15,7 @@ import {
   type Platform,
   type UploadProgress,
 } from '../shared/image/index.ts';
+import { realClock } from '../shared/toolkit/index.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
 
 /** Blobs smaller than this go up without a progress line. */
@@ -87,12 +88,12 @@ function parse(args: readonly string[], io: CliIO, what: string): PushArgs {
 /** `sha256:0123456789ab  12.5 / 40.0 MiB` lines on a terminal; nothing otherwise. */
 export function progressReporter(stderr: NodeJS.WritableStream): ((p: UploadProgress) => void) | undefined {
   if ((stderr as { isTTY?: boolean }).isTTY !== true) return undefined;
-  let last = 0;
+  let last = -Infinity;
   const mib = (n: number): string => (n / (1024 * 1024)).toFixed(1);
   return (p) => {
     if (p.total < PROGRESS_MIN_BYTES) return;
     const done = p.sent >= p.total;
-    const now = Date.now();
+    const now = realClock.now();
     if (!done && p.sent !== 0 && now - last < PROGRESS_INTERVAL_MS) return;
     last = now;
     stderr.write(`\r${p.digest.slice(0, 19)}  ${mib(p.sent)} / ${mib(p.total)} MiB${done ? '\n' : ''}`);

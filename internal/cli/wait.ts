@@ -3,7 +3,7 @@
 // changed since the command started — only when stderr is a terminal, so scripts and pipes see nothing but the
 // result. A cause waiting will not fix (failfast.ts) ends the wait early, unless the caller keeps waiting for a fix.
 import type { Condition } from '../../api/meta/v1.ts';
-import { sleep } from '../shared/toolkit/index.ts';
+import { realClock, sleep, type Clock } from '../shared/toolkit/index.ts';
 import type { Unfixable } from './failfast.ts';
 import type { CliIO } from './types.ts';
 
@@ -27,6 +27,8 @@ export interface WaitOptions<T> {
   readonly baseline?: readonly Condition[] | undefined;
   /** A cause waiting will not fix, once it has stayed long enough (CauseTracker); the wait then ends. */
   readonly giveUp?: ((obj: T | undefined) => Unfixable | undefined) | undefined;
+  /** What the timeout and the progress lines' elapsed time are read on (default the monotonic realClock). */
+  readonly clock?: Clock;
 }
 
 export type WaitResult<T> =
@@ -46,13 +48,14 @@ export function conditionChanges(before: ReadonlyMap<string, string>, conditions
   return { lines, now };
 }
 
-const elapsed = (start: number): string => {
-  const s = Math.floor((Date.now() - start) / 1000);
+const elapsed = (clock: Clock, start: number): string => {
+  const s = Math.floor((clock.now() - start) / 1000);
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
 };
 
 export async function waitFor<T>(o: WaitOptions<T>): Promise<WaitResult<T>> {
-  const start = Date.now();
+  const clock = o.clock ?? realClock;
+  const start = clock.now();
   const deadline = start + o.timeoutMs;
   const progress = isTerminal(o.io.stderr);
   let seen = conditionChanges(new Map(), o.baseline).now;
@@ -63,12 +66,12 @@ export async function waitFor<T>(o: WaitOptions<T>): Promise<WaitResult<T>> {
     if (progress && o.conditions) {
       const { lines, now } = conditionChanges(seen, o.conditions(last));
       seen = now;
-      for (const l of lines) o.io.stderr.write(`[${elapsed(start)}] ${o.label}: ${l}\n`);
+      for (const l of lines) o.io.stderr.write(`[${elapsed(clock, start)}] ${o.label}: ${l}\n`);
     }
     if (o.done(last)) return { ok: true, last };
     const u = o.giveUp?.(last);
     if (u) return { ok: false, last, reason: 'unfixable', unfixable: u };
-    const left = deadline - Date.now();
+    const left = deadline - clock.now();
     if (left <= 0) return { ok: false, last, reason: 'timeout' };
     await sleep(Math.min(POLL_INTERVAL_MS, left), o.io.signal);
   }

@@ -11,6 +11,7 @@
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import type LogicSolver from 'logic-solver';
+import { realClock, type Clock } from '../../shared/toolkit/index.ts';
 import type { AppliedConstraint, Constraint, Variable } from './constraints.ts';
 import {
   aggregateMessage,
@@ -22,8 +23,10 @@ import {
 } from './errors.ts';
 
 export interface SolveOptions {
-  /** Epoch milliseconds after which the solve stops between solver calls (SOLVER_INCOMPLETE). */
+  /** The time on `clock` after which the solve stops between solver calls (SOLVER_INCOMPLETE). */
   readonly deadline?: number;
+  /** What `deadline` is read on (default the toolkit's monotonic realClock). */
+  readonly clock?: Clock;
   readonly signal?: AbortSignal;
   /** Called on every unsatisfiable position during the preference search (upstream's Tracer). */
   readonly trace?: (position: SearchPosition) => void;
@@ -313,7 +316,7 @@ class Context {
   }
 
   private checkBudget(): void {
-    if (this.options.signal?.aborted || (this.options.deadline !== undefined && Date.now() > this.options.deadline)) {
+    if (this.options.signal?.aborted || (this.options.deadline !== undefined && (this.options.clock ?? realClock).now() > this.options.deadline)) {
       throw new ClassicResolutionError('SOLVER_INCOMPLETE', INCOMPLETE_MESSAGE);
     }
   }
@@ -421,7 +424,7 @@ function explain(problem: Problem, options: SolveOptions, stats: SolveStats | un
   emit(solver, problem, (j) => selectors[j] as number);
   for (let k = 0; k < n; k++) solver.require(logic().implies(on(k), logic().and(sel(k), on(k + 1))));
   const budget = (): void => {
-    if (options.signal?.aborted || (options.deadline !== undefined && Date.now() > options.deadline)) {
+    if (options.signal?.aborted || (options.deadline !== undefined && (options.clock ?? realClock).now() > options.deadline)) {
       throw new ClassicResolutionError('SOLVER_INCOMPLETE', INCOMPLETE_MESSAGE);
     }
     if (stats) stats.satCalls++;

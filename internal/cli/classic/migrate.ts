@@ -14,7 +14,7 @@ import type { ClusterServiceVersion, InstallPlan, OperatorGroup, Subscription } 
 import { CopiedFromLabel, isCopiedCSV } from '../../../api/operators/index.ts';
 import { ClusterExtensionKind, ClusterObjectSetKind, GroupVersion, MigratedFromSubscriptionKey, OwnerNameKey, type ClusterExtension, type ClusterObjectSet } from '../../../api/v1/index.ts';
 import { isAlreadyExists, isConflict, isForbidden, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
-import { sleep } from '../../shared/toolkit/index.ts';
+import { realClock, sleep } from '../../shared/toolkit/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, timeoutMs, withClient } from '../cluster.ts';
 import { emit, table } from '../output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from '../types.ts';
@@ -290,7 +290,7 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
     const copiesLeft = async (): Promise<ClusterServiceVersion[]> =>
       (await client.listAll<ClusterServiceVersion>(CSV, { labelSelector: `${CopiedFromLabel}=${ns}` })).items.filter((c) => c.metadata.name === csvRef.name);
     let left = await copiesLeft();
-    for (const deadline = Date.now() + COPIES_GRACE_MS; left.length > 0 && Date.now() < deadline; left = await copiesLeft()) await sleep(COPIES_POLL_MS, io.signal);
+    for (const deadline = realClock.now() + COPIES_GRACE_MS; left.length > 0 && realClock.now() < deadline; left = await copiesLeft()) await sleep(COPIES_POLL_MS, io.signal);
     for (const c of left) {
       const ref = { ...CSV, name: c.metadata.name ?? '', namespace: c.metadata.namespace ?? '' };
       await r.act(`delete ${describeRef(ref)} (propagationPolicy=Orphan)`, () => deleteIfThere(client, ref, true));

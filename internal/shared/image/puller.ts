@@ -28,7 +28,7 @@ import { DEFAULT_PLATFORM, formatPlatform, parsePlatform, type Platform } from '
 import { canonicalReference, parseReference, type ImageReference } from './reference.ts';
 import { RegistryClient, type RegistryClientOptions, type ResolvedImage } from './registry.ts';
 import { forceRemove, makeReadOnly } from './tree.ts';
-import { noopLogger, type Logger } from '../toolkit/index.ts';
+import { noopLogger, realClock, type Logger } from '../toolkit/index.ts';
 
 export interface PullOptions {
   /**
@@ -314,7 +314,7 @@ export class CachingImagePuller implements ImagePuller {
     opts: PullOptions,
     signal: AbortSignal,
   ): Promise<PulledImage> {
-    const started = Date.now();
+    const started = realClock.now();
     const digestRef = canonicalReference(ref, resolved.digest);
     const tmp = await mkdtemp(join(this.cacheDir, TMP_PREFIX));
     const tmpName = tmp.slice(this.cacheDir.length + 1);
@@ -417,7 +417,7 @@ export class CachingImagePuller implements ImagePuller {
         digestRef,
         layers: manifest.layers.length,
         bytes: state.bytesWritten,
-        ms: Date.now() - started,
+        ms: Math.round(realClock.now() - started),
       });
       return toPulled(meta, join(final, FS), refText, false);
     } catch (err) {

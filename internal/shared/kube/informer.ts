@@ -13,7 +13,7 @@
 // logged and counted, never swallowed and never allowed to stop the informer.
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { Backoff, type BackoffOptions } from './backoff.ts';
-import { noopLogger, sleep, type Logger } from '../toolkit/index.ts';
+import { noopLogger, realClock, sleep, type Logger } from '../toolkit/index.ts';
 import { byNamespace, Indexer, NAMESPACE_INDEX, type CacheReader, type IndexFn } from './cache.ts';
 import type { KubeClient } from './client.ts';
 import { isGone } from './errors.ts';
@@ -307,7 +307,7 @@ export class Informer<T extends KubeObject = KubeObject> implements CacheReader<
         local.abort(new WatchSilentError(`watch sent nothing for ${silentMs} ms`));
       }, silentMs);
     };
-    const started = Date.now();
+    const started = realClock.now();
     let events = 0;
     this.#stats.watches++;
     arm();
@@ -335,7 +335,7 @@ export class Informer<T extends KubeObject = KubeObject> implements CacheReader<
       this.#stats.watchdogResets++;
       throw new WatchSilentError(`watch of ${this.name} sent nothing (not even a bookmark) for ${silentMs} ms; reconnecting`);
     }
-    return { events, ms: Date.now() - started };
+    return { events, ms: Math.round(realClock.now() - started) };
   }
 
   #apply(ev: WatchEvent<T>): void {
