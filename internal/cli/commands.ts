@@ -28,5 +28,5 @@ export const commands: readonly CliCommandEntry[] = [
   lazy(['upgrade-check'], 'list the operators that block the next OpenShift minor (or --to) and what to upgrade each to first', async () => (await import('./upgrade-check.ts')).upgradeCheckCommand),
   lazy(['version'], 'print the kubectl-olm version (and the cluster’s Kubernetes version unless --client)', async () => (await import('./version.ts')).versionCommand),
   lazy(['completion'], 'print a bash or zsh completion script', async () => (await import('./completion.ts')).completionCommand),
-  lazy(['__complete'], 'shell completion (cobra protocol); used by the completion scripts', async () => (await import('./completion.ts')).completeCommand),
+  lazy(['__complete'], 'shell completion (cobra protocol); used by the completion scripts', async () => (await import('./completion.ts')).completeCommand(commands)),
 ];

@@ -3,10 +3,9 @@
 // what may come next — command words, the command's flags, or the names of the cluster's
 // ClusterExtensions / ClusterCatalogs. kubectl's own plugin completion (`kubectl olm <TAB>`) calls
 // `kubectl_complete-olm`, which bin/ provides and which runs the same `__complete`.
-import { commands } from './commands.ts';
 import { CONNECTION_OPTIONS, parseFlags, withClient } from './cluster.ts';
 import { findCommand, variant } from './dispatch.ts';
-import { CliUsageError, loadCommand, type CliCommand, type CliIO } from './types.ts';
+import { CliUsageError, loadCommand, type CliCommand, type CliCommandEntry, type CliIO } from './types.ts';
 
 /** cobra's ShellCompDirective values. */
 export const Directive = { Default: 0, NoFileComp: 4 } as const;
@@ -35,13 +34,13 @@ export interface Completion {
   readonly directive: number;
 }
 
-const visible = commands.filter((c) => !c.path[0]!.startsWith('__'));
-
 /**
  * What may replace the last word of `words` (the words after `kubectl olm`, the last one being
- * typed). `names` lists extensions or catalogs from the cluster when a command takes one.
+ * typed), among the commands of `table` (commands.ts). `names` lists extensions or catalogs from the cluster when a
+ * command takes one.
  */
-export async function complete(words: readonly string[], names: (what: NameSource) => Promise<string[]>): Promise<Completion> {
+export async function complete(table: readonly CliCommandEntry[], words: readonly string[], names: (what: NameSource) => Promise<string[]>): Promise<Completion> {
+  const visible = table.filter((c) => !c.path[0]!.startsWith('__'));
   const typed = words.at(-1) ?? '';
   const before = words.slice(0, -1);
   const entry = findCommand(visible, before);
@@ -59,14 +58,15 @@ export async function complete(words: readonly string[], names: (what: NameSourc
   return { candidates: all.filter((n) => n.startsWith(typed)), directive: Directive.NoFileComp };
 }
 
-export const completeCommand: CliCommand = {
+/** `__complete` over the command table it is listed in (passed in, so this module does not import the table). */
+export const completeCommand = (table: readonly CliCommandEntry[]): CliCommand => ({
   path: ['__complete'],
   summary: 'shell completion (cobra protocol); used by the completion scripts',
   usage: 'Usage: kubectl olm __complete <words…>\n\nPrints the candidates for the last word, one per line, then `:<directive>` (cobra\'s protocol).',
   async run(args, io: CliIO) {
     // Connection flags among the words decide which cluster names come from.
     const conn = parseConnection(args);
-    const { candidates, directive } = await complete(args, (what) =>
+    const { candidates, directive } = await complete(table, args, (what) =>
       withClient(conn, io, async (client) => {
         const { CE } = await import('./extension.ts');
         const { CC } = await import('./content.ts');
@@ -80,7 +80,7 @@ export const completeCommand: CliCommand = {
     io.stdout.write(`${candidates.map((c) => `${c}\n`).join('')}:${directive}\n`);
     return 0;
   },
-};
+});
 
 /** --kubeconfig, --context and -n/--namespace among the words. */
 export function parseConnection(words: readonly string[]): { kubeconfig?: string | undefined; context?: string | undefined; namespace?: string | undefined } {

@@ -3,7 +3,7 @@
 // to the OperatorControllerImplementations seam of setup.ts.
 import { RevisionApplier } from './applier/index.ts';
 import { HttpContentClient } from './contentclient/index.ts';
-import type { OperatorControllerImplementations } from './index.ts';
+import type { OperatorControllerImplementations } from './setup.ts';
 import { clusterPreflights } from './preflights/index.ts';
 import { CERT_PROVIDERS, registryV1Renderer } from './render/index.ts';
 import { CatalogResolver, createResolutionMetrics } from './resolve/index.ts';

@@ -21,9 +21,12 @@ import {
   SubscriptionStateFailed,
   SubscriptionStateUpgradePending,
   UpgradeStrategyUnsafeFailForward,
+  type CatalogSource,
+  type ClusterServiceVersion,
   type InstallPlan,
   type OperatorGroup,
   type Step,
+  type Subscription,
   type SubscriptionStatus,
 } from '../../../api/operators/index.ts';
 import { errorMessage, mapLimit, type Step as SyncStep, type StepOutcome } from '../../shared/controller/index.ts';
@@ -32,7 +35,56 @@ import { orderSteps } from '../installplan/index.ts';
 import { bundleSteps, subscriptionStep } from './plan.ts';
 import { catalogHealth, checkInstallPlan, entryDeprecations, removeIfPresent, setIfChanged, updateDeprecations, updateHealth } from './status.ts';
 import type { RegistryV1 } from '../../shared/registryv1/index.ts';
-import { resolveNamespace, type NamespaceResolution, type NamespaceState, type SyncPorts, type Working } from './sync.ts';
+import type { EventRecorder } from '../../shared/kube/index.ts';
+import type { Logger } from '../../shared/observability/index.ts';
+import type { CatalogContent } from '../catalogsource/index.ts';
+import type { ClassicResolutionMetrics } from '../resolver/index.ts';
+import { resolveNamespace, type NamespaceResolution } from './resolve-namespace.ts';
+
+/** What the namespace sync reads and writes; the implementations are chosen in setup.ts. */
+export interface SyncPorts {
+  /** Live lists, as upstream's (a cache could still hold a Subscription without the plan just written). */
+  listSubscriptions(namespace: string, signal: AbortSignal): Promise<Subscription[]>;
+  listInstallPlans(namespace: string, signal: AbortSignal): Promise<InstallPlan[]>;
+  csvs(namespace: string): ClusterServiceVersion[];
+  operatorGroups(namespace: string): OperatorGroup[];
+  catalogSources(namespace: string): CatalogSource[];
+  content(namespace: string, name: string): CatalogContent | undefined;
+  /** Pulls a bundle image and reads it as registry+v1. */
+  bundle(image: string, signal: AbortSignal): Promise<RegistryV1>;
+  /** Creates the InstallPlan and writes its status (upstream's create + UpdateStatus). */
+  createInstallPlan(plan: InstallPlan, status: NonNullable<InstallPlan['status']>, signal: AbortSignal): Promise<InstallPlan>;
+  /** Writes a Subscription's status onto its latest version (conflicts retried). */
+  writeStatus(sub: Subscription, status: SubscriptionStatus, signal: AbortSignal): Promise<void>;
+  readonly events: EventRecorder;
+  /** Called once per Subscription per namespace sync (subscription_sync_total). */
+  synced?(sub: Subscription): void;
+  readonly metrics?: ClassicResolutionMetrics;
+  readonly logger: Logger;
+  readonly globalNamespace: string;
+  now(): Date;
+}
+
+/** One Subscription in the pass: as read (its status is what was stored), and its status as the steps change it. */
+export interface Working {
+  readonly sub: Subscription;
+  status: SubscriptionStatus;
+}
+
+export interface NamespaceState {
+  readonly namespace: string;
+  readonly now: string;
+  subs: Working[];
+  readonly plans: InstallPlan[];
+  /** The resolution (the resolve step): the operators to install, in order. */
+  resolved?: ResolvedEntry[];
+  /** The catalog bundle (image, properties) behind each resolved entry (the resolve step, for unpackBundles). */
+  bundleOf?: NamespaceResolution['bundleOf'];
+  /** The InstallPlan's steps (unpackBundles), ordered. */
+  steps?: Step[];
+  /** Subscriptions whose currentCSV resolution changed (they get the new InstallPlan). */
+  updated?: Working[];
+}
 
 /** Bundle images pulled at once within one sync. */
 const UNPACK_CONCURRENCY = 4;

@@ -22,7 +22,8 @@ import {
 import { ApiError, isConflict } from '../../shared/kube/index.ts';
 import { createLogger } from '../../shared/observability/index.ts';
 import type { CatalogContent } from '../catalogsource/index.ts';
-import { newNamespaceReconciler, type SyncPorts } from './sync.ts';
+import type { SyncPorts } from './sync-steps.ts';
+import { newNamespaceReconciler } from './sync.ts';
 
 const NS = 'ns';
 const sub = (name: string): Subscription => ({

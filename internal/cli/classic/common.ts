@@ -20,7 +20,7 @@ import { WAIT_OPTIONS } from '../cluster.ts';
 import { CauseTracker, type Unfixable } from '../failfast.ts';
 import { waitFor } from '../wait.ts';
 import { unfixableClassic } from './failfast.ts';
-import { pendingPlan, csvNameOf, subscriptionRow, SUBSCRIPTION_HEADERS, SUBSCRIPTION_WIDE_HEADERS } from './logic.ts';
+import { pendingPlan, csvNameOf, subscriptionRow, SUBSCRIPTION_HEADERS, SUBSCRIPTION_WIDE_HEADERS, type Observed } from './logic.ts';
 
 export const SUB = { apiVersion: V1alpha1, kind: SubscriptionKind } as const;
 export const IP = { apiVersion: V1alpha1, kind: InstallPlanKind } as const;
@@ -62,12 +62,6 @@ export function progressOf(sub: Subscription | undefined, plan: InstallPlan | un
   if (plan?.status?.phase) out.push(c(`InstallPlan ${plan.metadata.name ?? ''}`, plan.status.phase, (plan.spec.clusterServiceVersionNames ?? []).join(','), plan.status.message ?? ''));
   if (csv?.status?.phase) out.push(c(`CSV ${csv.metadata.name ?? ''}`, csv.status.phase, csv.status.reason ?? '', csv.status.message ?? ''));
   return out;
-}
-
-export interface Observed {
-  readonly sub: Subscription | undefined;
-  readonly plan: InstallPlan | undefined;
-  readonly csv: ClusterServiceVersion | undefined;
 }
 
 export type Outcome =

@@ -4,7 +4,7 @@
 // reads spanning two seconds, and names the command to run next.
 import { CSVPhaseFailed, CSVReasons, InstallPlanPhaseFailed } from '../../../api/operators/index.ts';
 import { shellQuote, type Unfixable } from '../failfast.ts';
-import type { Observed } from './common.ts';
+import type { Observed } from './logic.ts';
 import { oneLine } from '../../shared/toolkit/index.ts';
 
 /** CSV reasons that only a change to the namespace's OperatorGroups (or the CSV's install modes) can end. */

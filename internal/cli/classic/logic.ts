@@ -16,6 +16,13 @@ import type { CatalogContent, ContentPackage } from '../../classic/catalogsource
 import { age } from '../output.ts';
 import { CliUsageError } from '../types.ts';
 
+/** What one read of a `--wait --classic` found: the Subscription, its InstallPlan and its CSV. */
+export interface Observed {
+  readonly sub: Subscription | undefined;
+  readonly plan: InstallPlan | undefined;
+  readonly csv: ClusterServiceVersion | undefined;
+}
+
 /** `--approval`: Automatic (the default, as a Subscription without one) or Manual. */
 export function approvalFlag(value: string | undefined): Approval {
   if (value === undefined || value === '') return ApprovalAutomatic;

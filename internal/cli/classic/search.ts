@@ -8,7 +8,7 @@ import { isApiError, NoKindMatchError, type KubeClient } from '../../shared/kube
 import { compareVersions, parseTolerant, type Version } from '../../shared/semver/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, insecureRegistries, parseFlags, withClient } from '../cluster.ts';
 import { emit, json, outputFormat, table, yaml } from '../output.ts';
-import { printSearch, type ChannelSummary, type PackageSummary } from '../search.ts';
+import { printSearch, type ChannelSummary, type PackageSummary } from '../package-summary.ts';
 import { CliUsageError, type CliCommand, type CliIO } from '../types.ts';
 import { CLASSIC_FLAG, CS, DEFAULT_GLOBAL_NAMESPACE, NS_OPTION, NS_USAGE } from './common.ts';
 

@@ -1,0 +1,70 @@
+// What `search` and `list-available` report of a package, in the v1 and the classic forms alike (search.ts,
+// classic/search.ts), and how `search` prints it.
+import { emit, json, table, yaml, type OutputFormat } from './output.ts';
+import type { CliIO } from './types.ts';
+
+export interface BundleSummary {
+  readonly name: string;
+  /** As status.install.bundle.version would record it; `(no version)` when unreadable. */
+  readonly version: string;
+  readonly deprecated?: string | undefined;
+}
+
+export interface ChannelSummary {
+  readonly name: string;
+  readonly default: boolean;
+  /** The entry no other entry of the channel replaces or skips (the newest on the channel's graph). */
+  readonly head?: string | undefined;
+  /** Newest first. */
+  readonly bundles: readonly BundleSummary[];
+  readonly deprecated?: string | undefined;
+}
+
+export interface PackageSummary {
+  readonly package: string;
+  readonly catalog: string;
+  readonly provider: string;
+  readonly displayName: string;
+  readonly description: string;
+  readonly keywords: readonly string[];
+  readonly defaultChannel: string;
+  readonly channels: readonly ChannelSummary[];
+  /** The newest version of any bundle. */
+  readonly latest: string;
+  readonly deprecated?: string | undefined;
+}
+
+/**
+ * What `search` prints (the v1 and the classic forms alike): `{packages}` as JSON or YAML, package names, or the table
+ * with the catalog cell `catalogOf` gives. Nothing found: `none()` on stderr, exit 1 when a text was searched for.
+ */
+export async function printSearch<P extends PackageSummary>(
+  io: CliIO,
+  format: OutputFormat,
+  found: readonly P[],
+  catalogOf: (p: P) => string,
+  none: () => string,
+  searched: boolean,
+): Promise<number> {
+  if (format === 'json' || format === 'yaml') {
+    await emit(io.stdout, format === 'json' ? json({ packages: found }) : await yaml({ packages: found }));
+    return 0;
+  }
+  if (format === 'name') {
+    await emit(io.stdout, [...new Set(found.map((p) => p.package))].map((n) => `${n}\n`).join(''));
+    return 0;
+  }
+  if (found.length === 0) {
+    io.stderr.write(none());
+    return searched ? 1 : 0;
+  }
+  const rows = found.map((p) => [
+    p.deprecated ? `${p.package} (deprecated)` : p.package,
+    catalogOf(p),
+    p.provider,
+    p.channels.map((c) => (c.default ? `${c.name} (default)` : c.name)).join(', '),
+    p.latest,
+  ]);
+  await emit(io.stdout, table(['PACKAGE', 'CATALOG', 'PROVIDER', 'CHANNELS', 'LATEST'], rows));
+  return 0;
+}
