@@ -166,7 +166,7 @@ export function newInstallPlanReconciler(o: InstallPlanReconcilerOptions): Recon
 /** Whether a Role, RoleBinding or ServiceAccount change concerns InstallPlans (scoped.IsObjectRBACRelated). */
 export const RBAC_RELATED_KINDS: ReadonlySet<string> = new Set(['Role', 'RoleBinding', 'ServiceAccount']);
 
-export interface RbacRetryOptions {
+export interface RbacRetryReconcilerOptions {
   /** The InstallPlans of a namespace. */
   readonly installPlans: (namespace: string) => readonly InstallPlan[];
   readonly writeStatus: (plan: InstallPlan, signal: AbortSignal) => Promise<InstallPlan>;
@@ -177,7 +177,7 @@ export interface RbacRetryOptions {
  * Keyed by namespace: every Failed plan there that has an attenuated service account goes back to Installing,
  * so permissions granted since its failure are tried (triggerInstallPlanRetry). Errors are collected.
  */
-export function newRbacRetryReconciler(o: RbacRetryOptions): Reconciler {
+export function newRbacRetryReconciler(o: RbacRetryReconcilerOptions): Reconciler {
   return {
     async reconcile(key: string, signal: AbortSignal): Promise<void> {
       const namespace = splitKey(key).name;

@@ -7,11 +7,11 @@ import {
   COMPONENT_INDEX,
   CSV_OWNER_INDEX,
   componentIndex,
-  csvAdoptionReconciler,
+  newCSVAdoptionReconciler,
   csvOwnerIndex,
-  operatorReconciler,
+  newOperatorReconciler,
   owningCSVKeys,
-  subscriptionAdoptionReconciler,
+  newSubscriptionAdoptionReconciler,
   subscriptionRests,
   type ComponentSource,
 } from './reconcilers.ts';
@@ -72,7 +72,7 @@ function options(o: { csvs: Indexer<ClusterServiceVersion>; installPlans: Indexe
 describe('subscription adoption', () => {
   it('labels the Subscription, its installed CSV and its latest InstallPlan; older InstallPlans lose the label', async () => {
     const { client, calls } = fakeClient();
-    const r = subscriptionAdoptionReconciler(options({ client, csvs: cache(csv()), installPlans: cache(ip('ip-1', { [LABEL]: '' }), ip('ip-2'), ip('ip-0')) }));
+    const r = newSubscriptionAdoptionReconciler(options({ client, csvs: cache(csv()), installPlans: cache(ip('ip-1', { [LABEL]: '' }), ip('ip-2'), ip('ip-0')) }));
     await r.reconcile('ns/etcd', signal);
     expect(calls.map((c) => [c.ref.kind, c.ref.name, c.body])).toEqual([
       ['Subscription', 'etcd', { metadata: { labels: { [LABEL]: '' } } }],
@@ -84,7 +84,7 @@ describe('subscription adoption', () => {
   it('waits until the Subscription rests: its latest InstallPlan RequiresApproval, Complete or Failed', async () => {
     for (const [phase, rests] of [['Installing', false], ['Planning', false], ['', false], ['RequiresApproval', true], ['Failed', true]] as const) {
       const { client, calls } = fakeClient();
-      await subscriptionAdoptionReconciler(options({ client, csvs: cache(csv()), installPlans: cache(ip('ip-2', {}, phase)) })).reconcile('ns/etcd', signal);
+      await newSubscriptionAdoptionReconciler(options({ client, csvs: cache(csv()), installPlans: cache(ip('ip-2', {}, phase)) })).reconcile('ns/etcd', signal);
       expect(calls.map((c) => c.ref.kind), phase).toEqual(rests ? ['Subscription', 'ClusterServiceVersion', 'InstallPlan'] : []);
     }
   });
@@ -99,7 +99,7 @@ describe('subscription adoption', () => {
     const { client, calls } = fakeClient();
     const labelled = { ...sub, metadata: { ...sub.metadata, labels: { [LABEL]: '' } } };
     const o = { ...options({ client, csvs: cache(csv({ [LABEL]: '' })), installPlans: cache(ip('ip-2', { [LABEL]: '' })) }), subscriptions: cache(labelled) };
-    await subscriptionAdoptionReconciler(o).reconcile('ns/etcd', signal);
+    await newSubscriptionAdoptionReconciler(o).reconcile('ns/etcd', signal);
     expect(calls).toEqual([]);
   });
 });
@@ -120,7 +120,7 @@ describe('CSV adoption', () => {
       { apiVersion: 'apps/v1', kind: 'Deployment', cache: deployments },
       { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', cache: clusterRoles },
     ];
-    await csvAdoptionReconciler(options({ client, csvs: cache(csv({ [LABEL]: '' })), installPlans: cache(), crds, sources })).reconcile('ns/etcd.v1', signal);
+    await newCSVAdoptionReconciler(options({ client, csvs: cache(csv({ [LABEL]: '' })), installPlans: cache(), crds, sources })).reconcile('ns/etcd.v1', signal);
     expect(calls.map((c) => [c.ref.kind, c.ref.name])).toEqual([
       ['Deployment', 'd'],
       ['ClusterRole', 'cr'],
@@ -130,7 +130,7 @@ describe('CSV adoption', () => {
   it('does nothing for a CSV without component labels', async () => {
     const { client, calls } = fakeClient();
     const deployments = cache<KubeObject>({ metadata: { name: 'd', namespace: 'ns', ownerReferences: [{ apiVersion: 'x', kind: 'ClusterServiceVersion', name: 'etcd.v1', uid: 'csv-uid' }] } });
-    await csvAdoptionReconciler(options({ client, csvs: cache(csv()), installPlans: cache(), sources: [{ apiVersion: 'apps/v1', kind: 'Deployment', cache: deployments }] })).reconcile('ns/etcd.v1', signal);
+    await newCSVAdoptionReconciler(options({ client, csvs: cache(csv()), installPlans: cache(), sources: [{ apiVersion: 'apps/v1', kind: 'Deployment', cache: deployments }] })).reconcile('ns/etcd.v1', signal);
     expect(calls).toEqual([]);
   });
   it('maps an owned object to its CSV: by owner reference when namespaced, by owner labels when cluster-scoped', () => {
@@ -145,7 +145,7 @@ describe('operator reconciler', () => {
     const { client, calls } = fakeClient();
     const subs = cache<KubeObject>({ metadata: { name: 'etcd', namespace: 'ns', labels: { [LABEL]: '' } } });
     const sources = [{ apiVersion: 'operators.coreos.com/v1alpha1', kind: 'Subscription', cache: subs }];
-    const r = operatorReconciler({ client, operators: cache<Operator>(), sources, logger: noopLogger });
+    const r = newOperatorReconciler({ client, operators: cache<Operator>(), sources, logger: noopLogger });
     await r.reconcile('etcd.ns', signal);
     await r.reconcile('gone.ns', signal);
     expect(calls).toEqual([{ verb: 'create', ref: { kind: 'Operator', name: 'etcd.ns' }, body: { apiVersion: 'operators.coreos.com/v1', kind: 'Operator', metadata: { name: 'etcd.ns' } } }]);
@@ -166,7 +166,7 @@ describe('operator reconciler', () => {
       { apiVersion: 'operators.coreos.com/v1', kind: 'Operator', metadata: { name: 'handmade.ns', uid: 'u2' } } as Operator,
     );
     const sources = [{ apiVersion: 'operators.coreos.com/v1alpha1', kind: 'Subscription', cache: cache<KubeObject>() }];
-    const r = operatorReconciler({ client, operators, sources, logger: noopLogger });
+    const r = newOperatorReconciler({ client, operators, sources, logger: noopLogger });
     await r.reconcile('etcd.ns', signal);
     await r.reconcile('handmade.ns', signal);
     expect(deleted).toEqual([['Operator', 'etcd.ns', { uid: 'u1' }]]);
@@ -185,7 +185,7 @@ describe('operator status', () => {
     const subs = cache<KubeObject>({ metadata: { name: 'etcd', namespace: 'ns', labels: { [LABEL]: '' } }, status: { conditions: [{ type: 'CatalogSourcesUnhealthy', status: 'False' }] } });
     const sources = [{ apiVersion: 'operators.coreos.com/v1alpha1', kind: 'Subscription', cache: subs }];
     const operators = cache<Operator>({ apiVersion: 'operators.coreos.com/v1', kind: 'Operator', metadata: { name: 'etcd.ns', resourceVersion: '1' } });
-    const r = operatorReconciler({ client, operators, sources, logger: noopLogger });
+    const r = newOperatorReconciler({ client, operators, sources, logger: noopLogger });
     await r.reconcile('etcd.ns', signal);
     expect(written.map((o) => o.status)).toEqual([
       {

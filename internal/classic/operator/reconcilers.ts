@@ -105,7 +105,7 @@ async function all(writes: readonly (() => Promise<unknown>)[]): Promise<void> {
   if (errors.length > 1) throw new Error(`[${errors.map(errorMessage).join(', ')}]`, { cause: errors[0] });
 }
 
-export interface AdoptionOptions {
+export interface AdoptionReconcilerOptions {
   readonly client: KubeClient;
   readonly subscriptions: CacheReader<Subscription>;
   /** CSVs that are not copies. */
@@ -138,7 +138,7 @@ export function subscriptionRests(sub: Subscription, installPlans: CacheReader<I
  * Subscription key → once it rests, the Subscription, its installed CSV and its latest InstallPlan labelled as
  * components of `<package>.<namespace>`; every other InstallPlan of the namespace with that label loses it.
  */
-export function subscriptionAdoptionReconciler(o: AdoptionOptions): Reconciler {
+export function newSubscriptionAdoptionReconciler(o: AdoptionReconcilerOptions): Reconciler {
   return {
     async reconcile(key, signal) {
       const sub = o.subscriptions.get(key);
@@ -169,7 +169,7 @@ export function subscriptionAdoptionReconciler(o: AdoptionOptions): Reconciler {
  * CSV key → what the CSV owns (owner reference or OLM owner labels) and the CRDs it owns by name, labelled with each
  * of the CSV's component labels. Copies are never adopted: the CSV controller writes them without component labels.
  */
-export function csvAdoptionReconciler(o: AdoptionOptions): Reconciler {
+export function newCSVAdoptionReconciler(o: AdoptionReconcilerOptions): Reconciler {
   return {
     async reconcile(key, signal) {
       const csv = o.csvs.get(key);
@@ -224,7 +224,7 @@ interface OperatorPass {
  * a deleted one without stays gone), its status set to its components; one whose components were listed and are now
  * all gone is deleted (ours: upstream leaves it with no refs), so the Operators are the operators installed.
  */
-export function operatorReconciler(o: OperatorReconcilerOptions): Reconciler {
+export function newOperatorReconciler(o: OperatorReconcilerOptions): Reconciler {
   const steps: Step<OperatorPass>[] = [
     {
       name: 'updateComponents',

@@ -10,11 +10,11 @@ import {
   COMPONENT_INDEX,
   CSV_OWNER_INDEX,
   componentIndex,
-  csvAdoptionReconciler,
+  newCSVAdoptionReconciler,
   csvOwnerIndex,
-  operatorReconciler,
+  newOperatorReconciler,
   owningCSVKeys,
-  subscriptionAdoptionReconciler,
+  newSubscriptionAdoptionReconciler,
   type ComponentSource,
 } from './reconcilers.ts';
 
@@ -72,7 +72,7 @@ export function operatorSetup(caches: OlmCaches, options: OperatorSetupOptions):
       i.addIndex(CSV_OWNER_INDEX, csvOwnerIndex);
     }
 
-    const operator = new Controller({ name: 'operator', reconciler: operatorReconciler({ client, operators, sources, logger: log }), logger, metrics });
+    const operator = new Controller({ name: 'operator', reconciler: newOperatorReconciler({ client, operators, sources, logger: log }), logger, metrics });
     operator.watch(operators);
     for (const i of watched) operator.watch(i, componentIndex);
 
@@ -88,12 +88,12 @@ export function operatorSetup(caches: OlmCaches, options: OperatorSetupOptions):
     };
     const subscriptionsInNamespace = (obj: KubeObject): string[] =>
       caches.subscriptions.byIndex(NAMESPACE_INDEX, obj.metadata.namespace ?? '').map((s) => objectKey(s)!);
-    const subscriptionAdoption = new Controller({ name: 'adoption-subscription', reconciler: subscriptionAdoptionReconciler(adoptionOptions), logger, metrics });
+    const subscriptionAdoption = new Controller({ name: 'adoption-subscription', reconciler: newSubscriptionAdoptionReconciler(adoptionOptions), logger, metrics });
     subscriptionAdoption.watch(caches.subscriptions);
     subscriptionAdoption.watch(caches.csvs, subscriptionsInNamespace);
     subscriptionAdoption.watch(options.installPlans, subscriptionsInNamespace);
 
-    const csvAdoption = new Controller({ name: 'adoption-csv', reconciler: csvAdoptionReconciler(adoptionOptions), logger, metrics });
+    const csvAdoption = new Controller({ name: 'adoption-csv', reconciler: newCSVAdoptionReconciler(adoptionOptions), logger, metrics });
     csvAdoption.watch(caches.csvs);
     for (const i of watched) if (i !== (caches.csvs as unknown) && i !== (caches.crds as unknown)) csvAdoption.watch(i, owningCSVKeys);
     // A CRD: every CSV that owns it by name.

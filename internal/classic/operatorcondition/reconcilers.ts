@@ -43,7 +43,7 @@ export const deploymentNames = (csv: ClusterServiceVersion): string[] => (csv.sp
 
 const key = (ns: string | undefined, name: string | undefined): string => `${ns ?? ''}/${name ?? ''}`;
 
-export interface GeneratorOptions {
+export interface OperatorConditionGeneratorReconcilerOptions {
   readonly client: KubeClient;
   readonly csvs: CacheReader<ClusterServiceVersion>;
   readonly operatorConditions: CacheReader<OperatorCondition>;
@@ -51,7 +51,7 @@ export interface GeneratorOptions {
 }
 
 /** CSV key → its OperatorCondition, created or brought back to the CSV's deployments and service accounts. */
-export function generatorReconciler(o: GeneratorOptions): Reconciler {
+export function newOperatorConditionGeneratorReconciler(o: OperatorConditionGeneratorReconcilerOptions): Reconciler {
   return {
     async reconcile(k, signal) {
       const csv = o.csvs.get(k);
@@ -87,7 +87,7 @@ export function generatorReconciler(o: GeneratorOptions): Reconciler {
   };
 }
 
-export interface ConditionReconcilerOptions {
+export interface OperatorConditionReconcilerOptions {
   readonly client: KubeClient;
   readonly operatorConditions: CacheReader<OperatorCondition>;
   readonly roles: CacheReader<KubeObject>;
@@ -109,7 +109,7 @@ interface ConditionPass {
 }
 
 /** OperatorCondition key → its Role, RoleBinding, the deployments' env and its status (steps on the ObjectReconciler). */
-export function conditionReconciler(o: ConditionReconcilerOptions): Reconciler {
+export function newOperatorConditionReconciler(o: OperatorConditionReconcilerOptions): Reconciler {
   const now = o.now ?? ((): Date => new Date());
 
   const ensure = async (owner: KubeObject, cached: KubeObject | undefined, desired: KubeObject, same: (existing: KubeObject) => boolean, signal: AbortSignal): Promise<void> => {

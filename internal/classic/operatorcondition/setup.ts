@@ -4,7 +4,7 @@ import { ClusterServiceVersionKind, OperatorConditionKind } from '../../../api/o
 import { Controller, objectKey } from '../../shared/controller/index.ts';
 import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
 import type { OlmCaches } from '../olmcache/index.ts';
-import { conditionReconciler, generatorReconciler } from './reconcilers.ts';
+import { newOperatorConditionReconciler, newOperatorConditionGeneratorReconciler } from './reconcilers.ts';
 
 /** The controller owner of an object, by kind, as `namespace/name` in the object's namespace. */
 function ownerKey(obj: KubeObject, kind: string): string | undefined {
@@ -17,7 +17,7 @@ export function operatorConditionSetup(caches: OlmCaches): (ctx: ManagerContext)
     const log = logger.child({ controller: 'operatorcondition' });
     const generator = new Controller({
       name: 'operator-condition-generator',
-      reconciler: generatorReconciler({ client, csvs: caches.csvs, operatorConditions: caches.operatorConditions, logger: log }),
+      reconciler: newOperatorConditionGeneratorReconciler({ client, csvs: caches.csvs, operatorConditions: caches.operatorConditions, logger: log }),
       logger,
       metrics,
     });
@@ -26,7 +26,7 @@ export function operatorConditionSetup(caches: OlmCaches): (ctx: ManagerContext)
 
     const reconciler = new Controller({
       name: 'operator-condition',
-      reconciler: conditionReconciler({
+      reconciler: newOperatorConditionReconciler({
         client,
         operatorConditions: caches.operatorConditions,
         roles: caches.roles,

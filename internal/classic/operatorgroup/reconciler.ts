@@ -104,7 +104,7 @@ interface GroupPass {
   readonly namespace: string;
 }
 
-export function operatorGroupReconciler(o: OperatorGroupReconcilerOptions): Reconciler {
+export function newOperatorGroupReconciler(o: OperatorGroupReconcilerOptions): Reconciler {
   return new OperatorGroupReconciler(o);
 }
 
@@ -349,7 +349,7 @@ class OperatorGroupReconciler implements Reconciler {
 }
 
 /** Namespace name → the `olm.operatorgroup.uid/<uid>` labels of the groups that target it (not all-namespace ones). */
-export function namespaceLabelReconciler(o: OperatorGroupReconcilerOptions): Reconciler {
+export function newNamespaceLabelReconciler(o: OperatorGroupReconcilerOptions): Reconciler {
   return {
     async reconcile(name, signal) {
       const ns = o.caches.namespaces.get(name);

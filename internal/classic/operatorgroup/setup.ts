@@ -5,7 +5,7 @@ import { Controller, objectKey } from '../../shared/controller/index.ts';
 import { NAMESPACE_INDEX } from '../../shared/kube/index.ts';
 import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
 import { type OlmCaches } from '../olmcache/index.ts';
-import { namespaceLabelReconciler, operatorGroupReconciler } from './reconciler.ts';
+import { newNamespaceLabelReconciler, newOperatorGroupReconciler } from './reconciler.ts';
 
 export interface OperatorGroupOptions {
   /** Re-sync every group this often (upstream's informer resync); default 15 minutes. */
@@ -17,7 +17,7 @@ export function operatorGroupSetup(caches: OlmCaches, options: OperatorGroupOpti
     const log = logger.child({ controller: 'operatorgroup' });
     const groups = new Controller({
       name: 'operatorgroup',
-      reconciler: operatorGroupReconciler({ client, caches, logger: log }),
+      reconciler: newOperatorGroupReconciler({ client, caches, logger: log }),
       logger,
       metrics,
       resync: { periodMs: options.resyncMs ?? 15 * 60_000, keys: () => caches.operatorGroups.keys() },
@@ -39,7 +39,7 @@ export function operatorGroupSetup(caches: OlmCaches, options: OperatorGroupOpti
       return l[OwnerKindLabel] === OperatorGroupKind ? `${l[OwnerNamespaceLabel] ?? ''}/${l[OwnerLabel] ?? ''}` : undefined;
     });
 
-    const namespaces = new Controller({ name: 'operatorgroup-namespace', reconciler: namespaceLabelReconciler({ client, caches, logger: log }), logger, metrics });
+    const namespaces = new Controller({ name: 'operatorgroup-namespace', reconciler: newNamespaceLabelReconciler({ client, caches, logger: log }), logger, metrics });
     namespaces.watch(caches.namespaces);
     namespaces.watch(caches.operatorGroups, (og) => {
       const uidLabel = `${OperatorGroupLabelPrefix}${og.metadata.uid ?? ''}`;

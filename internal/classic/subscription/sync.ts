@@ -4,7 +4,7 @@
 // plan → resolve → unpack the resolved bundles in process → create the InstallPlan → statuses. Statuses are written
 // once, at the end of the pass, each re-read and overwritten on conflict as upstream's updateSubscriptionStatuses does.
 import type { Subscription, SubscriptionStatus } from '../../../api/operators/index.ts';
-import { formatTime, joinErrors, mapLimit, runSteps, type Result } from '../../shared/controller/index.ts';
+import { formatTime, joinErrors, mapLimit, runSteps, type Reconciler } from '../../shared/controller/index.ts';
 import { semanticEqual } from '../../shared/kube/index.ts';
 import { namespaceSyncSteps, type NamespaceState, type SyncPorts } from './sync-steps.ts';
 
@@ -14,7 +14,7 @@ const STATUS_WRITE_CONCURRENCY = 8;
 const statusOf = (sub: Subscription): SubscriptionStatus => structuredClone(sub.status ?? { lastUpdated: '' });
 
 /** The reconciler of the namespace queue: builds the state, runs the steps, writes every changed status once. */
-export function newNamespaceReconciler(p: SyncPorts): { reconcile(key: string, signal: AbortSignal): Promise<Result | void> } {
+export function newNamespaceReconciler(p: SyncPorts): Reconciler {
   const steps = namespaceSyncSteps(p);
   return {
     async reconcile(namespace, signal) {
