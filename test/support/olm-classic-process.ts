@@ -68,8 +68,6 @@ function concerns(line: string, namespaces: readonly string[]): boolean {
     return true;
   }
   const named = [fields['namespace'], ...['key', 'installPlan', 'csv', 'subscription'].map((k) => (typeof fields[k] === 'string' && (fields[k] as string).includes('/') ? (fields[k] as string).split('/')[0] : undefined))];
-  // the Subscription controller syncs a namespace at a time: its key is the namespace
-  if (fields['controller'] === 'subscription' && typeof fields['key'] === 'string' && !fields['key'].includes('/')) named.push(fields['key']);
   const ns = named.filter((n): n is string => typeof n === 'string' && n !== '');
   return ns.length === 0 || ns.some((n) => namespaces.includes(n));
 }

@@ -1,7 +1,9 @@
 // The `clusterserviceversion` controller: csvSteps on the ObjectReconciler (reconciler.ts), re-enqueued by the CSV, the
-// CSVs replacing it, OperatorGroups, owned Deployments, OperatorConditions, CRDs, Subscriptions and RBAC.
+// CSVs replacing it, OperatorGroups, owned Deployments, OperatorConditions, CRDs, Subscriptions and RBAC (the owner at
+// once, the other waiting CSVs coalesced a moment later).
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import { Controller } from '../../shared/controller/index.ts';
+import type { ClusterServiceVersion } from '../../../api/operators/index.ts';
+import { Controller, type EventSource } from '../../shared/controller/index.ts';
 import { NAMESPACE_INDEX } from '../../shared/kube/index.ts';
 import type { OlmCaches } from '../olmcache/index.ts';
 import type { ControllerBase } from './controller-base.ts';
@@ -40,20 +42,30 @@ export function csvController(o: CSVControllerOptions): Controller {
   main.watch(caches.operatorConditions, (oc) => caches.csvs.byIndex(REPLACES_INDEX, key(oc)).map(key));
   main.watch(caches.crds, (crd) => caches.csvs.byIndex(CRD_INDEX, crd.metadata.name ?? '').map(key));
   main.watch(caches.subscriptions, (sub) => (sub.status?.installedCSV ? `${sub.metadata.namespace ?? ''}/${sub.status.installedCSV}` : undefined));
-  const inNamespaceWaiting = (o: KubeObject): string[] => {
-    const keys = caches.csvs.byIndex(NAMESPACE_INDEX, o.metadata.namespace ?? '').filter(notSucceeded).map(key);
+  // RBAC and service accounts: the owner CSV at once (upstream's requeueOwnerCSVs); the CSVs not Succeeded that may
+  // be waiting on the change (in its namespace; anywhere for cluster RBAC) a moment later, so a burst (an InstallPlan
+  // creating its RBAC, the aggregation controller rewriting ClusterRoles, N operators installing at once) wakes each
+  // waiting CSV once rather than once per event.
+  const others = (o: KubeObject, csvs: readonly ClusterServiceVersion[]): string[] => {
     const owner = ownerCSVKey(o);
-    return owner ? [...keys, owner] : keys;
+    return csvs.filter(notSucceeded).map(key).filter((k) => k !== owner);
   };
-  const anyWaiting = (o: KubeObject): string[] => {
-    const keys = caches.csvs.list().filter(notSucceeded).map(key);
-    const owner = ownerCSVKey(o);
-    return owner ? [...keys, owner] : keys;
-  };
-  main.watch(caches.serviceAccounts, inNamespaceWaiting);
-  main.watch(caches.roles, inNamespaceWaiting);
-  main.watch(caches.roleBindings, inNamespaceWaiting);
-  main.watch(caches.clusterRoles, anyWaiting);
-  main.watch(caches.clusterRoleBindings, anyWaiting);
+  const inNamespaceWaiting = (o: KubeObject): string[] => others(o, caches.csvs.byIndex(NAMESPACE_INDEX, o.metadata.namespace ?? ''));
+  const anyWaiting = (o: KubeObject): string[] => others(o, caches.csvs.list());
+  const later = { delayMs: WAITING_WAKEUP_DELAY_MS };
+  const rbac: readonly [EventSource<KubeObject>, (o: KubeObject) => string[]][] = [
+    [caches.serviceAccounts, inNamespaceWaiting],
+    [caches.roles, inNamespaceWaiting],
+    [caches.roleBindings, inNamespaceWaiting],
+    [caches.clusterRoles, anyWaiting],
+    [caches.clusterRoleBindings, anyWaiting],
+  ];
+  for (const [source, waiting] of rbac) {
+    main.watch(source, ownerCSVKey);
+    main.watch(source, waiting, later);
+  }
   return main;
 }
+
+/** How long after an RBAC or service-account change the CSVs that may be waiting on it are looked at again. */
+export const WAITING_WAKEUP_DELAY_MS = 1000;

@@ -17,7 +17,7 @@ import {
   type ClusterServiceVersion,
   type OperatorGroup,
 } from '../../../api/operators/index.ts';
-import { NAMESPACE_INDEX, isNotFound, type EventRecorder, type KubeClient } from '../../shared/kube/index.ts';
+import { NAMESPACE_INDEX, isAlreadyExists, isNotFound, type EventRecorder, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import { COPY_SPEC_HASH, COPY_STATUS_HASH, copyableCSVHash, isCopiedObject, type OlmCaches } from '../olmcache/index.ts';
 import { buildTargetNamespaces, isAllNamespaces, namespaceSetContains, namespaceSetFromString } from '../operatorgroup/index.ts';
@@ -133,6 +133,20 @@ async function ensureTenantRBAC(p: CopyPorts, operatorNamespace: string, targetN
   }
 }
 
+/**
+ * Creates a lifted ClusterRole or ClusterRoleBinding; one that already exists counts as made. The cache is what
+ * upstream's lister is, and like it skips an existing object without comparing it; a create answered AlreadyExists
+ * only means the cache has not seen it yet (an earlier pass made it a moment ago), which is no error to log or retry.
+ */
+async function createUnlessExists(p: CopyPorts, obj: KubeObject, signal: AbortSignal): Promise<void> {
+  try {
+    await p.client.create(obj, { signal });
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+    p.logger.debug('lifted RBAC already exists', { kind: obj.kind, name: obj.metadata.name });
+  }
+}
+
 /** Roles and RoleBindings of the operator lifted to ClusterRoles and ClusterRoleBindings (a group of every namespace). */
 async function ensureSingletonRBAC(p: CopyPorts, operatorNamespace: string, csv: ClusterServiceVersion, signal: AbortSignal): Promise<void> {
   const roles = p.caches.roles.byIndex(NAMESPACE_INDEX, operatorNamespace).filter((r) => ownedByCSVLabels(r, csv));
@@ -140,16 +154,18 @@ async function ensureSingletonRBAC(p: CopyPorts, operatorNamespace: string, csv:
   if (roles.length === 0) throw routine(new Error('no owned roles found'), 'OwnedRolesNotCachedYet');
   for (const r of roles) {
     if (p.caches.clusterRoles.get(r.metadata.name ?? '')) continue;
-    await p.client.create(
+    await createUnlessExists(
+      p,
       { apiVersion: RBAC, kind: 'ClusterRole', metadata: { name: r.metadata.name ?? '', ...(r.metadata.labels && { labels: r.metadata.labels }) }, rules: [...(r.rules ?? []), NAMESPACES_VIEW] },
-      { signal },
+      signal,
     );
   }
   const bindings = p.caches.roleBindings.byIndex(NAMESPACE_INDEX, operatorNamespace).filter((b) => ownedByCSVLabels(b, csv));
   if (bindings.length === 0) throw routine(new Error('no owned rolebindings found'), 'OwnedRoleBindingsNotCachedYet');
   for (const b of bindings) {
     if (p.caches.clusterRoleBindings.get(b.metadata.name ?? '')) continue;
-    await p.client.create(
+    await createUnlessExists(
+      p,
       {
         apiVersion: RBAC,
         kind: 'ClusterRoleBinding',
@@ -157,7 +173,7 @@ async function ensureSingletonRBAC(p: CopyPorts, operatorNamespace: string, csv:
         subjects: b.subjects ?? [],
         roleRef: { apiGroup: b.roleRef?.apiGroup ?? 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: b.roleRef?.name ?? '' },
       },
-      { signal },
+      signal,
     );
   }
 }

@@ -24,6 +24,10 @@ export interface FakeCluster {
   deployments?: KubeObject[];
   crds?: KubeObject[];
   serviceAccounts?: KubeObject[];
+  roles?: KubeObject[];
+  roleBindings?: KubeObject[];
+  clusterRoles?: KubeObject[];
+  clusterRoleBindings?: KubeObject[];
 }
 
 /** The shared caches over fixed objects. */
@@ -36,10 +40,10 @@ export function fakeCaches(c: FakeCluster): OlmCaches {
     deployments: cache(c.deployments ?? []),
     namespaces: cache([]),
     serviceAccounts: cache(c.serviceAccounts ?? []),
-    roles: cache([]),
-    roleBindings: cache([]),
-    clusterRoles: cache([]),
-    clusterRoleBindings: cache([]),
+    roles: cache(c.roles ?? []),
+    roleBindings: cache(c.roleBindings ?? []),
+    clusterRoles: cache(c.clusterRoles ?? []),
+    clusterRoleBindings: cache(c.clusterRoleBindings ?? []),
     crds: cache(c.crds ?? []),
     subscriptions: cache([]),
     olmConfigs: cache([]),

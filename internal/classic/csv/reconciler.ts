@@ -4,7 +4,7 @@
 // written and upstream's after-sync work: cluster RBAC for a group of every namespace, the copy of the CSV into its
 // targets. Again after `requeueAfterMs` (≥ 200 ms) or the resync; after a conflict, from fresh state (rate limited).
 import { ClusterServiceVersionKind, type ClusterServiceVersion } from '../../../api/operators/index.ts';
-import { ObjectReconciler, errorMessage } from '../../shared/controller/index.ts';
+import { ObjectReconciler, errorMessage, routineOf } from '../../shared/controller/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import { ensureRBACInTargetNamespace, operatorGroupFromAnnotations, type CopyPorts } from './copy.ts';
 import { isUncopiable } from './phase.ts';
@@ -42,7 +42,9 @@ export function newCSVReconciler(o: CSVReconcilerOptions): ObjectReconciler<Clus
       const og = operatorGroupFromAnnotations(o.ports.caches, cached);
       if (!og || (og.status?.namespaces?.length === 1 && og.status.namespaces[0] === cached.metadata.namespace)) return;
       const rbacErr: unknown = await ensureRBACInTargetNamespace(o.copy, cached, og, signal).catch((err: unknown) => err);
-      if (rbacErr !== undefined) log.info("couldn't ensure RBAC in target namespaces", { err: errorMessage(rbacErr) });
+      // upstream's line at info; a routine wait (the InstallPlan has not made the operator's Roles yet) at debug: it
+      // repeats on every pass until they come, and the retry says so again
+      if (rbacErr !== undefined) log[routineOf(rbacErr) ? 'debug' : 'info']("couldn't ensure RBAC in target namespaces", { err: errorMessage(rbacErr) });
       if (!isUncopiable(out)) o.enqueueCopy(`${cached.metadata.namespace ?? ''}/${cached.metadata.name ?? ''}`);
       if (rbacErr !== undefined) throw rbacErr;
     },

@@ -88,6 +88,7 @@ export function installPlanSetup(options: InstallPlanOptions): (ctx: ManagerCont
 
     const retry = new Controller({
       name: 'installplan-rbac-retry',
+      keyField: 'namespace',
       reconciler: newRbacRetryReconciler({ installPlans: (ns) => installPlans.byIndex(NAMESPACE_INDEX, ns), writeStatus, logger: log }),
       logger,
       metrics,
@@ -108,6 +109,7 @@ export function installPlanSetup(options: InstallPlanOptions): (ctx: ManagerCont
     // the sweep of its namespace directly, so the Subscription side needs no hook.
     const collector = new Controller({
       name: 'installplan-gc',
+      keyField: 'namespace',
       reconciler: { reconcile: async (key) => void (await gc(key)) },
       logger,
       metrics,

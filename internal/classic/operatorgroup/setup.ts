@@ -39,7 +39,13 @@ export function operatorGroupSetup(caches: OlmCaches, options: OperatorGroupOpti
       return l[OwnerKindLabel] === OperatorGroupKind ? `${l[OwnerNamespaceLabel] ?? ''}/${l[OwnerLabel] ?? ''}` : undefined;
     });
 
-    const namespaces = new Controller({ name: 'operatorgroup-namespace', reconciler: newNamespaceLabelReconciler({ client, caches, logger: log }), logger, metrics });
+    const namespaces = new Controller({
+      name: 'operatorgroup-namespace',
+      reconciler: newNamespaceLabelReconciler({ client, caches, logger: log }),
+      logger,
+      metrics,
+      keyField: 'namespace',
+    });
     namespaces.watch(caches.namespaces);
     namespaces.watch(caches.operatorGroups, (og) => {
       const uidLabel = `${OperatorGroupLabelPrefix}${og.metadata.uid ?? ''}`;

@@ -113,6 +113,7 @@ export function subscriptionSetup(options: SubscriptionOptions): (ctx: ManagerCo
     const controller = new Controller({
       name: 'subscription',
       reconciler,
+      keyField: 'namespace', // one pass per namespace
       logger,
       metrics,
       ...(options.rateLimiter && { rateLimiter: options.rateLimiter() }),

@@ -148,6 +148,26 @@ describe('Controller: outcomes', () => {
     await r.stop();
   });
 
+  it('keyField names the key\'s log field: a namespace-keyed controller logs `namespace: <ns>`, not `key`', async () => {
+    const lines: Line[] = [];
+    const plain = new Error('flaky');
+    const gone = new TerminalError('Invalid', 'bad');
+    const waiting = routine(new Error('not yet'), 'NotYet', 'info');
+    const { reconciler } = scripted({ 'ns-a': [plain], 'ns-b': [gone], 'ns-c': [waiting] });
+    const c = new Controller({ name: 'subscription', reconciler, logger: capturingLogger(lines), keyField: 'namespace' });
+    for (const k of ['ns-a', 'ns-b', 'ns-c']) c.enqueue(k);
+    const r = run(c);
+    await vi.advanceTimersByTimeAsync(0);
+    const about = lines.filter((l) => l.msg.startsWith('Reconcile'));
+    expect(about.map((l) => [l.msg, l.fields['namespace']])).toEqual([
+      ['Reconciler error', 'ns-a'],
+      ['Reconciler error (terminal, not retried)', 'ns-b'],
+      ['Reconcile not done yet; retrying', 'ns-c'],
+    ]);
+    for (const l of about) expect(l.fields).not.toHaveProperty('key');
+    await r.stop();
+  });
+
   it('a conflict (itself or as a cause) is routine: retried from fresh state, logged at debug, not at error', async () => {
     const lines: Line[] = [];
     const conflict = new ApiError(409, { kind: 'Status', status: 'Failure', reason: 'Conflict', code: 409, message: 'the object has been modified' }, { method: 'PUT', path: '/' });
@@ -364,6 +384,26 @@ describe('Controller: watches and resync', () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(calls.map((call) => call.key).sort()).toEqual(['owner-new', 'owner-old']);
     expect(lines.filter((l) => l.level === 'error').map((l) => l.msg)).toEqual(['Mapping an event to keys failed; event dropped']);
+    await r.stop();
+  });
+
+  it('delayMs enqueues after the delay; a burst of events costs one reconcile per key', async () => {
+    const { reconciler, calls } = scripted();
+    const c = new Controller({ name: 'test', reconciler });
+    const now = new FakeSource<Obj>();
+    const later = new FakeSource<Obj>();
+    c.watch(now, (o) => o.owner);
+    c.watch(later, () => ['w1', 'w2'], { delayMs: 1000 });
+    const r = run(c);
+    for (let i = 0; i < 20; i++) later.emit('update', obj(`rb${i}`), obj(`rb${i}`));
+    now.emit('add', obj('role', 'ns', 'mine'));
+    await vi.advanceTimersByTimeAsync(999);
+    expect(calls.map((call) => call.key)).toEqual(['mine']);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls.map((call) => call.key)).toEqual(['mine', 'w1', 'w2']);
+    later.emit('add', obj('again'));
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(calls.map((call) => call.key)).toEqual(['mine', 'w1', 'w2', 'w1', 'w2']);
     await r.stop();
   });
 

@@ -89,6 +89,21 @@ export interface ControllerOptions {
   /** Every `periodMs`, enqueue every key `keys()` lists (e.g. all objects in an informer's cache). */
   readonly resync?: { readonly periodMs: number; readonly keys: () => Iterable<string> };
   readonly clock?: Clock;
+  /**
+   * The log field that carries the key (default `key`): a controller keyed by a namespace name (a namespace sync)
+   * sets `namespace`, so its lines carry the field every other line about the namespace's objects carries.
+   */
+  readonly keyField?: string;
+}
+
+/** How a watch enqueues the keys its events map to. */
+export interface WatchOptions {
+  /**
+   * Enqueue each key this long after the event instead of at once: a burst of events for one key (or many keys)
+   * then costs one reconcile per key (the queue keeps one pending add per key, only ever moved earlier). For
+   * wake-ups of objects that merely might care about a change, not the change's own object.
+   */
+  readonly delayMs?: number;
 }
 
 export class Controller {
@@ -100,6 +115,7 @@ export class Controller {
   readonly #metrics: ReconcileMetrics;
   readonly #clock: Clock;
   readonly #resync: ControllerOptions['resync'];
+  readonly #keyField: string;
   readonly #unsubscribes: (() => void)[] = [];
   #started = false;
   #stopping = false;
@@ -119,6 +135,7 @@ export class Controller {
     this.#metrics = (options.metrics ?? noopMetrics).controller(options.name);
     this.#clock = options.clock ?? realClock;
     this.#resync = options.resync;
+    this.#keyField = options.keyField ?? 'key';
     const queueOptions = { name: options.name, clock: this.#clock, ...(options.rateLimiter && { rateLimiter: options.rateLimiter }) };
     this.queue = new WorkQueue<string>(options.metrics ? { ...queueOptions, metrics: options.metrics.workQueue(options.name) } : queueOptions);
   }
@@ -130,14 +147,15 @@ export class Controller {
    * Returns a function that ends this watch early.
    */
   watch<T extends NamedObject>(source: EventSource<T>): () => void;
-  watch<T>(source: EventSource<T>, mapFn: MapFn<T>): () => void;
-  watch<T>(source: EventSource<T>, mapFn?: MapFn<T>): () => void {
+  watch<T>(source: EventSource<T>, mapFn: MapFn<T>, options?: WatchOptions): () => void;
+  watch<T>(source: EventSource<T>, mapFn?: MapFn<T>, options: WatchOptions = {}): () => void {
     if (this.#stopping) throw new Error(`controller ${this.name} has stopped; it cannot watch anything more`);
     const map = mapFn ?? ((obj: T) => objectKey(obj as NamedObject));
+    const delayMs = options.delayMs ?? 0;
     const unsubscribe = source.onEvent((type, obj, old) => {
       if (this.#stopping) return;
-      this.#enqueueMapped(map, obj, type);
-      if (old !== undefined && old !== obj) this.#enqueueMapped(map, old, type);
+      this.#enqueueMapped(map, obj, type, delayMs);
+      if (old !== undefined && old !== obj) this.#enqueueMapped(map, old, type, delayMs);
     });
     this.#unsubscribes.push(unsubscribe);
     return unsubscribe;
@@ -182,7 +200,7 @@ export class Controller {
     this.queue.shutDown();
   }
 
-  #enqueueMapped<T>(map: MapFn<T>, obj: T, type: EventType): void {
+  #enqueueMapped<T>(map: MapFn<T>, obj: T, type: EventType, delayMs: number): void {
     let keys: string | Iterable<string> | undefined | null;
     try {
       keys = map(obj, type);
@@ -191,8 +209,14 @@ export class Controller {
       return;
     }
     if (keys === undefined || keys === null) return;
-    if (typeof keys === 'string') this.queue.add(keys);
-    else for (const key of keys) this.queue.add(key);
+    const add = delayMs > 0 ? (key: string): void => this.queue.addAfter(key, delayMs) : (key: string): void => this.queue.add(key);
+    if (typeof keys === 'string') add(keys);
+    else for (const key of keys) add(key);
+  }
+
+  /** The log field of a key: `{ key }`, or the field `keyField` names. */
+  #k(key: string): Record<string, string> {
+    return { [this.#keyField]: key };
   }
 
   #resyncAll(): void {
@@ -215,7 +239,7 @@ export class Controller {
         await this.#reconcileOne(key, signal);
       } catch (err) {
         // Only a throwing logger or metrics hook gets here; keep the worker alive.
-        this.#log.error('Handling a reconcile outcome failed', { key, err });
+        this.#log.error('Handling a reconcile outcome failed', { ...this.#k(key), err });
       }
     }
   }
@@ -264,32 +288,32 @@ export class Controller {
       if (isTerminal(error)) {
         m.terminalErrors.inc();
         q.forget(key);
-        if (routine) this.#log[routine.level]('Reconcile refused (terminal, not retried)', { key, reason: routine.reason, err: error });
-        else this.#log.error('Reconciler error (terminal, not retried)', { key, reason: error.reason, err: error });
+        if (routine) this.#log[routine.level]('Reconcile refused (terminal, not retried)', { ...this.#k(key), reason: routine.reason, err: error });
+        else this.#log.error('Reconciler error (terminal, not retried)', { ...this.#k(key), reason: error.reason, err: error });
       } else if (signal.aborted) {
         // Interrupted by shutdown: nothing to retry in this process.
-        this.#log.info('Reconcile interrupted by shutdown', { key, err: error });
+        this.#log.info('Reconcile interrupted by shutdown', { ...this.#k(key), err: error });
       } else if (conflictIn(error)) {
         // Routine: the pass decided on an object that changed meanwhile; it runs again from fresh state.
         q.addRateLimited(key);
-        this.#log.debug('Reconcile conflict; reconciling again from fresh state', { key, requeues: q.numRequeues(key), err: error });
+        this.#log.debug('Reconcile conflict; reconciling again from fresh state', { ...this.#k(key), requeues: q.numRequeues(key), err: error });
       } else if (routine) {
         // Expected on the way (waiting for a dependent, a requirement not there yet, a refusal by design): same retry.
         q.addRateLimited(key);
-        this.#log[routine.level]('Reconcile not done yet; retrying', { key, reason: routine.reason, requeues: q.numRequeues(key), err: error });
+        this.#log[routine.level]('Reconcile not done yet; retrying', { ...this.#k(key), reason: routine.reason, requeues: q.numRequeues(key), err: error });
       } else if (routineApi) {
         // Routine: another writer (or an earlier pass whose answer was lost) created it, or its namespace is going
         // away; the next pass sees the object, or the key's object is gone.
         q.addRateLimited(key);
-        this.#log.debug(routineApi.msg, { key, reason: routineApi.reason, requeues: q.numRequeues(key), err: error });
+        this.#log.debug(routineApi.msg, { ...this.#k(key), reason: routineApi.reason, requeues: q.numRequeues(key), err: error });
       } else if (inCauses(error, isRetryable) && q.numRequeues(key) < TRANSIENT_QUIET_RETRIES) {
         // Throttling, a server-side timeout, a 5xx, a dropped connection: the next try usually gets through. Only a
         // run of them is something to act on.
         q.addRateLimited(key);
-        this.#log.info('Reconcile met a transient API error; retrying', { key, requeues: q.numRequeues(key), err: error });
+        this.#log.info('Reconcile met a transient API error; retrying', { ...this.#k(key), requeues: q.numRequeues(key), err: error });
       } else {
         q.addRateLimited(key);
-        this.#log.error('Reconciler error', { key, requeues: q.numRequeues(key), err: error });
+        this.#log.error('Reconciler error', { ...this.#k(key), requeues: q.numRequeues(key), err: error });
       }
       return;
     }

@@ -14,7 +14,7 @@ export {
   setCondition,
   truncateMessage,
 } from './conditions.ts';
-export type { ControllerOptions, EventSource, EventType, MapFn, NamedObject, Reconciler, Result } from './controller.ts';
+export type { ControllerOptions, EventSource, EventType, MapFn, NamedObject, Reconciler, Result, WatchOptions } from './controller.ts';
 export { Controller, objectKey, splitKey } from './controller.ts';
 export { mapLimit } from './concurrency.ts';
 export type { ObjectReconcilerOptions, ObjectWriter, Pass } from './object-reconciler.ts';

@@ -136,6 +136,33 @@ describe('OperatorGroup and install modes', () => {
     expect(done.status?.conditions?.find((c) => c.reason === 'DetectedClusterChange')?.message).toBe('Cluster resources changed state');
   });
 
+  it('an all-namespaces operator whose Roles come after its CSV (as its InstallPlan makes them): lifted to ClusterRoles, Succeeded, hardly a "couldn\'t ensure RBAC" line above debug', async () => {
+    const ns = await namespace('og-lift');
+    await createOperatorGroup(ns, 'global');
+    await createServiceAccount(ns, 'operator');
+    const name = 'lifted.v1.0.0';
+    const rules = [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] }];
+    await createCSV(ns, csvFor({ name, permissions: rules }));
+    try {
+      await waitForCSV(ns, name, 'Pending/RequirementsNotMet', phaseIs('Pending', 'RequirementsNotMet'));
+      const role = `${name}-operator-lift`;
+      await grantNamespaced(ns, 'operator', role, rules, { 'olm.owner': name, 'olm.owner.namespace': ns, 'olm.owner.kind': 'ClusterServiceVersion' });
+      await waitForCSV(ns, name, 'Succeeded', phaseIs('Succeeded'));
+      const rbac = '/apis/rbac.authorization.k8s.io/v1';
+      const cr = await kube().must<{ rules: object[] }>(kube().request('GET', `${rbac}/clusterroles/${role}`));
+      expect(cr.rules).toEqual([...rules, { verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['namespaces'] }]);
+      const crb = await kube().must<{ roleRef: object; subjects: object[] }>(kube().request('GET', `${rbac}/clusterrolebindings/${role}`));
+      expect(crb.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role });
+      expect(crb.subjects).toEqual([{ kind: 'ServiceAccount', name: 'operator', namespace: ns }]);
+      // the wait for the Roles is routine (debug), and a lifted object a pass made before the cache saw it is no error
+      const lines = olm.logs.filter((l) => l.msg === "couldn't ensure RBAC in target namespaces" && l['namespace'] === ns && l.level !== 'debug');
+      expect(lines.length, JSON.stringify(lines)).toBeLessThanOrEqual(2);
+    } finally {
+      await kube().request('DELETE', csvPath(ns, name));
+      await waitFor('all-namespaces CSV gone', async () => (await getCSV(ns, name)) === undefined);
+    }
+  });
+
   it('OLMConfig disableCopiedCSVs: copies of an all-namespaces operator removed and back, with the DisabledCopiedCSVs condition', async () => {
     const ns = await namespace('og-copies');
     const t = await namespace('og-copies-t');
