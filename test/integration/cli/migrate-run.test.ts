@@ -3,7 +3,7 @@
 // with the ClusterObjectSet runtime (BoxcutterRuntime), catalogd serving the same bundle. The Deployment keeps its
 // UID, the custom resource stays, the extension is Installed at the same version from the one migrated revision, the
 // classic objects are gone; a second run says it is already migrated and changes nothing. --dry-run changes nothing.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,16 +11,17 @@ import * as ops from '../../../api/operators/index.ts';
 import { runCaptured, type CapturedRun } from '../../../internal/cli/index.ts';
 import { KubeClient } from '../../../internal/shared/kube/index.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
-import { installClassicCRDs, installExperimentalCRDs, installStandardCRDs } from '../../support/crds.ts';
+import { installClassicCRDs, installExperimentalCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
 import { createImageCatalogSource, createOperatorGroup } from '../../support/classic-olm.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 import { startOlmClassicProcess, type OlmClassicProcess } from '../../support/olm-classic-process.ts';
-import { createCatalog, deleteCatalogs, releaseFinalizers, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
-import { startCatalogd, stopAll } from '../catalogd/harness.ts';
-import { installCertManagerCrds, removeCertManagerCrds, startOperatorController, stopAllOperatorControllers } from '../operator-controller/harness.ts';
+import { createCatalog, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
+import { startCatalogd } from '../catalogd/harness.ts';
+import { installCertManagerCrds, startOperatorController } from '../operator-controller/harness.ts';
+import { tearDownMigrate } from './migrate-fixture.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const kube = (): TestKube => adminKube();
@@ -138,22 +139,8 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  for (const ext of [CE, CE2, CE3]) await kube().request('DELETE', ext);
-  for (const ext of [CE, CE2, CE3]) await waitFor('the extension gone', async () => (await get(ext)).status === 404, { timeoutMs: 120_000 }).catch(() => undefined);
-  for (const n of [ns, ns2, ns3].filter(Boolean)) {
-    await kube().request('DELETE', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, n));
-    await kube().request('DELETE', TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, undefined, n));
-  }
-  await olmClassic?.stop();
-  await stopAllOperatorControllers();
-  await deleteCatalogs([clusterCatalog]).catch(() => undefined);
-  await stopAll();
-  await releaseFinalizers();
-  for (const n of [ns, ns2, ns3, globalNs].filter(Boolean)) await kube().request('DELETE', `/api/v1/namespaces/${n}`);
+  await tearDownMigrate({ extensions: [PKG, PKG2, PKG3], namespaces: [ns, ns2, ns3], globalNs, clusterCatalog, olmClassic, certManagerInstalled, cwd });
   for (const w of (await hookConfigs()).map((c) => c['metadata']['name'] as string)) await kube().request('DELETE', `${VWC}/${w}`);
-  if (certManagerInstalled) await removeCertManagerCrds();
-  await installStandardCRDs(kube());
-  if (cwd) await rm(cwd, { recursive: true, force: true });
 }, 180_000);
 
 /** The phases of the namespace's own CSVs (not copies) in every watch event from now until stopped. */
