@@ -29,7 +29,7 @@ import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { capturedLogger, inProcessManagerOptions, runParts } from '../../support/in-process.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
-import { PACKAGES_APISERVICE, PACKAGES_SERVICE, registerPackageServer, unregisterPackageServer } from '../../support/package-server.ts';
+import { frontProxyAgent, PACKAGES_APISERVICE, PACKAGES_SERVICE, registerPackageServer, unregisterPackageServer } from '../../support/package-server.ts';
 import { binaries } from '../../support/binaries.ts';
 import { OpmServe } from '../../support/opm.ts';
 import { UPSTREAM_PACKAGEMANIFEST_SOURCES, upstreamPackageManifestCatalog, upstreamPackageManifestsDir } from '../../support/testdata.ts';
@@ -335,13 +335,7 @@ describe('equal field for field to upstream’s package server for the same cata
 
 describe('the package server’s own authentication and authorization (asked directly)', () => {
   const direct = async (path: string, headers: Record<string, string>, withCert: boolean): Promise<{ status: number; body: { reason?: string; message?: string } }> => {
-    const certs = join(controlPlane().dir, 'certs');
-    const dispatcher = new Agent({
-      connect: {
-        rejectUnauthorized: false,
-        ...(withCert && { cert: await readFile(join(certs, 'front-proxy-client.crt'), 'utf8'), key: await readFile(join(certs, 'front-proxy-client.key'), 'utf8') }),
-      },
-    });
+    const dispatcher = await frontProxyAgent(controlPlane(), { clientCert: withCert });
     try {
       const res = await request(`https://127.0.0.1:${port}${path}`, { dispatcher, headers });
       return { status: res.statusCode, body: (await res.body.json()) as { reason?: string; message?: string } };

@@ -7,7 +7,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Agent, request } from 'undici';
+import { request, type Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import type { PackageManifest } from '../../../internal/classic/packageserver/index.ts';
@@ -18,6 +18,7 @@ import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { TestKube } from '../../support/kube.ts';
 import { freePort, waitFor, waitForValue } from '../../support/net.ts';
 import { OpmServe } from '../../support/opm.ts';
+import { frontProxyAgent } from '../../support/package-server.ts';
 import { startOlmClassicProcess, type OlmClassicProcess } from '../../support/olm-classic-process.ts';
 
 const demoCatalog = fileURLToPath(new URL('../../../demo/catalog', import.meta.url));
@@ -108,14 +109,7 @@ beforeAll(async () => {
   await installClassicCRDs(kube());
   ns = await kube().namespace('classic-ha');
   global = await kube().namespace('classic-ha-global');
-  const certs = join(controlPlane().dir, 'certs');
-  dispatcher = new Agent({
-    connect: {
-      rejectUnauthorized: false, // the package servers' certificates are self-signed
-      cert: await readFile(join(certs, 'front-proxy-client.crt'), 'utf8'),
-      key: await readFile(join(certs, 'front-proxy-client.key'), 'utf8'),
-    },
-  });
+  dispatcher = await frontProxyAgent(controlPlane());
   // One after the other: the first holds the lease before the second campaigns.
   leader = await startReplica(true);
   follower = await startReplica(false);
