@@ -24,6 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { runCaptured, type CapturedRun } from '../../../internal/cli/index.ts';
 import { KubeClient } from '../../../internal/shared/kube/index.ts';
+import { sleep } from '../../../internal/shared/toolkit/index.ts';
 import type { TestBundle } from '../../support/bundles.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { TestKube } from '../../support/kube.ts';
@@ -170,16 +171,16 @@ describe('kubectl olm migrate, a controller killed during the move', () => {
         let midMove = false;
         const run = await runChild(['migrate', PKG, '-n', ns, '--backup-dir', join(cwd, `backup-${i}`), '--timeout', '3m'], cycle.after, (child) => {
           restarted = (async () => {
-            await new Promise((r) => setTimeout(r, killMs));
+            await sleep(killMs);
             // the kill lands while migrate still runs (it has more steps to print, and waits on the victim)
             midMove = child.exitCode === null && child.signalCode === null;
             if (cycle.victim === 'operator-controller') {
               await oc!.proc.stop('SIGKILL');
-              await new Promise((r) => setTimeout(r, downMs));
+              await sleep(downMs);
               await startOperatorControllerProcess();
             } else {
               await olmClassic!.kill();
-              await new Promise((r) => setTimeout(r, downMs));
+              await sleep(downMs);
               olmClassic = await startOlmClassicProcess({ globalNamespace: globalNs });
             }
           })();

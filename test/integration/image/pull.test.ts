@@ -3,8 +3,10 @@ import { readdir, readFile, readlink, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CATALOG_CONFIGS_LABEL, ImageError, MissingCatalogLabelError } from '../../../internal/shared/image/index.ts';
+import { sleep } from '../../../internal/shared/toolkit/index.ts';
 import { registry } from '../../support/env.ts';
 import { CATALOG_LABEL, MEDIA, pushCatalogImage, pushImage, pushIndex, tarBytes } from '../../support/images.ts';
+import { poll } from '../../support/net.ts';
 import { blobGets, isBlobGet, rejectionOf, sandbox, startProxy, type Sandbox } from './support.ts';
 
 const FBC = {
@@ -192,7 +194,7 @@ describe('pull from the local registry', () => {
     const reg = registry();
     const pushed = await pushCatalogImage(reg, 'it/shared:v1', { files: FBC });
     const proxy = await startProxy(reg.url, async (req) => {
-      if (isBlobGet(req)) await new Promise((r) => setTimeout(r, 100)); // keep the first pull busy
+      if (isBlobGet(req)) await sleep(100); // a slow registry keeps the first pull busy
       return false;
     });
     try {
@@ -210,26 +212,37 @@ describe('pull from the local registry', () => {
   it('one caller aborting does not fail the others; all aborting stops the work and cleans up', async () => {
     const reg = registry();
     await pushCatalogImage(reg, 'it/abort:v1', { files: FBC });
+    // a slow registry; `blobAsked()` resolves when the next blob GET arrives (the download under way)
+    let onBlob: (() => void) | undefined;
+    const blobAsked = (): Promise<void> => new Promise((r) => (onBlob = r));
     const proxy = await startProxy(reg.url, async (req) => {
-      if (isBlobGet(req)) await new Promise((r) => setTimeout(r, 300));
+      if (isBlobGet(req)) {
+        onBlob?.();
+        await sleep(300);
+      }
       return false;
     });
     try {
       const puller = box.puller({ registry: { insecureRegistries: [proxy.host] } });
       const ref = `${proxy.host}/it/abort:v1`;
       const a = new AbortController();
+      const downloading = blobAsked();
       const first = puller.pull(ref, { catalog: true, signal: a.signal });
       const second = puller.pull(ref, { catalog: true });
-      setTimeout(() => a.abort(new Error('caller went away')), 50);
+      await downloading;
+      a.abort(new Error('caller went away'));
       expect((await rejectionOf(first)).message).toBe('caller went away');
       expect((await second).fromCache).toBe(false);
 
       await puller.delete((await second).digest);
       const b = new AbortController();
       const lone = puller.pull(ref, { catalog: true, signal: b.signal });
-      setTimeout(() => b.abort(new Error('stop')), 50);
+      // aborted once the work unpacks into the cache: from then on the cache stays non-empty until the work ends,
+      // with its entry if it was not stopped, empty if it was (and cleaned up after the caller's rejection)
+      await poll(async () => (await box.cacheContents()).length > 0, { timeoutMs: 10_000, intervalMs: 10 });
+      b.abort(new Error('stop'));
       expect((await rejectionOf(lone)).message).toBe('stop');
-      await new Promise((r) => setTimeout(r, 500));
+      await poll(async () => (await box.cacheContents()).length === 0, { timeoutMs: 5000, intervalMs: 20 });
       expect(await box.cacheContents()).toEqual([]);
     } finally {
       await proxy.close();
