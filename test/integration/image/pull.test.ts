@@ -1,5 +1,5 @@
 // Pulls from the real distribution registry of the global setup.
-import { readdir, readFile, readlink, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CATALOG_CONFIGS_LABEL, ImageError, MissingCatalogLabelError } from '../../../internal/shared/image/index.ts';
@@ -7,7 +7,7 @@ import { sleep } from '../../../internal/shared/toolkit/index.ts';
 import { registry } from '../../support/env.ts';
 import { CATALOG_LABEL, MEDIA, pushCatalogImage, pushImage, pushIndex, tarBytes } from '../../support/images.ts';
 import { poll } from '../../support/net.ts';
-import { blobGets, isBlobGet, rejectionOf, sandbox, startProxy, type Sandbox } from './support.ts';
+import { blobGets, isBlobGet, rejectionOf, sandbox, startProxy, tree, type Sandbox } from './support.ts';
 
 const FBC = {
   'argocd/catalog.json': { schema: 'olm.package', name: 'argocd', defaultChannel: 'alpha' },
@@ -21,20 +21,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await box.cleanup();
 });
-
-async function tree(root: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  const walk = async (dir: string, rel: string): Promise<void> => {
-    for (const d of await readdir(dir, { withFileTypes: true })) {
-      const r = rel ? `${rel}/${d.name}` : d.name;
-      if (d.isSymbolicLink()) out[r] = `-> ${await readlink(join(dir, d.name))}`;
-      else if (d.isDirectory()) await walk(join(dir, d.name), r);
-      else out[r] = await readFile(join(dir, d.name), 'utf8');
-    }
-  };
-  await walk(root, '');
-  return out;
-}
 
 describe('pull from the local registry', () => {
   it('pulls a catalog image by tag, then by digest from the cache without the network', async () => {
