@@ -74,6 +74,11 @@ export async function createOperatorGroup(ns: string, name: string, spec: ops.Op
   await kube().must(kube().request('POST', TestKube.path(ops.V1, ops.OperatorGroupResource, undefined, ns), { apiVersion: ops.V1, kind: ops.OperatorGroupKind, metadata: { name }, spec }));
 }
 
+/** A Subscription as a user writes one (`metadata.name` `name` in `ns`). */
+export async function createSubscription(ns: string, name: string, spec: ops.SubscriptionSpec): Promise<void> {
+  await kube().must(kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns), { apiVersion: ops.V1alpha1, kind: ops.SubscriptionKind, metadata: { name }, spec }));
+}
+
 export async function createServiceAccount(ns: string, name: string): Promise<void> {
   const r = await kube().request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } });
   if (r.status !== 201 && r.status !== 409) throw new Error(`create SA: ${JSON.stringify(r.body)}`);

@@ -13,7 +13,7 @@ import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bun
 import { installClassicCRDs, installExperimentalCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
-import { createImageCatalogSource, createOperatorGroup } from '../../support/classic-olm.ts';
+import { createImageCatalogSource, createOperatorGroup, createSubscription } from '../../support/classic-olm.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 import { startOlmClassicProcess, type OlmClassicProcess } from '../../support/olm-classic-process.ts';
@@ -71,14 +71,7 @@ beforeAll(async () => {
   await createCatalog(clusterCatalog, { ref: v1Image.ref });
   for (const pkg of PKGS) {
     await createOperatorGroup(ns[pkg]!, 'og', pkg === OWN ? { targetNamespaces: [ns[pkg]!] } : {});
-    await kube().must(
-      kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns[pkg]), {
-        apiVersion: ops.V1alpha1,
-        kind: ops.SubscriptionKind,
-        metadata: { name: pkg },
-        spec: { name: pkg, channel: 'stable', source: CATSRC, sourceNamespace: globalNs, installPlanApproval: 'Automatic' },
-      }),
-    );
+    await createSubscription(ns[pkg]!, pkg, { name: pkg, channel: 'stable', source: CATSRC, sourceNamespace: globalNs, installPlanApproval: 'Automatic' });
   }
   await waitForCatalog(clusterCatalog, 'Serving', serving);
   for (const pkg of PKGS) {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import * as ops from '../../../api/operators/index.ts';
 import type { KubeClient } from '../../../internal/shared/kube/index.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
-import { createImageCatalogSource, createOperatorGroup } from '../../support/classic-olm.ts';
+import { createImageCatalogSource, createOperatorGroup, createSubscription } from '../../support/classic-olm.ts';
 import { installClassicCRDs, installExperimentalCRDs, installStandardCRDs } from '../../support/crds.ts';
 import { adminKube, registry } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
@@ -103,14 +103,7 @@ export async function setUpMigrateFixture(pkg: string, startOperatorController: 
   await startOperatorController(cwd);
   await createCatalog(clusterCatalog, { ref: v1Image.ref });
   await createOperatorGroup(ns, 'og');
-  await kube.must(
-    kube.request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns), {
-      apiVersion: ops.V1alpha1,
-      kind: ops.SubscriptionKind,
-      metadata: { name: pkg },
-      spec: { name: pkg, channel: 'stable', source: catalogSource, sourceNamespace: globalNs, installPlanApproval: 'Automatic' },
-    }),
-  );
+  await createSubscription(ns, pkg, { name: pkg, channel: 'stable', source: catalogSource, sourceNamespace: globalNs, installPlanApproval: 'Automatic' });
   await waitForCatalog(clusterCatalog, 'Serving', serving);
   const fixture = { pkg, catalogSource, clusterCatalog, globalNs, ns, cwd, bundle, olmClassic };
   await waitForClassicInstall(fixture);

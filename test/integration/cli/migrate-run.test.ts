@@ -14,7 +14,7 @@ import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bun
 import { installClassicCRDs, installExperimentalCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
-import { createImageCatalogSource, createOperatorGroup } from '../../support/classic-olm.ts';
+import { createImageCatalogSource, createOperatorGroup, createSubscription } from '../../support/classic-olm.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 import { startOlmClassicProcess, type OlmClassicProcess } from '../../support/olm-classic-process.ts';
@@ -113,14 +113,7 @@ beforeAll(async () => {
   await createCatalog(clusterCatalog, { ref: v1Image.ref });
   for (const [n, pkg] of [[ns, PKG], [ns2, PKG2], [ns3, PKG3]] as const) {
     await createOperatorGroup(n, 'og');
-    await kube().must(
-      kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, n), {
-        apiVersion: ops.V1alpha1,
-        kind: ops.SubscriptionKind,
-        metadata: { name: pkg },
-        spec: { name: pkg, channel: 'stable', source: CATSRC, sourceNamespace: globalNs, installPlanApproval: 'Automatic' },
-      }),
-    );
+    await createSubscription(n, pkg, { name: pkg, channel: 'stable', source: CATSRC, sourceNamespace: globalNs, installPlanApproval: 'Automatic' });
   }
   await waitForCatalog(clusterCatalog, 'Serving', serving);
   for (const [n, pkg] of [[ns, PKG], [ns2, PKG2], [ns3, PKG3]] as const) {
@@ -174,14 +167,7 @@ describe('kubectl olm migrate', () => {
     // a second Subscription to the package (in a namespace without an OperatorGroup, so nothing installs)
     const other = await kube().namespace('migrun-dup');
     try {
-      await kube().must(
-        kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, other), {
-          apiVersion: ops.V1alpha1,
-          kind: ops.SubscriptionKind,
-          metadata: { name: 'dup' },
-          spec: { name: PKG, channel: 'stable', source: CATSRC, sourceNamespace: globalNs },
-        }),
-      );
+      await createSubscription(other, 'dup', { name: PKG, channel: 'stable', source: CATSRC, sourceNamespace: globalNs });
       const r = await olm(['migrate', PKG, '-n', ns]);
       expect(r).toEqual({
         code: 1,
