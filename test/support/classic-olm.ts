@@ -4,6 +4,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import * as ops from '../../api/operators/index.ts';
 import { csvSetup, type CSVOptions } from '../../internal/classic/csv/index.ts';
 import { olmCaches } from '../../internal/classic/olmcache/index.ts';
@@ -38,6 +39,18 @@ export async function startOlm(options: CSVOptions = {}): Promise<RunningOlm> {
   const parts = mergeParts({ informers: caches.informers, controllers: [] }, csvSetup(caches, options)(ctx), operatorGroupSetup(caches)(ctx), operatorConditionSetup(caches)(ctx));
   const run = await runParts(parts, { client, sandbox });
   return { metrics, logs, stop: () => run.stop() };
+}
+
+/** The classic OLM controllers in process for the whole test file: started before its tests, stopped after; the running one. */
+export function startOlmForFile(options: CSVOptions = {}): () => RunningOlm {
+  let olm: RunningOlm | undefined;
+  beforeAll(async () => {
+    olm = await startOlm(options);
+  }, 120_000);
+  afterAll(async () => {
+    await olm?.stop();
+  });
+  return () => olm!;
 }
 
 const kube = (): TestKube => adminKube();
