@@ -17,6 +17,7 @@ import {
   startOlmForFile,
   waitForCSV,
 } from '../../support/classic-olm.ts';
+import { createDenyPolicy, denyPolicyPaths } from '../../support/admission.ts';
 import { adminKube, testNamespaces } from '../../support/env.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
@@ -169,26 +170,10 @@ describe('CSV install', () => {
     await createOperatorGroup(vapNs, 'og', { targetNamespaces: [vapNs] });
     await createServiceAccount(vapNs, 'operator');
     const policy = `deny-deployments-${vapNs}`;
-    await kube().must(
-      kube().request('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', {
-        apiVersion: 'admissionregistration.k8s.io/v1',
-        kind: 'ValidatingAdmissionPolicy',
-        metadata: { name: policy },
-        spec: {
-          failurePolicy: 'Fail',
-          matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }] },
-          validations: [{ expression: 'false', message: 'no operator Deployments here' }],
-        },
-      }),
-    );
-    await kube().must(
-      kube().request('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings', {
-        apiVersion: 'admissionregistration.k8s.io/v1',
-        kind: 'ValidatingAdmissionPolicyBinding',
-        metadata: { name: policy },
-        spec: { policyName: policy, validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': vapNs } } } },
-      }),
-    );
+    await createDenyPolicy(kube(), policy, vapNs, {
+      resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }],
+      validations: [{ expression: 'false', message: 'no operator Deployments here' }],
+    });
     try {
       // the API server enforces a new policy once it has loaded it: wait until a dry-run create is denied
       const probe = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'probe' }, spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'c' }] } } } };
@@ -199,8 +184,7 @@ describe('CSV install', () => {
         `install strategy failed: deployments.apps "vap-controller" is forbidden: ValidatingAdmissionPolicy '${policy}' with binding '${policy}' denied request: no operator Deployments here`,
       );
     } finally {
-      await kube().request('DELETE', `/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/${policy}`);
-      await kube().request('DELETE', `/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/${policy}`);
+      for (const path of denyPolicyPaths(policy)) await kube().request('DELETE', path);
     }
   });
 
