@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { runCaptured, type CapturedRun } from '../../../internal/cli/index.ts';
 import { KubeClient } from '../../../internal/shared/kube/index.ts';
-import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
+import { catalogFiles, pushTestBundle, widgetValidatingWebhook, type TestBundle } from '../../support/bundles.ts';
 import { installClassicCRDs, installExperimentalCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
@@ -87,21 +87,7 @@ beforeAll(async () => {
     packageName: PKG3,
     version: '1.0.0',
     installModes: { AllNamespaces: true, OwnNamespace: false, SingleNamespace: false, MultiNamespace: false },
-    csvSpec: {
-      webhookdefinitions: [
-        {
-          type: 'ValidatingAdmissionWebhook',
-          generateName: `v${PKG3}.example.com`,
-          deploymentName: `${PKG3}-controller`,
-          containerPort: 443,
-          admissionReviewVersions: ['v1'],
-          sideEffects: 'None',
-          failurePolicy: 'Ignore', // the simulated pods serve nothing
-          webhookPath: '/validate',
-          rules: [{ apiGroups: [`${PKG3}.example.com`], apiVersions: ['v1'], operations: ['CREATE'], resources: ['widgets'] }],
-        },
-      ],
-    },
+    csvSpec: { webhookdefinitions: [widgetValidatingWebhook(PKG3)] },
   });
   const files = { ...catalogFiles(PKG, [{ bundle }]), ...catalogFiles(PKG2, [{ bundle: bundle2 }]), ...catalogFiles(PKG3, [{ bundle: bundle3 }]) };
   const classicImage = await pushCatalogImage(registry(), 'migrun/classic-catalog:v1', { files });
