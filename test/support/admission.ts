@@ -1,7 +1,8 @@
 // Installs the admission policies from config/admission (MutatingAdmissionPolicy and
 // ValidatingAdmissionPolicy objects and their bindings) and waits until the API server enforces
 // them: the ClusterCatalog metadata-name label shows up on a dry-run create, and a dry-run create of
-// a ClusterExtension setting spec.serviceAccount is answered with the deprecation warning.
+// a ClusterExtension setting spec.serviceAccount is answered with the deprecation warning. And a test's own denying
+// ValidatingAdmissionPolicy bound to one namespace (`createDenyPolicy`).
 import { readFile } from 'node:fs/promises';
 import yaml from 'js-yaml';
 import { yamlFiles } from './crds.ts';
@@ -19,6 +20,35 @@ export const METADATA_NAME_LABEL = 'olm.operatorframework.io/metadata.name';
 
 /** The ValidatingAdmissionPolicy (and its binding) that warns about ClusterExtension spec.serviceAccount. */
 export const SERVICE_ACCOUNT_DEPRECATED_POLICY = 'clusterextension-serviceaccount-deprecated';
+
+const ADMISSION = '/apis/admissionregistration.k8s.io/v1';
+
+/** The paths of the ValidatingAdmissionPolicy `name` and of its binding, the binding first (the order to delete them in). */
+export const denyPolicyPaths = (name: string): string[] => [`${ADMISSION}/validatingadmissionpolicybindings/${name}`, `${ADMISSION}/validatingadmissionpolicies/${name}`];
+
+/**
+ * Creates the ValidatingAdmissionPolicy `name` (failurePolicy Fail) with `validations` on `resourceRules`, and its
+ * binding (of the same name, validationActions Deny) to the namespace `ns`. The API server enforces it once it has
+ * loaded it: the caller waits for a dry-run to be refused.
+ */
+export async function createDenyPolicy(kube: TestKube, name: string, ns: string, spec: { resourceRules: object[]; validations: object[] }): Promise<void> {
+  await kube.must(
+    kube.request('POST', `${ADMISSION}/validatingadmissionpolicies`, {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name },
+      spec: { failurePolicy: 'Fail', matchConstraints: { resourceRules: spec.resourceRules }, validations: spec.validations },
+    }),
+  );
+  await kube.must(
+    kube.request('POST', `${ADMISSION}/validatingadmissionpolicybindings`, {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name },
+      spec: { policyName: name, validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } } } },
+    }),
+  );
+}
 
 /** Applies every policy and binding in `dir`'s YAML files; returns `Kind/name` of each. */
 export async function installAdmissionPolicies(kube: TestKube, dir: string): Promise<string[]> {

@@ -38,6 +38,24 @@ export interface TestBundle {
 
 export const bundleName = (pkg: string, version: string): string => `${pkg}.v${version}`;
 
+/**
+ * A CSV webhook definition for a test bundle of package `pkg` (default group): a ValidatingAdmissionWebhook on CREATE
+ * of its widgets, served by its Deployment at /validate, failurePolicy Ignore (the simulated pods serve nothing).
+ */
+export function widgetValidatingWebhook(pkg: string): Record<string, unknown> {
+  return {
+    type: 'ValidatingAdmissionWebhook',
+    generateName: `v${pkg}.example.com`,
+    deploymentName: `${pkg}-controller`,
+    containerPort: 443,
+    admissionReviewVersions: ['v1'],
+    sideEffects: 'None',
+    failurePolicy: 'Ignore',
+    webhookPath: '/validate',
+    rules: [{ apiGroups: [`${pkg}.example.com`], apiVersions: ['v1'], operations: ['CREATE'], resources: ['widgets'] }],
+  };
+}
+
 /** A namespaced CRD `widgets.<group>` (kind `Widget`, version v1) with the given schema. */
 export function widgetCrdWithSchema(group: string, openAPIV3Schema: object) {
   return {

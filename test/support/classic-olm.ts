@@ -4,6 +4,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import * as ops from '../../api/operators/index.ts';
 import { csvSetup, type CSVOptions } from '../../internal/classic/csv/index.ts';
 import { olmCaches } from '../../internal/classic/olmcache/index.ts';
@@ -40,6 +41,18 @@ export async function startOlm(options: CSVOptions = {}): Promise<RunningOlm> {
   return { metrics, logs, stop: () => run.stop() };
 }
 
+/** The classic OLM controllers in process for the whole test file: started before its tests, stopped after; the running one. */
+export function startOlmForFile(options: CSVOptions = {}): () => RunningOlm {
+  let olm: RunningOlm | undefined;
+  beforeAll(async () => {
+    olm = await startOlm(options);
+  }, 120_000);
+  afterAll(async () => {
+    await olm?.stop();
+  });
+  return () => olm!;
+}
+
 const kube = (): TestKube => adminKube();
 
 export const csvPath = (ns: string, name?: string): string => TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, name, ns);
@@ -72,6 +85,11 @@ export const phaseIs = (phase: string, reason?: string) => (csv: ops.ClusterServ
 
 export async function createOperatorGroup(ns: string, name: string, spec: ops.OperatorGroupSpec = {}): Promise<void> {
   await kube().must(kube().request('POST', TestKube.path(ops.V1, ops.OperatorGroupResource, undefined, ns), { apiVersion: ops.V1, kind: ops.OperatorGroupKind, metadata: { name }, spec }));
+}
+
+/** A Subscription as a user writes one (`metadata.name` `name` in `ns`). */
+export async function createSubscription(ns: string, name: string, spec: ops.SubscriptionSpec): Promise<void> {
+  await kube().must(kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns), { apiVersion: ops.V1alpha1, kind: ops.SubscriptionKind, metadata: { name }, spec }));
 }
 
 export async function createServiceAccount(ns: string, name: string): Promise<void> {

@@ -1,15 +1,43 @@
 // The demo operator (demo/) in a test registry: its bundles pushed with `kubectl olm bundle push`
 // and its catalog with `kubectl olm catalog push` (run in process), image references rewritten
-// from `localhost:5001` (where `make run` serves them) to the given registry.
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+// from `localhost:5001` (where `make run` serves them) to the given registry. The classic tests' catalog images: a
+// catalog directory (by default the demo catalog, as it is) pushed in process, and the demo catalog with a new head.
+import { cp, mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCaptured } from '../../internal/cli/index.ts';
+import { publishCatalog } from '../../internal/publish/index.ts';
 import { loadCatalog } from '../../internal/shared/fbc/index.ts';
+import { RegistryClient, parseReference } from '../../internal/shared/image/index.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /** The registry the demo catalog names (make run's). */
 export const DEMO_REGISTRY = 'localhost:5001';
+
+/** The demo catalog's directory (demo/catalog), its image references as `make run` pushes them. */
+export const DEMO_CATALOG = join(root, 'demo', 'catalog');
+
+/** Publishes the catalog directory `dir` (default: the demo catalog) as `<host>/<repoTag>`, as `kubectl olm catalog push` does; its digest reference. */
+export async function pushCatalogDir(host: string, repoTag: string, dir = DEMO_CATALOG): Promise<string> {
+  const client = new RegistryClient({ insecureRegistries: [host] });
+  try {
+    return (await publishCatalog(dir, parseReference(`${host}/${repoTag}`), { client })).digestRef;
+  } finally {
+    await client.close();
+  }
+}
+
+/** A copy of the demo catalog with demo-operator.v0.4.0 also in stable (stable's head: a new package version); the caller removes it. */
+export async function demoWithStableV4(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'olm-demo-stable-v4-'));
+  await cp(DEMO_CATALOG, dir, { recursive: true });
+  const channels = join(dir, 'demo-operator', 'channels.yaml');
+  const text = await readFile(channels, 'utf8');
+  const stableEnd = text.indexOf('---');
+  await writeFile(channels, `${text.slice(0, stableEnd)}- name: demo-operator.v0.4.0\n  replaces: demo-operator.v0.3.0\n${text.slice(stableEnd)}`);
+  return dir;
+}
 
 /** Pushes the demo to `host`; `work` holds the rewritten catalog. Returns the catalog image reference. */
 export async function publishDemo(host: string, work: string): Promise<string> {

@@ -4,13 +4,33 @@
 // --enable-aggregator-routing — and the APIService v1.packages.operators.coreos.com without a caBundle: the package
 // server's leader sets it to the CA of the certificate it keeps for the Service (its --package-server-service, here
 // `<namespace>/packageserver-service`), and the aggregator verifies the certificate for `<service>.<namespace>.svc`.
-// Used by make run and test/integration/classic/packageserver.test.ts.
+// Used by make run and test/integration/classic/packageserver.test.ts; `frontProxyAgent` asks a package server directly
+// as the aggregator does (packageserver.test.ts, replicas.test.ts).
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Agent } from 'undici';
+import type { ControlPlaneInfo } from './control-plane.ts';
 import type { TestKube } from './kube.ts';
 import { waitFor } from './net.ts';
 
 export const PACKAGES_APISERVICE = 'v1.packages.operators.coreos.com';
 export const PACKAGES_SERVICE = 'packageserver-service';
 const SERVICE = PACKAGES_SERVICE;
+
+/**
+ * An HTTPS agent that dials a package server directly as the API server's aggregator does: presenting the control
+ * plane's front-proxy client certificate (`clientCert: false`: none), not verifying the server's (self-signed)
+ * certificate. The caller sends the `x-remote-user` / `x-remote-group` headers and closes the agent.
+ */
+export async function frontProxyAgent(cp: Pick<ControlPlaneInfo, 'dir'>, { clientCert = true }: { clientCert?: boolean } = {}): Promise<Agent> {
+  const certs = join(cp.dir, 'certs');
+  return new Agent({
+    connect: {
+      rejectUnauthorized: false,
+      ...(clientCert && { cert: await readFile(join(certs, 'front-proxy-client.crt'), 'utf8'), key: await readFile(join(certs, 'front-proxy-client.key'), 'utf8') }),
+    },
+  });
+}
 
 /**
  * Creates (or replaces) the Service in `namespace` and the APIService, then waits until the APIService is Available

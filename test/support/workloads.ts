@@ -5,6 +5,7 @@
 //
 // cert-manager is not part of Kubernetes, so `simulateCertManager` stands in for it: owned
 // Issuers and Certificates become Ready as cert-manager would report them.
+import { sleep } from '../../internal/shared/toolkit/index.ts';
 import { NOT_READY_ANNOTATION } from './control-plane.ts';
 import { adminKube } from './env.ts';
 import { waitFor } from './net.ts';
@@ -80,19 +81,19 @@ async function markCertManagerReady(): Promise<void> {
 
 /** Starts doing cert-manager's part for owned Issuers and Certificates; call the returned function to stop. */
 export function simulateCertManager(intervalMs = 200): () => Promise<void> {
-  let stopped = false;
+  const stop = new AbortController();
   const loop = (async () => {
-    while (!stopped) {
+    while (!stop.signal.aborted) {
       try {
         await markCertManagerReady();
       } catch {
         // The API server is away (a test restarting it): cert-manager would wait too.
       }
-      await new Promise((r) => setTimeout(r, intervalMs));
+      await sleep(intervalMs, stop.signal);
     }
   })();
   return async () => {
-    stopped = true;
+    stop.abort();
     await loop;
   };
 }

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ClusterCatalog } from '../../../api/v1/index.ts';
 import { ItemExponentialFailureRateLimiter, type EventSource, type EventType } from '../../shared/controller/index.ts';
 import { ImageError, type PulledImage } from '../../shared/image/index.ts';
+import { poll } from '../../../test/support/net.ts';
 import type { StoredCatalog } from '../storage/index.ts';
 import type { CatalogContent } from './content.ts';
 import { desiredRef, newContentFollower } from './follower.ts';
@@ -90,11 +91,7 @@ afterEach(() => {
 });
 
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error(`timed out: ${what}`);
+  if (!(await poll(check, { timeoutMs: 1000, intervalMs: 5 }))) throw new Error(`timed out: ${what}`);
 }
 
 function setup(leading = false, existing: ClusterCatalog[] = []) {
@@ -102,10 +99,14 @@ function setup(leading = false, existing: ClusterCatalog[] = []) {
   for (const c of existing) catalogs.set(c);
   const c = fakeContent();
   let lead = leading;
+  let leadingAsked = 0;
   const follower = newContentFollower({
     catalogs,
     content: c.content,
-    leading: () => lead,
+    leading: () => {
+      leadingAsked++;
+      return lead;
+    },
     rateLimiter: new ItemExponentialFailureRateLimiter(1, 10),
   });
   const stop = new AbortController();
@@ -118,6 +119,8 @@ function setup(leading = false, existing: ClusterCatalog[] = []) {
     setLeading(v: boolean) {
       lead = v;
     },
+    /** How many times the follower asked whether this replica leads (a pass starts by asking). */
+    leadingAsked: () => leadingAsked,
   };
 }
 
@@ -176,7 +179,7 @@ describe('the content follower (a non-leader replica)', () => {
   it('stands aside while this replica leads, and never commits once leadership arrived mid-pull', async () => {
     const f = setup(true);
     f.catalogs.set(catalog('ops', `${REPO}@${DIGEST_A}`));
-    await new Promise((r) => setTimeout(r, 30));
+    await until(() => f.leadingAsked() > 0 && !f.follower.controller.queue.has('ops'), 'the pass of ops done');
     expect(f.log).toEqual([]);
   });
 

@@ -14,6 +14,7 @@ import { Registry } from 'prom-client';
 import { Agent, Client, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../shared/observability/index.ts';
+import { poll } from '../../../test/support/net.ts';
 import { LocalDirStore } from '../storage/index.ts';
 import { writeSyntheticCatalog } from '../storage/testing.ts';
 import type { StoredCatalog } from '../storage/index.ts';
@@ -486,7 +487,7 @@ describe('metrics, access log, connections', () => {
   it('writes one "handled request" line per request', async () => {
     logLines.length = 0;
     await get(`${METAS}?schema=olm.package`);
-    await new Promise((r) => setTimeout(r, 20));
+    await poll(() => logLines.some((l) => l.msg === 'handled request'), { timeoutMs: 2000, intervalMs: 5 });
     const line = logLines.find((l) => l.msg === 'handled request');
     expect(line).toMatchObject({
       level: 'info',
@@ -556,8 +557,11 @@ describe('metrics, access log, connections', () => {
       expect(reply).toMatch(/\r\nconnection: close\r\n/);
       expect(reply.endsWith('\r\n\r\n400 Bad Request')).toBe(true);
     }
-    await new Promise((r) => setTimeout(r, 20));
-    expect(logLines.filter((l) => l.msg === 'handled request')).toEqual([]); // refused before routing: not logged
+    // a routed request after them: once its line is logged, theirs would have been
+    await get(ALL);
+    await poll(() => logLines.some((l) => l.msg === 'handled request' && l.uri === ALL), { timeoutMs: 2000, intervalMs: 5 });
+    const before = logLines.slice(0, logLines.findIndex((l) => l.msg === 'handled request' && l.uri === ALL));
+    expect(before.filter((l) => l.msg === 'handled request')).toEqual([]); // refused before routing: not logged
   });
 
   it('runnable serves until its signal aborts, then closes', async () => {
@@ -687,14 +691,13 @@ describe('TLS', () => {
 
       // A broken pair is refused; the server keeps the one it has.
       await writeFile(join(dir, 'tls.crt'), await readFile(join(dir, 'second.crt')));
-      await new Promise((r) => setTimeout(r, 400));
+      await poll(() => logs.some((l) => l.msg === 'cannot load the serving certificate; keeping the previous one'), { timeoutMs: 5000, intervalMs: 20 });
       expect(await peerSubject(port)).toBe('CN=first http/1.1');
       expect(logs.some((l) => l.msg === 'cannot load the serving certificate; keeping the previous one')).toBe(true);
 
       await writeFile(join(dir, 'tls.key'), await readFile(join(dir, 'second.key')));
-      const deadline = Date.now() + 5000;
       let subject = '';
-      while (Date.now() < deadline && !(subject = await peerSubject(port)).startsWith('CN=second')) await new Promise((r) => setTimeout(r, 50));
+      await poll(async () => (subject = await peerSubject(port)).startsWith('CN=second'), { timeoutMs: 5000, intervalMs: 50 });
       expect(subject).toBe('CN=second http/1.1');
       expect(await negotiated(port)).toBe('TLS_AES_128_GCM_SHA256'); // the reloaded context keeps Go's suite order
       expect(logs.some((l) => l.msg === 'reloaded the serving certificate')).toBe(true);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Condition } from '../../../api/meta/v1.ts';
 import type { ClusterCatalog } from '../../../api/v1/index.ts';
+import { poll } from '../../../test/support/net.ts';
 import type { CatalogContentCache } from '../index.ts';
 import { DEFAULT_TIMEOUT_MS, HttpContentClient, allEndpoint, validateCatalog } from './client.ts';
 
@@ -83,6 +84,8 @@ afterEach(async () => {
 });
 
 let server: FakeCatalogd;
+/** Until the server has received `name`'s first request for its content (the fetch is under way). */
+const asked = (name: string): Promise<boolean> => poll(() => (server.hits.get(`/catalogs/${name}/api/v1/all`) ?? 0) > 0, { timeoutMs: 5000, intervalMs: 5 });
 beforeAll(async () => {
   server = await startServer();
 });
@@ -232,7 +235,7 @@ describe('populate and read', () => {
       client.getPackage(cat, 'foo'),
       client.syncCatalog('c5', cat),
     ]);
-    await new Promise((r) => setTimeout(r, 50));
+    await asked('c5');
     release();
     const [a, b, p1, p2] = await all;
     expect(a).toBe(b);
@@ -268,7 +271,7 @@ describe('populate and read', () => {
     };
     const client = newClient({ populateOnDemand: false });
     const old = client.populateCache(catalog('c7', 'r@sha256:1', server.base('c7')));
-    await new Promise((r) => setTimeout(r, 30));
+    await asked('c7');
     await client.populateCache(catalog('c7', 'r@sha256:2', server.base('c7')));
     releaseOld();
     await old;
@@ -392,7 +395,7 @@ describe('ClusterCatalog events (upstream clustercatalog_controller)', () => {
     const client: CatalogContentCache & HttpContentClient = newClient({ retryBaseMs: 10, logger });
     const cat = catalog('bg', 'r@sha256:1', server.base('bg'));
     client.catalogChanged(cat);
-    for (let i = 0; i < 300 && !client.cached('bg')?.index; i++) await new Promise((r) => setTimeout(r, 10));
+    await poll(() => client.cached('bg')?.index !== undefined, { timeoutMs: 3000, intervalMs: 10 });
     expect(client.cached('bg')?.index?.packageNames()).toEqual(['foo']);
     expect(client.fetches).toBe(5);
     // the first failures in a row are routine (info); a run of them is an error
@@ -407,7 +410,7 @@ describe('ClusterCatalog events (upstream clustercatalog_controller)', () => {
     server.handler = (_req, res) => void gate.then(() => res.writeHead(200).end(catalogBody('foo', '1.0.0')));
     const client = newClient();
     const fetch = client.populateCache(catalog('gone', 'r@sha256:1', server.base('gone')));
-    await new Promise((r) => setTimeout(r, 30));
+    await asked('gone');
     client.remove('gone');
     release();
     await fetch;

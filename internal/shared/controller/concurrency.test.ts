@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { sleep } from '../toolkit/index.ts';
 import { mapLimit } from './concurrency.ts';
 
 describe('mapLimit', () => {
@@ -8,7 +9,7 @@ describe('mapLimit', () => {
     const out = await mapLimit([5, 1, 4, 2, 3], 2, async (n) => {
       pending++;
       most = Math.max(most, pending);
-      await new Promise((r) => setTimeout(r, n));
+      await sleep(n); // calls of different lengths, ending out of order
       pending--;
       return n * 10;
     });
@@ -22,7 +23,7 @@ describe('mapLimit', () => {
     const run = mapLimit([1, 2, 3, 4, 5], 2, async (n) => {
       started.push(n);
       if (n === 1) throw new Error('one failed');
-      await new Promise((r) => setTimeout(r, 5));
+      await sleep(5); // still in flight when call 1 fails
       finished++;
       return n;
     });

@@ -3,6 +3,7 @@
 // its extension, the stderr of its last apply; and the waits its steps share.
 import { load, dump } from 'js-yaml';
 import type { Condition } from '../../../api/meta/v1.ts';
+import { poll } from '../../support/net.ts';
 import type { RunningProfile } from './profile.ts';
 import { KubectlError, type KubectlResult } from './kubectl.ts';
 
@@ -86,19 +87,18 @@ export class World {
 
   /** Polls `check` (which returns true when done, or a description of what it saw) until it is done or the step times out. */
   async waitFor(what: string, check: () => Promise<true | string>, timeoutMs = STEP_TIMEOUT_MS): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    let last: string;
-    for (;;) {
+    let last = '';
+    const attempt = async (): Promise<boolean> => {
       try {
         const r = await check();
-        if (r === true) return;
+        if (r === true) return true;
         last = r;
       } catch (err) {
         last = (err as Error).message;
       }
-      if (Date.now() > deadline) throw new Error(`timed out after ${Math.round(timeoutMs / 1000)}s waiting for ${what}; last seen: ${last}`);
-      await new Promise((r) => setTimeout(r, TICK_MS));
-    }
+      return false;
+    };
+    if (!(await poll(attempt, { timeoutMs, intervalMs: TICK_MS }))) throw new Error(`timed out after ${Math.round(timeoutMs / 1000)}s waiting for ${what}; last seen: ${last}`);
   }
 
   /** kubectl; non-zero exit throws with its stderr. */

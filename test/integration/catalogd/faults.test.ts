@@ -8,8 +8,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sleep } from '../../../internal/shared/toolkit/index.ts';
 import { adminKube, registry } from '../../support/env.ts';
 import { pushCatalogImage, type PushedImage, type RegistryLike } from '../../support/images.ts';
+import { waitFor } from '../../support/net.ts';
 import { Registry, type RegistryInfo } from '../../support/registry.ts';
 import { isBlobGet, startProxy, startServer, type ProxyContext, type TestServer } from '../image/support.ts';
 import {
@@ -97,8 +99,7 @@ async function faulty(req: IncomingMessage, res: ServerResponse, ctx: ProxyConte
     body[mid] = (body[mid] ?? 0) ^ 0xff;
     res.end(body);
   } else {
-    res.write(body.subarray(0, body.length >> 1));
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise<void>((flushed) => res.write(body.subarray(0, body.length >> 1), () => flushed()));
     res.socket?.destroy(); // the connection drops in the middle of the blob
   }
   return true;
@@ -217,8 +218,12 @@ describe.each([
     expect(failing.status?.resolvedSource?.image.ref).toBe(viaProxy(first));
     expect(await fetchBlobs(failing.status!.urls!.base)).toEqual(blobsOf(v1));
 
+    // Still retrying: the next GET of the bad layer. With backoff: few GETs in a window of at least 3 s (the window is
+    // the measure of the rate, so it is waited out).
     const seen = badLayerGets.get(repo) ?? 0;
-    await new Promise((r) => setTimeout(r, 3000));
+    const windowEnds = Date.now() + 3000;
+    await waitFor(`catalogd to ask for ${repo}'s bad layer again`, async () => (badLayerGets.get(repo) ?? 0) > seen, { timeoutMs: 20_000, intervalMs: 20 });
+    await sleep(Math.max(0, windowEnds - Date.now()));
     const more = (badLayerGets.get(repo) ?? 0) - seen;
     expect(more).toBeGreaterThanOrEqual(1); // still retrying …
     expect(more).toBeLessThan(20); // … with backoff, not in a hot loop

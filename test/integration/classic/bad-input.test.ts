@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
-import { createImageCatalogSource } from '../../support/classic-olm.ts';
+import { createImageCatalogSource, createOperatorGroup, createSubscription } from '../../support/classic-olm.ts';
 import { installClassicCRDs } from '../../support/crds.ts';
 import { adminKube, registry, testNamespaces } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
@@ -54,7 +54,7 @@ const until = <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, t
 const get = <T>(apiVersion: string, resource: string, ns: string, name: string) => (): Promise<T> => kube().must<T>(kube().request('GET', TestKube.path(apiVersion, resource, name, ns)));
 
 async function operatorGroup(ns: string, spec: ops.OperatorGroupSpec = { targetNamespaces: [ns] }, name = 'og'): Promise<void> {
-  await kube().must(kube().request('POST', TestKube.path(ops.V1, ops.OperatorGroupResource, undefined, ns), { apiVersion: ops.V1, kind: ops.OperatorGroupKind, metadata: { name, namespace: ns }, spec }));
+  await createOperatorGroup(ns, name, spec);
 }
 
 beforeAll(async () => {
@@ -74,14 +74,7 @@ beforeAll(async () => {
 
   installedNs = await namespaces.create('bad-installed');
   await operatorGroup(installedNs);
-  await kube().must(
-    kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, installedNs), {
-      apiVersion: ops.V1alpha1,
-      kind: ops.SubscriptionKind,
-      metadata: { name: 'op', namespace: installedNs },
-      spec: { source: 'good', sourceNamespace: globalNs, name: 'bad-input-op', channel: 'stable' },
-    }),
-  );
+  await createSubscription(installedNs, 'op', { source: 'good', sourceNamespace: globalNs, name: 'bad-input-op', channel: 'stable' });
   await until('the installed CSV Succeeded', get<ops.ClusterServiceVersion>(ops.V1alpha1, ops.ClusterServiceVersionResource, installedNs, bundle.name), (c) => c.status?.phase === 'Succeeded', 180_000);
   // The Operator API controller labels the Deployment for `kubectl get operators` once the install settles; what
   // "untouched" compares is the state after that.
@@ -204,14 +197,7 @@ describe('semantically invalid objects: the status says what is wrong in one lin
   it('Subscription to a package the catalog does not have: ResolutionFailed/ConstraintsNotSatisfiable, no plan', async () => {
     const ns = await namespaces.create('sem-sub');
     await operatorGroup(ns);
-    await kube().must(
-      kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns), {
-        apiVersion: ops.V1alpha1,
-        kind: ops.SubscriptionKind,
-        metadata: { name: 'nope', namespace: ns },
-        spec: { source: 'good', sourceNamespace: globalNs, name: 'no-such-package', channel: 'stable' },
-      }),
-    );
+    await createSubscription(ns, 'nope', { source: 'good', sourceNamespace: globalNs, name: 'no-such-package', channel: 'stable' });
     const sub = await until('ResolutionFailed', get<ops.Subscription>(ops.V1alpha1, ops.SubscriptionResource, ns, 'nope'), (s) =>
       (s.status?.conditions ?? []).some((c) => c.type === ops.SubscriptionResolutionFailed),
     );
@@ -332,14 +318,7 @@ describe('semantically invalid objects: the status says what is wrong in one lin
   it('a bundle with a Service the API server refuses (port 70000): its InstallPlan Fails with the API server’s message', async () => {
     const ns = await namespaces.create('sem-bundle');
     await operatorGroup(ns);
-    await kube().must(
-      kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns), {
-        apiVersion: ops.V1alpha1,
-        kind: ops.SubscriptionKind,
-        metadata: { name: 'svc', namespace: ns },
-        spec: { source: 'good', sourceNamespace: globalNs, name: 'bad-service-op', channel: 'stable' },
-      }),
-    );
+    await createSubscription(ns, 'svc', { source: 'good', sourceNamespace: globalNs, name: 'bad-service-op', channel: 'stable' });
     const sub = await until('a plan', get<ops.Subscription>(ops.V1alpha1, ops.SubscriptionResource, ns, 'svc'), (x) => x.status?.installPlanRef !== undefined);
     const ip = await until('the plan Failed', get<ops.InstallPlan>(ops.V1alpha1, ops.InstallPlanResource, ns, sub.status!.installPlanRef!.name!), (p) => p.status?.phase === ops.InstallPlanPhaseFailed);
     const why = 'error updating service: bad-port: Service "bad-port" is invalid: spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive';

@@ -3,15 +3,13 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { catalogSourceSetup, configMapUnsupportedMessage, findPackage, type CatalogSourceParts } from '../../../internal/classic/catalogsource/index.ts';
-import { publishCatalog } from '../../../internal/publish/index.ts';
-import { RegistryClient as ImageRegistry, parseReference } from '../../../internal/shared/image/index.ts';
 import { KubeClient } from '../../../internal/shared/kube/index.ts';
 import { createMetrics, type Metrics } from '../../../internal/shared/observability/index.ts';
 import { installClassicCRDs } from '../../support/crds.ts';
+import { DEMO_CATALOG, pushCatalogDir } from '../../support/demo.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
 import { capturedLogger, inProcessManagerOptions, runParts } from '../../support/in-process.ts';
@@ -19,7 +17,6 @@ import { TestKube } from '../../support/kube.ts';
 import { freePort, waitFor } from '../../support/net.ts';
 import { OpmServe } from '../../support/opm.ts';
 
-const demoCatalog = fileURLToPath(new URL('../../../demo/catalog', import.meta.url));
 let ns: string;
 let parts: CatalogSourceParts;
 let metrics: Metrics;
@@ -113,14 +110,7 @@ const brokenProblem =
   'catalog.yaml: document 2 (line 6), olm.channel "stable": no olm.bundle blobs found in package "broken-operator" for olm.channel entries [broken-operator.v0.2.0]';
 const pushBroken = async (tag: string): Promise<string> => (await pushCatalogImage(registry(), `classic/${tag}`, { files: { 'catalog.yaml': brokenCatalog } })).digestRef;
 
-async function pushDemo(tag: string): Promise<string> {
-  const client = new ImageRegistry({ insecureRegistries: [registry().host] });
-  try {
-    return (await publishCatalog(demoCatalog, parseReference(`${registry().host}/classic/${tag}`), { client })).digestRef;
-  } finally {
-    await client.close();
-  }
-}
+const pushDemo = (tag: string): Promise<string> => pushCatalogDir(registry().host, `classic/${tag}`);
 
 describe('CatalogSource', () => {
   it('spec.image: READY, the demo catalog’s content loaded in memory, metrics set', async () => {
@@ -161,12 +151,11 @@ describe('CatalogSource', () => {
     // A different catalog under the same tag: the demo catalog plus one blob of a custom schema.
     const { writeFile, cp } = await import('node:fs/promises');
     const dir = await mkdtemp(join(tmpdir(), 'classic-poll-'));
-    await cp(demoCatalog, dir, { recursive: true });
+    await cp(DEMO_CATALOG, dir, { recursive: true });
     await writeFile(join(dir, 'extra.yaml'), 'schema: example.classic-test\nname: second-push\n');
-    const client = new ImageRegistry({ insecureRegistries: [registry().host] });
-    const pushed = await publishCatalog(dir, parseReference(`${registry().host}/classic/poll:latest`), { client }).finally(() => client.close());
-    await waitFor('the new digest loaded', async () => parts.contents.get(ns, name)?.origin === pushed.digestRef, { timeoutMs: 30_000 });
-    expect(pushed.digestRef).not.toBe(before);
+    const pushed = await pushCatalogDir(registry().host, 'classic/poll:latest', dir);
+    await waitFor('the new digest loaded', async () => parts.contents.get(ns, name)?.origin === pushed, { timeoutMs: 30_000 });
+    expect(pushed).not.toBe(before);
     expect(findPackage(parts.contents.get(ns, name)!, 'demo-operator')).toBeDefined();
     // The content is swapped during the poll's reconcile; its status (with the poll's time) is written at the end of it.
     let later = first.latestImageRegistryPoll;
@@ -237,7 +226,7 @@ describe('CatalogSource', () => {
   });
 
   describe('spec.address against a real opm serve', () => {
-    const opm = new OpmServe(demoCatalog);
+    const opm = new OpmServe(DEMO_CATALOG);
     afterAll(() => opm.stop());
 
     it('READY, registryService grpc, content read over gRPC in the same shape', async () => {
@@ -259,7 +248,7 @@ describe('CatalogSource', () => {
       const address = `127.0.0.1:${port}`;
       const name = await createCatalogSource({ sourceType: 'grpc', address });
       await waitForStatus(name, 'TRANSIENT_FAILURE', (x) => state(x) === ops.ConnectionStateTransientFailure);
-      const server = new OpmServe(demoCatalog, port);
+      const server = new OpmServe(DEMO_CATALOG, port);
       try {
         await server.start();
         const s = await waitForStatus(name, 'READY', (x) => state(x) === ops.ConnectionStateReady);

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
+import { sleep } from '../../../internal/shared/toolkit/index.ts';
 import { createCSV, createOperatorGroup, createServiceAccount, csvFor, phaseIs, waitForCSV } from '../../support/classic-olm.ts';
 import { installClassicCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, testNamespaces } from '../../support/env.ts';
@@ -71,7 +72,7 @@ describe('SIGKILL of olm-classic at a random point', () => {
 
       const first = startOlmClassic();
       await first.started;
-      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 2000)));
+      await sleep(Math.floor(Math.random() * 2000)); // a kill at a random moment
       await first.stop('SIGKILL');
 
       const second = startOlmClassic();

@@ -1,22 +1,15 @@
 // Replacement between CSVs (internal/classic/csv) and the OperatorCondition that can hold it
 // (internal/classic/operatorcondition), in process against the real cluster.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
-import { createCSV, createOperatorGroup, createServiceAccount, csvFor, getCSV, metricValue, phaseIs, startOlm, waitForCSV, type RunningOlm } from '../../support/classic-olm.ts';
+import { createCSV, createOperatorGroup, createServiceAccount, csvFor, getCSV, metricValue, phaseIs, startOlmForFile, waitForCSV } from '../../support/classic-olm.ts';
 import { adminKube, testNamespaces } from '../../support/env.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 
-let olm: RunningOlm;
+const olm = startOlmForFile({ resyncMs: 60_000 });
 const namespaces = testNamespaces();
 const kube = (): TestKube => adminKube();
-
-beforeAll(async () => {
-  olm = await startOlm({ resyncMs: 60_000 });
-}, 120_000);
-afterAll(async () => {
-  await olm?.stop();
-});
 
 async function namespace(prefix: string): Promise<string> {
   const ns = await namespaces.create(prefix);
@@ -38,7 +31,7 @@ describe('CSV replacement', () => {
     await createCSV(ns, csvFor({ name: 'upg.v1.0.0', deployment: 'upg-controller', image: 'quay.example/upg:v1' }));
     await waitForCSV(ns, 'upg.v1.0.0', 'Succeeded', phaseIs('Succeeded'));
     const before = await deployment(ns, 'upg-controller');
-    const upgrades = (await metricValue(olm.metrics, 'csv_upgrade_count')) ?? 0;
+    const upgrades = (await metricValue(olm().metrics, 'csv_upgrade_count')) ?? 0;
 
     await createCSV(ns, csvFor({ name: 'upg.v2.0.0', version: '2.0.0', replaces: 'upg.v1.0.0', deployment: 'upg-controller', image: 'quay.example/upg:v2' }));
     const b = await waitForCSV(ns, 'upg.v2.0.0', 'Succeeded', phaseIs('Succeeded'));
@@ -50,7 +43,7 @@ describe('CSV replacement', () => {
     expect(after.metadata.labels['olm.owner']).toBe('upg.v2.0.0');
     expect(after.metadata.ownerReferences?.map((r) => r.name)).toEqual(['upg.v2.0.0']);
     expect(after.spec.template.spec.containers[0]!.image).toBe('quay.example/upg:v2');
-    expect((await metricValue(olm.metrics, 'csv_upgrade_count'))!).toBeGreaterThanOrEqual(upgrades + 1);
+    expect((await metricValue(olm().metrics, 'csv_upgrade_count'))!).toBeGreaterThanOrEqual(upgrades + 1);
     // A's Replacing and Deleting steps were reported as Events.
     const events = await kube().must<{ items: { reason: string; message: string; involvedObject: { name: string } }[] }>(kube().request('GET', `/api/v1/namespaces/${ns}/events`));
     const aEvents = events.items.filter((e) => e.involvedObject.name === 'upg.v1.0.0').map((e) => `${e.reason}: ${e.message}`);

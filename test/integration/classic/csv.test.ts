@@ -1,7 +1,7 @@
 // The CSV lifecycle (internal/classic/csv) in process against the real cluster: Deployments roll out through the
 // real deployment controller on KWOK nodes; the test creates what an InstallPlan would (CSV, CRD, ServiceAccount,
 // RBAC) and asserts upstream's phases, reasons and messages.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import {
   createCRD,
@@ -14,25 +14,18 @@ import {
   grantNamespaced,
   metricValue,
   phaseIs,
-  startOlm,
+  startOlmForFile,
   waitForCSV,
-  type RunningOlm,
 } from '../../support/classic-olm.ts';
+import { createDenyPolicy, denyPolicyPaths } from '../../support/admission.ts';
 import { adminKube, testNamespaces } from '../../support/env.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 import { setDeploymentPodsReady } from '../../support/workloads.ts';
 
-let olm: RunningOlm;
+const olm = startOlmForFile({ resyncMs: 60_000 });
 const namespaces = testNamespaces();
 const kube = (): TestKube => adminKube();
-
-beforeAll(async () => {
-  olm = await startOlm({ resyncMs: 60_000 });
-}, 120_000);
-afterAll(async () => {
-  await olm?.stop();
-});
 
 const namespace = (prefix: string): Promise<string> => namespaces.create(prefix);
 
@@ -81,7 +74,7 @@ describe('CSV install', () => {
     expect(dep.spec.template.metadata.annotations).toMatchObject({ 'olm.operatorGroup': 'og', 'olm.targetNamespaces': ns, 'alm-examples': '[]' });
     expect(dep.spec.template.spec.containers[0]!.env).toEqual([{ name: 'OPERATOR_CONDITION_NAME', value: 'happy.v1.0.0' }]);
 
-    expect(await metricValue(olm.metrics, `csv_succeeded{namespace="${ns}",name="happy.v1.0.0",version="1.0.0"}`)).toBe(1);
+    expect(await metricValue(olm().metrics, `csv_succeeded{namespace="${ns}",name="happy.v1.0.0",version="1.0.0"}`)).toBe(1);
 
     // The OperatorCondition generated for the CSV.
     await waitFor('OperatorCondition', async () => (await kube().request('GET', TestKube.path(ops.V2, ops.OperatorConditionResource, 'happy.v1.0.0', ns))).status === 200);
@@ -116,18 +109,18 @@ describe('CSV install', () => {
     );
     const cond = failed.status!.conditions!.find((x) => x.phase === 'Failed' && x.reason === 'ComponentUnhealthy')!;
     expect(cond.message).toBe('installing: waiting for deployment flaky-controller to become ready: deployment "flaky-controller" not available: Deployment does not have minimum availability.');
-    expect(await metricValue(olm.metrics, `csv_succeeded{namespace="${ns}",name="flaky.v1.0.0",version="1.0.0"}`)).toBe(0);
+    expect(await metricValue(olm().metrics, `csv_succeeded{namespace="${ns}",name="flaky.v1.0.0",version="1.0.0"}`)).toBe(0);
     await waitForCSV(ns, 'flaky.v1.0.0', 'reinstalled and waiting', phaseIs('Installing', 'InstallWaiting'));
     await waitFor('csv_abnormal of the waiting phase', async () =>
-      (await metricValue(olm.metrics, `csv_abnormal{namespace="${ns}",name="flaky.v1.0.0",version="1.0.0",phase="Installing",reason="InstallWaiting"}`)) === 1,
+      (await metricValue(olm().metrics, `csv_abnormal{namespace="${ns}",name="flaky.v1.0.0",version="1.0.0",phase="Installing",reason="InstallWaiting"}`)) === 1,
     );
-    expect(await metricValue(olm.metrics, `csv_abnormal{namespace="${ns}",name="flaky.v1.0.0",version="1.0.0",phase="Failed",reason="ComponentUnhealthy"}`)).toBeUndefined();
+    expect(await metricValue(olm().metrics, `csv_abnormal{namespace="${ns}",name="flaky.v1.0.0",version="1.0.0",phase="Failed",reason="ComponentUnhealthy"}`)).toBeUndefined();
 
     await setDeploymentPodsReady(ns, 'flaky-controller', true);
     await waitForCSV(ns, 'flaky.v1.0.0', 'Succeeded again', phaseIs('Succeeded'));
-    expect(await metricValue(olm.metrics, `csv_succeeded{namespace="${ns}",name="flaky.v1.0.0",version="1.0.0"}`)).toBe(1);
+    expect(await metricValue(olm().metrics, `csv_succeeded{namespace="${ns}",name="flaky.v1.0.0",version="1.0.0"}`)).toBe(1);
     // The series of the old phase/reason is gone.
-    const text = await olm.metrics.registry.metrics();
+    const text = await olm().metrics.registry.metrics();
     expect(text).not.toContain(`csv_abnormal{namespace="${ns}",name="flaky.v1.0.0"`);
   });
 
@@ -177,26 +170,10 @@ describe('CSV install', () => {
     await createOperatorGroup(vapNs, 'og', { targetNamespaces: [vapNs] });
     await createServiceAccount(vapNs, 'operator');
     const policy = `deny-deployments-${vapNs}`;
-    await kube().must(
-      kube().request('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', {
-        apiVersion: 'admissionregistration.k8s.io/v1',
-        kind: 'ValidatingAdmissionPolicy',
-        metadata: { name: policy },
-        spec: {
-          failurePolicy: 'Fail',
-          matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }] },
-          validations: [{ expression: 'false', message: 'no operator Deployments here' }],
-        },
-      }),
-    );
-    await kube().must(
-      kube().request('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings', {
-        apiVersion: 'admissionregistration.k8s.io/v1',
-        kind: 'ValidatingAdmissionPolicyBinding',
-        metadata: { name: policy },
-        spec: { policyName: policy, validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': vapNs } } } },
-      }),
-    );
+    await createDenyPolicy(kube(), policy, vapNs, {
+      resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }],
+      validations: [{ expression: 'false', message: 'no operator Deployments here' }],
+    });
     try {
       // the API server enforces a new policy once it has loaded it: wait until a dry-run create is denied
       const probe = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'probe' }, spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'c' }] } } } };
@@ -207,8 +184,7 @@ describe('CSV install', () => {
         `install strategy failed: deployments.apps "vap-controller" is forbidden: ValidatingAdmissionPolicy '${policy}' with binding '${policy}' denied request: no operator Deployments here`,
       );
     } finally {
-      await kube().request('DELETE', `/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/${policy}`);
-      await kube().request('DELETE', `/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/${policy}`);
+      for (const path of denyPolicyPaths(policy)) await kube().request('DELETE', path);
     }
   });
 

@@ -10,7 +10,7 @@ import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bun
 import { installClassicCRDs, installOpenShiftCRDs } from '../../support/crds.ts';
 import { adminKube, registry, testNamespaces } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
-import { createImageCatalogSource } from '../../support/classic-olm.ts';
+import { createImageCatalogSource, createOperatorGroup, createSubscription } from '../../support/classic-olm.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitForValue } from '../../support/net.ts';
 import { startOlmClassicProcess, type OlmClassicProcess } from '../../support/olm-classic-process.ts';
@@ -50,25 +50,11 @@ afterAll(async () => {
 
 async function operatorNamespace(prefix: string): Promise<string> {
   const ns = await namespaces.create(prefix);
-  await kube().must(
-    kube().request('POST', TestKube.path(ops.V1, ops.OperatorGroupResource, undefined, ns), {
-      apiVersion: ops.V1,
-      kind: ops.OperatorGroupKind,
-      metadata: { name: 'og', namespace: ns },
-      spec: { targetNamespaces: [ns] },
-    }),
-  );
+  await createOperatorGroup(ns, 'og', { targetNamespaces: [ns] });
   return ns;
 }
 async function subscribe(ns: string, spec: Partial<ops.SubscriptionSpec>, pkg = 'e2e-op'): Promise<void> {
-  await kube().must(
-    kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns), {
-      apiVersion: ops.V1alpha1,
-      kind: ops.SubscriptionKind,
-      metadata: { name: 'op', namespace: ns },
-      spec: { source: 'e2e', sourceNamespace: globalNs, name: pkg, channel: 'stable', ...spec },
-    }),
-  );
+  await createSubscription(ns, 'op', { source: 'e2e', sourceNamespace: globalNs, name: pkg, channel: 'stable', ...spec });
 }
 const get = <T>(apiVersion: string, resource: string, ns: string, name: string): Promise<T> => kube().must<T>(kube().request('GET', TestKube.path(apiVersion, resource, name, ns)));
 const until = <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 120_000): Promise<T> =>

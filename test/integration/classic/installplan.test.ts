@@ -14,6 +14,7 @@ import { formatTime } from '../../../internal/shared/controller/index.ts';
 import { KubeClient } from '../../../internal/shared/kube/index.ts';
 import { createMetrics, type Metrics } from '../../../internal/shared/observability/index.ts';
 import { installClassicCRDs } from '../../support/crds.ts';
+import { createDenyPolicy, denyPolicyPaths } from '../../support/admission.ts';
 import { adminKube, controlPlane, testNamespaces } from '../../support/env.ts';
 import { capturedLogger, inProcessManagerOptions, runParts, waitForSettled, type LogLine } from '../../support/in-process.ts';
 import { TestKube, type KubeObject } from '../../support/kube.ts';
@@ -827,34 +828,11 @@ describe('objects the API server refuses', () => {
     const ns = await namespace('ip-bad-vap');
     await operatorGroup(ns);
     const policy = `ip-deny-${suffix()}`;
-    clusterObjects.push(
-      `/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/${policy}`,
-      `/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/${policy}`,
-    );
-    await kube().must(
-      kube().request('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', {
-        apiVersion: 'admissionregistration.k8s.io/v1',
-        kind: 'ValidatingAdmissionPolicy',
-        metadata: { name: policy },
-        spec: {
-          failurePolicy: 'Fail',
-          matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['configmaps'] }] },
-          validations: [{ expression: "!object.metadata.name.startsWith('denied')", message: 'ConfigMaps named denied* are not allowed here' }],
-        },
-      }),
-    );
-    await kube().must(
-      kube().request('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings', {
-        apiVersion: 'admissionregistration.k8s.io/v1',
-        kind: 'ValidatingAdmissionPolicyBinding',
-        metadata: { name: policy },
-        spec: {
-          policyName: policy,
-          validationActions: ['Deny'],
-          matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } } },
-        },
-      }),
-    );
+    clusterObjects.push(...denyPolicyPaths(policy));
+    await createDenyPolicy(kube(), policy, ns, {
+      resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['configmaps'] }],
+      validations: [{ expression: "!object.metadata.name.startsWith('denied')", message: 'ConfigMaps named denied* are not allowed here' }],
+    });
     const cm: Manifest = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'denied-config' }, data: { a: 'b' } };
     let direct = { status: 0, reason: '', message: '' };
     await waitFor('the policy enforced', async () => {

@@ -12,7 +12,7 @@ import { compareRefs } from '../../../internal/classic/operator/index.ts';
 import { runCaptured } from '../../../internal/cli/index.ts';
 import { binaries } from '../../support/binaries.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
-import { createImageCatalogSource } from '../../support/classic-olm.ts';
+import { createImageCatalogSource, createOperatorGroup, createSubscription } from '../../support/classic-olm.ts';
 import { installClassicCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, registry, testNamespaces } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
@@ -53,22 +53,8 @@ const has = (op: ops.Operator | undefined, kind: string, name: string): ops.Rich
 describe('the Operator API', () => {
   it('a Subscription install makes <package>.<namespace> list its components with their conditions; uninstalling takes them off', async () => {
     const ns = await namespaces.create('opapi');
-    await kube().must(
-      kube().request('POST', TestKube.path(ops.V1, ops.OperatorGroupResource, undefined, ns), {
-        apiVersion: ops.V1,
-        kind: ops.OperatorGroupKind,
-        metadata: { name: 'og', namespace: ns },
-        spec: { targetNamespaces: [ns] },
-      }),
-    );
-    await kube().must(
-      kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns), {
-        apiVersion: ops.V1alpha1,
-        kind: ops.SubscriptionKind,
-        metadata: { name: 'op', namespace: ns },
-        spec: { source: 'opapi', sourceNamespace: globalNs, name: PKG, channel: 'stable' },
-      }),
-    );
+    await createOperatorGroup(ns, 'og', { targetNamespaces: [ns] });
+    await createSubscription(ns, 'op', { source: 'opapi', sourceNamespace: globalNs, name: PKG, channel: 'stable' });
     const name = `${PKG}.${ns}`;
     const label = `operators.coreos.com/${name}`;
     const op = await until('the Operator lists the installed operator', operatorOf(name), (o) => {
@@ -125,17 +111,8 @@ describe('the Operator API', () => {
   it('kubectl olm list --classic and kubectl get operators name the same operators, before and after an uninstall', async () => {
     const installed = [await namespaces.create('opapi-a'), await namespaces.create('opapi-b')];
     for (const ns of installed) {
-      await kube().must(
-        kube().request('POST', TestKube.path(ops.V1, ops.OperatorGroupResource, undefined, ns), { apiVersion: ops.V1, kind: ops.OperatorGroupKind, metadata: { name: 'og' }, spec: { targetNamespaces: [ns] } }),
-      );
-      await kube().must(
-        kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns), {
-          apiVersion: ops.V1alpha1,
-          kind: ops.SubscriptionKind,
-          metadata: { name: 'op' },
-          spec: { source: 'opapi', sourceNamespace: globalNs, name: PKG, channel: 'stable' },
-        }),
-      );
+      await createOperatorGroup(ns, 'og', { targetNamespaces: [ns] });
+      await createSubscription(ns, 'op', { source: 'opapi', sourceNamespace: globalNs, name: PKG, channel: 'stable' });
     }
     const env = { KUBECONFIG: controlPlane().kubeconfigPath };
     const mine = (ns: string | undefined): boolean => installed.includes(ns ?? '');

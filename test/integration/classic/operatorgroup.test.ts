@@ -1,22 +1,15 @@
 // OperatorGroups (internal/classic/operatorgroup) and the CSV's install-mode checks and copies
 // (internal/classic/csv), in process against the real cluster.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
-import { createCRD, createCSV, createOperatorGroup, createServiceAccount, csvFor, csvPath, getCSV, grantNamespaced, phaseIs, startOlm, waitForCSV, type RunningOlm } from '../../support/classic-olm.ts';
+import { createCRD, createCSV, createOperatorGroup, createServiceAccount, csvFor, csvPath, getCSV, grantNamespaced, phaseIs, startOlmForFile, waitForCSV } from '../../support/classic-olm.ts';
 import { adminKube, testNamespaces } from '../../support/env.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 
-let olm: RunningOlm;
+startOlmForFile({ resyncMs: 60_000 });
 const namespaces = testNamespaces();
 const kube = (): TestKube => adminKube();
-
-beforeAll(async () => {
-  olm = await startOlm({ resyncMs: 60_000 });
-}, 120_000);
-afterAll(async () => {
-  await olm?.stop();
-});
 
 const namespace = (prefix: string): Promise<string> => namespaces.create(prefix);
 const ogPath = (ns: string, name: string): string => TestKube.path(ops.V1, ops.OperatorGroupResource, name, ns);

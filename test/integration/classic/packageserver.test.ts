@@ -8,34 +8,31 @@
 import { spawn } from 'node:child_process';
 import { X509Certificate, createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { connect } from 'node:tls';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { catalogSourceSetup } from '../../../internal/classic/catalogsource/index.ts';
 import { createSignedServingPair, generateCA } from '../../../internal/classic/csv/index.ts';
 import { packageServerSetup, type PackageManifest } from '../../../internal/classic/packageserver/index.ts';
-import { publishCatalog } from '../../../internal/publish/index.ts';
-import { RegistryClient as ImageRegistry, parseReference } from '../../../internal/shared/image/index.ts';
 import { KubeClient } from '../../../internal/shared/kube/index.ts';
 import { mergeParts } from '../../../internal/shared/manager/index.ts';
 import { createMetrics } from '../../../internal/shared/observability/index.ts';
 import { installClassicCRDs } from '../../support/crds.ts';
+import { demoWithStableV4, pushCatalogDir } from '../../support/demo.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { capturedLogger, inProcessManagerOptions, runParts } from '../../support/in-process.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
-import { PACKAGES_APISERVICE, PACKAGES_SERVICE, registerPackageServer, unregisterPackageServer } from '../../support/package-server.ts';
+import { frontProxyAgent, PACKAGES_APISERVICE, PACKAGES_SERVICE, registerPackageServer, unregisterPackageServer } from '../../support/package-server.ts';
 import { binaries } from '../../support/binaries.ts';
 import { OpmServe } from '../../support/opm.ts';
 import { UPSTREAM_PACKAGEMANIFEST_SOURCES, upstreamPackageManifestCatalog, upstreamPackageManifestsDir } from '../../support/testdata.ts';
 import { runCaptured } from '../../../internal/cli/index.ts';
 
-const demoCatalog = fileURLToPath(new URL('../../../demo/catalog', import.meta.url));
 const API = '/apis/packages.operators.coreos.com/v1';
 let ns: string;
 let global: string;
@@ -44,14 +41,7 @@ let run: { stop(): Promise<void> };
 const kube = (): TestKube => adminKube();
 const pmPath = (namespace: string, name = ''): string => `${API}/namespaces/${namespace}/packagemanifests${name ? `/${name}` : ''}`;
 
-async function pushDemo(tag: string, dir = demoCatalog): Promise<string> {
-  const client = new ImageRegistry({ insecureRegistries: [registry().host] });
-  try {
-    return (await publishCatalog(dir, parseReference(`${registry().host}/classic/${tag}`), { client })).digestRef;
-  } finally {
-    await client.close();
-  }
-}
+const pushDemo = (tag: string, dir?: string): Promise<string> => pushCatalogDir(registry().host, `classic/${tag}`, dir);
 
 async function catalogSource(namespace: string, name: string, spec: ops.CatalogSourceSpec, labels: Record<string, string> = {}): Promise<void> {
   const obj = { apiVersion: ops.V1alpha1, kind: ops.CatalogSourceKind, metadata: { name, namespace, labels }, spec };
@@ -335,13 +325,7 @@ describe('equal field for field to upstream’s package server for the same cata
 
 describe('the package server’s own authentication and authorization (asked directly)', () => {
   const direct = async (path: string, headers: Record<string, string>, withCert: boolean): Promise<{ status: number; body: { reason?: string; message?: string } }> => {
-    const certs = join(controlPlane().dir, 'certs');
-    const dispatcher = new Agent({
-      connect: {
-        rejectUnauthorized: false,
-        ...(withCert && { cert: await readFile(join(certs, 'front-proxy-client.crt'), 'utf8'), key: await readFile(join(certs, 'front-proxy-client.key'), 'utf8') }),
-      },
-    });
+    const dispatcher = await frontProxyAgent(controlPlane(), { clientCert: withCert });
     try {
       const res = await request(`https://127.0.0.1:${port}${path}`, { dispatcher, headers });
       return { status: res.statusCode, body: (await res.body.json()) as { reason?: string; message?: string } };
@@ -368,17 +352,6 @@ describe('the package server’s own authentication and authorization (asked dir
     expect(res.status).toBe(200);
   });
 });
-
-/** The demo catalog with demo-operator.v0.4.0 also in stable (stable's head: a new package version). */
-async function demoWithStableV4(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'olm-classic-pkg-catalog-'));
-  await cp(demoCatalog, dir, { recursive: true });
-  const channels = join(dir, 'demo-operator', 'channels.yaml');
-  const text = await readFile(channels, 'utf8');
-  const stableEnd = text.indexOf('---');
-  await writeFile(channels, `${text.slice(0, stableEnd)}- name: demo-operator.v0.4.0\n  replaces: demo-operator.v0.3.0\n${text.slice(stableEnd)}`);
-  return dir;
-}
 
 type WatchEvent = { type: string; object: PackageManifest & { code?: number } };
 

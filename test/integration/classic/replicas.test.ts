@@ -3,24 +3,20 @@
 // directly on each bind address with the API server's front-proxy client certificate, as the aggregator asks —,
 // follows a spec.image change and a new digest the leader's registry poll finds, reads a spec.address source (a real
 // `opm serve`) itself, and keeps serving, unchanged, when it takes the lease over.
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Agent, request } from 'undici';
+import { rm } from 'node:fs/promises';
+import { request, type Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import type { PackageManifest } from '../../../internal/classic/packageserver/index.ts';
-import { publishCatalog } from '../../../internal/publish/index.ts';
-import { RegistryClient as ImageRegistry, parseReference } from '../../../internal/shared/image/index.ts';
 import { installClassicCRDs } from '../../support/crds.ts';
+import { DEMO_CATALOG, demoWithStableV4, pushCatalogDir } from '../../support/demo.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { TestKube } from '../../support/kube.ts';
 import { freePort, waitFor, waitForValue } from '../../support/net.ts';
 import { OpmServe } from '../../support/opm.ts';
+import { frontProxyAgent } from '../../support/package-server.ts';
 import { startOlmClassicProcess, type OlmClassicProcess } from '../../support/olm-classic-process.ts';
 
-const demoCatalog = fileURLToPath(new URL('../../../demo/catalog', import.meta.url));
 const API = '/apis/packages.operators.coreos.com/v1';
 const kube = (): TestKube => adminKube();
 const tag = `ha-${Math.random().toString(36).slice(2, 7)}`;
@@ -36,7 +32,7 @@ let dispatcher: Agent;
 let leader: Replica;
 let follower: Replica;
 const dirs: string[] = [];
-const opm = new OpmServe(demoCatalog);
+const opm = new OpmServe(DEMO_CATALOG);
 
 async function startReplica(leading: boolean): Promise<Replica> {
   const port = await freePort();
@@ -49,24 +45,12 @@ async function startReplica(leading: boolean): Promise<Replica> {
   return { proc, port };
 }
 
-async function push(name: string, dir = demoCatalog): Promise<string> {
-  const client = new ImageRegistry({ insecureRegistries: [registry().host] });
-  try {
-    return (await publishCatalog(dir, parseReference(`${registry().host}/classic/${name}`), { client })).digestRef;
-  } finally {
-    await client.close();
-  }
-}
+const push = (name: string, dir?: string): Promise<string> => pushCatalogDir(registry().host, `classic/${name}`, dir);
 
-/** The demo catalog with demo-operator.v0.4.0 also in stable (stable's head: a new package version). */
-async function demoWithStableV4(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'olm-classic-ha-catalog-'));
+/** The demo catalog with demo-operator.v0.4.0 also in stable, removed after the file. */
+async function stableV4(): Promise<string> {
+  const dir = await demoWithStableV4();
   dirs.push(dir);
-  await cp(demoCatalog, dir, { recursive: true });
-  const channels = join(dir, 'demo-operator', 'channels.yaml');
-  const text = await readFile(channels, 'utf8');
-  const stableEnd = text.indexOf('---');
-  await writeFile(channels, `${text.slice(0, stableEnd)}- name: demo-operator.v0.4.0\n  replaces: demo-operator.v0.3.0\n${text.slice(stableEnd)}`);
   return dir;
 }
 
@@ -108,14 +92,7 @@ beforeAll(async () => {
   await installClassicCRDs(kube());
   ns = await kube().namespace('classic-ha');
   global = await kube().namespace('classic-ha-global');
-  const certs = join(controlPlane().dir, 'certs');
-  dispatcher = new Agent({
-    connect: {
-      rejectUnauthorized: false, // the package servers' certificates are self-signed
-      cert: await readFile(join(certs, 'front-proxy-client.crt'), 'utf8'),
-      key: await readFile(join(certs, 'front-proxy-client.key'), 'utf8'),
-    },
-  });
+  dispatcher = await frontProxyAgent(controlPlane());
   // One after the other: the first holds the lease before the second campaigns.
   leader = await startReplica(true);
   follower = await startReplica(false);
@@ -155,7 +132,7 @@ describe('two olm-classic replicas, each with its package server', () => {
     expect(first.map((p) => p.status.catalogSourceDisplayName)).toEqual(['Demo', 'Global']);
 
     // spec.image changes: the leader loads it and writes status; the other replica loads it too.
-    const v4 = await demoWithStableV4();
+    const v4 = await stableV4();
     await push(`${tag}:v2`, v4);
     await kube().must(kube().request('PATCH', csPath(ns, 'demo'), { spec: { image: `${registry().host}/classic/${tag}:v2` } }, 'application/merge-patch+json'));
     await bothServe('both replicas to serve the new spec.image', ns, (items) => stableHeads(items)[0] === `${ns}/demo: demo-operator.v0.4.0`);

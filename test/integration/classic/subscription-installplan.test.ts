@@ -19,7 +19,7 @@ import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bun
 import { installClassicCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, registry, testNamespaces } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
-import { createImageCatalogSource } from '../../support/classic-olm.ts';
+import { createImageCatalogSource, createSubscription } from '../../support/classic-olm.ts';
 import { capturedLogger, inProcessManagerOptions, runParts, waitForSettled, type LogLine } from '../../support/in-process.ts';
 import { TestKube, type KubeObject } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
@@ -85,14 +85,7 @@ async function namespaceWithGroup(prefix: string): Promise<string> {
 }
 
 async function subscribe(ns: string, extra: Partial<ops.SubscriptionSpec> = {}): Promise<void> {
-  await kube().must(
-    kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns), {
-      apiVersion: ops.V1alpha1,
-      kind: ops.SubscriptionKind,
-      metadata: { name: 'sub', namespace: ns },
-      spec: { source: catalog, sourceNamespace: catalogNs, name: 'ip-e2e', channel: 'stable', startingCSV: bundles.v1!.name, ...extra },
-    }),
-  );
+  await createSubscription(ns, 'sub', { source: catalog, sourceNamespace: catalogNs, name: 'ip-e2e', channel: 'stable', startingCSV: bundles.v1!.name, ...extra });
 }
 
 const get = async <T = KubeObject>(path: string): Promise<T | undefined> => {

@@ -3,23 +3,24 @@
 // SingleOwnNamespaceInstallSupport), catalogd serving their bundles, operator-controller with the ClusterObjectSet
 // runtime. --dry-run changes nothing; --all moves both eligible ones in place (same Deployments), leaves the ineligible
 // one as it is and reports it with its reason, exit 1; a second --all says both are already migrated.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { runCaptured, type CapturedRun } from '../../../internal/cli/index.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
-import { installClassicCRDs, installExperimentalCRDs, installStandardCRDs } from '../../support/crds.ts';
+import { installClassicCRDs, installExperimentalCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
-import { createImageCatalogSource, createOperatorGroup } from '../../support/classic-olm.ts';
+import { createImageCatalogSource, createOperatorGroup, createSubscription } from '../../support/classic-olm.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 import { startOlmClassicProcess, type OlmClassicProcess } from '../../support/olm-classic-process.ts';
-import { createCatalog, deleteCatalogs, releaseFinalizers, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
-import { startCatalogd, stopAll } from '../catalogd/harness.ts';
-import { installCertManagerCrds, removeCertManagerCrds, startOperatorController, stopAllOperatorControllers } from '../operator-controller/harness.ts';
+import { createCatalog, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
+import { startCatalogd } from '../catalogd/harness.ts';
+import { installCertManagerCrds, startOperatorController } from '../operator-controller/harness.ts';
+import { tearDownMigrate } from './migrate-fixture.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const kube = (): TestKube => adminKube();
@@ -70,14 +71,7 @@ beforeAll(async () => {
   await createCatalog(clusterCatalog, { ref: v1Image.ref });
   for (const pkg of PKGS) {
     await createOperatorGroup(ns[pkg]!, 'og', pkg === OWN ? { targetNamespaces: [ns[pkg]!] } : {});
-    await kube().must(
-      kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns[pkg]), {
-        apiVersion: ops.V1alpha1,
-        kind: ops.SubscriptionKind,
-        metadata: { name: pkg },
-        spec: { name: pkg, channel: 'stable', source: CATSRC, sourceNamespace: globalNs, installPlanApproval: 'Automatic' },
-      }),
-    );
+    await createSubscription(ns[pkg]!, pkg, { name: pkg, channel: 'stable', source: CATSRC, sourceNamespace: globalNs, installPlanApproval: 'Automatic' });
   }
   await waitForCatalog(clusterCatalog, 'Serving', serving);
   for (const pkg of PKGS) {
@@ -93,21 +87,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  for (const pkg of PKGS) await kube().request('DELETE', CE(pkg));
-  for (const pkg of PKGS) await waitFor('the extension gone', async () => (await get(CE(pkg))).status === 404, { timeoutMs: 120_000 }).catch(() => undefined);
-  for (const n of Object.values(ns)) {
-    await kube().request('DELETE', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, n));
-    await kube().request('DELETE', TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, undefined, n));
-  }
-  await olmClassic?.stop();
-  await stopAllOperatorControllers();
-  await deleteCatalogs([clusterCatalog]).catch(() => undefined);
-  await stopAll();
-  await releaseFinalizers();
-  for (const n of [...Object.values(ns), globalNs].filter(Boolean)) await kube().request('DELETE', `/api/v1/namespaces/${n}`);
-  if (certManagerInstalled) await removeCertManagerCrds();
-  await installStandardCRDs(kube());
-  if (cwd) await rm(cwd, { recursive: true, force: true });
+  await tearDownMigrate({ extensions: PKGS, namespaces: Object.values(ns), globalNs, clusterCatalog, olmClassic, certManagerInstalled, cwd });
 }, 180_000);
 
 describe('kubectl olm migrate --all', () => {

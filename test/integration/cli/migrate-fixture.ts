@@ -1,22 +1,24 @@
 // What the two `kubectl olm migrate` kill tests (migrate-kill.test.ts: the CLI killed; migrate-kill-controllers.test.ts:
 // a controller killed) share: one operator installed by olm-classic through a Subscription (AllNamespaces, a CRD with a
 // custom resource `kept`) whose package a ClusterCatalog also serves, a seeded random generator so a failing run can be
-// replayed, and a watch that records every change of chosen kinds in the namespace.
-import { mkdtemp } from 'node:fs/promises';
+// replayed, and a watch that records every change of chosen kinds in the namespace. `tearDownMigrate` is the teardown
+// of every migrate integration test (these two, migrate-run.test.ts, migrate-all.test.ts).
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ops from '../../../api/operators/index.ts';
 import type { KubeClient } from '../../../internal/shared/kube/index.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
-import { createImageCatalogSource, createOperatorGroup } from '../../support/classic-olm.ts';
-import { installClassicCRDs, installExperimentalCRDs } from '../../support/crds.ts';
+import { createImageCatalogSource, createOperatorGroup, createSubscription } from '../../support/classic-olm.ts';
+import { installClassicCRDs, installExperimentalCRDs, installStandardCRDs } from '../../support/crds.ts';
 import { adminKube, registry } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 import { startOlmClassicProcess, type OlmClassicProcess } from '../../support/olm-classic-process.ts';
-import { createCatalog, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
-import { startCatalogd } from '../catalogd/harness.ts';
+import { createCatalog, deleteCatalogs, releaseFinalizers, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
+import { startCatalogd, stopAll } from '../catalogd/harness.ts';
+import { removeCertManagerCrds, stopAllOperatorControllers } from '../operator-controller/harness.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -101,14 +103,7 @@ export async function setUpMigrateFixture(pkg: string, startOperatorController: 
   await startOperatorController(cwd);
   await createCatalog(clusterCatalog, { ref: v1Image.ref });
   await createOperatorGroup(ns, 'og');
-  await kube.must(
-    kube.request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns), {
-      apiVersion: ops.V1alpha1,
-      kind: ops.SubscriptionKind,
-      metadata: { name: pkg },
-      spec: { name: pkg, channel: 'stable', source: catalogSource, sourceNamespace: globalNs, installPlanApproval: 'Automatic' },
-    }),
-  );
+  await createSubscription(ns, pkg, { name: pkg, channel: 'stable', source: catalogSource, sourceNamespace: globalNs, installPlanApproval: 'Automatic' });
   await waitForCatalog(clusterCatalog, 'Serving', serving);
   const fixture = { pkg, catalogSource, clusterCatalog, globalNs, ns, cwd, bundle, olmClassic };
   await waitForClassicInstall(fixture);
@@ -129,4 +124,47 @@ export async function waitForClassicInstall(f: Pick<MigrateFixture, 'pkg' | 'ns'
     },
     { timeoutMs: 240_000 },
   );
+}
+
+export interface MigrateTeardown {
+  /** The ClusterExtensions the test may have made (names); deleted and waited for while the controllers run. */
+  readonly extensions: readonly string[];
+  /** The namespaces of the classic installs: their Subscriptions and CSVs deleted, then the namespaces. */
+  readonly namespaces: readonly string[];
+  readonly globalNs: string;
+  readonly clusterCatalog: string;
+  readonly olmClassic: OlmClassicProcess | undefined;
+  /** Stops operator-controller (default: every in-process one, `stopAllOperatorControllers`). */
+  readonly stopOperatorController?: () => Promise<void>;
+  /** Whether the test installed cert-manager's CRDs (removed again). */
+  readonly certManagerInstalled?: boolean;
+  /** The scratch folder, removed. */
+  readonly cwd: string;
+}
+
+/**
+ * The `afterAll` of a migrate integration test: deletes the ClusterExtensions (waiting until they are gone, so their
+ * finalizers run while operator-controller does), the Subscriptions and CSVs, stops olm-classic, operator-controller
+ * and catalogd, deletes the ClusterCatalog and the namespaces, puts the standard v1 CRDs back and removes the scratch
+ * folder. Empty names (a `beforeAll` that failed early) are skipped.
+ */
+export async function tearDownMigrate(t: MigrateTeardown): Promise<void> {
+  const kube = adminKube();
+  const ce = (name: string): string => `/apis/olm.operatorframework.io/v1/clusterextensions/${name}`;
+  const namespaces = t.namespaces.filter(Boolean);
+  for (const name of t.extensions) await kube.request('DELETE', ce(name));
+  for (const name of t.extensions) await waitFor('the extension gone', async () => (await kube.request('GET', ce(name))).status === 404, { timeoutMs: 120_000 }).catch(() => undefined);
+  for (const n of namespaces) {
+    await kube.request('DELETE', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, n));
+    await kube.request('DELETE', TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, undefined, n));
+  }
+  await t.olmClassic?.stop();
+  await (t.stopOperatorController ?? stopAllOperatorControllers)();
+  await deleteCatalogs([t.clusterCatalog]).catch(() => undefined);
+  await stopAll();
+  await releaseFinalizers();
+  for (const n of [...namespaces, t.globalNs].filter(Boolean)) await kube.request('DELETE', `/api/v1/namespaces/${n}`);
+  if (t.certManagerInstalled) await removeCertManagerCrds();
+  await installStandardCRDs(kube);
+  if (t.cwd) await rm(t.cwd, { recursive: true, force: true });
 }

@@ -17,7 +17,6 @@
 // The seed is printed; MIGRATE_KILL_SEED=<seed> replays a run. The setup, the seeded generator and the watch are
 // migrate-fixture.ts's, shared with migrate-kill.test.ts (its own package and namespaces).
 import { spawn } from 'node:child_process';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -25,16 +24,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { runCaptured, type CapturedRun } from '../../../internal/cli/index.ts';
 import { KubeClient } from '../../../internal/shared/kube/index.ts';
+import { sleep } from '../../../internal/shared/toolkit/index.ts';
 import type { TestBundle } from '../../support/bundles.ts';
-import { installStandardCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 import { startOlmClassicProcess, type OlmClassicProcess } from '../../support/olm-classic-process.ts';
 import { startBinary, type ControllerProcess } from '../../support/process.ts';
-import { deleteCatalogs, releaseFinalizers } from '../catalogd/catalogs.ts';
-import { stopAll } from '../catalogd/harness.ts';
-import { random, setUpMigrateFixture, waitForClassicInstall, watchKinds } from './migrate-fixture.ts';
+import { random, setUpMigrateFixture, tearDownMigrate, waitForClassicInstall, watchKinds } from './migrate-fixture.ts';
 import { SYSTEM_NAMESPACE } from '../operator-controller/harness.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -124,20 +121,7 @@ afterAll(async () => {
   // a failure may have left a controller killed: the extension's and the CSV's finalizers need both running
   if (oc && (oc.proc.child.exitCode !== null || oc.proc.child.signalCode !== null)) await startOperatorControllerProcess().catch(() => undefined);
   if (olmClassic && !olmClassic.alive()) olmClassic = await startOlmClassicProcess({ globalNamespace: globalNs }).catch(() => undefined);
-  await kube().request('DELETE', CE);
-  await waitFor('the extension gone', async () => (await get(CE)).status === 404, { timeoutMs: 120_000 }).catch(() => undefined);
-  if (ns) {
-    await kube().request('DELETE', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns));
-    await kube().request('DELETE', TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, undefined, ns));
-  }
-  await olmClassic?.stop();
-  await oc?.proc.stop();
-  await deleteCatalogs([clusterCatalog]).catch(() => undefined);
-  await stopAll();
-  await releaseFinalizers();
-  for (const n of [ns, globalNs].filter(Boolean)) await kube().request('DELETE', `/api/v1/namespaces/${n}`);
-  await installStandardCRDs(kube());
-  if (cwd) await rm(cwd, { recursive: true, force: true });
+  await tearDownMigrate({ extensions: [PKG], namespaces: [ns], globalNs, clusterCatalog, olmClassic, stopOperatorController: async () => oc?.proc.stop(), cwd });
 }, 180_000);
 
 /** Which controller dies, right after migrate prints the line starting with `after`. */
@@ -187,16 +171,16 @@ describe('kubectl olm migrate, a controller killed during the move', () => {
         let midMove = false;
         const run = await runChild(['migrate', PKG, '-n', ns, '--backup-dir', join(cwd, `backup-${i}`), '--timeout', '3m'], cycle.after, (child) => {
           restarted = (async () => {
-            await new Promise((r) => setTimeout(r, killMs));
+            await sleep(killMs);
             // the kill lands while migrate still runs (it has more steps to print, and waits on the victim)
             midMove = child.exitCode === null && child.signalCode === null;
             if (cycle.victim === 'operator-controller') {
               await oc!.proc.stop('SIGKILL');
-              await new Promise((r) => setTimeout(r, downMs));
+              await sleep(downMs);
               await startOperatorControllerProcess();
             } else {
               await olmClassic!.kill();
-              await new Promise((r) => setTimeout(r, downMs));
+              await sleep(downMs);
               olmClassic = await startOlmClassicProcess({ globalNamespace: globalNs });
             }
           })();

@@ -6,7 +6,6 @@
 // (its UID and spec stay, no classic owner comes back once it is gone) and the CSV stays Succeeded until deleted.
 // The seed is printed; MIGRATE_KILL_SEED=<seed> replays a run.
 import { spawn } from 'node:child_process';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -15,15 +14,11 @@ import * as ops from '../../../api/operators/index.ts';
 import { runCaptured, type CapturedRun } from '../../../internal/cli/index.ts';
 import { KubeClient } from '../../../internal/shared/kube/index.ts';
 import type { TestBundle } from '../../support/bundles.ts';
-import { installStandardCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane } from '../../support/env.ts';
 import { TestKube } from '../../support/kube.ts';
-import { waitFor } from '../../support/net.ts';
 import type { OlmClassicProcess } from '../../support/olm-classic-process.ts';
-import { deleteCatalogs, releaseFinalizers } from '../catalogd/catalogs.ts';
-import { stopAll } from '../catalogd/harness.ts';
-import { random, setUpMigrateFixture, waitForClassicInstall, watchKinds } from './migrate-fixture.ts';
-import { startOperatorController, stopAllOperatorControllers } from '../operator-controller/harness.ts';
+import { random, setUpMigrateFixture, tearDownMigrate, waitForClassicInstall, watchKinds } from './migrate-fixture.ts';
+import { startOperatorController } from '../operator-controller/harness.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -93,20 +88,7 @@ beforeAll(async () => {
 
 
 afterAll(async () => {
-  await kube().request('DELETE', CE);
-  await waitFor('the extension gone', async () => (await get(CE)).status === 404, { timeoutMs: 120_000 }).catch(() => undefined);
-  if (ns) {
-    await kube().request('DELETE', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns));
-    await kube().request('DELETE', TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, undefined, ns));
-  }
-  await olmClassic?.stop();
-  await stopAllOperatorControllers();
-  await deleteCatalogs([clusterCatalog]).catch(() => undefined);
-  await stopAll();
-  await releaseFinalizers();
-  for (const n of [ns, globalNs].filter(Boolean)) await kube().request('DELETE', `/api/v1/namespaces/${n}`);
-  await installStandardCRDs(kube());
-  if (cwd) await rm(cwd, { recursive: true, force: true });
+  await tearDownMigrate({ extensions: [PKG], namespaces: [ns], globalNs, clusterCatalog, olmClassic, cwd });
 }, 180_000);
 
 /** The moves in which the CSV left Succeeded before it was deleted (see the last test). */

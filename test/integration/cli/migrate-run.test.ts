@@ -3,24 +3,25 @@
 // with the ClusterObjectSet runtime (BoxcutterRuntime), catalogd serving the same bundle. The Deployment keeps its
 // UID, the custom resource stays, the extension is Installed at the same version from the one migrated revision, the
 // classic objects are gone; a second run says it is already migrated and changes nothing. --dry-run changes nothing.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ops from '../../../api/operators/index.ts';
 import { runCaptured, type CapturedRun } from '../../../internal/cli/index.ts';
 import { KubeClient } from '../../../internal/shared/kube/index.ts';
-import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
-import { installClassicCRDs, installExperimentalCRDs, installStandardCRDs } from '../../support/crds.ts';
+import { catalogFiles, pushTestBundle, widgetValidatingWebhook, type TestBundle } from '../../support/bundles.ts';
+import { installClassicCRDs, installExperimentalCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
-import { createImageCatalogSource, createOperatorGroup } from '../../support/classic-olm.ts';
+import { createImageCatalogSource, createOperatorGroup, createSubscription } from '../../support/classic-olm.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 import { startOlmClassicProcess, type OlmClassicProcess } from '../../support/olm-classic-process.ts';
-import { createCatalog, deleteCatalogs, releaseFinalizers, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
-import { startCatalogd, stopAll } from '../catalogd/harness.ts';
-import { installCertManagerCrds, removeCertManagerCrds, startOperatorController, stopAllOperatorControllers } from '../operator-controller/harness.ts';
+import { createCatalog, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
+import { startCatalogd } from '../catalogd/harness.ts';
+import { installCertManagerCrds, startOperatorController } from '../operator-controller/harness.ts';
+import { tearDownMigrate } from './migrate-fixture.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const kube = (): TestKube => adminKube();
@@ -86,21 +87,7 @@ beforeAll(async () => {
     packageName: PKG3,
     version: '1.0.0',
     installModes: { AllNamespaces: true, OwnNamespace: false, SingleNamespace: false, MultiNamespace: false },
-    csvSpec: {
-      webhookdefinitions: [
-        {
-          type: 'ValidatingAdmissionWebhook',
-          generateName: `v${PKG3}.example.com`,
-          deploymentName: `${PKG3}-controller`,
-          containerPort: 443,
-          admissionReviewVersions: ['v1'],
-          sideEffects: 'None',
-          failurePolicy: 'Ignore', // the simulated pods serve nothing
-          webhookPath: '/validate',
-          rules: [{ apiGroups: [`${PKG3}.example.com`], apiVersions: ['v1'], operations: ['CREATE'], resources: ['widgets'] }],
-        },
-      ],
-    },
+    csvSpec: { webhookdefinitions: [widgetValidatingWebhook(PKG3)] },
   });
   const files = { ...catalogFiles(PKG, [{ bundle }]), ...catalogFiles(PKG2, [{ bundle: bundle2 }]), ...catalogFiles(PKG3, [{ bundle: bundle3 }]) };
   const classicImage = await pushCatalogImage(registry(), 'migrun/classic-catalog:v1', { files });
@@ -112,14 +99,7 @@ beforeAll(async () => {
   await createCatalog(clusterCatalog, { ref: v1Image.ref });
   for (const [n, pkg] of [[ns, PKG], [ns2, PKG2], [ns3, PKG3]] as const) {
     await createOperatorGroup(n, 'og');
-    await kube().must(
-      kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, n), {
-        apiVersion: ops.V1alpha1,
-        kind: ops.SubscriptionKind,
-        metadata: { name: pkg },
-        spec: { name: pkg, channel: 'stable', source: CATSRC, sourceNamespace: globalNs, installPlanApproval: 'Automatic' },
-      }),
-    );
+    await createSubscription(n, pkg, { name: pkg, channel: 'stable', source: CATSRC, sourceNamespace: globalNs, installPlanApproval: 'Automatic' });
   }
   await waitForCatalog(clusterCatalog, 'Serving', serving);
   for (const [n, pkg] of [[ns, PKG], [ns2, PKG2], [ns3, PKG3]] as const) {
@@ -138,22 +118,8 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  for (const ext of [CE, CE2, CE3]) await kube().request('DELETE', ext);
-  for (const ext of [CE, CE2, CE3]) await waitFor('the extension gone', async () => (await get(ext)).status === 404, { timeoutMs: 120_000 }).catch(() => undefined);
-  for (const n of [ns, ns2, ns3].filter(Boolean)) {
-    await kube().request('DELETE', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, n));
-    await kube().request('DELETE', TestKube.path(ops.V1alpha1, ops.ClusterServiceVersionResource, undefined, n));
-  }
-  await olmClassic?.stop();
-  await stopAllOperatorControllers();
-  await deleteCatalogs([clusterCatalog]).catch(() => undefined);
-  await stopAll();
-  await releaseFinalizers();
-  for (const n of [ns, ns2, ns3, globalNs].filter(Boolean)) await kube().request('DELETE', `/api/v1/namespaces/${n}`);
+  await tearDownMigrate({ extensions: [PKG, PKG2, PKG3], namespaces: [ns, ns2, ns3], globalNs, clusterCatalog, olmClassic, certManagerInstalled, cwd });
   for (const w of (await hookConfigs()).map((c) => c['metadata']['name'] as string)) await kube().request('DELETE', `${VWC}/${w}`);
-  if (certManagerInstalled) await removeCertManagerCrds();
-  await installStandardCRDs(kube());
-  if (cwd) await rm(cwd, { recursive: true, force: true });
 }, 180_000);
 
 /** The phases of the namespace's own CSVs (not copies) in every watch event from now until stopped. */
@@ -187,14 +153,7 @@ describe('kubectl olm migrate', () => {
     // a second Subscription to the package (in a namespace without an OperatorGroup, so nothing installs)
     const other = await kube().namespace('migrun-dup');
     try {
-      await kube().must(
-        kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, other), {
-          apiVersion: ops.V1alpha1,
-          kind: ops.SubscriptionKind,
-          metadata: { name: 'dup' },
-          spec: { name: PKG, channel: 'stable', source: CATSRC, sourceNamespace: globalNs },
-        }),
-      );
+      await createSubscription(other, 'dup', { name: PKG, channel: 'stable', source: CATSRC, sourceNamespace: globalNs });
       const r = await olm(['migrate', PKG, '-n', ns]);
       expect(r).toEqual({
         code: 1,

@@ -11,7 +11,7 @@ import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bun
 import { installClassicCRDs, installExperimentalCRDs, installStandardCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
-import { createImageCatalogSource, createOperatorGroup } from '../../support/classic-olm.ts';
+import { createImageCatalogSource, createOperatorGroup, createSubscription } from '../../support/classic-olm.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 import { startOlmClassicProcess, type OlmClassicProcess } from '../../support/olm-classic-process.ts';
@@ -45,14 +45,7 @@ interface Item {
 }
 
 async function subscribe(ns: string, pkg: string): Promise<void> {
-  await kube().must(
-    kube().request('POST', TestKube.path(ops.V1alpha1, ops.SubscriptionResource, undefined, ns), {
-      apiVersion: ops.V1alpha1,
-      kind: ops.SubscriptionKind,
-      metadata: { name: pkg },
-      spec: { name: pkg, channel: 'stable', source: CATSRC, sourceNamespace: globalNs, installPlanApproval: 'Automatic' },
-    }),
-  );
+  await createSubscription(ns, pkg, { name: pkg, channel: 'stable', source: CATSRC, sourceNamespace: globalNs, installPlanApproval: 'Automatic' });
 }
 
 /** Every Subscription of `ns` (`count` of them) has its installed CSV Succeeded. */

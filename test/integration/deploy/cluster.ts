@@ -3,14 +3,13 @@
 // their own ServiceAccounts and the Deployments' own arguments, and the demo catalog and bundles pushed to the test
 // registry.
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
-import { loadCatalog } from '../../../internal/shared/fbc/index.ts';
-import { runCaptured } from '../../../internal/cli/index.ts';
 import { binaries } from '../../support/binaries.ts';
+import { DEMO_REGISTRY, publishDemo } from '../../support/demo.ts';
 import { ControlPlane, kubeconfig, type ControlPlaneInfo } from '../../support/control-plane.ts';
 import { registry } from '../../support/env.ts';
 import { TestKube, type KubeObject } from '../../support/kube.ts';
@@ -20,7 +19,7 @@ import { startProcess, stopProcess, type Managed } from '../../support/process.t
 const run = promisify(execFile);
 export const root = new URL('../../../', import.meta.url).pathname;
 export const NAMESPACE = 'olmv1-system';
-export const DEMO_REGISTRY = 'localhost:5001';
+export { DEMO_REGISTRY };
 
 type Conditions = { status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] } };
 
@@ -126,17 +125,7 @@ export class DeployCluster {
 
   /** Pushes the demo bundles and the demo catalog to the test registry, image references rewritten to it. */
   async publishDemo(host: string): Promise<void> {
-    const olm = async (argv: string[]): Promise<void> => {
-      const r = await runCaptured(argv, { cwd: root, env: process.env });
-      if (r.code !== 0) throw new Error(`kubectl olm ${argv.join(' ')}: ${r.stdout}${r.stderr}`);
-    };
-    const { config } = await loadCatalog(join(root, 'demo', 'catalog'));
-    for (const b of config.bundles) await olm(['bundle', 'push', join(root, 'demo', 'bundles', b.name), b.image.replace(DEMO_REGISTRY, host), '--plain-http']);
-    const from = join(root, 'demo', 'catalog', 'demo-operator');
-    const to = join(this.work, 'catalog', 'demo-operator');
-    await mkdir(to, { recursive: true });
-    for (const f of await readdir(from)) await writeFile(join(to, f), (await readFile(join(from, f), 'utf8')).replaceAll(DEMO_REGISTRY, host));
-    await olm(['catalog', 'push', join(this.work, 'catalog'), `${host}/olm-demo/catalog:latest`, '--plain-http']);
+    await publishDemo(host, this.work);
   }
 
   /** The demo operator installed from the samples: Installed, bundle 0.1.0, its Deployment rolled out. */

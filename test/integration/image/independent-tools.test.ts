@@ -5,14 +5,14 @@
 //
 // Needs the Debian packages `skopeo` and `umoci` (apt-get install -y skopeo umoci).
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { registry } from '../../support/env.ts';
 import { CATALOG_LABEL, MEDIA, pushCatalogImage, pushIndex } from '../../support/images.ts';
-import { sandbox, type Sandbox } from './support.ts';
+import { sandbox, tree, type Sandbox } from './support.ts';
 
 const run = promisify(execFile);
 const TOOLS = ['skopeo', 'umoci'];
@@ -75,20 +75,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await box.cleanup();
 });
-
-async function tree(root: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  const walk = async (dir: string, rel: string): Promise<void> => {
-    for (const d of await readdir(dir, { withFileTypes: true })) {
-      const r = rel ? `${rel}/${d.name}` : d.name;
-      if (d.isSymbolicLink()) out[r] = `-> ${await readlink(join(dir, d.name))}`;
-      else if (d.isDirectory()) await walk(join(dir, d.name), r);
-      else out[r] = await readFile(join(dir, d.name), 'utf8');
-    }
-  };
-  await walk(root, '');
-  return out;
-}
 
 const skopeo = (...args: string[]): Promise<{ stdout: string }> => run('skopeo', ['--insecure-policy', ...args], { maxBuffer: 16 << 20 });
 

@@ -99,8 +99,7 @@ describe('flaky connections', () => {
     const up = await forward();
     const body = Buffer.from(await up.body.arrayBuffer());
     res.writeHead(200, { 'content-length': String(body.length), 'content-type': 'application/octet-stream' });
-    res.write(body.subarray(0, body.length >> 1));
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise<void>((flushed) => res.write(body.subarray(0, body.length >> 1), () => flushed()));
     res.socket?.destroy();
     void req;
   }

@@ -1,11 +1,13 @@
 // Pulls from the real distribution registry of the global setup.
-import { readdir, readFile, readlink, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CATALOG_CONFIGS_LABEL, ImageError, MissingCatalogLabelError } from '../../../internal/shared/image/index.ts';
+import { sleep } from '../../../internal/shared/toolkit/index.ts';
 import { registry } from '../../support/env.ts';
 import { CATALOG_LABEL, MEDIA, pushCatalogImage, pushImage, pushIndex, tarBytes } from '../../support/images.ts';
-import { blobGets, isBlobGet, rejectionOf, sandbox, startProxy, type Sandbox } from './support.ts';
+import { poll } from '../../support/net.ts';
+import { blobGets, isBlobGet, rejectionOf, sandbox, startProxy, tree, type Sandbox } from './support.ts';
 
 const FBC = {
   'argocd/catalog.json': { schema: 'olm.package', name: 'argocd', defaultChannel: 'alpha' },
@@ -19,20 +21,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await box.cleanup();
 });
-
-async function tree(root: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  const walk = async (dir: string, rel: string): Promise<void> => {
-    for (const d of await readdir(dir, { withFileTypes: true })) {
-      const r = rel ? `${rel}/${d.name}` : d.name;
-      if (d.isSymbolicLink()) out[r] = `-> ${await readlink(join(dir, d.name))}`;
-      else if (d.isDirectory()) await walk(join(dir, d.name), r);
-      else out[r] = await readFile(join(dir, d.name), 'utf8');
-    }
-  };
-  await walk(root, '');
-  return out;
-}
 
 describe('pull from the local registry', () => {
   it('pulls a catalog image by tag, then by digest from the cache without the network', async () => {
@@ -192,7 +180,7 @@ describe('pull from the local registry', () => {
     const reg = registry();
     const pushed = await pushCatalogImage(reg, 'it/shared:v1', { files: FBC });
     const proxy = await startProxy(reg.url, async (req) => {
-      if (isBlobGet(req)) await new Promise((r) => setTimeout(r, 100)); // keep the first pull busy
+      if (isBlobGet(req)) await sleep(100); // a slow registry keeps the first pull busy
       return false;
     });
     try {
@@ -211,7 +199,7 @@ describe('pull from the local registry', () => {
     const reg = registry();
     await pushCatalogImage(reg, 'it/abort:v1', { files: FBC });
     const proxy = await startProxy(reg.url, async (req) => {
-      if (isBlobGet(req)) await new Promise((r) => setTimeout(r, 300));
+      if (isBlobGet(req)) await sleep(300); // a slow registry: the pulls are still downloading when aborted
       return false;
     });
     try {
@@ -220,6 +208,7 @@ describe('pull from the local registry', () => {
       const a = new AbortController();
       const first = puller.pull(ref, { catalog: true, signal: a.signal });
       const second = puller.pull(ref, { catalog: true });
+      // nothing outside the puller says when both callers wait on the one download: a moment for both to join it
       setTimeout(() => a.abort(new Error('caller went away')), 50);
       expect((await rejectionOf(first)).message).toBe('caller went away');
       expect((await second).fromCache).toBe(false);
@@ -227,9 +216,12 @@ describe('pull from the local registry', () => {
       await puller.delete((await second).digest);
       const b = new AbortController();
       const lone = puller.pull(ref, { catalog: true, signal: b.signal });
-      setTimeout(() => b.abort(new Error('stop')), 50);
+      // aborted once the work unpacks into the cache: from then on the cache stays non-empty until the work ends,
+      // with its entry if it was not stopped, empty if it was (and cleaned up after the caller's rejection)
+      await poll(async () => (await box.cacheContents()).length > 0, { timeoutMs: 10_000, intervalMs: 10 });
+      b.abort(new Error('stop'));
       expect((await rejectionOf(lone)).message).toBe('stop');
-      await new Promise((r) => setTimeout(r, 500));
+      await poll(async () => (await box.cacheContents()).length === 0, { timeoutMs: 5000, intervalMs: 20 });
       expect(await box.cacheContents()).toEqual([]);
     } finally {
       await proxy.close();

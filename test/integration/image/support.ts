@@ -1,7 +1,7 @@
 // Helpers for the image integration tests: a programmable HTTP proxy in front of the real
 // registry (to tamper with blobs, reset connections, demand auth, redirect), and a sandbox
 // directory with a puller whose cache lives inside it.
-import { mkdtemp, readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, readlink } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -124,6 +124,21 @@ export async function sandbox(): Promise<Sandbox> {
       await forceRemove(dir);
     },
   };
+}
+
+/** A pulled directory's files by relative path: a file's text, a symlink as `-> <target>`. */
+export async function tree(root: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const walk = async (dir: string, rel: string): Promise<void> => {
+    for (const d of await readdir(dir, { withFileTypes: true })) {
+      const r = rel ? `${rel}/${d.name}` : d.name;
+      if (d.isSymbolicLink()) out[r] = `-> ${await readlink(join(dir, d.name))}`;
+      else if (d.isDirectory()) await walk(join(dir, d.name), r);
+      else out[r] = await readFile(join(dir, d.name), 'utf8');
+    }
+  };
+  await walk(root, '');
+  return out;
 }
 
 /** Catches a rejection so a test can look at it. */

@@ -118,8 +118,7 @@ describe('connection', () => {
   it('a connection reset half way through a body: a NetworkError for that request, and the process lives on', async () => {
     const { url } = await httpServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
-      res.write('{"kind":');
-      setTimeout(() => res.socket?.resetAndDestroy(), 50);
+      res.write('{"kind":', () => res.socket?.resetAndDestroy()); // once the first part is sent
     });
     const client = await KubeClient.fromConfig({ kubeconfig: await kubeconfigFile(controlPlane(), 'x', url) });
     const err = await client.connection.request({ method: 'GET', path: '/api/v1' }).catch((e: unknown) => e);
@@ -152,12 +151,15 @@ describe('connection', () => {
   });
 
   it('close() lets a request in flight finish, then refuses new ones', async () => {
+    let arrived!: () => void;
+    const asked = new Promise<void>((r) => (arrived = r));
     const { url } = await httpServer((_req, res) => {
-      setTimeout(() => res.end('{"kind":"APIResourceList","resources":[]}'), 200);
+      arrived();
+      setTimeout(() => res.end('{"kind":"APIResourceList","resources":[]}'), 200); // a slow answer
     });
     const client = await KubeClient.fromConfig({ kubeconfig: await kubeconfigFile(controlPlane(), 'x', url) });
     const inFlight = client.connection.request<{ kind: string }>({ method: 'GET', path: '/api/v1' });
-    await sleep(50);
+    await asked; // the request is in flight
     const closed = client.close();
     expect((await inFlight).kind).toBe('APIResourceList');
     await closed;

@@ -4,6 +4,7 @@
 // the install converges with every object and a complete revision record, the upgrade happens.
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { sleep } from '../../../internal/shared/toolkit/index.ts';
 import { installAdmissionPolicies } from '../../support/admission.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
 import { ControlPlane } from '../../support/control-plane.ts';
@@ -47,7 +48,7 @@ async function names(path: string): Promise<string[]> {
 async function outage(downMs: number, meanwhile: () => Promise<void> = async () => undefined): Promise<void> {
   await cp.kill();
   await meanwhile();
-  await new Promise((r) => setTimeout(r, downMs));
+  await sleep(downMs);
   await cp.resume();
   // Ready is said before the CRD handlers have caught up (503 "Resource kind … not found"): the
   // controllers retry through it; the test's own requests wait for it here (a create, as admission

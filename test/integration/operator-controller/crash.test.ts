@@ -4,6 +4,8 @@
 // nothing missing) and every revision head with all its chunks (no orphaned chunk Secrets).
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sleep } from '../../../internal/shared/toolkit/index.ts';
+import { poll } from '../../support/net.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { catalogFiles, pushTestBundle, type TestBundle } from '../../support/bundles.ts';
 import { pushCatalogImage } from '../../support/images.ts';
@@ -78,7 +80,7 @@ describe('SIGKILL at a random point', () => {
       await applyExtension('crash', { namespace, packageName: 'crash', version, catalogName: catalog, upgradeConstraintPolicy: 'SelfCertified' });
       const first = startController();
       await first.started;
-      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 1500)));
+      await sleep(Math.floor(Math.random() * 1500)); // a kill at a random moment
       await first.stop('SIGKILL');
 
       const second = startController();
@@ -92,10 +94,7 @@ describe('SIGKILL at a random point', () => {
         crds: [b.crdName],
       };
       let got = await owned();
-      for (let i = 0; i < 20 && JSON.stringify(got) !== JSON.stringify(want); i++) {
-        await new Promise((r) => setTimeout(r, 250));
-        got = await owned();
-      }
+      await poll(async () => JSON.stringify((got = await owned())) === JSON.stringify(want), { timeoutMs: 5000, intervalMs: 250 });
       expect(got, `run ${run} (${version})`).toEqual(want);
       expect(await revisionProblems('crash'), `run ${run}`).toEqual([]);
       await second.stop();

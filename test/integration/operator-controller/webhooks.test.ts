@@ -3,7 +3,7 @@
 // provider and the kinds; once cert-manager's CRDs are there the same extension installs.
 import { describe, expect, it } from 'vitest';
 import { adminKube, registry } from '../../support/env.ts';
-import { pushTestBundle } from '../../support/bundles.ts';
+import { pushTestBundle, widgetValidatingWebhook } from '../../support/bundles.ts';
 import { extCondition, installCertManagerCrds, installedBundle, operatorControllerSuite, progressingWith, removeCertManagerCrds, waitForExtension } from './harness.ts';
 
 const suite = operatorControllerSuite('oc-webhooks', { certManager: true, before: removeCertManagerCrds, after: installCertManagerCrds });
@@ -14,21 +14,7 @@ describe('a bundle with webhooks', () => {
     const b = await pushTestBundle(registry(), {
       packageName: pkg,
       version: '1.0.0',
-      csvSpec: {
-        webhookdefinitions: [
-          {
-            type: 'ValidatingAdmissionWebhook',
-            generateName: `v${pkg}.example.com`,
-            deploymentName: `${pkg}-controller`,
-            containerPort: 443,
-            admissionReviewVersions: ['v1'],
-            sideEffects: 'None',
-            failurePolicy: 'Ignore', // the simulated pods serve nothing
-            webhookPath: '/validate',
-            rules: [{ apiGroups: [`${pkg}.example.com`], apiVersions: ['v1'], operations: ['CREATE'], resources: ['widgets'] }],
-          },
-        ],
-      },
+      csvSpec: { webhookdefinitions: [widgetValidatingWebhook(pkg)] },
     });
     const { catalog } = await suite.serveCatalog(pkg, [{ bundle: b }]);
     await suite.install(pkg, { namespace: suite.namespace(), packageName: pkg, catalogName: catalog });
