@@ -7,7 +7,7 @@ import { adminKube, testNamespaces } from '../../support/env.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 
-startOlmForFile({ resyncMs: 60_000 });
+const olm = startOlmForFile({ resyncMs: 60_000 });
 const namespaces = testNamespaces();
 const kube = (): TestKube => adminKube();
 
@@ -148,7 +148,7 @@ describe('OperatorGroup and install modes', () => {
       expect(crb.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role });
       expect(crb.subjects).toEqual([{ kind: 'ServiceAccount', name: 'operator', namespace: ns }]);
       // the wait for the Roles is routine (debug), and a lifted object a pass made before the cache saw it is no error
-      const lines = olm.logs.filter((l) => l.msg === "couldn't ensure RBAC in target namespaces" && l['namespace'] === ns && l.level !== 'debug');
+      const lines = olm().logs.filter((l) => l.msg === "couldn't ensure RBAC in target namespaces" && l['namespace'] === ns && l.level !== 'debug');
       expect(lines.length, JSON.stringify(lines)).toBeLessThanOrEqual(2);
     } finally {
       await kube().request('DELETE', csvPath(ns, name));
