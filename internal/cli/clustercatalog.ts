@@ -12,7 +12,7 @@ import {
   TypeServing,
   type ClusterCatalog,
 } from '../../api/v1/index.ts';
-import { isNotFound, type KubeClient } from '../shared/kube/index.ts';
+import { ignoreNotFound, type KubeClient } from '../shared/kube/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, labelsFlag, names, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { CC, listCatalogs } from './content.ts';
 import { age, conditionStatus, emit, json, LIST_FORMATS, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
@@ -22,13 +22,8 @@ import { waitFor } from './wait.ts';
 
 const DEFAULT_TIMEOUT = '5m';
 
-async function getCatalog(client: KubeClient, name: string): Promise<ClusterCatalog | undefined> {
-  try {
-    return await client.get<ClusterCatalog>({ ...CC, name });
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+function getCatalog(client: KubeClient, name: string): Promise<ClusterCatalog | undefined> {
+  return ignoreNotFound(client.get<ClusterCatalog>({ ...CC, name }));
 }
 
 /** `-o wide`'s PROGRESSING: the reason, and the message when it is not Succeeded (what keeps a catalog from serving). */

@@ -20,7 +20,7 @@ import {
   type ClusterExtension,
   type UpgradeConstraintPolicy,
 } from '../../api/v1/index.ts';
-import { isAlreadyExists, isForbidden, isNotFound, LabelSelectorError, parseLabelSelector, retryOnConflict, type KubeClient } from '../shared/kube/index.ts';
+import { isAlreadyExists, isForbidden, ignoreNotFound, isNotFound, LabelSelectorError, parseLabelSelector, retryOnConflict, type KubeClient } from '../shared/kube/index.ts';
 import { parseConstraints } from '../shared/semver/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, labelsFlag, names, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { age, emit, json, LIST_FORMATS, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
@@ -33,13 +33,8 @@ export const CE = { apiVersion: GroupVersion, kind: ClusterExtensionKind } as co
 const DEFAULT_TIMEOUT = '5m';
 
 /** The extension, or undefined when there is none of that name. */
-export async function getExtension(client: KubeClient, name: string): Promise<ClusterExtension | undefined> {
-  try {
-    return await client.get<ClusterExtension>({ ...CE, name });
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+export function getExtension(client: KubeClient, name: string): Promise<ClusterExtension | undefined> {
+  return ignoreNotFound(client.get<ClusterExtension>({ ...CE, name }));
 }
 
 export const condition = (ext: ClusterExtension | undefined, type: string): Condition | undefined => ext?.status?.conditions?.find((c) => c.type === type);

@@ -13,7 +13,7 @@ import {
   V1alpha1,
 } from '../../../api/operators/index.ts';
 import type { Condition, KubeObject } from '../../../api/meta/v1.ts';
-import { isNotFound, retryOnConflict, type KubeClient } from '../../shared/kube/index.ts';
+import { ignoreNotFound, retryOnConflict, type KubeClient } from '../../shared/kube/index.ts';
 import { emit, json, listOf, objectName, shown, table, yaml, type OutputFormat } from '../output.ts';
 import type { CliIO } from '../types.ts';
 import { WAIT_OPTIONS } from '../cluster.ts';
@@ -32,13 +32,8 @@ export const DEFAULT_TIMEOUT = '5m';
 export const DEFAULT_GLOBAL_NAMESPACE = 'olm';
 export const FIELD_MANAGER = 'kubectl-olm';
 
-export async function getOrUndefined<T extends KubeObject>(client: KubeClient, ref: { apiVersion: string; kind: string; name: string; namespace?: string }): Promise<T | undefined> {
-  try {
-    return await client.get<T>(ref);
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+export function getOrUndefined<T extends KubeObject>(client: KubeClient, ref: { apiVersion: string; kind: string; name: string; namespace?: string }): Promise<T | undefined> {
+  return ignoreNotFound(client.get<T>(ref));
 }
 
 export const getSub = (client: KubeClient, ns: string, name: string): Promise<Subscription | undefined> => getOrUndefined<Subscription>(client, { ...SUB, name, namespace: ns });

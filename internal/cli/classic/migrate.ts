@@ -13,7 +13,7 @@ import type { Condition, KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterServiceVersion, InstallPlan, OperatorGroup, Subscription } from '../../../api/operators/index.ts';
 import { CopiedFromLabel, isCopiedCSV } from '../../../api/operators/index.ts';
 import { ClusterExtensionKind, ClusterObjectSetKind, GroupVersion, MigratedFromSubscriptionKey, OwnerNameKey, type ClusterExtension, type ClusterObjectSet } from '../../../api/v1/index.ts';
-import { isAlreadyExists, isConflict, isForbidden, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
+import { isAlreadyExists, isConflict, isForbidden, ignoreNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import { sleep } from '../../shared/toolkit/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, timeoutMs, withClient } from '../cluster.ts';
 import { emit, table } from '../output.ts';
@@ -187,11 +187,7 @@ async function moveOwnership(r: Runner, ref: ObjectRef, decide: (o: KubeObject) 
 }
 
 async function deleteIfThere(client: KubeClient, ref: ObjectRef, orphan: boolean): Promise<void> {
-  try {
-    await client.delete(ref, orphan ? { propagationPolicy: 'Orphan' } : {});
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-  }
+  await ignoreNotFound(client.delete(ref, orphan ? { propagationPolicy: 'Orphan' } : {}));
 }
 
 async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInput, backup: Backup, backupExists: boolean, backupDir: string, timeout: number): Promise<void> {
@@ -630,9 +626,7 @@ export const migrateRollbackCommand: CliCommand = {
         if (migrated?.metadata.annotations?.[MigratedFromSubscriptionKey] !== undefined) {
           const uid = migrated.metadata.uid;
           await r.act(`delete ClusterObjectSet ${cosName} (propagationPolicy=Orphan: its objects stay)`, () =>
-            client.delete({ ...COS, name: cosName }, { propagationPolicy: 'Orphan', ...(uid && { preconditions: { uid } }) }).catch((err: unknown) => {
-              if (!isNotFound(err)) throw err;
-            }),
+            ignoreNotFound(client.delete({ ...COS, name: cosName }, { propagationPolicy: 'Orphan', ...(uid && { preconditions: { uid } }) })),
           );
           if (!r.dryRun) {
             await until(`ClusterObjectSet ${cosName} to be deleted`, timeout, io, async () => ((await getOrUndefined(client, { ...COS, name: cosName }))?.metadata.uid === uid ? undefined : true), () => '');
