@@ -13,14 +13,15 @@ import {
   type ClusterCatalog,
 } from '../../api/v1/index.ts';
 import { ignoreNotFound, type KubeClient } from '../shared/kube/index.ts';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, labelsFlag, names, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, deleteEach, labelsFlag, names, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { CC, listCatalogs } from './content.ts';
-import { age, conditionStatus, emit, json, LIST_FORMATS, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
+import { age, conditionStatus, emit, emitObjects, LIST_FORMATS, outputFormat, table, type OutputFormat } from './output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
 import { CauseTracker, unfixableCatalog } from './failfast.ts';
 import { waitFor } from './wait.ts';
 
 const DEFAULT_TIMEOUT = '5m';
+const CATALOG_TYPE = { apiVersion: GroupVersion, kind: ClusterCatalogKind, resource: ClusterCatalogSingular, group: GroupName } as const;
 
 function getCatalog(client: KubeClient, name: string): Promise<ClusterCatalog | undefined> {
   return ignoreNotFound(client.get<ClusterCatalog>({ ...CC, name }));
@@ -34,15 +35,7 @@ function progressingOf(c: ClusterCatalog): string {
 }
 
 async function printCatalogs(io: CliIO, format: OutputFormat, catalogs: readonly ClusterCatalog[], single: boolean): Promise<void> {
-  if (format === 'json' || format === 'yaml') {
-    const value = single && catalogs.length === 1 ? shown(catalogs[0]!) : listOf(GroupVersion, ClusterCatalogKind, catalogs);
-    await emit(io.stdout, format === 'json' ? json(value) : await yaml(value));
-    return;
-  }
-  if (format === 'name') {
-    await emit(io.stdout, catalogs.map((c) => `${objectName(ClusterCatalogSingular, GroupName, c.metadata.name ?? '')}\n`).join(''));
-    return;
-  }
+  if (await emitObjects(io.stdout, format, catalogs, single, CATALOG_TYPE)) return;
   if (catalogs.length === 0) {
     await emit(io.stdout, 'No resources found\n');
     return;
@@ -269,32 +262,8 @@ export const catalogDeleteCommand: CliCommand = {
     const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
     return withClient(values, io, async (client) => {
       const targets = targetsGiven ?? (await listCatalogs(client)).map((c) => c.metadata.name ?? '');
-      if (targets.length === 0) {
-        io.stderr.write('failed to delete catalog(s): no resources found\n');
-        return 1;
-      }
-      let code = 0;
-      const deleted: string[] = [];
-      for (const name of targets) {
-        try {
-          await client.delete({ ...CC, name });
-          deleted.push(name);
-          io.stdout.write(format === 'table' ? `catalog "${name}" deleted\n` : `${objectName(ClusterCatalogSingular, GroupName, name)}\n`);
-        } catch (err) {
-          io.stderr.write(`failed to delete catalog(s): ${values.all ? `failed deleting catalog "${name}": ` : ''}${(err as Error).message}\n`);
-          code = 1;
-        }
-      }
-      if (values.wait) {
-        for (const name of deleted) {
-          const r = await waitFor({ get: () => getCatalog(client, name), done: (c) => c === undefined, timeoutMs: timeout, io, label: `clustercatalog/${name}` });
-          if (!r.ok) {
-            io.stderr.write(`failed to delete catalog(s): wait for clustercatalog "${name}" deleted: ${r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded'}\n`);
-            code = 1;
-          }
-        }
-      }
-      return code;
+      const common = { type: CATALOG_TYPE, what: 'catalog', fail: 'failed to delete catalog(s)', all: values.all === true, format, wait: values.wait === true, timeoutMs: timeout };
+      return deleteEach(client, io, { ...common, targets, get: (name) => getCatalog(client, name) });
     });
   },
 };

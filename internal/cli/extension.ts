@@ -22,8 +22,8 @@ import {
 } from '../../api/v1/index.ts';
 import { isAlreadyExists, isForbidden, ignoreNotFound, isNotFound, LabelSelectorError, parseLabelSelector, retryOnConflict, type KubeClient } from '../shared/kube/index.ts';
 import { parseConstraints } from '../shared/semver/index.ts';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, labelsFlag, names, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
-import { age, emit, json, LIST_FORMATS, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, deleteEach, labelsFlag, names, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
+import { age, emit, emitObjects, LIST_FORMATS, outputFormat, table, type OutputFormat } from './output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
 import { CauseTracker, shellQuote, unfixable, unfixableLine, type Unfixable } from './failfast.ts';
 import { didYouMean, findPackage } from './preflight.ts';
@@ -31,6 +31,7 @@ import { waitFor } from './wait.ts';
 
 export const CE = { apiVersion: GroupVersion, kind: ClusterExtensionKind } as const;
 const DEFAULT_TIMEOUT = '5m';
+const EXTENSION_TYPE = { apiVersion: GroupVersion, kind: ClusterExtensionKind, resource: ClusterExtensionSingular, group: GroupName } as const;
 
 /** The extension, or undefined when there is none of that name. */
 export function getExtension(client: KubeClient, name: string): Promise<ClusterExtension | undefined> {
@@ -77,15 +78,7 @@ export function stateOf(ext: ClusterExtension): string {
 }
 
 async function printExtensions(io: CliIO, format: OutputFormat, exts: readonly ClusterExtension[], single: boolean): Promise<void> {
-  if (format === 'json' || format === 'yaml') {
-    const value = single && exts.length === 1 ? shown(exts[0]!) : listOf(GroupVersion, ClusterExtensionKind, exts);
-    await emit(io.stdout, format === 'json' ? json(value) : await yaml(value));
-    return;
-  }
-  if (format === 'name') {
-    await emit(io.stdout, exts.map((e) => `${objectName(ClusterExtensionSingular, GroupName, e.metadata?.name ?? '')}\n`).join(''));
-    return;
-  }
+  if (await emitObjects(io.stdout, format, exts, single, EXTENSION_TYPE)) return;
   if (exts.length === 0) {
     await emit(io.stdout, 'No resources found\n');
     return;
@@ -549,40 +542,8 @@ export const uninstallCommand: CliCommand = {
     const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
     return withClient(values, io, async (client) => {
       const targets = targetsGiven ?? (await client.list<ClusterExtension>(CE)).items.map((e) => e.metadata?.name ?? '');
-      if (targets.length === 0) {
-        io.stderr.write('failed to delete extension: no resources found\n');
-        return 1;
-      }
-      let code = 0;
-      const deleted: string[] = [];
-      for (const name of targets) {
-        try {
-          await client.delete({ ...CE, name });
-          deleted.push(name);
-          if (format === 'table') io.stdout.write(`extension "${name}" deleted\n`);
-          else io.stdout.write(`${objectName(ClusterExtensionSingular, GroupName, name)}\n`);
-        } catch (err) {
-          io.stderr.write(`failed to delete extension: ${values.all ? `failed deleting extension "${name}": ` : ''}${(err as Error).message}\n`);
-          code = 1;
-        }
-      }
-      if (values.wait) {
-        for (const name of deleted) {
-          const r = await waitFor({
-            get: () => getExtension(client, name),
-            done: (e) => e === undefined,
-            conditions: (e) => e?.status?.conditions,
-            timeoutMs: timeout,
-            io,
-            label: `clusterextension/${name}`,
-          });
-          if (!r.ok) {
-            io.stderr.write(`failed to delete extension: wait for clusterextension "${name}" deleted: ${r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded'}\n`);
-            code = 1;
-          }
-        }
-      }
-      return code;
+      const common = { type: EXTENSION_TYPE, what: 'extension', fail: 'failed to delete extension', all: values.all === true, format, wait: values.wait === true, timeoutMs: timeout };
+      return deleteEach(client, io, { ...common, targets, get: (name) => getExtension(client, name), conditions: (e) => e?.status?.conditions });
     });
   },
 };

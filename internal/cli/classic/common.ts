@@ -14,7 +14,7 @@ import {
 } from '../../../api/operators/index.ts';
 import type { Condition, KubeObject } from '../../../api/meta/v1.ts';
 import { ignoreNotFound, retryOnConflict, type KubeClient } from '../../shared/kube/index.ts';
-import { emit, json, listOf, objectName, shown, table, yaml, type OutputFormat } from '../output.ts';
+import { emit, emitObjects, table, type OutputFormat } from '../output.ts';
 import type { CliIO } from '../types.ts';
 import { WAIT_OPTIONS } from '../cluster.ts';
 import { CauseTracker, type Unfixable } from '../failfast.ts';
@@ -125,15 +125,7 @@ export const approveHint = (plan: InstallPlan, ns: string): string =>
   `installplan "${plan.metadata.name ?? ''}" awaits approval (${(plan.spec.clusterServiceVersionNames ?? []).join(', ')}); approve it with:\n  kubectl olm approve ${plan.metadata.name ?? ''} -n ${ns}\n`;
 
 export async function printSubscriptions(io: CliIO, format: OutputFormat, subs: readonly Subscription[], plans: readonly InstallPlan[], single: boolean): Promise<void> {
-  if (format === 'json' || format === 'yaml') {
-    const value = single && subs.length === 1 ? shown(subs[0]!) : listOf(V1alpha1, SubscriptionKind, subs);
-    await emit(io.stdout, format === 'json' ? json(value) : await yaml(value));
-    return;
-  }
-  if (format === 'name') {
-    await emit(io.stdout, subs.map((s) => `${objectName('subscription', GroupName, s.metadata.name ?? '')}\n`).join(''));
-    return;
-  }
+  if (await emitObjects(io.stdout, format, subs, single, { apiVersion: V1alpha1, kind: SubscriptionKind, resource: 'subscription', group: GroupName })) return;
   const rows = [...subs]
     .sort((a, b) => (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))
     .map((s) => subscriptionRow(s, plans, Date.now(), format === 'wide'));
