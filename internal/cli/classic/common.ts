@@ -17,7 +17,7 @@ import { ignoreNotFound, retryOnConflict, type KubeClient } from '../../shared/k
 import { emit, emitObjects, table, type OutputFormat } from '../output.ts';
 import type { CliIO } from '../types.ts';
 import { WAIT_OPTIONS } from '../cluster.ts';
-import { CauseTracker, type Unfixable } from '../failfast.ts';
+import { CauseTracker, unfixableLine, type Unfixable } from '../failfast.ts';
 import { waitFor } from '../wait.ts';
 import { unfixableClassic } from './failfast.ts';
 import { pendingPlan, csvNameOf, subscriptionRow, SUBSCRIPTION_HEADERS, SUBSCRIPTION_WIDE_HEADERS } from './logic.ts';
@@ -103,6 +103,25 @@ export async function waitInstalled(client: KubeClient, ns: string, name: string
   if (last.plan && pendingPlan(last.sub, [last.plan])) return { kind: 'approval', plan: last.plan };
   if (r.ok && last.csv) return { kind: 'succeeded', csv: last.csv };
   return { kind: 'failed', why: r.ok ? 'no CSV' : r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded', last };
+}
+
+/**
+ * What install and upgrade say of a wait that did not succeed: a failure as `failed to <verb> operator: …` (false,
+ * exit 1), a plan awaiting approval as the `approve` command (true).
+ */
+export function saidOutcome(io: CliIO, outcome: Outcome, verb: string, ns: string): boolean {
+  if (outcome.kind === 'failed') {
+    io.stderr.write(`failed to ${verb} operator: waiting for operator installation to complete: ${outcome.why}\n`);
+    explainFailure(io, outcome.last);
+    return false;
+  }
+  if (outcome.kind === 'unfixable') {
+    io.stderr.write(`failed to ${verb} operator: ${outcome.unfixable.cause}\n`);
+    io.stderr.write(unfixableLine(outcome.unfixable));
+    return false;
+  }
+  if (outcome.kind === 'approval') io.stderr.write(approveHint(outcome.plan, ns));
+  return true;
 }
 
 /** Settled: the CSV the Subscription installed is its current one, Succeeded, and not the one it started from. */

@@ -5,7 +5,6 @@ import { GroupName } from '../../../api/operators/index.ts';
 import type { CatalogContent } from '../../classic/catalogsource/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, insecureRegistries, parseFlags, positionals, timeoutMs, withClient } from '../cluster.ts';
-import { unfixableLine } from '../failfast.ts';
 import { outputFormat } from '../output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from '../types.ts';
 import {
@@ -17,8 +16,7 @@ import {
   FIELD_MANAGER,
   getSub,
   waitInstalled,
-  explainFailure,
-  approveHint,
+  saidOutcome,
   printSubscriptions,
   CLASSIC_FLAG,
   NS_OPTION,
@@ -202,18 +200,8 @@ export const installClassicCommand: CliCommand = {
       let result = created;
       if (values.wait) {
         const outcome = await waitInstalled(client, ns, name, io, timeout, '', values['wait-for-fix']);
-        if (outcome.kind === 'failed') {
-          io.stderr.write(`failed to install operator: waiting for operator installation to complete: ${outcome.why}\n`);
-          explainFailure(io, outcome.last);
-          return 1;
-        }
-        if (outcome.kind === 'unfixable') {
-          io.stderr.write(`failed to install operator: ${outcome.unfixable.cause}\n`);
-          io.stderr.write(unfixableLine(outcome.unfixable));
-          return 1;
-        }
-        if (outcome.kind === 'approval') io.stderr.write(approveHint(outcome.plan, ns));
-        else if (format === 'table') io.stdout.write(`operator "${packageName}" installed; installed csv is "${outcome.csv.metadata.name ?? ''}"\n`);
+        if (!saidOutcome(io, outcome, 'install', ns)) return 1;
+        if (outcome.kind === 'succeeded' && format === 'table') io.stdout.write(`operator "${packageName}" installed; installed csv is "${outcome.csv.metadata.name ?? ''}"\n`);
         result = (await getSub(client, ns, name)) ?? created;
       }
       if (format !== 'table') await printSubscriptions(io, format, [result], [], true);
