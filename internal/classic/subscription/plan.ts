@@ -103,44 +103,32 @@ export function rbacObjects(csv: Csv): KubeObject[] {
     }
     return g;
   };
-  for (const p of install?.spec?.permissions ?? []) {
+  // Role and RoleBinding per permission, ClusterRole and ClusterRoleBinding per cluster permission.
+  const permission = (p: Permission, cluster: boolean): void => {
     const sa = p.serviceAccountName ?? '';
-    const g = group(sa, true);
-    const name = generateName(`${csvName}-${sa}`, `{${omitEmpty('name', csvName)}"permission":${goPermission(p)}}`);
-    g.objects.roles.push({
+    const g = group(sa, !cluster);
+    const name = cluster
+      ? generateName(csvName, `{${omitEmpty('name', csvName)}${omitEmpty('namespace', ns)}"permission":${goPermission(p)}}`)
+      : generateName(`${csvName}-${sa}`, `{${omitEmpty('name', csvName)}"permission":${goPermission(p)}}`);
+    const kind = cluster ? 'ClusterRole' : 'Role';
+    const owned = !cluster && { ownerReferences: [nonBlockingOwner(csv)] };
+    (cluster ? g.objects.clusterRoles : g.objects.roles).push({
       apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'Role',
-      metadata: { name, namespace: ns, ownerReferences: [nonBlockingOwner(csv)], labels: { ...ownerLabels(csv), [ContentHashLabelKey]: sha224base62(goRules(p.rules)) } },
+      kind,
+      metadata: { name, ...(!cluster && { namespace: ns }), ...owned, labels: { ...ownerLabels(csv), [ContentHashLabelKey]: sha224base62(goRules(p.rules)) } },
       rules: p.rules ?? null,
     } as KubeObject);
     const subject = { kind: 'ServiceAccount', name: sa, namespace: ns };
-    g.objects.roleBindings.push({
+    (cluster ? g.objects.clusterRoleBindings : g.objects.roleBindings).push({
       apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: { name, namespace: ns, ownerReferences: [nonBlockingOwner(csv)], labels: { ...ownerLabels(csv), [ContentHashLabelKey]: bindingHash('Role', name, subject) } },
-      roleRef: { kind: 'Role', name, apiGroup: 'rbac.authorization.k8s.io' },
+      kind: `${kind}Binding`,
+      metadata: { name, namespace: ns, ...owned, labels: { ...ownerLabels(csv), [ContentHashLabelKey]: bindingHash(kind, name, subject) } },
+      roleRef: { kind, name, apiGroup: 'rbac.authorization.k8s.io' },
       subjects: [subject],
     } as KubeObject);
-  }
-  for (const p of install?.spec?.clusterPermissions ?? []) {
-    const sa = p.serviceAccountName ?? '';
-    const g = group(sa, false);
-    const name = generateName(csvName, `{${omitEmpty('name', csvName)}${omitEmpty('namespace', ns)}"permission":${goPermission(p)}}`);
-    g.objects.clusterRoles.push({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name, labels: { ...ownerLabels(csv), [ContentHashLabelKey]: sha224base62(goRules(p.rules)) } },
-      rules: p.rules ?? null,
-    } as KubeObject);
-    const subject = { kind: 'ServiceAccount', name: sa, namespace: ns };
-    g.objects.clusterRoleBindings.push({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name, namespace: ns, labels: { ...ownerLabels(csv), [ContentHashLabelKey]: bindingHash('ClusterRole', name, subject) } },
-      roleRef: { kind: 'ClusterRole', name, apiGroup: 'rbac.authorization.k8s.io' },
-      subjects: [subject],
-    } as KubeObject);
-  }
+  };
+  for (const p of install?.spec?.permissions ?? []) permission(p, false);
+  for (const p of install?.spec?.clusterPermissions ?? []) permission(p, true);
   const out: KubeObject[] = [];
   // upstream ranges over a Go map of service accounts; sorted here so a plan is deterministic
   for (const [sa, g] of [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
