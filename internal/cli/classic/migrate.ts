@@ -13,7 +13,7 @@ import type { Condition, KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterServiceVersion, InstallPlan, OperatorGroup, Subscription } from '../../../api/operators/index.ts';
 import { CopiedFromLabel, isCopiedCSV } from '../../../api/operators/index.ts';
 import { ClusterExtensionKind, ClusterObjectSetKind, GroupVersion, MigratedFromSubscriptionKey, OwnerNameKey, type ClusterExtension, type ClusterObjectSet } from '../../../api/v1/index.ts';
-import { isAlreadyExists, isConflict, isForbidden, ignoreNotFound, type KubeClient } from '../../shared/kube/index.ts';
+import { isAlreadyExists, isConflict, isForbidden, ignoreNotFound, objectRef, type KubeClient, type ObjectRef } from '../../shared/kube/index.ts';
 import { sleep } from '../../shared/toolkit/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, timeoutMs, withClient } from '../cluster.ts';
 import { emit, table } from '../output.ts';
@@ -22,7 +22,7 @@ import { waitFor } from '../wait.ts';
 import { CSV, getOrUndefined, IP, NS_OPTION, OG, SUB } from './common.ts';
 import { checkSubscriptions, featureGates } from './migrate-check.ts';
 import type { CatalogBundle, MigrationCheck } from './migration.ts';
-import { BackupKey, BackupLabel, classicLabels, describeRef, ownedObjects, planMigration, revisionMarks, subscriptionPlans, type MigrationInput, type MigrationPlan, type ObjectRef, type OwnershipChange } from './migrate-plan.ts';
+import { BackupKey, BackupLabel, classicLabels, describeRef, ownedObjects, planMigration, revisionMarks, subscriptionPlans, type MigrationInput, type MigrationPlan, type OwnershipChange } from './migrate-plan.ts';
 
 const COS = { apiVersion: GroupVersion, kind: ClusterObjectSetKind } as const;
 const CE = { apiVersion: GroupVersion, kind: ClusterExtensionKind } as const;
@@ -240,7 +240,7 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
     );
   }
   // 3b. classic ownership removed, so that neither the garbage collector nor the CSV finalizer deletes the objects
-  for (const o of input.owned) await moveOwnership(r, refOf(o), plan.ownership);
+  for (const o of input.owned) await moveOwnership(r, objectRef(o), plan.ownership);
   // 4. the ClusterExtension, pinned to the installed version
   const extName = plan.extension.metadata.name ?? '';
   if (!(await getOrUndefined<ClusterExtension>(client, { ...CE, name: extName }))) {
@@ -292,14 +292,13 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
       await r.act(`delete ${describeRef(ref)} (propagationPolicy=Orphan)`, () => deleteIfThere(client, ref, true));
     }
   }
-  for (const o of input.owned) await moveOwnership(r, refOf(o), plan.leftoverLabels);
+  for (const o of input.owned) await moveOwnership(r, objectRef(o), plan.leftoverLabels);
 }
 
 /** How long olm-classic has to delete a migrated CSV's copies once the CSV is gone, and how often to look. */
 const COPIES_GRACE_MS = 30_000;
 const COPIES_POLL_MS = 500;
 
-const refOf = (o: KubeObject): ObjectRef => ({ apiVersion: o.apiVersion ?? '', kind: o.kind ?? '', name: o.metadata.name ?? '', ...(o.metadata.namespace && { namespace: o.metadata.namespace }) });
 
 export const migrateCommand: CliCommand = {
   path: ['migrate'],
@@ -632,8 +631,8 @@ export const migrateRollbackCommand: CliCommand = {
             await until(`ClusterObjectSet ${cosName} to be deleted`, timeout, io, async () => ((await getOrUndefined(client, { ...COS, name: cosName }))?.metadata.uid === uid ? undefined : true), () => '');
           }
         }
-        for (const o of input.owned) await moveOwnership(r, refOf(o), revisionMarks);
-        for (const o of input.owned) await moveOwnership(r, refOf(o), classicLabels(o));
+        for (const o of input.owned) await moveOwnership(r, objectRef(o), revisionMarks);
+        for (const o of input.owned) await moveOwnership(r, objectRef(o), classicLabels(o));
         if (ext) await r.act(`delete ClusterExtension ${extName}`, () => deleteIfThere(client, { ...CE, name: extName }, false));
         if (!r.dryRun) await until(`ClusterExtension ${extName} to be deleted`, timeout, io, async () => ((await getOrUndefined(client, { ...CE, name: extName })) ? undefined : true), () => '');
         const og = input.operatorGroup;
