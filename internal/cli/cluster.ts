@@ -4,7 +4,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { KubeClient } from '../shared/kube/index.ts';
 import { parseGoDuration } from '../shared/gocompat/index.ts';
 import type { Condition } from '../../api/meta/v1.ts';
-import { objectName, type OutputFormat, type PrintedType } from './output.ts';
+import { objectName, outputFormat, type PrintedType } from './output.ts';
 import { CliUsageError, type CliIO } from './types.ts';
 import { waitFor } from './wait.ts';
 
@@ -139,48 +139,61 @@ export async function withClient<T>(flags: { kubeconfig?: string | undefined; co
 }
 
 /**
- * kubectl-operator's `olmv1 delete`: each target deleted (`<what> "<name>" deleted`, or its `-o name`), a failure said
- * as `<fail>: …` and the others still deleted; with `wait`, each deleted one waited for until it is gone. The exit code.
+ * kubectl-operator's `olmv1 delete` (`<name>...` or `--all`, `--wait`, `-o name`): each target deleted
+ * (`<what> "<name>" deleted`, or its `-o name`), a failure said as `<fail>: …` and the others still deleted; with
+ * `--wait`, each deleted one waited for until it is gone. The exit code.
  */
-export async function deleteEach<T>(
-  client: KubeClient,
+export async function runDelete<T>(
+  args: readonly string[],
   io: CliIO,
   o: {
-    readonly targets: readonly string[];
     readonly type: PrintedType;
     readonly what: string;
     readonly fail: string;
-    readonly all: boolean;
-    readonly format: OutputFormat;
-    readonly wait: boolean;
-    readonly timeoutMs: number;
-    readonly get: (name: string) => Promise<T | undefined>;
+    /** The usage error of names given with --all. */
+    readonly both: string;
+    /** What a name given is called in usage errors. */
+    readonly positional: string;
+    readonly defaultTimeout: string;
+    readonly list: (client: KubeClient) => Promise<string[]>;
+    readonly get: (client: KubeClient, name: string) => Promise<T | undefined>;
     readonly conditions?: (obj: T | undefined) => readonly Condition[] | undefined;
   },
 ): Promise<number> {
-  if (o.targets.length === 0) {
-    io.stderr.write(`${o.fail}: no resources found\n`);
-    return 1;
+  const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, all: { type: 'boolean', short: 'a' }, ...WAIT_OPTIONS, output: { type: 'string', short: 'o' } });
+  const format = outputFormat(values.output, ['table', 'name']);
+  if (values.all && pos.length > 0) {
+    io.stderr.write(`${o.both}\n`);
+    return 2;
   }
-  let code = 0;
-  const deleted: string[] = [];
-  for (const name of o.targets) {
-    try {
-      await client.delete({ apiVersion: o.type.apiVersion, kind: o.type.kind, name });
-      deleted.push(name);
-      io.stdout.write(o.format === 'table' ? `${o.what} "${name}" deleted\n` : `${objectName(o.type.resource, o.type.group, name)}\n`);
-    } catch (err) {
-      io.stderr.write(`${o.fail}: ${o.all ? `failed deleting ${o.what} "${name}": ` : ''}${(err as Error).message}\n`);
-      code = 1;
+  const targetsGiven = values.all ? undefined : names(pos, o.positional);
+  const timeout = timeoutMs(values.timeout, o.defaultTimeout);
+  return withClient(values, io, async (client) => {
+    const targets = targetsGiven ?? (await o.list(client));
+    if (targets.length === 0) {
+      io.stderr.write(`${o.fail}: no resources found\n`);
+      return 1;
     }
-  }
-  if (!o.wait) return code;
-  for (const name of deleted) {
-    const r = await waitFor({ get: () => o.get(name), done: (x) => x === undefined, conditions: o.conditions, timeoutMs: o.timeoutMs, io, label: `${o.type.resource}/${name}` });
-    if (!r.ok) {
-      io.stderr.write(`${o.fail}: wait for ${o.type.resource} "${name}" deleted: ${r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded'}\n`);
-      code = 1;
+    let code = 0;
+    const deleted: string[] = [];
+    for (const name of targets) {
+      try {
+        await client.delete({ apiVersion: o.type.apiVersion, kind: o.type.kind, name });
+        deleted.push(name);
+        io.stdout.write(format === 'table' ? `${o.what} "${name}" deleted\n` : `${objectName(o.type.resource, o.type.group, name)}\n`);
+      } catch (err) {
+        io.stderr.write(`${o.fail}: ${values.all ? `failed deleting ${o.what} "${name}": ` : ''}${(err as Error).message}\n`);
+        code = 1;
+      }
     }
-  }
-  return code;
+    if (!values.wait) return code;
+    for (const name of deleted) {
+      const r = await waitFor({ get: () => o.get(client, name), done: (x) => x === undefined, conditions: o.conditions, timeoutMs: timeout, io, label: `${o.type.resource}/${name}` });
+      if (!r.ok) {
+        io.stderr.write(`${o.fail}: wait for ${o.type.resource} "${name}" deleted: ${r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded'}\n`);
+        code = 1;
+      }
+    }
+    return code;
+  });
 }

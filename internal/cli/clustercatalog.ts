@@ -13,7 +13,7 @@ import {
   type ClusterCatalog,
 } from '../../api/v1/index.ts';
 import { ignoreNotFound, type KubeClient } from '../shared/kube/index.ts';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, deleteEach, labelsFlag, names, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, runDelete, labelsFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { CC, listCatalogs } from './content.ts';
 import { age, conditionStatus, emit, emitObjects, LIST_FORMATS, outputFormat, table, type OutputFormat } from './output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
@@ -246,24 +246,16 @@ export const catalogDeleteCommand: CliCommand = {
     'Examples:',
     '  kubectl olm catalog delete olm-demo --wait',
   ].join('\n'),
-  async run(args, io) {
-    const { values, positionals: pos } = parseFlags(args, {
-      ...CONNECTION_OPTIONS,
-      all: { type: 'boolean', short: 'a' },
-      ...WAIT_OPTIONS,
-      output: { type: 'string', short: 'o' },
-    });
-    const format = outputFormat(values.output, ['table', 'name']);
-    if (values.all && pos.length > 0) {
-      io.stderr.write('failed to delete catalog: cannot specify both --all and a catalog name\n');
-      return 2;
-    }
-    const targetsGiven = values.all ? undefined : names(pos, 'name');
-    const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
-    return withClient(values, io, async (client) => {
-      const targets = targetsGiven ?? (await listCatalogs(client)).map((c) => c.metadata.name ?? '');
-      const common = { type: CATALOG_TYPE, what: 'catalog', fail: 'failed to delete catalog(s)', all: values.all === true, format, wait: values.wait === true, timeoutMs: timeout };
-      return deleteEach(client, io, { ...common, targets, get: (name) => getCatalog(client, name) });
+  run(args, io) {
+    return runDelete(args, io, {
+      type: CATALOG_TYPE,
+      what: 'catalog',
+      fail: 'failed to delete catalog(s)',
+      both: 'failed to delete catalog: cannot specify both --all and a catalog name',
+      positional: 'name',
+      defaultTimeout: DEFAULT_TIMEOUT,
+      list: async (client) => (await listCatalogs(client)).map((c) => c.metadata.name ?? ''),
+      get: getCatalog,
     });
   },
 };

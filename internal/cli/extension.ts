@@ -22,7 +22,7 @@ import {
 } from '../../api/v1/index.ts';
 import { isAlreadyExists, isForbidden, ignoreNotFound, isNotFound, LabelSelectorError, parseLabelSelector, retryOnConflict, type KubeClient } from '../shared/kube/index.ts';
 import { parseConstraints } from '../shared/semver/index.ts';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, deleteEach, labelsFlag, names, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, runDelete, labelsFlag, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { age, emit, emitObjects, LIST_FORMATS, outputFormat, table, type OutputFormat } from './output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
 import { CauseTracker, shellQuote, unfixable, unfixableLine, type Unfixable } from './failfast.ts';
@@ -526,24 +526,17 @@ export const uninstallCommand: CliCommand = {
     '  kubectl olm uninstall --all',
   ].join('\n'),
   classic: async () => (await import('./classic/uninstall.ts')).uninstallClassicCommand,
-  async run(args, io) {
-    const { values, positionals: pos } = parseFlags(args, {
-      ...CONNECTION_OPTIONS,
-      all: { type: 'boolean', short: 'a' },
-      ...WAIT_OPTIONS,
-      output: { type: 'string', short: 'o' },
-    });
-    const format = outputFormat(values.output, ['table', 'name']);
-    if (values.all && pos.length > 0) {
-      io.stderr.write('failed to delete extension: cannot specify both --all and an extension name\n');
-      return 2;
-    }
-    const targetsGiven = values.all ? undefined : names(pos, 'extension');
-    const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
-    return withClient(values, io, async (client) => {
-      const targets = targetsGiven ?? (await client.list<ClusterExtension>(CE)).items.map((e) => e.metadata?.name ?? '');
-      const common = { type: EXTENSION_TYPE, what: 'extension', fail: 'failed to delete extension', all: values.all === true, format, wait: values.wait === true, timeoutMs: timeout };
-      return deleteEach(client, io, { ...common, targets, get: (name) => getExtension(client, name), conditions: (e) => e?.status?.conditions });
+  run(args, io) {
+    return runDelete(args, io, {
+      type: EXTENSION_TYPE,
+      what: 'extension',
+      fail: 'failed to delete extension',
+      both: 'failed to delete extension: cannot specify both --all and an extension name',
+      positional: 'extension',
+      defaultTimeout: DEFAULT_TIMEOUT,
+      list: async (client) => (await client.list<ClusterExtension>(CE)).items.map((e) => e.metadata?.name ?? ''),
+      get: getExtension,
+      conditions: (e) => e?.status?.conditions,
     });
   },
 };
