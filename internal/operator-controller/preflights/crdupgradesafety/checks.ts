@@ -156,22 +156,14 @@ const requiredCheck: PropertyCheck = {
 
 const str = (s: Schema, k: string): string => (typeof s[k] === 'string' ? (s[k] as string) : '');
 
-const typeCheck: PropertyCheck = {
-  name: 'type',
+/** Any change of the string `name` fails (type; description, which OLM's enforcement None never lets block). */
+const changedCheck = (name: string): PropertyCheck => ({
+  name,
   compare(a, b) {
-    const [older, newer] = take(a, b, 'type', str);
-    return older === newer ? [] : [`type changed : ${goQuote(older)} -> ${goQuote(newer)}`];
+    const [older, newer] = take(a, b, name, str);
+    return older === newer ? [] : [`${name} changed : ${goQuote(older)} -> ${goQuote(newer)}`];
   },
-};
-
-/** Any change fails; OLM sets enforcement None, so description changes never block. */
-const descriptionCheck: PropertyCheck = {
-  name: 'description',
-  compare(a, b) {
-    const [older, newer] = take(a, b, 'description', str);
-    return older === newer ? [] : [`description changed : ${goQuote(older)} -> ${goQuote(newer)}`];
-  },
-};
+});
 
 /** Added or changed fails; removed fails unless `removalPolicy: Allow`. */
 const patternCheck: PropertyCheck = {
@@ -246,8 +238,8 @@ export const PROPERTY_CHECKS: readonly PropertyCheck[] = [
   minCheck('minLength'),
   minCheck('minProperties'),
   requiredCheck,
-  typeCheck,
-  descriptionCheck,
+  changedCheck('type'),
+  changedCheck('description'),
   patternCheck,
   nullableCheck,
   oneOfCheck,
