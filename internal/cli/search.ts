@@ -214,6 +214,33 @@ export async function printSearch<P extends PackageSummary>(
   return 0;
 }
 
+/**
+ * What `list-available` prints (the v1 and the classic forms alike): a row per channel entry (CATALOG, CHANNEL,
+ * VERSION, `bundleHeader`, NOTES), the catalog cell `catalogOf` gives, and the deprecations after the table.
+ */
+export function availableTable<P extends PackageSummary>(found: readonly P[], catalogOf: (p: P) => string, bundleHeader: string): string {
+  const rows: string[][] = [];
+  const notes: string[] = [];
+  for (const p of found) {
+    const catalog = catalogOf(p);
+    if (p.deprecated) notes.push(`package ${p.package} (catalog ${catalog}): ${p.deprecated}`);
+    for (const c of p.channels) {
+      if (c.deprecated) notes.push(`channel ${c.name} (catalog ${catalog}): ${c.deprecated}`);
+      for (const b of c.bundles) {
+        rows.push([catalog, c.default ? `${c.name} (default)` : c.name, b.version, b.name, [b.name === c.head ? 'head' : '', b.deprecated ? 'deprecated' : ''].filter(Boolean).join(', ')]);
+      }
+    }
+    const seen = new Set<string>();
+    for (const b of p.channels.flatMap((c) => c.bundles)) {
+      if (b.deprecated && !seen.has(b.name)) notes.push(`bundle ${b.name} (catalog ${catalog}): ${b.deprecated}`);
+      seen.add(b.name);
+    }
+  }
+  let text = table(['CATALOG', 'CHANNEL', 'VERSION', bundleHeader, 'NOTES'], rows);
+  if (notes.length > 0) text += `\nDeprecations:\n${notes.map((n) => `  ${n}\n`).join('')}`;
+  return text;
+}
+
 export const searchCommand: CliCommand = {
   path: ['search'],
   summary: 'find packages in the serving catalogs by name, keyword or provider',
@@ -290,25 +317,7 @@ export const listAvailableCommand: CliCommand = {
       await emit(io.stdout, format === 'json' ? json({ packages: found }) : await yaml({ packages: found }));
       return 0;
     }
-    const rows: string[][] = [];
-    const notes: string[] = [];
-    for (const p of found) {
-      if (p.deprecated) notes.push(`package ${p.package} (catalog ${p.catalog}): ${p.deprecated}`);
-      for (const c of p.channels) {
-        if (c.deprecated) notes.push(`channel ${c.name} (catalog ${p.catalog}): ${c.deprecated}`);
-        for (const b of c.bundles) {
-          rows.push([p.catalog, c.default ? `${c.name} (default)` : c.name, b.version, b.name, [b.name === c.head ? 'head' : '', b.deprecated ? 'deprecated' : ''].filter(Boolean).join(', ')]);
-        }
-      }
-      const seen = new Set<string>();
-      for (const b of p.channels.flatMap((c) => c.bundles)) {
-        if (b.deprecated && !seen.has(b.name)) notes.push(`bundle ${b.name} (catalog ${p.catalog}): ${b.deprecated}`);
-        seen.add(b.name);
-      }
-    }
-    let text = table(['CATALOG', 'CHANNEL', 'VERSION', 'BUNDLE', 'NOTES'], rows);
-    if (notes.length > 0) text += `\nDeprecations:\n${notes.map((n) => `  ${n}\n`).join('')}`;
-    await emit(io.stdout, text);
+    await emit(io.stdout, availableTable(found, (p) => p.catalog, 'BUNDLE'));
     return 0;
   },
 };

@@ -7,8 +7,8 @@ import type { PackageManifest } from '../../classic/packageserver/index.ts';
 import { isApiError, NoKindMatchError, type KubeClient } from '../../shared/kube/index.ts';
 import { compareVersions, parseTolerant, type Version } from '../../shared/semver/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, insecureRegistries, parseFlags, withClient } from '../cluster.ts';
-import { emit, json, outputFormat, table, yaml } from '../output.ts';
-import { printSearch, type ChannelSummary, type PackageSummary } from '../search.ts';
+import { emit, json, outputFormat, yaml } from '../output.ts';
+import { availableTable as v1AvailableTable, printSearch, type ChannelSummary, type PackageSummary } from '../search.ts';
 import { CliUsageError, type CliCommand, type CliIO } from '../types.ts';
 import { CLASSIC_FLAG, CS, DEFAULT_GLOBAL_NAMESPACE, NS_OPTION, NS_USAGE } from './common.ts';
 
@@ -260,25 +260,4 @@ export const listAvailableClassicCommand: CliCommand = {
 };
 
 /** list-available's table (CATALOG, CHANNEL, VERSION, CSV, NOTES) and the deprecations after it. */
-export function availableTable(found: readonly ClassicPackageSummary[], namespace: string): string {
-  const rows: string[][] = [];
-  const notes: string[] = [];
-  for (const p of found) {
-    const catalog = catalogColumn(p, namespace);
-    if (p.deprecated) notes.push(`package ${p.package} (catalog ${catalog}): ${p.deprecated}`);
-    for (const c of p.channels) {
-      if (c.deprecated) notes.push(`channel ${c.name} (catalog ${catalog}): ${c.deprecated}`);
-      for (const b of c.bundles) {
-        rows.push([catalog, c.default ? `${c.name} (default)` : c.name, b.version, b.name, [b.name === c.head ? 'head' : '', b.deprecated ? 'deprecated' : ''].filter(Boolean).join(', ')]);
-      }
-    }
-    const seen = new Set<string>();
-    for (const b of p.channels.flatMap((c) => c.bundles)) {
-      if (b.deprecated && !seen.has(b.name)) notes.push(`bundle ${b.name} (catalog ${catalog}): ${b.deprecated}`);
-      seen.add(b.name);
-    }
-  }
-  let text = table(['CATALOG', 'CHANNEL', 'VERSION', 'CSV', 'NOTES'], rows);
-  if (notes.length > 0) text += `\nDeprecations:\n${notes.map((n) => `  ${n}\n`).join('')}`;
-  return text;
-}
+export const availableTable = (found: readonly ClassicPackageSummary[], namespace: string): string => v1AvailableTable(found, (p) => catalogColumn(p, namespace), 'CSV');
