@@ -1,11 +1,11 @@
 // What every cluster command shares: kubectl's connection flags (--kubeconfig, --context,
 // -n/--namespace), flag parsing with usage errors, `--timeout` as a Go duration, and the client.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import { KubeClient } from '../shared/kube/index.ts';
 import { parseGoDuration } from '../shared/gocompat/index.ts';
 import type { Condition } from '../../api/meta/v1.ts';
 import { objectName, outputFormat, type PrintedType } from './output.ts';
-import { CliUsageError, type CliIO } from './types.ts';
+import { CliUsageError, parseStrict, type CliIO } from './types.ts';
 import { waitFor } from './wait.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -53,11 +53,7 @@ export function attachValues(args: readonly string[], options: Options): string[
 
 /** node:util parseArgs with positionals, strict, every problem a usage error. */
 export function parseFlags<O extends Options>(args: readonly string[], options: O) {
-  try {
-    return parseArgs({ args: attachValues(args, options), options, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new CliUsageError((err as Error).message);
-  }
+  return parseStrict(attachValues(args, options), options);
 }
 
 /** Exactly `n` positional arguments named as in `names` (for the message). */
