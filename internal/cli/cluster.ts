@@ -3,8 +3,8 @@
 import type { ParseArgsConfig } from 'node:util';
 import { KubeClient } from '../shared/kube/index.ts';
 import { parseGoDuration } from '../shared/gocompat/index.ts';
-import type { Condition } from '../../api/meta/v1.ts';
-import { objectName, outputFormat, type PrintedType } from './output.ts';
+import type { Condition, KubeObject } from '../../api/meta/v1.ts';
+import { LIST_FORMATS, objectName, outputFormat, type OutputFormat, type PrintedType } from './output.ts';
 import { CliUsageError, parseStrict, type CliIO } from './types.ts';
 import { waitFor } from './wait.ts';
 
@@ -191,5 +191,41 @@ export async function runDelete<T>(
       }
     }
     return code;
+  });
+}
+
+/**
+ * kubectl-operator's `olmv1 get` (`[<name>] [-l <selector>] [-o …]`): the object named (`<resource>.<group> "<name>"
+ * not found`, exit 1, when there is none), else the list, with the selector when one is given.
+ */
+export async function runList<T extends KubeObject>(
+  args: readonly string[],
+  io: CliIO,
+  o: {
+    /** What a name given is called in usage errors. */
+    readonly what: string;
+    /** `<plural resource>.<group>`, for not found. */
+    readonly resource: string;
+    readonly get: (client: KubeClient, name: string) => Promise<T | undefined>;
+    readonly list: (client: KubeClient, selector: string | undefined) => Promise<T[]>;
+    readonly print: (format: OutputFormat, items: readonly T[], single: boolean) => Promise<void>;
+  },
+): Promise<number> {
+  const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, selector: { type: 'string', short: 'l' }, output: { type: 'string', short: 'o' } });
+  const format = outputFormat(values.output, LIST_FORMATS);
+  if (pos.length > 1) throw new CliUsageError(`expected at most one ${o.what} name, got ${pos.length}`);
+  if (pos.length === 1 && values.selector) throw new CliUsageError('name cannot be provided when a selector is specified');
+  return withClient(values, io, async (client) => {
+    if (pos.length === 1) {
+      const obj = await o.get(client, pos[0]!);
+      if (!obj) {
+        io.stderr.write(`${o.resource} "${pos[0]!}" not found\n`);
+        return 1;
+      }
+      await o.print(format, [obj], true);
+      return 0;
+    }
+    await o.print(format, await o.list(client, values.selector), false);
+    return 0;
   });
 }

@@ -13,9 +13,9 @@ import {
   type ClusterCatalog,
 } from '../../api/v1/index.ts';
 import { ignoreNotFound, type KubeClient } from '../shared/kube/index.ts';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, runDelete, labelsFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, runDelete, runList, labelsFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { CC, listCatalogs } from './content.ts';
-import { age, conditionStatus, emit, emitObjects, LIST_FORMATS, outputFormat, table, type OutputFormat } from './output.ts';
+import { age, conditionStatus, emit, emitObjects, outputFormat, table, type OutputFormat } from './output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
 import { CauseTracker, unfixableCatalog } from './failfast.ts';
 import { waitFor } from './wait.ts';
@@ -204,24 +204,13 @@ export const catalogListCommand: CliCommand = {
     '  kubectl olm catalog list -o wide',
     '  kubectl olm catalog list olm-demo -o yaml',
   ].join('\n'),
-  async run(args, io) {
-    const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, selector: { type: 'string', short: 'l' }, output: { type: 'string', short: 'o' } });
-    const format = outputFormat(values.output, LIST_FORMATS);
-    if (pos.length > 1) throw new CliUsageError(`expected at most one catalog name, got ${pos.length}`);
-    if (pos.length === 1 && values.selector) throw new CliUsageError('name cannot be provided when a selector is specified');
-    return withClient(values, io, async (client) => {
-      if (pos.length === 1) {
-        const c = await getCatalog(client, pos[0]!);
-        if (!c) {
-          io.stderr.write(`clustercatalogs.${GroupName} "${pos[0]!}" not found\n`);
-          return 1;
-        }
-        await printCatalogs(io, format, [c], true);
-        return 0;
-      }
-      const items = values.selector ? (await client.list<ClusterCatalog>(CC, { labelSelector: values.selector })).items : await listCatalogs(client);
-      await printCatalogs(io, format, items, false);
-      return 0;
+  run(args, io) {
+    return runList(args, io, {
+      what: 'catalog',
+      resource: `clustercatalogs.${GroupName}`,
+      get: getCatalog,
+      list: async (client, selector) => (selector ? (await client.list<ClusterCatalog>(CC, { labelSelector: selector })).items : await listCatalogs(client)),
+      print: (format, items, single) => printCatalogs(io, format, items, single),
     });
   },
 };

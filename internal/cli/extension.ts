@@ -22,8 +22,8 @@ import {
 } from '../../api/v1/index.ts';
 import { isAlreadyExists, isForbidden, ignoreNotFound, isNotFound, LabelSelectorError, parseLabelSelector, retryOnConflict, type KubeClient } from '../shared/kube/index.ts';
 import { parseConstraints } from '../shared/semver/index.ts';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, runDelete, labelsFlag, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
-import { age, emit, emitObjects, LIST_FORMATS, outputFormat, table, type OutputFormat } from './output.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, runDelete, runList, labelsFlag, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
+import { age, emit, emitObjects, outputFormat, table, type OutputFormat } from './output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
 import { CauseTracker, shellQuote, unfixable, unfixableLine, type Unfixable } from './failfast.ts';
 import { didYouMean, findPackage } from './preflight.ts';
@@ -565,28 +565,13 @@ export const listCommand: CliCommand = {
     '  kubectl olm list -o json | jq -r \'.items[] | .metadata.name + " " + .status.install.bundle.version\'',
   ].join('\n'),
   classic: async () => (await import('./classic/list.ts')).listClassicCommand,
-  async run(args, io) {
-    const { values, positionals: pos } = parseFlags(args, {
-      ...CONNECTION_OPTIONS,
-      selector: { type: 'string', short: 'l' },
-      output: { type: 'string', short: 'o' },
-    });
-    const format = outputFormat(values.output, LIST_FORMATS);
-    if (pos.length > 1) throw new CliUsageError(`expected at most one extension name, got ${pos.length}`);
-    if (pos.length === 1 && values.selector) throw new CliUsageError('name cannot be provided when a selector is specified');
-    return withClient(values, io, async (client) => {
-      if (pos.length === 1) {
-        const ext = await getExtension(client, pos[0]!);
-        if (!ext) {
-          io.stderr.write(`clusterextensions.${GroupName} "${pos[0]!}" not found\n`);
-          return 1;
-        }
-        await printExtensions(io, format, [ext], true);
-        return 0;
-      }
-      const list = await client.list<ClusterExtension>(CE, values.selector ? { labelSelector: values.selector } : {});
-      await printExtensions(io, format, list.items, false);
-      return 0;
+  run(args, io) {
+    return runList(args, io, {
+      what: 'extension',
+      resource: `clusterextensions.${GroupName}`,
+      get: getExtension,
+      list: async (client, selector) => (await client.list<ClusterExtension>(CE, selector ? { labelSelector: selector } : {})).items,
+      print: (format, items, single) => printExtensions(io, format, items, single),
     });
   },
 };
