@@ -13,6 +13,7 @@ import type { Condition, KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterServiceVersion, InstallPlan, OperatorGroup, Subscription } from '../../../api/operators/index.ts';
 import { CopiedFromLabel, isCopiedCSV } from '../../../api/operators/index.ts';
 import { ClusterExtensionKind, ClusterObjectSetKind, GroupVersion, MigratedFromSubscriptionKey, OwnerNameKey, type ClusterExtension, type ClusterObjectSet } from '../../../api/v1/index.ts';
+import { findCondition } from '../../shared/controller/index.ts';
 import { isAlreadyExists, isConflict, isForbidden, ignoreNotFound, objectRef, type KubeClient, type ObjectRef } from '../../shared/kube/index.ts';
 import { sleep } from '../../shared/toolkit/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, timeoutMs, withClient } from '../cluster.ts';
@@ -126,7 +127,6 @@ async function inputFromCluster(client: KubeClient, sub: Subscription, bundle: C
   };
 }
 
-const conditionOf = (conds: readonly Condition[] | undefined, type: string): Condition | undefined => conds?.find((c) => c.type === type);
 
 /** Polls `test` (the CLI's `waitFor`) until it answers, or the deadline passes (the error says what `last` saw). */
 async function until<T>(what: string, timeout: number, io: CliIO, test: () => Promise<T | undefined>, last: () => string): Promise<T> {
@@ -231,8 +231,8 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
       io,
       async () => {
         const c = await getOrUndefined<ClusterObjectSet>(client, { ...COS, name: cosName });
-        const s = conditionOf(c?.status?.conditions as Condition[] | undefined, 'Succeeded');
-        const p = conditionOf(c?.status?.conditions as Condition[] | undefined, 'Progressing');
+        const s = findCondition(c?.status?.conditions as Condition[] | undefined, 'Succeeded');
+        const p = findCondition(c?.status?.conditions as Condition[] | undefined, 'Progressing');
         last = p ? `${p.reason}: ${p.message}` : '';
         return s?.status === 'True' ? true : undefined;
       },
@@ -258,8 +258,8 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
         const e = await getOrUndefined<ClusterExtension>(client, { ...CE, name: extName });
         const revs = (await client.list<ClusterObjectSet>(COS, { labelSelector: `${OwnerNameKey}=${extName}` })).items.map((c) => c.metadata.name ?? '');
         if (revs.some((n) => n !== cosName)) throw new Error(`ClusterExtension ${extName} made another revision (${revs.join(', ')}) instead of adopting ${cosName}`);
-        const installed = conditionOf(e?.status?.conditions as Condition[] | undefined, 'Installed');
-        const progressing = conditionOf(e?.status?.conditions as Condition[] | undefined, 'Progressing');
+        const installed = findCondition(e?.status?.conditions as Condition[] | undefined, 'Installed');
+        const progressing = findCondition(e?.status?.conditions as Condition[] | undefined, 'Progressing');
         last = [installed, progressing].filter((c) => c).map((c) => `${c!.type}=${c!.status} ${c!.reason}: ${c!.message}`).join('; ');
         const active = (e?.status?.activeRevisions ?? []).map((a) => a.name);
         const ok = installed?.status === 'True' && e?.status?.install?.bundle.name === input.bundle.name && active.length === 1 && active[0] === cosName;
