@@ -5,7 +5,7 @@
 import type { KubeObject, OwnerReference } from '../../../api/meta/v1.ts';
 import { OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel, PropertiesAnnotation, StepStatusUnknown, type Step } from '../../../api/operators/index.ts';
 import { goJSONString } from '../../shared/gocompat/index.ts';
-import { goPolicyRule, type RegistryV1 } from '../../shared/registryv1/index.ts';
+import { goPolicyRule, type PolicyRule, type RegistryV1 } from '../../shared/registryv1/index.ts';
 import { base62Sha224 } from '../operatorgroup/index.ts';
 import type { CatalogKey, Property } from '../resolver/index.ts';
 
@@ -14,24 +14,16 @@ export const BundleSecretKind = 'BundleSecret';
 /** The content hash label of generated RBAC. */
 export const ContentHashLabelKey = 'olm.permissions.hash';
 
-interface Rule {
-  [k: string]: unknown;
-  verbs?: string[] | null;
-  apiGroups?: string[];
-  resources?: string[];
-  resourceNames?: string[];
-  nonResourceURLs?: string[];
-}
 interface Permission {
   serviceAccountName?: string;
-  rules?: Rule[] | null;
+  rules?: PolicyRule[] | null;
 }
 interface Csv extends KubeObject {
   spec?: { replaces?: string; install?: { strategy?: string; spec?: { permissions?: Permission[]; clusterPermissions?: Permission[] } } };
 }
 
 
-const goRules = (rules: readonly Rule[] | null | undefined): string => (rules == null ? 'null' : `[${rules.map((r) => goPolicyRule(r)).join(',')}]`);
+const goRules = (rules: readonly PolicyRule[] | null | undefined): string => (rules == null ? 'null' : `[${rules.map((r) => goPolicyRule(r)).join(',')}]`);
 const goPermission = (p: Permission): string => `{"serviceAccountName":${goJSONString(p.serviceAccountName ?? '')},"rules":${goRules(p.rules)}}`;
 
 /** R/rbac.go generateName: base-<base62(sha224(json.Encoder of o))>, the base cut so the name fits 63 characters. */
