@@ -1,6 +1,7 @@
 // What the classic commands share: the kinds they read and write, the cluster reads, waiting for an install, the
 // Subscription table, approving a plan, and the flags and usage lines they have in common.
-import type { ClusterServiceVersion, InstallPlan, Subscription } from '../../../api/operators/index.ts';
+import type { CatalogSource, ClusterServiceVersion, InstallPlan, Subscription } from '../../../api/operators/index.ts';
+import type { CatalogContent } from '../../classic/catalogsource/index.ts';
 import {
   CatalogSourceKind,
   ClusterServiceVersionKind,
@@ -176,3 +177,27 @@ export const WAIT_USAGE = [
   '      --wait-for-fix                 with --wait: keep waiting on such a cause too (until someone fixes it, or --timeout)',
   `      --timeout <duration>           how long --wait waits (Go duration, default ${DEFAULT_TIMEOUT}; 0: no limit)`,
 ];
+
+/**
+ * Reads each CatalogSource's content here, in order, as olm-classic does (images pulled with the user's docker/podman
+ * credentials, addresses asked over gRPC), and hands it to `use`; one that cannot be read (or that `use` throws on) is
+ * named on stderr and skipped.
+ */
+export async function readCatalogSources(io: CliIO, sources: readonly CatalogSource[], insecure: readonly string[], use: (cs: CatalogSource, content: CatalogContent) => void): Promise<void> {
+  const { catalogSourceReader } = await import('../../classic/catalogsource/index.ts');
+  const { RegistryClient, loadUserCredentials } = await import('../../shared/image/index.ts');
+  const registry = new RegistryClient({ insecureRegistries: insecure, credentials: await loadUserCredentials(io.env), userAgent: 'kubectl-olm' });
+  const reader = catalogSourceReader({ registry });
+  try {
+    for (const cs of sources) {
+      try {
+        use(cs, await reader.content(cs, io.signal));
+      } catch (err) {
+        io.stderr.write(`CatalogSource ${cs.metadata.namespace ?? ''}/${cs.metadata.name ?? ''} not read: ${(err as Error).message.split('\n')[0] ?? ''}\n`);
+      }
+    }
+  } finally {
+    await reader.close();
+    await registry.close();
+  }
+}

@@ -10,7 +10,7 @@ import { CONNECTION_OPTIONS, CONNECTION_USAGE, insecureRegistries, parseFlags, w
 import { emit, json, outputFormat, yaml } from '../output.ts';
 import { availableTable as v1AvailableTable, printSearch, type ChannelSummary, type PackageSummary } from '../search.ts';
 import { CliUsageError, type CliCommand, type CliIO } from '../types.ts';
-import { CLASSIC_FLAG, CS, DEFAULT_GLOBAL_NAMESPACE, NS_OPTION, NS_USAGE } from './common.ts';
+import { CLASSIC_FLAG, CS, DEFAULT_GLOBAL_NAMESPACE, NS_OPTION, NS_USAGE, readCatalogSources } from './common.ts';
 
 const PACKAGES = { apiVersion: 'packages.operators.coreos.com/v1', kind: 'PackageManifest' } as const;
 
@@ -106,28 +106,14 @@ async function packageManifests(client: KubeClient, io: CliIO, namespace: string
 
 /** The PackageManifests of `namespace` computed here: its CatalogSources' content, then the global namespace's. */
 async function computedManifests(client: KubeClient, io: CliIO, namespace: string, globalNs: string, insecure: string[]): Promise<PackageManifest[]> {
-  const { catalogSourceReader } = await import('../../classic/catalogsource/index.ts');
   const { contentManifests, packageManifest } = await import('../../classic/packageserver/index.ts');
-  const { RegistryClient, loadUserCredentials } = await import('../../shared/image/index.ts');
   const byName = (a: CatalogSource, b: CatalogSource): number => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1);
   const sources: CatalogSource[] = [];
   for (const ns of namespace === globalNs ? [namespace] : [namespace, globalNs]) sources.push(...(await client.listAll<CatalogSource>({ ...CS, namespace: ns })).items.sort(byName));
-  const registry = new RegistryClient({ insecureRegistries: insecure, credentials: await loadUserCredentials(io.env), userAgent: 'kubectl-olm' });
-  const reader = catalogSourceReader({ registry });
   const out: PackageManifest[] = [];
-  try {
-    for (const cs of sources) {
-      try {
-        const content = await reader.content(cs, io.signal);
-        for (const m of contentManifests(content)) out.push(packageManifest(cs, m, namespace));
-      } catch (err) {
-        io.stderr.write(`CatalogSource ${cs.metadata.namespace ?? ''}/${cs.metadata.name ?? ''} not read: ${(err as Error).message.split('\n')[0] ?? ''}\n`);
-      }
-    }
-  } finally {
-    await reader.close();
-    await registry.close();
-  }
+  await readCatalogSources(io, sources, insecure, (cs, content) => {
+    for (const m of contentManifests(content)) out.push(packageManifest(cs, m, namespace));
+  });
   return out;
 }
 
