@@ -3,31 +3,21 @@
 // problem (exit 1).
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { dump, load } from 'js-yaml';
 import { GO_YAML_SCHEMA } from '../shared/fbc/index.ts';
 import { renderBundle, RenderError, sortForGolden } from '../operator-controller/render/index.ts';
 import { BundleLoadError } from '../shared/registryv1/index.ts';
-import { CliUsageError, type CliCommand } from './types.ts';
+import { CliUsageError, parseStrict, type CliCommand } from './types.ts';
 
 const CERT_PROVIDERS = ['cert-manager', 'openshift-serviceca', 'none'] as const;
 
 function parse(args: readonly string[]) {
-  try {
-    return parseArgs({
-      args: [...args],
-      options: {
-        'install-namespace': { type: 'string' },
-        'watch-namespace': { type: 'string' },
-        config: { type: 'string' },
-        'cert-provider': { type: 'string' },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (err) {
-    throw new CliUsageError((err as Error).message);
-  }
+  return parseStrict(args, {
+    'install-namespace': { type: 'string' },
+    'watch-namespace': { type: 'string' },
+    config: { type: 'string' },
+    'cert-provider': { type: 'string' },
+  });
 }
 
 /** One YAML document per object, keys sorted as sigs.k8s.io/yaml writes them. */

@@ -1,18 +1,13 @@
 // `kubectl olm catalog validate|render <dir>`: the checks `opm validate` runs, and the bytes
 // catalogd would serve at /api/v1/all, for catalog maintainers' CI and for looking before pushing.
-import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { stat } from 'node:fs/promises';
 import { dump } from 'js-yaml';
 import { encodeJsonl, FbcLoadError, FbcValidationError, loadCatalog, validateDirectory } from '../shared/fbc/index.ts';
-import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
+import { CliUsageError, parseStrict, type CliCommand, type CliIO } from './types.ts';
 
 function parse(args: readonly string[], options: Record<string, { type: 'string'; short?: string }> = {}) {
-  try {
-    return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new CliUsageError((err as Error).message);
-  }
+  return parseStrict(args, options);
 }
 
 async function catalogDir(positionals: readonly string[], io: CliIO): Promise<string> {

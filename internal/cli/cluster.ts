@@ -1,9 +1,12 @@
 // What every cluster command shares: kubectl's connection flags (--kubeconfig, --context,
 // -n/--namespace), flag parsing with usage errors, `--timeout` as a Go duration, and the client.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import { KubeClient } from '../shared/kube/index.ts';
 import { parseGoDuration } from '../shared/gocompat/index.ts';
-import { CliUsageError, type CliIO } from './types.ts';
+import type { Condition, KubeObject } from '../../api/meta/v1.ts';
+import { LIST_FORMATS, objectName, outputFormat, type OutputFormat, type PrintedType } from './output.ts';
+import { CliUsageError, parseStrict, type CliIO } from './types.ts';
+import { waitFor } from './wait.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -50,11 +53,7 @@ export function attachValues(args: readonly string[], options: Options): string[
 
 /** node:util parseArgs with positionals, strict, every problem a usage error. */
 export function parseFlags<O extends Options>(args: readonly string[], options: O) {
-  try {
-    return parseArgs({ args: attachValues(args, options), options, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new CliUsageError((err as Error).message);
-  }
+  return parseStrict(attachValues(args, options), options);
 }
 
 /** Exactly `n` positional arguments named as in `names` (for the message). */
@@ -133,4 +132,100 @@ export async function withClient<T>(flags: { kubeconfig?: string | undefined; co
   } finally {
     await client.close();
   }
+}
+
+/**
+ * kubectl-operator's `olmv1 delete` (`<name>...` or `--all`, `--wait`, `-o name`): each target deleted
+ * (`<what> "<name>" deleted`, or its `-o name`), a failure said as `<fail>: …` and the others still deleted; with
+ * `--wait`, each deleted one waited for until it is gone. The exit code.
+ */
+export async function runDelete<T>(
+  args: readonly string[],
+  io: CliIO,
+  o: {
+    readonly type: PrintedType;
+    readonly what: string;
+    readonly fail: string;
+    /** The usage error of names given with --all. */
+    readonly both: string;
+    /** What a name given is called in usage errors. */
+    readonly positional: string;
+    readonly defaultTimeout: string;
+    readonly list: (client: KubeClient) => Promise<string[]>;
+    readonly get: (client: KubeClient, name: string) => Promise<T | undefined>;
+    readonly conditions?: (obj: T | undefined) => readonly Condition[] | undefined;
+  },
+): Promise<number> {
+  const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, all: { type: 'boolean', short: 'a' }, ...WAIT_OPTIONS, output: { type: 'string', short: 'o' } });
+  const format = outputFormat(values.output, ['table', 'name']);
+  if (values.all && pos.length > 0) {
+    io.stderr.write(`${o.both}\n`);
+    return 2;
+  }
+  const targetsGiven = values.all ? undefined : names(pos, o.positional);
+  const timeout = timeoutMs(values.timeout, o.defaultTimeout);
+  return withClient(values, io, async (client) => {
+    const targets = targetsGiven ?? (await o.list(client));
+    if (targets.length === 0) {
+      io.stderr.write(`${o.fail}: no resources found\n`);
+      return 1;
+    }
+    let code = 0;
+    const deleted: string[] = [];
+    for (const name of targets) {
+      try {
+        await client.delete({ apiVersion: o.type.apiVersion, kind: o.type.kind, name });
+        deleted.push(name);
+        io.stdout.write(format === 'table' ? `${o.what} "${name}" deleted\n` : `${objectName(o.type.resource, o.type.group, name)}\n`);
+      } catch (err) {
+        io.stderr.write(`${o.fail}: ${values.all ? `failed deleting ${o.what} "${name}": ` : ''}${(err as Error).message}\n`);
+        code = 1;
+      }
+    }
+    if (!values.wait) return code;
+    for (const name of deleted) {
+      const r = await waitFor({ get: () => o.get(client, name), done: (x) => x === undefined, conditions: o.conditions, timeoutMs: timeout, io, label: `${o.type.resource}/${name}` });
+      if (!r.ok) {
+        io.stderr.write(`${o.fail}: wait for ${o.type.resource} "${name}" deleted: ${r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded'}\n`);
+        code = 1;
+      }
+    }
+    return code;
+  });
+}
+
+/**
+ * kubectl-operator's `olmv1 get` (`[<name>] [-l <selector>] [-o …]`): the object named (`<resource>.<group> "<name>"
+ * not found`, exit 1, when there is none), else the list, with the selector when one is given.
+ */
+export async function runList<T extends KubeObject>(
+  args: readonly string[],
+  io: CliIO,
+  o: {
+    /** What a name given is called in usage errors. */
+    readonly what: string;
+    /** `<plural resource>.<group>`, for not found. */
+    readonly resource: string;
+    readonly get: (client: KubeClient, name: string) => Promise<T | undefined>;
+    readonly list: (client: KubeClient, selector: string | undefined) => Promise<T[]>;
+    readonly print: (format: OutputFormat, items: readonly T[], single: boolean) => Promise<void>;
+  },
+): Promise<number> {
+  const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, selector: { type: 'string', short: 'l' }, output: { type: 'string', short: 'o' } });
+  const format = outputFormat(values.output, LIST_FORMATS);
+  if (pos.length > 1) throw new CliUsageError(`expected at most one ${o.what} name, got ${pos.length}`);
+  if (pos.length === 1 && values.selector) throw new CliUsageError('name cannot be provided when a selector is specified');
+  return withClient(values, io, async (client) => {
+    if (pos.length === 1) {
+      const obj = await o.get(client, pos[0]!);
+      if (!obj) {
+        io.stderr.write(`${o.resource} "${pos[0]!}" not found\n`);
+        return 1;
+      }
+      await o.print(format, [obj], true);
+      return 0;
+    }
+    await o.print(format, await o.list(client, values.selector), false);
+    return 0;
+  });
 }

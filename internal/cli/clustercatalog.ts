@@ -12,23 +12,19 @@ import {
   TypeServing,
   type ClusterCatalog,
 } from '../../api/v1/index.ts';
-import { isNotFound, type KubeClient } from '../shared/kube/index.ts';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, labelsFlag, names, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
+import { ignoreNotFound, type KubeClient } from '../shared/kube/index.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, runDelete, runList, labelsFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { CC, listCatalogs } from './content.ts';
-import { age, conditionStatus, emit, json, LIST_FORMATS, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
+import { age, conditionStatus, emit, emitObjects, outputFormat, table, type OutputFormat } from './output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
 import { CauseTracker, unfixableCatalog } from './failfast.ts';
 import { waitFor } from './wait.ts';
 
 const DEFAULT_TIMEOUT = '5m';
+const CATALOG_TYPE = { apiVersion: GroupVersion, kind: ClusterCatalogKind, resource: ClusterCatalogSingular, group: GroupName } as const;
 
-async function getCatalog(client: KubeClient, name: string): Promise<ClusterCatalog | undefined> {
-  try {
-    return await client.get<ClusterCatalog>({ ...CC, name });
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+function getCatalog(client: KubeClient, name: string): Promise<ClusterCatalog | undefined> {
+  return ignoreNotFound(client.get<ClusterCatalog>({ ...CC, name }));
 }
 
 /** `-o wide`'s PROGRESSING: the reason, and the message when it is not Succeeded (what keeps a catalog from serving). */
@@ -39,15 +35,7 @@ function progressingOf(c: ClusterCatalog): string {
 }
 
 async function printCatalogs(io: CliIO, format: OutputFormat, catalogs: readonly ClusterCatalog[], single: boolean): Promise<void> {
-  if (format === 'json' || format === 'yaml') {
-    const value = single && catalogs.length === 1 ? shown(catalogs[0]!) : listOf(GroupVersion, ClusterCatalogKind, catalogs);
-    await emit(io.stdout, format === 'json' ? json(value) : await yaml(value));
-    return;
-  }
-  if (format === 'name') {
-    await emit(io.stdout, catalogs.map((c) => `${objectName(ClusterCatalogSingular, GroupName, c.metadata.name ?? '')}\n`).join(''));
-    return;
-  }
+  if (await emitObjects(io.stdout, format, catalogs, single, CATALOG_TYPE)) return;
   if (catalogs.length === 0) {
     await emit(io.stdout, 'No resources found\n');
     return;
@@ -216,24 +204,13 @@ export const catalogListCommand: CliCommand = {
     '  kubectl olm catalog list -o wide',
     '  kubectl olm catalog list olm-demo -o yaml',
   ].join('\n'),
-  async run(args, io) {
-    const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, selector: { type: 'string', short: 'l' }, output: { type: 'string', short: 'o' } });
-    const format = outputFormat(values.output, LIST_FORMATS);
-    if (pos.length > 1) throw new CliUsageError(`expected at most one catalog name, got ${pos.length}`);
-    if (pos.length === 1 && values.selector) throw new CliUsageError('name cannot be provided when a selector is specified');
-    return withClient(values, io, async (client) => {
-      if (pos.length === 1) {
-        const c = await getCatalog(client, pos[0]!);
-        if (!c) {
-          io.stderr.write(`clustercatalogs.${GroupName} "${pos[0]!}" not found\n`);
-          return 1;
-        }
-        await printCatalogs(io, format, [c], true);
-        return 0;
-      }
-      const items = values.selector ? (await client.list<ClusterCatalog>(CC, { labelSelector: values.selector })).items : await listCatalogs(client);
-      await printCatalogs(io, format, items, false);
-      return 0;
+  run(args, io) {
+    return runList(args, io, {
+      what: 'catalog',
+      resource: `clustercatalogs.${GroupName}`,
+      get: getCatalog,
+      list: async (client, selector) => (selector ? (await client.list<ClusterCatalog>(CC, { labelSelector: selector })).items : await listCatalogs(client)),
+      print: (format, items, single) => printCatalogs(io, format, items, single),
     });
   },
 };
@@ -258,48 +235,16 @@ export const catalogDeleteCommand: CliCommand = {
     'Examples:',
     '  kubectl olm catalog delete olm-demo --wait',
   ].join('\n'),
-  async run(args, io) {
-    const { values, positionals: pos } = parseFlags(args, {
-      ...CONNECTION_OPTIONS,
-      all: { type: 'boolean', short: 'a' },
-      ...WAIT_OPTIONS,
-      output: { type: 'string', short: 'o' },
-    });
-    const format = outputFormat(values.output, ['table', 'name']);
-    if (values.all && pos.length > 0) {
-      io.stderr.write('failed to delete catalog: cannot specify both --all and a catalog name\n');
-      return 2;
-    }
-    const targetsGiven = values.all ? undefined : names(pos, 'name');
-    const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
-    return withClient(values, io, async (client) => {
-      const targets = targetsGiven ?? (await listCatalogs(client)).map((c) => c.metadata.name ?? '');
-      if (targets.length === 0) {
-        io.stderr.write('failed to delete catalog(s): no resources found\n');
-        return 1;
-      }
-      let code = 0;
-      const deleted: string[] = [];
-      for (const name of targets) {
-        try {
-          await client.delete({ ...CC, name });
-          deleted.push(name);
-          io.stdout.write(format === 'table' ? `catalog "${name}" deleted\n` : `${objectName(ClusterCatalogSingular, GroupName, name)}\n`);
-        } catch (err) {
-          io.stderr.write(`failed to delete catalog(s): ${values.all ? `failed deleting catalog "${name}": ` : ''}${(err as Error).message}\n`);
-          code = 1;
-        }
-      }
-      if (values.wait) {
-        for (const name of deleted) {
-          const r = await waitFor({ get: () => getCatalog(client, name), done: (c) => c === undefined, timeoutMs: timeout, io, label: `clustercatalog/${name}` });
-          if (!r.ok) {
-            io.stderr.write(`failed to delete catalog(s): wait for clustercatalog "${name}" deleted: ${r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded'}\n`);
-            code = 1;
-          }
-        }
-      }
-      return code;
+  run(args, io) {
+    return runDelete(args, io, {
+      type: CATALOG_TYPE,
+      what: 'catalog',
+      fail: 'failed to delete catalog(s)',
+      both: 'failed to delete catalog: cannot specify both --all and a catalog name',
+      positional: 'name',
+      defaultTimeout: DEFAULT_TIMEOUT,
+      list: async (client) => (await listCatalogs(client)).map((c) => c.metadata.name ?? ''),
+      get: getCatalog,
     });
   },
 };

@@ -20,10 +20,10 @@ import {
   type ClusterExtension,
   type UpgradeConstraintPolicy,
 } from '../../api/v1/index.ts';
-import { isAlreadyExists, isForbidden, isNotFound, LabelSelectorError, parseLabelSelector, retryOnConflict, type KubeClient } from '../shared/kube/index.ts';
+import { isAlreadyExists, isForbidden, ignoreNotFound, isNotFound, LabelSelectorError, parseLabelSelector, retryOnConflict, type KubeClient } from '../shared/kube/index.ts';
 import { parseConstraints } from '../shared/semver/index.ts';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, labelsFlag, names, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
-import { age, emit, json, LIST_FORMATS, listOf, objectName, outputFormat, shown, table, yaml, type OutputFormat } from './output.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, runDelete, runList, labelsFlag, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
+import { age, emit, emitObjects, outputFormat, table, type OutputFormat } from './output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
 import { CauseTracker, shellQuote, unfixable, unfixableLine, type Unfixable } from './failfast.ts';
 import { didYouMean, findPackage } from './preflight.ts';
@@ -31,15 +31,11 @@ import { waitFor } from './wait.ts';
 
 export const CE = { apiVersion: GroupVersion, kind: ClusterExtensionKind } as const;
 const DEFAULT_TIMEOUT = '5m';
+const EXTENSION_TYPE = { apiVersion: GroupVersion, kind: ClusterExtensionKind, resource: ClusterExtensionSingular, group: GroupName } as const;
 
 /** The extension, or undefined when there is none of that name. */
-export async function getExtension(client: KubeClient, name: string): Promise<ClusterExtension | undefined> {
-  try {
-    return await client.get<ClusterExtension>({ ...CE, name });
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+export function getExtension(client: KubeClient, name: string): Promise<ClusterExtension | undefined> {
+  return ignoreNotFound(client.get<ClusterExtension>({ ...CE, name }));
 }
 
 export const condition = (ext: ClusterExtension | undefined, type: string): Condition | undefined => ext?.status?.conditions?.find((c) => c.type === type);
@@ -82,15 +78,7 @@ export function stateOf(ext: ClusterExtension): string {
 }
 
 async function printExtensions(io: CliIO, format: OutputFormat, exts: readonly ClusterExtension[], single: boolean): Promise<void> {
-  if (format === 'json' || format === 'yaml') {
-    const value = single && exts.length === 1 ? shown(exts[0]!) : listOf(GroupVersion, ClusterExtensionKind, exts);
-    await emit(io.stdout, format === 'json' ? json(value) : await yaml(value));
-    return;
-  }
-  if (format === 'name') {
-    await emit(io.stdout, exts.map((e) => `${objectName(ClusterExtensionSingular, GroupName, e.metadata?.name ?? '')}\n`).join(''));
-    return;
-  }
+  if (await emitObjects(io.stdout, format, exts, single, EXTENSION_TYPE)) return;
   if (exts.length === 0) {
     await emit(io.stdout, 'No resources found\n');
     return;
@@ -538,56 +526,17 @@ export const uninstallCommand: CliCommand = {
     '  kubectl olm uninstall --all',
   ].join('\n'),
   classic: async () => (await import('./classic/uninstall.ts')).uninstallClassicCommand,
-  async run(args, io) {
-    const { values, positionals: pos } = parseFlags(args, {
-      ...CONNECTION_OPTIONS,
-      all: { type: 'boolean', short: 'a' },
-      ...WAIT_OPTIONS,
-      output: { type: 'string', short: 'o' },
-    });
-    const format = outputFormat(values.output, ['table', 'name']);
-    if (values.all && pos.length > 0) {
-      io.stderr.write('failed to delete extension: cannot specify both --all and an extension name\n');
-      return 2;
-    }
-    const targetsGiven = values.all ? undefined : names(pos, 'extension');
-    const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
-    return withClient(values, io, async (client) => {
-      const targets = targetsGiven ?? (await client.list<ClusterExtension>(CE)).items.map((e) => e.metadata?.name ?? '');
-      if (targets.length === 0) {
-        io.stderr.write('failed to delete extension: no resources found\n');
-        return 1;
-      }
-      let code = 0;
-      const deleted: string[] = [];
-      for (const name of targets) {
-        try {
-          await client.delete({ ...CE, name });
-          deleted.push(name);
-          if (format === 'table') io.stdout.write(`extension "${name}" deleted\n`);
-          else io.stdout.write(`${objectName(ClusterExtensionSingular, GroupName, name)}\n`);
-        } catch (err) {
-          io.stderr.write(`failed to delete extension: ${values.all ? `failed deleting extension "${name}": ` : ''}${(err as Error).message}\n`);
-          code = 1;
-        }
-      }
-      if (values.wait) {
-        for (const name of deleted) {
-          const r = await waitFor({
-            get: () => getExtension(client, name),
-            done: (e) => e === undefined,
-            conditions: (e) => e?.status?.conditions,
-            timeoutMs: timeout,
-            io,
-            label: `clusterextension/${name}`,
-          });
-          if (!r.ok) {
-            io.stderr.write(`failed to delete extension: wait for clusterextension "${name}" deleted: ${r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded'}\n`);
-            code = 1;
-          }
-        }
-      }
-      return code;
+  run(args, io) {
+    return runDelete(args, io, {
+      type: EXTENSION_TYPE,
+      what: 'extension',
+      fail: 'failed to delete extension',
+      both: 'failed to delete extension: cannot specify both --all and an extension name',
+      positional: 'extension',
+      defaultTimeout: DEFAULT_TIMEOUT,
+      list: async (client) => (await client.list<ClusterExtension>(CE)).items.map((e) => e.metadata?.name ?? ''),
+      get: getExtension,
+      conditions: (e) => e?.status?.conditions,
     });
   },
 };
@@ -616,28 +565,13 @@ export const listCommand: CliCommand = {
     '  kubectl olm list -o json | jq -r \'.items[] | .metadata.name + " " + .status.install.bundle.version\'',
   ].join('\n'),
   classic: async () => (await import('./classic/list.ts')).listClassicCommand,
-  async run(args, io) {
-    const { values, positionals: pos } = parseFlags(args, {
-      ...CONNECTION_OPTIONS,
-      selector: { type: 'string', short: 'l' },
-      output: { type: 'string', short: 'o' },
-    });
-    const format = outputFormat(values.output, LIST_FORMATS);
-    if (pos.length > 1) throw new CliUsageError(`expected at most one extension name, got ${pos.length}`);
-    if (pos.length === 1 && values.selector) throw new CliUsageError('name cannot be provided when a selector is specified');
-    return withClient(values, io, async (client) => {
-      if (pos.length === 1) {
-        const ext = await getExtension(client, pos[0]!);
-        if (!ext) {
-          io.stderr.write(`clusterextensions.${GroupName} "${pos[0]!}" not found\n`);
-          return 1;
-        }
-        await printExtensions(io, format, [ext], true);
-        return 0;
-      }
-      const list = await client.list<ClusterExtension>(CE, values.selector ? { labelSelector: values.selector } : {});
-      await printExtensions(io, format, list.items, false);
-      return 0;
+  run(args, io) {
+    return runList(args, io, {
+      what: 'extension',
+      resource: `clusterextensions.${GroupName}`,
+      get: getExtension,
+      list: async (client, selector) => (await client.list<ClusterExtension>(CE, selector ? { labelSelector: selector } : {})).items,
+      print: (format, items, single) => printExtensions(io, format, items, single),
     });
   },
 };

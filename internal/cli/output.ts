@@ -74,3 +74,26 @@ export async function emit(stream: NodeJS.WritableStream, text: string): Promise
   if (text === '') return;
   if (!stream.write(text)) await new Promise<void>((r) => stream.once('drain', () => r()));
 }
+
+/** The type of the objects a command prints: `-o json|yaml`'s list, `-o name`'s `<resource>.<group>`. */
+export interface PrintedType {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly resource: string;
+  readonly group: string;
+}
+
+/**
+ * `-o json|yaml` (the object when `single` names one, else a `<Kind>List`) and `-o name`; false for the table
+ * formats, which the caller prints.
+ */
+export async function emitObjects(stdout: NodeJS.WritableStream, format: OutputFormat, items: readonly KubeObject[], single: boolean, type: PrintedType): Promise<boolean> {
+  if (format === 'json' || format === 'yaml') {
+    const value = single && items.length === 1 ? shown(items[0]!) : listOf(type.apiVersion, type.kind, items);
+    await emit(stdout, format === 'json' ? json(value) : await yaml(value));
+    return true;
+  }
+  if (format !== 'name') return false;
+  await emit(stdout, items.map((o) => `${objectName(type.resource, type.group, o.metadata.name ?? '')}\n`).join(''));
+  return true;
+}

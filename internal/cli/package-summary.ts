@@ -1,5 +1,5 @@
 // What `search` and `list-available` report of a package, in the v1 and the classic forms alike (search.ts,
-// classic/search.ts), and how `search` prints it.
+// classic/search.ts), how `search` prints it and `list-available`'s table.
 import { emit, json, table, yaml, type OutputFormat } from './output.ts';
 import type { CliIO } from './types.ts';
 
@@ -67,4 +67,31 @@ export async function printSearch<P extends PackageSummary>(
   ]);
   await emit(io.stdout, table(['PACKAGE', 'CATALOG', 'PROVIDER', 'CHANNELS', 'LATEST'], rows));
   return 0;
+}
+
+/**
+ * What `list-available` prints (the v1 and the classic forms alike): a row per channel entry (CATALOG, CHANNEL,
+ * VERSION, `bundleHeader`, NOTES), the catalog cell `catalogOf` gives, and the deprecations after the table.
+ */
+export function availableTable<P extends PackageSummary>(found: readonly P[], catalogOf: (p: P) => string, bundleHeader: string): string {
+  const rows: string[][] = [];
+  const notes: string[] = [];
+  for (const p of found) {
+    const catalog = catalogOf(p);
+    if (p.deprecated) notes.push(`package ${p.package} (catalog ${catalog}): ${p.deprecated}`);
+    for (const c of p.channels) {
+      if (c.deprecated) notes.push(`channel ${c.name} (catalog ${catalog}): ${c.deprecated}`);
+      for (const b of c.bundles) {
+        rows.push([catalog, c.default ? `${c.name} (default)` : c.name, b.version, b.name, [b.name === c.head ? 'head' : '', b.deprecated ? 'deprecated' : ''].filter(Boolean).join(', ')]);
+      }
+    }
+    const seen = new Set<string>();
+    for (const b of p.channels.flatMap((c) => c.bundles)) {
+      if (b.deprecated && !seen.has(b.name)) notes.push(`bundle ${b.name} (catalog ${catalog}): ${b.deprecated}`);
+      seen.add(b.name);
+    }
+  }
+  let text = table(['CATALOG', 'CHANNEL', 'VERSION', bundleHeader, 'NOTES'], rows);
+  if (notes.length > 0) text += `\nDeprecations:\n${notes.map((n) => `  ${n}\n`).join('')}`;
+  return text;
 }

@@ -3,7 +3,6 @@
 // engine needed. The work is internal/publish's; this file parses flags, finds credentials, shows
 // progress on a terminal and prints the pushed digest reference.
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { publishBundle, publishCatalog, PublishContentError, type PublishOptions } from '../publish/index.ts';
 import {
   isImageError,
@@ -16,7 +15,7 @@ import {
   type UploadProgress,
 } from '../shared/image/index.ts';
 import { realClock } from '../shared/toolkit/index.ts';
-import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
+import { CliUsageError, parseStrict, type CliCommand, type CliIO } from './types.ts';
 
 /** Blobs smaller than this go up without a progress line. */
 const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
@@ -44,22 +43,7 @@ interface PushArgs {
 }
 
 function parse(args: readonly string[], io: CliIO, what: string): PushArgs {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      options: {
-        'plain-http': { type: 'boolean' },
-        'insecure-registries': { type: 'string' },
-        platform: { type: 'string' },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (err) {
-    throw new CliUsageError((err as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseStrict(args, { 'plain-http': { type: 'boolean' }, 'insecure-registries': { type: 'string' }, platform: { type: 'string' } });
   if (positionals.length !== 2) throw new CliUsageError(`expected a ${what} directory and an image reference, got ${positionals.length} arguments`);
   const [dir, text] = positionals as [string, string];
   let ref: ImageReference;

@@ -5,12 +5,12 @@
 // 2 on a usage or cluster error.
 import type { CatalogSource, ClusterServiceVersion, OperatorGroup, Subscription } from '../../api/operators/index.ts';
 import { CatalogSourceKind, ClusterServiceVersionKind, OperatorGroupKind, SubscriptionKind, V1, V1alpha1 } from '../../api/operators/index.ts';
-import { catalogSourceReader, type CatalogContent } from '../classic/catalogsource/index.ts';
+import type { CatalogContent } from '../classic/catalogsource/index.ts';
 import { isNotSatisfiable } from '../classic/resolver/index.ts';
 import { describeConflict, resolveNamespace } from '../classic/subscription/index.ts';
-import { RegistryClient, loadUserCredentials } from '../shared/image/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
 import { CONNECTION_OPTIONS, insecureRegistries, parseFlags, withClient } from './cluster.ts';
+import { readCatalogSources } from './classic/common.ts';
 import { CliUsageError, type CliIO } from './types.ts';
 
 const OPTIONS = {
@@ -44,22 +44,8 @@ export async function resolveNamespaceCommand(args: readonly string[], io: CliIO
     }
     const sources = new Map<string, CatalogSource[]>();
     for (const ns of new Set([namespace, globalNamespace])) sources.set(ns, await list<CatalogSource>(client, V1alpha1, CatalogSourceKind, ns));
-    const registry = new RegistryClient({ insecureRegistries: insecure, credentials: await loadUserCredentials(io.env), userAgent: 'kubectl-olm' });
-    const reader = catalogSourceReader({ registry });
     const contents = new Map<string, CatalogContent>();
-    try {
-      for (const cs of [...sources.values()].flat()) {
-        const key = `${cs.metadata.namespace ?? ''}/${cs.metadata.name ?? ''}`;
-        try {
-          contents.set(key, await reader.content(cs, io.signal));
-        } catch (err) {
-          io.stderr.write(`CatalogSource ${key} not read: ${(err as Error).message.split('\n')[0] ?? ''}\n`);
-        }
-      }
-    } finally {
-      await reader.close();
-      await registry.close();
-    }
+    await readCatalogSources(io, [...sources.values()].flat(), insecure, (cs, content) => contents.set(`${cs.metadata.namespace ?? ''}/${cs.metadata.name ?? ''}`, content));
     let out;
     try {
       out = await resolveNamespace({

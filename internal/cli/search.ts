@@ -8,8 +8,8 @@ import { bundleMetadataVersion, getVersionAndRelease } from '../operator-control
 import { compareVersions, type Version } from '../shared/semver/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, timeoutMs, withClient } from './cluster.ts';
 import { isServing, listCatalogs, LiveContent } from './content.ts';
-import { emit, json, outputFormat, table, yaml } from './output.ts';
-import { printSearch, type ChannelSummary, type PackageSummary } from './package-summary.ts';
+import { emit, json, outputFormat, yaml } from './output.ts';
+import { availableTable, printSearch, type ChannelSummary, type PackageSummary } from './package-summary.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
 
 interface CsvMetadata {
@@ -225,25 +225,7 @@ export const listAvailableCommand: CliCommand = {
       await emit(io.stdout, format === 'json' ? json({ packages: found }) : await yaml({ packages: found }));
       return 0;
     }
-    const rows: string[][] = [];
-    const notes: string[] = [];
-    for (const p of found) {
-      if (p.deprecated) notes.push(`package ${p.package} (catalog ${p.catalog}): ${p.deprecated}`);
-      for (const c of p.channels) {
-        if (c.deprecated) notes.push(`channel ${c.name} (catalog ${p.catalog}): ${c.deprecated}`);
-        for (const b of c.bundles) {
-          rows.push([p.catalog, c.default ? `${c.name} (default)` : c.name, b.version, b.name, [b.name === c.head ? 'head' : '', b.deprecated ? 'deprecated' : ''].filter(Boolean).join(', ')]);
-        }
-      }
-      const seen = new Set<string>();
-      for (const b of p.channels.flatMap((c) => c.bundles)) {
-        if (b.deprecated && !seen.has(b.name)) notes.push(`bundle ${b.name} (catalog ${p.catalog}): ${b.deprecated}`);
-        seen.add(b.name);
-      }
-    }
-    let text = table(['CATALOG', 'CHANNEL', 'VERSION', 'BUNDLE', 'NOTES'], rows);
-    if (notes.length > 0) text += `\nDeprecations:\n${notes.map((n) => `  ${n}\n`).join('')}`;
-    await emit(io.stdout, text);
+    await emit(io.stdout, availableTable(found, (p) => p.catalog, 'BUNDLE'));
     return 0;
   },
 };

@@ -17,7 +17,7 @@ import { labelSelectorString, type KubeClient } from '../shared/kube/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, positionals, withClient } from './cluster.ts';
 import { listCatalogs, LiveContent } from './content.ts';
 import { condition, getExtension, stateOf } from './extension.ts';
-import { emit, json, outputFormat, shown, yaml } from './output.ts';
+import { emit, json, outputFormat, shown, yaml, type OutputFormat } from './output.ts';
 import type { CliCommand, CliIO } from './types.ts';
 
 /** A condition as a phrase a person reads: `installed`, `retrying after an error`, … */
@@ -169,9 +169,17 @@ function statusText(ext: ClusterExtension, r: StatusReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-function notFound(io: CliIO, name: string): number {
-  io.stderr.write(`clusterextensions.${GroupName} "${name}" not found\n`);
-  return 1;
+/** What status and explain share: their flags, the extension named (exit 1 when there is none), the client. */
+async function onExtension(args: readonly string[], io: CliIO, fn: (client: KubeClient, ext: ClusterExtension, name: string, format: OutputFormat) => Promise<number>): Promise<number> {
+  const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, output: { type: 'string', short: 'o' } });
+  const [name] = positionals(pos, ['extension']) as [string];
+  const format = outputFormat(values.output, ['table', 'json', 'yaml']);
+  return withClient(values, io, async (client) => {
+    const ext = await getExtension(client, name);
+    if (ext) return fn(client, ext, name, format);
+    io.stderr.write(`clusterextensions.${GroupName} "${name}" not found\n`);
+    return 1;
+  });
 }
 
 export const statusCommand: CliCommand = {
@@ -194,13 +202,8 @@ export const statusCommand: CliCommand = {
     '  kubectl olm status demo-operator',
     '  kubectl olm status demo-operator -o json | jq .next',
   ].join('\n'),
-  async run(args, io) {
-    const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, output: { type: 'string', short: 'o' } });
-    const [name] = positionals(pos, ['extension']) as [string];
-    const format = outputFormat(values.output, ['table', 'json', 'yaml']);
-    return withClient(values, io, async (client) => {
-      const ext = await getExtension(client, name);
-      if (!ext) return notFound(io, name);
+  run(args, io) {
+    return onExtension(args, io, async (client, ext, _name, format) => {
       const report = await statusReport(client, ext);
       if (format === 'table') await emit(io.stdout, statusText(ext, report));
       else await emit(io.stdout, format === 'json' ? json(report) : await yaml(report));
@@ -231,13 +234,8 @@ export const explainCommand: CliCommand = {
     'Examples:',
     '  kubectl olm explain demo-operator',
   ].join('\n'),
-  async run(args, io) {
-    const { values, positionals: pos } = parseFlags(args, { ...CONNECTION_OPTIONS, output: { type: 'string', short: 'o' } });
-    const [name] = positionals(pos, ['extension']) as [string];
-    const format = outputFormat(values.output, ['table', 'json', 'yaml']);
-    return withClient(values, io, async (client) => {
-      const ext = await getExtension(client, name);
-      if (!ext) return notFound(io, name);
+  run(args, io) {
+    return onExtension(args, io, async (client, ext, name, format) => {
       const { resolver, content } = await resolverFor(client);
       let outcome: Outcome;
       try {

@@ -2,6 +2,7 @@
 // commands; commands.ts lists them, each loaded only when it runs (`lazy`). Commands write to the
 // given streams and return an exit code (0 success, 1 failure the user caused or the cluster
 // reported, 2 usage error) — they never call process.exit, so they are testable in process.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 export interface CliIO {
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WritableStream;
@@ -50,4 +51,13 @@ export async function loadCommand(entry: CliCommandEntry): Promise<CliCommand> {
 /** Thrown by argument parsing; printed in one line with where the command's usage is, exit 2. */
 export class CliUsageError extends Error {
   override readonly name = 'CliUsageError';
+}
+
+/** node:util parseArgs with positionals, strict, every problem a usage error (cluster commands' parseFlags adds pflag's rule). */
+export function parseStrict<O extends NonNullable<ParseArgsConfig['options']>>(args: readonly string[], options: O) {
+  try {
+    return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new CliUsageError((err as Error).message);
+  }
 }

@@ -2,13 +2,13 @@
 // `--writeStatusName`): CSVs from an informer (all namespaces, only what gating reads kept), one key — the
 // ClusterOperator's name — enqueued by every change of a non-copied CSV, the status of classic.ts written.
 import { ClusterServiceVersionKind, V1alpha1, type ClusterServiceVersion } from '../../api/operators/index.ts';
-import { Controller, formatTime } from '../shared/controller/index.ts';
+import { formatTime, type Controller } from '../shared/controller/index.ts';
 import type { Informer} from '../shared/kube/index.ts';
-import { informers, eventRecorder } from '../shared/kube/index.ts';
+import { informers } from '../shared/kube/index.ts';
 import type { ManagerContext, ManagerParts } from '../shared/manager/index.ts';
 import { classicRelatedObjects, classicStatus, classicVerdict, isCopied, type CsvInfo } from './classic.ts';
 import type { OperandVersion } from './clusteroperator.ts';
-import { blockingGauge, clusterOperatorReconciler, clusterOperatorWatch } from './gating.ts';
+import { clusterOperatorController } from './gating.ts';
 import { CSV_PROPERTIES_ANNOTATION } from './properties.ts';
 import { OLM_VERSION } from './olm-version.ts';
 
@@ -62,8 +62,8 @@ const info = (csv: ClusterServiceVersion): CsvInfo => ({
 const byKey = (a: CsvInfo, b: CsvInfo): number => (a.namespace === b.namespace ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.namespace < b.namespace ? -1 : 1);
 
 export function classicGatingSetup(options: ClassicGatingOptions): (ctx: ManagerContext) => ClassicGatingParts {
-  return ({ client, logger, metrics }) => {
-    const log = logger.child({ controller: 'clusteroperator' });
+  return (ctx) => {
+    const { client, logger } = ctx;
     const csvs = informers(client, logger)<ClusterServiceVersion>(V1alpha1, ClusterServiceVersionKind, {
       ...(options.watchedNamespace && { namespace: options.watchedNamespace }),
       transform: slim,
@@ -73,15 +73,12 @@ export function classicGatingSetup(options: ClassicGatingOptions): (ctx: Manager
       { name: 'operator', version: options.releaseVersion ?? '' },
       { name: options.name, version: olmVersion },
     ];
-    const co = clusterOperatorWatch(client, options.name, logger);
-    const reconciler = clusterOperatorReconciler({
+    const { controller, close, log } = clusterOperatorController(ctx, {
       name: options.name,
-      client,
-      onServed: co.served,
+      controller: 'clusteroperator',
+      component: 'olm-classic',
       kind: ClusterServiceVersionKind,
-      gauge: blockingGauge(metrics.registry),
-      events: eventRecorder(client, 'olm-classic', log),
-      logger: log,
+      resyncMs: options.resyncMs,
       compute: (current) => {
         // Upstream lists from its cache in no particular order; here namespace/name order, so messages are stable.
         const all = csvs.list().map(info).sort(byKey);
@@ -98,18 +95,10 @@ export function classicGatingSetup(options: ClassicGatingOptions): (ctx: Manager
         return blocking === undefined ? { status } : { status, blocking };
       },
     });
-    const controller = new Controller({
-      name: 'clusteroperator',
-      reconciler,
-      logger,
-      metrics,
-      resync: { periodMs: options.resyncMs ?? 10 * 60_000, keys: () => [options.name] },
-    });
     // Every change of an original (non-copied) CSV recomputes the one ClusterOperator.
     controller.watch(csvs, (csv) => (isCopied(info(csv)) ? undefined : options.name));
-    controller.watch(co.informer, () => options.name);
     controller.enqueue(options.name);
     log.info('writing ClusterOperator status', { clusterOperator: options.name, releaseVersion: options.releaseVersion ?? '' });
-    return { informers: [csvs], controllers: [controller], closers: [co.close], csvs, controller };
+    return { informers: [csvs], controllers: [controller], closers: [close], csvs, controller };
   };
 }

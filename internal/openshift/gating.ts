@@ -2,9 +2,10 @@
 // its status recomputed and written only when it changed; an `OperatorStatusChanged` Event on the ClusterOperator
 // when its Upgradeable condition changes (library-go's wording); the blocking-installs gauge.
 import { Gauge, type Logger, type Registry } from '../shared/observability/index.ts';
-import type { Reconciler, Result } from '../shared/controller/index.ts';
+import { Controller, type Reconciler, type Result } from '../shared/controller/index.ts';
 import type { Informer} from '../shared/kube/index.ts';
-import { isAlreadyExists, isNoKindMatch, isNotFound, semanticEqual, informers, type EventRecorder, type KubeClient } from '../shared/kube/index.ts';
+import { eventRecorder, isAlreadyExists, isNoKindMatch, isNotFound, semanticEqual, informers, type EventRecorder, type KubeClient } from '../shared/kube/index.ts';
+import type { ManagerContext } from '../shared/manager/index.ts';
 import {
   ClusterOperatorKind,
   ConfigGroupVersion,
@@ -133,3 +134,31 @@ export function clusterOperatorReconciler(o: ClusterOperatorReconcilerOptions): 
 }
 
 
+
+/**
+ * The controller both gating setups run: one key, the ClusterOperator's name; the ClusterOperator watched (its
+ * informer started once the API is found served), `compute`'s status written, a safety-net resync (default 10 min).
+ * The caller watches what `compute` reads and enqueues the key.
+ */
+export function clusterOperatorController(
+  { client, logger, metrics }: ManagerContext,
+  o: Pick<ClusterOperatorReconcilerOptions, 'name' | 'kind' | 'compute' | 'notServedRetryMs'> & { readonly controller: string; readonly component: string; readonly resyncMs?: number | undefined },
+): { readonly controller: Controller; readonly close: () => Promise<void>; readonly log: Logger } {
+  const log = logger.child({ controller: 'clusteroperator' });
+  const co = clusterOperatorWatch(client, o.name, logger);
+  const reconciler = clusterOperatorReconciler({
+    name: o.name,
+    client,
+    onServed: co.served,
+    kind: o.kind,
+    gauge: blockingGauge(metrics.registry),
+    events: eventRecorder(client, o.component, log),
+    logger: log,
+    ...(o.notServedRetryMs !== undefined && { notServedRetryMs: o.notServedRetryMs }),
+    compute: o.compute,
+  });
+  const resync = { periodMs: o.resyncMs ?? 10 * 60_000, keys: () => [o.name] };
+  const controller = new Controller({ name: o.controller, reconciler, logger, metrics, resync });
+  controller.watch(co.informer, () => o.name);
+  return { controller, close: co.close, log };
+}

@@ -4,13 +4,13 @@
 // Upgradeable condition written from v1.ts (its other conditions are left as they are).
 import type { KubeObject } from '../../api/meta/v1.ts';
 import { ClusterExtensionKind, GroupVersion, type ClusterExtension } from '../../api/v1/index.ts';
-import { Controller, formatTime } from '../shared/controller/index.ts';
+import { formatTime, type Controller } from '../shared/controller/index.ts';
 import type { Informer} from '../shared/kube/index.ts';
-import { informers, eventRecorder } from '../shared/kube/index.ts';
+import { informers } from '../shared/kube/index.ts';
 import type { ManagerContext, ManagerParts } from '../shared/manager/index.ts';
 import type { Version } from '../shared/semver/index.ts';
 import { libraryGoSetCondition, type ClusterOperatorStatus } from './clusteroperator.ts';
-import { blockingGauge, clusterOperatorReconciler, clusterOperatorWatch } from './gating.ts';
+import { clusterOperatorController } from './gating.ts';
 import { v1Incompatible, v1Upgradeable, type ExtensionInfo, type RevisionInfo } from './v1.ts';
 
 /**
@@ -57,8 +57,8 @@ const metadataOnly = (o: KubeObject & { type?: string }): KubeObject => {
 };
 
 export function v1GatingSetup(options: V1GatingOptions): (ctx: ManagerContext) => V1GatingParts {
-  return ({ client, logger, metrics }) => {
-    const log = logger.child({ controller: 'clusteroperator' });
+  return (ctx) => {
+    const { client, logger } = ctx;
     const informer = informers(client, logger);
     const extensions = informer<ClusterExtension>(GroupVersion, ClusterExtensionKind, { name: 'clusterextensions-gating', transform: nameOnly });
     const heads = informer(options.revisions.apiVersion, options.revisions.kind, {
@@ -82,16 +82,13 @@ export function v1GatingSetup(options: V1GatingOptions): (ctx: ManagerContext) =
         .sort()
         .map((name) => ({ name, revisions: byExtension.get(name) ?? [] }));
     };
-    const co = clusterOperatorWatch(client, options.name, logger);
-    const reconciler = clusterOperatorReconciler({
+    const { controller, close, log } = clusterOperatorController(ctx, {
       name: options.name,
-      client,
-      onServed: co.served,
+      controller: 'clusteroperator-olm',
+      component: 'operator-controller',
       kind: ClusterExtensionKind,
-      gauge: blockingGauge(metrics.registry),
-      events: eventRecorder(client, 'operator-controller', log),
-      logger: log,
-      ...(options.notServedRetryMs !== undefined && { notServedRetryMs: options.notServedRetryMs }),
+      resyncMs: options.resyncMs,
+      notServedRetryMs: options.notServedRetryMs,
       compute: (current) => {
         const result = v1Incompatible(extensionInfos(), options.currentMinor);
         const status: ClusterOperatorStatus = structuredClone(current ?? {});
@@ -99,18 +96,10 @@ export function v1GatingSetup(options: V1GatingOptions): (ctx: ManagerContext) =
         return { status, blocking: result.blocking.length + result.errors.length };
       },
     });
-    const controller = new Controller({
-      name: 'clusteroperator-olm',
-      reconciler,
-      logger,
-      metrics,
-      resync: { periodMs: options.resyncMs ?? 10 * 60_000, keys: () => [options.name] },
-    });
     controller.watch(extensions, () => options.name);
     controller.watch(heads, () => options.name);
-    controller.watch(co.informer, () => options.name);
     controller.enqueue(options.name);
     log.info('writing ClusterOperator Upgradeable', { clusterOperator: options.name, currentMinor: `${options.currentMinor.major}.${options.currentMinor.minor}` });
-    return { informers: [extensions, heads], controllers: [controller], closers: [co.close], extensions, heads, controller };
+    return { informers: [extensions, heads], controllers: [controller], closers: [close], extensions, heads, controller };
   };
 }

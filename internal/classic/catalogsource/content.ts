@@ -2,7 +2,7 @@
 // (entries with replaces/skips/skipRange) and bundles with their properties (type + JSON text, as
 // the registry API serves them). `spec.image` fills it from the FBC of the unpacked image,
 // `spec.address` from the registry gRPC API.
-import { SCHEMA_BUNDLE, SCHEMA_PACKAGE, type Catalog } from '../../shared/fbc/index.ts';
+import { SCHEMA_BUNDLE, SCHEMA_PACKAGE, type Catalog, type ChannelEntry } from '../../shared/fbc/index.ts';
 import type { Bundle as RegistryBundle, RegistryClient } from '../registryclient/index.ts';
 
 export interface ContentProperty {
@@ -30,12 +30,8 @@ export interface ContentBundle {
   readonly relatedImages?: readonly string[];
 }
 
-export interface ContentChannelEntry {
-  readonly name: string;
-  readonly replaces: string;
-  readonly skips: readonly string[];
-  readonly skipRange: string;
-}
+/** An entry of a channel: name, replaces, skips, skipRange (FBC's). */
+export type ContentChannelEntry = ChannelEntry;
 
 export interface ContentChannel {
   readonly name: string;

@@ -1,7 +1,7 @@
 // clusterRequirements: the requirement check's view of the cluster (RequirementSource of requirements.ts) over the
 // shared caches, discovery and live reads.
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import { NAMESPACE_INDEX, isNoKindMatch, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
+import { NAMESPACE_INDEX, isNoKindMatch, ignoreNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import { realClock, type Clock } from '../../shared/toolkit/index.ts';
 import type { CachedCRD, OlmCaches } from '../olmcache/index.ts';
 import type { CRDInfo, RequirementSource } from './requirements.ts';
@@ -45,13 +45,8 @@ export function clusterRequirements(client: KubeClient, caches: OlmCaches, clock
       }
     },
     apiService: async (name) => {
-      try {
-        const svc = await client.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>({ apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', name });
-        return { ...(svc.metadata.uid && { uid: svc.metadata.uid }), available: (svc.status?.conditions ?? []).some((c) => c.type === 'Available' && c.status === 'True') };
-      } catch (err) {
-        if (isNotFound(err)) return undefined;
-        throw err;
-      }
+      const svc = await ignoreNotFound(client.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>({ apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', name }));
+      return svc && { ...(svc.metadata.uid && { uid: svc.metadata.uid }), available: (svc.status?.conditions ?? []).some((c) => c.type === 'Available' && c.status === 'True') };
     },
     serviceAccount: (namespace, name) => caches.serviceAccounts.get(`${namespace}/${name}`),
     rbac: {

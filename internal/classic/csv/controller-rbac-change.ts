@@ -3,7 +3,7 @@
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { CSVPhasePending, CSVReasons, ClusterServiceVersionKind, V1alpha1 } from '../../../api/operators/index.ts';
 import { Controller, formatTime } from '../../shared/controller/index.ts';
-import { NAMESPACE_INDEX, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
+import { NAMESPACE_INDEX, ignoreNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import type { OlmCaches } from '../olmcache/index.ts';
 import type { ControllerBase } from './controller-base.ts';
 import { setPhase } from './phase.ts';
@@ -26,11 +26,7 @@ export function rbacChangeController(o: RBACChangeControllerOptions): Controller
         for (const c of failed) {
           const out = structuredClone(c);
           setPhase(out, CSVPhasePending, CSVReasons.DetectedClusterChange, 'Cluster resources changed state', formatTime(o.now ? o.now() : new Date()));
-          try {
-            await client.updateStatus({ ...out, apiVersion: V1alpha1, kind: ClusterServiceVersionKind }, { signal });
-          } catch (err) {
-            if (!isNotFound(err)) throw err;
-          }
+          await ignoreNotFound(client.updateStatus({ ...out, apiVersion: V1alpha1, kind: ClusterServiceVersionKind }, { signal }));
         }
       },
     },

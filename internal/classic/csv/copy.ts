@@ -17,7 +17,7 @@ import {
   type ClusterServiceVersion,
   type OperatorGroup,
 } from '../../../api/operators/index.ts';
-import { NAMESPACE_INDEX, isAlreadyExists, isNotFound, type EventRecorder, type KubeClient } from '../../shared/kube/index.ts';
+import { NAMESPACE_INDEX, ignoreNotFound, isAlreadyExists, isNotFound, type EventRecorder, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import { COPY_SPEC_HASH, COPY_STATUS_HASH, copyableCSVHash, isCopiedObject, type OlmCaches } from '../olmcache/index.ts';
 import { buildTargetNamespaces, isAllNamespaces, namespaceSetContains, namespaceSetFromString } from '../operatorgroup/index.ts';
@@ -252,11 +252,7 @@ export async function syncCopy(p: CopyPorts, key: string, signal: AbortSignal): 
   for (const copy of p.caches.copiedCSVs.list()) {
     if (copy.metadata.labels?.[CopiedFromLabel] !== csv.metadata.namespace || copy.metadata.name !== csv.metadata.name) continue;
     if (isProtected.has(copy.metadata.namespace ?? '')) continue;
-    try {
-      await p.client.delete({ apiVersion: V1alpha1, kind: ClusterServiceVersionKind, namespace: copy.metadata.namespace ?? '', name: copy.metadata.name ?? '' }, { signal });
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
+    await ignoreNotFound(p.client.delete({ apiVersion: V1alpha1, kind: ClusterServiceVersionKind, namespace: copy.metadata.namespace ?? '', name: copy.metadata.name ?? '' }, { signal }));
   }
   p.events?.warning({ ...csv, apiVersion: V1alpha1, kind: ClusterServiceVersionKind }, DISABLED_COPIED_CSVS, `CSV copying disabled for ${csv.metadata.namespace ?? ''}/${csv.metadata.name ?? ''}`);
 }
@@ -269,11 +265,7 @@ export async function syncCopied(p: CopyPorts, key: string, signal: AbortSignal)
   const name = copy.metadata.name ?? '';
   const remove = async (why: string): Promise<undefined> => {
     p.logger.debug(why, { copiedCSV: key });
-    try {
-      await p.client.delete({ apiVersion: V1alpha1, kind: ClusterServiceVersionKind, namespace, name }, { signal });
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
+    await ignoreNotFound(p.client.delete({ apiVersion: V1alpha1, kind: ClusterServiceVersionKind, namespace, name }, { signal }));
     return undefined;
   };
   const operatorNamespace = copy.metadata.annotations?.[OperatorGroupNamespaceAnnotationKey];
@@ -319,13 +311,8 @@ export function copiedCSVsCondition(enabled: boolean, requeued: boolean): Omit<C
  * `DisabledCopiedCSVs` condition says how it stands.
  */
 export async function syncOLMConfig(p: CopyPorts, name: string, enqueueCopy: (key: string) => void, signal: AbortSignal, now = new Date()): Promise<void> {
-  let cfg: OLMConfig;
-  try {
-    cfg = await p.client.get<OLMConfig>({ apiVersion: 'operators.coreos.com/v1', kind: 'OLMConfig', name }, { signal });
-  } catch (err) {
-    if (isNotFound(err)) return;
-    throw err;
-  }
+  const cfg = await ignoreNotFound(p.client.get<OLMConfig>({ apiVersion: 'operators.coreos.com/v1', kind: 'OLMConfig', name }, { signal }));
+  if (!cfg) return;
   const enabled = cfg.spec?.features?.disableCopiedCSVs !== true;
   const active = p.caches.namespaces.list().filter((ns) => (ns['status'] as { phase?: string } | undefined)?.phase === 'Active').length;
   const isProtected = new Set(p.protectedNamespaces ?? []);

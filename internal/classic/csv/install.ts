@@ -7,7 +7,7 @@ import { OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel } from '../../../api/op
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { ClusterServiceVersionKind, V1alpha1, type ClusterServiceVersion } from '../../../api/operators/index.ts';
 import { errorMessage } from '../../shared/controller/index.ts';
-import { isForbidden, isNotFound, retryOnConflict, type KubeClient } from '../../shared/kube/index.ts';
+import { isForbidden, ignoreNotFound, retryOnConflict, type KubeClient } from '../../shared/kube/index.ts';
 import { strategyDeployment, type DeploymentConfig } from '../../shared/registryv1/index.ts';
 import { deepHash } from '../olmcache/index.ts';
 import { OPERATOR_CONDITION_ENV } from '../operatorcondition/index.ts';
@@ -132,12 +132,7 @@ export async function installDeployments(
       // between is a conflict tried again on a fresh read.
       await retryOnConflict(
         async () => {
-          let current: KubeObject | undefined;
-          try {
-            current = await client.get(ref, { signal });
-          } catch (err) {
-            if (!isNotFound(err)) throw err;
-          }
+          const current: KubeObject | undefined = await ignoreNotFound(client.get(ref, { signal }));
           if (!current) await client.create(deployment, { signal });
           else await client.update({ ...deployment, metadata: { ...deployment.metadata, resourceVersion: current.metadata.resourceVersion } }, { signal });
         },
@@ -152,11 +147,7 @@ export async function installDeployments(
     const name = d.metadata.name ?? '';
     if (wanted.has(name) || !ownedByCSVLabels(d, csv)) continue;
     if (!(d.metadata.ownerReferences ?? []).some((r) => r.uid === csv.metadata.uid)) continue;
-    try {
-      await client.delete({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name }, { propagationPolicy: 'Foreground', gracePeriodSeconds: 1, signal });
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
+    await ignoreNotFound(client.delete({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name }, { propagationPolicy: 'Foreground', gracePeriodSeconds: 1, signal }));
   }
 }
 

@@ -3,7 +3,7 @@
 // (controller-rbac-change.ts) and `olmconfig` (controller-olmconfig.ts) — with the ports their steps use.
 import { ClusterServiceVersionKind, V1alpha1, type ClusterServiceVersion, type OperatorGroup } from '../../../api/operators/index.ts';
 import type { Controller, RateLimiter } from '../../shared/controller/index.ts';
-import { eventRecorder, isNotFound } from '../../shared/kube/index.ts';
+import { eventRecorder, ignoreNotFound } from '../../shared/kube/index.ts';
 import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
 import type { OlmCaches } from '../olmcache/index.ts';
 import { clusterRequirements } from './cluster-requirements.ts';
@@ -60,14 +60,7 @@ export function csvSetup(caches: OlmCaches, options: CSVOptions = {}): (ctx: Man
         if (!sa) return client;
         return og.status?.serviceAccountRef ? client.asServiceAccount(og.metadata.namespace ?? '', sa) : undefined;
       },
-      getCSV: async (namespace, name, signal) => {
-        try {
-          return await client.get<ClusterServiceVersion>({ apiVersion: V1alpha1, kind: ClusterServiceVersionKind, namespace, name }, { signal });
-        } catch (err) {
-          if (isNotFound(err)) return undefined;
-          throw err;
-        }
-      },
+      getCSV: (namespace, name, signal) => ignoreNotFound(client.get<ClusterServiceVersion>({ apiVersion: V1alpha1, kind: ClusterServiceVersionKind, namespace, name }, { signal })),
       enqueue: (k) => late.main?.enqueue(k),
     };
     const copyPorts: CopyPorts = {

@@ -8,7 +8,7 @@
 import type { KubeObject, LabelSelector } from '../../../api/meta/v1.ts';
 import { ClusterServiceVersionKind, OperatorGroupLabelPrefix, type ClusterServiceVersion, type OperatorGroup, type WebhookDescription } from '../../../api/operators/index.ts';
 import { errorMessage } from '../../shared/controller/index.ts';
-import { isNotFound, retryOnConflict, type KubeClient } from '../../shared/kube/index.ts';
+import { ignoreNotFound, retryOnConflict, type KubeClient } from '../../shared/kube/index.ts';
 import { deepHash } from '../olmcache/index.ts';
 import { CERT_MIN_FRESH_MS, CERT_VALID_FOR_MS, createSignedServingPair, generateCA, pemSHA256, shouldRotate, type KeyPair } from './certs.ts';
 import { csvOwnerLabels, csvOwnerReference } from './install.ts';
@@ -66,13 +66,8 @@ interface SecretObj extends KubeObject {
 }
 const decode = (v: string | undefined): string | undefined => (v === undefined ? undefined : Buffer.from(v, 'base64').toString('utf8'));
 
-async function getOrUndefined<T extends KubeObject>(client: KubeClient, ref: { apiVersion: string; kind: string; name: string; namespace?: string }, signal: AbortSignal): Promise<T | undefined> {
-  try {
-    return await client.get<T>(ref, { signal });
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+function getOrUndefined<T extends KubeObject>(client: KubeClient, ref: { apiVersion: string; kind: string; name: string; namespace?: string }, signal: AbortSignal): Promise<T | undefined> {
+  return ignoreNotFound(client.get<T>(ref, { signal }));
 }
 
 /** Create, or replace keeping the resourceVersion, adding the CSV as owner when the object is adoptable. */
@@ -302,11 +297,7 @@ export async function webhooksAvailable(client: KubeClient, csv: ClusterServiceV
       const desc = cfg.metadata.labels?.[WEBHOOK_DESC_LABEL];
       if (desc === undefined) throw new Error(`${kind.charAt(0).toLowerCase()}${kind.slice(1)} ${cfg.metadata.name ?? ''} does not have WebhookDesc key`);
       if (!names.has(desc)) {
-        try {
-          await client.delete({ apiVersion: ADMISSION, kind, name: cfg.metadata.name ?? '' }, { signal });
-        } catch (err) {
-          if (!isNotFound(err)) throw err;
-        }
+        await ignoreNotFound(client.delete({ apiVersion: ADMISSION, kind, name: cfg.metadata.name ?? '' }, { signal }));
       }
     }
   }

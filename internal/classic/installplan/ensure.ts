@@ -5,7 +5,7 @@
 // server fills in, like a Service's clusterIP, is kept); other kinds are replaced with a PUT.
 import type { KubeObject, OwnerReference } from '../../../api/meta/v1.ts';
 import { StepStatusCreated, StepStatusPresent, type StepStatus } from '../../../api/operators/index.ts';
-import { isAlreadyExists, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
+import { isAlreadyExists, isNotFound, objectRef, type KubeClient } from '../../shared/kube/index.ts';
 import { errorText, opaque, wrap } from './errors.ts';
 
 import { OwnerLabel } from '../../../api/operators/index.ts';
@@ -50,20 +50,14 @@ export function twoWayPatch(live: KubeObject, desired: KubeObject): Record<strin
   return Object.keys(top).length > 0 ? top : undefined;
 }
 
-const refOf = (obj: KubeObject): { apiVersion: string; kind: string; name: string; namespace?: string } => ({
-  apiVersion: obj.apiVersion ?? '',
-  kind: obj.kind ?? '',
-  name: obj.metadata.name ?? '',
-  ...(obj.metadata.namespace && { namespace: obj.metadata.namespace }),
-});
 
 /** operatorclient's Update*: read the object, patch it to the manifest. */
 async function patchToManifest(client: KubeClient, obj: KubeObject, signal?: AbortSignal, normalize?: (live: KubeObject, desired: KubeObject) => void): Promise<void> {
-  const live = await client.get(refOf(obj), { signal });
+  const live = await client.get(objectRef(obj), { signal });
   const desired = structuredClone(obj);
   normalize?.(live, desired);
   const patch = twoWayPatch(live, desired);
-  if (patch) await client.patch(refOf(obj), 'merge', patch, { signal });
+  if (patch) await client.patch(objectRef(obj), 'merge', patch, { signal });
 }
 
 async function create(client: KubeClient, obj: KubeObject, signal: AbortSignal | undefined): Promise<boolean> {
@@ -134,7 +128,7 @@ export class StepEnsurer {
     }
     let pre: KubeObject;
     try {
-      pre = await this.#client.get(refOf(sa), { signal: this.#signal });
+      pre = await this.#client.get(objectRef(sa), { signal: this.#signal });
     } catch (err) {
       throw wrap(`error getting older version of service account: ${name}`, err);
     }
@@ -147,7 +141,7 @@ export class StepEnsurer {
     desired.metadata.annotations = { ...pre.metadata.annotations, ...desired.metadata.annotations };
     try {
       const patch = twoWayPatch(pre, desired);
-      if (patch) await this.#client.patch(refOf(sa), 'merge', patch, { signal: this.#signal });
+      if (patch) await this.#client.patch(objectRef(sa), 'merge', patch, { signal: this.#signal });
     } catch (err) {
       throw wrap(`error updating service account: ${name}`, err);
     }
@@ -205,7 +199,7 @@ export class StepEnsurer {
     }
     let original: KubeObject;
     try {
-      original = await this.#client.get(refOf(obj), { signal: this.#signal });
+      original = await this.#client.get(objectRef(obj), { signal: this.#signal });
     } catch (err) {
       throw wrap(`error getting unstructured object ${name}`, err);
     }

@@ -67,29 +67,22 @@ const refOf = (c: Component): { apiVersion: string; kind: string; name: string; 
   ...(c.obj.metadata.namespace && { namespace: c.obj.metadata.namespace }),
 });
 
-/** Labels a component with an Operator's key when it has not got it (a merge patch of that one label). */
-async function adopt(client: KubeClient, key: string, c: Component, signal: AbortSignal): Promise<boolean> {
-  if (c.obj.metadata.labels?.[key] !== undefined) return false;
+/**
+ * Labels a component with an Operator's key when it has not got it (`adopt`), or takes the key off one that has it
+ * (`disown`): a merge patch of that one label. False when nothing was written (or the component is gone).
+ */
+async function relabel(client: KubeClient, key: string, c: Component, adopt: boolean, signal: AbortSignal): Promise<boolean> {
+  if ((c.obj.metadata.labels?.[key] !== undefined) === adopt) return false;
   try {
-    await client.patch(refOf(c), 'merge', { metadata: { labels: { [key]: '' } } }, { signal });
+    await client.patch(refOf(c), 'merge', { metadata: { labels: { [key]: adopt ? '' : null } } }, { signal });
   } catch (err) {
     if (isNotFound(err)) return false;
     throw err;
   }
   return true;
 }
-
-/** Takes an Operator's key off a component that has it. */
-async function disown(client: KubeClient, key: string, c: Component, signal: AbortSignal): Promise<boolean> {
-  if (c.obj.metadata.labels?.[key] === undefined) return false;
-  try {
-    await client.patch(refOf(c), 'merge', { metadata: { labels: { [key]: null } } }, { signal });
-  } catch (err) {
-    if (isNotFound(err)) return false;
-    throw err;
-  }
-  return true;
-}
+const adopt = (client: KubeClient, key: string, c: Component, signal: AbortSignal): Promise<boolean> => relabel(client, key, c, true, signal);
+const disown = (client: KubeClient, key: string, c: Component, signal: AbortSignal): Promise<boolean> => relabel(client, key, c, false, signal);
 
 /** Runs every write, then fails with all their errors as upstream's utilerrors.NewAggregate: `[a, b]`. */
 async function all(writes: readonly (() => Promise<unknown>)[]): Promise<void> {

@@ -15,7 +15,7 @@ import {
   type OperatorCondition,
 } from '../../../api/operators/index.ts';
 import { ObjectReconciler, setCondition, splitKey, type Reconciler, type Step } from '../../shared/controller/index.ts';
-import { isAlreadyExists, type CacheReader, type KubeClient } from '../../shared/kube/index.ts';
+import { isAlreadyExists, objectRef, type CacheReader, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 
 export const OPERATOR_CONDITION_ENV = 'OPERATOR_CONDITION_NAME';
@@ -119,7 +119,7 @@ export function newOperatorConditionReconciler(o: OperatorConditionReconcilerOpt
         return;
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
-        const fresh = await o.client.get(refOf(desired), { signal });
+        const fresh = await o.client.get(objectRef(desired), { signal });
         await o.client.update({ ...desired, metadata: { ...desired.metadata, resourceVersion: fresh.metadata.resourceVersion } }, { signal });
         return;
       }
@@ -226,8 +226,4 @@ export function newOperatorConditionReconciler(o: OperatorConditionReconcilerOpt
       ownerReferences: [controllerRef(V2, OperatorConditionKind, oc)],
     }),
   });
-}
-
-function refOf(obj: KubeObject): { apiVersion: string; kind: string; name: string; namespace?: string } {
-  return { apiVersion: obj.apiVersion ?? '', kind: obj.kind ?? '', name: obj.metadata.name ?? '', ...(obj.metadata.namespace && { namespace: obj.metadata.namespace }) };
 }

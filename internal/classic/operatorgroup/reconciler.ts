@@ -38,7 +38,7 @@ import {
   type Step,
   type StepOutcome,
 } from '../../shared/controller/index.ts';
-import { NAMESPACE_INDEX, isNotFound, labelSelectorAsSelector, type KubeClient } from '../../shared/kube/index.ts';
+import { NAMESPACE_INDEX, ignoreNotFound, labelSelectorAsSelector, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import { isCopied, type OlmCaches } from '../olmcache/index.ts';
 import { aggregationLabel, apiSetString, buildTargetNamespaces, groupSurface, operatorGroupClusterRoleName, providedAPIsOfCSV } from './groups.ts';
@@ -161,11 +161,7 @@ class OperatorGroupReconciler implements Reconciler {
       return l[OwnerKindLabel] === OperatorGroupKind && l[OwnerLabel] === name && l[OwnerNamespaceLabel] === namespace;
     });
     for (const cr of owned) {
-      try {
-        await this.#o.client.delete({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: cr.metadata.name ?? '' }, { signal });
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-      }
+      await ignoreNotFound(this.#o.client.delete({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: cr.metadata.name ?? '' }, { signal }));
     }
   }
 
@@ -265,16 +261,14 @@ class OperatorGroupReconciler implements Reconciler {
     const { og, namespace } = s;
     for (const csv of this.#o.caches.csvs.byIndex(NAMESPACE_INDEX, namespace)) {
       if (isCopied(csv) || !groupAnnotationsDiffer(csv, og)) continue;
-      try {
-        await this.#o.client.patch(
+      await ignoreNotFound(
+        this.#o.client.patch(
           { apiVersion: V1alpha1, kind: ClusterServiceVersionKind, namespace, name: csv.metadata.name ?? '' },
           'merge',
           { metadata: { annotations: groupAnnotations(og), resourceVersion: csv.metadata.resourceVersion } },
           { signal },
-        );
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-      }
+        ),
+      );
     }
     return undefined;
   }

@@ -2,11 +2,11 @@
 // CSV (namespace, replaces, properties annotation set), its other objects (Secrets as the synthetic kind
 // BundleSecret), the ServiceAccounts, Roles, RoleBindings, ClusterRoles and ClusterRoleBindings of the CSV's
 // permissions, and a Subscription step for every resolved dependency nobody subscribed to.
-import { createHash } from 'node:crypto';
 import type { KubeObject, OwnerReference } from '../../../api/meta/v1.ts';
 import { OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel, PropertiesAnnotation, StepStatusUnknown, type Step } from '../../../api/operators/index.ts';
 import { goJSONString } from '../../shared/gocompat/index.ts';
-import { goPolicyRule, type RegistryV1 } from '../../shared/registryv1/index.ts';
+import { goPolicyRule, type PolicyRule, type RegistryV1 } from '../../shared/registryv1/index.ts';
+import { base62Sha224 } from '../operatorgroup/index.ts';
 import type { CatalogKey, Property } from '../resolver/index.ts';
 
 const MAX_NAME = 63;
@@ -14,42 +14,21 @@ export const BundleSecretKind = 'BundleSecret';
 /** The content hash label of generated RBAC. */
 export const ContentHashLabelKey = 'olm.permissions.hash';
 
-interface Rule {
-  [k: string]: unknown;
-  verbs?: string[] | null;
-  apiGroups?: string[];
-  resources?: string[];
-  resourceNames?: string[];
-  nonResourceURLs?: string[];
-}
 interface Permission {
   serviceAccountName?: string;
-  rules?: Rule[] | null;
+  rules?: PolicyRule[] | null;
 }
 interface Csv extends KubeObject {
   spec?: { replaces?: string; install?: { strategy?: string; spec?: { permissions?: Permission[]; clusterPermissions?: Permission[] } } };
 }
 
-/** big.Int.Text(62) of a sha224 digest. */
-function base62(digest: Buffer): string {
-  const digits = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
-  let n = BigInt(`0x${digest.toString('hex')}`);
-  if (n === 0n) return '0';
-  let out = '';
-  while (n > 0n) {
-    out = digits[Number(n % 62n)]! + out;
-    n /= 62n;
-  }
-  return out;
-}
-const sha224base62 = (text: string): string => base62(createHash('sha224').update(text).digest());
 
-const goRules = (rules: readonly Rule[] | null | undefined): string => (rules == null ? 'null' : `[${rules.map((r) => goPolicyRule(r)).join(',')}]`);
+const goRules = (rules: readonly PolicyRule[] | null | undefined): string => (rules == null ? 'null' : `[${rules.map((r) => goPolicyRule(r)).join(',')}]`);
 const goPermission = (p: Permission): string => `{"serviceAccountName":${goJSONString(p.serviceAccountName ?? '')},"rules":${goRules(p.rules)}}`;
 
 /** R/rbac.go generateName: base-<base62(sha224(json.Encoder of o))>, the base cut so the name fits 63 characters. */
 function generateName(base: string, encoded: string): string {
-  const hash = sha224base62(`${encoded}\n`);
+  const hash = base62Sha224(`${encoded}\n`);
   if (base.length + hash.length > MAX_NAME) base = base.slice(0, MAX_NAME - hash.length - 1);
   return `${base}-${hash}`;
 }
@@ -64,7 +43,7 @@ interface Subject {
 export function bindingHash(roleKind: string, roleName: string, subject: Subject): string {
   const roleRef = `{"apiGroup":"rbac.authorization.k8s.io","kind":${goJSONString(roleKind)},"name":${goJSONString(roleName)}}`;
   const subj = `{"kind":${goJSONString(subject.kind)},"name":${goJSONString(subject.name)}${subject.namespace ? `,"namespace":${goJSONString(subject.namespace)}` : ''}}`;
-  return sha224base62(`{"RoleRef":${roleRef},"Subjects":[${subj}]}`);
+  return base62Sha224(`{"RoleRef":${roleRef},"Subjects":[${subj}]}`);
 }
 
 const nonBlockingOwner = (csv: Csv): OwnerReference => ({
@@ -103,44 +82,32 @@ export function rbacObjects(csv: Csv): KubeObject[] {
     }
     return g;
   };
-  for (const p of install?.spec?.permissions ?? []) {
+  // Role and RoleBinding per permission, ClusterRole and ClusterRoleBinding per cluster permission.
+  const permission = (p: Permission, cluster: boolean): void => {
     const sa = p.serviceAccountName ?? '';
-    const g = group(sa, true);
-    const name = generateName(`${csvName}-${sa}`, `{${omitEmpty('name', csvName)}"permission":${goPermission(p)}}`);
-    g.objects.roles.push({
+    const g = group(sa, !cluster);
+    const name = cluster
+      ? generateName(csvName, `{${omitEmpty('name', csvName)}${omitEmpty('namespace', ns)}"permission":${goPermission(p)}}`)
+      : generateName(`${csvName}-${sa}`, `{${omitEmpty('name', csvName)}"permission":${goPermission(p)}}`);
+    const kind = cluster ? 'ClusterRole' : 'Role';
+    const owned = !cluster && { ownerReferences: [nonBlockingOwner(csv)] };
+    (cluster ? g.objects.clusterRoles : g.objects.roles).push({
       apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'Role',
-      metadata: { name, namespace: ns, ownerReferences: [nonBlockingOwner(csv)], labels: { ...ownerLabels(csv), [ContentHashLabelKey]: sha224base62(goRules(p.rules)) } },
+      kind,
+      metadata: { name, ...(!cluster && { namespace: ns }), ...owned, labels: { ...ownerLabels(csv), [ContentHashLabelKey]: base62Sha224(goRules(p.rules)) } },
       rules: p.rules ?? null,
     } as KubeObject);
     const subject = { kind: 'ServiceAccount', name: sa, namespace: ns };
-    g.objects.roleBindings.push({
+    (cluster ? g.objects.clusterRoleBindings : g.objects.roleBindings).push({
       apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: { name, namespace: ns, ownerReferences: [nonBlockingOwner(csv)], labels: { ...ownerLabels(csv), [ContentHashLabelKey]: bindingHash('Role', name, subject) } },
-      roleRef: { kind: 'Role', name, apiGroup: 'rbac.authorization.k8s.io' },
+      kind: `${kind}Binding`,
+      metadata: { name, namespace: ns, ...owned, labels: { ...ownerLabels(csv), [ContentHashLabelKey]: bindingHash(kind, name, subject) } },
+      roleRef: { kind, name, apiGroup: 'rbac.authorization.k8s.io' },
       subjects: [subject],
     } as KubeObject);
-  }
-  for (const p of install?.spec?.clusterPermissions ?? []) {
-    const sa = p.serviceAccountName ?? '';
-    const g = group(sa, false);
-    const name = generateName(csvName, `{${omitEmpty('name', csvName)}${omitEmpty('namespace', ns)}"permission":${goPermission(p)}}`);
-    g.objects.clusterRoles.push({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name, labels: { ...ownerLabels(csv), [ContentHashLabelKey]: sha224base62(goRules(p.rules)) } },
-      rules: p.rules ?? null,
-    } as KubeObject);
-    const subject = { kind: 'ServiceAccount', name: sa, namespace: ns };
-    g.objects.clusterRoleBindings.push({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name, namespace: ns, labels: { ...ownerLabels(csv), [ContentHashLabelKey]: bindingHash('ClusterRole', name, subject) } },
-      roleRef: { kind: 'ClusterRole', name, apiGroup: 'rbac.authorization.k8s.io' },
-      subjects: [subject],
-    } as KubeObject);
-  }
+  };
+  for (const p of install?.spec?.permissions ?? []) permission(p, false);
+  for (const p of install?.spec?.clusterPermissions ?? []) permission(p, true);
   const out: KubeObject[] = [];
   // upstream ranges over a Go map of service accounts; sorted here so a plan is deterministic
   for (const [sa, g] of [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {

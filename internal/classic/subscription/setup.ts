@@ -18,7 +18,7 @@ import {
 import { Controller, type RateLimiter } from '../../shared/controller/index.ts';
 import { CachingImagePuller, type RegistryClient as ImageRegistry } from '../../shared/image/index.ts';
 import type { Informer, KubeClient } from '../../shared/kube/index.ts';
-import { eventRecorder, isNotFound, NAMESPACE_INDEX, informers, retryOnConflict, updateStatus } from '../../shared/kube/index.ts';
+import { eventRecorder, ignoreNotFound, NAMESPACE_INDEX, informers, retryOnConflict, updateStatus } from '../../shared/kube/index.ts';
 import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
 import { BUNDLE_PATHS, loadRegistryV1 } from '../../shared/registryv1/index.ts';
 import type { ContentRegistry } from '../catalogsource/index.ts';
@@ -58,18 +58,16 @@ export interface SubscriptionOptions {
  */
 export async function writeSubscriptionStatus(client: KubeClient, sub: Subscription, status: SubscriptionStatus, signal: AbortSignal): Promise<void> {
   const ref = { apiVersion: V1alpha1, kind: SubscriptionKind, name: sub.metadata.name ?? '', namespace: sub.metadata.namespace ?? '' };
-  try {
-    await retryOnConflict(
+  await ignoreNotFound(
+    retryOnConflict(
       (attempt) =>
         updateStatus<Subscription>(client, ref, (obj) => void (obj.status = structuredClone(status)), {
           ...(attempt === 0 && { current: { ...sub, apiVersion: V1alpha1, kind: SubscriptionKind } }),
           signal,
         }),
       { signal },
-    );
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-  }
+    ),
+  );
 }
 
 export function subscriptionSetup(options: SubscriptionOptions): (ctx: ManagerContext) => Promise<ManagerParts> {

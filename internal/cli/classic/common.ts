@@ -1,6 +1,7 @@
 // What the classic commands share: the kinds they read and write, the cluster reads, waiting for an install, the
 // Subscription table, approving a plan, and the flags and usage lines they have in common.
-import type { ClusterServiceVersion, InstallPlan, Subscription } from '../../../api/operators/index.ts';
+import type { CatalogSource, ClusterServiceVersion, InstallPlan, Subscription } from '../../../api/operators/index.ts';
+import type { CatalogContent } from '../../classic/catalogsource/index.ts';
 import {
   CatalogSourceKind,
   ClusterServiceVersionKind,
@@ -13,11 +14,11 @@ import {
   V1alpha1,
 } from '../../../api/operators/index.ts';
 import type { Condition, KubeObject } from '../../../api/meta/v1.ts';
-import { isNotFound, retryOnConflict, type KubeClient } from '../../shared/kube/index.ts';
-import { emit, json, listOf, objectName, shown, table, yaml, type OutputFormat } from '../output.ts';
+import { ignoreNotFound, retryOnConflict, type KubeClient } from '../../shared/kube/index.ts';
+import { emit, emitObjects, table, type OutputFormat } from '../output.ts';
 import type { CliIO } from '../types.ts';
 import { WAIT_OPTIONS } from '../cluster.ts';
-import { CauseTracker, type Unfixable } from '../failfast.ts';
+import { CauseTracker, unfixableLine, type Unfixable } from '../failfast.ts';
 import { waitFor } from '../wait.ts';
 import { unfixableClassic } from './failfast.ts';
 import { pendingPlan, csvNameOf, subscriptionRow, SUBSCRIPTION_HEADERS, SUBSCRIPTION_WIDE_HEADERS, type Observed } from './logic.ts';
@@ -32,13 +33,8 @@ export const DEFAULT_TIMEOUT = '5m';
 export const DEFAULT_GLOBAL_NAMESPACE = 'olm';
 export const FIELD_MANAGER = 'kubectl-olm';
 
-export async function getOrUndefined<T extends KubeObject>(client: KubeClient, ref: { apiVersion: string; kind: string; name: string; namespace?: string }): Promise<T | undefined> {
-  try {
-    return await client.get<T>(ref);
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+export function getOrUndefined<T extends KubeObject>(client: KubeClient, ref: { apiVersion: string; kind: string; name: string; namespace?: string }): Promise<T | undefined> {
+  return ignoreNotFound(client.get<T>(ref));
 }
 
 export const getSub = (client: KubeClient, ns: string, name: string): Promise<Subscription | undefined> => getOrUndefined<Subscription>(client, { ...SUB, name, namespace: ns });
@@ -104,6 +100,25 @@ export async function waitInstalled(client: KubeClient, ns: string, name: string
   return { kind: 'failed', why: r.ok ? 'no CSV' : r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded', last };
 }
 
+/**
+ * What install and upgrade say of a wait that did not succeed: a failure as `failed to <verb> operator: …` (false,
+ * exit 1), a plan awaiting approval as the `approve` command (true).
+ */
+export function saidOutcome(io: CliIO, outcome: Outcome, verb: string, ns: string): boolean {
+  if (outcome.kind === 'failed') {
+    io.stderr.write(`failed to ${verb} operator: waiting for operator installation to complete: ${outcome.why}\n`);
+    explainFailure(io, outcome.last);
+    return false;
+  }
+  if (outcome.kind === 'unfixable') {
+    io.stderr.write(`failed to ${verb} operator: ${outcome.unfixable.cause}\n`);
+    io.stderr.write(unfixableLine(outcome.unfixable));
+    return false;
+  }
+  if (outcome.kind === 'approval') io.stderr.write(approveHint(outcome.plan, ns));
+  return true;
+}
+
 /** Settled: the CSV the Subscription installed is its current one, Succeeded, and not the one it started from. */
 export function isDone(o: Observed, fromCSV: string): boolean {
   const installed = o.sub?.status?.installedCSV;
@@ -124,15 +139,7 @@ export const approveHint = (plan: InstallPlan, ns: string): string =>
   `installplan "${plan.metadata.name ?? ''}" awaits approval (${(plan.spec.clusterServiceVersionNames ?? []).join(', ')}); approve it with:\n  kubectl olm approve ${plan.metadata.name ?? ''} -n ${ns}\n`;
 
 export async function printSubscriptions(io: CliIO, format: OutputFormat, subs: readonly Subscription[], plans: readonly InstallPlan[], single: boolean): Promise<void> {
-  if (format === 'json' || format === 'yaml') {
-    const value = single && subs.length === 1 ? shown(subs[0]!) : listOf(V1alpha1, SubscriptionKind, subs);
-    await emit(io.stdout, format === 'json' ? json(value) : await yaml(value));
-    return;
-  }
-  if (format === 'name') {
-    await emit(io.stdout, subs.map((s) => `${objectName('subscription', GroupName, s.metadata.name ?? '')}\n`).join(''));
-    return;
-  }
+  if (await emitObjects(io.stdout, format, subs, single, { apiVersion: V1alpha1, kind: SubscriptionKind, resource: 'subscription', group: GroupName })) return;
   const rows = [...subs]
     .sort((a, b) => (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))
     .map((s) => subscriptionRow(s, plans, Date.now(), format === 'wide'));
@@ -164,3 +171,27 @@ export const WAIT_USAGE = [
   '      --wait-for-fix                 with --wait: keep waiting on such a cause too (until someone fixes it, or --timeout)',
   `      --timeout <duration>           how long --wait waits (Go duration, default ${DEFAULT_TIMEOUT}; 0: no limit)`,
 ];
+
+/**
+ * Reads each CatalogSource's content here, in order, as olm-classic does (images pulled with the user's docker/podman
+ * credentials, addresses asked over gRPC), and hands it to `use`; one that cannot be read (or that `use` throws on) is
+ * named on stderr and skipped.
+ */
+export async function readCatalogSources(io: CliIO, sources: readonly CatalogSource[], insecure: readonly string[], use: (cs: CatalogSource, content: CatalogContent) => void): Promise<void> {
+  const { catalogSourceReader } = await import('../../classic/catalogsource/index.ts');
+  const { RegistryClient, loadUserCredentials } = await import('../../shared/image/index.ts');
+  const registry = new RegistryClient({ insecureRegistries: insecure, credentials: await loadUserCredentials(io.env), userAgent: 'kubectl-olm' });
+  const reader = catalogSourceReader({ registry });
+  try {
+    for (const cs of sources) {
+      try {
+        use(cs, await reader.content(cs, io.signal));
+      } catch (err) {
+        io.stderr.write(`CatalogSource ${cs.metadata.namespace ?? ''}/${cs.metadata.name ?? ''} not read: ${(err as Error).message.split('\n')[0] ?? ''}\n`);
+      }
+    }
+  } finally {
+    await reader.close();
+    await registry.close();
+  }
+}

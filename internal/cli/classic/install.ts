@@ -2,10 +2,8 @@
 // namespace has none, the Subscription; `--wait` until the CSV is Succeeded or a plan awaits approval.
 import type { CatalogSource, OperatorGroup, Subscription } from '../../../api/operators/index.ts';
 import { GroupName } from '../../../api/operators/index.ts';
-import type { CatalogContent } from '../../classic/catalogsource/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, insecureRegistries, parseFlags, positionals, timeoutMs, withClient } from '../cluster.ts';
-import { unfixableLine } from '../failfast.ts';
 import { outputFormat } from '../output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from '../types.ts';
 import {
@@ -17,9 +15,9 @@ import {
   FIELD_MANAGER,
   getSub,
   waitInstalled,
-  explainFailure,
-  approveHint,
+  saidOutcome,
   printSubscriptions,
+  readCatalogSources,
   CLASSIC_FLAG,
   NS_OPTION,
   NS_USAGE,
@@ -40,8 +38,7 @@ import {
 
 /** CatalogSources in the namespaces a Subscription in `ns` can use, with their content where they serve `pkg`. */
 async function findPackage(client: KubeClient, io: CliIO, o: { ns: string; globalNs: string; pkg: string; catalog?: string | undefined; catalogNs?: string | undefined; insecure: string[] }): Promise<{ found: PackageSource[]; searched: string[] }> {
-  const { catalogSourceReader, findPackage: find } = await import('../../classic/catalogsource/index.ts');
-  const { RegistryClient, loadUserCredentials } = await import('../../shared/image/index.ts');
+  const { findPackage: find } = await import('../../classic/catalogsource/index.ts');
   const searched = o.catalogNs ? [o.catalogNs] : [...new Set([o.ns, o.globalNs])];
   const sources: CatalogSource[] = [];
   for (const ns of searched) {
@@ -49,26 +46,11 @@ async function findPackage(client: KubeClient, io: CliIO, o: { ns: string; globa
     sources.push(...items.filter((cs) => !o.catalog || cs.metadata.name === o.catalog));
   }
   if (o.catalog && sources.length === 0) throw new PackageLookupError(`catalogsources.${GroupName} "${o.catalog}" not found in namespace${searched.length > 1 ? 's' : ''} ${searched.map((n) => `"${n}"`).join(' and ')}`);
-  const registry = new RegistryClient({ insecureRegistries: o.insecure, credentials: await loadUserCredentials(io.env), userAgent: 'kubectl-olm' });
-  const reader = catalogSourceReader({ registry });
   const found: PackageSource[] = [];
-  try {
-    for (const cs of sources) {
-      const key = `${cs.metadata.namespace ?? ''}/${cs.metadata.name ?? ''}`;
-      let content: CatalogContent;
-      try {
-        content = await reader.content(cs, io.signal);
-      } catch (err) {
-        io.stderr.write(`CatalogSource ${key} not read: ${(err as Error).message.split('\n')[0] ?? ''}\n`);
-        continue;
-      }
-      const pkg = find(content, o.pkg);
-      if (pkg) found.push({ namespace: cs.metadata.namespace ?? '', name: cs.metadata.name ?? '', pkg, content });
-    }
-  } finally {
-    await reader.close();
-    await registry.close();
-  }
+  await readCatalogSources(io, sources, o.insecure, (cs, content) => {
+    const pkg = find(content, o.pkg);
+    if (pkg) found.push({ namespace: cs.metadata.namespace ?? '', name: cs.metadata.name ?? '', pkg, content });
+  });
   return { found, searched };
 }
 
@@ -202,18 +184,8 @@ export const installClassicCommand: CliCommand = {
       let result = created;
       if (values.wait) {
         const outcome = await waitInstalled(client, ns, name, io, timeout, '', values['wait-for-fix']);
-        if (outcome.kind === 'failed') {
-          io.stderr.write(`failed to install operator: waiting for operator installation to complete: ${outcome.why}\n`);
-          explainFailure(io, outcome.last);
-          return 1;
-        }
-        if (outcome.kind === 'unfixable') {
-          io.stderr.write(`failed to install operator: ${outcome.unfixable.cause}\n`);
-          io.stderr.write(unfixableLine(outcome.unfixable));
-          return 1;
-        }
-        if (outcome.kind === 'approval') io.stderr.write(approveHint(outcome.plan, ns));
-        else if (format === 'table') io.stdout.write(`operator "${packageName}" installed; installed csv is "${outcome.csv.metadata.name ?? ''}"\n`);
+        if (!saidOutcome(io, outcome, 'install', ns)) return 1;
+        if (outcome.kind === 'succeeded' && format === 'table') io.stdout.write(`operator "${packageName}" installed; installed csv is "${outcome.csv.metadata.name ?? ''}"\n`);
         result = (await getSub(client, ns, name)) ?? created;
       }
       if (format !== 'table') await printSubscriptions(io, format, [result], [], true);

@@ -25,6 +25,7 @@ import {
 } from '../../../api/v1/index.ts';
 import { bundleAnnotations, sanitize, sortIntoPhases } from '../../operator-controller/applier/index.ts';
 import { DEFAULT_PROGRESSION_PROBES } from '../../operator-controller/objectset/index.ts';
+import { objectRef, type ObjectRef } from '../../shared/kube/index.ts';
 import type { CatalogBundle } from './migration.ts';
 
 /** The label ClusterCatalogs carry their name in (the extension's catalog selector). */
@@ -37,19 +38,7 @@ const OWNER_LABELS = [OwnerLabel, OwnerKindLabel, OwnerNamespaceLabel] as const;
 /** Annotations another writer keeps (the Deployment controller, kubectl): never part of the revision. */
 const FOREIGN_ANNOTATIONS = ['kubectl.kubernetes.io/last-applied-configuration', 'deployment.kubernetes.io/revision'];
 
-export interface ObjectRef {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly name: string;
-  readonly namespace?: string;
-}
 
-export const refOf = (o: KubeObject): ObjectRef => ({
-  apiVersion: o.apiVersion ?? '',
-  kind: o.kind ?? '',
-  name: o.metadata.name ?? '',
-  ...(o.metadata.namespace && { namespace: o.metadata.namespace }),
-});
 
 /** `Kind ns/name` (or `Kind name` when cluster-scoped), for messages. */
 export const describeRef = (r: ObjectRef): string => `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
@@ -160,7 +149,7 @@ const withKind = <T extends KubeObject>(o: T, apiVersion: string, kind: string):
 
 /** The objects' classic ownership to remove now: a namespaced object's owner references to the CSV, a cluster-scoped one's olm.owner labels. */
 export function ownershipChange(o: KubeObject, csv: ClusterServiceVersion, phase: 'now' | 'after'): OwnershipChange | undefined {
-  const ref = refOf(o);
+  const ref = objectRef(o);
   if (o.metadata.namespace && phase === 'now') {
     const refs = o.metadata.ownerReferences ?? [];
     const kept = refs.filter((r) => !(r.kind === ClusterServiceVersionKind && (r.uid === csv.metadata.uid || r.name === csv.metadata.name)));
@@ -218,11 +207,11 @@ export function planMigration(m: MigrationInput): MigrationPlan {
     },
   } as ClusterExtension;
   const deletions: Deletion[] = [
-    { ref: refOf(withKind(m.sub, 'operators.coreos.com/v1alpha1', SubscriptionKind)) },
-    ...m.plans.map((p) => ({ ref: refOf(withKind(p, 'operators.coreos.com/v1alpha1', 'InstallPlan')) })),
-    { ref: refOf(withKind(m.csv, 'operators.coreos.com/v1alpha1', ClusterServiceVersionKind)), orphan: true },
-    ...m.copies.map((c) => ({ ref: refOf(withKind(c, 'operators.coreos.com/v1alpha1', ClusterServiceVersionKind)), orphan: true })),
-    ...(m.operatorGroup && m.operatorGroupEmptyAfter ? [{ ref: refOf(withKind(m.operatorGroup, 'operators.coreos.com/v1', 'OperatorGroup')) }] : []),
+    { ref: objectRef(withKind(m.sub, 'operators.coreos.com/v1alpha1', SubscriptionKind)) },
+    ...m.plans.map((p) => ({ ref: objectRef(withKind(p, 'operators.coreos.com/v1alpha1', 'InstallPlan')) })),
+    { ref: objectRef(withKind(m.csv, 'operators.coreos.com/v1alpha1', ClusterServiceVersionKind)), orphan: true },
+    ...m.copies.map((c) => ({ ref: objectRef(withKind(c, 'operators.coreos.com/v1alpha1', ClusterServiceVersionKind)), orphan: true })),
+    ...(m.operatorGroup && m.operatorGroupEmptyAfter ? [{ ref: objectRef(withKind(m.operatorGroup, 'operators.coreos.com/v1', 'OperatorGroup')) }] : []),
   ];
   return {
     backup: [m.sub, m.csv, ...m.copies, ...m.plans, ...(m.operatorGroup ? [m.operatorGroup] : []), ...m.owned],
@@ -245,7 +234,7 @@ export function revisionMarks(o: KubeObject): OwnershipChange | undefined {
   if (labels.length === 0 && annotations.length === 0) return undefined;
   const nulls = (keys: string[]): Record<string, null> => Object.fromEntries(keys.map((k) => [k, null]));
   return {
-    ref: refOf(o),
+    ref: objectRef(o),
     patch: { metadata: { ...(labels.length > 0 && { labels: nulls(labels) }), ...(annotations.length > 0 && { annotations: nulls(annotations) }) } },
     what: `remove ClusterObjectSet marks ${[...labels, ...annotations].join(', ')}`,
   };
@@ -262,6 +251,6 @@ export function classicLabels(backedUp: KubeObject): (o: KubeObject) => Ownershi
   return (o) => {
     const missing = want.filter(([k, v]) => o.metadata.labels?.[k] !== v);
     if (missing.length === 0) return undefined;
-    return { ref: refOf(o), patch: { metadata: { labels: Object.fromEntries(missing) } }, what: `restore labels ${missing.map(([k]) => k).join(', ')}` };
+    return { ref: objectRef(o), patch: { metadata: { labels: Object.fromEntries(missing) } }, what: `restore labels ${missing.map(([k]) => k).join(', ')}` };
   };
 }

@@ -13,7 +13,8 @@ import type { Condition, KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterServiceVersion, InstallPlan, OperatorGroup, Subscription } from '../../../api/operators/index.ts';
 import { CopiedFromLabel, isCopiedCSV } from '../../../api/operators/index.ts';
 import { ClusterExtensionKind, ClusterObjectSetKind, GroupVersion, MigratedFromSubscriptionKey, OwnerNameKey, type ClusterExtension, type ClusterObjectSet } from '../../../api/v1/index.ts';
-import { isAlreadyExists, isConflict, isForbidden, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
+import { findCondition } from '../../shared/controller/index.ts';
+import { isAlreadyExists, isConflict, isForbidden, ignoreNotFound, objectRef, type KubeClient, type ObjectRef } from '../../shared/kube/index.ts';
 import { realClock, sleep } from '../../shared/toolkit/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, timeoutMs, withClient } from '../cluster.ts';
 import { emit, table } from '../output.ts';
@@ -22,7 +23,7 @@ import { waitFor } from '../wait.ts';
 import { CSV, getOrUndefined, IP, NS_OPTION, OG, SUB } from './common.ts';
 import { checkSubscriptions, featureGates } from './migrate-check.ts';
 import type { CatalogBundle, MigrationCheck } from './migration.ts';
-import { BackupKey, BackupLabel, classicLabels, describeRef, ownedObjects, planMigration, revisionMarks, subscriptionPlans, type MigrationInput, type MigrationPlan, type ObjectRef, type OwnershipChange } from './migrate-plan.ts';
+import { BackupKey, BackupLabel, classicLabels, describeRef, ownedObjects, planMigration, revisionMarks, subscriptionPlans, type MigrationInput, type MigrationPlan, type OwnershipChange } from './migrate-plan.ts';
 
 const COS = { apiVersion: GroupVersion, kind: ClusterObjectSetKind } as const;
 const CE = { apiVersion: GroupVersion, kind: ClusterExtensionKind } as const;
@@ -126,7 +127,6 @@ async function inputFromCluster(client: KubeClient, sub: Subscription, bundle: C
   };
 }
 
-const conditionOf = (conds: readonly Condition[] | undefined, type: string): Condition | undefined => conds?.find((c) => c.type === type);
 
 /** Polls `test` (the CLI's `waitFor`) until it answers, or the deadline passes (the error says what `last` saw). */
 async function until<T>(what: string, timeout: number, io: CliIO, test: () => Promise<T | undefined>, last: () => string): Promise<T> {
@@ -187,11 +187,7 @@ async function moveOwnership(r: Runner, ref: ObjectRef, decide: (o: KubeObject) 
 }
 
 async function deleteIfThere(client: KubeClient, ref: ObjectRef, orphan: boolean): Promise<void> {
-  try {
-    await client.delete(ref, orphan ? { propagationPolicy: 'Orphan' } : {});
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-  }
+  await ignoreNotFound(client.delete(ref, orphan ? { propagationPolicy: 'Orphan' } : {}));
 }
 
 async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInput, backup: Backup, backupExists: boolean, backupDir: string, timeout: number): Promise<void> {
@@ -235,8 +231,8 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
       io,
       async () => {
         const c = await getOrUndefined<ClusterObjectSet>(client, { ...COS, name: cosName });
-        const s = conditionOf(c?.status?.conditions as Condition[] | undefined, 'Succeeded');
-        const p = conditionOf(c?.status?.conditions as Condition[] | undefined, 'Progressing');
+        const s = findCondition(c?.status?.conditions as Condition[] | undefined, 'Succeeded');
+        const p = findCondition(c?.status?.conditions as Condition[] | undefined, 'Progressing');
         last = p ? `${p.reason}: ${p.message}` : '';
         return s?.status === 'True' ? true : undefined;
       },
@@ -244,7 +240,7 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
     );
   }
   // 3b. classic ownership removed, so that neither the garbage collector nor the CSV finalizer deletes the objects
-  for (const o of input.owned) await moveOwnership(r, refOf(o), plan.ownership);
+  for (const o of input.owned) await moveOwnership(r, objectRef(o), plan.ownership);
   // 4. the ClusterExtension, pinned to the installed version
   const extName = plan.extension.metadata.name ?? '';
   if (!(await getOrUndefined<ClusterExtension>(client, { ...CE, name: extName }))) {
@@ -262,8 +258,8 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
         const e = await getOrUndefined<ClusterExtension>(client, { ...CE, name: extName });
         const revs = (await client.list<ClusterObjectSet>(COS, { labelSelector: `${OwnerNameKey}=${extName}` })).items.map((c) => c.metadata.name ?? '');
         if (revs.some((n) => n !== cosName)) throw new Error(`ClusterExtension ${extName} made another revision (${revs.join(', ')}) instead of adopting ${cosName}`);
-        const installed = conditionOf(e?.status?.conditions as Condition[] | undefined, 'Installed');
-        const progressing = conditionOf(e?.status?.conditions as Condition[] | undefined, 'Progressing');
+        const installed = findCondition(e?.status?.conditions as Condition[] | undefined, 'Installed');
+        const progressing = findCondition(e?.status?.conditions as Condition[] | undefined, 'Progressing');
         last = [installed, progressing].filter((c) => c).map((c) => `${c!.type}=${c!.status} ${c!.reason}: ${c!.message}`).join('; ');
         const active = (e?.status?.activeRevisions ?? []).map((a) => a.name);
         const ok = installed?.status === 'True' && e?.status?.install?.bundle.name === input.bundle.name && active.length === 1 && active[0] === cosName;
@@ -296,14 +292,13 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
       await r.act(`delete ${describeRef(ref)} (propagationPolicy=Orphan)`, () => deleteIfThere(client, ref, true));
     }
   }
-  for (const o of input.owned) await moveOwnership(r, refOf(o), plan.leftoverLabels);
+  for (const o of input.owned) await moveOwnership(r, objectRef(o), plan.leftoverLabels);
 }
 
 /** How long olm-classic has to delete a migrated CSV's copies once the CSV is gone, and how often to look. */
 const COPIES_GRACE_MS = 30_000;
 const COPIES_POLL_MS = 500;
 
-const refOf = (o: KubeObject): ObjectRef => ({ apiVersion: o.apiVersion ?? '', kind: o.kind ?? '', name: o.metadata.name ?? '', ...(o.metadata.namespace && { namespace: o.metadata.namespace }) });
 
 export const migrateCommand: CliCommand = {
   path: ['migrate'],
@@ -630,16 +625,14 @@ export const migrateRollbackCommand: CliCommand = {
         if (migrated?.metadata.annotations?.[MigratedFromSubscriptionKey] !== undefined) {
           const uid = migrated.metadata.uid;
           await r.act(`delete ClusterObjectSet ${cosName} (propagationPolicy=Orphan: its objects stay)`, () =>
-            client.delete({ ...COS, name: cosName }, { propagationPolicy: 'Orphan', ...(uid && { preconditions: { uid } }) }).catch((err: unknown) => {
-              if (!isNotFound(err)) throw err;
-            }),
+            ignoreNotFound(client.delete({ ...COS, name: cosName }, { propagationPolicy: 'Orphan', ...(uid && { preconditions: { uid } }) })),
           );
           if (!r.dryRun) {
             await until(`ClusterObjectSet ${cosName} to be deleted`, timeout, io, async () => ((await getOrUndefined(client, { ...COS, name: cosName }))?.metadata.uid === uid ? undefined : true), () => '');
           }
         }
-        for (const o of input.owned) await moveOwnership(r, refOf(o), revisionMarks);
-        for (const o of input.owned) await moveOwnership(r, refOf(o), classicLabels(o));
+        for (const o of input.owned) await moveOwnership(r, objectRef(o), revisionMarks);
+        for (const o of input.owned) await moveOwnership(r, objectRef(o), classicLabels(o));
         if (ext) await r.act(`delete ClusterExtension ${extName}`, () => deleteIfThere(client, { ...CE, name: extName }, false));
         if (!r.dryRun) await until(`ClusterExtension ${extName} to be deleted`, timeout, io, async () => ((await getOrUndefined(client, { ...CE, name: extName })) ? undefined : true), () => '');
         const og = input.operatorGroup;

@@ -7,10 +7,10 @@ import type { PackageManifest } from '../../classic/packageserver/index.ts';
 import { isApiError, NoKindMatchError, type KubeClient } from '../../shared/kube/index.ts';
 import { compareVersions, parseTolerant, type Version } from '../../shared/semver/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, insecureRegistries, parseFlags, withClient } from '../cluster.ts';
-import { emit, json, outputFormat, table, yaml } from '../output.ts';
-import { printSearch, type ChannelSummary, type PackageSummary } from '../package-summary.ts';
+import { emit, json, outputFormat, yaml } from '../output.ts';
+import { availableTable as v1AvailableTable, printSearch, type ChannelSummary, type PackageSummary } from '../package-summary.ts';
 import { CliUsageError, type CliCommand, type CliIO } from '../types.ts';
-import { CLASSIC_FLAG, CS, DEFAULT_GLOBAL_NAMESPACE, NS_OPTION, NS_USAGE } from './common.ts';
+import { CLASSIC_FLAG, CS, DEFAULT_GLOBAL_NAMESPACE, NS_OPTION, NS_USAGE, readCatalogSources } from './common.ts';
 
 const PACKAGES = { apiVersion: 'packages.operators.coreos.com/v1', kind: 'PackageManifest' } as const;
 
@@ -106,28 +106,14 @@ async function packageManifests(client: KubeClient, io: CliIO, namespace: string
 
 /** The PackageManifests of `namespace` computed here: its CatalogSources' content, then the global namespace's. */
 async function computedManifests(client: KubeClient, io: CliIO, namespace: string, globalNs: string, insecure: string[]): Promise<PackageManifest[]> {
-  const { catalogSourceReader } = await import('../../classic/catalogsource/index.ts');
   const { contentManifests, packageManifest } = await import('../../classic/packageserver/index.ts');
-  const { RegistryClient, loadUserCredentials } = await import('../../shared/image/index.ts');
   const byName = (a: CatalogSource, b: CatalogSource): number => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1);
   const sources: CatalogSource[] = [];
   for (const ns of namespace === globalNs ? [namespace] : [namespace, globalNs]) sources.push(...(await client.listAll<CatalogSource>({ ...CS, namespace: ns })).items.sort(byName));
-  const registry = new RegistryClient({ insecureRegistries: insecure, credentials: await loadUserCredentials(io.env), userAgent: 'kubectl-olm' });
-  const reader = catalogSourceReader({ registry });
   const out: PackageManifest[] = [];
-  try {
-    for (const cs of sources) {
-      try {
-        const content = await reader.content(cs, io.signal);
-        for (const m of contentManifests(content)) out.push(packageManifest(cs, m, namespace));
-      } catch (err) {
-        io.stderr.write(`CatalogSource ${cs.metadata.namespace ?? ''}/${cs.metadata.name ?? ''} not read: ${(err as Error).message.split('\n')[0] ?? ''}\n`);
-      }
-    }
-  } finally {
-    await reader.close();
-    await registry.close();
-  }
+  await readCatalogSources(io, sources, insecure, (cs, content) => {
+    for (const m of contentManifests(content)) out.push(packageManifest(cs, m, namespace));
+  });
   return out;
 }
 
@@ -260,25 +246,4 @@ export const listAvailableClassicCommand: CliCommand = {
 };
 
 /** list-available's table (CATALOG, CHANNEL, VERSION, CSV, NOTES) and the deprecations after it. */
-export function availableTable(found: readonly ClassicPackageSummary[], namespace: string): string {
-  const rows: string[][] = [];
-  const notes: string[] = [];
-  for (const p of found) {
-    const catalog = catalogColumn(p, namespace);
-    if (p.deprecated) notes.push(`package ${p.package} (catalog ${catalog}): ${p.deprecated}`);
-    for (const c of p.channels) {
-      if (c.deprecated) notes.push(`channel ${c.name} (catalog ${catalog}): ${c.deprecated}`);
-      for (const b of c.bundles) {
-        rows.push([catalog, c.default ? `${c.name} (default)` : c.name, b.version, b.name, [b.name === c.head ? 'head' : '', b.deprecated ? 'deprecated' : ''].filter(Boolean).join(', ')]);
-      }
-    }
-    const seen = new Set<string>();
-    for (const b of p.channels.flatMap((c) => c.bundles)) {
-      if (b.deprecated && !seen.has(b.name)) notes.push(`bundle ${b.name} (catalog ${catalog}): ${b.deprecated}`);
-      seen.add(b.name);
-    }
-  }
-  let text = table(['CATALOG', 'CHANNEL', 'VERSION', 'CSV', 'NOTES'], rows);
-  if (notes.length > 0) text += `\nDeprecations:\n${notes.map((n) => `  ${n}\n`).join('')}`;
-  return text;
-}
+export const availableTable = (found: readonly ClassicPackageSummary[], namespace: string): string => v1AvailableTable(found, (p) => catalogColumn(p, namespace), 'CSV');

@@ -4,19 +4,14 @@
 // the operator as `list --classic` does.
 import type { ClusterServiceVersion, OperatorGroup, Subscription } from '../../../api/operators/index.ts';
 import { componentLabelKey, packageOperatorName } from '../../classic/operator/index.ts';
-import { isNotFound, type KubeClient } from '../../shared/kube/index.ts';
+import { isNotFound, type KubeClient, type ObjectRef } from '../../shared/kube/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, names, parseFlags, timeoutMs, withClient } from '../cluster.ts';
 import type { CliCommand, CliIO } from '../types.ts';
 import { waitFor } from '../wait.ts';
 import { SUB, CSV, OG, DEFAULT_TIMEOUT, getOrUndefined, getCSV, findSubscription, CLASSIC_FLAG, NS_OPTION, NS_USAGE } from './common.ts';
 import { csvNameOf, watchedNamespaces, ownedKinds } from './logic.ts';
 
-interface Operand {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly name: string;
-  readonly namespace?: string;
-}
+type Operand = ObjectRef;
 
 /** The custom resources of the CSV's owned CRDs in the namespaces the operator watches (all, when cluster-scoped). */
 async function operandsOf(client: KubeClient, csv: ClusterServiceVersion, io: CliIO): Promise<Operand[]> {

@@ -2,7 +2,6 @@
 // pending upgrade plan is approved.
 import { retryOnConflict } from '../../shared/kube/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, positionals, timeoutMs, withClient } from '../cluster.ts';
-import { unfixableLine } from '../failfast.ts';
 import type { CliCommand } from '../types.ts';
 import {
   SUB,
@@ -12,8 +11,7 @@ import {
   getPlan,
   findSubscription,
   waitInstalled,
-  explainFailure,
-  approveHint,
+  saidOutcome,
   approvePlan,
   CLASSIC_FLAG,
   NS_OPTION,
@@ -92,18 +90,8 @@ export const upgradeClassicCommand: CliCommand = {
       }
       if (!values.wait) return 0;
       const outcome = await waitInstalled(client, ns, name, io, timeout, from, values['wait-for-fix']);
-      if (outcome.kind === 'failed') {
-        io.stderr.write(`failed to upgrade operator: waiting for operator installation to complete: ${outcome.why}\n`);
-        explainFailure(io, outcome.last);
-        return 1;
-      }
-      if (outcome.kind === 'unfixable') {
-        io.stderr.write(`failed to upgrade operator: ${outcome.unfixable.cause}\n`);
-        io.stderr.write(unfixableLine(outcome.unfixable));
-        return 1;
-      }
-      if (outcome.kind === 'approval') io.stderr.write(approveHint(outcome.plan, ns));
-      else io.stdout.write(`operator "${sub.spec.name}" upgraded; installed csv is "${outcome.csv.metadata.name ?? ''}"\n`);
+      if (!saidOutcome(io, outcome, 'upgrade', ns)) return 1;
+      if (outcome.kind === 'succeeded') io.stdout.write(`operator "${sub.spec.name}" upgraded; installed csv is "${outcome.csv.metadata.name ?? ''}"\n`);
       return 0;
     });
   },

@@ -16,6 +16,7 @@ import { clientOptions } from '../../shared/tlsprofile/index.ts';
 import type { ClusterCatalog } from '../../../api/v1/index.ts';
 import { TypeServing } from '../../../api/v1/index.ts';
 import { collectGarbage, noopLogger, type Logger } from '../../shared/observability/index.ts';
+import { raceAbort } from '../../shared/toolkit/index.ts';
 import { CatalogIndexBuilder, type CatalogIndex, type CatalogIndexOptions } from './catalog-index.ts';
 import { ContentClientError, errorText, msg } from './messages.ts';
 import type { CatalogContentClient, PackageContent } from './types.ts';
@@ -118,25 +119,6 @@ function hostPort(url: string): string {
   return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
 }
 
-/** Resolves like `p`, or rejects with the signal's reason when the caller stops waiting. */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return p;
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e as Error);
-      },
-    );
-  });
-}
 
 /**
  * operator-controller's catalog content cache over catalogd's HTTP API. Also the
@@ -216,7 +198,7 @@ export class HttpContentClient implements CatalogContentClient {
     }
     const name = catalog.metadata.name ?? '';
     const running = this.#inFlight.get(name);
-    if (running && running.ref === ref) return untilAborted(running.promise, signal);
+    if (running && running.ref === ref) return raceAbort(running.promise, signal);
     const generation = (this.#generation.get(name) ?? 0) + 1;
     this.#generation.set(name, generation);
     const promise = this.#fetch(name, ref, catalog.status?.urls?.base).then(
@@ -233,7 +215,7 @@ export class HttpContentClient implements CatalogContentClient {
     );
     promise.catch(() => {}); // a caller that stopped waiting must not leave an unhandled rejection
     this.#inFlight.set(name, { ref, promise });
-    return untilAborted(promise, signal);
+    return raceAbort(promise, signal);
   }
 
   #settle(name: string, generation: number, entry: Entry | undefined): void {

@@ -5,13 +5,9 @@
 // `declcfg.LoadFS` then fills the typed lists. Blobs of other schemas are not part of it.
 // Fields are read like Go's encoding/json reads a struct: an exact key first, else a key equal
 // under case folding; absent or mistyped optional fields read as empty.
+import { SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_DEPRECATION, SCHEMA_PACKAGE } from '../../shared/fbc/index.ts';
 import type { ChannelEntry, DeclChannel, DeclDeprecation, DeclPackage, DeprecationEntry } from '../../shared/fbc/index.ts';
 import type { BundleProperty, PackageBundle, PackageContent } from './types.ts';
-
-export const SCHEMA_PACKAGE = 'olm.package';
-export const SCHEMA_CHANNEL = 'olm.channel';
-export const SCHEMA_BUNDLE = 'olm.bundle';
-export const SCHEMA_DEPRECATION = 'olm.deprecations';
 
 export const EMPTY_CONTENT: PackageContent = Object.freeze({
   packages: Object.freeze([]),

@@ -30,7 +30,7 @@ import {
 } from '../../../api/v1/index.ts';
 import { isTrue, setCondition } from '../../shared/controller/index.ts';
 import { goJSONValue } from '../../shared/gocompat/index.ts';
-import { isAlreadyExists, isInvalid, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
+import { isAlreadyExists, isInvalid, ignoreNotFound, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import { noopLogger, type Logger } from '../../shared/observability/index.ts';
 import { bundleAnnotations, bundleFromAnnotations, RevisionStore, sanitize, sortIntoPhases } from '../applier/index.ts';
 import type { BundleRef, RevisionMetadata, RevisionStates, UninstallOutcome } from '../controller/index.ts';
@@ -392,11 +392,7 @@ export class ExtensionObjectSets {
     if (revisions.length === 0) return { done: true };
     for (const r of revisions) {
       if (r.metadata.deletionTimestamp) continue;
-      try {
-        await this.#client.delete({ ...COS, name: r.metadata.name! }, { propagationPolicy: 'Foreground', ...(signal && { signal }) });
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-      }
+      await ignoreNotFound(this.#client.delete({ ...COS, name: r.metadata.name! }, { propagationPolicy: 'Foreground', ...(signal && { signal }) }));
     }
     return { done: false, message: `waiting for ClusterObjectSets ${revisions.map((r) => r.metadata.name).join(', ')} and their objects to be deleted` };
   }

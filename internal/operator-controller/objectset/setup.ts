@@ -5,7 +5,7 @@ import type { KubeObject } from '../../../api/meta/v1.ts';
 import { ClusterObjectSetKind, GroupVersion, LifecycleStateArchived, OwnerNameKey, RevisionNameKey, type ClusterObjectSet } from '../../../api/v1/index.ts';
 import { Controller, defaultControllerRateLimiter, type RateLimiter } from '../../shared/controller/index.ts';
 import type { Informer} from '../../shared/kube/index.ts';
-import { isNotFound, informers, type KubeClient } from '../../shared/kube/index.ts';
+import { ignoreNotFound, informers, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger, Metrics } from '../../shared/observability/index.ts';
 import { DeadlineAwareRateLimiter } from './deadline.ts';
 import { RevisionEngine } from './engine.ts';
@@ -63,14 +63,7 @@ export function objectSetRuntime(o: ObjectSetRuntimeOptions): ObjectSetRuntime {
       immutable: s['immutable'],
     }),
   });
-  const readSecret = async (namespace: string, name: string): Promise<KubeObject | undefined> => {
-    try {
-      return await o.client.get({ apiVersion: 'v1', kind: 'Secret', namespace, name });
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
-  };
+  const readSecret = (namespace: string, name: string): Promise<KubeObject | undefined> => ignoreNotFound(o.client.get({ apiVersion: 'v1', kind: 'Secret', namespace, name }));
   const secretMeta = async (namespace: string, name: string): Promise<KubeObject | undefined> => {
     const cached = namespace === o.systemNamespace && secrets.hasSynced() ? secrets.get(`${namespace}/${name}`) : undefined;
     return cached ?? readSecret(namespace, name);

@@ -2,15 +2,11 @@
 // (replaces, skips, skipRange, bundle version/release) and each channel's head (the one entry no
 // other entry replaces or skips; skipRange adds no edge here, as in opm).
 
+import type { ChannelEntry } from './declcfg.ts';
 import { channelHead, type Model, type ModelBundle } from './model.ts';
 
-export interface GraphEntry {
-  readonly name: string;
-  /** `""` when absent. */
-  readonly replaces: string;
-  readonly skips: readonly string[];
-  /** `""` when absent. */
-  readonly skipRange: string;
+/** A channel entry (name, replaces, skips, skipRange) with what its bundle says. */
+export interface GraphEntry extends ChannelEntry {
   /** Bundle version from its `olm.package` property. */
   readonly version: string;
   /** Bundle release, `""` when none. */

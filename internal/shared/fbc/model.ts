@@ -5,7 +5,7 @@
 
 import { isValidBlangRange } from './skiprange.ts';
 import { parseBlangVersion, parsePrerelease } from './blang.ts';
-import { SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_PACKAGE, type DeclarativeConfig } from './declcfg.ts';
+import { SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_PACKAGE, type ChannelEntry, type DeclarativeConfig } from './declcfg.ts';
 import { compareGoStrings, sortedGoStrings } from './go.ts';
 import { dns1123LabelErrors, imageReferenceError } from './imageref.ts';
 import { FbcValidationError, msg, type BlobRef, type ErrorTree, type FbcErrorCode } from './messages.ts';
@@ -35,13 +35,10 @@ export interface ModelChannel {
   readonly ref: BlobRef | undefined;
 }
 
-export interface ModelBundle {
+/** A channel entry (name, replaces, skips, skipRange) with its bundle. */
+export interface ModelBundle extends ChannelEntry {
   readonly package: ModelPackage;
   readonly channel: ModelChannel;
-  readonly name: string;
-  readonly replaces: string;
-  readonly skips: readonly string[];
-  readonly skipRange: string;
   image: string;
   /** The `olm.package` version as written (valid blang semver once converted); `""` if no blob. */
   version: string;

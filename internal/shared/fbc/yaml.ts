@@ -210,15 +210,32 @@ export function bytesLookLikeJSON(bytes: Buffer): boolean {
   return looksLikeJSON(bytes.toString('utf8', 0, Math.min(bytes.length, SNIFF_BYTES)));
 }
 
+/** What the YAML splitter reads: a string or a file's bytes (separators and line ends are ASCII in both). */
+interface YAMLSource {
+  readonly length: number;
+  /** Offset of the next `\n` from `pos`, or -1. */
+  newline(pos: number): number;
+  /** Whether a line starting at `pos` starts with `---`. */
+  separator(pos: number): boolean;
+  text(start: number, end: number): string;
+}
+
+const textSource = (text: string): YAMLSource => ({
+  length: text.length,
+  newline: (pos) => text.indexOf('\n', pos),
+  separator: (pos) => text.startsWith('---', pos),
+  text: (start, end) => text.slice(start, end),
+});
+
 /** Decodes every document of one file, in order. Throws DocumentSyntaxError. */
 export function* decodeDocuments(text: string): Generator<DecodedDocument> {
   if (looksLikeJSON(text)) {
     const rest = yield* decodeJSONStream(text);
     if (rest === undefined) return;
-    yield* decodeYAMLStream(text, rest.offset, rest.index, rest.line);
+    yield* decodeYAMLStream(textSource(text), rest.offset, rest.index, rest.line);
     return;
   }
-  yield* decodeYAMLStream(text, 0, 0, 1);
+  yield* decodeYAMLStream(textSource(text), 0, 0, 1);
 }
 
 /** UTF-8 text of `bytes[start, end)`; pure ASCII (the usual case) decodes faster as latin1, with the same result. */
@@ -239,33 +256,13 @@ export function* decodeDocumentBytes(bytes: Buffer): Generator<DecodedDocument> 
     yield* decodeDocuments(decodeText(bytes));
     return;
   }
-  let index = 0;
-  let docStart = 0;
-  let docLine = 1;
-  let line = 1;
-  let pos = 0;
-  const emit = function* (end: number): Generator<DecodedDocument> {
-    if (end > docStart) {
-      index++;
-      yield { index, line: docLine, value: parseYAMLDocument(decodeText(bytes, docStart, end), index, docLine) };
-    }
+  const source: YAMLSource = {
+    length: bytes.length,
+    newline: (pos) => bytes.indexOf(0x0a, pos),
+    separator: (pos) => bytes[pos] === 0x2d && bytes[pos + 1] === 0x2d && bytes[pos + 2] === 0x2d,
+    text: (start, end) => decodeText(bytes, start, end),
   };
-  while (pos < bytes.length) {
-    const nl = bytes.indexOf(0x0a, pos);
-    const lineEnd = nl === -1 ? bytes.length : nl + 1;
-    if (bytes[pos] === 0x2d && bytes[pos + 1] === 0x2d && bytes[pos + 2] === 0x2d) {
-      const rest = goTrimSpace(decodeText(bytes, pos + 3, nl === -1 ? bytes.length : nl));
-      if (rest !== '' && !rest.startsWith('#')) {
-        throw new DocumentSyntaxError('yaml', msg.invalidYamlSeparator(rest), index + 1, line);
-      }
-      yield* emit(pos);
-      docStart = lineEnd;
-      docLine = line + 1;
-    }
-    pos = lineEnd;
-    line++;
-  }
-  yield* emit(bytes.length);
+  yield* decodeYAMLStream(source, 0, 0, 1);
 }
 
 const countLines = (text: string, from: number, to: number): number => {
@@ -356,7 +353,7 @@ function scanString(text: string, start: number): number | undefined {
  * current document; only spaces or a `#` comment may follow it on that line. Separator lines are
  * not part of any document, and a separator with nothing before it starts nothing.
  */
-function* decodeYAMLStream(text: string, from: number, startIndex: number, startLine: number): Generator<DecodedDocument> {
+function* decodeYAMLStream(src: YAMLSource, from: number, startIndex: number, startLine: number): Generator<DecodedDocument> {
   let index = startIndex;
   let docStart = from;
   let docLine = startLine;
@@ -365,14 +362,14 @@ function* decodeYAMLStream(text: string, from: number, startIndex: number, start
   const emit = function* (end: number): Generator<DecodedDocument> {
     if (end > docStart) {
       index++;
-      yield { index, line: docLine, value: parseYAMLDocument(text.slice(docStart, end), index, docLine) };
+      yield { index, line: docLine, value: parseYAMLDocument(src.text(docStart, end), index, docLine) };
     }
   };
-  while (pos < text.length) {
-    const nl = text.indexOf('\n', pos);
-    const lineEnd = nl === -1 ? text.length : nl + 1;
-    if (text.startsWith('---', pos)) {
-      const rest = goTrimSpace(text.slice(pos + 3, nl === -1 ? text.length : nl));
+  while (pos < src.length) {
+    const nl = src.newline(pos);
+    const lineEnd = nl === -1 ? src.length : nl + 1;
+    if (src.separator(pos)) {
+      const rest = goTrimSpace(src.text(pos + 3, nl === -1 ? src.length : nl));
       if (rest !== '' && !rest.startsWith('#')) {
         throw new DocumentSyntaxError('yaml', msg.invalidYamlSeparator(rest), index + 1, line);
       }
@@ -383,7 +380,7 @@ function* decodeYAMLStream(text: string, from: number, startIndex: number, start
     pos = lineEnd;
     line++;
   }
-  yield* emit(text.length);
+  yield* emit(src.length);
 }
 
 const MULTI_DOC = 'expected a single document in the stream, but found more';

@@ -122,60 +122,45 @@ export function goJSONParse(text: string): GoJSONValue {
     return bad('looking for beginning of value');
   };
 
-  const object = (): GoJSONValue => {
-    const start = i;
+  /** An object's or array's elements, from its opening byte to `close`, each read by `element`. */
+  const elements = <T>(close: number, element: () => T, after: string): T[] => {
     i++;
-    const entries: { key: string; value: GoJSONValue }[] = [];
+    const out: T[] = [];
     skip();
-    if (peek() === 0x7d) {
+    if (peek() === close) {
       i++;
-      return { kind: 'object', raw: raw(start), entries };
+      return out;
     }
     for (;;) {
-      skip();
-      if (peek() !== 0x22) bad('looking for beginning of object key string');
-      const key = string().value;
-      skip();
-      if (peek() !== 0x3a) bad('after object key');
-      i++;
-      entries.push({ key, value: value() });
+      out.push(element());
       skip();
       const c = peek();
-      if (c === 0x2c) {
-        i++;
-        continue;
-      }
-      if (c === 0x7d) {
-        i++;
-        return { kind: 'object', raw: raw(start), entries };
-      }
-      bad('after object key:value pair');
+      if (c !== 0x2c && c !== close) bad(after);
+      i++;
+      if (c === close) return out;
     }
+  };
+
+  const entry = (): { key: string; value: GoJSONValue } => {
+    skip();
+    if (peek() !== 0x22) bad('looking for beginning of object key string');
+    const key = string().value;
+    skip();
+    if (peek() !== 0x3a) bad('after object key');
+    i++;
+    return { key, value: value() };
+  };
+
+  const object = (): GoJSONValue => {
+    const start = i;
+    const entries = elements(0x7d, entry, 'after object key:value pair');
+    return { kind: 'object', raw: raw(start), entries };
   };
 
   const array = (): GoJSONValue => {
     const start = i;
-    i++;
-    const items: GoJSONValue[] = [];
-    skip();
-    if (peek() === 0x5d) {
-      i++;
-      return { kind: 'array', raw: raw(start), items };
-    }
-    for (;;) {
-      items.push(value());
-      skip();
-      const c = peek();
-      if (c === 0x2c) {
-        i++;
-        continue;
-      }
-      if (c === 0x5d) {
-        i++;
-        return { kind: 'array', raw: raw(start), items };
-      }
-      bad('after array element');
-    }
+    const items = elements(0x5d, value, 'after array element');
+    return { kind: 'array', raw: raw(start), items };
   };
 
   const top = value();

@@ -28,7 +28,7 @@ import { DEFAULT_PLATFORM, formatPlatform, parsePlatform, type Platform } from '
 import { canonicalReference, parseReference, type ImageReference } from './reference.ts';
 import { RegistryClient, type RegistryClientOptions, type ResolvedImage } from './registry.ts';
 import { forceRemove, makeReadOnly } from './tree.ts';
-import { noopLogger, realClock, type Logger } from '../toolkit/index.ts';
+import { noopLogger, raceAbort, realClock, type Logger } from '../toolkit/index.ts';
 
 export interface PullOptions {
   /**
@@ -527,28 +527,6 @@ function limiter(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
       });
       next();
     });
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  return new Promise<T>((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }
 
 async function exists(p: string): Promise<boolean> {

@@ -60,7 +60,7 @@ export { LeaderElector, microTime } from './leader-election.ts';
 export type { BackoffOptions } from './backoff.ts';
 export { Backoff } from './backoff.ts';
 export type { KindRef, ObjectRef, WatchEvent, WatchEventType } from './types.ts';
-export { cacheKey, refOf } from './types.ts';
+export { cacheKey, objectRef, refOf } from './types.ts';
 export type { LabelMatcher } from './labels.ts';
 export { LabelSelectorError, labelSelectorAsSelector, parseLabelSelector, parseSelector, labelValueErrors, labelsEverything, labelsNothing, qualifiedNameErrors } from './labels.ts';
 export { semanticEqual } from './equality.ts';

@@ -26,6 +26,9 @@ export function refOf(obj: KubeObject): ObjectRef {
   return obj.metadata.namespace ? { apiVersion, kind, name, namespace: obj.metadata.namespace } : { apiVersion, kind, name };
 }
 
+/** The ref of an object as it is: a missing apiVersion, kind or name is '' (refOf throws instead). */
+export const objectRef = (o: KubeObject): ObjectRef => ({ apiVersion: o.apiVersion ?? '', kind: o.kind ?? '', name: o.metadata.name ?? '', ...(o.metadata.namespace && { namespace: o.metadata.namespace }) });
+
 /** `namespace/name` for namespaced objects, `name` for cluster-scoped ones (client-go's cache key). */
 export function cacheKey(obj: { readonly metadata?: { readonly name?: string; readonly namespace?: string } }): string {
   const name = obj.metadata?.name ?? '';

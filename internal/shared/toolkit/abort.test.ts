@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { sleep, sleepOrThrow, untilAborted } from './abort.ts';
+import { raceAbort, sleep, sleepOrThrow, untilAborted } from './abort.ts';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -91,5 +91,19 @@ describe('untilAborted', () => {
 
   it('resolves at once when the signal has already aborted', async () => {
     expect(await state(untilAborted(AbortSignal.abort()))).toBe('resolved');
+  });
+});
+
+describe('raceAbort', () => {
+  it('settles as the promise does, or rejects with the reason when the signal aborts first', async () => {
+    expect(await raceAbort(Promise.resolve(1), undefined)).toBe(1);
+    expect(await raceAbort(Promise.resolve(2), new AbortController().signal)).toBe(2);
+    await expect(raceAbort(Promise.reject(new Error('boom')), new AbortController().signal)).rejects.toThrow('boom');
+    const ac = new AbortController();
+    const p = raceAbort(new Promise(() => {}), ac.signal);
+    expect(await state(p)).toBe('pending');
+    ac.abort(new Error('stop'));
+    expect(await state(p)).toBe('rejected: Error: stop');
+    await expect(raceAbort(Promise.resolve(3), AbortSignal.abort(new Error('already')))).rejects.toThrow('already');
   });
 });

@@ -45,3 +45,29 @@ export function untilAborted(signal: AbortSignal): Promise<void> {
     signal.addEventListener('abort', () => resolve(), { once: true });
   });
 }
+
+/**
+ * Settles as `promise` does, or rejects with `signal.reason` when `signal` aborts first (at once when it has already
+ * aborted): the caller stops waiting, `promise` runs on. The listener is removed either way.
+ */
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

@@ -1,5 +1,5 @@
 // The small helpers every layer uses, each written once: abortable waits, the logger shape, one-line text.
-export { sleep, sleepOrThrow, untilAborted } from './abort.ts';
+export { raceAbort, sleep, sleepOrThrow, untilAborted } from './abort.ts';
 export type { Clock } from './clock.ts';
 export { ManualClock, realClock } from './clock.ts';
 export type { LogFields, Logger } from './logger.ts';

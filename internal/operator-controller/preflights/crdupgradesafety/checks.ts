@@ -86,31 +86,20 @@ function take<T>(a: Schema, b: Schema, key: string, read: (s: Schema, k: string)
   return pair;
 }
 
-/** maximum / maxItems / maxLength / maxProperties: added, or lowered. */
-function maxCheck(name: string): PropertyCheck {
+/** maximum / maxItems / maxLength / maxProperties: added, or lowered; minimum / minItems / …: added, or raised. */
+function boundCheck(name: string, bound: 'maximum' | 'minimum'): PropertyCheck {
   return {
     name,
     compare(a, b) {
       const [older, newer] = take(a, b, name, num);
-      if (older === undefined && newer !== undefined) return [`maximum constraint added when there was none previously : ${goFloat(newer)}`];
-      if (older !== undefined && newer !== undefined && newer < older) return [`maximum decreased : ${goFloat(older)} -> ${goFloat(newer)}`];
-      return [];
+      if (older === undefined && newer !== undefined) return [`${bound} constraint added when there was none previously : ${goFloat(newer)}`];
+      if (older === undefined || newer === undefined || newer === older || (newer > older) === (bound === 'maximum')) return [];
+      return [`${bound} ${bound === 'maximum' ? 'decreased' : 'increased'} : ${goFloat(older)} -> ${goFloat(newer)}`];
     },
   };
 }
-
-/** minimum / minItems / minLength / minProperties: added, or raised. */
-function minCheck(name: string): PropertyCheck {
-  return {
-    name,
-    compare(a, b) {
-      const [older, newer] = take(a, b, name, num);
-      if (older === undefined && newer !== undefined) return [`minimum constraint added when there was none previously : ${goFloat(newer)}`];
-      if (older !== undefined && newer !== undefined && newer > older) return [`minimum increased : ${goFloat(older)} -> ${goFloat(newer)}`];
-      return [];
-    },
-  };
-}
+const maxCheck = (name: string): PropertyCheck => boundCheck(name, 'maximum');
+const minCheck = (name: string): PropertyCheck => boundCheck(name, 'minimum');
 
 const rawValue = (s: Schema, k: string): string | undefined => (k in s && s[k] !== undefined ? canonicalJson(s[k]) : undefined);
 
@@ -156,22 +145,14 @@ const requiredCheck: PropertyCheck = {
 
 const str = (s: Schema, k: string): string => (typeof s[k] === 'string' ? (s[k] as string) : '');
 
-const typeCheck: PropertyCheck = {
-  name: 'type',
+/** Any change of the string `name` fails (type; description, which OLM's enforcement None never lets block). */
+const changedCheck = (name: string): PropertyCheck => ({
+  name,
   compare(a, b) {
-    const [older, newer] = take(a, b, 'type', str);
-    return older === newer ? [] : [`type changed : ${goQuote(older)} -> ${goQuote(newer)}`];
+    const [older, newer] = take(a, b, name, str);
+    return older === newer ? [] : [`${name} changed : ${goQuote(older)} -> ${goQuote(newer)}`];
   },
-};
-
-/** Any change fails; OLM sets enforcement None, so description changes never block. */
-const descriptionCheck: PropertyCheck = {
-  name: 'description',
-  compare(a, b) {
-    const [older, newer] = take(a, b, 'description', str);
-    return older === newer ? [] : [`description changed : ${goQuote(older)} -> ${goQuote(newer)}`];
-  },
-};
+});
 
 /** Added or changed fails; removed fails unless `removalPolicy: Allow`. */
 const patternCheck: PropertyCheck = {
@@ -246,8 +227,8 @@ export const PROPERTY_CHECKS: readonly PropertyCheck[] = [
   minCheck('minLength'),
   minCheck('minProperties'),
   requiredCheck,
-  typeCheck,
-  descriptionCheck,
+  changedCheck('type'),
+  changedCheck('description'),
   patternCheck,
   nullableCheck,
   oneOfCheck,

@@ -1,16 +1,9 @@
 // The CrdGetter over the API server.
-import { isNotFound, type KubeClient } from '../../../shared/kube/index.ts';
+import { ignoreNotFound, type KubeClient } from '../../../shared/kube/index.ts';
 import type { CrdGetter } from './preflight.ts';
 import type { Crd } from './schema.ts';
 
 /** Reads CRDs with `client`; a 404 is "no existing CRD". */
 export function kubeCrdGetter(client: KubeClient): CrdGetter {
-  return async (name, signal) => {
-    try {
-      return await client.get<Crd>({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name }, { signal });
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
-  };
+  return (name, signal) => ignoreNotFound(client.get<Crd>({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name }, { signal }));
 }

@@ -1,7 +1,7 @@
 // The PermissionSource over the API server: SubjectAccessReviews, the client's REST mapper and
 // role reads.
 import type { KubeObject } from '../../../../api/meta/v1.ts';
-import { isNotFound, type KubeClient } from '../../../shared/kube/index.ts';
+import { ignoreNotFound, type KubeClient } from '../../../shared/kube/index.ts';
 import type { PermissionSource } from './preflight.ts';
 import type { Attributes, PolicyRule } from './rules.ts';
 
@@ -38,16 +38,8 @@ export function kubePermissionSource(client: KubeClient): PermissionSource {
       return { group: m.group, version: m.version, resource: m.resource, namespaced: m.namespaced };
     },
     async roleRules(kind, namespace, name, signal): Promise<PolicyRule[] | undefined> {
-      try {
-        const role = await client.get(
-          { apiVersion: 'rbac.authorization.k8s.io/v1', kind, name, ...(kind === 'Role' && { namespace }) },
-          { signal },
-        );
-        return (role['rules'] as PolicyRule[] | undefined) ?? [];
-      } catch (err) {
-        if (isNotFound(err)) return undefined;
-        throw err;
-      }
+      const role = await ignoreNotFound(client.get({ apiVersion: 'rbac.authorization.k8s.io/v1', kind, name, ...(kind === 'Role' && { namespace }) }, { signal }));
+      return role && ((role['rules'] as PolicyRule[] | undefined) ?? []);
     },
   };
 }
