@@ -91,7 +91,7 @@ export function clusterOperatorWatch(client: KubeClient, name: string, logger: L
 }
 
 /** A Reconciler for the one ClusterOperator key. */
-export function clusterOperatorReconciler(o: ClusterOperatorReconcilerOptions): Reconciler {
+export function newClusterOperatorReconciler(o: ClusterOperatorReconcilerOptions): Reconciler {
   const ref = { apiVersion: ConfigGroupVersion, kind: ClusterOperatorKind, name: o.name };
   let notServedLogged = false;
   return {
@@ -146,7 +146,7 @@ export function clusterOperatorController(
 ): { readonly controller: Controller; readonly close: () => Promise<void>; readonly log: Logger } {
   const log = logger.child({ controller: 'clusteroperator' });
   const co = clusterOperatorWatch(client, o.name, logger);
-  const reconciler = clusterOperatorReconciler({
+  const reconciler = newClusterOperatorReconciler({
     name: o.name,
     client,
     onServed: co.served,
