@@ -37,10 +37,11 @@ export interface PublishOptions extends PushImageOptions {
   readonly tmpDir?: string;
 }
 
+const isDirectory = async (path: string): Promise<boolean> => (await stat(path).catch(() => undefined))?.isDirectory() === true;
+
 /** The image a catalog directory becomes. Throws PublishContentError with `opm validate`'s message when invalid. */
 export async function catalogImage(dir: string): Promise<BuildImageOptions> {
-  const st = await stat(dir).catch(() => undefined);
-  if (!st?.isDirectory()) throw new PublishContentError(`${dir} is not a directory`);
+  if (!(await isDirectory(dir))) throw new PublishContentError(`${dir} is not a directory`);
   const problem = await validateDirectory(dir);
   if (problem !== undefined) throw new PublishContentError(problem);
   return { layers: [{ dir, prefix: CATALOG_CONFIGS_DIR }], labels: { [CATALOG_CONFIGS_LABEL]: CATALOG_CONFIGS_DIR } };
@@ -48,8 +49,7 @@ export async function catalogImage(dir: string): Promise<BuildImageOptions> {
 
 /** The image a registry+v1 bundle directory becomes. Throws PublishContentError when it is not one. */
 export async function bundleImage(dir: string): Promise<BuildImageOptions> {
-  const st = await stat(dir).catch(() => undefined);
-  if (!st?.isDirectory()) throw new PublishContentError(`${dir} is not a directory`);
+  if (!(await isDirectory(dir))) throw new PublishContentError(`${dir} is not a directory`);
   const notBundle = (why: string): PublishContentError => new PublishContentError(`${dir} is not a registry+v1 bundle: ${why}`);
   let annotations: Record<string, string>;
   try {
@@ -58,8 +58,7 @@ export async function bundleImage(dir: string): Promise<BuildImageOptions> {
     if (err instanceof BundleLoadError) throw notBundle('it has no metadata/annotations.yaml');
     throw new PublishContentError(`${join(dir, 'metadata', 'annotations.yaml')}: ${(err as Error).message.split('\n')[0]!}`);
   }
-  const manifests = await stat(join(dir, 'manifests')).catch(() => undefined);
-  if (!manifests?.isDirectory()) throw notBundle('it has no manifests/ directory');
+  if (!(await isDirectory(join(dir, 'manifests')))) throw notBundle('it has no manifests/ directory');
   const mediaType = annotations[BUNDLE_MEDIATYPE_ANNOTATION];
   if (mediaType !== undefined && mediaType !== REGISTRY_V1) {
     throw notBundle(`metadata/annotations.yaml sets ${BUNDLE_MEDIATYPE_ANNOTATION} to ${JSON.stringify(mediaType)}`);
