@@ -58,7 +58,7 @@ const kindOf = (v: unknown): Kind | undefined => {
   return t === 'string' || t === 'number' || t === 'boolean' || t === 'object' ? t : undefined;
 };
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Integral as Go's `f == float64(int64(f))` sees it (int64 range). */
 const isIntegral = (n: number): boolean => Number.isInteger(n) && Math.abs(n) < 2 ** 63;

@@ -26,7 +26,7 @@ import {
   type GraphQLScalarType,
 } from 'graphql';
 import { canonicalJSON } from '../../shared/fbc/index.ts';
-import type { CatalogShape, FieldShape, Scalar, SchemaShape, TopFieldShape } from './discover.ts';
+import { isObject, type CatalogShape, type FieldShape, type Scalar, type SchemaShape, type TopFieldShape } from './discover.ts';
 import { FieldNames, queryFieldName, typeName } from './names.ts';
 
 /** Where the blobs of a query come from: the catalog being queried, given per execution. */
@@ -52,8 +52,6 @@ const HTML_ESCAPES: Readonly<Record<string, string>> = { '<': '\\u003c', '>': '\
 export function goMarshal(value: unknown): string {
   return canonicalJSON(value).replace(HTML_UNSAFE, (c) => HTML_ESCAPES[c] ?? c);
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A value for a scalar: objects and arrays as JSON text. */
 const scalarValue = (v: unknown): unknown => (typeof v === 'object' && v !== null ? goMarshal(v) : v);

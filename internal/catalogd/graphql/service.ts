@@ -17,7 +17,7 @@ import { GraphQLError, execute, parse, validate, type DocumentNode, type Executi
 import type { BlobIndexEntry } from '../../shared/fbc/index.ts';
 import { noopLogger, type Logger } from '../../shared/observability/index.ts';
 import type { CatalogStore, StoredCatalog } from '../storage/index.ts';
-import { discoverShape, type CatalogShape } from './discover.ts';
+import { discoverShape, isObject, type CatalogShape } from './discover.ts';
 import { complexityError } from './limits.ts';
 import { SchemaBuildError, buildSchema, type BlobReader } from './schema.ts';
 
@@ -234,7 +234,7 @@ function readBlobs(fd: number, entries: readonly BlobIndexEntry[]): Record<strin
       const at = e.offset - first.offset;
       try {
         const blob: unknown = JSON.parse(buf.toString('utf8', at, at + e.length));
-        if (typeof blob === 'object' && blob !== null && !Array.isArray(blob)) out.push(blob as Record<string, unknown>);
+        if (isObject(blob)) out.push(blob);
       } catch {
         // a blob that does not parse is skipped, as upstream's loader does
       }

@@ -5,7 +5,7 @@
 import { removedStoredVersions } from '../../../shared/registryv1/index.ts';
 import type { CheckOptions, ResolvedConfig } from './config.ts';
 import { goFloat, goSchemaString } from './gofmt.ts';
-import { canonicalJson, flattenVersion, goList, goQuote, walkSchema, type Crd, type Schema } from './schema.ts';
+import { canonicalJson, flattenVersion, goList, goQuote, isObject, walkSchema, type Crd, type Schema } from './schema.ts';
 import { unhandledChanges } from './unhandled.ts';
 
 /** What one check found: its name and its messages (empty when the change is safe), split by enforcement. */
@@ -209,7 +209,7 @@ const oneOfCheck: PropertyCheck = {
 };
 
 function normalizeSubschema(s: unknown): Schema {
-  const copy: Schema = typeof s === 'object' && s !== null && !Array.isArray(s) ? { ...(s as Schema) } : {};
+  const copy: Schema = isObject(s) ? { ...s } : {};
   for (const key of ['description', 'title', 'example', 'externalDocs']) delete copy[key];
   return copy;
 }

@@ -5,7 +5,7 @@
 //   operator-controller condenses (see unhandled.ts). go-cmp's layout heuristics are not reproduced in full: leaf
 //   fields print as go-cmp prints them, nested structs are compared field by field, whole values print as single-line
 //   Go literals with zero fields left out.
-import { canonicalJson, goNumber, goQuote, type Schema } from './schema.ts';
+import { canonicalJson, goNumber, goQuote, isObject, type Schema } from './schema.ts';
 
 type Kind =
   | 'string'
@@ -89,7 +89,6 @@ const EXTERNAL_DOCS_FIELDS: readonly (readonly [json: string, go: string, kind: 
   ['url', 'URL', 'string'],
 ];
 
-const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
 const byBytes = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The UTF-8 bytes of a JSON value as Go's encoding/json holds it in `JSON.Raw`. */

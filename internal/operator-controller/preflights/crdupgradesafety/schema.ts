@@ -28,7 +28,7 @@ export interface Crd extends KubeObject {
 export const isCrd = (obj: KubeObject): obj is Crd =>
   obj.apiVersion === 'apiextensions.k8s.io/v1' && obj.kind === 'CustomResourceDefinition';
 
-const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Calls `visit` for `schema` and every sub-schema, in the order crdify's SchemaHas walks them. */
 export function walkSchema(schema: Schema | undefined, path: string, visit: (path: string, s: Schema) => void): void {
