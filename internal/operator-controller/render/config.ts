@@ -120,6 +120,7 @@ function formatError(format: string, value: unknown, installNamespace: string): 
 }
 
 const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Validates as the library does: a type or format failure stops at that keyword; otherwise every
@@ -140,16 +141,15 @@ function validate(schema: Schema, v: unknown, location: string[], installNamespa
     if (err !== undefined) return leaf({ kind: 'format', got: display(v), want: schema.format, err });
   }
   const errors: SchemaError[] = [];
-  if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
-    const obj = v as Record<string, unknown>;
-    const missing = (schema.required ?? []).filter((r) => !Object.hasOwn(obj, r));
+  if (isObject(v)) {
+    const missing = (schema.required ?? []).filter((r) => !Object.hasOwn(v, r));
     if (missing.length > 0) errors.push(leaf({ kind: 'required', missing }));
     const props = schema.properties ?? {};
     const additional: string[] = [];
-    for (const k of Object.keys(obj).sort(byString)) {
+    for (const k of Object.keys(v).sort(byString)) {
       const sub = Object.hasOwn(props, k) ? props[k] : typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
       if (sub) {
-        const err = validate(sub, obj[k], [...location, k], installNamespace);
+        const err = validate(sub, v[k], [...location, k], installNamespace);
         if (err) errors.push(err);
       } else if (schema.additionalProperties === false) additional.push(k);
     }

@@ -6,7 +6,7 @@ import { ReasonInvalidConfiguration } from '../../../api/v1/index.ts';
 import { TerminalError } from '../../shared/controller/index.ts';
 import type { BundleRenderer, RenderedBundle, RenderRequest } from '../controller/index.ts';
 import { CERT_PROVIDERS, type CertificateProvider } from './certproviders.ts';
-import { bundleConfigSchema, configErrors, formatConfigErrors } from './config.ts';
+import { bundleConfigSchema, configErrors, formatConfigErrors, isObject } from './config.ts';
 import { GENERATORS, GenerateError } from './generators.ts';
 import {
   loadRegistryV1,
@@ -62,8 +62,6 @@ export interface ManifestProviderGates {
   /** DeploymentConfig. Off: `deploymentConfig` is left out of the configuration schema (an unknown field). */
   readonly deploymentConfig: boolean;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The bundle checks upstream's manifest provider makes before rendering, in its order. `provider` absent: the
