@@ -22,6 +22,7 @@ import {
 import { isImageError } from '../../shared/image/index.ts';
 import type { Cache } from '../../shared/manager/index.ts';
 import type { Logger, Metrics } from '../../shared/observability/index.ts';
+import { raceAbort } from '../../shared/toolkit/index.ts';
 import type { CatalogContent } from './content.ts';
 
 export interface ContentFollowerOptions {
@@ -128,34 +129,19 @@ function initialSync(timeoutMs: number, log: Logger | undefined) {
   let pending: Set<string> | undefined;
   let synced = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const waiters = new Set<() => void>();
+  let resolveSynced = (): void => undefined;
+  const syncedOnce = new Promise<void>((resolve) => (resolveSynced = resolve));
   const finish = (): void => {
     if (synced) return;
     synced = true;
     if (timer) clearTimeout(timer);
-    for (const w of waiters) w();
-    waiters.clear();
+    resolveSynced();
   };
   const cache: Cache = {
     start: () => undefined,
     stop: async () => finish(),
     hasSynced: () => synced,
-    waitForSync: (signal) =>
-      synced
-        ? Promise.resolve()
-        : new Promise<void>((resolve, reject) => {
-            if (signal?.aborted) return reject(signal.reason as Error);
-            const done = (): void => {
-              signal?.removeEventListener('abort', abort);
-              resolve();
-            };
-            const abort = (): void => {
-              waiters.delete(done);
-              reject(signal?.reason as Error);
-            };
-            waiters.add(done);
-            signal?.addEventListener('abort', abort, { once: true });
-          }),
+    waitForSync: (signal) => (synced ? Promise.resolve() : raceAbort(syncedOnce, signal)),
   };
   return {
     cache,
