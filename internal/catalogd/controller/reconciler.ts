@@ -200,32 +200,24 @@ class CatalogReconciler implements ClusterCatalogReconciler {
     const { cat, name, gen, date } = s;
     const status = statusOf(cat);
     const { content } = this.#o;
-    if (cat.spec.source.type !== SourceTypeImage) {
-      const err = new TerminalError('Blocked', `unknown source type ${JSON.stringify(cat.spec.source.type)}`);
+    const fail = (err: Error): StepOutcome => {
       setProgressing(status, gen, err, date);
       return { err };
-    }
+    };
+    if (cat.spec.source.type !== SourceTypeImage) return fail(new TerminalError('Blocked', `unknown source type ${JSON.stringify(cat.spec.source.type)}`));
     const image = cat.spec.source.image;
-    if (!image) {
-      const err = new TerminalError('Blocked', `error parsing ClusterCatalog ${JSON.stringify(name)}, image source is nil`);
-      setProgressing(status, gen, err, date);
-      return { err };
-    }
+    if (!image) return fail(new TerminalError('Blocked', `error parsing ClusterCatalog ${JSON.stringify(name)}, image source is nil`));
 
     let pulled: PulledImage;
     try {
       pulled = await content.pull(name, image.ref, signal);
     } catch (err) {
-      const e = withContext(pullError(err), 'source catalog content');
-      setProgressing(status, gen, e, date);
-      return { err: e };
+      return fail(withContext(pullError(err), 'source catalog content'));
     }
     try {
       await content.commit(name, pulled, { signal });
     } catch (err) {
-      const e = new Error(`error storing fbc: ${errorMessage(err)}`, { cause: err });
-      setProgressing(status, gen, e, date);
-      return { err: e };
+      return fail(new Error(`error storing fbc: ${errorMessage(err)}`, { cause: err }));
     }
     collectGarbage(); // the pull's buffers and the parse's objects, gone at once (shared/observability/memory.ts)
     const baseUrl = this.#o.baseUrl(name);
