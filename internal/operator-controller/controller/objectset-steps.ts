@@ -14,7 +14,6 @@ import {
   mirrorRevisions,
   setDeprecationConditions,
   setInstalledFromRevisions,
-  setInstalledUnknown,
   setProgressing,
   type RevisionInfo,
 } from '../status/index.ts';
@@ -23,7 +22,9 @@ import {
   ensureFinalizer,
   failForBundle,
   handleDeletion,
+  installedUnknown,
   render,
+  reportBundleChange,
   unpack,
   validate,
   type ExtensionState,
@@ -91,9 +92,7 @@ export function readRevisionStates(p: Pick<ObjectSetStepPorts, 'objectSets'>): E
       try {
         state.revisionStates = await p.objectSets.revisionStates(ext, signal);
       } catch (err) {
-        setInstalledUnknown(ext, errorMessage(err));
-        setProgressing(ext, new Error('retrying to get installed bundle'));
-        return { err };
+        return installedUnknown(ext, err);
       }
       if (state.revisionStates.installed) {
         const { bundle, name } = state.revisionStates.installed;
@@ -204,8 +203,7 @@ export function applyObjectSet(p: Pick<ObjectSetStepPorts, 'objectSets' | 'event
       mirrorRevisions(ext, infos(revs));
       setInstalledFromRevisions(ext, infos(revs));
       const now = revs.installed?.bundle;
-      if (now && !before) p.events?.normal(ext, 'Installed', `Installed bundle ${now.name} (version ${now.version})`);
-      else if (now && before && before.name !== now.name) p.events?.normal(ext, 'Upgraded', `Moved from bundle ${before.name} (version ${before.version}) to ${now.name} (version ${now.version})`);
+      if (now) reportBundleChange(p.events, ext, before, now);
       if (!findCondition(ext.status?.conditions, TypeProgressing)) state.log.debug('waiting for the new revision to report its rollout');
       return undefined;
     },

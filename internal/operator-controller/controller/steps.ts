@@ -23,6 +23,7 @@ import {
 import {
   ServiceAccountNotFoundError,
   type BundleApplier,
+  type BundleRef,
   type BundleRenderer,
   type BundleResolver,
   type BundleUnpacker,
@@ -189,9 +190,7 @@ export function validate(p: Pick<ExtensionStepPorts, 'identity'> = {}): Extensio
       if (!ext.spec?.source.catalog) problems.push('spec.source.catalog is required');
       if (problems.length === 0) return undefined;
       const err = new Error(`operation cannot proceed due to the following validation error(s): ${problems.join(', ')}`);
-      setInstalledUnknown(ext, err.message);
-      setProgressing(ext, err);
-      return { err };
+      return installedUnknown(ext, err, err);
     },
   };
 }
@@ -214,19 +213,19 @@ export function readInstalled(p: Pick<ExtensionStepPorts, 'applier' | 'identity'
         await p.identity?.check(ext, signal);
         state.installed = await p.applier.installed(ext, signal);
       } catch (err) {
-        if (err instanceof ServiceAccountNotFoundError) {
-          setInstalledUnknown(ext, err.message);
-          setProgressing(ext, new Error(MISSING_SERVICE_ACCOUNT));
-          return { err };
-        }
-        setInstalledUnknown(ext, errorMessage(err));
-        setProgressing(ext, new Error('retrying to get installed bundle'));
-        return { err };
+        return installedUnknown(ext, err, err instanceof ServiceAccountNotFoundError ? new Error(MISSING_SERVICE_ACCOUNT) : undefined);
       }
       setInstalledFromBundle(ext, state.installed);
       return undefined;
     },
   };
+}
+
+/** The pass ends on `err` before anything is known installed: Installed Unknown with its message, Progressing `progressing`. */
+export function installedUnknown(ext: ClusterExtension, err: unknown, progressing: unknown = new Error('retrying to get installed bundle')): StepOutcome {
+  setInstalledUnknown(ext, errorMessage(err));
+  setProgressing(ext, progressing);
+  return { err };
 }
 
 /**
@@ -396,12 +395,15 @@ export function reportInstalled(p: Pick<ExtensionStepPorts, 'events'>): Extensio
       });
       setDeprecationConditions(ext, { hasCatalogData: true, installedBundleName: bundle.name, entries: deprecations });
       setProgressing(ext, undefined);
-      if (!previous) p.events?.normal(ext, 'Installed', `Installed bundle ${bundle.name} (version ${bundle.version})`);
-      else if (previous.name !== bundle.name) {
-        p.events?.normal(ext, 'Upgraded', `Moved from bundle ${previous.name} (version ${previous.version}) to ${bundle.name} (version ${bundle.version})`);
-      }
+      reportBundleChange(p.events, ext, previous, bundle);
       log.debug('reconciled', { bundle: bundle.name });
       return undefined;
     },
   };
+}
+
+/** An Installed Event for a first bundle, an Upgraded Event when the installed bundle changed. */
+export function reportBundleChange(events: EventRecorder | undefined, ext: ClusterExtension, before: Pick<BundleRef, 'name' | 'version'> | undefined, now: BundleRef): void {
+  if (!before) events?.normal(ext, 'Installed', `Installed bundle ${now.name} (version ${now.version})`);
+  else if (before.name !== now.name) events?.normal(ext, 'Upgraded', `Moved from bundle ${before.name} (version ${before.version}) to ${now.name} (version ${now.version})`);
 }
