@@ -6,7 +6,7 @@
 // Kubernetes keeps `data` of an immutable Secret fixed but lets its metadata change.
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { OwnerKindKey, OwnerNameKey, ClusterExtensionKind, RevisionNameKey } from '../../../api/v1/index.ts';
-import { ignoreNotFound, isAlreadyExists, type KubeClient } from '../../shared/kube/index.ts';
+import { ignoreNotFound, isAlreadyExists, SECRET_KIND, type KubeClient, type Secret } from '../../shared/kube/index.ts';
 import type { BundleRef } from '../controller/index.ts';
 import type { Phase } from './phases.ts';
 import {
@@ -34,12 +34,6 @@ export const RevisionFingerprintAnnotation = 'olm.operatorframework.io/revision-
 export const LifecycleStateAnnotation = 'olm.operatorframework.io/lifecycle-state';
 export const SucceededAnnotation = 'olm.operatorframework.io/succeeded';
 
-interface Secret extends KubeObject {
-  type?: string;
-  immutable?: boolean;
-  data?: Record<string, string>;
-}
-
 /** What a head Secret says about its revision, without reading the chunks. */
 export interface RevisionHead {
   readonly name: string;
@@ -54,7 +48,6 @@ export interface RevisionHead {
 }
 
 const DATA_KEY = 'chunk';
-const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
 
 export class RevisionStore {
   readonly #client: KubeClient;
@@ -79,7 +72,7 @@ export class RevisionStore {
 
   /** The extension's revisions, oldest first. */
   async list(extension: string, signal?: AbortSignal): Promise<RevisionHead[]> {
-    const list = await this.#client.list<Secret>({ ...SECRET, namespace: this.#namespace }, { labelSelector: this.#selector(extension, false), signal });
+    const list = await this.#client.list<Secret>({ ...SECRET_KIND, namespace: this.#namespace }, { labelSelector: this.#selector(extension, false), signal });
     return list.items
       .filter((s) => s.type === RevisionSecretType)
       .map(toHead)
@@ -89,10 +82,10 @@ export class RevisionStore {
   /** Deletes chunk Secrets whose head does not exist (an interrupted create or delete). */
   async sweep(extension: string, signal?: AbortSignal): Promise<void> {
     const heads = new Set((await this.list(extension, signal)).map((h) => h.name));
-    const chunks = await this.#client.list<Secret>({ ...SECRET, namespace: this.#namespace }, { labelSelector: this.#selector(extension, true), signal });
+    const chunks = await this.#client.list<Secret>({ ...SECRET_KIND, namespace: this.#namespace }, { labelSelector: this.#selector(extension, true), signal });
     for (const c of chunks.items) {
       if (c.type !== RevisionSecretType || heads.has(c.metadata.labels?.[RevisionNameKey] ?? '')) continue;
-      await ignoreNotFound(this.#client.delete({ ...SECRET, namespace: this.#namespace, name: c.metadata.name! }, { signal }));
+      await ignoreNotFound(this.#client.delete({ ...SECRET_KIND, namespace: this.#namespace, name: c.metadata.name! }, { signal }));
     }
   }
 
@@ -104,7 +97,7 @@ export class RevisionStore {
     const labels = { ...ownerLabels(extension), [RevisionNameKey]: name };
     for (let i = 0; i < chunks.length; i++) {
       const chunk: Secret = {
-        ...SECRET,
+        ...SECRET_KIND,
         metadata: { name: `${name}.${i}`, namespace: this.#namespace, labels: { ...labels, [RevisionChunkKey]: String(i) } },
         type: RevisionSecretType,
         immutable: true,
@@ -113,7 +106,7 @@ export class RevisionStore {
       await this.#createReplacing(chunk, signal);
     }
     const head: Secret = {
-      ...SECRET,
+      ...SECRET_KIND,
       metadata: {
         name,
         namespace: this.#namespace,
@@ -141,7 +134,7 @@ export class RevisionStore {
       await this.#client.create(secret, { signal });
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
-      await ignoreNotFound(this.#client.delete({ ...SECRET, namespace: this.#namespace, name: secret.metadata.name! }, { signal }));
+      await ignoreNotFound(this.#client.delete({ ...SECRET_KIND, namespace: this.#namespace, name: secret.metadata.name! }, { signal }));
       await this.#client.create(secret, { signal });
     }
   }
@@ -152,7 +145,7 @@ export class RevisionStore {
     if (cached) return cached;
     const parts: Buffer[] = [];
     for (let i = 0; i < head.chunks; i++) {
-      const s = await this.#client.get<Secret>({ ...SECRET, namespace: this.#namespace, name: `${head.name}.${i}` }, { signal });
+      const s = await this.#client.get<Secret>({ ...SECRET_KIND, namespace: this.#namespace, name: `${head.name}.${i}` }, { signal });
       parts.push(Buffer.from(s.data?.[DATA_KEY] ?? '', 'base64'));
     }
     const record = decodeRecord(parts, head.digest);
@@ -181,7 +174,7 @@ export class RevisionStore {
 
   async #annotate(head: RevisionHead, annotations: Record<string, string>, signal?: AbortSignal): Promise<void> {
     await this.#client.patch(
-      { ...SECRET, namespace: this.#namespace, name: head.name },
+      { ...SECRET_KIND, namespace: this.#namespace, name: head.name },
       'merge',
       { metadata: { uid: head.uid, annotations } },
       { signal },
@@ -190,9 +183,9 @@ export class RevisionStore {
 
   /** Deletes a revision: the head first (the revision is gone), then its chunks. */
   async delete(head: RevisionHead, signal?: AbortSignal): Promise<void> {
-    await ignoreNotFound(this.#client.delete({ ...SECRET, namespace: this.#namespace, name: head.name }, { signal, preconditions: { uid: head.uid } }));
+    await ignoreNotFound(this.#client.delete({ ...SECRET_KIND, namespace: this.#namespace, name: head.name }, { signal, preconditions: { uid: head.uid } }));
     for (let i = head.chunks - 1; i >= 0; i--) {
-      await ignoreNotFound(this.#client.delete({ ...SECRET, namespace: this.#namespace, name: `${head.name}.${i}` }, { signal }));
+      await ignoreNotFound(this.#client.delete({ ...SECRET_KIND, namespace: this.#namespace, name: `${head.name}.${i}` }, { signal }));
     }
     this.#cache.delete(head.uid);
   }

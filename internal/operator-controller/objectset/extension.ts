@@ -30,7 +30,7 @@ import {
 } from '../../../api/v1/index.ts';
 import { isTrue, setCondition } from '../../shared/controller/index.ts';
 import { goJSONValue } from '../../shared/gocompat/index.ts';
-import { isAlreadyExists, isInvalid, ignoreNotFound, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
+import { isAlreadyExists, isInvalid, ignoreNotFound, isNotFound, SECRET_KIND, type KubeClient, type Secret } from '../../shared/kube/index.ts';
 import { noopLogger, type Logger } from '../../shared/observability/index.ts';
 import { bundleAnnotations, bundleFromAnnotations, RevisionStore, sanitize, sortIntoPhases } from '../applier/index.ts';
 import type { BundleRef, RevisionMetadata, RevisionStates, UninstallOutcome } from '../controller/index.ts';
@@ -41,7 +41,6 @@ export const RETENTION_LIMIT = 5;
 export const MAX_SECRET_DATA_BYTES = 900 * 1024;
 
 const COS = { apiVersion: GroupVersion, kind: ClusterObjectSetKind } as const;
-const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
 
 const groupKindProbe = (group: string, kind: string, assertions: ProgressionProbe['assertions']): ProgressionProbe => ({
   selector: { type: 'GroupKind', groupKind: { group, kind } },
@@ -97,12 +96,6 @@ export function desiredRevision(ext: ClusterExtension, bundle: BundleRef, object
   };
 }
 
-interface Secret extends KubeObject {
-  type?: string;
-  immutable?: boolean;
-  data?: Record<string, string>;
-}
-
 /**
  * upstream's SecretPacker: every inline object serialized (JSON, keys sorted; gzip when above 900 KiB) under the
  * key base64url(sha256(data)); Secrets filled up to 900 KiB, named `<revision>-<first 16 hex of sha256 of their
@@ -122,7 +115,7 @@ export function packIntoSecrets(phases: readonly ClusterObjectSetPhase[], revisi
     for (const k of keys) h.update(k).update(current.get(k)!);
     const name = `${revision}-${h.digest('hex').slice(0, 16)}`;
     secrets.push({
-      ...SECRET,
+      ...SECRET_KIND,
       metadata: { name, namespace, labels: { [RevisionNameKey]: revision, [OwnerNameKey]: owner } },
       immutable: true,
       type: ObjectDataSecretType,
@@ -362,11 +355,11 @@ export class ExtensionObjectSets {
   async #ownSecrets(cos: ClusterObjectSet, signal?: AbortSignal): Promise<boolean> {
     const uid = cos.metadata.uid;
     if (!uid) return false;
-    const secrets = await this.#client.list<Secret>({ ...SECRET, namespace: this.#ns }, { labelSelector: `${RevisionNameKey}=${cos.metadata.name}`, ...(signal && { signal }) });
+    const secrets = await this.#client.list<Secret>({ ...SECRET_KIND, namespace: this.#ns }, { labelSelector: `${RevisionNameKey}=${cos.metadata.name}`, ...(signal && { signal }) });
     for (const s of secrets.items) {
       if (s.type !== ObjectDataSecretType || s.metadata.ownerReferences?.some((r) => r.uid === uid)) continue;
       const refs = [...(s.metadata.ownerReferences ?? []), { ...COS, name: cos.metadata.name!, uid, controller: true, blockOwnerDeletion: true }];
-      await this.#client.patch({ ...SECRET, namespace: this.#ns, name: s.metadata.name! }, 'merge', { metadata: { ownerReferences: refs } }, signal ? { signal } : {});
+      await this.#client.patch({ ...SECRET_KIND, namespace: this.#ns, name: s.metadata.name! }, 'merge', { metadata: { ownerReferences: refs } }, signal ? { signal } : {});
     }
     return true;
   }
