@@ -56,7 +56,7 @@ import type { Logger } from '../../shared/observability/index.ts';
 import { msUntilDeadline } from './deadline.ts';
 import { collisionReport, inTransition, objectTitle, phaseComplete, revisionComplete, StaleError, type RevisionEngine, type RevisionIdentity } from './engine.ts';
 import { probesReadBeyondStatus, progressionProber } from './probes.ts';
-import { mutableSecretsProblem, observedPhasesProblem, resolvePhases, type ResolvedPhase, type SecretReader } from './resolve.ts';
+import { mutableSecretsProblem, observedPhasesProblem, referencedSecrets, resolvePhases, type ResolvedPhase, type SecretReader } from './resolve.ts';
 
 /** How soon a revision with collisions or invalid objects is looked at again (upstream: a flat 10 s). */
 export const RETRY_COLLISION_MS = 10_000;
@@ -378,13 +378,7 @@ export class ClusterObjectSetReconciler implements Reconciler {
    */
   async #resolve(cos: ClusterObjectSet, meta: SecretReader, read: SecretReader): Promise<{ phases: ResolvedPhase[]; observed: ObservedPhase[] }> {
     const refs: string[] = [];
-    for (const phase of cos.spec?.phases ?? []) {
-      for (const o of phase.objects) {
-        if (!o.ref?.name) continue;
-        const namespace = o.ref.namespace || this.#o.systemNamespace;
-        refs.push(`${namespace}/${o.ref.name}@${(await meta(namespace, o.ref.name))?.metadata.uid ?? ''}`);
-      }
-    }
+    for (const { namespace, name } of referencedSecrets(cos, this.#o.systemNamespace)) refs.push(`${namespace}/${name}@${(await meta(namespace, name))?.metadata.uid ?? ''}`);
     const uid = cos.metadata.uid ?? cos.metadata.name ?? '';
     const key = `${cos.metadata.name}|${cos.metadata.generation ?? 0}|${refs.join(',')}`;
     const known = this.#resolved.get(uid);

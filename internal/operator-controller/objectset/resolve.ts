@@ -123,6 +123,11 @@ export function observedPhasesProblem(stored: readonly ObservedPhase[], current:
   );
 }
 
+/** The Secrets the revision's objects reference, in phase and object order (repeats kept), namespace defaulted. */
+export function referencedSecrets(cos: ClusterObjectSet, systemNamespace: string): { namespace: string; name: string }[] {
+  return (cos.spec?.phases ?? []).flatMap((phase) => phase.objects.flatMap((o) => (o.ref?.name ? [{ namespace: o.ref.namespace || systemNamespace, name: o.ref.name }] : [])));
+}
+
 /**
  * upstream's verifyReferencedSecretsImmutable: undefined when every referenced Secret that exists is immutable
  * (a missing one is left to resolution, which reports it and retries).
@@ -130,16 +135,12 @@ export function observedPhasesProblem(stored: readonly ObservedPhase[], current:
 export async function mutableSecretsProblem(cos: ClusterObjectSet, systemNamespace: string, read: SecretReader): Promise<string | undefined> {
   const seen = new Set<string>();
   const mutable: string[] = [];
-  for (const phase of cos.spec?.phases ?? []) {
-    for (const o of phase.objects) {
-      if (!o.ref?.name) continue;
-      const namespace = o.ref.namespace || systemNamespace;
-      const key = `${namespace}/${o.ref.name}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      const secret = await read(namespace, o.ref.name);
-      if (secret && secret['immutable'] !== true) mutable.push(key);
-    }
+  for (const { namespace, name } of referencedSecrets(cos, systemNamespace)) {
+    const key = `${namespace}/${name}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const secret = await read(namespace, name);
+    if (secret && secret['immutable'] !== true) mutable.push(key);
   }
   if (mutable.length === 0) return undefined;
   return `the following secrets are not immutable (referenced secrets must have immutable set to true): ${mutable.join(', ')}`;
