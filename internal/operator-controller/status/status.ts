@@ -64,6 +64,11 @@ const conditionsOf = (ext: ClusterExtension): Condition[] => {
 
 const generation = (ext: ClusterExtension): number | undefined => ext.metadata.generation;
 
+/** One condition of the extension, observed at its generation. */
+function set(ext: ClusterExtension, type: string, status: Condition['status'], reason: string, message: string, now: Date | undefined): void {
+  setCondition(conditionsOf(ext), { type, status, reason, message, observedGeneration: generation(ext) ?? 0 }, now);
+}
+
 /**
  * Progressing from the outcome of a reconcile: no error → True/Succeeded "Desired state reached";
  * a terminal error → False/<its reason> (Blocked, InvalidConfiguration); anything else → True/Retrying. The message is the error text
@@ -82,56 +87,35 @@ export function setProgressing(ext: ClusterExtension, err: unknown, now?: Date):
       reason = ReasonRetrying;
     }
   }
-  setCondition(conditionsOf(ext), { type: TypeProgressing, status, reason, message, observedGeneration: generation(ext) ?? 0 }, now);
+  set(ext, TypeProgressing, status, reason, message, now);
 }
 
 /** Installed and status.install from what is installed (or False/Failed when nothing is). */
 export function setInstalledFromBundle(ext: ClusterExtension, installed: InstalledBundleInfo | undefined, now?: Date): void {
-  const conds = conditionsOf(ext);
   if (!installed) {
     if (ext.status) delete ext.status.install;
-    setCondition(conds, { type: TypeInstalled, status: 'False', reason: ReasonFailed, message: MSG_NO_BUNDLE_INSTALLED, observedGeneration: generation(ext) ?? 0 }, now);
+    set(ext, TypeInstalled, 'False', ReasonFailed, MSG_NO_BUNDLE_INSTALLED, now);
     return;
   }
   // As upstream, release is reported when the install record carries one (BundleReleaseSupport); the standard CRD
   // has no such field, so there the API server prunes it.
   const bundle = { name: installed.name, version: installed.version, ...(installed.release !== undefined && { release: installed.release }) };
+  set(ext, TypeInstalled, 'True', ReasonSucceeded, `Installed bundle ${installed.image} successfully`, now);
   (ext.status ??= {}).install = { bundle };
-  setCondition(
-    conds,
-    {
-      type: TypeInstalled,
-      status: 'True',
-      reason: ReasonSucceeded,
-      message: `Installed bundle ${installed.image} successfully`,
-      observedGeneration: generation(ext) ?? 0,
-    },
-    now,
-  );
 }
 
 export const MSG_AVAILABLE = 'every object of the installed bundle is healthy';
 
 /** Available from the applier's health verdict on the objects it just applied or maintained. */
 export function setAvailable(ext: ClusterExtension, outcome: { readonly installed: boolean; readonly message?: string }, now?: Date): void {
-  const healthy = outcome.installed;
-  setCondition(
-    conditionsOf(ext),
-    {
-      type: TypeAvailable,
-      status: healthy ? 'True' : 'False',
-      reason: healthy ? ReasonAvailable : ReasonUnavailable,
-      message: healthy ? MSG_AVAILABLE : (outcome.message ?? 'waiting for the bundle’s objects to become healthy'),
-      observedGeneration: generation(ext) ?? 0,
-    },
-    now,
-  );
+  if (outcome.installed) set(ext, TypeAvailable, 'True', ReasonAvailable, MSG_AVAILABLE, now);
+  else set(ext, TypeAvailable, 'False', ReasonUnavailable, outcome.message ?? 'waiting for the bundle’s objects to become healthy', now);
 }
 
 /** Installed=Unknown/Failed with the reason the install state could not be read. */
 export function setInstalledUnknown(ext: ClusterExtension, message: string, now?: Date): void {
   if (ext.status) delete ext.status.install;
-  setCondition(conditionsOf(ext), { type: TypeInstalled, status: 'Unknown', reason: ReasonFailed, message, observedGeneration: generation(ext) ?? 0 }, now);
+  set(ext, TypeInstalled, 'Unknown', ReasonFailed, message, now);
 }
 
 const DEPRECATION_TYPES = new Set([TypeDeprecated, TypePackageDeprecated, TypeChannelDeprecated, TypeBundleDeprecated]);
@@ -144,7 +128,7 @@ export function ensureFailureConditions(ext: ClusterExtension, reason: string, m
   const conds = conditionsOf(ext);
   for (const type of types) {
     if (DEPRECATION_TYPES.has(type) || findCondition(conds, type)) continue;
-    setCondition(conds, { type, status: 'False', reason, message, observedGeneration: generation(ext) ?? 0 }, now);
+    set(ext, type, 'False', reason, message, now);
   }
 }
 
@@ -163,18 +147,14 @@ export function setDeprecationConditions(
   input: { readonly installedBundleName?: string | undefined; readonly entries?: readonly DeprecationEntryInfo[] | undefined; readonly hasCatalogData: boolean },
   now?: Date,
 ): void {
-  const conds = conditionsOf(ext);
-  const g = generation(ext) ?? 0;
-  const set = (type: string, status: Condition['status'], reason: string, message: string): void => {
-    setCondition(conds, { type, status, reason, message, observedGeneration: g }, now);
-  };
+  const put = (type: string, status: Condition['status'], reason: string, message: string): void => set(ext, type, status, reason, message, now);
   const installed = input.installedBundleName ?? '';
   if (!input.hasCatalogData) {
-    set(TypeDeprecated, 'Unknown', ReasonDeprecationStatusUnknown, MSG_DEPRECATION_UNKNOWN);
-    set(TypePackageDeprecated, 'Unknown', ReasonDeprecationStatusUnknown, MSG_DEPRECATION_UNKNOWN);
-    set(TypeChannelDeprecated, 'Unknown', ReasonDeprecationStatusUnknown, MSG_DEPRECATION_UNKNOWN);
-    if (installed === '') set(TypeBundleDeprecated, 'Unknown', ReasonAbsent, MSG_NO_BUNDLE_YET);
-    else set(TypeBundleDeprecated, 'Unknown', ReasonDeprecationStatusUnknown, MSG_DEPRECATION_UNKNOWN);
+    put(TypeDeprecated, 'Unknown', ReasonDeprecationStatusUnknown, MSG_DEPRECATION_UNKNOWN);
+    put(TypePackageDeprecated, 'Unknown', ReasonDeprecationStatusUnknown, MSG_DEPRECATION_UNKNOWN);
+    put(TypeChannelDeprecated, 'Unknown', ReasonDeprecationStatusUnknown, MSG_DEPRECATION_UNKNOWN);
+    if (installed === '') put(TypeBundleDeprecated, 'Unknown', ReasonAbsent, MSG_NO_BUNDLE_YET);
+    else put(TypeBundleDeprecated, 'Unknown', ReasonDeprecationStatusUnknown, MSG_DEPRECATION_UNKNOWN);
     return;
   }
   const channels = new Set(ext.spec?.source.catalog?.channels ?? []);
@@ -193,15 +173,15 @@ export function setDeprecationConditions(
   const nonEmpty = (ms: string[]): string[] => ms.filter((m) => m !== '');
   const [p, c, b] = [nonEmpty(pkg), nonEmpty(chan), nonEmpty(bundle)];
   const all = [...p, ...c, ...b];
-  if (all.length) set(TypeDeprecated, 'True', ReasonDeprecated, all.join('\n'));
-  else set(TypeDeprecated, 'False', ReasonNotDeprecated, 'not deprecated');
-  if (p.length) set(TypePackageDeprecated, 'True', ReasonDeprecated, p.join('\n'));
-  else set(TypePackageDeprecated, 'False', ReasonNotDeprecated, 'package not deprecated');
-  if (c.length) set(TypeChannelDeprecated, 'True', ReasonDeprecated, c.join('\n'));
-  else set(TypeChannelDeprecated, 'False', ReasonNotDeprecated, 'channel not deprecated');
-  if (installed === '') set(TypeBundleDeprecated, 'Unknown', ReasonAbsent, MSG_NO_BUNDLE_YET);
-  else if (b.length) set(TypeBundleDeprecated, 'True', ReasonDeprecated, b.join('\n'));
-  else set(TypeBundleDeprecated, 'False', ReasonNotDeprecated, 'bundle not deprecated');
+  if (all.length) put(TypeDeprecated, 'True', ReasonDeprecated, all.join('\n'));
+  else put(TypeDeprecated, 'False', ReasonNotDeprecated, 'not deprecated');
+  if (p.length) put(TypePackageDeprecated, 'True', ReasonDeprecated, p.join('\n'));
+  else put(TypePackageDeprecated, 'False', ReasonNotDeprecated, 'package not deprecated');
+  if (c.length) put(TypeChannelDeprecated, 'True', ReasonDeprecated, c.join('\n'));
+  else put(TypeChannelDeprecated, 'False', ReasonNotDeprecated, 'channel not deprecated');
+  if (installed === '') put(TypeBundleDeprecated, 'Unknown', ReasonAbsent, MSG_NO_BUNDLE_YET);
+  else if (b.length) put(TypeBundleDeprecated, 'True', ReasonDeprecated, b.join('\n'));
+  else put(TypeBundleDeprecated, 'False', ReasonNotDeprecated, 'bundle not deprecated');
 }
 
 /** upstream's wrapping of pull/apply failures once a bundle is resolved. */
@@ -230,7 +210,7 @@ export function setInstalledFromRevisions(ext: ClusterExtension, states: { reado
   const latest = states.rollingOut.at(-1);
   const retrying = latest !== undefined && findCondition(latest.conditions, TypeProgressing)?.reason === ReasonRetrying;
   const reason = latest === undefined || retrying ? ReasonFailed : ReasonAbsent;
-  setCondition(conditionsOf(ext), { type: TypeInstalled, status: 'False', reason, message: MSG_NO_BUNDLE_INSTALLED, observedGeneration: generation(ext) ?? 0 }, now);
+  set(ext, TypeInstalled, 'False', reason, MSG_NO_BUNDLE_INSTALLED, now);
 }
 
 /**
