@@ -12,7 +12,7 @@
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
 import { ClusterExtensionControllerFieldOwner } from '../../../api/v1/index.ts';
-import { ignoreNotFound, isConflict, isNoKindMatch, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
+import { ignoreNotFound, isConflict, isNoKindMatch, isNotFound, refOf, type KubeClient } from '../../shared/kube/index.ts';
 import { mapLimit } from '../../shared/controller/index.ts';
 import { noopLogger, realClock, sleepOrThrow, type Clock, type Logger } from '../../shared/toolkit/index.ts';
 import type { ApplyOutcome, BundleApplier, BundleRef, InstalledBundle, UninstallOutcome } from '../controller/index.ts';
@@ -282,7 +282,7 @@ export class RevisionApplier implements BundleApplier {
 
   async #current(client: KubeClient, obj: KubeObject, signal: AbortSignal): Promise<KubeObject | undefined> {
     try {
-      return await client.get({ apiVersion: obj.apiVersion!, kind: obj.kind!, name: obj.metadata.name!, ...(obj.metadata.namespace && { namespace: obj.metadata.namespace }) }, { signal });
+      return await client.get(refOf(obj), { signal });
     } catch (err) {
       if (isNotFound(err) || isNoKindMatch(err)) return undefined;
       throw err;
@@ -305,9 +305,8 @@ export class RevisionApplier implements BundleApplier {
     const current = await this.#current(client, obj, signal);
     if (!current || !ownedBy(current, name)) return undefined;
     if (!current.metadata.deletionTimestamp) {
-      const ref = { apiVersion: obj.apiVersion!, kind: obj.kind!, name: obj.metadata.name!, ...(obj.metadata.namespace && { namespace: obj.metadata.namespace }) };
       try {
-        await ignoreNotFound(client.delete(ref, { propagationPolicy: 'Background', preconditions: { uid: current.metadata.uid! }, signal }));
+        await ignoreNotFound(client.delete(refOf(obj), { propagationPolicy: 'Background', preconditions: { uid: current.metadata.uid! }, signal }));
       } catch (err) {
         // Replaced since the read (another uid): the next pass looks at the new one.
         if (!isConflict(err)) throw err;
@@ -358,9 +357,8 @@ export class RevisionApplier implements BundleApplier {
       } else {
         this.#log.info('CRD is Established; removing the establish request', { crd: crd.metadata.name });
       }
-      const ref = { apiVersion: crd.apiVersion!, kind: crd.kind!, name: crd.metadata.name! };
       const value = action === 'request' ? this.#now().toISOString() : null;
-      await ignoreNotFound(client.patch(ref, 'merge', { metadata: { annotations: { [ESTABLISH_REQUESTED]: value } } }, { fieldManager: `${this.#fieldManager}-establish`, signal }));
+      await ignoreNotFound(client.patch(refOf(crd), 'merge', { metadata: { annotations: { [ESTABLISH_REQUESTED]: value } } }, { fieldManager: `${this.#fieldManager}-establish`, signal }));
     }
   }
 
