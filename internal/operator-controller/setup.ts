@@ -128,16 +128,18 @@ export function operatorControllerSetup(
     const certProvider = options.certProvider === undefined ? 'cert-manager' : options.certProvider;
     // Bound late: events only arrive once the controller below exists.
     const owned = new OwnedObjectWatcher({ client, enqueue: (name) => controller.enqueue(name), logger: logger.child({ component: 'owned-objects' }) });
-    // The pipeline is assembled here, where its implementations are chosen.
-    const finalizers = kubeFinalizers(client);
-    const resolver = impl.resolver({ listCatalogs: () => catalogs.list(), content, metrics, bundleReleaseSupport: options.bundleReleaseSupport === true });
-    const unpacker = imageBundleUnpacker(puller);
-    const renderer = impl.renderer({
-      certProvider,
-      singleOwnNamespaceInstallSupport: options.singleOwnNamespaceInstallSupport === true,
-      deploymentConfig: options.deploymentConfig === true,
-    });
-    const events = eventRecorder(client, 'operator-controller', log);
+    // The pipeline is assembled here, where its implementations are chosen: the ports both runtimes share, then theirs.
+    const ports = {
+      finalizers: kubeFinalizers(client),
+      resolver: impl.resolver({ listCatalogs: () => catalogs.list(), content, metrics, bundleReleaseSupport: options.bundleReleaseSupport === true }),
+      unpacker: imageBundleUnpacker(puller),
+      renderer: impl.renderer({
+        certProvider,
+        singleOwnNamespaceInstallSupport: options.singleOwnNamespaceInstallSupport === true,
+        deploymentConfig: options.deploymentConfig === true,
+      }),
+      events: eventRecorder(client, 'operator-controller', log),
+    };
     // Under BoxcutterRuntime every extension installs as operator-controller, as upstream; ServiceAccountInstalls is
     // a standard-runtime feature.
     const runtime = options.boxcutterRuntime
@@ -145,23 +147,15 @@ export function operatorControllerSetup(
       : undefined;
     const steps = runtime
       ? clusterExtensionObjectSetSteps({
-          finalizers,
-          resolver,
-          unpacker,
-          renderer,
+          ...ports,
           preflights: impl.preflights({ client, logger: log, certProvider, serviceAccountInstalls: false }),
           objectSets: runtime.extensions,
-          events,
         })
       : clusterExtensionSteps({
-          finalizers,
-          resolver,
-          unpacker,
-          renderer,
+          ...ports,
           preflights: impl.preflights({ client, logger: log, certProvider, serviceAccountInstalls }),
           applier: impl.applier({ client, systemNamespace: options.systemNamespace, logger: log, applied: (objects) => owned.watch(objects), serviceAccountInstalls }),
           ...(installer && { identity: installer.identity }),
-          events,
         });
     const reconciler = new ClusterExtensionReconciler({
       client,
