@@ -127,7 +127,12 @@ export class LocalDirStore implements CatalogStore {
   async delete(name: string): Promise<void> {
     if (!isCatalogName(name)) return; // nothing can be stored under such a name
     await this.load();
-    await this.#locked(name, async () => {
+    await this.#remove(name);
+  }
+
+  /** Stops serving `name` and removes its directory, under its lock. */
+  #remove(name: string): Promise<void> {
+    return this.#locked(name, async () => {
       this.#swap(name, undefined);
       await rm(join(this.root, name), { recursive: true, force: true });
     });
@@ -143,10 +148,7 @@ export class LocalDirStore implements CatalogStore {
         await rm(path, { recursive: true, force: true });
         removed.push(entry);
       } else if (!keep.has(entry)) {
-        await this.#locked(entry, async () => {
-          this.#swap(entry, undefined);
-          await rm(path, { recursive: true, force: true });
-        });
+        await this.#remove(entry);
         removed.push(entry);
       }
     }
