@@ -1,5 +1,6 @@
 // Which ClusterExtensions a change to a ServiceAccount or to RBAC could unblock: pure, over the cached extensions.
 import type { ClusterExtension } from '../../../api/v1/index.ts';
+import { findCondition } from '../../shared/controller/index.ts';
 import { MISSING_SERVICE_ACCOUNT } from '../controller/index.ts';
 
 /** A ServiceAccount, Role, ClusterRole, RoleBinding or ClusterRoleBinding that was added, changed or deleted. */
@@ -13,15 +14,13 @@ export interface IdentityChange {
 /** Text of a Progressing message that says the install waits for the service account's permissions. */
 const PERMISSION_FAILURES = ['pre-authorization failed:', ' is forbidden: ', MISSING_SERVICE_ACCOUNT];
 
-const condition = (ext: ClusterExtension, type: string) => ext.status?.conditions?.find((c) => c.type === type);
-
 /**
  * Whether the extension's last pass stopped for want of its service account or of the account's permissions: the
  * permission preflight refused it, an apply as the account was forbidden, or the account was missing.
  */
 export function waitingOnPermissions(ext: ClusterExtension): boolean {
   if (!ext.spec?.serviceAccount?.name || ext.metadata.deletionTimestamp) return false;
-  const progressing = condition(ext, 'Progressing');
+  const progressing = findCondition(ext.status?.conditions, 'Progressing');
   if (!progressing || progressing.reason === 'Succeeded') return false;
   return PERMISSION_FAILURES.some((text) => progressing.message.includes(text));
 }
