@@ -152,12 +152,7 @@ class CatalogReconciler implements ClusterCatalogReconciler {
     const deleted = await this.#deleteCache(s);
     if (deleted !== undefined) return { err: deleted };
     setUserSpecifiedUnavailable(statusOf(s.cat), s.gen, s.date);
-    try {
-      await s.pass.removeFinalizer(DeleteServerCacheFinalizer, signal);
-    } catch (err) {
-      return { err: new Error(`error removing finalizer: ${errorMessage(err)}`, { cause: err }) };
-    }
-    return DONE;
+    return (await finalizerWrite('removing', () => s.pass.removeFinalizer(DeleteServerCacheFinalizer, signal))) ?? DONE;
   }
 
   /** Being deleted (finalizer present): content and cache deleted, Serving False/Unavailable, finalizer removed. */
@@ -166,11 +161,8 @@ class CatalogReconciler implements ClusterCatalogReconciler {
     if (!hasFinalizer(s.cat, DeleteServerCacheFinalizer)) return DONE;
     const deleted = await this.#deleteCache(s);
     if (deleted !== undefined) return { err: new Error(`finalizer ${JSON.stringify(DeleteServerCacheFinalizer)} failed: ${errorMessage(deleted)}`, { cause: deleted }) };
-    try {
-      await s.pass.removeFinalizer(DeleteServerCacheFinalizer, signal);
-    } catch (err) {
-      return { err: new Error(`error removing finalizer: ${errorMessage(err)}`, { cause: err }) };
-    }
+    const removeFailed = await finalizerWrite('removing', () => s.pass.removeFinalizer(DeleteServerCacheFinalizer, signal));
+    if (removeFailed) return removeFailed;
     setNotServing(statusOf(s.cat), s.gen, s.date);
     return DONE;
   }
@@ -178,12 +170,7 @@ class CatalogReconciler implements ClusterCatalogReconciler {
   /** No finalizer yet: add it and stop (the update event brings the key back). */
   async #ensureFinalizer(s: CatalogPass, signal: AbortSignal): Promise<StepOutcome | undefined> {
     if (hasFinalizer(s.cat, DeleteServerCacheFinalizer)) return undefined;
-    try {
-      await s.pass.addFinalizer(DeleteServerCacheFinalizer, signal);
-    } catch (err) {
-      return { err: new Error(`error ensuring finalizer: ${errorMessage(err)}`, { cause: err }) };
-    }
-    return DONE;
+    return (await finalizerWrite('ensuring', () => s.pass.addFinalizer(DeleteServerCacheFinalizer, signal))) ?? DONE;
   }
 
   /** Nothing to do while what is served is current: requeue at the next poll. */
@@ -270,6 +257,16 @@ class CatalogReconciler implements ClusterCatalogReconciler {
     if (poll === undefined) return {};
     const jittered = poll + this.#random() * POLL_JITTER_FACTOR * poll;
     return { requeueAfterMs: Math.max(1, Math.ceil(lastPoll + jittered - this.#now())) };
+  }
+}
+
+/** A finalizer write; its failure (`error ensuring finalizer: …`, `error removing finalizer: …`) ends the pass. */
+async function finalizerWrite(what: 'ensuring' | 'removing', write: () => Promise<unknown>): Promise<StepOutcome | undefined> {
+  try {
+    await write();
+    return undefined;
+  } catch (err) {
+    return { err: new Error(`error ${what} finalizer: ${errorMessage(err)}`, { cause: err }) };
   }
 }
 
