@@ -61,26 +61,21 @@ export const serviceAccountGenerator: Generator = (rv1, opts) => {
     .map((name) => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: opts.installNamespace } }));
 };
 
+/** One permission entry's rules: a Role and RoleBinding in `namespace`, or without one a ClusterRole and ClusterRoleBinding. */
+function rbacFor(rv1: RegistryV1, p: StrategyDeploymentPermissions, installNamespace: string, namespace?: string): KubeObject[] {
+  const sa = saNameOrDefault(p.serviceAccountName);
+  const name = uniqueName(`${rv1.csv.metadata.name ?? ''}-${sa}`, p);
+  const kind = namespace === undefined ? 'ClusterRole' : 'Role';
+  const metadata = (): KubeObject['metadata'] => (namespace === undefined ? { name } : { name, namespace });
+  return [
+    { apiVersion: `${RBAC}/v1`, kind, metadata: metadata(), rules: typedRules(p.rules) },
+    { apiVersion: `${RBAC}/v1`, kind: `${kind}Binding`, metadata: metadata(), roleRef: { apiGroup: RBAC, kind, name }, subjects: subjectFor(sa, installNamespace) },
+  ];
+}
+
 export const permissionsGenerator: Generator = (rv1, opts) => {
   if (isAllNamespaces(opts.targetNamespaces)) return [];
-  const objs: KubeObject[] = [];
-  for (const ns of opts.targetNamespaces) {
-    for (const p of permissionsOf(rv1.csv)) {
-      const sa = saNameOrDefault(p.serviceAccountName);
-      const name = uniqueName(`${rv1.csv.metadata.name ?? ''}-${sa}`, p);
-      objs.push(
-        { apiVersion: `${RBAC}/v1`, kind: 'Role', metadata: { name, namespace: ns }, rules: typedRules(p.rules) },
-        {
-          apiVersion: `${RBAC}/v1`,
-          kind: 'RoleBinding',
-          metadata: { name, namespace: ns },
-          roleRef: { apiGroup: RBAC, kind: 'Role', name },
-          subjects: subjectFor(sa, opts.installNamespace),
-        },
-      );
-    }
-  }
-  return objs;
+  return opts.targetNamespaces.flatMap((ns) => permissionsOf(rv1.csv).flatMap((p) => rbacFor(rv1, p, opts.installNamespace, ns)));
 };
 
 const NAMESPACES_RULE: PolicyRule = { verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['namespaces'] };
@@ -90,20 +85,7 @@ export const clusterPermissionsGenerator: Generator = (rv1, opts) => {
   if (isAllNamespaces(opts.targetNamespaces)) {
     for (const p of permissionsOf(rv1.csv)) all.push({ ...p, rules: [...(p.rules ?? []), NAMESPACES_RULE] });
   }
-  return all.flatMap((p) => {
-    const sa = saNameOrDefault(p.serviceAccountName);
-    const name = uniqueName(`${rv1.csv.metadata.name ?? ''}-${sa}`, p);
-    return [
-      { apiVersion: `${RBAC}/v1`, kind: 'ClusterRole', metadata: { name }, rules: typedRules(p.rules) },
-      {
-        apiVersion: `${RBAC}/v1`,
-        kind: 'ClusterRoleBinding',
-        metadata: { name },
-        roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name },
-        subjects: subjectFor(sa, opts.installNamespace),
-      },
-    ];
-  });
+  return all.flatMap((p) => rbacFor(rv1, p, opts.installNamespace));
 };
 
 /** apiextensions/v1 CustomResourceDefinition as Go marshals it after a typed decode. */
