@@ -52,7 +52,7 @@ import {
   type StepOutcome,
 } from '../../shared/controller/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
-import type { Logger } from '../../shared/observability/index.ts';
+import type { LogFields, Logger } from '../../shared/observability/index.ts';
 import { msUntilDeadline } from './deadline.ts';
 import { collisionReport, inTransition, objectTitle, phaseComplete, revisionComplete, StaleError, type RevisionEngine, type RevisionIdentity } from './engine.ts';
 import { probesReadBeyondStatus, progressionProber } from './probes.ts';
@@ -323,22 +323,21 @@ export class ClusterObjectSetReconciler implements Reconciler {
   async #report(s: PassState, signal: AbortSignal): Promise<StepOutcome | undefined> {
     const { cos } = s;
     const res = s.applied!;
-    if (res.validationError !== undefined) {
-      s.log.info('revision validation failed; retrying in 10s', { problem: res.validationError });
-      markRetrying(s, `revision validation error: ${res.validationError}`);
+    const retry = (logMessage: string, fields: LogFields, message: string): StepOutcome => {
+      s.log.info(logMessage, fields);
+      markRetrying(s, message);
       return { result: { requeueAfterMs: RETRY_COLLISION_MS } };
+    };
+    if (res.validationError !== undefined) {
+      return retry('revision validation failed; retrying in 10s', { problem: res.validationError }, `revision validation error: ${res.validationError}`);
     }
     for (const [i, p] of res.phases.entries()) {
       if (p.validationError !== undefined) {
-        s.log.info('phase validation failed; retrying in 10s', { phase: i, problem: p.validationError });
-        markRetrying(s, `phase ${i} validation error: ${p.validationError}`);
-        return { result: { requeueAfterMs: RETRY_COLLISION_MS } };
+        return retry('phase validation failed; retrying in 10s', { phase: i, problem: p.validationError }, `phase ${i} validation error: ${p.validationError}`);
       }
       const collisions = p.objects.filter((o) => o.action === 'Collision').map(collisionReport);
       if (collisions.length) {
-        s.log.info('object collision; retrying in 10s', { phase: i, collisions: collisions.length });
-        markRetrying(s, `revision object collisions in phase ${i}\n${collisions.join('\n\n')}`);
-        return { result: { requeueAfterMs: RETRY_COLLISION_MS } };
+        return retry('object collision; retrying in 10s', { phase: i, collisions: collisions.length }, `revision object collisions in phase ${i}\n${collisions.join('\n\n')}`);
       }
     }
 
