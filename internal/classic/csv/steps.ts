@@ -26,7 +26,7 @@ import {
 } from '../../../api/operators/index.ts';
 import { ClusterObjectSetKind, GroupVersion as V1GroupVersion } from '../../../api/v1/index.ts';
 import { errorMessage, formatTime, routine, type Step, type StepOutcome } from '../../shared/controller/index.ts';
-import { NAMESPACE_INDEX, hasFinalizer, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
+import { NAMESPACE_INDEX, hasFinalizer, ignoreNotFound, isNotFound, isOwnedBy, nonBlockingOwnerReference, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import type { DeploymentConfig } from '../../shared/registryv1/index.ts';
 import type { OlmCaches } from '../olmcache/index.ts';
@@ -135,14 +135,9 @@ export function processFinalizer(p: Pick<CSVStepPorts, 'client' | 'caches'>): CS
       const ref = { apiVersion: V1alpha1, kind: ClusterServiceVersionKind, namespace: cached.metadata.namespace ?? '', name: cached.metadata.name ?? '' };
       if (!cached.metadata.deletionTimestamp) {
         if (hasFinalizer(cached, CSV_FINALIZER)) return undefined;
-        try {
-          await p.client.patch(ref, 'merge', { metadata: { finalizers: [...(cached.metadata.finalizers ?? []), CSV_FINALIZER], resourceVersion: cached.metadata.resourceVersion } }, { signal });
-        } catch (err) {
-          if (isNotFound(err)) return { final: true };
-          return { final: true, err };
-        }
         // The update brings the CSV back.
-        return { final: true };
+        const patch = { metadata: { finalizers: [...(cached.metadata.finalizers ?? []), CSV_FINALIZER], resourceVersion: cached.metadata.resourceVersion } };
+        return ignoreNotFound(p.client.patch(ref, 'merge', patch, { signal })).then(() => ({ final: true }), (err: unknown) => ({ final: true, err }));
       }
       if (!hasFinalizer(cached, CSV_FINALIZER)) return { final: true };
       log.info('Cleaning up resources after CSV deletion');
@@ -166,11 +161,7 @@ export function processFinalizer(p: Pick<CSVStepPorts, 'client' | 'caches'>): CS
       }
       for (const [apiVersion, kind, objs] of cleanups) {
         for (const o of objs) {
-          try {
-            await p.client.delete({ apiVersion, kind, name: o.metadata.name ?? '' }, { signal });
-          } catch (err) {
-            if (!isNotFound(err)) errs.push(errorMessage(err));
-          }
+          await ignoreNotFound(p.client.delete({ apiVersion, kind, name: o.metadata.name ?? '' }, { signal })).catch((err: unknown) => errs.push(errorMessage(err)));
         }
       }
       // A deleted CSV that nothing replaces leaves its CRDs without the conversion webhook it served (upstream's
@@ -183,23 +174,18 @@ export function processFinalizer(p: Pick<CSVStepPorts, 'client' | 'caches'>): CS
             // a CRD OLM v1 adopted (a ClusterObjectSet controls it) keeps its conversion: it is v1's now
             const refs = p.caches.crds.get(name)?.metadata.ownerReferences ?? [];
             if (refs.some((r) => r.controller === true && r.kind === ClusterObjectSetKind && r.apiVersion === V1GroupVersion)) continue;
-            try {
-              await p.client.patch({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name }, 'merge', { spec: { conversion: { strategy: 'None', webhook: null } } }, { signal });
-            } catch (err) {
-              if (!isNotFound(err)) log.error(`error updating conversion strategy for CRD ${name}: ${errorMessage(err)}`);
-            }
+            const crd = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name };
+            await ignoreNotFound(p.client.patch(crd, 'merge', { spec: { conversion: { strategy: 'None', webhook: null } } }, { signal })).catch((err: unknown) =>
+              log.error(`error updating conversion strategy for CRD ${name}: ${errorMessage(err)}`),
+            );
           }
         }
       }
       if (cleanups[0]![2].length > 0) errs.push('waiting for ClusterRoleBindings to delete');
       if (cleanups[1]![2].length > 0) errs.push('waiting for ClusterRoles to delete');
       if (errs.length > 0) return { final: true, err: routine(new Error(errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`), 'WaitingForDependents') };
-      try {
-        await p.client.patch(ref, 'merge', { metadata: { finalizers: (cached.metadata.finalizers ?? []).filter((f) => f !== CSV_FINALIZER), resourceVersion: cached.metadata.resourceVersion } }, { signal });
-      } catch (err) {
-        if (!isNotFound(err)) return { final: true, err };
-      }
-      return { final: true };
+      const patch = { metadata: { finalizers: (cached.metadata.finalizers ?? []).filter((f) => f !== CSV_FINALIZER), resourceVersion: cached.metadata.resourceVersion } };
+      return ignoreNotFound(p.client.patch(ref, 'merge', patch, { signal })).then(() => ({ final: true }), (err: unknown) => ({ final: true, err }));
     },
   };
 }
@@ -325,11 +311,8 @@ export function installModes(p: Pick<CSVStepPorts, 'events' | 'now'>): CSVStep {
 /** Deletes the strategy's deployments (a CSV whose APIs conflict with another group's must not run). */
 async function cleanupDeployments(p: Pick<CSVStepPorts, 'client'>, csv: ClusterServiceVersion, log: Logger, signal: AbortSignal): Promise<void> {
   for (const d of csv.spec.install?.spec?.deployments ?? []) {
-    try {
-      await p.client.delete({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: csv.metadata.namespace ?? '', name: d.name }, { signal });
-    } catch (err) {
-      if (!isNotFound(err)) log.warn('error cleaning up CSV deployment', { deployment: d.name, err });
-    }
+    const ref = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: csv.metadata.namespace ?? '', name: d.name };
+    await ignoreNotFound(p.client.delete(ref, { signal })).catch((err: unknown) => log.warn('error cleaning up CSV deployment', { deployment: d.name, err }));
   }
 }
 
@@ -657,7 +640,7 @@ export async function ensureClusterRolesForCSV(p: Pick<CSVStepPorts, 'client' | 
     const group = owned.name.slice(dot + 1);
     const prefix = `${owned.name}-${owned.version}-`;
     const api = `${owned.kind}.${owned.version}.${group}`;
-    const ownerRef = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: crd.metadata.name ?? '', uid: crd.metadata.uid ?? '', blockOwnerDeletion: false, controller: false };
+    const ownerRef = nonBlockingOwnerReference('apiextensions.k8s.io/v1', 'CustomResourceDefinition', crd);
     const roles: [string, string, Record<string, unknown>][] = VERBS_FOR_SUFFIX.map(([suffix, verbs]) => [prefix + suffix, suffix, { verbs: [...verbs], apiGroups: [group], resources: [plural] }]);
     roles.push([`${prefix}crdview`, 'view', { verbs: ['get'], apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: [owned.name] }]);
     for (const [name, suffix, rule] of roles) {
@@ -673,7 +656,7 @@ export async function ensureClusterRolesForCSV(p: Pick<CSVStepPorts, 'client' | 
         continue;
       }
       const sameRules = JSON.stringify(existing.rules ?? []) === JSON.stringify([rule]);
-      const owned = (existing.metadata.ownerReferences ?? []).some((r) => r.uid === crd.metadata.uid);
+      const owned = isOwnedBy(existing, crd);
       const sameLabels = JSON.stringify(Object.entries(existing.metadata.labels ?? {}).sort()) === JSON.stringify(Object.entries(labels).sort());
       if (sameRules && owned && sameLabels) continue;
       await p.client.update({ ...desired, metadata: { ...desired.metadata, resourceVersion: existing.metadata.resourceVersion } }, { signal });
@@ -853,12 +836,8 @@ export function phaseReplacing(p: CSVStepPorts): CSVStep {
 
 export function phaseDeleting(p: Pick<CSVStepPorts, 'client'>): CSVStep {
   return onPhase(CSVPhaseDeleting, 'phaseDeleting', async ({ out }, signal) => {
-    try {
-      await p.client.delete({ apiVersion: V1alpha1, kind: ClusterServiceVersionKind, namespace: out.metadata.namespace ?? '', name: out.metadata.name ?? '' }, { signal });
-    } catch (err) {
-      if (!isNotFound(err)) return { err };
-    }
-    return {};
+    const ref = { apiVersion: V1alpha1, kind: ClusterServiceVersionKind, namespace: out.metadata.namespace ?? '', name: out.metadata.name ?? '' };
+    return ignoreNotFound(p.client.delete(ref, { signal })).then(() => ({}), (err: unknown) => ({ err }));
   });
 }
 

@@ -25,7 +25,7 @@ import {
   type StepStatus,
   isCopiedCSV,
 } from '../../../api/operators/index.ts';
-import { isNoKindMatch, isNotFound, type EventRecorder, type KubeClient } from '../../shared/kube/index.ts';
+import { isNoKindMatch, isNotFound, nonBlockingOwnerReference, type EventRecorder, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/toolkit/index.ts';
 import { goQuote } from '../../shared/gocompat/index.ts';
 import type { CsvPresence, NamespacedName } from './alongside.ts';
@@ -334,7 +334,7 @@ export async function queryForGvk(client: KubeClient, r: StepResource): Promise<
 export function addNonBlockingCsvOwner(obj: KubeObject, name: string): void {
   const refs = obj.metadata.ownerReferences ?? [];
   if (refs.some((r) => r.kind === ClusterServiceVersionKind && r.name === name && (r.uid ?? '') === '')) return;
-  obj.metadata.ownerReferences = [...refs, { apiVersion: V1alpha1, kind: ClusterServiceVersionKind, name, uid: '', blockOwnerDeletion: false, controller: false }];
+  obj.metadata.ownerReferences = [...refs, nonBlockingOwnerReference(V1alpha1, ClusterServiceVersionKind, { metadata: { name } })];
 }
 
 /** Every CSV owner reference gets the CSV's current uid (getUpdatedOwnerReferences); a missing CSV is an error. */

@@ -5,6 +5,7 @@
 import type { KubeObject, OwnerReference } from '../../../api/meta/v1.ts';
 import { OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel, PropertiesAnnotation, StepStatusUnknown, type Step } from '../../../api/operators/index.ts';
 import { goJSONString } from '../../shared/gocompat/index.ts';
+import { nonBlockingOwnerReference } from '../../shared/kube/index.ts';
 import { goPolicyRule, type PolicyRule, type RegistryV1 } from '../../shared/registryv1/index.ts';
 import { base62Sha224 } from '../operatorgroup/index.ts';
 import type { CatalogKey, Property } from '../resolver/index.ts';
@@ -46,14 +47,7 @@ export function bindingHash(roleKind: string, roleName: string, subject: Subject
   return base62Sha224(`{"RoleRef":${roleRef},"Subjects":[${subj}]}`);
 }
 
-const nonBlockingOwner = (csv: Csv): OwnerReference => ({
-  apiVersion: 'operators.coreos.com/v1alpha1',
-  kind: 'ClusterServiceVersion',
-  name: csv.metadata.name ?? '',
-  uid: csv.metadata.uid ?? '',
-  controller: false,
-  blockOwnerDeletion: false,
-});
+const nonBlockingOwner = (csv: Csv): OwnerReference => nonBlockingOwnerReference('operators.coreos.com/v1alpha1', 'ClusterServiceVersion', csv);
 const ownerLabels = (csv: Csv): Record<string, string> => ({
   [OwnerLabel]: csv.metadata.name ?? '',
   [OwnerNamespaceLabel]: csv.metadata.namespace ?? '',

@@ -64,3 +64,4 @@ export { cacheKey, objectRef, refOf } from './types.ts';
 export type { LabelMatcher } from './labels.ts';
 export { LabelSelectorError, labelSelectorAsSelector, parseLabelSelector, parseSelector, labelValueErrors, labelsEverything, labelsNothing, qualifiedNameErrors } from './labels.ts';
 export { semanticEqual } from './equality.ts';
+export { isOwnedBy, nonBlockingOwnerReference } from './owners.ts';
