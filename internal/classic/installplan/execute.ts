@@ -31,7 +31,7 @@ import { goQuote } from '../../shared/gocompat/index.ts';
 import type { CsvPresence, NamespacedName } from './alongside.ts';
 import { crdStep, OLM_MANAGED_LABEL } from './crd.ts';
 import { StepEnsurer } from './ensure.ts';
-import { errorText, gvkNotFound, invalidInstallPlan, isNotFoundError, opaque, wrap } from './errors.ts';
+import { errorText, gvkNotFound, invalidInstallPlan, isNotFoundError, opaque, wrap, wrapped } from './errors.ts';
 import { decodeManifest, manifestForStep } from './manifest.ts';
 import { CustomResourceDefinitionKind } from './plan.ts';
 
@@ -189,12 +189,9 @@ async function runStep(ctx: Context, step: Step): Promise<void> {
     obj.metadata.namespace = namespace;
   };
   const ownerRefs = async (obj: KubeObject, what: string): Promise<void> => {
-    try {
-      obj.metadata.ownerReferences = await updatedOwnerReferences(deps.client, obj.metadata.ownerReferences ?? [], namespace, deps.signal);
-    } catch (err) {
-      throw wrap(`error generating ownerrefs for ${what}`, err);
-    }
-    if (obj.metadata.ownerReferences.length === 0) delete obj.metadata.ownerReferences;
+    const refs = await wrapped(`error generating ownerrefs for ${what}`, () => updatedOwnerReferences(deps.client, obj.metadata.ownerReferences ?? [], namespace, deps.signal));
+    if (refs.length > 0) obj.metadata.ownerReferences = refs;
+    else delete obj.metadata.ownerReferences;
   };
   // A namespaced object of the plan: the resolving CSV as a non-blocking owner (`withCsvOwner`), owner references
   // refreshed (`what` names the object in the error, as upstream), the plan's namespace, the managed label.
@@ -285,11 +282,8 @@ async function otherKind(ctx: Context, step: Step, manifest: string): Promise<vo
   if (step.resolving) {
     if (namespaced) {
       addNonBlockingCsvOwner(obj, step.resolving);
-      try {
-        obj.metadata.ownerReferences = await updatedOwnerReferences(deps.client, obj.metadata.ownerReferences ?? [], namespace, deps.signal);
-      } catch (err) {
-        throw wrap(`error generating ownerrefs for unstructured object: ${obj.metadata.name ?? ''}`, err);
-      }
+      const what = `unstructured object: ${obj.metadata.name ?? ''}`;
+      obj.metadata.ownerReferences = await wrapped(`error generating ownerrefs for ${what}`, () => updatedOwnerReferences(deps.client, obj.metadata.ownerReferences ?? [], namespace, deps.signal));
     } else {
       obj.metadata.labels = {
         ...obj.metadata.labels,
