@@ -137,7 +137,7 @@ export function processFinalizer(p: Pick<CSVStepPorts, 'client' | 'caches'>): CS
         if (hasFinalizer(cached, CSV_FINALIZER)) return undefined;
         // The update brings the CSV back.
         const patch = { metadata: { finalizers: [...(cached.metadata.finalizers ?? []), CSV_FINALIZER], resourceVersion: cached.metadata.resourceVersion } };
-        return ignoreNotFound(p.client.patch(ref, 'merge', patch, { signal })).then(() => ({ final: true }), (err: unknown) => ({ final: true, err }));
+        return finalAfter(ignoreNotFound(p.client.patch(ref, 'merge', patch, { signal })));
       }
       if (!hasFinalizer(cached, CSV_FINALIZER)) return { final: true };
       log.info('Cleaning up resources after CSV deletion');
@@ -185,7 +185,7 @@ export function processFinalizer(p: Pick<CSVStepPorts, 'client' | 'caches'>): CS
       if (cleanups[1]![2].length > 0) errs.push('waiting for ClusterRoles to delete');
       if (errs.length > 0) return { final: true, err: routine(new Error(errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`), 'WaitingForDependents') };
       const patch = { metadata: { finalizers: (cached.metadata.finalizers ?? []).filter((f) => f !== CSV_FINALIZER), resourceVersion: cached.metadata.resourceVersion } };
-      return ignoreNotFound(p.client.patch(ref, 'merge', patch, { signal })).then(() => ({ final: true }), (err: unknown) => ({ final: true, err }));
+      return finalAfter(ignoreNotFound(p.client.patch(ref, 'merge', patch, { signal })));
     },
   };
 }
@@ -261,18 +261,15 @@ export function operatorGroupMembership(p: Pick<CSVStepPorts, 'client' | 'caches
       }
       const og = groups[0]!;
       if (groupAnnotationsDiffer(out, og)) {
-        try {
-          await p.client.patch(
+        // The annotated CSV comes back with the update.
+        return finalAfter(
+          p.client.patch(
             { apiVersion: V1alpha1, kind: ClusterServiceVersionKind, namespace: out.metadata.namespace ?? '', name: out.metadata.name ?? '' },
             'merge',
             { metadata: { annotations: groupAnnotations(og), resourceVersion: out.metadata.resourceVersion } },
             { signal },
-          );
-        } catch (err) {
-          return { final: true, err };
-        }
-        // The annotated CSV comes back with the update.
-        return { final: true };
+          ),
+        );
       }
       state.operatorGroup = og;
       return undefined;
@@ -348,22 +345,19 @@ export function providedAPIs(p: Pick<CSVStepPorts, 'client' | 'caches' | 'events
         state.requeueAfterMs = 0;
         return {};
       };
+      // The CSV cannot provide its APIs: failed with `reason` and its deployments removed, unless it already failed for a conflict.
+      const refused = async (why: string, reason: string, message: string): Promise<StepOutcome> => {
+        if (out.status?.reason !== CSVReasons.InterOperatorGroupOwnerConflict) {
+          log.warn(why, { apis: [...provided] });
+          setPhaseWithEvent(out, CSVPhaseFailed, reason, message, now, p.events);
+          await cleanupDeployments(p, out, log, signal);
+        }
+        return {};
+      };
       if (og.spec?.staticProvidedAPIs && (result === 'AddAPIs' || result === 'RemoveAPIs')) {
-        if (out.status?.reason !== CSVReasons.InterOperatorGroupOwnerConflict) {
-          log.warn('cannot modify provided apis of static provided api operatorgroup', { apis: [...provided] });
-          setPhaseWithEvent(out, CSVPhaseFailed, CSVReasons.CannotModifyStaticOperatorGroupProvidedAPIs, 'static provided api operatorgroup cannot be modified by these apis', now, p.events);
-          await cleanupDeployments(p, out, log, signal);
-        }
-        return {};
+        return refused('cannot modify provided apis of static provided api operatorgroup', CSVReasons.CannotModifyStaticOperatorGroupProvidedAPIs, 'static provided api operatorgroup cannot be modified by these apis');
       }
-      if (result === 'APIConflict') {
-        if (out.status?.reason !== CSVReasons.InterOperatorGroupOwnerConflict) {
-          log.warn('intersecting operatorgroups provide the same apis', { apis: [...provided] });
-          setPhaseWithEvent(out, CSVPhaseFailed, CSVReasons.InterOperatorGroupOwnerConflict, 'intersecting operatorgroups provide the same apis', now, p.events);
-          await cleanupDeployments(p, out, log, signal);
-        }
-        return {};
-      }
+      if (result === 'APIConflict') return refused('intersecting operatorgroups provide the same apis', CSVReasons.InterOperatorGroupOwnerConflict, 'intersecting operatorgroups provide the same apis');
       if (result === 'AddAPIs') {
         const union = new Set([...group.providedAPIs, ...provided]);
         if (og.metadata.annotations?.[OperatorGroupProvidedAPIsAnnotationKey] === apiSetString(union)) return undefined;
@@ -377,6 +371,9 @@ export function providedAPIs(p: Pick<CSVStepPorts, 'client' | 'caches' | 'events
     },
   };
 }
+
+/** A step's end after a write that brings the object back: final either way, with the write's error if it failed. */
+const finalAfter = (write: Promise<unknown>): Promise<StepOutcome> => write.then(() => ({ final: true }), (err: unknown) => ({ final: true, err }));
 
 function onPhase(phase: string, name: string, run: CSVStep['run']): CSVStep {
   return { name, run: async (state, signal) => (phaseOf(state.out) === phase ? ((await run(state, signal)) ?? {}) : undefined) };
