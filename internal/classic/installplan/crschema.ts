@@ -19,6 +19,7 @@
 // picks the alternative with most passing checks). Formats checked: date, date-time, uuid (3/4/5), ipv4, ipv6,
 // cidr, mac, byte, hostname, email; the API server knows a few more (isbn, creditcard, …) which pass here.
 import { goQuote } from '../../shared/gocompat/index.ts';
+import { tryOr } from '../../shared/toolkit/index.ts';
 
 export type JsonSchemaProps = Record<string, unknown>;
 
@@ -334,13 +335,7 @@ function objectChecks(schema: JsonSchemaProps, data: Record<string, unknown>, pa
   return out;
 }
 
-function safeTest(pattern: string, s: string): boolean {
-  try {
-    return new RegExp(pattern, 'u').test(s);
-  } catch {
-    return false;
-  }
-}
+const safeTest = (pattern: string, s: string): boolean => tryOr(() => new RegExp(pattern, 'u').test(s), false);
 
 // ---- kube-openapi error → apimachinery field error (kubeOpenAPIResultToFieldErrors) -----------------------
 

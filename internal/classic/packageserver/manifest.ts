@@ -9,6 +9,7 @@ import type { APIServiceDescription, CatalogSource, CRDDescription, Icon, Instal
 import { GO_YAML_SCHEMA, channelHead } from '../../shared/fbc/index.ts';
 import { compareVersions, parseBlang, type Version } from '../../shared/semver/index.ts';
 import type { CatalogContent, ContentBundle, ContentPackage } from '../catalogsource/index.ts';
+import { tryOr } from '../../shared/toolkit/index.ts';
 
 export const GROUP = 'packages.operators.coreos.com';
 export const VERSION = 'v1';
@@ -259,13 +260,7 @@ const isDeprecatedBundle = (b: ContentBundle): boolean => b.properties.some((p) 
 /** Entries newest first by semver (unparsable versions as 0.0.0), as upstream sorts them; ties keep catalog order. */
 function sortEntries(entries: ChannelEntry[]): ChannelEntry[] {
   const zero = parseBlang('0.0.0');
-  const parse = (v: string): Version => {
-    try {
-      return parseBlang(v);
-    } catch {
-      return zero;
-    }
-  };
+  const parse = (v: string): Version => tryOr(() => parseBlang(v), zero);
   const keyed = entries.map((e) => ({ e, v: parse(e.version ?? '') }));
   keyed.sort((a, b) => compareVersions(b.v, a.v));
   return keyed.map((k) => k.e);

@@ -31,6 +31,7 @@ import { CatalogResolver, ResolutionError } from '../../operator-controller/reso
 import type { RegistryClient as ImageRegistryClient } from '../../shared/image/index.ts';
 import { isNoKindMatch, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import { compareVersions, parseBlangRange, parseTolerant, type Version } from '../../shared/semver/index.ts';
+import { tryOr } from '../../shared/toolkit/index.ts';
 import { isCopied } from '../classic.ts';
 import { ClusterVersionKind, ClusterVersionName, ConfigGroupVersion, type ClusterVersion } from '../clusteroperator.ts';
 import { CSV_PROPERTIES_ANNOTATION, classicPropertiesFromAnnotation } from '../properties.ts';
@@ -288,27 +289,16 @@ function successors(from: string, entries: readonly { name: string; replaces: st
 function csvPackage(csv: CsvInstall): string | undefined {
   const a = csv.annotations?.[CSV_PROPERTIES_ANNOTATION];
   if (a === undefined) return undefined;
-  try {
+  return tryOr(() => {
     const p = classicPropertiesFromAnnotation(a).find((x) => x.type === 'olm.package');
     return p ? ((JSON.parse(p.value) as { packageName?: string }).packageName ?? undefined) : undefined;
-  } catch {
-    return undefined;
-  }
+  }, undefined);
 }
 
-function allowsBundle(max: () => Version | undefined, allows: (max: Version | undefined) => boolean): boolean {
-  try {
-    return allows(max());
-  } catch {
-    return false; // an invalid max blocks, as upstream counts it
-  }
-}
+// an invalid max blocks, as upstream counts it
+const allowsBundle = (max: () => Version | undefined, allows: (max: Version | undefined) => boolean): boolean => tryOr(() => allows(max()), false);
 
 function maxOf(max: () => Version | undefined): string | undefined {
-  try {
-    const v = max();
-    return v && `${v.major}.${v.minor}`;
-  } catch {
-    return undefined;
-  }
+  const v = tryOr(max, undefined);
+  return v && `${v.major}.${v.minor}`;
 }
