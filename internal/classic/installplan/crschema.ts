@@ -19,7 +19,7 @@
 // picks the alternative with most passing checks). Formats checked: date, date-time, uuid (3/4/5), ipv4, ipv6,
 // cidr, mac, byte, hostname, email; the API server knows a few more (isbn, creditcard, …) which pass here.
 import { goQuote } from '../../shared/gocompat/index.ts';
-import { tryOr } from '../../shared/toolkit/index.ts';
+import { isObject, tryOr } from '../../shared/toolkit/index.ts';
 
 export type JsonSchemaProps = Record<string, unknown>;
 
@@ -33,7 +33,6 @@ interface OpenApiError {
   readonly values?: readonly unknown[];
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isInt64 = (n: number): boolean => Number.isInteger(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER * 1024;
 
 /** The JSON type kube-openapi infers for a decoded value (int64 for integral numbers, as apimachinery decodes them). */

@@ -6,6 +6,7 @@
 import type { KubeObject, OwnerReference } from '../../../api/meta/v1.ts';
 import { StepStatusCreated, StepStatusPresent, type StepStatus } from '../../../api/operators/index.ts';
 import { isAlreadyExists, isNotFound, objectRef, type KubeClient } from '../../shared/kube/index.ts';
+import { isObject } from '../../shared/toolkit/index.ts';
 import { errorText, opaque, wrap, wrapped } from './errors.ts';
 
 import { OwnerLabel } from '../../../api/operators/index.ts';
@@ -13,11 +14,9 @@ import { OwnerLabel } from '../../../api/operators/index.ts';
 /** Metadata the server owns: never part of an update's patch. */
 const SYSTEM_METADATA = new Set(['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'managedFields', 'selfLink', 'deletionTimestamp', 'deletionGracePeriodSeconds']);
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (isPlainObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
+  if (isObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
   return JSON.stringify(v) ?? 'null';
 }
 
@@ -28,7 +27,7 @@ function diff(live: Record<string, unknown>, desired: Record<string, unknown>, s
     const [a, b] = [live[key], desired[key]];
     if (b === undefined || b === null) {
       if (a !== undefined && a !== null) patch[key] = null;
-    } else if (isPlainObject(a) && isPlainObject(b)) {
+    } else if (isObject(a) && isObject(b)) {
       const inner = diff(a, b, () => false);
       if (Object.keys(inner).length > 0) patch[key] = inner;
     } else if (canonical(a) !== canonical(b)) {

@@ -5,9 +5,8 @@
 import yaml from 'js-yaml';
 import type { Step } from '../../../api/operators/index.ts';
 import { GoJSONSyntaxError, goJSONParse } from '../../shared/gocompat/index.ts';
-import { tryOr, oneLine } from '../../shared/toolkit/index.ts';
+import { isObject, tryOr, oneLine } from '../../shared/toolkit/index.ts';
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The manifest as an object. A document that starts with `{` is JSON, refused with Go's json.Unmarshal texts (what

@@ -9,7 +9,7 @@ import type { APIServiceDescription, CatalogSource, CRDDescription, Icon, Instal
 import { GO_YAML_SCHEMA, channelHead } from '../../shared/fbc/index.ts';
 import { compareVersions, parseBlang, type Version } from '../../shared/semver/index.ts';
 import type { CatalogContent, ContentBundle, ContentPackage } from '../catalogsource/index.ts';
-import { tryOr } from '../../shared/toolkit/index.ts';
+import { isObject, tryOr } from '../../shared/toolkit/index.ts';
 
 export const GROUP = 'packages.operators.coreos.com';
 export const VERSION = 'v1';
@@ -99,7 +99,6 @@ interface CSVLike {
   spec?: Record<string, unknown>;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function decodeObject(data: string): unknown {
   const text = Buffer.from(data, 'base64').toString('utf8');

@@ -6,3 +6,4 @@ export type { LogFields, Logger } from './logger.ts';
 export { noopLogger } from './logger.ts';
 export { oneLine } from './text.ts';
 export { tryOr } from './fallback.ts';
+export { isObject } from './record.ts';
