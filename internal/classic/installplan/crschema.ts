@@ -287,7 +287,8 @@ function arrayChecks(schema: JsonSchemaProps, data: readonly unknown[], path: st
   return out;
 }
 
-function canonical(v: unknown): string {
+/** JSON text with every object's keys sorted: equal values (the enum check, the step ensurer's patch) give equal text. */
+export function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (isObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
   return JSON.stringify(v) ?? 'null';

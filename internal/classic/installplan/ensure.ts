@@ -7,18 +7,13 @@ import type { KubeObject, OwnerReference } from '../../../api/meta/v1.ts';
 import { StepStatusCreated, StepStatusPresent, type StepStatus } from '../../../api/operators/index.ts';
 import { isAlreadyExists, isNotFound, objectRef, type KubeClient } from '../../shared/kube/index.ts';
 import { isObject } from '../../shared/toolkit/index.ts';
+import { canonical } from './crschema.ts';
 import { errorText, opaque, wrap, wrapped } from './errors.ts';
 
 import { OwnerLabel } from '../../../api/operators/index.ts';
 
 /** Metadata the server owns: never part of an update's patch. */
 const SYSTEM_METADATA = new Set(['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'managedFields', 'selfLink', 'deletionTimestamp', 'deletionGracePeriodSeconds']);
-
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (isObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
-  return JSON.stringify(v) ?? 'null';
-}
 
 function diff(live: Record<string, unknown>, desired: Record<string, unknown>, skip: (key: string) => boolean): Record<string, unknown> {
   const patch: Record<string, unknown> = {};
