@@ -437,16 +437,12 @@ export function phasePending(p: Pick<CSVStepPorts, 'caches' | 'requirements' | '
     }
     const names = new Set<string>();
     for (const desc of out.spec.webhookdefinitions ?? []) {
-      if (names.has(desc.generateName)) {
-        setPhaseWithEventIfChanged(out, CSVPhaseFailed, CSVReasons.InvalidWebhookDescription, 'CSV contains repeated WebhookDescription name', now, p.events);
-        return {};
-      }
-      names.add(desc.generateName);
-      const problem = webhookRulesProblem(desc.rules);
+      const problem = names.has(desc.generateName) ? 'CSV contains repeated WebhookDescription name' : webhookRulesProblem(desc.rules);
       if (problem !== undefined) {
         setPhaseWithEventIfChanged(out, CSVPhaseFailed, CSVReasons.InvalidWebhookDescription, problem, now, p.events);
         return {};
       }
+      names.add(desc.generateName);
     }
     if (crdOwnerConflict(out, inNamespace(p, out))) {
       setPhaseWithEvent(out, CSVPhaseFailed, CSVReasons.OwnerConflict, CRD_OWNER_CONFLICT, now, p.events);
@@ -523,12 +519,9 @@ export function phaseInstallReady(p: CSVStepPorts): CSVStep {
       }
     }
     if (installErr !== undefined) {
-      if (isUnrecoverable(installErr)) {
-        log.info('Setting CSV reason to failed without retry', { err: installErr });
-        setPhaseWithEvent(out, CSVPhaseFailed, CSVReasons.ComponentFailedNoRetry, `install strategy failed: ${errorMessage(installErr)}`, now, p.events);
-      } else {
-        setPhaseWithEvent(out, CSVPhaseFailed, CSVReasons.ComponentFailed, `install strategy failed: ${errorMessage(installErr)}`, now, p.events);
-      }
+      const noRetry = isUnrecoverable(installErr);
+      if (noRetry) log.info('Setting CSV reason to failed without retry', { err: installErr });
+      setPhaseWithEvent(out, CSVPhaseFailed, noRetry ? CSVReasons.ComponentFailedNoRetry : CSVReasons.ComponentFailed, `install strategy failed: ${errorMessage(installErr)}`, now, p.events);
       return { err: installErr };
     }
     setPhaseWithEvent(out, CSVPhaseInstalling, CSVReasons.InstallSuccessful, 'waiting for install components to report healthy', now, p.events);
