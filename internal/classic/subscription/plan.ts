@@ -7,11 +7,11 @@ import { OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel, PropertiesAnnotation, 
 import { goJSONString } from '../../shared/gocompat/index.ts';
 import { nonBlockingOwnerReference } from '../../shared/kube/index.ts';
 import { goPolicyRule, type PolicyRule, type RegistryV1 } from '../../shared/registryv1/index.ts';
+import { BundleSecretKind } from '../installplan/index.ts';
 import { base62Sha224 } from '../operatorgroup/index.ts';
 import type { CatalogKey, Property } from '../resolver/index.ts';
 
 const MAX_NAME = 63;
-export const BundleSecretKind = 'BundleSecret';
 /** The content hash label of generated RBAC. */
 export const ContentHashLabelKey = 'olm.permissions.hash';
 
