@@ -6,6 +6,7 @@ import type { KubeObject, OwnerReference } from '../../../api/meta/v1.ts';
 import { OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel, PropertiesAnnotation, StepStatusUnknown, type Step } from '../../../api/operators/index.ts';
 import { goJSONString } from '../../shared/gocompat/index.ts';
 import { nonBlockingOwnerReference } from '../../shared/kube/index.ts';
+import { tryOr } from '../../shared/toolkit/index.ts';
 import { goPolicyRule, type PolicyRule, type RegistryV1 } from '../../shared/registryv1/index.ts';
 import { BundleSecretKind } from '../installplan/index.ts';
 import { base62Sha224 } from '../operatorgroup/index.ts';
@@ -114,15 +115,7 @@ export function rbacObjects(csv: Csv): KubeObject[] {
 /** projection.PropertiesAnnotationFromPropertyList: `{"properties":[…]}`, `{}` when there are none. */
 export function propertiesAnnotation(properties: readonly Property[]): string {
   if (properties.length === 0) return '{}';
-  const items = properties.map((p) => {
-    let value: unknown;
-    try {
-      value = JSON.parse(p.value);
-    } catch {
-      value = p.value;
-    }
-    return { type: p.type, value };
-  });
+  const items = properties.map((p) => ({ type: p.type, value: tryOr(() => JSON.parse(p.value) as unknown, p.value) }));
   return JSON.stringify({ properties: items });
 }
 

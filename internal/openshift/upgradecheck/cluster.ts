@@ -248,13 +248,7 @@ export async function clusterFinders(o: ClusterFindersOptions): Promise<Finders 
 }
 
 const ZERO = parseTolerant('0.0.0');
-const versionOf = (b: ContentBundle): Version => {
-  try {
-    return parseTolerant(b.version);
-  } catch {
-    return ZERO;
-  }
-};
+const versionOf = (b: ContentBundle): Version => tryOr(() => parseTolerant(b.version), ZERO);
 
 /** Bundles of the channel reachable from `from` by replaces, skips or skipRange, transitively. */
 function successors(from: string, entries: readonly { name: string; replaces: string; skips: readonly string[]; skipRange: string }[], bundles: ReadonlyMap<string, ContentBundle>): ContentBundle[] {
@@ -267,14 +261,8 @@ function successors(from: string, entries: readonly { name: string; replaces: st
     const curVersion = curBundle ? versionOf(curBundle) : undefined;
     for (const e of entries) {
       if (seen.has(e.name)) continue;
-      let inRange = false;
-      if (e.skipRange && curVersion) {
-        try {
-          inRange = parseBlangRange(e.skipRange)(curVersion);
-        } catch {
-          inRange = false;
-        }
-      }
+      const { skipRange } = e;
+      const inRange = !!skipRange && !!curVersion && tryOr(() => parseBlangRange(skipRange)(curVersion), false);
       if (e.replaces === cur || e.skips.includes(cur) || inRange) {
         seen.add(e.name);
         queue.push(e.name);
