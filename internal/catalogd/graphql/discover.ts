@@ -17,6 +17,7 @@
 // Only the shape is kept: nothing of a blob outlives its analysis.
 import { open } from 'node:fs/promises';
 import type { BlobIndexEntry } from '../../shared/fbc/index.ts';
+import { isObject } from '../../shared/toolkit/index.ts';
 import { FieldNames } from './names.ts';
 
 export type Scalar = 'String' | 'Int' | 'Float' | 'Boolean';
@@ -58,7 +59,6 @@ const kindOf = (v: unknown): Kind | undefined => {
   return t === 'string' || t === 'number' || t === 'boolean' || t === 'object' ? t : undefined;
 };
 
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Integral as Go's `f == float64(int64(f))` sees it (int64 range). */
 const isIntegral = (n: number): boolean => Number.isInteger(n) && Math.abs(n) < 2 ** 63;

@@ -26,7 +26,8 @@ import {
   type GraphQLScalarType,
 } from 'graphql';
 import { canonicalJSON } from '../../shared/fbc/index.ts';
-import { isObject, type CatalogShape, type FieldShape, type Scalar, type SchemaShape, type TopFieldShape } from './discover.ts';
+import { isObject } from '../../shared/toolkit/index.ts';
+import { type CatalogShape, type FieldShape, type Scalar, type SchemaShape, type TopFieldShape } from './discover.ts';
 import { FieldNames, queryFieldName, typeName } from './names.ts';
 
 /** Where the blobs of a query come from: the catalog being queried, given per execution. */

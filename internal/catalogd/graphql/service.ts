@@ -17,7 +17,8 @@ import { GraphQLError, execute, parse, validate, type DocumentNode, type Executi
 import type { BlobIndexEntry } from '../../shared/fbc/index.ts';
 import { noopLogger, type Logger } from '../../shared/observability/index.ts';
 import type { CatalogStore, StoredCatalog } from '../storage/index.ts';
-import { discoverShape, isObject, type CatalogShape } from './discover.ts';
+import { isObject } from '../../shared/toolkit/index.ts';
+import { discoverShape, type CatalogShape } from './discover.ts';
 import { complexityError } from './limits.ts';
 import { SchemaBuildError, buildSchema, type BlobReader } from './schema.ts';
 

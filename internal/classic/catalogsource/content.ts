@@ -4,6 +4,7 @@
 // `spec.address` from the registry gRPC API.
 import { SCHEMA_BUNDLE, SCHEMA_PACKAGE, type Catalog, type ChannelEntry } from '../../shared/fbc/index.ts';
 import type { Bundle as RegistryBundle, RegistryClient } from '../registryclient/index.ts';
+import { tryOr } from '../../shared/toolkit/index.ts';
 
 export interface ContentProperty {
   readonly type: string;
@@ -72,12 +73,8 @@ export function findBundle(c: CatalogContent, pkg: string, name: string): Conten
 const versionOf = (props: readonly ContentProperty[]): string => {
   const p = props.find((x) => x.type === 'olm.package');
   if (!p) return '';
-  try {
-    const v = (JSON.parse(p.value) as { version?: unknown }).version;
-    return typeof v === 'string' ? v : '';
-  } catch {
-    return '';
-  }
+  const v = tryOr(() => (JSON.parse(p.value) as { version?: unknown }).version, '');
+  return typeof v === 'string' ? v : '';
 };
 
 /** From a loaded FBC (the bundles' properties come from their blobs, values re-encoded as JSON text). */

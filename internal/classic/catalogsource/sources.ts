@@ -86,10 +86,8 @@ export function imageSources(o: ImageSourcesOptions): ImageSources {
   const serialized = <T>(key: string, f: () => Promise<T>): Promise<T> => {
     const run = (loads.get(key) ?? Promise.resolve()).catch(() => undefined).then(f);
     loads.set(key, run);
-    void run.then(
-      () => loads.get(key) === run && loads.delete(key),
-      () => loads.get(key) === run && loads.delete(key),
-    );
+    const settled = (): boolean => loads.get(key) === run && loads.delete(key);
+    void run.then(settled, settled);
     return run;
   };
   return {

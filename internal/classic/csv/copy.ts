@@ -17,7 +17,7 @@ import {
   type ClusterServiceVersion,
   type OperatorGroup,
 } from '../../../api/operators/index.ts';
-import { NAMESPACE_INDEX, ignoreNotFound, isAlreadyExists, isNotFound, type EventRecorder, type KubeClient } from '../../shared/kube/index.ts';
+import { NAMESPACE_INDEX, ignoreNotFound, isAlreadyExists, isOwnedBy, type EventRecorder, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import { COPY_SPEC_HASH, COPY_STATUS_HASH, copyableCSVHash, isCopiedObject, type OlmCaches } from '../olmcache/index.ts';
 import { buildTargetNamespaces, isAllNamespaces, namespaceSetContains, namespaceSetFromString } from '../operatorgroup/index.ts';
@@ -100,7 +100,6 @@ async function copyToNamespace(
   return current;
 }
 
-const ownedBy = (o: KubeObject, csv: { metadata: { uid?: string } }): boolean => (o.metadata.ownerReferences ?? []).some((r) => r.uid === csv.metadata.uid);
 
 /** The operator's Roles and RoleBindings copied into a target namespace, owned by the copy there. */
 async function ensureTenantRBAC(p: CopyPorts, operatorNamespace: string, targetNamespace: string, csv: ClusterServiceVersion, target: ClusterServiceVersion, signal: AbortSignal): Promise<void> {
@@ -117,7 +116,7 @@ async function ensureTenantRBAC(p: CopyPorts, operatorNamespace: string, targetN
     ownerReferences: [csvOwnerReference(targetCSV)],
   });
   for (const role of ownedRoles) {
-    if (!ownedBy(role, csv)) continue;
+    if (!isOwnedBy(role, csv)) continue;
     const existing = targetRoles.get(role.metadata.name ?? '');
     if (existing) {
       await p.client.update({ ...existing, apiVersion: RBAC, kind: 'Role', rules: role.rules ?? [] }, { signal });
@@ -128,7 +127,7 @@ async function ensureTenantRBAC(p: CopyPorts, operatorNamespace: string, targetN
   const ownedBindings = p.caches.roleBindings.byIndex(NAMESPACE_INDEX, operatorNamespace).filter((b) => ownedByCSVLabels(b, csv));
   const targetBindings = new Set(p.caches.roleBindings.byIndex(NAMESPACE_INDEX, targetNamespace).filter((b) => ownedByCSVLabels(b, targetCSV)).map((b) => b.metadata.name ?? ''));
   for (const b of ownedBindings) {
-    if (!ownedBy(b, csv) || targetBindings.has(b.metadata.name ?? '')) continue;
+    if (!isOwnedBy(b, csv) || targetBindings.has(b.metadata.name ?? '')) continue;
     await p.client.create({ apiVersion: RBAC, kind: 'RoleBinding', metadata: copyMeta(b), subjects: b.subjects ?? [], roleRef: b.roleRef }, { signal });
   }
 }
@@ -223,15 +222,11 @@ async function ensureCSVsInNamespaces(p: CopyPorts, csv: ClusterServiceVersion, 
   }
 }
 
-async function copiedCSVsEnabled(client: KubeClient, signal: AbortSignal): Promise<boolean> {
-  try {
-    const cfg = await client.get<KubeObject & { spec?: { features?: { disableCopiedCSVs?: boolean } } }>({ apiVersion: 'operators.coreos.com/v1', kind: 'OLMConfig', name: 'cluster' }, { signal });
-    return cfg.spec?.features?.disableCopiedCSVs !== true;
-  } catch (err) {
-    if (isNotFound(err)) return true;
-    throw err;
-  }
-}
+/** The OLMConfig `name`, undefined when there is none. */
+const getOLMConfig = (client: KubeClient, name: string, signal: AbortSignal): Promise<OLMConfig | undefined> =>
+  ignoreNotFound(client.get<OLMConfig>({ apiVersion: 'operators.coreos.com/v1', kind: 'OLMConfig', name }, { signal }));
+/** Copied CSVs are on unless the OLMConfig turns them off (no OLMConfig: on). */
+const copiesEnabled = (cfg: OLMConfig | undefined): boolean => cfg?.spec?.features?.disableCopiedCSVs !== true;
 
 /** upstream's syncCopyCSV for the CSV `key` (not a copy). */
 export async function syncCopy(p: CopyPorts, key: string, signal: AbortSignal): Promise<void> {
@@ -241,7 +236,7 @@ export async function syncCopy(p: CopyPorts, key: string, signal: AbortSignal): 
   // Routine: the OperatorGroup controller annotates the CSV (or the group is gone with its namespace).
   if (!og) throw routine(new Error(`operatorGroup for csv '${csv.metadata.name ?? ''}' should have annotations`), 'NoOperatorGroupAnnotations');
   const targets = new Set(og.status?.namespaces ?? []);
-  const enabled = await copiedCSVsEnabled(p.client, signal);
+  const enabled = copiesEnabled(await getOLMConfig(p.client, 'cluster', signal));
   if (enabled || !isAllNamespaces(targets)) {
     await ensureCSVsInNamespaces(p, csv, og, targets, signal);
     return;
@@ -311,9 +306,9 @@ export function copiedCSVsCondition(enabled: boolean, requeued: boolean): Omit<C
  * `DisabledCopiedCSVs` condition says how it stands.
  */
 export async function syncOLMConfig(p: CopyPorts, name: string, enqueueCopy: (key: string) => void, signal: AbortSignal, now = new Date()): Promise<void> {
-  const cfg = await ignoreNotFound(p.client.get<OLMConfig>({ apiVersion: 'operators.coreos.com/v1', kind: 'OLMConfig', name }, { signal }));
+  const cfg = await getOLMConfig(p.client, name, signal);
   if (!cfg) return;
-  const enabled = cfg.spec?.features?.disableCopiedCSVs !== true;
+  const enabled = copiesEnabled(cfg);
   const active = p.caches.namespaces.list().filter((ns) => (ns['status'] as { phase?: string } | undefined)?.phase === 'Active').length;
   const isProtected = new Set(p.protectedNamespaces ?? []);
   const asWanted = (copiedTo: ReadonlySet<string>): boolean =>

@@ -4,10 +4,10 @@
 // spec; written with create-or-update (so the Deployment of a replaced CSV with the same name is taken over), and
 // checked for health the way upstream reads a Deployment's status.
 import { OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel } from '../../../api/operators/index.ts';
-import type { KubeObject } from '../../../api/meta/v1.ts';
+import type { KubeObject, OwnerReference } from '../../../api/meta/v1.ts';
 import { ClusterServiceVersionKind, V1alpha1, type ClusterServiceVersion } from '../../../api/operators/index.ts';
 import { errorMessage } from '../../shared/controller/index.ts';
-import { isForbidden, ignoreNotFound, retryOnConflict, type KubeClient } from '../../shared/kube/index.ts';
+import { isForbidden, ignoreNotFound, isOwnedBy, nonBlockingOwnerReference, retryOnConflict, type KubeClient } from '../../shared/kube/index.ts';
 import { strategyDeployment, type DeploymentConfig } from '../../shared/registryv1/index.ts';
 import { deepHash } from '../olmcache/index.ts';
 import { OPERATOR_CONDITION_ENV } from '../operatorcondition/index.ts';
@@ -55,14 +55,7 @@ export const ownedByCSVLabels = (obj: KubeObject, csv: ClusterServiceVersion): b
 };
 
 /** A non-blocking, non-controller owner reference to the CSV (upstream's NonBlockingOwner). */
-export const csvOwnerReference = (csv: ClusterServiceVersion): NonNullable<KubeObject['metadata']['ownerReferences']>[number] => ({
-  apiVersion: V1alpha1,
-  kind: ClusterServiceVersionKind,
-  name: csv.metadata.name ?? '',
-  uid: csv.metadata.uid ?? '',
-  blockOwnerDeletion: false,
-  controller: false,
-});
+export const csvOwnerReference = (csv: ClusterServiceVersion): OwnerReference => nonBlockingOwnerReference(V1alpha1, ClusterServiceVersionKind, csv);
 
 type Obj = Record<string, unknown>;
 
@@ -146,7 +139,7 @@ export async function installDeployments(
   for (const d of existing) {
     const name = d.metadata.name ?? '';
     if (wanted.has(name) || !ownedByCSVLabels(d, csv)) continue;
-    if (!(d.metadata.ownerReferences ?? []).some((r) => r.uid === csv.metadata.uid)) continue;
+    if (!isOwnedBy(d, csv)) continue;
     await ignoreNotFound(client.delete({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name }, { propagationPolicy: 'Foreground', gracePeriodSeconds: 1, signal }));
   }
 }

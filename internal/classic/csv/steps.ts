@@ -26,7 +26,7 @@ import {
 } from '../../../api/operators/index.ts';
 import { ClusterObjectSetKind, GroupVersion as V1GroupVersion } from '../../../api/v1/index.ts';
 import { errorMessage, formatTime, routine, type Step, type StepOutcome } from '../../shared/controller/index.ts';
-import { NAMESPACE_INDEX, hasFinalizer, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
+import { NAMESPACE_INDEX, hasFinalizer, ignoreNotFound, isNotFound, isOwnedBy, nonBlockingOwnerReference, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import type { DeploymentConfig } from '../../shared/registryv1/index.ts';
 import type { OlmCaches } from '../olmcache/index.ts';
@@ -135,14 +135,9 @@ export function processFinalizer(p: Pick<CSVStepPorts, 'client' | 'caches'>): CS
       const ref = { apiVersion: V1alpha1, kind: ClusterServiceVersionKind, namespace: cached.metadata.namespace ?? '', name: cached.metadata.name ?? '' };
       if (!cached.metadata.deletionTimestamp) {
         if (hasFinalizer(cached, CSV_FINALIZER)) return undefined;
-        try {
-          await p.client.patch(ref, 'merge', { metadata: { finalizers: [...(cached.metadata.finalizers ?? []), CSV_FINALIZER], resourceVersion: cached.metadata.resourceVersion } }, { signal });
-        } catch (err) {
-          if (isNotFound(err)) return { final: true };
-          return { final: true, err };
-        }
         // The update brings the CSV back.
-        return { final: true };
+        const patch = { metadata: { finalizers: [...(cached.metadata.finalizers ?? []), CSV_FINALIZER], resourceVersion: cached.metadata.resourceVersion } };
+        return finalAfter(ignoreNotFound(p.client.patch(ref, 'merge', patch, { signal })));
       }
       if (!hasFinalizer(cached, CSV_FINALIZER)) return { final: true };
       log.info('Cleaning up resources after CSV deletion');
@@ -166,11 +161,7 @@ export function processFinalizer(p: Pick<CSVStepPorts, 'client' | 'caches'>): CS
       }
       for (const [apiVersion, kind, objs] of cleanups) {
         for (const o of objs) {
-          try {
-            await p.client.delete({ apiVersion, kind, name: o.metadata.name ?? '' }, { signal });
-          } catch (err) {
-            if (!isNotFound(err)) errs.push(errorMessage(err));
-          }
+          await ignoreNotFound(p.client.delete({ apiVersion, kind, name: o.metadata.name ?? '' }, { signal })).catch((err: unknown) => errs.push(errorMessage(err)));
         }
       }
       // A deleted CSV that nothing replaces leaves its CRDs without the conversion webhook it served (upstream's
@@ -183,23 +174,18 @@ export function processFinalizer(p: Pick<CSVStepPorts, 'client' | 'caches'>): CS
             // a CRD OLM v1 adopted (a ClusterObjectSet controls it) keeps its conversion: it is v1's now
             const refs = p.caches.crds.get(name)?.metadata.ownerReferences ?? [];
             if (refs.some((r) => r.controller === true && r.kind === ClusterObjectSetKind && r.apiVersion === V1GroupVersion)) continue;
-            try {
-              await p.client.patch({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name }, 'merge', { spec: { conversion: { strategy: 'None', webhook: null } } }, { signal });
-            } catch (err) {
-              if (!isNotFound(err)) log.error(`error updating conversion strategy for CRD ${name}: ${errorMessage(err)}`);
-            }
+            const crd = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name };
+            await ignoreNotFound(p.client.patch(crd, 'merge', { spec: { conversion: { strategy: 'None', webhook: null } } }, { signal })).catch((err: unknown) =>
+              log.error(`error updating conversion strategy for CRD ${name}: ${errorMessage(err)}`),
+            );
           }
         }
       }
       if (cleanups[0]![2].length > 0) errs.push('waiting for ClusterRoleBindings to delete');
       if (cleanups[1]![2].length > 0) errs.push('waiting for ClusterRoles to delete');
       if (errs.length > 0) return { final: true, err: routine(new Error(errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`), 'WaitingForDependents') };
-      try {
-        await p.client.patch(ref, 'merge', { metadata: { finalizers: (cached.metadata.finalizers ?? []).filter((f) => f !== CSV_FINALIZER), resourceVersion: cached.metadata.resourceVersion } }, { signal });
-      } catch (err) {
-        if (!isNotFound(err)) return { final: true, err };
-      }
-      return { final: true };
+      const patch = { metadata: { finalizers: (cached.metadata.finalizers ?? []).filter((f) => f !== CSV_FINALIZER), resourceVersion: cached.metadata.resourceVersion } };
+      return finalAfter(ignoreNotFound(p.client.patch(ref, 'merge', patch, { signal })));
     },
   };
 }
@@ -275,18 +261,15 @@ export function operatorGroupMembership(p: Pick<CSVStepPorts, 'client' | 'caches
       }
       const og = groups[0]!;
       if (groupAnnotationsDiffer(out, og)) {
-        try {
-          await p.client.patch(
+        // The annotated CSV comes back with the update.
+        return finalAfter(
+          p.client.patch(
             { apiVersion: V1alpha1, kind: ClusterServiceVersionKind, namespace: out.metadata.namespace ?? '', name: out.metadata.name ?? '' },
             'merge',
             { metadata: { annotations: groupAnnotations(og), resourceVersion: out.metadata.resourceVersion } },
             { signal },
-          );
-        } catch (err) {
-          return { final: true, err };
-        }
-        // The annotated CSV comes back with the update.
-        return { final: true };
+          ),
+        );
       }
       state.operatorGroup = og;
       return undefined;
@@ -325,11 +308,8 @@ export function installModes(p: Pick<CSVStepPorts, 'events' | 'now'>): CSVStep {
 /** Deletes the strategy's deployments (a CSV whose APIs conflict with another group's must not run). */
 async function cleanupDeployments(p: Pick<CSVStepPorts, 'client'>, csv: ClusterServiceVersion, log: Logger, signal: AbortSignal): Promise<void> {
   for (const d of csv.spec.install?.spec?.deployments ?? []) {
-    try {
-      await p.client.delete({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: csv.metadata.namespace ?? '', name: d.name }, { signal });
-    } catch (err) {
-      if (!isNotFound(err)) log.warn('error cleaning up CSV deployment', { deployment: d.name, err });
-    }
+    const ref = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: csv.metadata.namespace ?? '', name: d.name };
+    await ignoreNotFound(p.client.delete(ref, { signal })).catch((err: unknown) => log.warn('error cleaning up CSV deployment', { deployment: d.name, err }));
   }
 }
 
@@ -365,22 +345,19 @@ export function providedAPIs(p: Pick<CSVStepPorts, 'client' | 'caches' | 'events
         state.requeueAfterMs = 0;
         return {};
       };
+      // The CSV cannot provide its APIs: failed with `reason` and its deployments removed, unless it already failed for a conflict.
+      const refused = async (why: string, reason: string, message: string): Promise<StepOutcome> => {
+        if (out.status?.reason !== CSVReasons.InterOperatorGroupOwnerConflict) {
+          log.warn(why, { apis: [...provided] });
+          setPhaseWithEvent(out, CSVPhaseFailed, reason, message, now, p.events);
+          await cleanupDeployments(p, out, log, signal);
+        }
+        return {};
+      };
       if (og.spec?.staticProvidedAPIs && (result === 'AddAPIs' || result === 'RemoveAPIs')) {
-        if (out.status?.reason !== CSVReasons.InterOperatorGroupOwnerConflict) {
-          log.warn('cannot modify provided apis of static provided api operatorgroup', { apis: [...provided] });
-          setPhaseWithEvent(out, CSVPhaseFailed, CSVReasons.CannotModifyStaticOperatorGroupProvidedAPIs, 'static provided api operatorgroup cannot be modified by these apis', now, p.events);
-          await cleanupDeployments(p, out, log, signal);
-        }
-        return {};
+        return refused('cannot modify provided apis of static provided api operatorgroup', CSVReasons.CannotModifyStaticOperatorGroupProvidedAPIs, 'static provided api operatorgroup cannot be modified by these apis');
       }
-      if (result === 'APIConflict') {
-        if (out.status?.reason !== CSVReasons.InterOperatorGroupOwnerConflict) {
-          log.warn('intersecting operatorgroups provide the same apis', { apis: [...provided] });
-          setPhaseWithEvent(out, CSVPhaseFailed, CSVReasons.InterOperatorGroupOwnerConflict, 'intersecting operatorgroups provide the same apis', now, p.events);
-          await cleanupDeployments(p, out, log, signal);
-        }
-        return {};
-      }
+      if (result === 'APIConflict') return refused('intersecting operatorgroups provide the same apis', CSVReasons.InterOperatorGroupOwnerConflict, 'intersecting operatorgroups provide the same apis');
       if (result === 'AddAPIs') {
         const union = new Set([...group.providedAPIs, ...provided]);
         if (og.metadata.annotations?.[OperatorGroupProvidedAPIsAnnotationKey] === apiSetString(union)) return undefined;
@@ -394,6 +371,9 @@ export function providedAPIs(p: Pick<CSVStepPorts, 'client' | 'caches' | 'events
     },
   };
 }
+
+/** A step's end after a write that brings the object back: final either way, with the write's error if it failed. */
+const finalAfter = (write: Promise<unknown>): Promise<StepOutcome> => write.then(() => ({ final: true }), (err: unknown) => ({ final: true, err }));
 
 function onPhase(phase: string, name: string, run: CSVStep['run']): CSVStep {
   return { name, run: async (state, signal) => (phaseOf(state.out) === phase ? ((await run(state, signal)) ?? {}) : undefined) };
@@ -457,16 +437,12 @@ export function phasePending(p: Pick<CSVStepPorts, 'caches' | 'requirements' | '
     }
     const names = new Set<string>();
     for (const desc of out.spec.webhookdefinitions ?? []) {
-      if (names.has(desc.generateName)) {
-        setPhaseWithEventIfChanged(out, CSVPhaseFailed, CSVReasons.InvalidWebhookDescription, 'CSV contains repeated WebhookDescription name', now, p.events);
-        return {};
-      }
-      names.add(desc.generateName);
-      const problem = webhookRulesProblem(desc.rules);
+      const problem = names.has(desc.generateName) ? 'CSV contains repeated WebhookDescription name' : webhookRulesProblem(desc.rules);
       if (problem !== undefined) {
         setPhaseWithEventIfChanged(out, CSVPhaseFailed, CSVReasons.InvalidWebhookDescription, problem, now, p.events);
         return {};
       }
+      names.add(desc.generateName);
     }
     if (crdOwnerConflict(out, inNamespace(p, out))) {
       setPhaseWithEvent(out, CSVPhaseFailed, CSVReasons.OwnerConflict, CRD_OWNER_CONFLICT, now, p.events);
@@ -543,12 +519,9 @@ export function phaseInstallReady(p: CSVStepPorts): CSVStep {
       }
     }
     if (installErr !== undefined) {
-      if (isUnrecoverable(installErr)) {
-        log.info('Setting CSV reason to failed without retry', { err: installErr });
-        setPhaseWithEvent(out, CSVPhaseFailed, CSVReasons.ComponentFailedNoRetry, `install strategy failed: ${errorMessage(installErr)}`, now, p.events);
-      } else {
-        setPhaseWithEvent(out, CSVPhaseFailed, CSVReasons.ComponentFailed, `install strategy failed: ${errorMessage(installErr)}`, now, p.events);
-      }
+      const noRetry = isUnrecoverable(installErr);
+      if (noRetry) log.info('Setting CSV reason to failed without retry', { err: installErr });
+      setPhaseWithEvent(out, CSVPhaseFailed, noRetry ? CSVReasons.ComponentFailedNoRetry : CSVReasons.ComponentFailed, `install strategy failed: ${errorMessage(installErr)}`, now, p.events);
       return { err: installErr };
     }
     setPhaseWithEvent(out, CSVPhaseInstalling, CSVReasons.InstallSuccessful, 'waiting for install components to report healthy', now, p.events);
@@ -657,7 +630,7 @@ export async function ensureClusterRolesForCSV(p: Pick<CSVStepPorts, 'client' | 
     const group = owned.name.slice(dot + 1);
     const prefix = `${owned.name}-${owned.version}-`;
     const api = `${owned.kind}.${owned.version}.${group}`;
-    const ownerRef = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: crd.metadata.name ?? '', uid: crd.metadata.uid ?? '', blockOwnerDeletion: false, controller: false };
+    const ownerRef = nonBlockingOwnerReference('apiextensions.k8s.io/v1', 'CustomResourceDefinition', crd);
     const roles: [string, string, Record<string, unknown>][] = VERBS_FOR_SUFFIX.map(([suffix, verbs]) => [prefix + suffix, suffix, { verbs: [...verbs], apiGroups: [group], resources: [plural] }]);
     roles.push([`${prefix}crdview`, 'view', { verbs: ['get'], apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: [owned.name] }]);
     for (const [name, suffix, rule] of roles) {
@@ -673,7 +646,7 @@ export async function ensureClusterRolesForCSV(p: Pick<CSVStepPorts, 'client' | 
         continue;
       }
       const sameRules = JSON.stringify(existing.rules ?? []) === JSON.stringify([rule]);
-      const owned = (existing.metadata.ownerReferences ?? []).some((r) => r.uid === crd.metadata.uid);
+      const owned = isOwnedBy(existing, crd);
       const sameLabels = JSON.stringify(Object.entries(existing.metadata.labels ?? {}).sort()) === JSON.stringify(Object.entries(labels).sort());
       if (sameRules && owned && sameLabels) continue;
       await p.client.update({ ...desired, metadata: { ...desired.metadata, resourceVersion: existing.metadata.resourceVersion } }, { signal });
@@ -853,12 +826,8 @@ export function phaseReplacing(p: CSVStepPorts): CSVStep {
 
 export function phaseDeleting(p: Pick<CSVStepPorts, 'client'>): CSVStep {
   return onPhase(CSVPhaseDeleting, 'phaseDeleting', async ({ out }, signal) => {
-    try {
-      await p.client.delete({ apiVersion: V1alpha1, kind: ClusterServiceVersionKind, namespace: out.metadata.namespace ?? '', name: out.metadata.name ?? '' }, { signal });
-    } catch (err) {
-      if (!isNotFound(err)) return { err };
-    }
-    return {};
+    const ref = { apiVersion: V1alpha1, kind: ClusterServiceVersionKind, namespace: out.metadata.namespace ?? '', name: out.metadata.name ?? '' };
+    return ignoreNotFound(p.client.delete(ref, { signal })).then(() => ({}), (err: unknown) => ({ err }));
   });
 }
 

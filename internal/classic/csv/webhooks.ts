@@ -8,7 +8,7 @@
 import type { KubeObject, LabelSelector } from '../../../api/meta/v1.ts';
 import { ClusterServiceVersionKind, OperatorGroupLabelPrefix, type ClusterServiceVersion, type OperatorGroup, type WebhookDescription } from '../../../api/operators/index.ts';
 import { errorMessage } from '../../shared/controller/index.ts';
-import { ignoreNotFound, retryOnConflict, type KubeClient } from '../../shared/kube/index.ts';
+import { ignoreNotFound, isOwnedBy, objectRef, retryOnConflict, type KubeClient } from '../../shared/kube/index.ts';
 import { deepHash } from '../olmcache/index.ts';
 import { CERT_MIN_FRESH_MS, CERT_VALID_FOR_MS, createSignedServingPair, generateCA, pemSHA256, shouldRotate, type KeyPair } from './certs.ts';
 import { csvOwnerLabels, csvOwnerReference } from './install.ts';
@@ -72,7 +72,7 @@ function getOrUndefined<T extends KubeObject>(client: KubeClient, ref: { apiVers
 
 /** Create, or replace keeping the resourceVersion, adding the CSV as owner when the object is adoptable. */
 async function createOrReplace(client: KubeClient, desired: KubeObject, csv: ClusterServiceVersion, signal: AbortSignal): Promise<void> {
-  const ref = { apiVersion: desired.apiVersion ?? '', kind: desired.kind ?? '', name: desired.metadata.name ?? '', ...(desired.metadata.namespace && { namespace: desired.metadata.namespace }) };
+  const ref = objectRef(desired);
   await retryOnConflict(
     async () => {
       const existing = await getOrUndefined(client, ref, signal);
@@ -83,7 +83,7 @@ async function createOrReplace(client: KubeClient, desired: KubeObject, csv: Clu
       // upstream's Adoptable: an object already owned by some CSV gets this one added.
       const owners = existing.metadata.ownerReferences ?? [];
       const adoptable = owners.some((r) => r.kind === ClusterServiceVersionKind);
-      const ownerReferences = adoptable && !owners.some((r) => r.uid === csv.metadata.uid) ? [csvOwnerReference(csv)] : undefined;
+      const ownerReferences = adoptable && !isOwnedBy(existing, csv) ? [csvOwnerReference(csv)] : undefined;
       await client.update({ ...desired, metadata: { ...desired.metadata, resourceVersion: existing.metadata.resourceVersion, ...(ownerReferences && { ownerReferences }) } }, { signal });
     },
     { signal },

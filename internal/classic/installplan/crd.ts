@@ -20,7 +20,7 @@ import { removedStoredVersions } from '../../shared/registryv1/index.ts';
 import { sleep, type Logger } from '../../shared/toolkit/index.ts';
 import { installedAlongside, alongsideToAnnotations, type CsvPresence, type NamespacedName } from './alongside.ts';
 import { aggregate, validateCustomResource, type JsonSchemaProps } from './crschema.ts';
-import { errorText, gvkString, isNotFoundError, opaque, reasonInChain, wrap } from './errors.ts';
+import { errorText, gvkString, isNotFoundError, opaque, reasonInChain, wrap, wrapped } from './errors.ts';
 import { decodeManifest } from './manifest.ts';
 
 export const OLM_MANAGED_LABEL = 'olm.managed';
@@ -178,11 +178,7 @@ async function updateExisting(
   }
 
   setAnnotations(crd, await alongside([crd, current]));
-  try {
-    await client.update(crd, { signal });
-  } catch (err) {
-    throw wrap(`error updating CRD ${goQuote(name)}`, err);
-  }
+  await wrapped(`error updating CRD ${goQuote(name)}`, () => client.update(crd, { signal }));
 }
 
 function setAnnotations(obj: KubeObject, refs: readonly NamespacedName[]): void {

@@ -19,6 +19,7 @@
 // picks the alternative with most passing checks). Formats checked: date, date-time, uuid (3/4/5), ipv4, ipv6,
 // cidr, mac, byte, hostname, email; the API server knows a few more (isbn, creditcard, …) which pass here.
 import { goQuote } from '../../shared/gocompat/index.ts';
+import { isObject, tryOr } from '../../shared/toolkit/index.ts';
 
 export type JsonSchemaProps = Record<string, unknown>;
 
@@ -32,7 +33,6 @@ interface OpenApiError {
   readonly values?: readonly unknown[];
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isInt64 = (n: number): boolean => Number.isInteger(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER * 1024;
 
 /** The JSON type kube-openapi infers for a decoded value (int64 for integral numbers, as apimachinery decodes them). */
@@ -287,7 +287,8 @@ function arrayChecks(schema: JsonSchemaProps, data: readonly unknown[], path: st
   return out;
 }
 
-function canonical(v: unknown): string {
+/** JSON text with every object's keys sorted: equal values (the enum check, the step ensurer's patch) give equal text. */
+export function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (isObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
   return JSON.stringify(v) ?? 'null';
@@ -334,13 +335,7 @@ function objectChecks(schema: JsonSchemaProps, data: Record<string, unknown>, pa
   return out;
 }
 
-function safeTest(pattern: string, s: string): boolean {
-  try {
-    return new RegExp(pattern, 'u').test(s);
-  } catch {
-    return false;
-  }
-}
+const safeTest = (pattern: string, s: string): boolean => tryOr(() => new RegExp(pattern, 'u').test(s), false);
 
 // ---- kube-openapi error → apimachinery field error (kubeOpenAPIResultToFieldErrors) -----------------------
 

@@ -6,20 +6,14 @@
 import type { KubeObject, OwnerReference } from '../../../api/meta/v1.ts';
 import { StepStatusCreated, StepStatusPresent, type StepStatus } from '../../../api/operators/index.ts';
 import { isAlreadyExists, isNotFound, objectRef, type KubeClient } from '../../shared/kube/index.ts';
-import { errorText, opaque, wrap } from './errors.ts';
+import { isObject } from '../../shared/toolkit/index.ts';
+import { canonical } from './crschema.ts';
+import { errorText, opaque, wrap, wrapped } from './errors.ts';
 
 import { OwnerLabel } from '../../../api/operators/index.ts';
 
 /** Metadata the server owns: never part of an update's patch. */
 const SYSTEM_METADATA = new Set(['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'managedFields', 'selfLink', 'deletionTimestamp', 'deletionGracePeriodSeconds']);
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (isPlainObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
-  return JSON.stringify(v) ?? 'null';
-}
 
 function diff(live: Record<string, unknown>, desired: Record<string, unknown>, skip: (key: string) => boolean): Record<string, unknown> {
   const patch: Record<string, unknown> = {};
@@ -28,7 +22,7 @@ function diff(live: Record<string, unknown>, desired: Record<string, unknown>, s
     const [a, b] = [live[key], desired[key]];
     if (b === undefined || b === null) {
       if (a !== undefined && a !== null) patch[key] = null;
-    } else if (isPlainObject(a) && isPlainObject(b)) {
+    } else if (isObject(a) && isObject(b)) {
       const inner = diff(a, b, () => false);
       if (Object.keys(inner).length > 0) patch[key] = inner;
     } else if (canonical(a) !== canonical(b)) {
@@ -121,17 +115,8 @@ export class StepEnsurer {
   /** Created, or patched keeping the account's token secrets, owner references and other annotations (EnsureServiceAccount). */
   async serviceAccount(sa: KubeObject): Promise<StepStatus> {
     const name = sa.metadata.name ?? '';
-    try {
-      if (await create(this.#client, sa, this.#signal)) return StepStatusCreated;
-    } catch (err) {
-      throw wrap(`error creating service account: ${name}`, err);
-    }
-    let pre: KubeObject;
-    try {
-      pre = await this.#client.get(objectRef(sa), { signal: this.#signal });
-    } catch (err) {
-      throw wrap(`error getting older version of service account: ${name}`, err);
-    }
+    if (await this.#created(sa, `error creating service account: ${name}`)) return StepStatusCreated;
+    const pre = await wrapped(`error getting older version of service account: ${name}`, () => this.#client.get(objectRef(sa), { signal: this.#signal }));
     const desired = structuredClone(sa);
     if (pre['secrets'] !== undefined) desired['secrets'] = pre['secrets'];
     else delete desired['secrets'];
@@ -139,12 +124,10 @@ export class StepEnsurer {
     if (owners.length > 0) desired.metadata.ownerReferences = owners;
     else delete desired.metadata.ownerReferences;
     desired.metadata.annotations = { ...pre.metadata.annotations, ...desired.metadata.annotations };
-    try {
+    await wrapped(`error updating service account: ${name}`, async () => {
       const patch = twoWayPatch(pre, desired);
       if (patch) await this.#client.patch(objectRef(sa), 'merge', patch, { signal: this.#signal });
-    } catch (err) {
-      throw wrap(`error updating service account: ${name}`, err);
-    }
+    });
     return StepStatusPresent;
   }
 
@@ -192,62 +175,34 @@ export class StepEnsurer {
   /** Any other supported kind (EnsureUnstructuredObject): created, or replaced with a PUT at the current resourceVersion. */
   async unstructured(obj: KubeObject): Promise<StepStatus> {
     const name = obj.metadata.name ?? '';
-    try {
-      if (await create(this.#client, obj, this.#signal)) return StepStatusCreated;
-    } catch (err) {
-      throw wrap(`error creating unstructured object ${name}`, err);
-    }
-    let original: KubeObject;
-    try {
-      original = await this.#client.get(objectRef(obj), { signal: this.#signal });
-    } catch (err) {
-      throw wrap(`error getting unstructured object ${name}`, err);
-    }
+    if (await this.#created(obj, `error creating unstructured object ${name}`)) return StepStatusCreated;
+    const original = await wrapped(`error getting unstructured object ${name}`, () => this.#client.get(objectRef(obj), { signal: this.#signal }));
     const replacement = structuredClone(obj);
     if (original.metadata.resourceVersion) replacement.metadata.resourceVersion = original.metadata.resourceVersion;
-    try {
-      await this.#client.update(replacement, { signal: this.#signal });
-    } catch (err) {
-      throw wrap(`error updating unstructured object ${name}`, err);
-    }
+    await wrapped(`error updating unstructured object ${name}`, () => this.#client.update(replacement, { signal: this.#signal }));
     return StepStatusPresent;
   }
 
+  /** True when `obj` was created, false when it already exists; any other error wrapped in `message`. */
+  #created(obj: KubeObject, message: string): Promise<boolean> {
+    return wrapped(message, () => create(this.#client, obj, this.#signal));
+  }
+
   async #createOnly(obj: KubeObject, message: string): Promise<StepStatus> {
-    try {
-      return (await create(this.#client, obj, this.#signal)) ? StepStatusCreated : StepStatusPresent;
-    } catch (err) {
-      throw wrap(message, err);
-    }
+    return (await this.#created(obj, message)) ? StepStatusCreated : StepStatusPresent;
   }
 
   async #createOrPatch(obj: KubeObject, createMessage: string, updateMessage: string, normalize?: (live: KubeObject, desired: KubeObject) => void): Promise<StepStatus> {
-    try {
-      if (await create(this.#client, obj, this.#signal)) return StepStatusCreated;
-    } catch (err) {
-      throw wrap(createMessage, err);
-    }
-    try {
-      await patchToManifest(this.#client, obj, this.#signal, normalize);
-    } catch (err) {
-      throw wrap(updateMessage, err);
-    }
+    if (await this.#created(obj, createMessage)) return StepStatusCreated;
+    await wrapped(updateMessage, () => patchToManifest(this.#client, obj, this.#signal, normalize));
     return StepStatusPresent;
   }
 
   async #createOrOwnAndPatch(obj: KubeObject, resolving: string, createMessage: string, updateMessage: string): Promise<StepStatus> {
-    try {
-      if (await create(this.#client, obj, this.#signal)) return StepStatusCreated;
-    } catch (err) {
-      throw wrap(createMessage, err);
-    }
+    if (await this.#created(obj, createMessage)) return StepStatusCreated;
     const owned = structuredClone(obj);
     owned.metadata.labels = { ...owned.metadata.labels, [OwnerLabel]: resolving };
-    try {
-      await patchToManifest(this.#client, owned, this.#signal);
-    } catch (err) {
-      throw wrap(updateMessage, err);
-    }
+    await wrapped(updateMessage, () => patchToManifest(this.#client, owned, this.#signal));
     return StepStatusPresent;
   }
 }

@@ -8,6 +8,15 @@ export function wrap(message: string, cause: unknown): Error {
   return new Error(`${message}: ${errorText(cause)}`, { cause });
 }
 
+/** What `run` resolves to; its error as `<message>: <cause>` (Go's `if err != nil { return errors.Wrapf(err, …) }`). */
+export async function wrapped<T>(message: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw wrap(message, err);
+  }
+}
+
 const OPAQUE = Symbol('opaque');
 
 /**

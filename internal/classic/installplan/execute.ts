@@ -21,16 +21,21 @@ import {
   type InstallPlan,
   type ObjectReference,
   type Step,
-  type StepResource, isCopiedCSV,} from '../../../api/operators/index.ts';
-import { isNoKindMatch, isNotFound, type EventRecorder, type KubeClient } from '../../shared/kube/index.ts';
+  type StepResource,
+  type StepStatus,
+  isCopiedCSV,
+} from '../../../api/operators/index.ts';
+import { isNoKindMatch, isNotFound, nonBlockingOwnerReference, type EventRecorder, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/toolkit/index.ts';
 import { goQuote } from '../../shared/gocompat/index.ts';
 import type { CsvPresence, NamespacedName } from './alongside.ts';
 import { crdStep, OLM_MANAGED_LABEL } from './crd.ts';
 import { StepEnsurer } from './ensure.ts';
-import { errorText, gvkNotFound, invalidInstallPlan, isNotFoundError, opaque, wrap } from './errors.ts';
+import { errorText, gvkNotFound, invalidInstallPlan, isNotFoundError, opaque, wrap, wrapped } from './errors.ts';
 import { decodeManifest, manifestForStep } from './manifest.ts';
 import { CustomResourceDefinitionKind } from './plan.ts';
+
+const RBAC_V1 = 'rbac.authorization.k8s.io/v1';
 
 /** The synthetic kind of a Secret that ships in a bundle (upstream's resolver.BundleSecretKind). */
 export const BundleSecretKind = 'BundleSecret';
@@ -184,15 +189,19 @@ async function runStep(ctx: Context, step: Step): Promise<void> {
     obj.metadata.namespace = namespace;
   };
   const ownerRefs = async (obj: KubeObject, what: string): Promise<void> => {
-    try {
-      obj.metadata.ownerReferences = await updatedOwnerReferences(deps.client, obj.metadata.ownerReferences ?? [], namespace, deps.signal);
-    } catch (err) {
-      throw wrap(`error generating ownerrefs for ${what}`, err);
-    }
-    if (obj.metadata.ownerReferences.length === 0) delete obj.metadata.ownerReferences;
+    const refs = await wrapped(`error generating ownerrefs for ${what}`, () => updatedOwnerReferences(deps.client, obj.metadata.ownerReferences ?? [], namespace, deps.signal));
+    if (refs.length > 0) obj.metadata.ownerReferences = refs;
+    else delete obj.metadata.ownerReferences;
   };
-  const csvOwner = (obj: KubeObject): void => {
-    if (step.resolving) addNonBlockingCsvOwner(obj, step.resolving);
+  // A namespaced object of the plan: the resolving CSV as a non-blocking owner (`withCsvOwner`), owner references
+  // refreshed (`what` names the object in the error, as upstream), the plan's namespace, the managed label.
+  const namespaced = async (apiVersion: string, kind: string, what: string, withCsvOwner: boolean, ensure: (obj: KubeObject) => Promise<StepStatus>): Promise<void> => {
+    const obj = parse(apiVersion, kind);
+    if (withCsvOwner && step.resolving) addNonBlockingCsvOwner(obj, step.resolving);
+    await ownerRefs(obj, `${what}${obj.metadata.name ?? ''}`);
+    inNamespace(obj);
+    managed(obj);
+    step.status = await ensure(obj);
   };
 
   switch (step.resource.kind) {
@@ -221,72 +230,33 @@ async function runStep(ctx: Context, step: Step): Promise<void> {
       step.status = await ctx.ensurer.subscription(sub);
       return;
     }
-    case BundleSecretKind: {
-      const secret = parse('v1', 'Secret');
-      csvOwner(secret);
-      await ownerRefs(secret, `secret ${secret.metadata.name ?? ''}`);
-      inNamespace(secret);
-      managed(secret);
-      step.status = await ctx.ensurer.bundleSecret(secret);
-      return;
-    }
+    case BundleSecretKind:
+      return namespaced('v1', 'Secret', 'secret ', true, (o) => ctx.ensurer.bundleSecret(o));
     case 'Secret':
       step.status = await ctx.ensurer.secret(deps.operatorNamespace, namespace, step.resource.name);
       return;
     case 'ClusterRole': {
-      const cr = parse('rbac.authorization.k8s.io/v1', 'ClusterRole');
+      const cr = parse(RBAC_V1, 'ClusterRole');
       managed(cr);
       step.status = await ctx.ensurer.clusterRole(cr, step.resolving);
       return;
     }
     case 'ClusterRoleBinding': {
-      const crb = parse('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding');
+      const crb = parse(RBAC_V1, 'ClusterRoleBinding');
       managed(crb);
       step.status = await ctx.ensurer.clusterRoleBinding(crb, step.resolving);
       return;
     }
-    case 'Role': {
-      const role = parse('rbac.authorization.k8s.io/v1', 'Role');
-      await ownerRefs(role, `role ${role.metadata.name ?? ''}`);
-      inNamespace(role);
-      managed(role);
-      step.status = await ctx.ensurer.role(role);
-      return;
-    }
-    case 'RoleBinding': {
-      const rb = parse('rbac.authorization.k8s.io/v1', 'RoleBinding');
-      await ownerRefs(rb, `rolebinding ${rb.metadata.name ?? ''}`);
-      inNamespace(rb);
-      managed(rb);
-      step.status = await ctx.ensurer.roleBinding(rb);
-      return;
-    }
-    case 'ServiceAccount': {
-      const sa = parse('v1', 'ServiceAccount');
-      await ownerRefs(sa, `service account: ${sa.metadata.name ?? ''}`);
-      inNamespace(sa);
-      managed(sa);
-      step.status = await ctx.ensurer.serviceAccount(sa);
-      return;
-    }
-    case 'Service': {
-      const svc = parse('v1', 'Service');
-      csvOwner(svc);
-      await ownerRefs(svc, `service: ${svc.metadata.name ?? ''}`);
-      inNamespace(svc);
-      managed(svc);
-      step.status = await ctx.ensurer.service(svc);
-      return;
-    }
-    case 'ConfigMap': {
-      const cm = parse('v1', 'ConfigMap');
-      csvOwner(cm);
-      await ownerRefs(cm, `configmap: ${cm.metadata.name ?? ''}`);
-      inNamespace(cm);
-      managed(cm);
-      step.status = await ctx.ensurer.configMap(cm);
-      return;
-    }
+    case 'Role':
+      return namespaced(RBAC_V1, 'Role', 'role ', false, (o) => ctx.ensurer.role(o));
+    case 'RoleBinding':
+      return namespaced(RBAC_V1, 'RoleBinding', 'rolebinding ', false, (o) => ctx.ensurer.roleBinding(o));
+    case 'ServiceAccount':
+      return namespaced('v1', 'ServiceAccount', 'service account: ', false, (o) => ctx.ensurer.serviceAccount(o));
+    case 'Service':
+      return namespaced('v1', 'Service', 'service: ', true, (o) => ctx.ensurer.service(o));
+    case 'ConfigMap':
+      return namespaced('v1', 'ConfigMap', 'configmap: ', true, (o) => ctx.ensurer.configMap(o));
     default:
       await otherKind(ctx, step, manifest);
   }
@@ -312,11 +282,8 @@ async function otherKind(ctx: Context, step: Step, manifest: string): Promise<vo
   if (step.resolving) {
     if (namespaced) {
       addNonBlockingCsvOwner(obj, step.resolving);
-      try {
-        obj.metadata.ownerReferences = await updatedOwnerReferences(deps.client, obj.metadata.ownerReferences ?? [], namespace, deps.signal);
-      } catch (err) {
-        throw wrap(`error generating ownerrefs for unstructured object: ${obj.metadata.name ?? ''}`, err);
-      }
+      const what = `unstructured object: ${obj.metadata.name ?? ''}`;
+      obj.metadata.ownerReferences = await wrapped(`error generating ownerrefs for ${what}`, () => updatedOwnerReferences(deps.client, obj.metadata.ownerReferences ?? [], namespace, deps.signal));
     } else {
       obj.metadata.labels = {
         ...obj.metadata.labels,
@@ -361,7 +328,7 @@ export async function queryForGvk(client: KubeClient, r: StepResource): Promise<
 export function addNonBlockingCsvOwner(obj: KubeObject, name: string): void {
   const refs = obj.metadata.ownerReferences ?? [];
   if (refs.some((r) => r.kind === ClusterServiceVersionKind && r.name === name && (r.uid ?? '') === '')) return;
-  obj.metadata.ownerReferences = [...refs, { apiVersion: V1alpha1, kind: ClusterServiceVersionKind, name, uid: '', blockOwnerDeletion: false, controller: false }];
+  obj.metadata.ownerReferences = [...refs, nonBlockingOwnerReference(V1alpha1, ClusterServiceVersionKind, { metadata: { name } })];
 }
 
 /** Every CSV owner reference gets the CSV's current uid (getUpdatedOwnerReferences); a missing CSV is an error. */

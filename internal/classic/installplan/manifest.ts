@@ -5,9 +5,8 @@
 import yaml from 'js-yaml';
 import type { Step } from '../../../api/operators/index.ts';
 import { GoJSONSyntaxError, goJSONParse } from '../../shared/gocompat/index.ts';
-import { oneLine } from '../../shared/toolkit/index.ts';
+import { isObject, tryOr, oneLine } from '../../shared/toolkit/index.ts';
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The manifest as an object. A document that starts with `{` is JSON, refused with Go's json.Unmarshal texts (what
@@ -49,12 +48,7 @@ function goJSONError(text: string): string | undefined {
 
 /** upstream's refForStep: the manifest names an unpacked-bundle ConfigMap instead of holding the object. */
 export function isUnpackedBundleReference(step: Step): boolean {
-  let ref: unknown;
-  try {
-    ref = JSON.parse(step.resource.manifest ?? '');
-  } catch {
-    return false;
-  }
+  const ref = tryOr(() => JSON.parse(step.resource.manifest ?? '') as unknown, undefined);
   if (!isObject(ref)) return false;
   const str = (k: string): string => (typeof ref[k] === 'string' ? (ref[k] as string) : '');
   return str('kind') === 'ConfigMap' && !!str('name') && !!str('namespace') && !!str('catalogSourceName') && !!str('catalogSourceNamespace');

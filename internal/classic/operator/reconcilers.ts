@@ -16,7 +16,7 @@ import {
   type Subscription,
 } from '../../../api/operators/index.ts';
 import { ObjectReconciler, errorMessage, splitKey, type Reconciler, type Step } from '../../shared/controller/index.ts';
-import { isAlreadyExists, isConflict, isNotFound, NAMESPACE_INDEX, type CacheReader, type KubeClient } from '../../shared/kube/index.ts';
+import { ignoreNotFound, isAlreadyExists, isConflict, isNotFound, NAMESPACE_INDEX, objectRef, type CacheReader, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import { operatorStatus, type Component } from './components.ts';
 import { COMPONENT_LABEL_KEY_PREFIX, componentLabelKey, operatorNames, packageOperatorName } from './names.ts';
@@ -60,26 +60,14 @@ export function componentsOf(sources: readonly ComponentSource[], operatorName: 
   return sources.flatMap((s) => s.cache.byIndex(COMPONENT_INDEX, name).map((obj) => ({ apiVersion: s.apiVersion, kind: s.kind, obj })));
 }
 
-const refOf = (c: Component): { apiVersion: string; kind: string; name: string; namespace?: string } => ({
-  apiVersion: c.apiVersion,
-  kind: c.kind,
-  name: c.obj.metadata.name ?? '',
-  ...(c.obj.metadata.namespace && { namespace: c.obj.metadata.namespace }),
-});
-
 /**
  * Labels a component with an Operator's key when it has not got it (`adopt`), or takes the key off one that has it
  * (`disown`): a merge patch of that one label. False when nothing was written (or the component is gone).
  */
 async function relabel(client: KubeClient, key: string, c: Component, adopt: boolean, signal: AbortSignal): Promise<boolean> {
   if ((c.obj.metadata.labels?.[key] !== undefined) === adopt) return false;
-  try {
-    await client.patch(refOf(c), 'merge', { metadata: { labels: { [key]: adopt ? '' : null } } }, { signal });
-  } catch (err) {
-    if (isNotFound(err)) return false;
-    throw err;
-  }
-  return true;
+  const ref = objectRef({ ...c.obj, apiVersion: c.apiVersion, kind: c.kind });
+  return (await ignoreNotFound(client.patch(ref, 'merge', { metadata: { labels: { [key]: adopt ? '' : null } } }, { signal }))) !== undefined;
 }
 const adopt = (client: KubeClient, key: string, c: Component, signal: AbortSignal): Promise<boolean> => relabel(client, key, c, true, signal);
 const disown = (client: KubeClient, key: string, c: Component, signal: AbortSignal): Promise<boolean> => relabel(client, key, c, false, signal);

@@ -62,11 +62,7 @@ export function operatorSetup(caches: OlmCaches, options: OperatorSetupOptions):
       { apiVersion: rbac, kind: 'ClusterRole', cache: caches.clusterRoles },
       { apiVersion: rbac, kind: 'ClusterRoleBinding', cache: caches.clusterRoleBindings },
     ];
-    const watched = [
-      caches.deployments, services, caches.namespaces, apiServices, caches.crds, caches.subscriptions, options.installPlans, caches.csvs,
-      caches.operatorConditions, secrets, configMaps, caches.serviceAccounts, caches.roles, caches.roleBindings, caches.clusterRoles,
-      caches.clusterRoleBindings,
-    ] as Informer<KubeObject>[];
+    const watched = sources.map((s) => s.cache) as Informer<KubeObject>[];
     for (const i of watched) {
       i.addIndex(COMPONENT_INDEX, componentIndex);
       i.addIndex(CSV_OWNER_INDEX, csvOwnerIndex);

@@ -15,7 +15,7 @@ import {
   type OperatorCondition,
 } from '../../../api/operators/index.ts';
 import { ObjectReconciler, setCondition, splitKey, type Reconciler, type Step } from '../../shared/controller/index.ts';
-import { isAlreadyExists, objectRef, type CacheReader, type KubeClient } from '../../shared/kube/index.ts';
+import { isAlreadyExists, isOwnedBy, nonBlockingOwnerReference, objectRef, type CacheReader, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 
 export const OPERATOR_CONDITION_ENV = 'OPERATOR_CONDITION_NAME';
@@ -23,14 +23,7 @@ const MANAGED = { 'olm.managed': 'true' } as const;
 const RBAC = 'rbac.authorization.k8s.io';
 
 /** A controller owner reference that does not block the owner's deletion (upstream's AddOwner(…, false, true)). */
-export const controllerRef = (apiVersion: string, kind: string, owner: KubeObject): OwnerReference => ({
-  apiVersion,
-  kind,
-  name: owner.metadata.name ?? '',
-  uid: owner.metadata.uid ?? '',
-  blockOwnerDeletion: false,
-  controller: true,
-});
+export const controllerRef = (apiVersion: string, kind: string, owner: KubeObject): OwnerReference => nonBlockingOwnerReference(apiVersion, kind, owner, true);
 
 /** Service accounts of the strategy (cluster permissions first, as upstream), `default` when none. */
 export function serviceAccountNames(csv: ClusterServiceVersion): string[] {
@@ -97,7 +90,6 @@ export interface OperatorConditionReconcilerOptions {
   readonly now?: () => Date;
 }
 
-const ownedBy = (obj: KubeObject, owner: KubeObject): boolean => (obj.metadata.ownerReferences ?? []).some((r) => r.uid === owner.metadata.uid);
 
 /** What one pass knows. */
 interface ConditionPass {
@@ -124,7 +116,7 @@ export function newOperatorConditionReconciler(o: OperatorConditionReconcilerOpt
         return;
       }
     }
-    if (ownedBy(cached, owner) && same(cached)) return;
+    if (isOwnedBy(cached, owner) && same(cached)) return;
     const updated = structuredClone(cached);
     updated.apiVersion = desired.apiVersion;
     updated.kind = desired.kind;

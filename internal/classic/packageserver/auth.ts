@@ -8,7 +8,7 @@ import { X509Certificate } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
-import type { Logger } from '../../shared/toolkit/index.ts';
+import { tryOr, type Logger } from '../../shared/toolkit/index.ts';
 
 export const AUTHENTICATION_CONFIGMAP = { namespace: 'kube-system', name: 'extension-apiserver-authentication' } as const;
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
@@ -30,12 +30,8 @@ export interface UserInfo {
 
 const jsonList = (text: string | undefined): string[] => {
   if (!text) return [];
-  try {
-    const v = JSON.parse(text) as unknown;
-    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-  } catch {
-    return [];
-  }
+  const v = tryOr(() => JSON.parse(text) as unknown, []);
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 };
 
 /** The requestheader part of the ConfigMap's data; undefined when the API server has no front proxy configured. */

@@ -12,7 +12,7 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { Controller, type Reconciler, type Result } from '../../shared/controller/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
-import type { Logger } from '../../shared/toolkit/index.ts';
+import { tryOr, type Logger } from '../../shared/toolkit/index.ts';
 import {
   CA_HASH_ANNOTATION,
   CERT_MIN_FRESH_MS,
@@ -124,11 +124,7 @@ export function issueSecret(service: ServiceRef, now: Date): TLSSecret {
 export function servingPair(secret: TLSSecret | undefined): { certPEM: string; keyPEM: string } | undefined {
   const { certPEM, keyPEM } = secretPEMs(secret);
   if (!certPEM || !keyPEM) return undefined;
-  try {
-    if (!new X509Certificate(certPEM).checkPrivateKey(createPrivateKey(keyPEM))) return undefined;
-  } catch {
-    return undefined;
-  }
+  if (!tryOr(() => new X509Certificate(certPEM).checkPrivateKey(createPrivateKey(keyPEM)), false)) return undefined;
   return { certPEM, keyPEM };
 }
 

@@ -9,6 +9,7 @@ import type { APIServiceDescription, CatalogSource, CRDDescription, Icon, Instal
 import { GO_YAML_SCHEMA, channelHead } from '../../shared/fbc/index.ts';
 import { compareVersions, parseBlang, type Version } from '../../shared/semver/index.ts';
 import type { CatalogContent, ContentBundle, ContentPackage } from '../catalogsource/index.ts';
+import { isObject, tryOr } from '../../shared/toolkit/index.ts';
 
 export const GROUP = 'packages.operators.coreos.com';
 export const VERSION = 'v1';
@@ -98,7 +99,6 @@ interface CSVLike {
   spec?: Record<string, unknown>;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function decodeObject(data: string): unknown {
   const text = Buffer.from(data, 'base64').toString('utf8');
@@ -164,55 +164,53 @@ export function bundleCSV(bundle: ContentBundle, pkg: ContentPackage | undefined
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const obj = (v: unknown): Record<string, unknown> => (isObject(v) ? v : {});
 const nonEmpty = <K extends string, V>(key: K, v: V[]): { [k in K]?: V[] } => (v.length > 0 ? ({ [key]: v } as { [k in K]: V[] }) : {});
 const optStr = <K extends string>(key: K, v: unknown): { [k in K]?: string } => (str(v) !== '' ? ({ [key]: str(v) } as { [k in K]: string }) : {});
 
 function appLink(v: unknown): AppLink {
-  const o = isObject(v) ? v : {};
+  const o = obj(v);
   return { ...optStr('name', o.name), ...optStr('url', o.url) };
 }
 
 function crdDescriptions(v: unknown): CRDDescription[] {
-  return arr(v).map((x) => {
-    const o = isObject(x) ? x : {};
-    return { name: str(o.name), version: str(o.version), kind: str(o.kind), ...optStr('displayName', o.displayName), ...optStr('description', o.description) };
-  });
+  return arr(v)
+    .map(obj)
+    .map((o) => ({ name: str(o.name), version: str(o.version), kind: str(o.kind), ...optStr('displayName', o.displayName), ...optStr('description', o.description) }));
 }
 
 function apiServiceDescriptions(v: unknown): APIServiceDescription[] {
-  return arr(v).map((x) => {
-    const o = isObject(x) ? x : {};
-    return {
+  return arr(v)
+    .map(obj)
+    .map((o) => ({
       name: str(o.name),
       group: str(o.group),
       version: str(o.version),
       kind: str(o.kind),
       ...optStr('displayName', o.displayName),
       ...optStr('description', o.description),
-    };
-  });
+    }));
 }
 
 /** GetImages: the images of the `deployment` install strategy's containers and init containers, and spec.relatedImages (sorted: Go's set order is random). */
 export function csvImages(spec: Record<string, unknown>): string[] {
   const images = new Set<string>();
-  const install = isObject(spec.install) ? spec.install : {};
+  const install = obj(spec.install);
   if (install.strategy === 'deployment') {
-    const deployments = arr(isObject(install.spec) ? install.spec.deployments : undefined);
-    for (const d of deployments) {
-      const pod = isObject(d) && isObject(d.spec) && isObject(d.spec.template) && isObject(d.spec.template.spec) ? d.spec.template.spec : {};
-      for (const c of [...arr(pod.containers), ...arr(pod.initContainers)]) images.add(isObject(c) ? str(c.image) : '');
+    for (const d of arr(obj(install.spec).deployments)) {
+      const pod = obj(obj(obj(obj(d).spec).template).spec);
+      for (const c of [...arr(pod.containers), ...arr(pod.initContainers)]) images.add(str(obj(c).image));
     }
   }
-  for (const r of arr(spec.relatedImages)) images.add(isObject(r) ? str(r.image) : '');
+  for (const r of arr(spec.relatedImages)) images.add(str(obj(r).image));
   return [...images].sort();
 }
 
 /** CreateCSVDescription (icons left out: the package server never serves them in get or list). */
 export function csvDescription(csv: CSVLike): CSVDescription {
   const spec = csv.spec ?? {};
-  const crds = isObject(spec.customresourcedefinitions) ? spec.customresourcedefinitions : {};
-  const apis = isObject(spec.apiservicedefinitions) ? spec.apiservicedefinitions : {};
+  const crds = obj(spec.customresourcedefinitions);
+  const apis = obj(spec.apiservicedefinitions);
   const annotations = csv.metadata?.annotations;
   const version = str(spec.version);
   return {
@@ -222,31 +220,13 @@ export function csvDescription(csv: CSVLike): CSVDescription {
     ...(annotations && Object.keys(annotations).length > 0 && { annotations: { ...annotations } }),
     ...nonEmpty('keywords', arr(spec.keywords).map(str)),
     ...nonEmpty('links', arr(spec.links).map(appLink)),
-    ...nonEmpty(
-      'maintainers',
-      arr(spec.maintainers).map((m) => {
-        const o = isObject(m) ? m : {};
-        return { ...optStr('name', o.name), ...optStr('email', o.email) };
-      }),
-    ),
+    ...nonEmpty('maintainers', arr(spec.maintainers).map(obj).map((o) => ({ ...optStr('name', o.name), ...optStr('email', o.email) }))),
     ...optStr('maturity', spec.maturity),
     ...optStr('description', spec.description),
-    ...nonEmpty(
-      'installModes',
-      arr(spec.installModes).map((m) => {
-        const o = isObject(m) ? m : {};
-        return { type: str(o.type), supported: o.supported === true };
-      }),
-    ),
+    ...nonEmpty('installModes', arr(spec.installModes).map(obj).map((o) => ({ type: str(o.type), supported: o.supported === true }))),
     customresourcedefinitions: { ...nonEmpty('owned', crdDescriptions(crds.owned)), ...nonEmpty('required', crdDescriptions(crds.required)) },
     apiservicedefinitions: { ...nonEmpty('owned', apiServiceDescriptions(apis.owned)), ...nonEmpty('required', apiServiceDescriptions(apis.required)) },
-    ...nonEmpty(
-      'nativeApis',
-      arr(spec.nativeAPIs).map((g) => {
-        const o = isObject(g) ? g : {};
-        return { group: str(o.group), version: str(o.version), kind: str(o.kind) };
-      }),
-    ),
+    ...nonEmpty('nativeApis', arr(spec.nativeAPIs).map(obj).map((o) => ({ group: str(o.group), version: str(o.version), kind: str(o.kind) }))),
     ...optStr('minKubeVersion', spec.minKubeVersion),
     ...nonEmpty('relatedImages', csvImages(spec)),
   };
@@ -259,13 +239,7 @@ const isDeprecatedBundle = (b: ContentBundle): boolean => b.properties.some((p) 
 /** Entries newest first by semver (unparsable versions as 0.0.0), as upstream sorts them; ties keep catalog order. */
 function sortEntries(entries: ChannelEntry[]): ChannelEntry[] {
   const zero = parseBlang('0.0.0');
-  const parse = (v: string): Version => {
-    try {
-      return parseBlang(v);
-    } catch {
-      return zero;
-    }
-  };
+  const parse = (v: string): Version => tryOr(() => parseBlang(v), zero);
   const keyed = entries.map((e) => ({ e, v: parse(e.version ?? '') }));
   keyed.sort((a, b) => compareVersions(b.v, a.v));
   return keyed.map((k) => k.e);
@@ -310,10 +284,7 @@ export function contentManifest(content: CatalogContent, pkg: ContentPackage): C
       ...(ch.deprecation !== undefined && { deprecation: { message: ch.deprecation } }),
       entries: entries.length > 0 ? sortEntries(entries) : null,
     });
-    if ((defaultChannel !== '' && ch.name === defaultChannel) || provider === undefined) {
-      const p = isObject(csv.spec?.provider) ? csv.spec.provider : {};
-      provider = { ...optStr('name', p.name), ...optStr('url', p.url) };
-    }
+    if ((defaultChannel !== '' && ch.name === defaultChannel) || provider === undefined) provider = appLink(csv.spec?.provider);
   }
   if (channels.length === 0) return undefined;
   if (defaultElided) defaultChannel = channels[0]!.name;

@@ -2,6 +2,7 @@
 // upstream's orderings: catalogs (R/cache sortableSnapshots), channels (sortBundles) and the
 // replaces chain within a channel (sortChannel), with their error texts.
 import { parseBlangRange, parseTolerant, type BlangRange, type Version } from '../../shared/semver/index.ts';
+import { tryOr } from '../../shared/toolkit/index.ts';
 
 export interface CatalogKey {
   readonly name: string;
@@ -48,22 +49,9 @@ export interface EntryInput {
 
 /** An entry as upstream's cache builds it: skipRange/version parse errors leave them unset. */
 export function makeEntry(catalog: CatalogKey, e: EntryInput): Entry {
-  let skipRange: BlangRange | undefined;
-  if (e.skipRange) {
-    try {
-      skipRange = parseBlangRange(e.skipRange);
-    } catch {
-      skipRange = undefined;
-    }
-  }
-  let version: Version | undefined;
-  if (e.version) {
-    try {
-      version = parseTolerant(e.version);
-    } catch {
-      version = undefined;
-    }
-  }
+  const { skipRange: range, version: text } = e;
+  const skipRange: BlangRange | undefined = range ? tryOr(() => parseBlangRange(range), undefined) : undefined;
+  const version: Version | undefined = text ? tryOr(() => parseTolerant(text), undefined) : undefined;
   const properties = (e.properties ?? []).map((p) => ({ type: p.type, value: JSON.stringify(p.value) }));
   if (!properties.some((p) => p.type === 'olm.package')) {
     properties.push({ type: 'olm.package', value: JSON.stringify({ packageName: e.package, version: e.version ?? '' }) });

@@ -6,6 +6,7 @@ import { parseBlang, parseBlangRange, type BlangRange } from '../../shared/semve
 import { goQuote } from '../../shared/gocompat/index.ts';
 import { compileCel } from './cel.ts';
 import type { Entry } from './entries.ts';
+import { tryOr } from '../../shared/toolkit/index.ts';
 
 export interface Predicate {
   test(e: Entry): boolean;
@@ -21,13 +22,7 @@ const parsed = new WeakMap<Entry, { type: string; value: unknown }[]>();
 export function decodedProperties(e: Entry): { type: string; value: unknown }[] {
   let out = parsed.get(e);
   if (!out) {
-    out = e.properties.map((p) => {
-      try {
-        return { type: p.type, value: JSON.parse(p.value) as unknown };
-      } catch {
-        return { type: p.type, value: null };
-      }
-    });
+    out = e.properties.map((p) => ({ type: p.type, value: tryOr(() => JSON.parse(p.value) as unknown, null) }));
     parsed.set(e, out);
   }
   return out;
@@ -58,11 +53,7 @@ const parsedVersions = new Map<string, ReturnType<typeof parseBlang> | null>();
 function blangVersion(text: string): ReturnType<typeof parseBlang> | null {
   let v = parsedVersions.get(text);
   if (v === undefined) {
-    try {
-      v = parseBlang(text);
-    } catch {
-      v = null;
-    }
+    v = tryOr(() => parseBlang(text), null);
     if (parsedVersions.size >= 65536) parsedVersions.clear();
     parsedVersions.set(text, v);
   }
@@ -117,13 +108,7 @@ export function packageRequiredPredicate(name: string, versionRange: string): Pr
 export function celPredicate(rule: string, failureMessage: string): Predicate {
   const program = compileCel(rule);
   return {
-    test: (e) => {
-      try {
-        return program(decodedProperties(e));
-      } catch {
-        return false;
-      }
-    },
+    test: (e) => tryOr(() => program(decodedProperties(e)), false),
     toString: () => `with constraint: ${goQuote(rule)} and message: ${goQuote(failureMessage)}`,
   };
 }

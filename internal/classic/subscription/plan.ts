@@ -5,12 +5,14 @@
 import type { KubeObject, OwnerReference } from '../../../api/meta/v1.ts';
 import { OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel, PropertiesAnnotation, StepStatusUnknown, type Step } from '../../../api/operators/index.ts';
 import { goJSONString } from '../../shared/gocompat/index.ts';
+import { nonBlockingOwnerReference } from '../../shared/kube/index.ts';
+import { tryOr } from '../../shared/toolkit/index.ts';
 import { goPolicyRule, type PolicyRule, type RegistryV1 } from '../../shared/registryv1/index.ts';
+import { BundleSecretKind } from '../installplan/index.ts';
 import { base62Sha224 } from '../operatorgroup/index.ts';
 import type { CatalogKey, Property } from '../resolver/index.ts';
 
 const MAX_NAME = 63;
-export const BundleSecretKind = 'BundleSecret';
 /** The content hash label of generated RBAC. */
 export const ContentHashLabelKey = 'olm.permissions.hash';
 
@@ -46,14 +48,7 @@ export function bindingHash(roleKind: string, roleName: string, subject: Subject
   return base62Sha224(`{"RoleRef":${roleRef},"Subjects":[${subj}]}`);
 }
 
-const nonBlockingOwner = (csv: Csv): OwnerReference => ({
-  apiVersion: 'operators.coreos.com/v1alpha1',
-  kind: 'ClusterServiceVersion',
-  name: csv.metadata.name ?? '',
-  uid: csv.metadata.uid ?? '',
-  controller: false,
-  blockOwnerDeletion: false,
-});
+const nonBlockingOwner = (csv: Csv): OwnerReference => nonBlockingOwnerReference('operators.coreos.com/v1alpha1', 'ClusterServiceVersion', csv);
 const ownerLabels = (csv: Csv): Record<string, string> => ({
   [OwnerLabel]: csv.metadata.name ?? '',
   [OwnerNamespaceLabel]: csv.metadata.namespace ?? '',
@@ -120,15 +115,7 @@ export function rbacObjects(csv: Csv): KubeObject[] {
 /** projection.PropertiesAnnotationFromPropertyList: `{"properties":[…]}`, `{}` when there are none. */
 export function propertiesAnnotation(properties: readonly Property[]): string {
   if (properties.length === 0) return '{}';
-  const items = properties.map((p) => {
-    let value: unknown;
-    try {
-      value = JSON.parse(p.value);
-    } catch {
-      value = p.value;
-    }
-    return { type: p.type, value };
-  });
+  const items = properties.map((p) => ({ type: p.type, value: tryOr(() => JSON.parse(p.value) as unknown, p.value) }));
   return JSON.stringify({ properties: items });
 }
 

@@ -5,6 +5,7 @@ import { isCopiedCSV, PropertiesAnnotation, type CatalogSource, type ClusterServ
 import type { CatalogContent, ContentBundle } from '../catalogsource/index.ts';
 import { makeEntry, type Catalog, type CatalogKey, type Entry, type Property } from '../resolver/index.ts';
 import { parseTolerant } from '../../shared/semver/index.ts';
+import { tryOr } from '../../shared/toolkit/index.ts';
 
 
 const keyString = (k: CatalogKey): string => `${k.namespace}/${k.name}`;
@@ -16,13 +17,7 @@ interface CachedEntries {
 // Content snapshots are immutable: their entries are built once per CatalogSource key and snapshot.
 const entryCache = new WeakMap<CatalogContent, Map<string, CachedEntries>>();
 
-function decode(value: string): unknown {
-  try {
-    return JSON.parse(value);
-  } catch {
-    return null;
-  }
-}
+const decode = (value: string): unknown => tryOr(() => JSON.parse(value) as unknown, null);
 
 /** A CatalogSource's content as the resolver's entries: one per (channel, bundle), channels in catalog order. */
 function entriesOf(key: CatalogKey, content: CatalogContent): CachedEntries {
@@ -162,12 +157,7 @@ export function installedEntries(csvs: readonly ClusterServiceVersion[], subs: r
       const v = decode(p.value) as { packageName?: unknown } | null;
       if (typeof v?.packageName === 'string') pkg = v.packageName;
     }
-    let version;
-    try {
-      version = csv.spec.version ? parseTolerant(csv.spec.version) : undefined;
-    } catch {
-      version = undefined;
-    }
+    const version = tryOr(() => (csv.spec.version ? parseTolerant(csv.spec.version) : undefined), undefined);
     out.push({ name, package: pkg, channel: '', catalog: key, defaultChannel: false, skips: [], version, properties });
   }
   return out;

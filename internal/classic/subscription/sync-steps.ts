@@ -35,7 +35,7 @@ import { orderSteps } from '../installplan/index.ts';
 import { bundleSteps, subscriptionStep } from './plan.ts';
 import { catalogHealth, checkInstallPlan, entryDeprecations, removeIfPresent, setIfChanged, updateDeprecations, updateHealth } from './status.ts';
 import type { RegistryV1 } from '../../shared/registryv1/index.ts';
-import type { EventRecorder } from '../../shared/kube/index.ts';
+import { nonBlockingOwnerReference, type EventRecorder } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import type { CatalogContent } from '../catalogsource/index.ts';
 import type { ClassicResolutionMetrics } from '../resolver/index.ts';
@@ -368,14 +368,7 @@ function newInstallPlan(st: NamespaceState, gen: number, approval: string): Inst
     metadata: {
       generateName: 'install-',
       namespace: st.namespace,
-      ownerReferences: st.subs.map((w) => ({
-        apiVersion: 'operators.coreos.com/v1alpha1',
-        kind: 'Subscription',
-        name: w.sub.metadata.name ?? '',
-        uid: w.sub.metadata.uid ?? '',
-        blockOwnerDeletion: false,
-        controller: false,
-      })),
+      ownerReferences: st.subs.map((w) => nonBlockingOwnerReference('operators.coreos.com/v1alpha1', 'Subscription', w.sub)),
     },
     spec: { clusterServiceVersionNames: csvNames, approval, approved: approval === ApprovalAutomatic, generation: gen },
   };

@@ -31,6 +31,7 @@ import { CatalogResolver, ResolutionError } from '../../operator-controller/reso
 import type { RegistryClient as ImageRegistryClient } from '../../shared/image/index.ts';
 import { isNoKindMatch, isNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import { compareVersions, parseBlangRange, parseTolerant, type Version } from '../../shared/semver/index.ts';
+import { tryOr } from '../../shared/toolkit/index.ts';
 import { isCopied } from '../classic.ts';
 import { ClusterVersionKind, ClusterVersionName, ConfigGroupVersion, type ClusterVersion } from '../clusteroperator.ts';
 import { CSV_PROPERTIES_ANNOTATION, classicPropertiesFromAnnotation } from '../properties.ts';
@@ -247,13 +248,7 @@ export async function clusterFinders(o: ClusterFindersOptions): Promise<Finders 
 }
 
 const ZERO = parseTolerant('0.0.0');
-const versionOf = (b: ContentBundle): Version => {
-  try {
-    return parseTolerant(b.version);
-  } catch {
-    return ZERO;
-  }
-};
+const versionOf = (b: ContentBundle): Version => tryOr(() => parseTolerant(b.version), ZERO);
 
 /** Bundles of the channel reachable from `from` by replaces, skips or skipRange, transitively. */
 function successors(from: string, entries: readonly { name: string; replaces: string; skips: readonly string[]; skipRange: string }[], bundles: ReadonlyMap<string, ContentBundle>): ContentBundle[] {
@@ -266,14 +261,8 @@ function successors(from: string, entries: readonly { name: string; replaces: st
     const curVersion = curBundle ? versionOf(curBundle) : undefined;
     for (const e of entries) {
       if (seen.has(e.name)) continue;
-      let inRange = false;
-      if (e.skipRange && curVersion) {
-        try {
-          inRange = parseBlangRange(e.skipRange)(curVersion);
-        } catch {
-          inRange = false;
-        }
-      }
+      const { skipRange } = e;
+      const inRange = !!skipRange && !!curVersion && tryOr(() => parseBlangRange(skipRange)(curVersion), false);
       if (e.replaces === cur || e.skips.includes(cur) || inRange) {
         seen.add(e.name);
         queue.push(e.name);
@@ -288,27 +277,16 @@ function successors(from: string, entries: readonly { name: string; replaces: st
 function csvPackage(csv: CsvInstall): string | undefined {
   const a = csv.annotations?.[CSV_PROPERTIES_ANNOTATION];
   if (a === undefined) return undefined;
-  try {
+  return tryOr(() => {
     const p = classicPropertiesFromAnnotation(a).find((x) => x.type === 'olm.package');
     return p ? ((JSON.parse(p.value) as { packageName?: string }).packageName ?? undefined) : undefined;
-  } catch {
-    return undefined;
-  }
+  }, undefined);
 }
 
-function allowsBundle(max: () => Version | undefined, allows: (max: Version | undefined) => boolean): boolean {
-  try {
-    return allows(max());
-  } catch {
-    return false; // an invalid max blocks, as upstream counts it
-  }
-}
+// an invalid max blocks, as upstream counts it
+const allowsBundle = (max: () => Version | undefined, allows: (max: Version | undefined) => boolean): boolean => tryOr(() => allows(max()), false);
 
 function maxOf(max: () => Version | undefined): string | undefined {
-  try {
-    const v = max();
-    return v && `${v.major}.${v.minor}`;
-  } catch {
-    return undefined;
-  }
+  const v = tryOr(max, undefined);
+  return v && `${v.major}.${v.minor}`;
 }

@@ -3,6 +3,7 @@
 // exactly the keywords that schema uses, producing upstream's messages (config/config.go, which
 // formats santhosh-tekuri/jsonschema errors).
 import { supportedInstallModes, type ClusterServiceVersion } from '../../shared/registryv1/index.ts';
+import { isObject } from '../../shared/toolkit/index.ts';
 
 export type Schema = {
   type?: 'object' | 'string' | 'array' | 'null';
@@ -120,7 +121,6 @@ function formatError(format: string, value: unknown, installNamespace: string): 
 }
 
 const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Validates as the library does: a type or format failure stops at that keyword; otherwise every

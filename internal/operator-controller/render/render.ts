@@ -6,7 +6,8 @@ import { ReasonInvalidConfiguration } from '../../../api/v1/index.ts';
 import { TerminalError } from '../../shared/controller/index.ts';
 import type { BundleRenderer, RenderedBundle, RenderRequest } from '../controller/index.ts';
 import { CERT_PROVIDERS, type CertificateProvider } from './certproviders.ts';
-import { bundleConfigSchema, configErrors, formatConfigErrors, isObject } from './config.ts';
+import { isObject } from '../../shared/toolkit/index.ts';
+import { bundleConfigSchema, configErrors, formatConfigErrors } from './config.ts';
 import { GENERATORS, GenerateError } from './generators.ts';
 import {
   loadRegistryV1,

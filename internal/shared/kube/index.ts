@@ -66,3 +66,4 @@ export { LabelSelectorError, labelSelectorAsSelector, parseLabelSelector, parseS
 export { semanticEqual } from './equality.ts';
 export type { Secret } from './secret.ts';
 export { SECRET_KIND } from './secret.ts';
+export { isOwnedBy, nonBlockingOwnerReference } from './owners.ts';

@@ -13,6 +13,7 @@ import { canonicalJSON, GO_YAML_SCHEMA } from '../fbc/index.ts';
 import { decodeDocuments } from '../fbc/index.ts';
 import { goJSONString, goJSONValue } from '../gocompat/index.ts';
 import type { ClusterServiceVersion } from './csv.ts';
+import { isObject } from '../toolkit/index.ts';
 
 export const PACKAGE_ANNOTATION = 'operators.operatorframework.io.bundle.package.v1';
 
@@ -29,10 +30,6 @@ export interface RegistryV1 {
 /** A bundle directory that cannot be read as registry+v1 (upstream's wording). */
 export class BundleLoadError extends Error {
   override readonly name = 'BundleLoadError';
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** metadata/annotations.yaml's string annotations. Throws BundleLoadError when the file is missing, js-yaml's error when it does not parse. */

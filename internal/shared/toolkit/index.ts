@@ -5,3 +5,5 @@ export { ManualClock, realClock } from './clock.ts';
 export type { LogFields, Logger } from './logger.ts';
 export { noopLogger } from './logger.ts';
 export { oneLine } from './text.ts';
+export { tryOr } from './fallback.ts';
+export { isObject } from './record.ts';
