@@ -47,86 +47,62 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registers = [registry];
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
 
-  const reconcileTotal = new Counter({
-    name: 'controller_runtime_reconcile_total',
-    help: 'Total number of reconciliations per controller',
-    labelNames: ['controller', 'result'],
-    registers,
-  });
-  const reconcileErrors = new Counter({
-    name: 'controller_runtime_reconcile_errors_total',
-    help: 'Total number of reconciliation errors per controller',
-    labelNames: ['controller'],
-    registers,
-  });
-  const terminalErrors = new Counter({
-    name: 'controller_runtime_terminal_reconcile_errors_total',
-    help: 'Total number of terminal reconciliation errors per controller',
-    labelNames: ['controller'],
-    registers,
-  });
-  const reconcileTime = new Histogram({
-    name: 'controller_runtime_reconcile_time_seconds',
-    help: 'Length of time per reconciliation per controller',
-    labelNames: ['controller'],
-    buckets: RECONCILE_TIME_BUCKETS,
-    registers,
-  });
-  const maxConcurrent = new Gauge({
-    name: 'controller_runtime_max_concurrent_reconciles',
-    help: 'Maximum number of concurrent reconciles per controller',
-    labelNames: ['controller'],
-    registers,
-  });
-  const activeWorkers = new Gauge({
-    name: 'controller_runtime_active_workers',
-    help: 'Number of currently used workers per controller',
-    labelNames: ['controller'],
-    registers,
-  });
+  // Every metric registers on `registry` only; these three say so once.
+  const counter = (name: string, help: string, labelNames: string[]) => new Counter({ name, help, labelNames, registers });
+  const gauge = (name: string, help: string, labelNames: string[]) => new Gauge({ name, help, labelNames, registers });
+  const histogram = (name: string, help: string, labelNames: string[], buckets: number[]) =>
+    new Histogram({ name, help, labelNames, buckets, registers });
+
+  const reconcileTotal = counter('controller_runtime_reconcile_total', 'Total number of reconciliations per controller', [
+    'controller',
+    'result',
+  ]);
+  const reconcileErrors = counter('controller_runtime_reconcile_errors_total', 'Total number of reconciliation errors per controller', [
+    'controller',
+  ]);
+  const terminalErrors = counter(
+    'controller_runtime_terminal_reconcile_errors_total',
+    'Total number of terminal reconciliation errors per controller',
+    ['controller'],
+  );
+  const reconcileTime = histogram(
+    'controller_runtime_reconcile_time_seconds',
+    'Length of time per reconciliation per controller',
+    ['controller'],
+    RECONCILE_TIME_BUCKETS,
+  );
+  const maxConcurrent = gauge('controller_runtime_max_concurrent_reconciles', 'Maximum number of concurrent reconciles per controller', [
+    'controller',
+  ]);
+  const activeWorkers = gauge('controller_runtime_active_workers', 'Number of currently used workers per controller', ['controller']);
 
   const queueLabels = ['name', 'controller'];
-  const depth = new Gauge({ name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames: queueLabels, registers });
-  const adds = new Counter({
-    name: 'workqueue_adds_total',
-    help: 'Total number of adds handled by workqueue',
-    labelNames: queueLabels,
-    registers,
-  });
-  const latency = new Histogram({
-    name: 'workqueue_queue_duration_seconds',
-    help: 'How long in seconds an item stays in workqueue before being requested',
-    labelNames: queueLabels,
-    buckets: WORKQUEUE_BUCKETS,
-    registers,
-  });
-  const workDuration = new Histogram({
-    name: 'workqueue_work_duration_seconds',
-    help: 'How long in seconds processing an item from workqueue takes.',
-    labelNames: queueLabels,
-    buckets: WORKQUEUE_BUCKETS,
-    registers,
-  });
-  const unfinished = new Gauge({
-    name: 'workqueue_unfinished_work_seconds',
-    help:
-      'How many seconds of work has been done that is in progress and hasn\'t been observed by work_duration. ' +
+  const depth = gauge('workqueue_depth', 'Current depth of workqueue', queueLabels);
+  const adds = counter('workqueue_adds_total', 'Total number of adds handled by workqueue', queueLabels);
+  const latency = histogram(
+    'workqueue_queue_duration_seconds',
+    'How long in seconds an item stays in workqueue before being requested',
+    queueLabels,
+    WORKQUEUE_BUCKETS,
+  );
+  const workDuration = histogram(
+    'workqueue_work_duration_seconds',
+    'How long in seconds processing an item from workqueue takes.',
+    queueLabels,
+    WORKQUEUE_BUCKETS,
+  );
+  const unfinished = gauge(
+    'workqueue_unfinished_work_seconds',
+    'How many seconds of work has been done that is in progress and hasn\'t been observed by work_duration. ' +
       'Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.',
-    labelNames: queueLabels,
-    registers,
-  });
-  const longest = new Gauge({
-    name: 'workqueue_longest_running_processor_seconds',
-    help: 'How many seconds has the longest running processor for workqueue been running.',
-    labelNames: queueLabels,
-    registers,
-  });
-  const retries = new Counter({
-    name: 'workqueue_retries_total',
-    help: 'Total number of retries handled by workqueue',
-    labelNames: queueLabels,
-    registers,
-  });
+    queueLabels,
+  );
+  const longest = gauge(
+    'workqueue_longest_running_processor_seconds',
+    'How many seconds has the longest running processor for workqueue been running.',
+    queueLabels,
+  );
+  const retries = counter('workqueue_retries_total', 'Total number of retries handled by workqueue', queueLabels);
 
   return {
     registry,
