@@ -5,7 +5,7 @@ import { Backoff } from './backoff.ts';
 import { sleep } from '../toolkit/index.ts';
 import type { KubeClient } from './client.ts';
 import { semanticEqual } from './equality.ts';
-import { isConflict, isNotFound } from './errors.ts';
+import { ignoreNotFound, isConflict } from './errors.ts';
 import { refOf, type ObjectRef } from './types.ts';
 
 export interface RetryOptions {
@@ -77,12 +77,7 @@ export function addFinalizer<T extends KubeObject>(client: KubeClient, obj: T, f
 
 /** Removes a finalizer the same way; resolves undefined if the object is gone (or went away once freed). */
 export function removeFinalizer<T extends KubeObject>(client: KubeClient, obj: T, finalizer: string, options: RetryOptions = {}): Promise<T | undefined> {
-  return changeFinalizers(client, obj, options, (list) => (list.includes(finalizer) ? list.filter((f) => f !== finalizer) : undefined)).catch(
-    (err: unknown) => {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    },
-  );
+  return ignoreNotFound(changeFinalizers(client, obj, options, (list) => (list.includes(finalizer) ? list.filter((f) => f !== finalizer) : undefined)));
 }
 
 async function changeFinalizers<T extends KubeObject>(
