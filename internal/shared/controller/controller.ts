@@ -21,7 +21,7 @@ import type { MetricsProvider, ReconcileMetrics } from '../observability/index.t
 import { noopMetrics } from '../observability/index.ts';
 import { untilAborted } from '../toolkit/index.ts';
 import { type Clock, realClock } from './clock.ts';
-import { isAlreadyExists, isConflict, isNamespaceTerminating, isRetryable } from '../kube/index.ts';
+import { cacheKey, isAlreadyExists, isConflict, isNamespaceTerminating, isRetryable } from '../kube/index.ts';
 import { isTerminal, routineOf } from './errors.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { WorkQueue } from './workqueue.ts';
@@ -62,13 +62,8 @@ export interface NamedObject {
   readonly metadata?: { readonly name?: string; readonly namespace?: string };
 }
 
-/** `namespace/name` for namespaced objects, `name` for cluster-scoped ones (client-go's key). */
-export function objectKey(obj: NamedObject): string | undefined {
-  const name = obj.metadata?.name;
-  if (!name) return undefined;
-  const ns = obj.metadata?.namespace;
-  return ns ? `${ns}/${name}` : name;
-}
+/** `namespace/name` for namespaced objects, `name` for cluster-scoped ones (client-go's key); undefined without a name. */
+export const objectKey = (obj: NamedObject): string | undefined => (obj.metadata?.name ? cacheKey(obj) : undefined);
 
 /** The inverse of `objectKey`. */
 export function splitKey(key: string): { readonly namespace?: string; readonly name: string } {
