@@ -227,7 +227,7 @@ const errorText = (err: unknown): string => (err instanceof Error ? err.message 
 export function describeError(err: unknown): string {
   const parts: string[] = [];
   for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
-    const msg = e instanceof Error ? e.message : String(e);
+    const msg = errorText(e);
     if (msg && !parts.some((p) => p.includes(msg))) parts.push(msg);
   }
   return parts.join(': ') || 'unknown error';
