@@ -2,7 +2,14 @@
 // names, and docker-reference ParseNormalizedNamed (go.podman.io/image/v5/docker/reference with
 // opencontainers/go-digest) for bundle and related images. Only validity and error texts.
 
-import { DNS1123_LABEL, DNS1123_SUBDOMAIN } from '../gocompat/index.ts';
+import {
+  DNS1123_LABEL,
+  DNS1123_SUBDOMAIN,
+  DOCKER_HEX_IDENTIFIER as HEX_IDENTIFIER,
+  DOCKER_NAME_TOTAL_LENGTH_MAX as NAME_TOTAL_LENGTH_MAX,
+  DOCKER_REFERENCE as REFERENCE,
+  splitDockerDomain,
+} from '../gocompat/index.ts';
 import { msg } from './messages.ts';
 
 
@@ -14,43 +21,9 @@ export function dns1123LabelErrors(value: string): string[] {
   return errs;
 }
 
-// distribution/reference grammar. The separator is written `[-]+` rather than upstream's `[-]*`:
-// the same language, without the ambiguity that makes a backtracking engine slow.
-const ALNUM = '[a-z0-9]+';
-const SEPARATOR = '(?:[._]|__|[-]+)';
-const PATH_COMPONENT = `${ALNUM}(?:${SEPARATOR}${ALNUM})*`;
-const DOMAIN_COMPONENT = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
-const DOMAIN = `(?:${DOMAIN_COMPONENT}(?:\\.${DOMAIN_COMPONENT})*|\\[(?:[a-fA-F0-9:]+)\\])(?::[0-9]+)?`;
-const TAG = '[\\w][\\w.-]{0,127}';
-const DIGEST = '[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*[:][0-9a-fA-F]{32,}';
-const NAME = `(?:${DOMAIN}/)?${PATH_COMPONENT}(?:/${PATH_COMPONENT})*`;
-const REFERENCE = new RegExp(`^(${NAME})(?::(${TAG}))?(?:@(${DIGEST}))?$`);
-const HEX_IDENTIFIER = /^[a-f0-9]{64}$/;
 const DIGEST_ANCHORED = /^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$/;
-const NAME_TOTAL_LENGTH_MAX = 255;
-const DEFAULT_DOMAIN = 'docker.io';
-const LEGACY_DEFAULT_DOMAIN = 'index.docker.io';
-const OFFICIAL_REPO = 'library';
-
 /** Registered digest algorithms and the hex length of their encoded part. */
 const DIGEST_HEX_LENGTH: Readonly<Record<string, number>> = { sha256: 64, sha384: 96, sha512: 128 };
-
-function splitDockerDomain(name: string): [string, string] {
-  const i = name.indexOf('/');
-  let domain: string;
-  let remainder: string;
-  const head = i === -1 ? '' : name.slice(0, i);
-  if (i === -1 || (!/[.:]/.test(head) && head !== 'localhost' && head.toLowerCase() === head)) {
-    domain = DEFAULT_DOMAIN;
-    remainder = name;
-  } else {
-    domain = head;
-    remainder = name.slice(i + 1);
-  }
-  if (domain === LEGACY_DEFAULT_DOMAIN) domain = DEFAULT_DOMAIN;
-  if (domain === DEFAULT_DOMAIN && !remainder.includes('/')) remainder = `${OFFICIAL_REPO}/${remainder}`;
-  return [domain, remainder];
-}
 
 function validateDigest(d: string): string | undefined {
   const i = d.indexOf(':');

@@ -3,6 +3,14 @@
 export { goJSONString, goJSONValue } from './json.ts';
 export type { GoJSONValue } from './json-decode.ts';
 export { GoJSONSyntaxError, goJSONField, goJSONParse } from './json-decode.ts';
+export {
+  DOCKER_DEFAULT_DOMAIN,
+  DOCKER_HEX_IDENTIFIER,
+  DOCKER_NAME,
+  DOCKER_NAME_TOTAL_LENGTH_MAX,
+  DOCKER_REFERENCE,
+  splitDockerDomain,
+} from './docker-reference.ts';
 export { formatGoDuration, humanDuration, parseGoDuration } from './duration.ts';
 export { goQuote, goSplitN, goStringSlice, goTrimSpace, isGoSpace } from './go.ts';
 export {

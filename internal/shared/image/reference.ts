@@ -8,29 +8,20 @@
 // The first path component is a registry host when it contains `.` or `:`, is `localhost`, or
 // has an upper-case letter; otherwise the reference is on docker.io, and a single-component
 // docker.io path gets `library/` in front. Errors read `error parsing image reference "<ref>": …`.
+import {
+  DOCKER_DEFAULT_DOMAIN as DEFAULT_DOMAIN,
+  DOCKER_HEX_IDENTIFIER as IDENTIFIER_RE,
+  DOCKER_NAME as NAME_RE,
+  DOCKER_NAME_TOTAL_LENGTH_MAX as NAME_TOTAL_LENGTH_MAX,
+  DOCKER_REFERENCE as REFERENCE_RE,
+  splitDockerDomain,
+} from '../gocompat/index.ts';
 import { digestProblem } from './digest.ts';
 import { InvalidReferenceError } from './errors.ts';
 
-export const DEFAULT_DOMAIN = 'docker.io';
-const LEGACY_DEFAULT_DOMAIN = 'index.docker.io';
+export { DEFAULT_DOMAIN };
 /** Where the docker.io API actually lives. */
 const DOCKER_HUB_API_HOST = 'registry-1.docker.io';
-const NAME_TOTAL_LENGTH_MAX = 255;
-
-const alphanumeric = '[a-z0-9]+';
-const separator = '(?:[._]|__|[-]+)';
-const domainNameComponent = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
-const domainName = `${domainNameComponent}(?:\\.${domainNameComponent})*`;
-const ipv6 = '\\[(?:[a-fA-F0-9:]+)\\]';
-const domainAndPort = `(?:${domainName}|${ipv6})(?::[0-9]+)?`;
-const pathComponent = `${alphanumeric}(?:${separator}${alphanumeric})*`;
-const remoteName = `${pathComponent}(?:/${pathComponent})*`;
-const tagPat = '[\\w][\\w.-]{0,127}';
-const digestPat = '[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*[:][0-9a-fA-F]{32,}';
-
-const REFERENCE_RE = new RegExp(`^((?:${domainAndPort}/)?${remoteName})(?::(${tagPat}))?(?:@(${digestPat}))?$`);
-const NAME_RE = new RegExp(`^(?:(${domainAndPort})/)?(${remoteName})$`);
-const IDENTIFIER_RE = /^[a-f0-9]{64}$/;
 
 export interface ImageReference {
   /** Registry as written after normalisation: `docker.io`, `quay.io`, `127.0.0.1:5000`. */
@@ -77,22 +68,6 @@ export function parseReference(ref: string): ImageReference {
     ...(tag !== undefined || digest === undefined ? { tag: tag ?? 'latest' } : {}),
     ...(digest !== undefined ? { digest } : {}),
   };
-}
-
-function splitDockerDomain(name: string): [string, string] {
-  const slash = name.indexOf('/');
-  if (slash === -1) return [DEFAULT_DOMAIN, `library/${name}`];
-  const maybeDomain = name.slice(0, slash);
-  const rest = name.slice(slash + 1);
-  let domain: string;
-  let remote: string;
-  if (maybeDomain === 'localhost' || /[.:]/.test(maybeDomain) || maybeDomain.toLowerCase() !== maybeDomain) {
-    [domain, remote] = [maybeDomain === LEGACY_DEFAULT_DOMAIN ? DEFAULT_DOMAIN : maybeDomain, rest];
-  } else {
-    [domain, remote] = [DEFAULT_DOMAIN, name];
-  }
-  if (domain === DEFAULT_DOMAIN && !remote.includes('/')) remote = `library/${remote}`;
-  return [domain, remote];
 }
 
 /** `name[:tag][@digest]`. */
