@@ -26,12 +26,13 @@
 // existed before it (the first layer remembers nothing: there is nothing below it to hide).
 //
 // Refusals are UnsafeLayerEntryError / UnpackLimitError naming the layer digest and the entry.
-import { constants, type Stats } from 'node:fs';
-import { chmod, link, lstat, mkdir, open, opendir, readdir, readlink, rm, symlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { chmod, link, mkdir, open, opendir, readdir, readlink, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ImageError, UnpackLimitError, UnsafeLayerEntryError, type UnpackLimitKind } from './errors.ts';
 import { DEFAULT_UNPACK_LIMITS, type UnpackLimits } from './limits.ts';
 import { readTar, TarFormatError, type TarEntry } from './tar.ts';
+import { lstatOrUndefined } from './tree.ts';
 import { ZstdFormatError } from './zstd.ts';
 
 const WHITEOUT_PREFIX = '.wh.';
@@ -454,15 +455,6 @@ function escapesLexically(dir: readonly string[], target: string): boolean {
 
 const fileMode = (mode: number): number => (mode & 0o755) | 0o600;
 const dirMode = (mode: number): number => (mode & 0o755) | 0o700;
-
-async function lstatOrUndefined(path: string): Promise<Stats | undefined> {
-  try {
-    return await lstat(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
-    throw err;
-  }
-}
 
 function isZlibError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;

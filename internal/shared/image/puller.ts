@@ -27,7 +27,7 @@ import { isTarLayerMediaType } from './media-types.ts';
 import { DEFAULT_PLATFORM, formatPlatform, parsePlatform, type Platform } from './platform.ts';
 import { canonicalReference, parseReference, type ImageReference } from './reference.ts';
 import { RegistryClient, type RegistryClientOptions, type ResolvedImage } from './registry.ts';
-import { forceRemove, makeReadOnly } from './tree.ts';
+import { forceRemove, makeReadOnly, unlessMissing } from './tree.ts';
 import { noopLogger, raceAbort, realClock, type Logger } from '../toolkit/index.ts';
 
 export interface PullOptions {
@@ -213,14 +213,7 @@ export class CachingImagePuller implements ImagePuller {
   async gc(keep: Iterable<string>): Promise<string[]> {
     const keepPrefixes = new Set([...keep].map((k) => digestToPathComponent(digestOnly(k))));
     const removed: string[] = [];
-    let names: string[];
-    try {
-      names = await readdir(this.cacheDir);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
-    }
-    for (const name of names) {
+    for (const name of (await unlessMissing(readdir(this.cacheDir))) ?? []) {
       if (this.inflight.has(name) || this.tmpInUse.has(name)) continue;
       if (name.startsWith(TMP_PREFIX) || name.startsWith(TRASH_PREFIX)) {
         await forceRemove(join(this.cacheDir, name));
@@ -246,12 +239,7 @@ export class CachingImagePuller implements ImagePuller {
   }
 
   private async entries(): Promise<string[]> {
-    try {
-      return (await readdir(this.cacheDir)).filter((n) => !n.startsWith('.'));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
-    }
+    return ((await unlessMissing(readdir(this.cacheDir))) ?? []).filter((n) => !n.startsWith('.'));
   }
 
   private ensureDir(): Promise<void> {

@@ -3,6 +3,7 @@
 // tree's size: node's `rm({ recursive: true })` reads a directory whole and starts one unlink per entry at
 // once — for a 200,000-file catalog, 200,000 requests' native memory, which glibc's malloc then keeps
 // (catalogd's RSS rose from 108 to 443 MiB removing such a tree, and stayed above 300; issue 32).
+import type { Stats } from 'node:fs';
 import { chmod, lstat, opendir, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -11,6 +12,23 @@ export const TREE_CONCURRENCY = 16;
 
 /** Entries read from a directory per `readdir` batch. */
 const DIR_BATCH = 128;
+
+/**
+ * Settles as `p` does, but to undefined where it rejects because the path is not there: ENOENT, and with `notDir`
+ * also ENOTDIR (a file where the path needs a directory).
+ */
+export async function unlessMissing<T>(p: Promise<T>, notDir = false): Promise<T | undefined> {
+  try {
+    return await p;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || (notDir && code === 'ENOTDIR')) return undefined;
+    throw err;
+  }
+}
+
+/** `lstat`, or undefined when nothing is at `path` (ENOENT, ENOTDIR). */
+export const lstatOrUndefined = (path: string): Promise<Stats | undefined> => unlessMissing(lstat(path), true);
 
 /** Removes write permission from everything under `root` (symlinks untouched). Lists directories as it goes (no array of a huge directory's entries). */
 export async function makeReadOnly(root: string): Promise<void> {
@@ -31,10 +49,7 @@ export async function makeReadOnly(root: string): Promise<void> {
  * `TREE_CONCURRENCY` unlinks in flight, and removed.
  */
 export async function forceRemove(path: string): Promise<void> {
-  const st = await lstat(path).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
-    throw err;
-  });
+  const st = await lstatOrUndefined(path);
   if (!st) return;
   if (st.isDirectory()) await removeDir(path, st.mode);
   else await unlinkGone(path);
@@ -92,10 +107,4 @@ async function emptyDir(dir: string): Promise<number> {
   return removed;
 }
 
-async function unlinkGone(path: string): Promise<void> {
-  try {
-    await unlink(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-}
+const unlinkGone = (path: string): Promise<void> => unlessMissing(unlink(path));
