@@ -188,25 +188,22 @@ const RETRYABLE_CODES = new Set([
   'UND_ERR_BODY_TIMEOUT',
 ]);
 
-function isRetryableNetworkError(err: unknown): boolean {
+/** Whether `err` or one of its first four causes has a `code` in `codes`, or is an Error that `matches`. */
+function anyCause(err: unknown, codes: ReadonlySet<string>, matches: (e: Error) => boolean): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && RETRYABLE_CODES.has(code)) return true;
-    if (e instanceof Error && e.name !== 'AbortError' && /terminated|other side closed|socket hang up/i.test(e.message)) return true;
+    if (typeof code === 'string' && codes.has(code)) return true;
+    if (e instanceof Error && matches(e)) return true;
   }
   return false;
 }
+
+const isRetryableNetworkError = (err: unknown): boolean =>
+  anyCause(err, RETRYABLE_CODES, (e) => e.name !== 'AbortError' && /terminated|other side closed|socket hang up/i.test(e.message));
 
 const TLS_RECORD_CODES = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'ERR_SSL_HTTP_REQUEST']);
 
-function isTlsRecordMismatch(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && TLS_RECORD_CODES.has(code)) return true;
-    if (e instanceof Error && /wrong version number|packet length too long/i.test(e.message)) return true;
-  }
-  return false;
-}
+const isTlsRecordMismatch = (err: unknown): boolean => anyCause(err, TLS_RECORD_CODES, (e) => /wrong version number|packet length too long/i.test(e.message));
 
 /**
  * Go's one-line message for a non-TLS answer to a TLS handshake. The OpenSSL error is kept as `tlsError`, not as
