@@ -161,16 +161,20 @@ export async function* zstdDecompress(source: AsyncIterable<Uint8Array>, options
   const decoder = new Decompress((data) => {
     if (data.length) out.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
   });
+  // fzstd's complaint, for a unit of the stream and for the final flush alike.
+  const push = (bytes: Uint8Array, final = false): void => {
+    try {
+      decoder.push(bytes, final);
+    } catch (err) {
+      throw new ZstdFormatError(`invalid zstd data: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
   let sawFrame = false;
   let pushed = 0;
   for await (const chunk of source) {
     for (const unit of splitter.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))) {
       sawFrame = true;
-      try {
-        decoder.push(unit.bytes);
-      } catch (err) {
-        throw new ZstdFormatError(`invalid zstd data: ${err instanceof Error ? err.message : String(err)}`);
-      }
+      push(unit.bytes);
       if (out.length) {
         const ready = out;
         out = [];
@@ -181,10 +185,6 @@ export async function* zstdDecompress(source: AsyncIterable<Uint8Array>, options
   }
   if (!splitter.atBoundary) throw new ZstdFormatError('unexpected end of zstd stream');
   if (!sawFrame) return;
-  try {
-    decoder.push(new Uint8Array(0), true); // flushes a final frame shorter than fzstd's look-ahead
-  } catch (err) {
-    throw new ZstdFormatError(`invalid zstd data: ${err instanceof Error ? err.message : String(err)}`);
-  }
+  push(new Uint8Array(0), true); // flushes a final frame shorter than fzstd's look-ahead
   for (const b of out) yield b;
 }
