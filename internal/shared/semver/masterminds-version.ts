@@ -89,22 +89,18 @@ export function parseMastermindsStrictVersion(s: string): Version {
   const [majorStr = '', minorStr = ''] = parts;
   let patchStr = parts[2] ?? '';
 
-  let meta: string | undefined;
-  let pre: string | undefined;
-  const plus = patchStr.indexOf('+');
-  if (plus >= 0) {
-    meta = patchStr.slice(plus + 1);
-    patchStr = patchStr.slice(0, plus);
-    const problem = metadataProblem(meta);
+  // Cuts `sep` and what follows it off the patch part (build metadata first, then the prerelease) and checks it.
+  const cut = (sep: string, problemOf: (part: string) => string | undefined): string | undefined => {
+    const at = patchStr.indexOf(sep);
+    if (at < 0) return undefined;
+    const part = patchStr.slice(at + 1);
+    patchStr = patchStr.slice(0, at);
+    const problem = problemOf(part);
     if (problem) fail(problem);
-  }
-  const dash = patchStr.indexOf('-');
-  if (dash >= 0) {
-    pre = patchStr.slice(dash + 1);
-    patchStr = patchStr.slice(0, dash);
-    const problem = prereleaseProblem(pre);
-    if (problem) fail(problem);
-  }
+    return part;
+  };
+  const meta = cut('+', metadataProblem);
+  const pre = cut('-', prereleaseProblem);
   for (const p of [majorStr, minorStr, patchStr]) {
     if (!NUMERIC.test(p)) fail(MM_ERR_INVALID_CHARACTERS);
     if (p.length > 1 && p.startsWith('0')) fail(MM_ERR_SEGMENT_STARTS_ZERO);
