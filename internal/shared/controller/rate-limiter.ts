@@ -84,9 +84,7 @@ export class MaxOfRateLimiter<T> implements RateLimiter<T> {
   }
 
   when(item: T): number {
-    let max = 0;
-    for (const l of this.#limiters) max = Math.max(max, l.when(item));
-    return max;
+    return Math.max(0, ...this.#limiters.map((l) => l.when(item)));
   }
 
   forget(item: T): void {
@@ -94,9 +92,7 @@ export class MaxOfRateLimiter<T> implements RateLimiter<T> {
   }
 
   numRequeues(item: T): number {
-    let max = 0;
-    for (const l of this.#limiters) max = Math.max(max, l.numRequeues(item));
-    return max;
+    return Math.max(0, ...this.#limiters.map((l) => l.numRequeues(item)));
   }
 }
 
