@@ -253,20 +253,14 @@ class LayerApplier {
     }
     switch (e.type) {
       case 'dir':
-        await this.ensureParents(parts, e.path);
-        await this.writeDir(rel, e.mode);
-        break;
       case 'file':
-        await this.ensureParents(parts, e.path);
-        await this.writeFile(rel, e);
-        break;
       case 'symlink':
-        await this.ensureParents(parts, e.path);
-        await this.writeSymlink(rel, parts, e);
-        break;
       case 'hardlink':
         await this.ensureParents(parts, e.path);
-        await this.writeHardlink(rel, e);
+        if (e.type === 'dir') await this.writeDir(rel, e.mode);
+        else if (e.type === 'file') await this.writeFile(rel, e);
+        else if (e.type === 'symlink') await this.writeSymlink(rel, parts, e);
+        else await this.writeHardlink(rel, e);
         break;
       case 'char':
       case 'block':
