@@ -1,28 +1,22 @@
 // Label and field selectors in their query-string form.
 import type { LabelSelector } from '../../../api/meta/v1.ts';
 
+/** How each matchExpressions operator reads in a selector string. */
+const EXPRESSION = new Map<unknown, (key: string, values: string) => string>([
+  ['In', (key, values) => `${key} in (${values})`],
+  ['NotIn', (key, values) => `${key} notin (${values})`],
+  ['Exists', (key) => key],
+  ['DoesNotExist', (key) => `!${key}`],
+]);
+
 /** `matchLabels` and `matchExpressions` as the `labelSelector` query parameter (values sorted, like apimachinery). */
 export function labelSelectorString(selector: LabelSelector): string {
   const parts: string[] = [];
   for (const [k, v] of Object.entries(selector.matchLabels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) parts.push(`${k}=${v}`);
   for (const e of selector.matchExpressions ?? []) {
-    const values = [...(e.values ?? [])].sort().join(',');
-    switch (e.operator) {
-      case 'In':
-        parts.push(`${e.key} in (${values})`);
-        break;
-      case 'NotIn':
-        parts.push(`${e.key} notin (${values})`);
-        break;
-      case 'Exists':
-        parts.push(e.key);
-        break;
-      case 'DoesNotExist':
-        parts.push(`!${e.key}`);
-        break;
-      default:
-        throw new TypeError(`unknown label selector operator "${String((e as { operator: unknown }).operator)}"`);
-    }
+    const format = EXPRESSION.get(e.operator);
+    if (!format) throw new TypeError(`unknown label selector operator "${String((e as { operator: unknown }).operator)}"`);
+    parts.push(format(e.key, [...(e.values ?? [])].sort().join(',')));
   }
   return parts.join(',');
 }
