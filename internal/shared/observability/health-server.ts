@@ -82,10 +82,10 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
   });
   const bound = server.address() as AddressInfo | string | null;
   if (bound === null || typeof bound === 'string') throw new Error(`health server bound to unexpected address ${String(bound)}`);
-  const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
-  log.info('Health server listening', { address: `http://${host}:${bound.port}` });
+  const address = `http://${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`;
+  log.info('Health server listening', { address });
   return {
-    address: `http://${host}:${bound.port}`,
+    address,
     port: bound.port,
     addReadyCheck: (name, check) => void endpoints.readyz.set(name, check),
     addHealthCheck: (name, check) => void endpoints.healthz.set(name, check),
