@@ -6,7 +6,7 @@ import { parseGoDuration } from '../shared/gocompat/index.ts';
 import type { Condition, KubeObject } from '../../api/meta/v1.ts';
 import { LIST_FORMATS, objectName, outputFormat, type OutputFormat, type PrintedType } from './output.ts';
 import { CliUsageError, parseStrict, type CliIO } from './types.ts';
-import { waitFor } from './wait.ts';
+import { contextError, waitFor } from './wait.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -186,7 +186,7 @@ export async function runDelete<T>(
     for (const name of deleted) {
       const r = await waitFor({ get: () => o.get(client, name), done: (x) => x === undefined, conditions: o.conditions, timeoutMs: timeout, io, label: `${o.type.resource}/${name}` });
       if (!r.ok) {
-        io.stderr.write(`${o.fail}: wait for ${o.type.resource} "${name}" deleted: ${r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded'}\n`);
+        io.stderr.write(`${o.fail}: wait for ${o.type.resource} "${name}" deleted: ${contextError(r.reason)}\n`);
         code = 1;
       }
     }

@@ -18,7 +18,7 @@ import { CC, listCatalogs } from './content.ts';
 import { age, conditionStatus, emit, emitObjects, outputFormat, table, type OutputFormat } from './output.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
 import { CauseTracker, unfixableCatalog } from './failfast.ts';
-import { waitFor } from './wait.ts';
+import { contextError, waitFor } from './wait.ts';
 
 const DEFAULT_TIMEOUT = '5m';
 const CATALOG_TYPE = { apiVersion: GroupVersion, kind: ClusterCatalogKind, resource: ClusterCatalogSingular, group: GroupName } as const;
@@ -171,7 +171,7 @@ export const catalogAddCommand: CliCommand = {
         }
         if (!r.ok) {
           const p = r.last?.status?.conditions?.find((x) => x.type === 'Progressing');
-          const deadline = r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded';
+          const deadline = contextError(r.reason);
           const why = p && p.reason !== 'Succeeded' && p.message ? `${p.message.replace(/\s*\n\s*/g, ' ')} (${deadline})` : deadline;
           io.stderr.write(`failed to create catalog "${name}": ${why}\n`);
           return 1;

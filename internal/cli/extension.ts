@@ -27,7 +27,7 @@ import { age, emit, emitObjects, outputFormat, table, type OutputFormat } from '
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
 import { CauseTracker, shellQuote, unfixable, unfixableLine, type Unfixable } from './failfast.ts';
 import { didYouMean, findPackage } from './preflight.ts';
-import { waitFor } from './wait.ts';
+import { contextError, waitFor } from './wait.ts';
 
 export const CE = { apiVersion: GroupVersion, kind: ClusterExtensionKind } as const;
 const DEFAULT_TIMEOUT = '5m';
@@ -342,7 +342,7 @@ export const installCommand: CliCommand = {
         }
         if (!r.ok) {
           const p = condition(r.last, TypeProgressing);
-          const why = p && p.reason !== ReasonSucceeded ? p.message : r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded';
+          const why = p && p.reason !== ReasonSucceeded ? p.message : contextError(r.reason);
           io.stderr.write(`failed to install extension "${name}": cluster extension "${name}" did not finish installing: ${why}\n`);
           waitFailureHint(io, r.last, name);
           return 1;
@@ -485,7 +485,7 @@ export const upgradeCommand: CliCommand = {
           return 1;
         }
         if (!r.ok) {
-          io.stderr.write(`failed to update extension: timed out waiting for extension: ${r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded'}\n`);
+          io.stderr.write(`failed to update extension: timed out waiting for extension: ${contextError(r.reason)}\n`);
           waitFailureHint(io, r.last, name);
           return 1;
         }

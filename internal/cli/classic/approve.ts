@@ -3,7 +3,7 @@ import type { ClusterServiceVersion, InstallPlan } from '../../../api/operators/
 import { CSVPhaseSucceeded, InstallPlanPhaseRequiresApproval } from '../../../api/operators/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, parseFlags, positionals, timeoutMs, withClient } from '../cluster.ts';
 import type { CliCommand } from '../types.ts';
-import { waitFor } from '../wait.ts';
+import { contextError, waitFor } from '../wait.ts';
 import { DEFAULT_TIMEOUT, getSub, getPlan, getCSV, progressOf, explainFailure, approvePlan, NS_OPTION, NS_USAGE } from './common.ts';
 
 export const approveCommand: CliCommand = {
@@ -64,7 +64,7 @@ export const approveCommand: CliCommand = {
         label: `installplan/${planName}`,
       });
       if (!r.ok) {
-        io.stderr.write(`failed to approve: waiting for operator installation to complete: ${r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded'}\n`);
+        io.stderr.write(`failed to approve: waiting for operator installation to complete: ${contextError(r.reason)}\n`);
         for (const c of r.last?.csvs ?? []) if (c) explainFailure(io, { sub: undefined, plan: r.last?.plan, csv: c });
         return 1;
       }

@@ -19,7 +19,7 @@ import { emit, emitObjects, table, type OutputFormat } from '../output.ts';
 import type { CliIO } from '../types.ts';
 import { WAIT_OPTIONS } from '../cluster.ts';
 import { CauseTracker, unfixableLine, type Unfixable } from '../failfast.ts';
-import { waitFor } from '../wait.ts';
+import { contextError, waitFor } from '../wait.ts';
 import { unfixableClassic } from './failfast.ts';
 import { pendingPlan, csvNameOf, subscriptionRow, SUBSCRIPTION_HEADERS, SUBSCRIPTION_WIDE_HEADERS, type Observed } from './logic.ts';
 
@@ -97,7 +97,7 @@ export async function waitInstalled(client: KubeClient, ns: string, name: string
   if (!last.sub) return { kind: 'failed', why: `subscriptions.${GroupName} "${name}" not found`, last };
   if (last.plan && pendingPlan(last.sub, [last.plan])) return { kind: 'approval', plan: last.plan };
   if (r.ok && last.csv) return { kind: 'succeeded', csv: last.csv };
-  return { kind: 'failed', why: r.ok ? 'no CSV' : r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded', last };
+  return { kind: 'failed', why: r.ok ? 'no CSV' : contextError(r.reason), last };
 }
 
 /**
