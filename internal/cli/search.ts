@@ -8,8 +8,8 @@ import { bundleMetadataVersion, getVersionAndRelease } from '../operator-control
 import { compareVersions, type Version } from '../shared/semver/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, timeoutMs, withClient } from './cluster.ts';
 import { isServing, listCatalogs, LiveContent } from './content.ts';
-import { emit, json, outputFormat, yaml } from './output.ts';
-import { availableTable, printSearch, type ChannelSummary, type PackageSummary } from './package-summary.ts';
+import { outputFormat } from './output.ts';
+import { availableTable, defaultChannelFirst, printAvailable, printSearch, type ChannelSummary, type PackageSummary } from './package-summary.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
 
 interface CsvMetadata {
@@ -53,7 +53,7 @@ export function summarize(catalog: string, content: PackageContent): PackageSumm
   };
   const versions = new Map(content.bundles.map((b) => [b.name, { ...versionOf(b), name: b.name }]));
   const channels: ChannelSummary[] = [...content.channels]
-    .sort((a, b) => (a.name === pkg.defaultChannel ? -1 : b.name === pkg.defaultChannel ? 1 : a.name < b.name ? -1 : 1))
+    .sort(defaultChannelFirst(pkg.defaultChannel))
     .map((ch) => {
       const replaced = new Set(ch.entries.flatMap((e) => [e.replaces, ...e.skips]).filter((n) => n !== ''));
       const heads = ch.entries.filter((e) => !replaced.has(e.name));
@@ -221,11 +221,6 @@ export const listAvailableCommand: CliCommand = {
       );
       return 1;
     }
-    if (format !== 'table') {
-      await emit(io.stdout, format === 'json' ? json({ packages: found }) : await yaml({ packages: found }));
-      return 0;
-    }
-    await emit(io.stdout, availableTable(found, (p) => p.catalog, 'BUNDLE'));
-    return 0;
+    return printAvailable(io, format, found, () => availableTable(found, (p) => p.catalog, 'BUNDLE'));
   },
 };

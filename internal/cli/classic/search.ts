@@ -7,8 +7,8 @@ import type { PackageManifest } from '../../classic/packageserver/index.ts';
 import { isApiError, NoKindMatchError, type KubeClient } from '../../shared/kube/index.ts';
 import { compareVersions, parseTolerant, type Version } from '../../shared/semver/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, insecureRegistries, parseFlags, withClient } from '../cluster.ts';
-import { emit, json, outputFormat, yaml } from '../output.ts';
-import { availableTable as v1AvailableTable, printSearch, type ChannelSummary, type PackageSummary } from '../package-summary.ts';
+import { outputFormat } from '../output.ts';
+import { availableTable as v1AvailableTable, defaultChannelFirst, printAvailable, printSearch, type ChannelSummary, type PackageSummary } from '../package-summary.ts';
 import { CliUsageError, type CliCommand, type CliIO } from '../types.ts';
 import { CLASSIC_FLAG, CS, DEFAULT_GLOBAL_NAMESPACE, NS_OPTION, NS_USAGE, readCatalogSources } from './common.ts';
 
@@ -37,7 +37,7 @@ const parsed = (v: string | undefined): Version | undefined => {
 export function summarizeManifest(pm: PackageManifest): ClassicPackageSummary {
   const s = pm.status;
   const channels: ChannelSummary[] = [...s.channels]
-    .sort((a, b) => (a.name === s.defaultChannel ? -1 : b.name === s.defaultChannel ? 1 : a.name < b.name ? -1 : 1))
+    .sort(defaultChannelFirst(s.defaultChannel))
     .map((c) => {
       const deprecated = trimMessage(c.deprecation?.message);
       return {
@@ -235,12 +235,7 @@ export const listAvailableClassicCommand: CliCommand = {
         );
         return 1;
       }
-      if (format !== 'table') {
-        await emit(io.stdout, format === 'json' ? json({ packages: found }) : await yaml({ packages: found }));
-        return 0;
-      }
-      await emit(io.stdout, availableTable(found, namespace));
-      return 0;
+      return printAvailable(io, format, found, () => availableTable(found, namespace));
     });
   },
 };
