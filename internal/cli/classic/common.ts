@@ -138,10 +138,16 @@ export function explainFailure(io: CliIO, last: Observed): void {
 export const approveHint = (plan: InstallPlan, ns: string): string =>
   `installplan "${plan.metadata.name ?? ''}" awaits approval (${(plan.spec.clusterServiceVersionNames ?? []).join(', ')}); approve it with:\n  kubectl olm approve ${plan.metadata.name ?? ''} -n ${ns}\n`;
 
+type Named = { readonly metadata: { readonly namespace?: string | undefined; readonly name?: string | undefined } };
+
+/** The order classic tables and verdicts list objects in: by namespace, then by name. */
+export const byNamespaceName = (a: Named, b: Named): number =>
+  (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '');
+
 export async function printSubscriptions(io: CliIO, format: OutputFormat, subs: readonly Subscription[], plans: readonly InstallPlan[], single: boolean): Promise<void> {
   if (await emitObjects(io.stdout, format, subs, single, { apiVersion: V1alpha1, kind: SubscriptionKind, resource: 'subscription', group: GroupName })) return;
   const rows = [...subs]
-    .sort((a, b) => (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))
+    .sort(byNamespaceName)
     .map((s) => subscriptionRow(s, plans, Date.now(), format === 'wide'));
   await emit(io.stdout, table(format === 'wide' ? SUBSCRIPTION_WIDE_HEADERS : SUBSCRIPTION_HEADERS, rows));
 }

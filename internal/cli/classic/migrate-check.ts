@@ -12,7 +12,7 @@ import { isServing, listCatalogs, LiveContent } from '../content.ts';
 import { emit, json, outputFormat, table, yaml } from '../output.ts';
 import { summarize } from '../search.ts';
 import { CliUsageError, type CliCommand, type CliIO } from '../types.ts';
-import { CSV, IP, NS_OPTION, OG, SUB } from './common.ts';
+import { byNamespaceName, CSV, IP, NS_OPTION, OG, SUB } from './common.ts';
 import { CHECK_HEADERS, checkRow, classify, exitCode, type CatalogBundle, type MigrationCheck } from './migration.ts';
 
 const OC = { apiVersion: V2, kind: OperatorConditionKind } as const;
@@ -117,7 +117,7 @@ export async function checkSubscriptions(
     catalogBundles(client, io, new Set(subs.map((s) => s.spec.name)), opts.timeoutMs),
   ]);
   return subs
-    .sort((a, b) => (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))
+    .sort(byNamespaceName)
     .map((sub) => {
       const ns = sub.metadata.namespace ?? '';
       const csvName = sub.status?.installedCSV;
