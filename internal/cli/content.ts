@@ -16,6 +16,7 @@ import {
   type PackageContent,
 } from '../operator-controller/contentclient/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
+import { tryOr } from '../shared/toolkit/index.ts';
 
 export const CC = { apiVersion: GroupVersion, kind: ClusterCatalogKind } as const;
 
@@ -36,12 +37,8 @@ export function isServing(c: ClusterCatalog): boolean {
  * (`<svc>.<ns>.svc[.cluster.local][:port]`); undefined for any other address.
  */
 export function serviceProxyPath(base: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(base);
-  } catch {
-    return undefined;
-  }
+  const url = tryOr(() => new URL(base), undefined);
+  if (!url) return undefined;
   const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\.([a-z0-9]([-a-z0-9]*[a-z0-9])?)\.svc(\.cluster\.local)?\.?$/.exec(url.hostname);
   if (!m) return undefined;
   const scheme = url.protocol === 'https:' ? 'https' : 'http';

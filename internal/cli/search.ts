@@ -6,6 +6,7 @@ import { AvailabilityModeUnavailable, type ClusterCatalog } from '../../api/v1/i
 import type { PackageBundle, PackageContent } from '../operator-controller/contentclient/index.ts';
 import { bundleMetadataVersion, getVersionAndRelease } from '../operator-controller/resolve/index.ts';
 import { compareVersions, type Version } from '../shared/semver/index.ts';
+import { tryOr } from '../shared/toolkit/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, timeoutMs, withClient } from './cluster.ts';
 import { isServing, listCatalogs, LiveContent } from './content.ts';
 import { outputFormat } from './output.ts';
@@ -25,12 +26,10 @@ function csvMetadata(b: PackageBundle | undefined): CsvMetadata {
 }
 
 function versionOf(b: PackageBundle): { text: string; parsed?: Version } {
-  try {
+  return tryOr(() => {
     const vr = getVersionAndRelease(b);
     return { text: bundleMetadataVersion(vr).version, parsed: vr.version };
-  } catch {
-    return { text: '(no version)' };
-  }
+  }, { text: '(no version)' });
 }
 
 const newestFirst = (a: { parsed?: Version; name: string }, b: { parsed?: Version; name: string }): number => {

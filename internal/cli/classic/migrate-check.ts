@@ -30,22 +30,10 @@ export function featureGates(value: string | undefined): Record<string, boolean>
 
 /** A kind's objects, or none when the cluster does not serve it (OLM v1's CRDs, cert-manager). */
 async function listIfServed<T extends KubeObject>(client: KubeClient, kind: { apiVersion: string; kind: string; namespace?: string }): Promise<T[]> {
-  try {
-    await client.mapping(kind.apiVersion, kind.kind);
-  } catch {
-    return [];
-  }
-  return (await client.listAll<T>(kind)).items;
+  return (await served(client, kind.apiVersion, kind.kind)) ? (await client.listAll<T>(kind)).items : [];
 }
 
-async function served(client: KubeClient, apiVersion: string, kind: string): Promise<boolean> {
-  try {
-    await client.mapping(apiVersion, kind);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const served = (client: KubeClient, apiVersion: string, kind: string): Promise<boolean> => client.mapping(apiVersion, kind).then(() => true, () => false);
 
 /** Every package's bundles in the serving ClusterCatalogs (only the packages asked for); unreadable catalogs named on stderr. */
 async function catalogBundles(client: KubeClient, io: CliIO, packages: ReadonlySet<string>, timeout: number): Promise<{ catalogs: string[]; bundles: Map<string, CatalogBundle[]> }> {

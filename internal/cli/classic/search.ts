@@ -6,6 +6,7 @@ import type { CatalogSource } from '../../../api/operators/index.ts';
 import type { PackageManifest } from '../../classic/packageserver/index.ts';
 import { isApiError, NoKindMatchError, type KubeClient } from '../../shared/kube/index.ts';
 import { compareVersions, parseTolerant, type Version } from '../../shared/semver/index.ts';
+import { tryOr } from '../../shared/toolkit/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, insecureRegistries, parseFlags, withClient } from '../cluster.ts';
 import { outputFormat } from '../output.ts';
 import { availableTable as v1AvailableTable, defaultChannelFirst, printAvailable, printSearch, type ChannelSummary, type PackageSummary } from '../package-summary.ts';
@@ -20,14 +21,7 @@ export interface ClassicPackageSummary extends PackageSummary {
 }
 
 const trimMessage = (m: string | undefined): string | undefined => (m === undefined ? undefined : m.trim().replace(/\s+/g, ' '));
-const parsed = (v: string | undefined): Version | undefined => {
-  if (!v) return undefined;
-  try {
-    return parseTolerant(v);
-  } catch {
-    return undefined;
-  }
-};
+const parsed = (v: string | undefined): Version | undefined => (v ? tryOr(() => parseTolerant(v), undefined) : undefined);
 
 /**
  * One PackageManifest as `search` shows a package: the default channel first, then by name; each channel's entries
