@@ -24,7 +24,7 @@ import { isAlreadyExists, isForbidden, ignoreNotFound, isNotFound, LabelSelector
 import { parseConstraints } from '../shared/semver/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, runDelete, runList, labelsFlag, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { age, emit, emitObjects, outputFormat, table, type OutputFormat } from './output.ts';
-import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
+import { CliUsageError, failure, type CliCommand, type CliIO } from './types.ts';
 import { CauseTracker, shellQuote, unfixable, unfixableLine, type Unfixable } from './failfast.ts';
 import { didYouMean, findPackage } from './preflight.ts';
 import { contextError, waitFor } from './wait.ts';
@@ -297,10 +297,7 @@ export const installCommand: CliCommand = {
         },
       };
       const dryRun = values['dry-run'] === true;
-      const fail = (why: string): number => {
-        io.stderr.write(`failed to install extension "${name}": ${why}\n`);
-        return 1;
-      };
+      const fail = failure(io, `failed to install extension "${name}"`);
       // Check first, create after: an existing extension (→ upgrade), the namespace, the package.
       if (await getExtension(client, name)) {
         return fail(`clusterextensions.${GroupName} "${name}" already exists; to change its version or channel run \`kubectl olm upgrade ${shellQuote(name)} --version <range>\` (\`kubectl olm status ${shellQuote(name)}\` shows it)`);

@@ -6,7 +6,7 @@ import { AvailabilityModeUnavailable, type ClusterCatalog } from '../../api/v1/i
 import type { PackageBundle, PackageContent } from '../operator-controller/contentclient/index.ts';
 import { bundleMetadataVersion, getVersionAndRelease } from '../operator-controller/resolve/index.ts';
 import { compareVersions, type Version } from '../shared/semver/index.ts';
-import { tryOr } from '../shared/toolkit/index.ts';
+import { isObject, tryOr } from '../shared/toolkit/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, timeoutMs, withClient } from './cluster.ts';
 import { isServing, listCatalogs, LiveContent } from './content.ts';
 import { outputFormat } from './output.ts';
@@ -22,7 +22,7 @@ interface CsvMetadata {
 
 function csvMetadata(b: PackageBundle | undefined): CsvMetadata {
   const v = b?.properties.find((p) => p.type === 'olm.csv.metadata')?.value;
-  return v !== null && typeof v === 'object' ? (v as CsvMetadata) : {};
+  return isObject(v) ? (v as CsvMetadata) : {};
 }
 
 function versionOf(b: PackageBundle): { text: string; parsed?: Version } {
