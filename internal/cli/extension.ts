@@ -25,7 +25,7 @@ import { parseConstraints } from '../shared/semver/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, runDelete, runList, labelsFlag, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { age, emit, emitObjects, outputFormat, table, type OutputFormat } from './output.ts';
 import { CliUsageError, failure, type CliCommand, type CliIO } from './types.ts';
-import { CauseTracker, shellQuote, unfixable, unfixableLine, type Unfixable } from './failfast.ts';
+import { giveUpOn, shellQuote, unfixable, unfixableLine, type Unfixable } from './failfast.ts';
 import { didYouMean, findPackage } from './preflight.ts';
 import { contextError, waitFor } from './wait.ts';
 
@@ -170,7 +170,6 @@ function unfixableHint(io: CliIO, first: string, u: Unfixable, name: string): nu
  * --wait-for-fix.
  */
 function waitSettled(client: KubeClient, io: CliIO, name: string, generation: number, timeout: number, waitForFix: boolean | undefined, baseline?: readonly Condition[]) {
-  const tracker = waitForFix ? undefined : new CauseTracker();
   return waitFor({
     get: () => getExtension(client, name),
     done: (e) => settled(e, generation),
@@ -179,7 +178,7 @@ function waitSettled(client: KubeClient, io: CliIO, name: string, generation: nu
     io,
     label: `clusterextension/${name}`,
     baseline,
-    giveUp: tracker && ((e) => tracker.observe(unfixable(e, generation))),
+    giveUp: giveUpOn<ClusterExtension>(waitForFix, (e) => unfixable(e, generation)),
   });
 }
 

@@ -134,6 +134,13 @@ export class CauseTracker {
   }
 }
 
+/** `--wait`'s give-up test over `cause`: a cause kept for two reconciles (CauseTracker); none with --wait-for-fix. */
+export function giveUpOn<T>(waitForFix: boolean | undefined, cause: (obj: T | undefined) => Unfixable | undefined): ((obj: T | undefined) => Unfixable | undefined) | undefined {
+  if (waitForFix) return undefined;
+  const tracker = new CauseTracker();
+  return (obj) => tracker.observe(cause(obj));
+}
+
 /**
  * The cause waiting will not fix that catalogd reports for a ClusterCatalog's spec at `generation`: a terminal
  * Progressing (Blocked: an image reference that cannot be pulled as written) or a retried pull of an image or host that

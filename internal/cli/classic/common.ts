@@ -18,7 +18,7 @@ import { ignoreNotFound, retryOnConflict, type KubeClient } from '../../shared/k
 import { emit, emitObjects, table, type OutputFormat } from '../output.ts';
 import type { CliIO } from '../types.ts';
 import { WAIT_OPTIONS } from '../cluster.ts';
-import { CauseTracker, unfixableLine, type Unfixable } from '../failfast.ts';
+import { giveUpOn, unfixableLine, type Unfixable } from '../failfast.ts';
 import { contextError, waitFor } from '../wait.ts';
 import { unfixableClassic } from './failfast.ts';
 import { pendingPlan, csvNameOf, subscriptionRow, SUBSCRIPTION_HEADERS, SUBSCRIPTION_WIDE_HEADERS, type Observed } from './logic.ts';
@@ -71,7 +71,6 @@ export type Outcome =
  * InstallPlan of it waits for approval.
  */
 export async function waitInstalled(client: KubeClient, ns: string, name: string, io: CliIO, timeout: number, fromCSV = '', waitForFix = false): Promise<Outcome> {
-  const tracker = new CauseTracker();
   const r = await waitFor<Observed>({
     get: async () => {
       const sub = await getSub(client, ns, name);
@@ -90,7 +89,7 @@ export async function waitInstalled(client: KubeClient, ns: string, name: string
     timeoutMs: timeout,
     io,
     label: `subscription/${name}`,
-    giveUp: waitForFix ? undefined : (o) => tracker.observe(unfixableClassic(o)),
+    giveUp: giveUpOn(waitForFix, unfixableClassic),
   });
   const last = r.last ?? { sub: undefined, plan: undefined, csv: undefined };
   if (!r.ok && r.reason === 'unfixable') return { kind: 'unfixable', unfixable: r.unfixable, last };
