@@ -17,13 +17,14 @@ import {
 } from '../operator-controller/contentclient/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
 import { tryOr } from '../shared/toolkit/index.ts';
+import { byName } from './output.ts';
 
 export const CC = { apiVersion: GroupVersion, kind: ClusterCatalogKind } as const;
 
 /** Every ClusterCatalog, by name. */
 export async function listCatalogs(client: KubeClient): Promise<ClusterCatalog[]> {
   const list = await client.list<ClusterCatalog>(CC);
-  return [...list.items].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
+  return [...list.items].sort(byName);
 }
 
 /** Serving=True with a resolved image: what catalogd serves (kubectl-operator's isCatalogServing, availability aside). */

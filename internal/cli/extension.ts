@@ -23,7 +23,7 @@ import {
 import { isAlreadyExists, isForbidden, ignoreNotFound, isNotFound, LabelSelectorError, parseLabelSelector, retryOnConflict, type KubeClient } from '../shared/kube/index.ts';
 import { parseConstraints } from '../shared/semver/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, runDelete, runList, labelsFlag, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
-import { age, emit, emitObjects, outputFormat, table, type OutputFormat } from './output.ts';
+import { age, byName, emit, emitObjects, outputFormat, table, type OutputFormat } from './output.ts';
 import { CliUsageError, failure, type CliCommand, type CliIO } from './types.ts';
 import { giveUpOn, shellQuote, unfixable, unfixableLine, type Unfixable } from './failfast.ts';
 import { didYouMean, findPackage } from './preflight.ts';
@@ -84,7 +84,7 @@ async function printExtensions(io: CliIO, format: OutputFormat, exts: readonly C
     return;
   }
   const rows = [...exts]
-    .sort((a, b) => ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1))
+    .sort(byName)
     .map((e) => [
       e.metadata?.name ?? '',
       e.spec?.source.catalog?.packageName ?? '',

@@ -8,7 +8,7 @@ import { isApiError, NoKindMatchError, type KubeClient } from '../../shared/kube
 import { compareVersions, parseTolerant, type Version } from '../../shared/semver/index.ts';
 import { tryOr } from '../../shared/toolkit/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, insecureRegistries, parseFlags, withClient } from '../cluster.ts';
-import { outputFormat } from '../output.ts';
+import { byName, outputFormat } from '../output.ts';
 import { availableTable as v1AvailableTable, defaultChannelFirst, printAvailable, printSearch, type ChannelSummary, type PackageSummary } from '../package-summary.ts';
 import { CliUsageError, type CliCommand, type CliIO } from '../types.ts';
 import { CLASSIC_FLAG, CS, DEFAULT_GLOBAL_NAMESPACE, NS_OPTION, NS_USAGE, readCatalogSources } from './common.ts';
@@ -101,7 +101,6 @@ async function packageManifests(client: KubeClient, io: CliIO, namespace: string
 /** The PackageManifests of `namespace` computed here: its CatalogSources' content, then the global namespace's. */
 async function computedManifests(client: KubeClient, io: CliIO, namespace: string, globalNs: string, insecure: string[]): Promise<PackageManifest[]> {
   const { contentManifests, packageManifest } = await import('../../classic/packageserver/index.ts');
-  const byName = (a: CatalogSource, b: CatalogSource): number => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1);
   const sources: CatalogSource[] = [];
   for (const ns of namespace === globalNs ? [namespace] : [namespace, globalNs]) sources.push(...(await client.listAll<CatalogSource>({ ...CS, namespace: ns })).items.sort(byName));
   const out: PackageManifest[] = [];
