@@ -8,6 +8,8 @@ import { LIST_FORMATS, objectName, outputFormat, type OutputFormat, type Printed
 import { CliUsageError, parseStrict, type CliIO } from './types.ts';
 import { contextError, waitFor } from './wait.ts';
 
+export { insecureRegistries } from './types.ts';
+
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 export const CONNECTION_OPTIONS = {
@@ -93,14 +95,6 @@ export function labelsFlag(values: readonly string[] | undefined): Record<string
     out[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
   return out;
-}
-
-/** Registries reached over plain HTTP: `--insecure-registries host[,host]`, else $OLM_INSECURE_REGISTRIES. */
-export function insecureRegistries(flag: string | undefined, env: NodeJS.ProcessEnv): string[] {
-  return (flag ?? env['OLM_INSECURE_REGISTRIES'] ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
 }
 
 /**

@@ -56,6 +56,14 @@ export const failure =
     return 1;
   };
 
+/** Registries reached over plain HTTP: `--insecure-registries host[,host]`, else $OLM_INSECURE_REGISTRIES. */
+export function insecureRegistries(flag: string | undefined, env: NodeJS.ProcessEnv): string[] {
+  return (flag ?? env['OLM_INSECURE_REGISTRIES'] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
 /** Thrown by argument parsing; printed in one line with where the command's usage is, exit 2. */
 export class CliUsageError extends Error {
   override readonly name = 'CliUsageError';
