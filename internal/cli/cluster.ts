@@ -6,7 +6,9 @@ import { parseGoDuration } from '../shared/gocompat/index.ts';
 import type { Condition, KubeObject } from '../../api/meta/v1.ts';
 import { LIST_FORMATS, objectName, outputFormat, type OutputFormat, type PrintedType } from './output.ts';
 import { CliUsageError, parseStrict, type CliIO } from './types.ts';
-import { waitFor } from './wait.ts';
+import { contextError, waitFor } from './wait.ts';
+
+export { insecureRegistries } from './types.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -95,14 +97,6 @@ export function labelsFlag(values: readonly string[] | undefined): Record<string
   return out;
 }
 
-/** Registries reached over plain HTTP: `--insecure-registries host[,host]`, else $OLM_INSECURE_REGISTRIES. */
-export function insecureRegistries(flag: string | undefined, env: NodeJS.ProcessEnv): string[] {
-  return (flag ?? env['OLM_INSECURE_REGISTRIES'] ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-}
-
 /**
  * The cluster client of the kubeconfig the flags and environment name (kubectl's lookup order). API warnings (a
  * deprecated field such as ClusterExtension spec.serviceAccount, from an admission policy) go to stderr as kubectl
@@ -186,7 +180,7 @@ export async function runDelete<T>(
     for (const name of deleted) {
       const r = await waitFor({ get: () => o.get(client, name), done: (x) => x === undefined, conditions: o.conditions, timeoutMs: timeout, io, label: `${o.type.resource}/${name}` });
       if (!r.ok) {
-        io.stderr.write(`${o.fail}: wait for ${o.type.resource} "${name}" deleted: ${r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded'}\n`);
+        io.stderr.write(`${o.fail}: wait for ${o.type.resource} "${name}" deleted: ${contextError(r.reason)}\n`);
         code = 1;
       }
     }

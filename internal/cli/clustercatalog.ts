@@ -16,9 +16,9 @@ import { ignoreNotFound, type KubeClient } from '../shared/kube/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, runDelete, runList, labelsFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { CC, listCatalogs } from './content.ts';
 import { age, conditionStatus, emit, emitObjects, outputFormat, table, type OutputFormat } from './output.ts';
-import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
-import { CauseTracker, unfixableCatalog } from './failfast.ts';
-import { waitFor } from './wait.ts';
+import { CliUsageError, failure, type CliCommand, type CliIO } from './types.ts';
+import { giveUpOn, unfixableCatalog } from './failfast.ts';
+import { contextError, waitFor } from './wait.ts';
 
 const DEFAULT_TIMEOUT = '5m';
 const CATALOG_TYPE = { apiVersion: GroupVersion, kind: ClusterCatalogKind, resource: ClusterCatalogSingular, group: GroupName } as const;
@@ -143,12 +143,12 @@ export const catalogAddCommand: CliCommand = {
       },
     };
     return withClient(values, io, async (client) => {
+      const fail = failure(io, `failed to create catalog "${name}"`);
       let created: ClusterCatalog;
       try {
         created = await client.create<ClusterCatalog>(catalog, { dryRun, fieldManager: 'kubectl-olm' });
       } catch (err) {
-        io.stderr.write(`failed to create catalog "${name}": ${(err as Error).message}\n`);
-        return 1;
+        return fail((err as Error).message);
       }
       if (format === 'table') io.stdout.write(`catalog "${name}" created${dryRun ? ' (dry run)' : ''}\n`);
       let result = created;
@@ -161,20 +161,19 @@ export const catalogAddCommand: CliCommand = {
           timeoutMs: timeout,
           io,
           label: `clustercatalog/${name}`,
-          giveUp: values['wait-for-fix'] ? undefined : ((t) => (c: ClusterCatalog | undefined) => t.observe(unfixableCatalog(c, created.metadata?.generation ?? 1)))(new CauseTracker()),
+          giveUp: giveUpOn<ClusterCatalog>(values['wait-for-fix'], (c) => unfixableCatalog(c, created.metadata?.generation ?? 1)),
         });
         if (!r.ok && r.reason === 'unfixable') {
           // The catalog's own cause first, in one line, then what to run next.
-          io.stderr.write(`failed to create catalog "${name}": ${r.unfixable.cause}\n`);
+          fail(r.unfixable.cause);
           io.stderr.write(`waiting will not fix this (--wait-for-fix waits anyway); next: ${r.unfixable.next.map((c) => `\`${c}\``).join(' then ')}\n`);
           return 1;
         }
         if (!r.ok) {
           const p = r.last?.status?.conditions?.find((x) => x.type === 'Progressing');
-          const deadline = r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded';
+          const deadline = contextError(r.reason);
           const why = p && p.reason !== 'Succeeded' && p.message ? `${p.message.replace(/\s*\n\s*/g, ' ')} (${deadline})` : deadline;
-          io.stderr.write(`failed to create catalog "${name}": ${why}\n`);
-          return 1;
+          return fail(why);
         }
         result = r.last ?? created;
       }

@@ -16,13 +16,15 @@ import {
   type PackageContent,
 } from '../operator-controller/contentclient/index.ts';
 import type { KubeClient } from '../shared/kube/index.ts';
+import { tryOr } from '../shared/toolkit/index.ts';
+import { byName } from './output.ts';
 
 export const CC = { apiVersion: GroupVersion, kind: ClusterCatalogKind } as const;
 
 /** Every ClusterCatalog, by name. */
 export async function listCatalogs(client: KubeClient): Promise<ClusterCatalog[]> {
   const list = await client.list<ClusterCatalog>(CC);
-  return [...list.items].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
+  return [...list.items].sort(byName);
 }
 
 /** Serving=True with a resolved image: what catalogd serves (kubectl-operator's isCatalogServing, availability aside). */
@@ -36,12 +38,8 @@ export function isServing(c: ClusterCatalog): boolean {
  * (`<svc>.<ns>.svc[.cluster.local][:port]`); undefined for any other address.
  */
 export function serviceProxyPath(base: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(base);
-  } catch {
-    return undefined;
-  }
+  const url = tryOr(() => new URL(base), undefined);
+  if (!url) return undefined;
   const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\.([a-z0-9]([-a-z0-9]*[a-z0-9])?)\.svc(\.cluster\.local)?\.?$/.exec(url.hostname);
   if (!m) return undefined;
   const scheme = url.protocol === 'https:' ? 'https' : 'http';

@@ -23,11 +23,11 @@ import {
 import { isAlreadyExists, isForbidden, ignoreNotFound, isNotFound, LabelSelectorError, parseLabelSelector, retryOnConflict, type KubeClient } from '../shared/kube/index.ts';
 import { parseConstraints } from '../shared/semver/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, runDelete, runList, labelsFlag, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
-import { age, emit, emitObjects, outputFormat, table, type OutputFormat } from './output.ts';
-import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
-import { CauseTracker, shellQuote, unfixable, unfixableLine, type Unfixable } from './failfast.ts';
+import { age, byName, emit, emitObjects, outputFormat, table, type OutputFormat } from './output.ts';
+import { CliUsageError, failure, type CliCommand, type CliIO } from './types.ts';
+import { giveUpOn, shellQuote, unfixable, unfixableLine, type Unfixable } from './failfast.ts';
 import { didYouMean, findPackage } from './preflight.ts';
-import { waitFor } from './wait.ts';
+import { contextError, waitFor } from './wait.ts';
 
 export const CE = { apiVersion: GroupVersion, kind: ClusterExtensionKind } as const;
 const DEFAULT_TIMEOUT = '5m';
@@ -84,7 +84,7 @@ async function printExtensions(io: CliIO, format: OutputFormat, exts: readonly C
     return;
   }
   const rows = [...exts]
-    .sort((a, b) => ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1))
+    .sort(byName)
     .map((e) => [
       e.metadata?.name ?? '',
       e.spec?.source.catalog?.packageName ?? '',
@@ -133,11 +133,13 @@ function oneOf<T extends string>(flag: string, value: string | undefined, allowe
 const POLICIES = [UpgradeConstraintPolicyCatalogProvided, UpgradeConstraintPolicySelfCertified] as const;
 const ENFORCEMENTS = [CRDUpgradeSafetyEnforcementStrict, CRDUpgradeSafetyEnforcementNone] as const;
 
-/** What a wait that did not end well prints (beyond the caller's first line). */
-function waitFailureHint(io: CliIO, ext: ClusterExtension | undefined, name: string): void {
+/** What a wait that did not end well prints: the caller's line, the Progressing condition, where to look. Exit 1. */
+function waitFailureHint(io: CliIO, first: string, ext: ClusterExtension | undefined, name: string): number {
+  io.stderr.write(`${first}\n`);
   const p = condition(ext, TypeProgressing);
   if (p && p.reason !== ReasonSucceeded) io.stderr.write(`Progressing (${p.reason}): ${p.message}\n`);
   io.stderr.write(`run \`kubectl olm status ${name}\` or \`kubectl olm explain ${name}\` to see why\n`);
+  return 1;
 }
 
 /**
@@ -154,17 +156,38 @@ export function progressConditions(ext: ClusterExtension | undefined): Condition
   });
 }
 
-/** What a wait that ended on a cause waiting will not fix prints after the caller's first line. */
-function unfixableHint(io: CliIO, u: Unfixable, name: string): void {
+/** What a wait that ended on a cause waiting will not fix prints: the caller's line with the cause, next steps. Exit 1. */
+function unfixableHint(io: CliIO, first: string, u: Unfixable, name: string): number {
+  io.stderr.write(`${first}: ${u.cause}\n`);
   io.stderr.write(unfixableLine(u));
   io.stderr.write(`run \`kubectl olm status ${shellQuote(name)}\` or \`kubectl olm explain ${shellQuote(name)}\` to see why\n`);
+  return 1;
 }
 
-/** `--wait`'s give-up test: a cause waiting will not fix, kept for two reconciles; none with --wait-for-fix. */
-function giveUp(waitForFix: boolean | undefined, generation: number): ((e: ClusterExtension | undefined) => Unfixable | undefined) | undefined {
-  if (waitForFix) return undefined;
-  const tracker = new CauseTracker();
-  return (e) => tracker.observe(unfixable(e, generation));
+/**
+ * `--wait` after install or upgrade wrote the spec: until the extension has settled at that generation, the
+ * progress lines from `baseline`; it gives up on a cause waiting will not fix, kept for two reconciles, unless
+ * --wait-for-fix.
+ */
+function waitSettled(client: KubeClient, io: CliIO, name: string, generation: number, timeout: number, waitForFix: boolean | undefined, baseline?: readonly Condition[]) {
+  return waitFor({
+    get: () => getExtension(client, name),
+    done: (e) => settled(e, generation),
+    conditions: progressConditions,
+    timeoutMs: timeout,
+    io,
+    label: `clusterextension/${name}`,
+    baseline,
+    giveUp: giveUpOn<ClusterExtension>(waitForFix, (e) => unfixable(e, generation)),
+  });
+}
+
+/** The extension written or, after --wait, installed (`waited`: the bundle it installed, in the table form), as -o asks. Exit 0. */
+async function printOutcome(io: CliIO, format: OutputFormat, name: string, result: ClusterExtension, waited: boolean): Promise<number> {
+  const b = result.status?.install?.bundle;
+  if (waited && format === 'table' && b) io.stdout.write(`extension "${name}" installed bundle ${b.name} (version ${b.version})\n`);
+  if (format !== 'table') await printExtensions(io, format, [result], true);
+  return 0;
 }
 
 const WAIT_USAGE = [
@@ -273,10 +296,7 @@ export const installCommand: CliCommand = {
         },
       };
       const dryRun = values['dry-run'] === true;
-      const fail = (why: string): number => {
-        io.stderr.write(`failed to install extension "${name}": ${why}\n`);
-        return 1;
-      };
+      const fail = failure(io, `failed to install extension "${name}"`);
       // Check first, create after: an existing extension (→ upgrade), the namespace, the package.
       if (await getExtension(client, name)) {
         return fail(`clusterextensions.${GroupName} "${name}" already exists; to change its version or channel run \`kubectl olm upgrade ${shellQuote(name)} --version <range>\` (\`kubectl olm status ${shellQuote(name)}\` shows it)`);
@@ -324,35 +344,15 @@ export const installCommand: CliCommand = {
         return fail(why);
       }
       if (format === 'table') io.stdout.write(`extension "${name}" created${dryRun ? ' (dry run)' : ''}\n`);
-      let result = created;
-      if (wait) {
-        const r = await waitFor({
-          get: () => getExtension(client, name),
-          done: (e) => settled(e, created.metadata?.generation ?? 1),
-          conditions: progressConditions,
-          timeoutMs: timeout,
-          io,
-          label: `clusterextension/${name}`,
-          giveUp: giveUp(values['wait-for-fix'], created.metadata?.generation ?? 1),
-        });
-        if (!r.ok && r.reason === 'unfixable') {
-          io.stderr.write(`failed to install extension "${name}": cluster extension "${name}" did not finish installing: ${r.unfixable.cause}\n`);
-          unfixableHint(io, r.unfixable, name);
-          return 1;
-        }
-        if (!r.ok) {
-          const p = condition(r.last, TypeProgressing);
-          const why = p && p.reason !== ReasonSucceeded ? p.message : r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded';
-          io.stderr.write(`failed to install extension "${name}": cluster extension "${name}" did not finish installing: ${why}\n`);
-          waitFailureHint(io, r.last, name);
-          return 1;
-        }
-        result = r.last ?? created;
-        const b = result.status?.install?.bundle;
-        if (format === 'table' && b) io.stdout.write(`extension "${name}" installed bundle ${b.name} (version ${b.version})\n`);
+      if (!wait) return printOutcome(io, format, name, created, false);
+      const r = await waitSettled(client, io, name, created.metadata?.generation ?? 1, timeout, values['wait-for-fix']);
+      const failed = `failed to install extension "${name}": cluster extension "${name}" did not finish installing`;
+      if (!r.ok && r.reason === 'unfixable') return unfixableHint(io, failed, r.unfixable, name);
+      if (!r.ok) {
+        const p = condition(r.last, TypeProgressing);
+        return waitFailureHint(io, `${failed}: ${p && p.reason !== ReasonSucceeded ? p.message : contextError(r.reason)}`, r.last, name);
       }
-      if (format !== 'table') await printExtensions(io, format, [result], true);
-      return 0;
+      return printOutcome(io, format, name, r.last ?? created, true);
     });
   },
 };
@@ -467,34 +467,11 @@ export const upgradeCommand: CliCommand = {
         return 1;
       }
       if (format === 'table') io.stdout.write(`extension "${name}" updated\n`);
-      let result = updated;
-      if (values.wait) {
-        const r = await waitFor({
-          get: () => getExtension(client, name),
-          done: (e) => settled(e, updated.metadata?.generation ?? 0),
-          conditions: progressConditions,
-          timeoutMs: timeout,
-          io,
-          label: `clusterextension/${name}`,
-          baseline: progressConditions(updated),
-          giveUp: giveUp(values['wait-for-fix'], updated.metadata?.generation ?? 0),
-        });
-        if (!r.ok && r.reason === 'unfixable') {
-          io.stderr.write(`failed to update extension: extension "${name}" did not finish upgrading: ${r.unfixable.cause}\n`);
-          unfixableHint(io, r.unfixable, name);
-          return 1;
-        }
-        if (!r.ok) {
-          io.stderr.write(`failed to update extension: timed out waiting for extension: ${r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded'}\n`);
-          waitFailureHint(io, r.last, name);
-          return 1;
-        }
-        result = r.last ?? updated;
-        const b = result.status?.install?.bundle;
-        if (format === 'table' && b) io.stdout.write(`extension "${name}" installed bundle ${b.name} (version ${b.version})\n`);
-      }
-      if (format !== 'table') await printExtensions(io, format, [result], true);
-      return 0;
+      if (!values.wait) return printOutcome(io, format, name, updated, false);
+      const r = await waitSettled(client, io, name, updated.metadata?.generation ?? 0, timeout, values['wait-for-fix'], progressConditions(updated));
+      if (!r.ok && r.reason === 'unfixable') return unfixableHint(io, `failed to update extension: extension "${name}" did not finish upgrading`, r.unfixable, name);
+      if (!r.ok) return waitFailureHint(io, `failed to update extension: timed out waiting for extension: ${contextError(r.reason)}`, r.last, name);
+      return printOutcome(io, format, name, r.last ?? updated, true);
     });
   },
 };

@@ -5,6 +5,7 @@
 // reconciles, and names the command to run next.
 import type { ClusterCatalog, ClusterExtension } from '../../api/v1/index.ts';
 import { ReasonBlocked, ReasonInvalidConfiguration, ReasonProgressDeadlineExceeded, ReasonSucceeded, TypeProgressing } from '../../api/v1/index.ts';
+import type { Condition } from '../../api/meta/v1.ts';
 import { oneLine } from '../shared/toolkit/index.ts';
 
 /** A cause waiting will not fix, and what to run next. */
@@ -72,14 +73,20 @@ export function nextCommands(ext: ClusterExtension, cause: string): string[] {
 }
 
 /**
- * The cause waiting will not fix that the extension reports for the spec at `generation` (Progressing's
- * observedGeneration has caught up with it), or undefined.
+ * An extension's or catalog's Progressing condition when it reports, for the spec at `generation` (its
+ * observedGeneration has caught up with it), a cause waiting will not fix: terminal, or a retried UNFIXABLE_TEXT.
  */
-export function unfixable(ext: ClusterExtension | undefined, generation: number): Unfixable | undefined {
-  const p = ext?.status?.conditions?.find((c) => c.type === TypeProgressing);
-  if (!ext || !p || p.reason === ReasonSucceeded || (p.observedGeneration ?? 0) < generation) return undefined;
+function unfixableProgressing(obj: ClusterExtension | ClusterCatalog | undefined, generation: number): Condition | undefined {
+  const p = obj?.status?.conditions?.find((c) => c.type === TypeProgressing);
+  if (!p || p.reason === ReasonSucceeded || (p.observedGeneration ?? 0) < generation) return undefined;
   const terminal = p.status === 'False' && TERMINAL_REASONS.includes(p.reason);
-  if (!terminal && !UNFIXABLE_TEXT.some((re) => re.test(p.message))) return undefined;
+  return terminal || UNFIXABLE_TEXT.some((re) => re.test(p.message)) ? p : undefined;
+}
+
+/** The cause waiting will not fix that the extension reports for the spec at `generation`, or undefined. */
+export function unfixable(ext: ClusterExtension | undefined, generation: number): Unfixable | undefined {
+  const p = unfixableProgressing(ext, generation);
+  if (!ext || !p) return undefined;
   const cause = oneLine(p.message) || p.reason;
   const withName = /missing ServiceAccount/.test(cause) && ext.spec?.serviceAccount?.name ? `${cause} "${ext.spec.serviceAccount.name}" in namespace "${ext.spec.namespace}"` : cause;
   return { cause: withName, next: nextCommands(ext, cause) };
@@ -127,16 +134,21 @@ export class CauseTracker {
   }
 }
 
+/** `--wait`'s give-up test over `cause`: a cause kept for two reconciles (CauseTracker); none with --wait-for-fix. */
+export function giveUpOn<T>(waitForFix: boolean | undefined, cause: (obj: T | undefined) => Unfixable | undefined): ((obj: T | undefined) => Unfixable | undefined) | undefined {
+  if (waitForFix) return undefined;
+  const tracker = new CauseTracker();
+  return (obj) => tracker.observe(cause(obj));
+}
+
 /**
  * The cause waiting will not fix that catalogd reports for a ClusterCatalog's spec at `generation`: a terminal
  * Progressing (Blocked: an image reference that cannot be pulled as written) or a retried pull of an image or host that
  * does not exist.
  */
 export function unfixableCatalog(cat: ClusterCatalog | undefined, generation: number): Unfixable | undefined {
-  const p = cat?.status?.conditions?.find((c) => c.type === TypeProgressing);
-  if (!cat || !p || p.reason === ReasonSucceeded || (p.observedGeneration ?? 0) < generation) return undefined;
-  const terminal = p.status === 'False' && TERMINAL_REASONS.includes(p.reason);
-  if (!terminal && !UNFIXABLE_TEXT.some((re) => re.test(p.message))) return undefined;
+  const p = unfixableProgressing(cat, generation);
+  if (!cat || !p) return undefined;
   const name = cat.metadata?.name ?? '';
   return { cause: oneLine(p.message) || p.reason, next: [`kubectl olm catalog delete ${shellQuote(name)}`, `kubectl olm catalog add ${shellQuote(name)} <image>`] };
 }

@@ -40,6 +40,11 @@ export function age(timestamp: string | undefined, now = Date.now()): string {
   return Number.isNaN(t) ? '<unknown>' : humanDuration(now - t);
 }
 
+type Named = { readonly metadata?: { readonly name?: string | undefined } | undefined };
+
+/** Objects by name, in code-unit order (Go's string order). */
+export const byName = (a: Named, b: Named): number => ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1);
+
 /** A condition's status, `Unknown` when the condition is absent (kubectl-operator's `status`). */
 export function conditionStatus(conditions: readonly Condition[] | undefined, type: string): string {
   return conditions?.find((c) => c.type === type)?.status ?? 'Unknown';

@@ -34,6 +34,17 @@ export interface PackageSummary {
   readonly deprecated?: string | undefined;
 }
 
+/** The channels' order: the package's default channel first, then by name. */
+export function defaultChannelFirst(defaultChannel: string): (a: { readonly name: string }, b: { readonly name: string }) => number {
+  return (a, b) => (a.name === defaultChannel ? -1 : b.name === defaultChannel ? 1 : a.name < b.name ? -1 : 1);
+}
+
+/** `-o json|yaml` of `search` and `list-available`: `{packages}`. Exit 0. */
+async function emitPackages(io: CliIO, format: OutputFormat, found: readonly PackageSummary[]): Promise<number> {
+  await emit(io.stdout, format === 'json' ? json({ packages: found }) : await yaml({ packages: found }));
+  return 0;
+}
+
 /**
  * What `search` prints (the v1 and the classic forms alike): `{packages}` as JSON or YAML, package names, or the table
  * with the catalog cell `catalogOf` gives. Nothing found: `none()` on stderr, exit 1 when a text was searched for.
@@ -46,10 +57,7 @@ export async function printSearch<P extends PackageSummary>(
   none: () => string,
   searched: boolean,
 ): Promise<number> {
-  if (format === 'json' || format === 'yaml') {
-    await emit(io.stdout, format === 'json' ? json({ packages: found }) : await yaml({ packages: found }));
-    return 0;
-  }
+  if (format === 'json' || format === 'yaml') return emitPackages(io, format, found);
   if (format === 'name') {
     await emit(io.stdout, [...new Set(found.map((p) => p.package))].map((n) => `${n}\n`).join(''));
     return 0;
@@ -69,8 +77,15 @@ export async function printSearch<P extends PackageSummary>(
   return 0;
 }
 
+/** What `list-available` prints (the v1 and the classic forms alike): `{packages}` for json/yaml, else `tableText()`. Exit 0. */
+export async function printAvailable(io: CliIO, format: OutputFormat, found: readonly PackageSummary[], tableText: () => string): Promise<number> {
+  if (format !== 'table') return emitPackages(io, format, found);
+  await emit(io.stdout, tableText());
+  return 0;
+}
+
 /**
- * What `list-available` prints (the v1 and the classic forms alike): a row per channel entry (CATALOG, CHANNEL,
+ * `list-available`'s table (the v1 and the classic forms alike): a row per channel entry (CATALOG, CHANNEL,
  * VERSION, `bundleHeader`, NOTES), the catalog cell `catalogOf` gives, and the deprecations after the table.
  */
 export function availableTable<P extends PackageSummary>(found: readonly P[], catalogOf: (p: P) => string, bundleHeader: string): string {

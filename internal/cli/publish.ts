@@ -15,7 +15,7 @@ import {
   type UploadProgress,
 } from '../shared/image/index.ts';
 import { realClock } from '../shared/toolkit/index.ts';
-import { CliUsageError, parseStrict, type CliCommand, type CliIO } from './types.ts';
+import { CliUsageError, insecureRegistries, parseStrict, type CliCommand, type CliIO } from './types.ts';
 
 /** Blobs smaller than this go up without a progress line. */
 const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
@@ -61,12 +61,9 @@ function parse(args: readonly string[], io: CliIO, what: string): PushArgs {
       throw new CliUsageError((err as Error).message);
     }
   }
-  const listed = (values['insecure-registries'] ?? io.env.OLM_INSECURE_REGISTRIES ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-  const insecureRegistries = values['plain-http'] ? [...listed, ref.domain] : listed;
-  return { dir: resolve(io.cwd, dir), ref, insecureRegistries, platform };
+  const listed = insecureRegistries(values['insecure-registries'], io.env);
+  const insecure = values['plain-http'] ? [...listed, ref.domain] : listed;
+  return { dir: resolve(io.cwd, dir), ref, insecureRegistries: insecure, platform };
 }
 
 /** `sha256:0123456789ab  12.5 / 40.0 MiB` lines on a terminal; nothing otherwise. */

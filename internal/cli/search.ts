@@ -6,10 +6,11 @@ import { AvailabilityModeUnavailable, type ClusterCatalog } from '../../api/v1/i
 import type { PackageBundle, PackageContent } from '../operator-controller/contentclient/index.ts';
 import { bundleMetadataVersion, getVersionAndRelease } from '../operator-controller/resolve/index.ts';
 import { compareVersions, type Version } from '../shared/semver/index.ts';
+import { isObject, tryOr } from '../shared/toolkit/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, timeoutMs, withClient } from './cluster.ts';
 import { isServing, listCatalogs, LiveContent } from './content.ts';
-import { emit, json, outputFormat, yaml } from './output.ts';
-import { availableTable, printSearch, type ChannelSummary, type PackageSummary } from './package-summary.ts';
+import { outputFormat } from './output.ts';
+import { availableTable, defaultChannelFirst, printAvailable, printSearch, type ChannelSummary, type PackageSummary } from './package-summary.ts';
 import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
 
 interface CsvMetadata {
@@ -21,16 +22,14 @@ interface CsvMetadata {
 
 function csvMetadata(b: PackageBundle | undefined): CsvMetadata {
   const v = b?.properties.find((p) => p.type === 'olm.csv.metadata')?.value;
-  return v !== null && typeof v === 'object' ? (v as CsvMetadata) : {};
+  return isObject(v) ? (v as CsvMetadata) : {};
 }
 
 function versionOf(b: PackageBundle): { text: string; parsed?: Version } {
-  try {
+  return tryOr(() => {
     const vr = getVersionAndRelease(b);
     return { text: bundleMetadataVersion(vr).version, parsed: vr.version };
-  } catch {
-    return { text: '(no version)' };
-  }
+  }, { text: '(no version)' });
 }
 
 const newestFirst = (a: { parsed?: Version; name: string }, b: { parsed?: Version; name: string }): number => {
@@ -53,7 +52,7 @@ export function summarize(catalog: string, content: PackageContent): PackageSumm
   };
   const versions = new Map(content.bundles.map((b) => [b.name, { ...versionOf(b), name: b.name }]));
   const channels: ChannelSummary[] = [...content.channels]
-    .sort((a, b) => (a.name === pkg.defaultChannel ? -1 : b.name === pkg.defaultChannel ? 1 : a.name < b.name ? -1 : 1))
+    .sort(defaultChannelFirst(pkg.defaultChannel))
     .map((ch) => {
       const replaced = new Set(ch.entries.flatMap((e) => [e.replaces, ...e.skips]).filter((n) => n !== ''));
       const heads = ch.entries.filter((e) => !replaced.has(e.name));
@@ -221,11 +220,6 @@ export const listAvailableCommand: CliCommand = {
       );
       return 1;
     }
-    if (format !== 'table') {
-      await emit(io.stdout, format === 'json' ? json({ packages: found }) : await yaml({ packages: found }));
-      return 0;
-    }
-    await emit(io.stdout, availableTable(found, (p) => p.catalog, 'BUNDLE'));
-    return 0;
+    return printAvailable(io, format, found, () => availableTable(found, (p) => p.catalog, 'BUNDLE'));
   },
 };

@@ -48,6 +48,22 @@ export async function loadCommand(entry: CliCommandEntry): Promise<CliCommand> {
   return 'load' in entry ? entry.load() : entry;
 }
 
+/** A command's failure: `<prefix>: <why>` on stderr, exit 1. */
+export const failure =
+  (io: CliIO, prefix: string) =>
+  (why: string): number => {
+    io.stderr.write(`${prefix}: ${why}\n`);
+    return 1;
+  };
+
+/** Registries reached over plain HTTP: `--insecure-registries host[,host]`, else $OLM_INSECURE_REGISTRIES. */
+export function insecureRegistries(flag: string | undefined, env: NodeJS.ProcessEnv): string[] {
+  return (flag ?? env['OLM_INSECURE_REGISTRIES'] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
 /** Thrown by argument parsing; printed in one line with where the command's usage is, exit 2. */
 export class CliUsageError extends Error {
   override readonly name = 'CliUsageError';

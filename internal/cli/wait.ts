@@ -36,6 +36,9 @@ export type WaitResult<T> =
   | { readonly ok: false; readonly last: T | undefined; readonly reason: 'timeout' | 'aborted' }
   | { readonly ok: false; readonly last: T | undefined; readonly reason: 'unfixable'; readonly unfixable: Unfixable };
 
+/** Why a wait stopped, in Go's context error words (kubectl-operator's messages end with them). */
+export const contextError = (reason: 'timeout' | 'aborted' | 'unfixable'): string => (reason === 'aborted' ? 'context canceled' : 'context deadline exceeded');
+
 /** One progress line per condition whose status, reason or message changed since the last read. */
 export function conditionChanges(before: ReadonlyMap<string, string>, conditions: readonly Condition[] | undefined): { lines: string[]; now: Map<string, string> } {
   const now = new Map<string, string>();

@@ -2,8 +2,8 @@
 import type { ClusterServiceVersion, InstallPlan } from '../../../api/operators/index.ts';
 import { CSVPhaseSucceeded, InstallPlanPhaseRequiresApproval } from '../../../api/operators/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, parseFlags, positionals, timeoutMs, withClient } from '../cluster.ts';
-import type { CliCommand } from '../types.ts';
-import { waitFor } from '../wait.ts';
+import { failure, type CliCommand } from '../types.ts';
+import { contextError, waitFor } from '../wait.ts';
 import { DEFAULT_TIMEOUT, getSub, getPlan, getCSV, progressOf, explainFailure, approvePlan, NS_OPTION, NS_USAGE } from './common.ts';
 
 export const approveCommand: CliCommand = {
@@ -32,25 +32,17 @@ export const approveCommand: CliCommand = {
     const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
     return withClient(values, io, async (client) => {
       const ns = values.namespace ?? client.defaultNamespace;
+      const fail = failure(io, 'failed to approve');
       let plan = await getPlan(client, ns, target);
       if (!plan) {
         const sub = await getSub(client, ns, target);
-        if (!sub) {
-          io.stderr.write(`failed to approve: no installplan or subscription "${target}" in namespace "${ns}"\n`);
-          return 1;
-        }
+        if (!sub) return fail(`no installplan or subscription "${target}" in namespace "${ns}"`);
         const ref = sub.status?.installPlanRef?.name;
         plan = ref ? await getPlan(client, ns, ref) : undefined;
-        if (!plan) {
-          io.stderr.write(`failed to approve: subscription "${target}" has no installplan\n`);
-          return 1;
-        }
+        if (!plan) return fail(`subscription "${target}" has no installplan`);
       }
       const planName = plan.metadata.name ?? '';
-      if (plan.status?.phase !== InstallPlanPhaseRequiresApproval || plan.spec.approved) {
-        io.stderr.write(`failed to approve: installplan "${planName}" is not awaiting approval (phase ${plan.status?.phase || 'none'}${plan.spec.approved ? ', already approved' : ''})\n`);
-        return 1;
-      }
+      if (plan.status?.phase !== InstallPlanPhaseRequiresApproval || plan.spec.approved) return fail(`installplan "${planName}" is not awaiting approval (phase ${plan.status?.phase || 'none'}${plan.spec.approved ? ', already approved' : ''})`);
       await approvePlan(client, plan);
       io.stdout.write(`installplan "${planName}" approved\n`);
       if (!values.wait) return 0;
@@ -64,7 +56,7 @@ export const approveCommand: CliCommand = {
         label: `installplan/${planName}`,
       });
       if (!r.ok) {
-        io.stderr.write(`failed to approve: waiting for operator installation to complete: ${r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded'}\n`);
+        io.stderr.write(`failed to approve: waiting for operator installation to complete: ${contextError(r.reason)}\n`);
         for (const c of r.last?.csvs ?? []) if (c) explainFailure(io, { sub: undefined, plan: r.last?.plan, csv: c });
         return 1;
       }

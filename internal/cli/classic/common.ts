@@ -18,8 +18,8 @@ import { ignoreNotFound, retryOnConflict, type KubeClient } from '../../shared/k
 import { emit, emitObjects, table, type OutputFormat } from '../output.ts';
 import type { CliIO } from '../types.ts';
 import { WAIT_OPTIONS } from '../cluster.ts';
-import { CauseTracker, unfixableLine, type Unfixable } from '../failfast.ts';
-import { waitFor } from '../wait.ts';
+import { giveUpOn, unfixableLine, type Unfixable } from '../failfast.ts';
+import { contextError, waitFor } from '../wait.ts';
 import { unfixableClassic } from './failfast.ts';
 import { pendingPlan, csvNameOf, subscriptionRow, SUBSCRIPTION_HEADERS, SUBSCRIPTION_WIDE_HEADERS, type Observed } from './logic.ts';
 
@@ -71,7 +71,6 @@ export type Outcome =
  * InstallPlan of it waits for approval.
  */
 export async function waitInstalled(client: KubeClient, ns: string, name: string, io: CliIO, timeout: number, fromCSV = '', waitForFix = false): Promise<Outcome> {
-  const tracker = new CauseTracker();
   const r = await waitFor<Observed>({
     get: async () => {
       const sub = await getSub(client, ns, name);
@@ -90,14 +89,14 @@ export async function waitInstalled(client: KubeClient, ns: string, name: string
     timeoutMs: timeout,
     io,
     label: `subscription/${name}`,
-    giveUp: waitForFix ? undefined : (o) => tracker.observe(unfixableClassic(o)),
+    giveUp: giveUpOn(waitForFix, unfixableClassic),
   });
   const last = r.last ?? { sub: undefined, plan: undefined, csv: undefined };
   if (!r.ok && r.reason === 'unfixable') return { kind: 'unfixable', unfixable: r.unfixable, last };
   if (!last.sub) return { kind: 'failed', why: `subscriptions.${GroupName} "${name}" not found`, last };
   if (last.plan && pendingPlan(last.sub, [last.plan])) return { kind: 'approval', plan: last.plan };
   if (r.ok && last.csv) return { kind: 'succeeded', csv: last.csv };
-  return { kind: 'failed', why: r.ok ? 'no CSV' : r.reason === 'aborted' ? 'context canceled' : 'context deadline exceeded', last };
+  return { kind: 'failed', why: r.ok ? 'no CSV' : contextError(r.reason), last };
 }
 
 /**
@@ -138,10 +137,16 @@ export function explainFailure(io: CliIO, last: Observed): void {
 export const approveHint = (plan: InstallPlan, ns: string): string =>
   `installplan "${plan.metadata.name ?? ''}" awaits approval (${(plan.spec.clusterServiceVersionNames ?? []).join(', ')}); approve it with:\n  kubectl olm approve ${plan.metadata.name ?? ''} -n ${ns}\n`;
 
+type Named = { readonly metadata: { readonly namespace?: string | undefined; readonly name?: string | undefined } };
+
+/** The order classic tables and verdicts list objects in: by namespace, then by name. */
+export const byNamespaceName = (a: Named, b: Named): number =>
+  (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '');
+
 export async function printSubscriptions(io: CliIO, format: OutputFormat, subs: readonly Subscription[], plans: readonly InstallPlan[], single: boolean): Promise<void> {
   if (await emitObjects(io.stdout, format, subs, single, { apiVersion: V1alpha1, kind: SubscriptionKind, resource: 'subscription', group: GroupName })) return;
   const rows = [...subs]
-    .sort((a, b) => (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))
+    .sort(byNamespaceName)
     .map((s) => subscriptionRow(s, plans, Date.now(), format === 'wide'));
   await emit(io.stdout, table(format === 'wide' ? SUBSCRIPTION_WIDE_HEADERS : SUBSCRIPTION_HEADERS, rows));
 }

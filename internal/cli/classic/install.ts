@@ -5,7 +5,7 @@ import { GroupName } from '../../../api/operators/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, insecureRegistries, parseFlags, positionals, timeoutMs, withClient } from '../cluster.ts';
 import { outputFormat } from '../output.ts';
-import { CliUsageError, type CliCommand, type CliIO } from '../types.ts';
+import { CliUsageError, failure, type CliCommand, type CliIO } from '../types.ts';
 import {
   SUB,
   OG,
@@ -131,6 +131,7 @@ export const installClassicCommand: CliCommand = {
     const watch = (values.watch ?? []).flatMap((w) => w.split(',')).filter((w) => w !== '');
     return withClient(values, io, async (client) => {
       const ns = values.namespace ?? client.defaultNamespace;
+      const fail = failure(io, 'failed to install operator');
       let target: SubscriptionTarget;
       let supported: string[] | undefined;
       try {
@@ -148,18 +149,13 @@ export const installClassicCommand: CliCommand = {
         supported = first ? supportedInstallModes(src.content, packageName, first) : undefined;
       } catch (err) {
         if (!(err instanceof PackageLookupError)) throw err;
-        io.stderr.write(`failed to install operator: get package manifest: ${err.message}\n`);
-        return 1;
+        return fail(`get package manifest: ${err.message}`);
       }
-      if (await getSub(client, ns, name)) {
-        io.stderr.write(`failed to install operator: create subscription: subscriptions.${GroupName} "${name}" already exists\n`);
-        return 1;
-      }
+      if (await getSub(client, ns, name)) return fail(`create subscription: subscriptions.${GroupName} "${name}" already exists`);
       try {
         await ensureOperatorGroup(client, io, { ns, pkg: packageName, supported, watch });
       } catch (err) {
-        io.stderr.write(`failed to install operator: ${(err as Error).message}\n`);
-        return 1;
+        return fail((err as Error).message);
       }
       const sub: Subscription = {
         ...SUB,
@@ -177,8 +173,7 @@ export const installClassicCommand: CliCommand = {
       try {
         created = await client.create<Subscription>(sub, { fieldManager: FIELD_MANAGER });
       } catch (err) {
-        io.stderr.write(`failed to install operator: create subscription: ${(err as Error).message}\n`);
-        return 1;
+        return fail(`create subscription: ${(err as Error).message}`);
       }
       if (format === 'table') io.stdout.write(`subscription "${name}" created\n`);
       let result = created;

@@ -13,6 +13,7 @@ import {
   type Approval,
 } from '../../../api/operators/index.ts';
 import type { CatalogContent, ContentPackage } from '../../classic/catalogsource/index.ts';
+import { tryOr } from '../../shared/toolkit/index.ts';
 import { age } from '../output.ts';
 import { CliUsageError } from '../types.ts';
 
@@ -95,13 +96,11 @@ export function firstCSV(src: PackageSource, target: SubscriptionTarget): string
 export function supportedInstallModes(content: CatalogContent, pkg: string, bundle: string): string[] | undefined {
   const prop = content.bundles.find((b) => b.package === pkg && b.name === bundle)?.properties.find((p) => p.type === 'olm.csv.metadata');
   if (!prop) return undefined;
-  try {
+  return tryOr(() => {
     const modes = (JSON.parse(prop.value) as { installModes?: { type?: unknown; supported?: unknown }[] }).installModes;
     if (!Array.isArray(modes)) return undefined;
     return modes.filter((m) => m.supported === true && typeof m.type === 'string').map((m) => m.type as string).sort();
-  } catch {
-    return undefined;
-  }
+  }, undefined);
 }
 
 /** The install modes an OperatorGroup watching `watch` allows (kubectl-operator's rule; none named: all or own). */

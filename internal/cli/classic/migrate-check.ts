@@ -12,7 +12,7 @@ import { isServing, listCatalogs, LiveContent } from '../content.ts';
 import { emit, json, outputFormat, table, yaml } from '../output.ts';
 import { summarize } from '../search.ts';
 import { CliUsageError, type CliCommand, type CliIO } from '../types.ts';
-import { CSV, IP, NS_OPTION, OG, SUB } from './common.ts';
+import { byNamespaceName, CSV, IP, NS_OPTION, OG, SUB } from './common.ts';
 import { CHECK_HEADERS, checkRow, classify, exitCode, type CatalogBundle, type MigrationCheck } from './migration.ts';
 
 const OC = { apiVersion: V2, kind: OperatorConditionKind } as const;
@@ -30,22 +30,10 @@ export function featureGates(value: string | undefined): Record<string, boolean>
 
 /** A kind's objects, or none when the cluster does not serve it (OLM v1's CRDs, cert-manager). */
 async function listIfServed<T extends KubeObject>(client: KubeClient, kind: { apiVersion: string; kind: string; namespace?: string }): Promise<T[]> {
-  try {
-    await client.mapping(kind.apiVersion, kind.kind);
-  } catch {
-    return [];
-  }
-  return (await client.listAll<T>(kind)).items;
+  return (await served(client, kind.apiVersion, kind.kind)) ? (await client.listAll<T>(kind)).items : [];
 }
 
-async function served(client: KubeClient, apiVersion: string, kind: string): Promise<boolean> {
-  try {
-    await client.mapping(apiVersion, kind);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const served = (client: KubeClient, apiVersion: string, kind: string): Promise<boolean> => client.mapping(apiVersion, kind).then(() => true, () => false);
 
 /** Every package's bundles in the serving ClusterCatalogs (only the packages asked for); unreadable catalogs named on stderr. */
 async function catalogBundles(client: KubeClient, io: CliIO, packages: ReadonlySet<string>, timeout: number): Promise<{ catalogs: string[]; bundles: Map<string, CatalogBundle[]> }> {
@@ -117,7 +105,7 @@ export async function checkSubscriptions(
     catalogBundles(client, io, new Set(subs.map((s) => s.spec.name)), opts.timeoutMs),
   ]);
   return subs
-    .sort((a, b) => (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))
+    .sort(byNamespaceName)
     .map((sub) => {
       const ns = sub.metadata.namespace ?? '';
       const csvName = sub.status?.installedCSV;

@@ -14,7 +14,7 @@ import type { ClusterServiceVersion, InstallPlan, OperatorGroup, Subscription } 
 import { CopiedFromLabel, isCopiedCSV } from '../../../api/operators/index.ts';
 import { ClusterExtensionKind, ClusterObjectSetKind, GroupVersion, MigratedFromSubscriptionKey, OwnerNameKey, type ClusterExtension, type ClusterObjectSet } from '../../../api/v1/index.ts';
 import { findCondition } from '../../shared/controller/index.ts';
-import { isAlreadyExists, isConflict, isForbidden, ignoreNotFound, objectRef, type KubeClient, type ObjectRef } from '../../shared/kube/index.ts';
+import { isAlreadyExists, isForbidden, ignoreNotFound, objectRef, retryOnConflict, type KubeClient, type ObjectRef } from '../../shared/kube/index.ts';
 import { realClock, sleep } from '../../shared/toolkit/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, timeoutMs, withClient } from '../cluster.ts';
 import { emit, table } from '../output.ts';
@@ -161,29 +161,23 @@ class Runner {
 
 const pastTense = (verb: string): string => ({ create: 'created', write: 'wrote', patch: 'patched', delete: 'deleted', remove: 'removed' })[verb.toLowerCase()] ?? verb;
 
-async function live(client: KubeClient, ref: ObjectRef): Promise<KubeObject | undefined> {
-  return getOrUndefined(client, ref);
-}
-
 /**
  * One object's classic ownership change, decided on the object as read and written only if it is still that object
  * (resourceVersion): a write that lost to another writer (the Deployment controller, the ClusterObjectSet runtime) is
  * decided again on a fresh read.
  */
 async function moveOwnership(r: Runner, ref: ObjectRef, decide: (o: KubeObject) => OwnershipChange | undefined): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    const now = await live(r.client, ref);
-    const change = now && decide(now);
-    if (!now || !change) return;
-    try {
+  await retryOnConflict(
+    async () => {
+      const now = await getOrUndefined(r.client, ref);
+      const change = now && decide(now);
+      if (!now || !change) return;
       await r.act(`patch ${describeRef(change.ref)}: ${change.what}`, () =>
         r.client.patch(change.ref, 'merge', { metadata: { ...change.patch.metadata, resourceVersion: now.metadata.resourceVersion } }, { fieldManager: FIELD_MANAGER }),
       );
-      return;
-    } catch (err) {
-      if (!isConflict(err) || attempt >= 9) throw err;
-    }
-  }
+    },
+    { attempts: 10 },
+  );
 }
 
 async function deleteIfThere(client: KubeClient, ref: ObjectRef, orphan: boolean): Promise<void> {
@@ -272,7 +266,7 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
   for (const d of plan.deletions) {
     // The CSV's copies go after it: a copy deleted while its parent is still there is copied again by olm-classic.
     if (!r.dryRun && d.ref.kind === 'ClusterServiceVersion' && d.ref.namespace !== ns) continue;
-    if (!(await live(client, d.ref))) continue;
+    if (!(await getOrUndefined(client, d.ref))) continue;
     if (d.ref.kind === 'OperatorGroup') {
       const others = (await client.list<Subscription>({ ...SUB, namespace: ns })).items.filter((s) => s.metadata.name !== subName);
       if (others.length > 0) continue;
@@ -281,7 +275,7 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
   }
   if (!r.dryRun) {
     const csvRef = { ...CSV, namespace: ns, name: input.csv.metadata.name ?? '' };
-    await until(`ClusterServiceVersion ${ns}/${csvRef.name} to be deleted (olm-classic removes its finalizer)`, timeout, io, async () => ((await live(client, csvRef)) ? undefined : true), () => '');
+    await until(`ClusterServiceVersion ${ns}/${csvRef.name} to be deleted (olm-classic removes its finalizer)`, timeout, io, async () => ((await getOrUndefined(client, csvRef)) ? undefined : true), () => '');
     // olm-classic deletes the copies of a CSV that is gone; what is left after a while (it is not running, say) goes here.
     const copiesLeft = async (): Promise<ClusterServiceVersion[]> =>
       (await client.listAll<ClusterServiceVersion>(CSV, { labelSelector: `${CopiedFromLabel}=${ns}` })).items.filter((c) => c.metadata.name === csvRef.name);
@@ -669,18 +663,16 @@ export const migrateRollbackCommand: CliCommand = {
           }
           // written only over the pinned Subscription as read (resourceVersion); olm-classic's status writes race it, so
           // a 409 is decided again on a fresh read
-          for (let attempt = 0; ; attempt++) {
-            const live = await getOrUndefined<Subscription>(client, subRef);
-            if (!((r.dryRun && !live) || live?.spec.startingCSV === csvName)) break;
-            try {
+          await retryOnConflict(
+            async () => {
+              const live = await getOrUndefined<Subscription>(client, subRef);
+              if (!((r.dryRun && !live) || live?.spec.startingCSV === csvName)) return;
               await r.act(`patch Subscription ${ns}/${subName}: restore startingCSV ${original === undefined ? '(absent, as backed up)' : `${original} (as backed up)`}`, () =>
                 client.patch(subRef, 'merge', { metadata: { resourceVersion: live?.metadata.resourceVersion }, spec: { startingCSV: original ?? null } }, { fieldManager: FIELD_MANAGER }),
               );
-              break;
-            } catch (err) {
-              if (!isConflict(err) || attempt >= 9) throw err;
-            }
-          }
+            },
+            { attempts: 10 },
+          );
         }
         await r.act(`delete Secret ${ns}/${found.secret} (the backup)`, () => deleteIfThere(client, { ...SECRET, namespace: ns, name: found.secret }, false));
       } catch (err) {

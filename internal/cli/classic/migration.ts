@@ -18,6 +18,7 @@ import {
 } from '../../../api/operators/index.ts';
 import type { ClusterExtension, ClusterObjectSet } from '../../../api/v1/index.ts';
 import { BundleNameKey, MigratedFromSubscriptionKey, OwnerNameKey, PackageNameKey } from '../../../api/v1/index.ts';
+import { isObject, tryOr } from '../../shared/toolkit/index.ts';
 import { pendingPlan } from './logic.ts';
 
 /** Worst last: the exit code is 1 when any operator is ineligible or conflicting. */
@@ -90,16 +91,12 @@ interface Property {
 export function csvProperties(csv: ClusterServiceVersion | undefined): Property[] {
   const raw = csv?.metadata.annotations?.[PropertiesAnnotation];
   if (!raw) return [];
-  try {
-    const parsed = JSON.parse(raw) as unknown;
-    const list = Array.isArray(parsed) ? parsed : (parsed as { properties?: unknown } | null)?.properties;
-    return Array.isArray(list) ? list.filter((p): p is Property => typeof (p as Property | null)?.type === 'string') : [];
-  } catch {
-    return [];
-  }
+  const parsed = tryOr(() => JSON.parse(raw) as unknown, undefined);
+  const list = Array.isArray(parsed) ? parsed : (parsed as { properties?: unknown } | null)?.properties;
+  return Array.isArray(list) ? list.filter((p): p is Property => typeof (p as Property | null)?.type === 'string') : [];
 }
 
-const obj = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>) : {});
+const obj = (v: unknown): Record<string, unknown> => (isObject(v) ? v : {});
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** The dependencies a CSV declares, one phrase each. */

@@ -6,9 +6,10 @@ import type { CatalogSource } from '../../../api/operators/index.ts';
 import type { PackageManifest } from '../../classic/packageserver/index.ts';
 import { isApiError, NoKindMatchError, type KubeClient } from '../../shared/kube/index.ts';
 import { compareVersions, parseTolerant, type Version } from '../../shared/semver/index.ts';
+import { tryOr } from '../../shared/toolkit/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, insecureRegistries, parseFlags, withClient } from '../cluster.ts';
-import { emit, json, outputFormat, yaml } from '../output.ts';
-import { availableTable as v1AvailableTable, printSearch, type ChannelSummary, type PackageSummary } from '../package-summary.ts';
+import { byName, outputFormat } from '../output.ts';
+import { availableTable as v1AvailableTable, defaultChannelFirst, printAvailable, printSearch, type ChannelSummary, type PackageSummary } from '../package-summary.ts';
 import { CliUsageError, type CliCommand, type CliIO } from '../types.ts';
 import { CLASSIC_FLAG, CS, DEFAULT_GLOBAL_NAMESPACE, NS_OPTION, NS_USAGE, readCatalogSources } from './common.ts';
 
@@ -20,14 +21,7 @@ export interface ClassicPackageSummary extends PackageSummary {
 }
 
 const trimMessage = (m: string | undefined): string | undefined => (m === undefined ? undefined : m.trim().replace(/\s+/g, ' '));
-const parsed = (v: string | undefined): Version | undefined => {
-  if (!v) return undefined;
-  try {
-    return parseTolerant(v);
-  } catch {
-    return undefined;
-  }
-};
+const parsed = (v: string | undefined): Version | undefined => (v ? tryOr(() => parseTolerant(v), undefined) : undefined);
 
 /**
  * One PackageManifest as `search` shows a package: the default channel first, then by name; each channel's entries
@@ -37,7 +31,7 @@ const parsed = (v: string | undefined): Version | undefined => {
 export function summarizeManifest(pm: PackageManifest): ClassicPackageSummary {
   const s = pm.status;
   const channels: ChannelSummary[] = [...s.channels]
-    .sort((a, b) => (a.name === s.defaultChannel ? -1 : b.name === s.defaultChannel ? 1 : a.name < b.name ? -1 : 1))
+    .sort(defaultChannelFirst(s.defaultChannel))
     .map((c) => {
       const deprecated = trimMessage(c.deprecation?.message);
       return {
@@ -107,7 +101,6 @@ async function packageManifests(client: KubeClient, io: CliIO, namespace: string
 /** The PackageManifests of `namespace` computed here: its CatalogSources' content, then the global namespace's. */
 async function computedManifests(client: KubeClient, io: CliIO, namespace: string, globalNs: string, insecure: string[]): Promise<PackageManifest[]> {
   const { contentManifests, packageManifest } = await import('../../classic/packageserver/index.ts');
-  const byName = (a: CatalogSource, b: CatalogSource): number => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1);
   const sources: CatalogSource[] = [];
   for (const ns of namespace === globalNs ? [namespace] : [namespace, globalNs]) sources.push(...(await client.listAll<CatalogSource>({ ...CS, namespace: ns })).items.sort(byName));
   const out: PackageManifest[] = [];
@@ -235,12 +228,7 @@ export const listAvailableClassicCommand: CliCommand = {
         );
         return 1;
       }
-      if (format !== 'table') {
-        await emit(io.stdout, format === 'json' ? json({ packages: found }) : await yaml({ packages: found }));
-        return 0;
-      }
-      await emit(io.stdout, availableTable(found, namespace));
-      return 0;
+      return printAvailable(io, format, found, () => availableTable(found, namespace));
     });
   },
 };

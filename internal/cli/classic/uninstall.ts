@@ -6,7 +6,7 @@ import type { ClusterServiceVersion, OperatorGroup, Subscription } from '../../.
 import { componentLabelKey, packageOperatorName } from '../../classic/operator/index.ts';
 import { isNotFound, type KubeClient, type ObjectRef } from '../../shared/kube/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, names, parseFlags, timeoutMs, withClient } from '../cluster.ts';
-import type { CliCommand, CliIO } from '../types.ts';
+import { failure, type CliCommand, type CliIO } from '../types.ts';
 import { waitFor } from '../wait.ts';
 import { SUB, CSV, OG, DEFAULT_TIMEOUT, getOrUndefined, getCSV, findSubscription, CLASSIC_FLAG, NS_OPTION, NS_USAGE } from './common.ts';
 import { csvNameOf, watchedNamespaces, ownedKinds } from './logic.ts';
@@ -140,11 +140,9 @@ export const uninstallClassicCommand: CliCommand = {
     });
 
     async function uninstallOne(client: KubeClient, ns: string, target: string): Promise<number> {
+      const fail = failure(io, 'uninstall operator');
       const sub = await findSubscription(client, ns, target);
-      if (!sub) {
-        io.stderr.write(`uninstall operator: package "${target}" not found\n`);
-        return 1;
-      }
+      if (!sub) return fail(`package "${target}" not found`);
       const name = sub.metadata.name ?? '';
       const csvName = csvNameOf(sub);
       const csv = csvName ? await getCSV(client, ns, csvName) : undefined;
@@ -155,8 +153,7 @@ export const uninstallClassicCommand: CliCommand = {
       if (values['delete-operands']) {
         for (const o of operands) await deleteObject(client, io, o, operandText(o));
         if (operands.length > 0 && !(await waitGone(client, io, operands, timeout, 'operands'))) {
-          io.stderr.write(`uninstall operator: delete operand: wait for operands deleted: context deadline exceeded (left: ${operands.map(operandText).join(', ')})\n`);
-          return 1;
+          return fail(`delete operand: wait for operands deleted: context deadline exceeded (left: ${operands.map(operandText).join(', ')})`);
         }
       } else if (operands.length > 0) {
         io.stderr.write(`${operands.length} operand${operands.length > 1 ? 's' : ''} left in place: ${operands.map(operandText).join(', ')} (--delete-operands deletes them)\n`);
@@ -175,10 +172,7 @@ export const uninstallClassicCommand: CliCommand = {
           }
         }
       }
-      if (values.wait && !(await waitGone(client, io, gone, timeout, `subscription/${name}`))) {
-        io.stderr.write(`uninstall operator: wait for deletion: context deadline exceeded\n`);
-        return 1;
-      }
+      if (values.wait && !(await waitGone(client, io, gone, timeout, `subscription/${name}`))) return fail('wait for deletion: context deadline exceeded');
       return 0;
     }
   },

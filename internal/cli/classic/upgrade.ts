@@ -2,7 +2,7 @@
 // pending upgrade plan is approved.
 import { retryOnConflict } from '../../shared/kube/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, parseFlags, positionals, timeoutMs, withClient } from '../cluster.ts';
-import type { CliCommand } from '../types.ts';
+import { failure, type CliCommand } from '../types.ts';
 import {
   SUB,
   DEFAULT_TIMEOUT,
@@ -47,18 +47,13 @@ export const upgradeClassicCommand: CliCommand = {
     const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
     return withClient(values, io, async (client) => {
       const ns = values.namespace ?? client.defaultNamespace;
+      const fail = failure(io, 'failed to upgrade operator');
       const sub = await findSubscription(client, ns, target);
-      if (!sub) {
-        io.stderr.write(`failed to upgrade operator: subscription for package "${target}" not found\n`);
-        return 1;
-      }
+      if (!sub) return fail(`subscription for package "${target}" not found`);
       const name = sub.metadata.name ?? '';
       const from = sub.status?.installedCSV ?? '';
       if (values.channel !== undefined) {
-        if (values.channel === (sub.spec.channel ?? '')) {
-          io.stderr.write(`failed to upgrade operator: no changes detected - subscription already in channel "${values.channel}"\n`);
-          return 1;
-        }
+        if (values.channel === (sub.spec.channel ?? '')) return fail(`no changes detected - subscription already in channel "${values.channel}"`);
         try {
           // A conflict (the operator wrote status in between) reads the Subscription again, as RetryOnConflict does.
           await retryOnConflict(async (attempt) => {
@@ -66,25 +61,15 @@ export const upgradeClassicCommand: CliCommand = {
             await client.patch({ ...SUB, name, namespace: ns }, 'merge', { metadata: { resourceVersion: latest.metadata.resourceVersion }, spec: { channel: values.channel } }, { fieldManager: FIELD_MANAGER });
           });
         } catch (err) {
-          io.stderr.write(`failed to upgrade operator: ${(err as Error).message}\n`);
-          return 1;
+          return fail((err as Error).message);
         }
         io.stdout.write(`subscription "${name}" updated: channel "${values.channel}"\n`);
       } else {
         const ref = sub.status?.installPlanRef?.name;
-        if (!ref) {
-          io.stderr.write('failed to upgrade operator: subscription does not reference an install plan\n');
-          return 1;
-        }
-        if (sub.status?.installedCSV === sub.status?.currentCSV) {
-          io.stderr.write('failed to upgrade operator: operator is already at latest version\n');
-          return 1;
-        }
+        if (!ref) return fail('subscription does not reference an install plan');
+        if (sub.status?.installedCSV === sub.status?.currentCSV) return fail('operator is already at latest version');
         const plan = await getPlan(client, ns, ref);
-        if (!plan || !pendingPlan(sub, [plan])) {
-          io.stderr.write(`failed to upgrade operator: installplan "${ref}" is not awaiting approval (phase ${plan?.status?.phase || 'none'})\n`);
-          return 1;
-        }
+        if (!plan || !pendingPlan(sub, [plan])) return fail(`installplan "${ref}" is not awaiting approval (phase ${plan?.status?.phase || 'none'})`);
         await approvePlan(client, plan);
         io.stdout.write(`installplan "${ref}" approved\n`);
       }
