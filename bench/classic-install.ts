@@ -23,11 +23,11 @@ import { installCrds, yamlFiles } from '../test/support/crds.ts';
 import { pushCatalogImage } from '../test/support/images.ts';
 import { TestKube } from '../test/support/kube.ts';
 import { Registry } from '../test/support/registry.ts';
+import { realCatalogDir } from '../test/support/testdata.ts';
 import type { Figure } from './control-plane.ts';
 import { rssMiB } from './memory.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const CATALOGS = join(ROOT, '..', 'shared', 'catalogs');
 const SUBS = Number(process.env.BENCH_SUBS ?? 50);
 const GLOBAL = 'olm';
 
@@ -121,7 +121,7 @@ export async function benchClassicInstall(): Promise<Figure[]> {
     const client = new RegistryClient({ insecureRegistries: [r.host] });
     try {
       for (const name of ['community-operators-v4.21', 'certified-operators-v4.21']) {
-        const pushed = await publishCatalog(join(CATALOGS, name), parseReference(`${r.host}/catalogs/${name}:latest`), { client });
+        const pushed = await publishCatalog(realCatalogDir(name), parseReference(`${r.host}/catalogs/${name}:latest`), { client });
         await catalogSource(name.replace(/-v4\.21$/, ''), pushed.digestRef);
       }
     } finally {

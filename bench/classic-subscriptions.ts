@@ -6,7 +6,6 @@
 //   (entries of the catalog, installed CSVs, the SAT resolver) p50/p99 side by side with the resolver call alone;
 // - heap held by the content of both real catalogs loaded as CatalogSources (measured in a fresh child).
 // Figures only. Run alone: `node --expose-gc --import tsx bench/classic-subscriptions.ts`.
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { CatalogSource } from '../api/operators/index.ts';
@@ -16,13 +15,13 @@ import { resolve, type Subscription } from '../internal/classic/resolver/index.t
 import { namespaceCatalogs } from '../internal/classic/subscription/index.ts';
 import { loadCatalog } from '../internal/shared/fbc/index.ts';
 import { OpmServe } from '../test/support/opm.ts';
+import { realCatalogDir } from '../test/support/testdata.ts';
 import type { Figure } from './control-plane.ts';
 import { held, measureInChild, settledGc } from './memory.ts';
 
-const here = fileURLToPath(new URL('.', import.meta.url));
-const CATALOGS = join(here, '..', '..', 'shared', 'catalogs');
-const COMMUNITY = join(CATALOGS, 'community-operators-v4.21');
-const CERTIFIED = join(CATALOGS, 'certified-operators-v4.21');
+// The real catalogs the repository carries (testdata/catalogs), unpacked on first use.
+const COMMUNITY = (): string => realCatalogDir('community-operators-v4.21');
+const CERTIFIED = (): string => realCatalogDir('certified-operators-v4.21');
 const NS = 'bench';
 const SUBS = 50;
 const RUNS = 20;
@@ -71,10 +70,10 @@ const pct = (xs: readonly number[], p: number): number => {
 async function measureMemory(): Promise<{ readonly community: number; readonly both: number }> {
   await settledGc();
   const base = held();
-  const community = await fromFbc(COMMUNITY);
+  const community = await fromFbc(COMMUNITY());
   await settledGc();
   const one = held() - base;
-  const certified = await fromFbc(CERTIFIED);
+  const certified = await fromFbc(CERTIFIED());
   await settledGc();
   const both = held() - base;
   if (community.packages.length + certified.packages.length === 0) throw new Error('empty catalogs');
@@ -84,11 +83,11 @@ async function measureMemory(): Promise<{ readonly community: number; readonly b
 export async function benchClassicSubscriptions(): Promise<Figure[]> {
   const figures: Figure[] = [];
   const t0 = performance.now();
-  const local = await fromFbc(COMMUNITY);
+  const local = await fromFbc(COMMUNITY());
   const fbcMs = performance.now() - t0;
   figures.push({ name: 'community catalog read in process (FBC → content)', value: Math.round(fbcMs), unit: 'ms', note: `${local.packages.length} packages, ${local.bundles.length} bundles` });
 
-  const opm = new OpmServe(COMMUNITY);
+  const opm = new OpmServe(COMMUNITY());
   let remote: CatalogContent | undefined;
   try {
     const { address } = await opm.start(180_000);
@@ -107,7 +106,7 @@ export async function benchClassicSubscriptions(): Promise<Figure[]> {
     await opm.stop();
   }
 
-  const certified = await fromFbc(CERTIFIED);
+  const certified = await fromFbc(CERTIFIED());
   const both = { community: local, certified };
   // packages whose channel head resolves on its own (some certified heads need operators from other catalogs)
   const subs = subscriptionsFor(both, Infinity)

@@ -11,7 +11,7 @@
 // BENCH_PKG_REAL=1 also loads community-operators-v4.21 (a real catalog) and measures its lists too.
 // Figures only. Run alone: `node --import tsx bench/package-server.ts`.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,12 +22,12 @@ import { Agent, request } from 'undici';
 import * as ops from '../api/operators/index.ts';
 import { contentFromFbc, type CatalogContent } from '../internal/classic/catalogsource/index.ts';
 import { packageProvider } from '../internal/classic/packageserver/index.ts';
-import { publishCatalog } from '../internal/publish/index.ts';
 import { loadCatalog } from '../internal/shared/fbc/index.ts';
-import { RegistryClient, parseReference } from '../internal/shared/image/index.ts';
 import { sleep } from '../internal/shared/toolkit/index.ts';
 import { ControlPlane } from '../test/support/control-plane.ts';
 import { installCrds, yamlFiles } from '../test/support/crds.ts';
+import { DEMO_CATALOG as DEMO, demoWithStableV4, pushCatalogDir } from '../test/support/demo.ts';
+import { realCatalogDir } from '../test/support/testdata.ts';
 import { TestKube } from '../test/support/kube.ts';
 import { registerPackageServer } from '../test/support/package-server.ts';
 import { Registry } from '../test/support/registry.ts';
@@ -35,8 +35,6 @@ import type { Figure } from './control-plane.ts';
 import { rssMiB } from './memory.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const DEMO = join(ROOT, 'demo', 'catalog');
-const REAL = join(ROOT, '..', 'shared', 'catalogs', 'community-operators-v4.21');
 const LISTS = Number(process.env.BENCH_PKG_LISTS ?? 300);
 const UPDATES = Number(process.env.BENCH_PKG_UPDATES ?? 6);
 const GLOBAL = 'olm';
@@ -65,17 +63,6 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** The demo catalog with demo-operator.v0.4.0 also in stable. */
-async function demoV2(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'bench-pkg-catalog-'));
-  await cp(DEMO, dir, { recursive: true });
-  const channels = join(dir, 'demo-operator', 'channels.yaml');
-  const text = await readFile(channels, 'utf8');
-  const end = text.indexOf('---');
-  await writeFile(channels, `${text.slice(0, end)}- name: demo-operator.v0.4.0\n  replaces: demo-operator.v0.3.0\n${text.slice(end)}`);
-  return dir;
-}
-
 export async function benchPackageServer(): Promise<Figure[]> {
   const figures: Figure[] = [];
   const cpl = new ControlPlane({ nodes: 1 });
@@ -88,16 +75,17 @@ export async function benchPackageServer(): Promise<Figure[]> {
     await installCrds(kube, await yamlFiles(new URL('../config/crd/classic/', import.meta.url).pathname));
     for (const ns of [GLOBAL, 'olmv1-system', NS]) await kube.must(kube.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }));
 
-    const client = new RegistryClient({ insecureRegistries: [r.host] });
     const images: Record<string, string> = {};
     const real = process.env.BENCH_PKG_REAL === '1';
+    images.v1 = await pushCatalogDir(r.host, 'bench/demo:v1', DEMO);
+    const v2 = await demoWithStableV4();
     try {
-      images.v1 = (await publishCatalog(DEMO, parseReference(`${r.host}/bench/demo:v1`), { client })).digestRef;
-      images.v2 = (await publishCatalog(await demoV2(), parseReference(`${r.host}/bench/demo:v2`), { client })).digestRef;
-      if (real) images.real = (await publishCatalog(REAL, parseReference(`${r.host}/bench/community:v1`), { client })).digestRef;
+      images.v2 = await pushCatalogDir(r.host, 'bench/demo:v2', v2);
     } finally {
-      await client.close();
+      await rm(v2, { recursive: true, force: true });
     }
+    const REAL = real ? realCatalogDir('community-operators-v4.21') : '';
+    if (real) images.real = await pushCatalogDir(r.host, 'bench/community:v1', REAL);
     const csPath = (ns: string, name?: string): string => TestKube.path(ops.V1alpha1, ops.CatalogSourceResource, name, ns);
     const catalogSource = (ns: string, name: string, image: string): Promise<unknown> =>
       kube.must(kube.request('POST', csPath(ns), { apiVersion: ops.V1alpha1, kind: ops.CatalogSourceKind, metadata: { name, namespace: ns }, spec: { sourceType: 'grpc', image, displayName: name } }));
