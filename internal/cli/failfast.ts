@@ -30,7 +30,6 @@ const UNFIXABLE_TEXT: readonly RegExp[] = [
   /\bmanifest unknown\b|\bname unknown\b|\brepository .* not found\b|\bno such host\b|\bENOTFOUND\b/,
 ];
 
-
 /** An argument as a shell needs it quoted. */
 export const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 

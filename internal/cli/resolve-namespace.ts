@@ -20,7 +20,6 @@ const OPTIONS = {
   'insecure-registries': { type: 'string' },
 } as const;
 
-
 async function list<T>(client: KubeClient, apiVersion: string, kind: string, namespace: string): Promise<T[]> {
   return (await client.listAll({ apiVersion, kind, namespace })).items as T[];
 }

@@ -133,8 +133,6 @@ export function newClusterOperatorReconciler(o: ClusterOperatorReconcilerOptions
   };
 }
 
-
-
 /**
  * The controller both gating setups run: one key, the ClusterOperator's name; the ClusterOperator watched (its
  * informer started once the API is found served), `compute`'s status written, a safety-net resync (default 10 min).

@@ -59,7 +59,6 @@ const kindOf = (v: unknown): Kind | undefined => {
   return t === 'string' || t === 'number' || t === 'boolean' || t === 'object' ? t : undefined;
 };
 
-
 /** Integral as Go's `f == float64(int64(f))` sees it (int64 range). */
 const isIntegral = (n: number): boolean => Number.isInteger(n) && Math.abs(n) < 2 ** 63;
 

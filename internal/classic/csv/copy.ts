@@ -100,7 +100,6 @@ async function copyToNamespace(
   return current;
 }
 
-
 /** The operator's Roles and RoleBindings copied into a target namespace, owned by the copy there. */
 async function ensureTenantRBAC(p: CopyPorts, operatorNamespace: string, targetNamespace: string, csv: ClusterServiceVersion, target: ClusterServiceVersion, signal: AbortSignal): Promise<void> {
   if (operatorNamespace === targetNamespace) return;

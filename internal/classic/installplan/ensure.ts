@@ -44,7 +44,6 @@ export function twoWayPatch(live: KubeObject, desired: KubeObject): Record<strin
   return Object.keys(top).length > 0 ? top : undefined;
 }
 
-
 /** operatorclient's Update*: read the object, patch it to the manifest. */
 async function patchToManifest(client: KubeClient, obj: KubeObject, signal?: AbortSignal, normalize?: (live: KubeObject, desired: KubeObject) => void): Promise<void> {
   const live = await client.get(objectRef(obj), { signal });

@@ -7,7 +7,6 @@ import type { Step } from '../../../api/operators/index.ts';
 import { GoJSONSyntaxError, goJSONParse } from '../../shared/gocompat/index.ts';
 import { isObject, tryOr, oneLine } from '../../shared/toolkit/index.ts';
 
-
 /**
  * The manifest as an object. A document that starts with `{` is JSON, refused with Go's json.Unmarshal texts (what
  * upstream's ExecutePlan runs on the built-in kinds' manifests, e.g. `invalid character 'n' looking for beginning of
@@ -34,7 +33,6 @@ export function decodeManifest(manifest: string): Record<string, unknown> {
   if (!isObject(parsed)) throw new Error(`manifest is not an object: ${oneLine(manifest.slice(0, 80))}`);
   return parsed;
 }
-
 
 /** Go's json.Unmarshal error for a document JSON.parse refused (undefined when Go's scanner would accept it). */
 function goJSONError(text: string): string | undefined {

@@ -90,7 +90,6 @@ export interface OperatorConditionReconcilerOptions {
   readonly now?: () => Date;
 }
 
-
 /** What one pass knows. */
 interface ConditionPass {
   readonly oc: OperatorCondition;

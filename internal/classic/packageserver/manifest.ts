@@ -91,14 +91,12 @@ export interface ContentManifest {
   readonly icons: ReadonlyMap<string, Icon>;
 }
 
-
 // ---- the CSV of a bundle, as the registry API's csvJson --------------------------------------------------------
 
 interface CSVLike {
   metadata?: { name?: string; annotations?: Record<string, string>; labels?: Record<string, string> };
   spec?: Record<string, unknown>;
 }
-
 
 function decodeObject(data: string): unknown {
   const text = Buffer.from(data, 'base64').toString('utf8');

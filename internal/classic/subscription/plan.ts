@@ -24,7 +24,6 @@ interface Csv extends KubeObject {
   spec?: { replaces?: string; install?: { strategy?: string; spec?: { permissions?: Permission[]; clusterPermissions?: Permission[] } } };
 }
 
-
 const goRules = (rules: readonly PolicyRule[] | null | undefined): string => (rules == null ? 'null' : `[${rules.map((r) => goPolicyRule(r)).join(',')}]`);
 const goPermission = (p: Permission): string => `{"serviceAccountName":${goJSONString(p.serviceAccountName ?? '')},"rules":${goRules(p.rules)}}`;
 

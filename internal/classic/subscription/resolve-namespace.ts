@@ -10,7 +10,6 @@ import { installedEntries, namespaceCatalogs } from './sources.ts';
 /** The OperatorGroup annotation that keeps the global catalog namespace out of a namespace's resolution. */
 export const ExcludeGlobalNamespaceAnnotation = 'olm.operatorframework.io/exclude-global-namespace-resolution';
 
-
 export interface NamespaceResolutionInput {
   readonly namespace: string;
   readonly globalNamespace: string;

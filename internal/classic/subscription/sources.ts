@@ -7,7 +7,6 @@ import { makeEntry, type Catalog, type CatalogKey, type Entry, type Property } f
 import { parseTolerant } from '../../shared/semver/index.ts';
 import { tryOr } from '../../shared/toolkit/index.ts';
 
-
 const keyString = (k: CatalogKey): string => `${k.namespace}/${k.name}`;
 
 interface CachedEntries {
@@ -98,7 +97,6 @@ export function namespaceCatalogs(
     },
   };
 }
-
 
 const gvkValue = (group: string, version: string, kind: string): string => JSON.stringify({ group, kind, version });
 

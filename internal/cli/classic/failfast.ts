@@ -20,7 +20,6 @@ const OPERATOR_GROUP_REASONS: readonly string[] = [
 /** Resolution messages that only a change to the catalogs or the Subscription can end. */
 const UNSATISFIABLE = /^constraints not satisfiable|\bno operators found\b/;
 
-
 /** The cause waiting will not fix in what a `--wait --classic` read, or undefined. */
 export function unfixableClassic(o: Observed | undefined): Unfixable | undefined {
   const sub = o?.sub;

@@ -38,8 +38,6 @@ const OWNER_LABELS = [OwnerLabel, OwnerKindLabel, OwnerNamespaceLabel] as const;
 /** Annotations another writer keeps (the Deployment controller, kubectl): never part of the revision. */
 const FOREIGN_ANNOTATIONS = ['kubectl.kubernetes.io/last-applied-configuration', 'deployment.kubernetes.io/revision'];
 
-
-
 /** `Kind ns/name` (or `Kind name` when cluster-scoped), for messages. */
 export const describeRef = (r: ObjectRef): string => `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
 

@@ -127,7 +127,6 @@ async function inputFromCluster(client: KubeClient, sub: Subscription, bundle: C
   };
 }
 
-
 /** Polls `test` (the CLI's `waitFor`) until it answers, or the deadline passes (the error says what `last` saw). */
 async function until<T>(what: string, timeout: number, io: CliIO, test: () => Promise<T | undefined>, last: () => string): Promise<T> {
   const r = await waitFor<T>({ get: test, done: (v) => v !== undefined, timeoutMs: timeout, io, label: what });
@@ -292,7 +291,6 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
 /** How long olm-classic has to delete a migrated CSV's copies once the CSV is gone, and how often to look. */
 const COPIES_GRACE_MS = 30_000;
 const COPIES_POLL_MS = 500;
-
 
 export const migrateCommand: CliCommand = {
   path: ['migrate'],

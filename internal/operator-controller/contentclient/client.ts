@@ -119,7 +119,6 @@ function hostPort(url: string): string {
   return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
 }
 
-
 /**
  * operator-controller's catalog content cache over catalogd's HTTP API. Also the
  * `CatalogContentCache` the controller wiring expects (`catalogChanged` / `catalogDeleted`).

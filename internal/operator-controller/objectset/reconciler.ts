@@ -101,7 +101,6 @@ interface PassState {
 }
 type ObjectSetStep = Step<PassState>;
 
-
 const conditionsOf = (cos: ClusterObjectSet): Condition[] => {
   cos.status ??= {};
   cos.status.conditions ??= [];
@@ -144,7 +143,6 @@ function markArchived(cos: ClusterObjectSet): boolean {
   const b = set(cos, ClusterObjectSetTypeAvailable, 'Unknown', ClusterObjectSetReasonArchived, msg);
   return a || b;
 }
-
 
 /**
  * The pass's copy: the cached spec; its own metadata (steps only assign finalizers and resourceVersion) and status
@@ -369,7 +367,6 @@ export class ClusterObjectSetReconciler implements Reconciler {
     if (s.deadlineLeftMs !== undefined && s.deadlineLeftMs > 0) return { result: { requeueAfterMs: s.deadlineLeftMs } };
     return {};
   }
-
 
   /**
    * The revision's phases resolved, with the controller's own addition made after the digest (every object carries the

@@ -12,7 +12,6 @@ import {
 } from '../gocompat/index.ts';
 import { msg } from './messages.ts';
 
-
 /** validation.IsDNS1123Label: the list of problems (empty when valid). */
 export function dns1123LabelErrors(value: string): string[] {
   const errs: string[] = [];

@@ -83,7 +83,6 @@ async function startOperatorControllerProcess(): Promise<void> {
   ]);
 }
 
-
 /**
  * `kubectl-olm <argv>` as a child process; `onPoint(child)` runs once, when it first prints a line starting with
  * `after`. Resolves with what it printed, how it ended and whether the point was reached.
@@ -106,8 +105,6 @@ function runChild(argv: readonly string[], after: string | undefined, onPoint: (
     child.on('close', (code, signal) => resolve({ stdout, stderr, code, signal, reached }));
   });
 }
-
-
 
 beforeAll(async () => {
   await kube().request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: SYSTEM_NAMESPACE } });

@@ -40,7 +40,6 @@ const cr = (): string => `/apis/${bundle.group}/v1/namespaces/${ns}/widgets/kept
 const sub = (): string => TestKube.path(ops.V1alpha1, ops.SubscriptionResource, PKG, ns);
 const diag = (r: unknown): string => `${JSON.stringify(r)}\nolm-classic said:\n${olmClassic?.logs.slice(-20).join('\n') ?? ''}`;
 
-
 /**
  * Where a run is killed: right after the CLI prints the line starting with `after` (the phase it starts), plus
  * `extraMs`; `after` undefined: `extraMs` after the process starts (while it reads the cluster and the catalog).
@@ -79,13 +78,11 @@ function migrateKilled(point: KillPoint, backupDir: string): Promise<{ stdout: s
   });
 }
 
-
 beforeAll(async () => {
   ({ globalNs, ns, cwd, bundle, olmClassic, clusterCatalog } = await setUpMigrateFixture(PKG, async () => {
     await startOperatorController({ boxcutterRuntime: true });
   }));
 }, 300_000);
-
 
 afterAll(async () => {
   await tearDownMigrate({ extensions: [PKG], namespaces: [ns], globalNs, clusterCatalog, olmClassic, cwd });
