@@ -3,7 +3,7 @@
 // Service's host names signed by it (`CN=<first host>`, serverAuth, the host names as DNS SANs), both valid for
 // two years; keys in SEC1 PEM ("EC PRIVATE KEY") as Go's MarshalECPrivateKey writes them. X.509 is encoded here
 // (DER) and signed with node:crypto; node's X509Certificate reads them back for the rotation check.
-import { X509Certificate, createHash, createPrivateKey, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { X509Certificate, createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 
 export const ORGANIZATION = 'Red Hat, Inc.';
 /** Certificates are valid this long (upstream's DefaultCertValidFor, 730 days). */
@@ -217,11 +217,6 @@ function issuerOf(cert: X509Certificate): Buffer {
   }
   const subject = fields[5]!;
   return raw.subarray(subject.start, subject.end);
-}
-
-/** A key pair read back from PEM (a Secret's data). */
-export function parseKeyPair(certPEM: string, keyPEM: string): KeyPair {
-  return { certPEM, keyPEM, cert: new X509Certificate(certPEM), key: createPrivateKey(keyPEM) };
 }
 
 /** sha256 of the CA's PEM in hex (upstream's PEMSHA256, the `olmcahash` annotation). */

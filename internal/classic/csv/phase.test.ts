@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterServiceVersion } from '../../../api/operators/index.ts';
-import { CONDITIONS_LENGTH_LIMIT, isCopied, isObsolete, isUncopiable, setPhase, setPhaseWithEvent, setPhaseWithEventIfChanged } from './phase.ts';
+import { CONDITIONS_LENGTH_LIMIT, isCopied, isUncopiable, setPhase, setPhaseWithEvent, setPhaseWithEventIfChanged } from './phase.ts';
 
 const csv = (status?: ClusterServiceVersion['status'], meta: Partial<ClusterServiceVersion['metadata']> = {}): ClusterServiceVersion => ({
   metadata: { name: 'op.v1', namespace: 'ns', ...meta },
@@ -67,9 +67,5 @@ describe('copied, uncopiable, obsolete', () => {
     expect(isUncopiable(csv())).toBe(true);
     expect(isUncopiable(csv({ phase: 'Failed', reason: 'UnsupportedOperatorGroup' }))).toBe(true);
     expect(isUncopiable(csv({ phase: 'Succeeded', reason: 'InstallSucceeded' }))).toBe(false);
-  });
-  it('obsolete: ever BeingReplaced or Replaced', () => {
-    expect(isObsolete(csv({ conditions: [{ phase: 'Replacing', reason: 'BeingReplaced' }] }))).toBe(true);
-    expect(isObsolete(csv({ conditions: [{ phase: 'Succeeded', reason: 'InstallSucceeded' }] }))).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 // A CSV's phase as upstream's API helpers keep it (operator-framework/api clusterserviceversion.go): SetPhase,
-// the Event that goes with a phase change, the 20-condition limit, and the copied / uncopiable / obsolete tests.
+// the Event that goes with a phase change, the 20-condition limit, and the copied / uncopiable tests.
 import {
   CSVPhaseFailed,
   CSVPhaseNone,
@@ -79,7 +79,3 @@ const UNCOPIABLE = new Set<string>([
 /** Not copied into target namespaces: no phase yet, or failed for a group reason. */
 export const isUncopiable = (csv: ClusterServiceVersion): boolean =>
   (csv.status?.phase ?? CSVPhaseNone) === CSVPhaseNone || UNCOPIABLE.has(csv.status?.reason ?? '');
-
-/** Was ever being replaced or replaced. */
-export const isObsolete = (csv: ClusterServiceVersion): boolean =>
-  (csv.status?.conditions ?? []).some((c) => c.reason === CSVReasons.Replaced || c.reason === CSVReasons.BeingReplaced);

@@ -1,18 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Step } from '../../../api/operators/index.ts';
-import { conditionFailed, conditionMet, getCondition, needsRequeue, orderSteps, setCondition, stepResourceString, stepString } from './plan.ts';
+import { conditionFailed, conditionMet, getCondition, needsRequeue, orderSteps, setCondition } from './plan.ts';
 
 const step = (kind: string, name: string, status = 'Unknown'): Step => ({
   resolving: 'etcd.v0.9.2',
   resource: { sourceName: 'catalog', sourceNamespace: 'olm', group: kind === 'Role' ? 'rbac.authorization.k8s.io' : '', version: 'v1', kind, name, manifest: '{}' },
   status,
-});
-
-describe('Step.String (installplan_types.go)', () => {
-  it('<resolving>: <name>[<group>/<version>/<kind> (<source>/<sourceNamespace>)] (<status>)', () => {
-    expect(stepString(step('Role', 'etcd-operator', 'Created'))).toBe('etcd.v0.9.2: etcd-operator[rbac.authorization.k8s.io/v1/Role (catalog/olm)] (Created)');
-    expect(stepResourceString(step('ServiceAccount', 'sa').resource)).toBe('sa[/v1/ServiceAccount (catalog/olm)]');
-  });
 });
 
 describe('OrderSteps', () => {

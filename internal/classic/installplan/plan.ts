@@ -1,5 +1,5 @@
 // Pure helpers over InstallPlan status as upstream's api types have them (installplan_types.go):
-// Step / StepResource String(), OrderSteps, NeedsRequeue, GetCondition / SetCondition and the
+// OrderSteps, NeedsRequeue, GetCondition / SetCondition and the
 // ConditionFailed / ConditionMet constructors.
 import {
   ClusterServiceVersionKind,
@@ -7,20 +7,9 @@ import {
   type InstallPlanCondition,
   type InstallPlanStatus,
   type Step,
-  type StepResource,
 } from '../../../api/operators/index.ts';
 
 export const CustomResourceDefinitionKind = 'CustomResourceDefinition';
-
-/** `<name>[<group>/<version>/<kind> (<source>/<sourceNamespace>)]` (StepResource.String). */
-export function stepResourceString(r: StepResource): string {
-  return `${r.name}[${r.group}/${r.version}/${r.kind} (${r.sourceName}/${r.sourceNamespace})]`;
-}
-
-/** `<resolving>: <resource> (<status>)` (Step.String). */
-export function stepString(s: Step): string {
-  return `${s.resolving}: ${stepResourceString(s.resource)} (${s.status})`;
-}
 
 /** CSVs first, then CRDs, then everything else, each group in its original order (OrderSteps). */
 export function orderSteps<T extends Pick<Step, 'resource'>>(steps: readonly T[]): T[] {

@@ -2,5 +2,5 @@
 // deployments' env kept, spec.conditions mirrored to status; and the rule the CSV controller asks before an
 // upgrade (`operatorUpgradeable`). See README.md.
 export { operatorConditionSetup } from './setup.ts';
-export { operatorUpgradeable, type Upgradeability } from './upgradeable.ts';
-export { OPERATOR_CONDITION_ENV, controllerRef, deploymentNames, serviceAccountNames } from './reconcilers.ts';
+export { operatorUpgradeable } from './upgradeable.ts';
+export { OPERATOR_CONDITION_ENV } from './reconcilers.ts';

@@ -26,12 +26,6 @@ export function namespaceSetIntersection(a: NamespaceSet, b: NamespaceSet): Set<
   return new Set([...a].filter((ns) => b.has(ns)));
 }
 
-export function namespaceSetUnion(a: NamespaceSet, b: NamespaceSet): NamespaceSet {
-  if (isAllNamespaces(a)) return a;
-  if (isAllNamespaces(b)) return b;
-  return new Set([...a, ...b]);
-}
-
 /** `status.namespaces` sorted and comma-joined: the value of `olm.targetNamespaces` (upstream's BuildTargetNamespaces). */
 export const buildTargetNamespaces = (og: OperatorGroup): string => [...(og.status?.namespaces ?? [])].sort().join(',');
 

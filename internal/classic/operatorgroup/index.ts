@@ -2,6 +2,5 @@
 // CSVs' annotations, its ClusterRoles and provided APIs, and namespaces' group labels; and the group rules the
 // CSV controller applies (namespace sets, provided APIs, the intersection decision). See README.md.
 export { operatorGroupSetup } from './setup.ts';
-export type { OperatorGroupOptions } from './setup.ts';
-export { ROLE_SUFFIXES, groupAnnotations, groupAnnotationsDiffer, targetNamespaces } from './reconciler.ts';
+export { groupAnnotations, groupAnnotationsDiffer } from './reconciler.ts';
 export * from './groups.ts';
