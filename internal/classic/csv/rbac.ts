@@ -5,14 +5,7 @@
 // subjects count; a namespaced rule is checked in the CSV's namespace (RoleBindings there and ClusterRoleBindings),
 // a cluster rule cluster-wide (ClusterRoleBindings only).
 // (upstream also filters out roles owned by another CSV, but its owner comparison never matches, so nothing is.)
-
-export interface PolicyRule {
-  verbs?: string[] | null;
-  apiGroups?: string[] | null;
-  resources?: string[] | null;
-  resourceNames?: string[] | null;
-  nonResourceURLs?: string[] | null;
-}
+import type { PolicyRule } from '../../shared/registryv1/index.ts';
 
 interface Subject {
   kind?: string;

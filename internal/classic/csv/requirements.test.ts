@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterServiceVersion } from '../../../api/operators/index.ts';
 import type { RbacSource } from './rbac.ts';
-import { apiRequirementStatus, marshalRule, minKubeVersionStatus, othersInstalledAlongside, permissionStatus, type CRDInfo, type RequirementSource } from './requirements.ts';
+import { goPolicyRule } from '../../shared/registryv1/index.ts';
+import { apiRequirementStatus, minKubeVersionStatus, othersInstalledAlongside, permissionStatus, type CRDInfo, type RequirementSource } from './requirements.ts';
 
 const csv = (name: string, spec: Partial<ClusterServiceVersion['spec']> = {}, meta: Partial<ClusterServiceVersion['metadata']> = {}): ClusterServiceVersion => ({
   metadata: { name, namespace: 'namespace', uid: `uid-${name}`, ...meta },
@@ -122,8 +123,8 @@ describe('permissions', () => {
   });
 
   it('marshals a rule as Go does (verbs always, empty lists left out, HTML-safe escapes)', () => {
-    expect(marshalRule({ verbs: ['get'], apiGroups: [], resources: ['a'], nonResourceURLs: [] })).toBe('{"verbs":["get"],"resources":["a"]}');
-    expect(marshalRule({ verbs: null, nonResourceURLs: ['/x&y'] })).toBe('{"verbs":null,"nonResourceURLs":["/x\\u0026y"]}');
+    expect(goPolicyRule({ verbs: ['get'], apiGroups: [], resources: ['a'], nonResourceURLs: [] })).toBe('{"verbs":["get"],"resources":["a"]}');
+    expect(goPolicyRule({ verbs: null, nonResourceURLs: ['/x&y'] })).toBe('{"verbs":null,"nonResourceURLs":["/x\\u0026y"]}');
   });
 });
 

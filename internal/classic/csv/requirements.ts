@@ -13,9 +13,9 @@ import {
   type RequirementStatus,
   type StrategyDeploymentPermissions,
 } from '../../../api/operators/index.ts';
-import { goJSONValue } from '../../shared/gocompat/index.ts';
+import { goPolicyRule } from '../../shared/registryv1/index.ts';
 import { isCopied } from './phase.ts';
-import { rulesFor, ruleSatisfied, serviceAccountUser, type PolicyRule, type RbacSource } from './rbac.ts';
+import { rulesFor, ruleSatisfied, serviceAccountUser, type RbacSource } from './rbac.ts';
 
 /** What the requirement check needs of a CRD (an informer keeps only this). */
 export interface CRDInfo {
@@ -218,16 +218,6 @@ export async function apiRequirementStatus(src: RequirementSource, csv: ClusterS
   return { met, statuses };
 }
 
-/** rbacv1.PolicyRule as Go marshals it: verbs always, the rest only when non-empty. */
-export function marshalRule(rule: PolicyRule): string {
-  const out: Record<string, unknown> = { verbs: rule.verbs ?? null };
-  for (const k of ['apiGroups', 'resources', 'resourceNames', 'nonResourceURLs'] as const) {
-    const v = rule[k];
-    if (v && v.length > 0) out[k] = v;
-  }
-  return goJSONValue(out);
-}
-
 const ownedByOtherCSV = (sa: ServiceAccountInfo, csv: ClusterServiceVersion): boolean => {
   const refs = sa.metadata.ownerReferences ?? [];
   return refs.some((r) => r.kind === 'ClusterServiceVersion') && !refs.some((r) => r.uid !== undefined && r.uid === csv.metadata.uid);
@@ -269,8 +259,8 @@ export function permissionStatus(
       }
       const granted = rulesFor(src.rbac, serviceAccountUser(csvNamespace, saName), scopeNamespace);
       const scope = scopeNamespace === '' ? 'cluster' : 'namespaced';
-      for (const rule of (perm.rules ?? []) as PolicyRule[]) {
-        const dependent: DependentStatus = { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'PolicyRule', status: DependentStatusReasonSatisfied, message: `${scope} rule:${marshalRule(rule)}` };
+      for (const rule of perm.rules ?? []) {
+        const dependent: DependentStatus = { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'PolicyRule', status: DependentStatusReasonSatisfied, message: `${scope} rule:${goPolicyRule(rule)}` };
         if (!ruleSatisfied(granted, rule)) {
           met = false;
           dependent.status = DependentStatusReasonNotSatisfied;
