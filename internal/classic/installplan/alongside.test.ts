@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { alongsideFromAnnotations, alongsideKey, alongsideToAnnotations, fnv64a, installedAlongside } from './alongside.ts';
-
-describe('fnv64a (Go hash/fnv New64a)', () => {
-  it('matches the reference vectors', () => {
-    expect(fnv64a('').toString(16)).toBe('cbf29ce484222325');
-    expect(fnv64a('a').toString(16)).toBe('af63dc4c8601ec8c');
-    expect(fnv64a('foobar').toString(16)).toBe('85944171f73967e8');
-  });
-});
+import { fnv64a } from '../../shared/toolkit/index.ts';
+import { alongsideFromAnnotations, alongsideKey, alongsideToAnnotations, installedAlongside } from './alongside.ts';
 
 describe('installed-alongside annotations', () => {
   it('one key per CSV, `<ns>/<name>` as the value', () => {

@@ -1,26 +1,13 @@
 // "Installed alongside" annotations on CRDs (upstream's internal/alongside): one annotation per CSV a CRD
 // was installed with, key `operatorframework.io/installed-alongside-<fnv64a("<ns>/<name>") in hex>`,
 // value `<ns>/<name>`. Writing them replaces every annotation of that prefix.
+import { fnv64a } from '../../shared/toolkit/index.ts';
 
 export const ALONGSIDE_ANNOTATION_PREFIX = 'operatorframework.io/installed-alongside-';
 
 export interface NamespacedName {
   readonly namespace: string;
   readonly name: string;
-}
-
-const FNV64_OFFSET = 0xcbf29ce484222325n;
-const FNV64_PRIME = 0x100000001b3n;
-const MASK64 = 0xffffffffffffffffn;
-
-/** FNV-1a, 64 bits, of the UTF-8 bytes of `text` (Go's hash/fnv New64a). */
-export function fnv64a(text: string): bigint {
-  let h = FNV64_OFFSET;
-  for (const byte of new TextEncoder().encode(text)) {
-    h ^= BigInt(byte);
-    h = (h * FNV64_PRIME) & MASK64;
-  }
-  return h;
 }
 
 export const alongsideKey = (nn: NamespacedName): string => `${ALONGSIDE_ANNOTATION_PREFIX}${fnv64a(`${nn.namespace}/${nn.name}`).toString(16)}`;

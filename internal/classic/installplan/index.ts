@@ -3,7 +3,6 @@
 // and the garbage collection the namespace sync calls. See README.md.
 export { installPlanSetup } from './setup.ts';
 export type { InstallPlanParts } from './setup.ts';
-export { fnv64a } from './alongside.ts';
 export { validateCustomResource, type JsonSchemaProps } from './crschema.ts';
 export { BundleSecretKind } from './execute.ts';
 export { getCondition, orderSteps } from './plan.ts';

@@ -10,6 +10,7 @@ import {
   type ClusterServiceVersion,
   type OperatorGroup,
 } from '../../../api/operators/index.ts';
+import { fnv64a } from '../../shared/toolkit/index.ts';
 
 /** A set of namespaces; the set holding only `""` is every namespace. */
 export type NamespaceSet = ReadonlySet<string>;
@@ -49,14 +50,7 @@ export function parseAPISet(text: string | undefined): Set<string> {
 }
 
 /** FNV-1a 64 of `Kind.version.group` in hex (upstream's APIKeyToGVKHash), used in label keys. */
-export function apiHash(key: string): string {
-  let h = 0xcbf29ce484222325n;
-  for (const b of Buffer.from(key, 'utf8')) {
-    h ^= BigInt(b);
-    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
-  }
-  return h.toString(16);
-}
+export const apiHash = (key: string): string => fnv64a(key).toString(16);
 
 /** The APIs a CSV provides: owned CRDs (`<plural>.<group>`) and owned APIServices. Throws on a CRD name without a dot. */
 export function providedAPIsOfCSV(csv: ClusterServiceVersion): Set<string> {
