@@ -16,6 +16,8 @@ export interface KeyPair {
   readonly keyPEM: string;
   readonly cert: X509Certificate;
   readonly key: KeyObject;
+  /** The certificate's subject Name as DER: the issuer of what it signs. */
+  readonly subject: Buffer;
 }
 
 // DER, just what a certificate needs.
@@ -127,9 +129,9 @@ const serialHex = (serial: Buffer): string => serial.toString('hex').replace(/^0
 
 const pem = (type: string, der: Buffer): string => `-----BEGIN ${type}-----\n${der.toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END ${type}-----\n`;
 
-function keyPair(der: Buffer, key: KeyObject): KeyPair {
+function keyPair(der: Buffer, key: KeyObject, subject: Buffer): KeyPair {
   const certPEM = pem('CERTIFICATE', der);
-  return { certPEM, keyPEM: key.export({ type: 'sec1', format: 'pem' }) as string, cert: new X509Certificate(certPEM), key };
+  return { certPEM, keyPEM: key.export({ type: 'sec1', format: 'pem' }) as string, cert: new X509Certificate(certPEM), key, subject };
 }
 
 /** upstream's GenerateCA. */
@@ -148,7 +150,7 @@ export function generateCA(notAfter: Date, organization = ORGANIZATION, now = ne
     notAfter,
     extensions: [extension(OID.keyUsage, true, bits(Buffer.from([0x04]), 2)), extension(OID.basicConstraints, true, seq(bool(true)))],
   });
-  return keyPair(der, privateKey);
+  return keyPair(der, privateKey, subject);
 }
 
 /** upstream's CreateSignedServingPair: a serving certificate for `hosts`, signed by `ca`. */
@@ -177,10 +179,11 @@ function signedPair(notAfter: Date, ca: KeyPair, commonName: string, organizatio
   if (notAfter < now) throw new Error(`invalid notAfter: ${notAfter.toISOString()} before ${now.toISOString()}`);
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const caSpki = ca.cert.publicKey.export({ type: 'spki', format: 'der' });
+  const subject = name(commonName, organization);
   const der = certificate({
     serial: serialNumber(),
-    subject: name(commonName, organization),
-    issuer: issuerOf(ca.cert),
+    subject,
+    issuer: ca.subject,
     publicKey,
     signer: ca.key,
     issuerKeyId: keyId(caSpki),
@@ -188,35 +191,7 @@ function signedPair(notAfter: Date, ca: KeyPair, commonName: string, organizatio
     notAfter,
     extensions: [...extensions],
   });
-  return keyPair(der, privateKey);
-}
-
-/** The subject Name of a certificate as its DER bytes (the issuer of what it signs). */
-function issuerOf(cert: X509Certificate): Buffer {
-  // Certificate = SEQ { tbs SEQ { [0] version, serial, sigAlg, issuer, validity, subject, ... } ... }
-  const raw = Buffer.from(cert.raw);
-  const read = (b: Buffer, at: number): { start: number; end: number; body: number } => {
-    let i = at + 1;
-    let n = b[i]!;
-    i++;
-    if (n & 0x80) {
-      const count = n & 0x7f;
-      n = 0;
-      for (let k = 0; k < count; k++) n = n * 256 + b[i++]!;
-    }
-    return { start: at, body: i, end: i + n };
-  };
-  const outer = read(raw, 0);
-  const tbs = read(raw, outer.body);
-  let at = tbs.body;
-  const fields: { start: number; end: number }[] = [];
-  while (at < tbs.end && fields.length < 6) {
-    const f = read(raw, at);
-    fields.push(f);
-    at = f.end;
-  }
-  const subject = fields[5]!;
-  return raw.subarray(subject.start, subject.end);
+  return keyPair(der, privateKey, subject);
 }
 
 /** sha256 of the CA's PEM in hex (upstream's PEMSHA256, the `olmcahash` annotation). */
