@@ -34,7 +34,6 @@ import {
   splitKey,
   type Pass,
   type Reconciler,
-  type Result,
   type Step,
   type StepOutcome,
 } from '../../shared/controller/index.ts';
@@ -104,73 +103,40 @@ interface GroupPass {
   readonly namespace: string;
 }
 
-export function newOperatorGroupReconciler(o: OperatorGroupReconcilerOptions): Reconciler {
-  return new OperatorGroupReconciler(o);
-}
-
 /**
  * upstream's syncOperatorGroups as named steps on the shared ObjectReconciler: the group's own status is computed on
  * the pass's copy and written once, at the end (before the CSVs it unblocks are reset, when the service account
  * changed); other groups' MultipleOperatorGroup condition, member CSVs, ClusterRoles and the provided-APIs
  * annotation are written by the steps that own them.
  */
-class OperatorGroupReconciler implements Reconciler {
-  readonly #o: OperatorGroupReconcilerOptions;
-  readonly #object: ObjectReconciler<OperatorGroup, GroupPass>;
-
-  constructor(o: OperatorGroupReconcilerOptions) {
-    this.#o = o;
-    const steps: Step<GroupPass>[] = [
-      { name: 'syncMultiple', run: (s, signal) => this.#syncMultiple(s, signal) },
-      { name: 'syncServiceAccount', run: (s, signal) => this.#syncServiceAccount(s, signal) },
-      { name: 'syncTargets', run: async (s) => this.#syncTargets(s) },
-      { name: 'annotateCSVs', run: (s, signal) => this.#annotateCSVs(s, signal) },
-      { name: 'syncClusterRolesAndAPIs', run: (s, signal) => this.#syncClusterRolesAndAPIs(s, signal) },
-    ];
-    this.#object = new ObjectReconciler<OperatorGroup, GroupPass>({
-      kind: OperatorGroupKind,
-      client: o.client,
-      get: (key) => o.caches.operatorGroups.get(key),
-      steps,
-      logger: o.logger,
-      state: (pass) => ({ pass, og: pass.obj, namespace: pass.obj.metadata.namespace ?? '' }),
-      forget: (key, signal) => this.#deleteClusterRoles(key, signal),
-    });
-  }
-
-  reconcile(key: string, signal: AbortSignal): Promise<Result | void> {
-    return this.#object.reconcile(key, signal);
-  }
-
-  #now(): Date {
-    return this.#o.now ? this.#o.now() : new Date();
-  }
-
+export function newOperatorGroupReconciler(o: OperatorGroupReconcilerOptions): Reconciler {
+  const { client, caches, logger } = o;
+  const now = (): Date => (o.now ? o.now() : new Date());
   /** The copy's status for a step that changes it: created when missing, and never without lastUpdated. */
-  #status(og: OperatorGroup): OperatorGroupStatus {
-    const status = (og.status ??= { lastUpdated: formatTime(this.#now()) });
-    status.lastUpdated ??= formatTime(this.#now());
+  const statusOf = (og: OperatorGroup): OperatorGroupStatus => {
+    const status = (og.status ??= { lastUpdated: formatTime(now()) });
+    status.lastUpdated ??= formatTime(now());
     return status;
-  }
+  };
 
   /** Deleted (or only its ClusterRoles are left): they go with it. */
-  async #deleteClusterRoles(key: string, signal: AbortSignal): Promise<void> {
+  const deleteClusterRoles = async (key: string, signal: AbortSignal): Promise<void> => {
     const { namespace = '', name } = splitKey(key);
-    const owned = this.#o.caches.clusterRoles.list().filter((cr) => {
+    const owned = caches.clusterRoles.list().filter((cr) => {
       const l = cr.metadata.labels ?? {};
       return l[OwnerKindLabel] === OperatorGroupKind && l[OwnerLabel] === name && l[OwnerNamespaceLabel] === namespace;
     });
     for (const cr of owned) {
-      await ignoreNotFound(this.#o.client.delete({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: cr.metadata.name ?? '' }, { signal }));
+      await ignoreNotFound(client.delete({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: cr.metadata.name ?? '' }, { signal }));
     }
-  }
+  };
 
   /** Multiple groups in one namespace: every one says so; a lone group loses the condition. */
-  async #syncMultiple(s: GroupPass, signal: AbortSignal): Promise<undefined> {
+  const syncMultiple = async (s: GroupPass, signal: AbortSignal): Promise<undefined> => {
     const { og } = s;
-    const groups = this.#o.caches.operatorGroups.byIndex(NAMESPACE_INDEX, s.namespace);
+    const groups = caches.operatorGroups.byIndex(NAMESPACE_INDEX, s.namespace);
     if (groups.length === 1) {
-      if (og.status?.conditions && removeCondition(og.status.conditions, MultipleOperatorGroupCondition)) this.#status(og);
+      if (og.status?.conditions && removeCondition(og.status.conditions, MultipleOperatorGroupCondition)) statusOf(og);
       return undefined;
     }
     if (groups.length < 2) return undefined;
@@ -178,40 +144,39 @@ class OperatorGroupReconciler implements Reconciler {
     for (const g of groups) {
       if ((g.status?.conditions ?? []).some((c) => c.type === MultipleOperatorGroupCondition)) continue;
       if (g.metadata.name === og.metadata.name) {
-        setCondition((this.#status(og).conditions ??= []), condition, this.#now());
+        setCondition((statusOf(og).conditions ??= []), condition, now());
         continue;
       }
       const conditions: Condition[] = [...(g.status?.conditions ?? [])];
-      setCondition(conditions, condition, this.#now());
-      const status = { ...(g.status ?? {}), conditions, lastUpdated: g.status?.lastUpdated ?? formatTime(this.#now()) };
+      setCondition(conditions, condition, now());
+      const status = { ...(g.status ?? {}), conditions, lastUpdated: g.status?.lastUpdated ?? formatTime(now()) };
       try {
-        await this.#o.client.updateStatus<OperatorGroup>({ ...g, apiVersion: V1, kind: OperatorGroupKind, status }, { signal });
+        await client.updateStatus<OperatorGroup>({ ...g, apiVersion: V1, kind: OperatorGroupKind, status }, { signal });
       } catch (err) {
-        this.#o.logger.warn('could not set the MultipleOperatorGroup condition', { operatorGroup: `${g.metadata.namespace}/${g.metadata.name}`, err });
+        logger.warn('could not set the MultipleOperatorGroup condition', { operatorGroup: `${g.metadata.namespace}/${g.metadata.name}`, err });
       }
     }
     return undefined;
-  }
+  };
 
   /** `spec.serviceAccountName` → `status.serviceAccountRef` (upstream's UserDefinedServiceAccountSyncer). */
-  async #syncServiceAccount(s: GroupPass, signal: AbortSignal): Promise<StepOutcome | undefined> {
+  const syncServiceAccount = async (s: GroupPass, signal: AbortSignal): Promise<StepOutcome | undefined> => {
     const { og, namespace } = s;
-    const { client, caches } = this.#o;
     const saName = og.spec?.serviceAccountName ?? '';
     if (saName === '') {
       if (!og.status?.serviceAccountRef) return undefined;
-      const status = this.#status(og);
+      const status = statusOf(og);
       if (status.conditions) removeCondition(status.conditions, OperatorGroupServiceAccountCondition);
       delete status.serviceAccountRef;
-      status.lastUpdated = formatTime(this.#now());
+      status.lastUpdated = formatTime(now());
       return undefined;
     }
     const sa = caches.serviceAccounts.get(`${namespace}/${saName}`);
     if (!sa) {
       setCondition(
-        (this.#status(og).conditions ??= []),
+        (statusOf(og).conditions ??= []),
         { type: OperatorGroupServiceAccountCondition, status: 'True', reason: OperatorGroupServiceAccountReason, message: `ServiceAccount ${saName} not found` },
-        this.#now(),
+        now(),
       );
       return { err: new Error(`failed to get service account, sa=${saName} serviceaccounts "${saName}" not found`) };
     }
@@ -220,16 +185,16 @@ class OperatorGroupReconciler implements Reconciler {
     }
     const ref = { kind: 'ServiceAccount', namespace, name: saName, uid: sa.metadata.uid ?? '', apiVersion: 'v1', resourceVersion: sa.metadata.resourceVersion ?? '' };
     if (isDeepStrictEqual(og.status?.serviceAccountRef, ref)) return undefined;
-    const status = this.#status(og);
+    const status = statusOf(og);
     if (status.conditions) removeCondition(status.conditions, OperatorGroupServiceAccountCondition);
     status.serviceAccountRef = ref;
-    status.lastUpdated = formatTime(this.#now());
+    status.lastUpdated = formatTime(now());
     // The group's new service account is stored before the CSVs that may now install with it are reset.
     await s.pass.writeStatus(signal);
     for (const csv of caches.csvs.list()) {
       if (csv.metadata.annotations?.[OperatorGroupAnnotationKey] !== og.metadata.name) continue;
       if (csv.status?.reason !== CSVReasons.ComponentFailedNoRetry) continue;
-      const at = formatTime(this.#now());
+      const at = formatTime(now());
       const cs = structuredClone(csv.status);
       cs.lastUpdateTime = at;
       if (cs.phase !== CSVPhasePending) {
@@ -242,27 +207,27 @@ class OperatorGroupReconciler implements Reconciler {
       await client.updateStatus({ ...csv, apiVersion: V1alpha1, kind: ClusterServiceVersionKind, status: cs }, { signal });
     }
     return undefined;
-  }
+  };
 
   /** The target namespaces in status; a change ends the pass (the status update brings the group back for its CSVs). */
-  #syncTargets(s: GroupPass): StepOutcome | undefined {
+  const syncTargets = (s: GroupPass): StepOutcome | undefined => {
     const { og } = s;
-    const targets = targetNamespaces(og, this.#o.caches.namespaces.list());
+    const targets = targetNamespaces(og, caches.namespaces.list());
     if (sameSet(targets, og.status?.namespaces ?? [])) return undefined;
-    const status = this.#status(og);
-    status.lastUpdated = formatTime(this.#now());
+    const status = statusOf(og);
+    status.lastUpdated = formatTime(now());
     if (targets.length > 0) status.namespaces = targets;
     else delete status.namespaces; // Go's omitempty
     return {};
-  }
+  };
 
   /** The group annotations on its member CSVs. */
-  async #annotateCSVs(s: GroupPass, signal: AbortSignal): Promise<undefined> {
+  const annotateCSVs = async (s: GroupPass, signal: AbortSignal): Promise<undefined> => {
     const { og, namespace } = s;
-    for (const csv of this.#o.caches.csvs.byIndex(NAMESPACE_INDEX, namespace)) {
+    for (const csv of caches.csvs.byIndex(NAMESPACE_INDEX, namespace)) {
       if (isCopied(csv) || !groupAnnotationsDiffer(csv, og)) continue;
       await ignoreNotFound(
-        this.#o.client.patch(
+        client.patch(
           { apiVersion: V1alpha1, kind: ClusterServiceVersionKind, namespace, name: csv.metadata.name ?? '' },
           'merge',
           { metadata: { annotations: groupAnnotations(og), resourceVersion: csv.metadata.resourceVersion } },
@@ -271,17 +236,17 @@ class OperatorGroupReconciler implements Reconciler {
       );
     }
     return undefined;
-  }
+  };
 
   /**
    * The group's ClusterRoles for every API its CSVs or its annotation provide; then `olm.providedAPIs` pruned down to
    * what the CSVs still provide (not for static groups; not while a CSV that provides something new is on its way in).
    */
-  async #syncClusterRolesAndAPIs(s: GroupPass, signal: AbortSignal): Promise<undefined> {
+  const syncClusterRolesAndAPIs = async (s: GroupPass, signal: AbortSignal): Promise<undefined> => {
     const { og, namespace } = s;
     const surface = groupSurface(og);
     const fromCSVs = new Map<string, ClusterServiceVersion>();
-    for (const csv of this.#o.caches.csvs.byIndex(NAMESPACE_INDEX, namespace)) {
+    for (const csv of caches.csvs.byIndex(NAMESPACE_INDEX, namespace)) {
       if (isCopied(csv)) continue;
       try {
         for (const api of providedAPIsOfCSV(csv)) fromCSVs.set(api, csv);
@@ -289,7 +254,7 @@ class OperatorGroupReconciler implements Reconciler {
         // A CSV whose CRD names cannot be parsed provides nothing (upstream logs and skips it).
       }
     }
-    await this.#ensureClusterRoles(og, new Set([...fromCSVs.keys(), ...surface.providedAPIs]), signal);
+    await ensureClusterRoles(og, new Set([...fromCSVs.keys(), ...surface.providedAPIs]), signal);
 
     if (og.spec?.staticProvidedAPIs) return undefined;
     const intersection = new Set<string>();
@@ -298,7 +263,7 @@ class OperatorGroupReconciler implements Reconciler {
       else if (!csv.metadata.deletionTimestamp && (!csv.status?.phase || csv.status.phase === CSVPhasePending)) return undefined;
     }
     if (intersection.size < surface.providedAPIs.size) {
-      await this.#o.client.patch(
+      await client.patch(
         { apiVersion: V1, kind: OperatorGroupKind, namespace, name: og.metadata.name ?? '' },
         'merge',
         { metadata: { annotations: { [OperatorGroupProvidedAPIsAnnotationKey]: apiSetString(intersection) }, resourceVersion: og.metadata.resourceVersion } },
@@ -306,10 +271,9 @@ class OperatorGroupReconciler implements Reconciler {
       );
     }
     return undefined;
-  }
+  };
 
-  async #ensureClusterRoles(og: OperatorGroup, apis: ReadonlySet<string>, signal: AbortSignal): Promise<void> {
-    const { client, caches, logger } = this.#o;
+  const ensureClusterRoles = async (og: OperatorGroup, apis: ReadonlySet<string>, signal: AbortSignal): Promise<void> => {
     const selectors = [...apis].sort();
     for (const suffix of ROLE_SUFFIXES) {
       const name = operatorGroupClusterRoleName(og, suffix);
@@ -339,7 +303,24 @@ class OperatorGroupReconciler implements Reconciler {
         { signal },
       );
     }
-  }
+  };
+
+  const steps: Step<GroupPass>[] = [
+    { name: 'syncMultiple', run: syncMultiple },
+    { name: 'syncServiceAccount', run: syncServiceAccount },
+    { name: 'syncTargets', run: async (s) => syncTargets(s) },
+    { name: 'annotateCSVs', run: annotateCSVs },
+    { name: 'syncClusterRolesAndAPIs', run: syncClusterRolesAndAPIs },
+  ];
+  return new ObjectReconciler<OperatorGroup, GroupPass>({
+    kind: OperatorGroupKind,
+    client,
+    get: (key) => caches.operatorGroups.get(key),
+    steps,
+    logger,
+    state: (pass) => ({ pass, og: pass.obj, namespace: pass.obj.metadata.namespace ?? '' }),
+    forget: deleteClusterRoles,
+  });
 }
 
 /** Namespace name → the `olm.operatorgroup.uid/<uid>` labels of the groups that target it (not all-namespace ones). */
