@@ -63,147 +63,109 @@ async function create(client: KubeClient, obj: KubeObject, signal: AbortSignal |
   }
 }
 
+const nameOf = (obj: KubeObject): string => obj.metadata.name ?? '';
+
+/** What a step's write came to; the StepEnsurer's methods, each over one (possibly attenuated) client. */
+export type StepEnsurer = ReturnType<typeof stepEnsurer>;
+
 /** The StepEnsurer over one (possibly attenuated) client. */
-export class StepEnsurer {
-  readonly #client: KubeClient;
-  readonly #signal: AbortSignal | undefined;
-
-  constructor(client: KubeClient, signal?: AbortSignal) {
-    this.#client = client;
-    this.#signal = signal;
-  }
-
-  /** Creates the CSV; one that exists is Present and left as it is. */
-  async clusterServiceVersion(csv: KubeObject): Promise<StepStatus> {
-    return this.#createOnly(csv, `error creating csv ${csv.metadata.name ?? ''}`);
-  }
-
-  /** Creates the Subscription; one that exists is Present and left as it is. */
-  async subscription(sub: KubeObject): Promise<StepStatus> {
-    return this.#createOnly(sub, `error creating subscription ${sub.metadata.name ?? ''}`);
-  }
-
-  /** Copies the Secret `name` of the operator's namespace into the plan's (a pull secret; EnsureSecret). */
-  async secret(operatorNamespace: string, planNamespace: string, name: string): Promise<StepStatus> {
-    let secret: KubeObject;
-    try {
-      secret = await this.#client.get({ apiVersion: 'v1', kind: 'Secret', namespace: operatorNamespace, name }, { signal: this.#signal });
-    } catch (err) {
-      if (isNotFound(err)) throw opaque(`secret ${name} does not exist - ${errorText(err)}`, err);
-      throw wrap('error getting pull secret from olm namespace ', err); // upstream names the empty Secret its failed Get returned
-    }
-    const copy: KubeObject = {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: secret.metadata.name ?? name, namespace: planNamespace, labels: { 'olm.managed': 'true' } },
-      ...(secret['data'] !== undefined && { data: secret['data'] }),
-      ...(secret['type'] !== undefined && { type: secret['type'] }),
-    };
-    try {
-      return (await create(this.#client, copy, this.#signal)) ? StepStatusCreated : StepStatusPresent;
-    } catch (err) {
-      throw opaque(`error creating secret ${copy.metadata.name ?? ''} - ${errorText(err)}`, err);
-    }
-  }
-
-  /** A Secret of the bundle (EnsureBundleSecret): created, or patched to the manifest. */
-  async bundleSecret(secret: KubeObject): Promise<StepStatus> {
-    return this.#createOrPatch(secret, `error updating secret: ${secret.metadata.name ?? ''}`, `error updating secret: ${secret.metadata.name ?? ''}`);
-  }
-
-  /** Created, or patched keeping the account's token secrets, owner references and other annotations (EnsureServiceAccount). */
-  async serviceAccount(sa: KubeObject): Promise<StepStatus> {
-    const name = sa.metadata.name ?? '';
-    if (await this.#created(sa, `error creating service account: ${name}`)) return StepStatusCreated;
-    const pre = await wrapped(`error getting older version of service account: ${name}`, () => this.#client.get(objectRef(sa), { signal: this.#signal }));
-    const desired = structuredClone(sa);
-    if (pre['secrets'] !== undefined) desired['secrets'] = pre['secrets'];
-    else delete desired['secrets'];
-    const owners = mergedOwnerReferences(pre.metadata.ownerReferences ?? [], desired.metadata.ownerReferences ?? []);
-    if (owners.length > 0) desired.metadata.ownerReferences = owners;
-    else delete desired.metadata.ownerReferences;
-    desired.metadata.annotations = { ...pre.metadata.annotations, ...desired.metadata.annotations };
-    await wrapped(`error updating service account: ${name}`, async () => {
-      const patch = twoWayPatch(pre, desired);
-      if (patch) await this.#client.patch(objectRef(sa), 'merge', patch, { signal: this.#signal });
-    });
-    return StepStatusPresent;
-  }
-
-  /** Created, or patched to the manifest; a clusterIP the manifest repeats from the cluster is not sent (EnsureService). */
-  async service(svc: KubeObject): Promise<StepStatus> {
-    const message = `error updating service: ${svc.metadata.name ?? ''}`;
-    return this.#createOrPatch(svc, message, message, (live, desired) => {
-      const liveSpec = (live['spec'] ?? {}) as Record<string, unknown>;
-      const spec = (desired['spec'] ?? {}) as Record<string, unknown>;
-      // ClusterIP is immutable: upstream drops it from the old object, and from the manifest when it is the same.
-      if (spec['clusterIP'] === liveSpec['clusterIP'] || spec['clusterIP'] === undefined || spec['clusterIP'] === '') {
-        delete spec['clusterIP'];
-        delete liveSpec['clusterIP'];
-      }
-    });
-  }
-
-  /** Created, or patched with `olm.owner` pointing at the newest CSV (EnsureClusterRole). */
-  async clusterRole(cr: KubeObject, resolving: string): Promise<StepStatus> {
-    const name = cr.metadata.name ?? '';
-    return this.#createOrOwnAndPatch(cr, resolving, `error creating clusterrole ${name}`, `error updating clusterrole ${name}`);
-  }
-
-  /** Created, or patched with `olm.owner` pointing at the newest CSV (EnsureClusterRoleBinding). */
-  async clusterRoleBinding(crb: KubeObject, resolving: string): Promise<StepStatus> {
-    const name = crb.metadata.name ?? '';
-    return this.#createOrOwnAndPatch(crb, resolving, `error creating clusterrolebinding ${name}`, `error updating clusterrolebinding ${name}`);
-  }
-
-  async role(role: KubeObject): Promise<StepStatus> {
-    const name = role.metadata.name ?? '';
-    return this.#createOrPatch(role, `error creating role ${name}`, `error updating role ${name}`);
-  }
-
-  async roleBinding(rb: KubeObject): Promise<StepStatus> {
-    const name = rb.metadata.name ?? '';
-    return this.#createOrPatch(rb, `error creating rolebinding ${name}`, `error updating rolebinding ${name}`);
-  }
-
-  async configMap(cm: KubeObject): Promise<StepStatus> {
-    const message = `error updating configmap: ${cm.metadata.name ?? ''}`;
-    return this.#createOrPatch(cm, message, message);
-  }
-
-  /** Any other supported kind (EnsureUnstructuredObject): created, or replaced with a PUT at the current resourceVersion. */
-  async unstructured(obj: KubeObject): Promise<StepStatus> {
-    const name = obj.metadata.name ?? '';
-    if (await this.#created(obj, `error creating unstructured object ${name}`)) return StepStatusCreated;
-    const original = await wrapped(`error getting unstructured object ${name}`, () => this.#client.get(objectRef(obj), { signal: this.#signal }));
-    const replacement = structuredClone(obj);
-    if (original.metadata.resourceVersion) replacement.metadata.resourceVersion = original.metadata.resourceVersion;
-    await wrapped(`error updating unstructured object ${name}`, () => this.#client.update(replacement, { signal: this.#signal }));
-    return StepStatusPresent;
-  }
-
+export function stepEnsurer(client: KubeClient, signal?: AbortSignal) {
   /** True when `obj` was created, false when it already exists; any other error wrapped in `message`. */
-  #created(obj: KubeObject, message: string): Promise<boolean> {
-    return wrapped(message, () => create(this.#client, obj, this.#signal));
-  }
-
-  async #createOnly(obj: KubeObject, message: string): Promise<StepStatus> {
-    return (await this.#created(obj, message)) ? StepStatusCreated : StepStatusPresent;
-  }
-
-  async #createOrPatch(obj: KubeObject, createMessage: string, updateMessage: string, normalize?: (live: KubeObject, desired: KubeObject) => void): Promise<StepStatus> {
-    if (await this.#created(obj, createMessage)) return StepStatusCreated;
-    await wrapped(updateMessage, () => patchToManifest(this.#client, obj, this.#signal, normalize));
+  const created = (obj: KubeObject, message: string): Promise<boolean> => wrapped(message, () => create(client, obj, signal));
+  /** Created; one that exists is Present and left as it is. */
+  const createOnly = async (obj: KubeObject, message: string): Promise<StepStatus> => ((await created(obj, message)) ? StepStatusCreated : StepStatusPresent);
+  /** Created, or patched to the manifest (`normalize` adjusting the object read back and the manifest first). */
+  const createOrPatch = async (obj: KubeObject, createMessage: string, updateMessage: string, normalize?: (live: KubeObject, desired: KubeObject) => void): Promise<StepStatus> => {
+    if (await created(obj, createMessage)) return StepStatusCreated;
+    await wrapped(updateMessage, () => patchToManifest(client, obj, signal, normalize));
     return StepStatusPresent;
-  }
+  };
+  /** Created, or patched with `olm.owner` pointing at the newest CSV (EnsureClusterRole, EnsureClusterRoleBinding). */
+  const createOrOwnAndPatch = (obj: KubeObject, resolving: string, kind: string): Promise<StepStatus> =>
+    createOrPatch(obj, `error creating ${kind} ${nameOf(obj)}`, `error updating ${kind} ${nameOf(obj)}`, (_live, desired) => {
+      desired.metadata.labels = { ...desired.metadata.labels, [OwnerLabel]: resolving };
+    });
 
-  async #createOrOwnAndPatch(obj: KubeObject, resolving: string, createMessage: string, updateMessage: string): Promise<StepStatus> {
-    if (await this.#created(obj, createMessage)) return StepStatusCreated;
-    const owned = structuredClone(obj);
-    owned.metadata.labels = { ...owned.metadata.labels, [OwnerLabel]: resolving };
-    await wrapped(updateMessage, () => patchToManifest(this.#client, owned, this.#signal));
-    return StepStatusPresent;
-  }
+  return {
+    clusterServiceVersion: (csv: KubeObject) => createOnly(csv, `error creating csv ${nameOf(csv)}`),
+    subscription: (sub: KubeObject) => createOnly(sub, `error creating subscription ${nameOf(sub)}`),
+
+    /** Copies the Secret `name` of the operator's namespace into the plan's (a pull secret; EnsureSecret). */
+    async secret(operatorNamespace: string, planNamespace: string, name: string): Promise<StepStatus> {
+      let secret: KubeObject;
+      try {
+        secret = await client.get({ apiVersion: 'v1', kind: 'Secret', namespace: operatorNamespace, name }, { signal });
+      } catch (err) {
+        if (isNotFound(err)) throw opaque(`secret ${name} does not exist - ${errorText(err)}`, err);
+        throw wrap('error getting pull secret from olm namespace ', err); // upstream names the empty Secret its failed Get returned
+      }
+      const copy: KubeObject = {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: secret.metadata.name ?? name, namespace: planNamespace, labels: { 'olm.managed': 'true' } },
+        ...(secret['data'] !== undefined && { data: secret['data'] }),
+        ...(secret['type'] !== undefined && { type: secret['type'] }),
+      };
+      try {
+        return (await create(client, copy, signal)) ? StepStatusCreated : StepStatusPresent;
+      } catch (err) {
+        throw opaque(`error creating secret ${copy.metadata.name ?? ''} - ${errorText(err)}`, err);
+      }
+    },
+
+    /** A Secret of the bundle (EnsureBundleSecret): created, or patched to the manifest. */
+    bundleSecret: (secret: KubeObject) => createOrPatch(secret, `error updating secret: ${nameOf(secret)}`, `error updating secret: ${nameOf(secret)}`),
+
+    /** Created, or patched keeping the account's token secrets, owner references and other annotations (EnsureServiceAccount). */
+    async serviceAccount(sa: KubeObject): Promise<StepStatus> {
+      const name = nameOf(sa);
+      if (await created(sa, `error creating service account: ${name}`)) return StepStatusCreated;
+      const pre = await wrapped(`error getting older version of service account: ${name}`, () => client.get(objectRef(sa), { signal }));
+      const desired = structuredClone(sa);
+      if (pre['secrets'] !== undefined) desired['secrets'] = pre['secrets'];
+      else delete desired['secrets'];
+      const owners = mergedOwnerReferences(pre.metadata.ownerReferences ?? [], desired.metadata.ownerReferences ?? []);
+      if (owners.length > 0) desired.metadata.ownerReferences = owners;
+      else delete desired.metadata.ownerReferences;
+      desired.metadata.annotations = { ...pre.metadata.annotations, ...desired.metadata.annotations };
+      await wrapped(`error updating service account: ${name}`, async () => {
+        const patch = twoWayPatch(pre, desired);
+        if (patch) await client.patch(objectRef(sa), 'merge', patch, { signal });
+      });
+      return StepStatusPresent;
+    },
+
+    /** Created, or patched to the manifest; a clusterIP the manifest repeats from the cluster is not sent (EnsureService). */
+    service(svc: KubeObject): Promise<StepStatus> {
+      const message = `error updating service: ${nameOf(svc)}`;
+      return createOrPatch(svc, message, message, (live, desired) => {
+        const liveSpec = (live['spec'] ?? {}) as Record<string, unknown>;
+        const spec = (desired['spec'] ?? {}) as Record<string, unknown>;
+        // ClusterIP is immutable: upstream drops it from the old object, and from the manifest when it is the same.
+        if (spec['clusterIP'] === liveSpec['clusterIP'] || spec['clusterIP'] === undefined || spec['clusterIP'] === '') {
+          delete spec['clusterIP'];
+          delete liveSpec['clusterIP'];
+        }
+      });
+    },
+
+    clusterRole: (cr: KubeObject, resolving: string) => createOrOwnAndPatch(cr, resolving, 'clusterrole'),
+    clusterRoleBinding: (crb: KubeObject, resolving: string) => createOrOwnAndPatch(crb, resolving, 'clusterrolebinding'),
+    role: (role: KubeObject) => createOrPatch(role, `error creating role ${nameOf(role)}`, `error updating role ${nameOf(role)}`),
+    roleBinding: (rb: KubeObject) => createOrPatch(rb, `error creating rolebinding ${nameOf(rb)}`, `error updating rolebinding ${nameOf(rb)}`),
+    configMap: (cm: KubeObject) => createOrPatch(cm, `error updating configmap: ${nameOf(cm)}`, `error updating configmap: ${nameOf(cm)}`),
+
+    /** Any other supported kind (EnsureUnstructuredObject): created, or replaced with a PUT at the current resourceVersion. */
+    async unstructured(obj: KubeObject): Promise<StepStatus> {
+      const name = nameOf(obj);
+      if (await created(obj, `error creating unstructured object ${name}`)) return StepStatusCreated;
+      const original = await wrapped(`error getting unstructured object ${name}`, () => client.get(objectRef(obj), { signal }));
+      const replacement = structuredClone(obj);
+      if (original.metadata.resourceVersion) replacement.metadata.resourceVersion = original.metadata.resourceVersion;
+      await wrapped(`error updating unstructured object ${name}`, () => client.update(replacement, { signal }));
+      return StepStatusPresent;
+    },
+  };
 }
 
 /** Owner references of both lists, each once (upstream's set, in a stable order: the existing ones first). */

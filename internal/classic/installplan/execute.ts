@@ -30,7 +30,7 @@ import type { Logger } from '../../shared/toolkit/index.ts';
 import { goQuote } from '../../shared/gocompat/index.ts';
 import type { CsvPresence, NamespacedName } from './alongside.ts';
 import { crdStep, OLM_MANAGED_LABEL } from './crd.ts';
-import { StepEnsurer } from './ensure.ts';
+import { stepEnsurer, type StepEnsurer } from './ensure.ts';
 import { errorText, gvkNotFound, invalidInstallPlan, isNotFoundError, opaque, wrap, wrapped } from './errors.ts';
 import { decodeManifest, manifestForStep } from './manifest.ts';
 import { CustomResourceDefinitionKind } from './plan.ts';
@@ -78,7 +78,6 @@ interface Context {
   readonly existingOwners: ReadonlyMap<string, readonly string[]>;
   readonly ensurer: StepEnsurer;
   readonly base: KubeClient;
-  readonly scoped: KubeClient;
   readonly deps: ExecuteDeps;
 }
 
@@ -106,9 +105,8 @@ export async function executePlan(plan: InstallPlan, deps: ExecuteDeps): Promise
     namespace,
     initialCsvs: new Set(plan.spec.clusterServiceVersionNames ?? []),
     existingOwners,
-    ensurer: new StepEnsurer(scoped, signal),
+    ensurer: stepEnsurer(scoped, signal),
     base,
-    scoped,
     deps,
   };
 
