@@ -15,8 +15,9 @@ import {
   type OperatorCondition,
 } from '../../../api/operators/index.ts';
 import { ObjectReconciler, setCondition, splitKey, type Reconciler, type Step } from '../../shared/controller/index.ts';
-import { isAlreadyExists, isOwnedBy, nonBlockingOwnerReference, objectRef, type CacheReader, type KubeClient } from '../../shared/kube/index.ts';
+import { isAlreadyExists, isOwnedBy, nonBlockingOwnerReference, objectRef, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
+import type { OlmCaches } from '../olmcache/index.ts';
 
 export const OPERATOR_CONDITION_ENV = 'OPERATOR_CONDITION_NAME';
 const MANAGED = { 'olm.managed': 'true' } as const;
@@ -36,28 +37,21 @@ export const deploymentNames = (csv: ClusterServiceVersion): string[] => (csv.sp
 
 const key = (ns: string | undefined, name: string | undefined): string => `${ns ?? ''}/${name ?? ''}`;
 
-export interface OperatorConditionGeneratorReconcilerOptions {
-  readonly client: KubeClient;
-  readonly csvs: CacheReader<ClusterServiceVersion>;
-  readonly operatorConditions: CacheReader<OperatorCondition>;
-  readonly logger: Logger;
-}
-
 /** CSV key → its OperatorCondition, created or brought back to the CSV's deployments and service accounts. */
-export function newOperatorConditionGeneratorReconciler(o: OperatorConditionGeneratorReconcilerOptions): Reconciler {
+export function newOperatorConditionGeneratorReconciler(client: KubeClient, caches: OlmCaches, logger: Logger): Reconciler {
   return {
     async reconcile(k, signal) {
-      const csv = o.csvs.get(k);
+      const csv = caches.csvs.get(k);
       if (!csv) return;
       const { namespace, name } = splitKey(k);
       const ownerReferences = [controllerRef(V1alpha1, ClusterServiceVersionKind, csv)];
       const spec = { serviceAccounts: serviceAccountNames(csv), deployments: deploymentNames(csv) };
-      const existing = o.operatorConditions.get(k);
+      const existing = caches.operatorConditions.get(k);
       if (!existing) {
         const oc: OperatorCondition = { apiVersion: V2, kind: OperatorConditionKind, metadata: { name, namespace: namespace!, ownerReferences }, spec };
         try {
-          await o.client.create(oc, { signal });
-          o.logger.info('created OperatorCondition', { operatorCondition: k });
+          await client.create(oc, { signal });
+          logger.info('created OperatorCondition', { operatorCondition: k });
         } catch (err) {
           if (!isAlreadyExists(err)) throw err;
         }
@@ -75,19 +69,9 @@ export function newOperatorConditionGeneratorReconciler(o: OperatorConditionGene
       updated.kind = OperatorConditionKind;
       updated.metadata.ownerReferences = ownerReferences;
       updated.spec = { ...(updated.spec ?? {}), ...spec };
-      await o.client.update(updated, { signal });
+      await client.update(updated, { signal });
     },
   };
-}
-
-export interface OperatorConditionReconcilerOptions {
-  readonly client: KubeClient;
-  readonly operatorConditions: CacheReader<OperatorCondition>;
-  readonly roles: CacheReader<KubeObject>;
-  readonly roleBindings: CacheReader<KubeObject>;
-  readonly deployments: CacheReader<KubeObject>;
-  readonly logger: Logger;
-  readonly now?: () => Date;
 }
 
 /** What one pass knows. */
@@ -100,18 +84,16 @@ interface ConditionPass {
 }
 
 /** OperatorCondition key → its Role, RoleBinding, the deployments' env and its status (steps on the ObjectReconciler). */
-export function newOperatorConditionReconciler(o: OperatorConditionReconcilerOptions): Reconciler {
-  const now = o.now ?? ((): Date => new Date());
-
+export function newOperatorConditionReconciler(client: KubeClient, caches: OlmCaches, logger: Logger): Reconciler {
   const ensure = async (owner: KubeObject, cached: KubeObject | undefined, desired: KubeObject, same: (existing: KubeObject) => boolean, signal: AbortSignal): Promise<void> => {
     if (!cached) {
       try {
-        await o.client.create(desired, { signal });
+        await client.create(desired, { signal });
         return;
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
-        const fresh = await o.client.get(objectRef(desired), { signal });
-        await o.client.update({ ...desired, metadata: { ...desired.metadata, resourceVersion: fresh.metadata.resourceVersion } }, { signal });
+        const fresh = await client.get(objectRef(desired), { signal });
+        await client.update({ ...desired, metadata: { ...desired.metadata, resourceVersion: fresh.metadata.resourceVersion } }, { signal });
         return;
       }
     }
@@ -121,7 +103,7 @@ export function newOperatorConditionReconciler(o: OperatorConditionReconcilerOpt
     updated.kind = desired.kind;
     updated.metadata.ownerReferences = desired.metadata.ownerReferences;
     for (const k of ['rules', 'subjects', 'roleRef']) if (desired[k] !== undefined) updated[k] = desired[k];
-    await o.client.update(updated, { signal });
+    await client.update(updated, { signal });
   };
 
   const steps: Step<ConditionPass>[] = [
@@ -134,7 +116,7 @@ export function newOperatorConditionReconciler(o: OperatorConditionReconcilerOpt
           metadata: { name: s.name, namespace: s.namespace, labels: { ...MANAGED }, ownerReferences: s.ownerReferences },
           rules: [{ verbs: ['get', 'update', 'patch'], apiGroups: ['operators.coreos.com'], resources: ['operatorconditions'], resourceNames: [s.name] }],
         };
-        await ensure(s.oc, o.roles.get(s.key), role, (r) => isDeepStrictEqual(r['rules'], role['rules']), signal);
+        await ensure(s.oc, caches.roles.get(s.key), role, (r) => isDeepStrictEqual(r['rules'], role['rules']), signal);
         return undefined;
       },
     },
@@ -150,7 +132,7 @@ export function newOperatorConditionReconciler(o: OperatorConditionReconcilerOpt
         };
         await ensure(
           s.oc,
-          o.roleBindings.get(s.key),
+          caches.roleBindings.get(s.key),
           binding,
           (b) => isDeepStrictEqual(b['roleRef'], binding['roleRef']) && isDeepStrictEqual(b['subjects'] ?? [], binding['subjects']),
           signal,
@@ -162,7 +144,7 @@ export function newOperatorConditionReconciler(o: OperatorConditionReconcilerOpt
       name: 'setDeploymentsEnv',
       run: async (s, signal) => {
         for (const d of s.oc.spec?.deployments ?? []) {
-          const dep = o.deployments.get(key(s.namespace, d));
+          const dep = caches.deployments.get(key(s.namespace, d));
           // Not there yet (the CSV installs it later): its creation brings this OperatorCondition back.
           if (!dep) continue;
           const owner = (dep.metadata.ownerReferences ?? []).find((r) => r.kind === ClusterServiceVersionKind);
@@ -181,7 +163,7 @@ export function newOperatorConditionReconciler(o: OperatorConditionReconcilerOpt
           if (!changed) continue;
           updated.apiVersion = 'apps/v1';
           updated.kind = 'Deployment';
-          await o.client.update(updated, { signal });
+          await client.update(updated, { signal });
         }
         return undefined;
       },
@@ -196,7 +178,7 @@ export function newOperatorConditionReconciler(o: OperatorConditionReconcilerOpt
           const current = oc.status?.conditions?.find((x) => x.type === c.type);
           if (current && current.status === c.status && (current.observedGeneration ?? 0) === generation) continue;
           const conditions = ((oc.status ??= {}).conditions ??= []);
-          setCondition(conditions, { type: c.type, status: c.status, reason: c.reason, message: c.message, observedGeneration: generation, ...(c.lastTransitionTime && { lastTransitionTime: c.lastTransitionTime }) }, now());
+          setCondition(conditions, { type: c.type, status: c.status, reason: c.reason, message: c.message, observedGeneration: generation, ...(c.lastTransitionTime && { lastTransitionTime: c.lastTransitionTime }) }, new Date());
         }
         return undefined;
       },
@@ -205,10 +187,10 @@ export function newOperatorConditionReconciler(o: OperatorConditionReconcilerOpt
 
   return new ObjectReconciler<OperatorCondition, ConditionPass>({
     kind: OperatorConditionKind,
-    client: o.client,
-    get: (k) => o.operatorConditions.get(k),
+    client,
+    get: (k) => caches.operatorConditions.get(k),
     steps,
-    logger: o.logger,
+    logger,
     state: ({ obj: oc, key: k }) => ({
       oc,
       key: k,

@@ -17,7 +17,7 @@ export function operatorConditionSetup(caches: OlmCaches): (ctx: ManagerContext)
     const log = logger.child({ controller: 'operatorcondition' });
     const generator = new Controller({
       name: 'operator-condition-generator',
-      reconciler: newOperatorConditionGeneratorReconciler({ client, csvs: caches.csvs, operatorConditions: caches.operatorConditions, logger: log }),
+      reconciler: newOperatorConditionGeneratorReconciler(client, caches, log),
       logger,
       metrics,
     });
@@ -26,14 +26,7 @@ export function operatorConditionSetup(caches: OlmCaches): (ctx: ManagerContext)
 
     const reconciler = new Controller({
       name: 'operator-condition',
-      reconciler: newOperatorConditionReconciler({
-        client,
-        operatorConditions: caches.operatorConditions,
-        roles: caches.roles,
-        roleBindings: caches.roleBindings,
-        deployments: caches.deployments,
-        logger: log,
-      }),
+      reconciler: newOperatorConditionReconciler(client, caches, log),
       logger,
       metrics,
     });

@@ -83,13 +83,6 @@ export function groupAnnotations(og: OperatorGroup): Record<string, string> {
   };
 }
 
-export interface OperatorGroupReconcilerOptions {
-  readonly client: KubeClient;
-  readonly caches: OlmCaches;
-  readonly logger: Logger;
-  readonly now?: () => Date;
-}
-
 const ownerLabels = (og: { metadata: { name?: string; namespace?: string } }): Record<string, string> => ({
   [OwnerLabel]: og.metadata.name ?? '',
   [OwnerNamespaceLabel]: og.metadata.namespace ?? '',
@@ -109,13 +102,11 @@ interface GroupPass {
  * changed); other groups' MultipleOperatorGroup condition, member CSVs, ClusterRoles and the provided-APIs
  * annotation are written by the steps that own them.
  */
-export function newOperatorGroupReconciler(o: OperatorGroupReconcilerOptions): Reconciler {
-  const { client, caches, logger } = o;
-  const now = (): Date => (o.now ? o.now() : new Date());
+export function newOperatorGroupReconciler(client: KubeClient, caches: OlmCaches, logger: Logger): Reconciler {
   /** The copy's status for a step that changes it: created when missing, and never without lastUpdated. */
   const statusOf = (og: OperatorGroup): OperatorGroupStatus => {
-    const status = (og.status ??= { lastUpdated: formatTime(now()) });
-    status.lastUpdated ??= formatTime(now());
+    const status = (og.status ??= { lastUpdated: formatTime(new Date()) });
+    status.lastUpdated ??= formatTime(new Date());
     return status;
   };
 
@@ -144,12 +135,12 @@ export function newOperatorGroupReconciler(o: OperatorGroupReconcilerOptions): R
     for (const g of groups) {
       if ((g.status?.conditions ?? []).some((c) => c.type === MultipleOperatorGroupCondition)) continue;
       if (g.metadata.name === og.metadata.name) {
-        setCondition((statusOf(og).conditions ??= []), condition, now());
+        setCondition((statusOf(og).conditions ??= []), condition, new Date());
         continue;
       }
       const conditions: Condition[] = [...(g.status?.conditions ?? [])];
-      setCondition(conditions, condition, now());
-      const status = { ...(g.status ?? {}), conditions, lastUpdated: g.status?.lastUpdated ?? formatTime(now()) };
+      setCondition(conditions, condition, new Date());
+      const status = { ...(g.status ?? {}), conditions, lastUpdated: g.status?.lastUpdated ?? formatTime(new Date()) };
       try {
         await client.updateStatus<OperatorGroup>({ ...g, apiVersion: V1, kind: OperatorGroupKind, status }, { signal });
       } catch (err) {
@@ -168,7 +159,7 @@ export function newOperatorGroupReconciler(o: OperatorGroupReconcilerOptions): R
       const status = statusOf(og);
       if (status.conditions) removeCondition(status.conditions, OperatorGroupServiceAccountCondition);
       delete status.serviceAccountRef;
-      status.lastUpdated = formatTime(now());
+      status.lastUpdated = formatTime(new Date());
       return undefined;
     }
     const sa = caches.serviceAccounts.get(`${namespace}/${saName}`);
@@ -176,7 +167,7 @@ export function newOperatorGroupReconciler(o: OperatorGroupReconcilerOptions): R
       setCondition(
         (statusOf(og).conditions ??= []),
         { type: OperatorGroupServiceAccountCondition, status: 'True', reason: OperatorGroupServiceAccountReason, message: `ServiceAccount ${saName} not found` },
-        now(),
+        new Date(),
       );
       return { err: new Error(`failed to get service account, sa=${saName} serviceaccounts "${saName}" not found`) };
     }
@@ -188,13 +179,13 @@ export function newOperatorGroupReconciler(o: OperatorGroupReconcilerOptions): R
     const status = statusOf(og);
     if (status.conditions) removeCondition(status.conditions, OperatorGroupServiceAccountCondition);
     status.serviceAccountRef = ref;
-    status.lastUpdated = formatTime(now());
+    status.lastUpdated = formatTime(new Date());
     // The group's new service account is stored before the CSVs that may now install with it are reset.
     await s.pass.writeStatus(signal);
     for (const csv of caches.csvs.list()) {
       if (csv.metadata.annotations?.[OperatorGroupAnnotationKey] !== og.metadata.name) continue;
       if (csv.status?.reason !== CSVReasons.ComponentFailedNoRetry) continue;
-      const at = formatTime(now());
+      const at = formatTime(new Date());
       const cs = structuredClone(csv.status);
       cs.lastUpdateTime = at;
       if (cs.phase !== CSVPhasePending) {
@@ -215,7 +206,7 @@ export function newOperatorGroupReconciler(o: OperatorGroupReconcilerOptions): R
     const targets = targetNamespaces(og, caches.namespaces.list());
     if (sameSet(targets, og.status?.namespaces ?? [])) return undefined;
     const status = statusOf(og);
-    status.lastUpdated = formatTime(now());
+    status.lastUpdated = formatTime(new Date());
     if (targets.length > 0) status.namespaces = targets;
     else delete status.namespaces; // Go's omitempty
     return {};
@@ -324,13 +315,13 @@ export function newOperatorGroupReconciler(o: OperatorGroupReconcilerOptions): R
 }
 
 /** Namespace name → the `olm.operatorgroup.uid/<uid>` labels of the groups that target it (not all-namespace ones). */
-export function newNamespaceLabelReconciler(o: OperatorGroupReconcilerOptions): Reconciler {
+export function newNamespaceLabelReconciler(client: KubeClient, caches: OlmCaches): Reconciler {
   return {
     async reconcile(name, signal) {
-      const ns = o.caches.namespaces.get(name);
+      const ns = caches.namespaces.get(name);
       if (!ns) return;
       const desired: Record<string, string> = {};
-      for (const og of o.caches.operatorGroups.list()) {
+      for (const og of caches.operatorGroups.list()) {
         const targets = og.status?.namespaces ?? [];
         const all = targets.length === 1 && targets[0] === '';
         if (!all && targets.includes(name) && og.metadata.uid) desired[`${OperatorGroupLabelPrefix}${og.metadata.uid}`] = '';
@@ -340,7 +331,7 @@ export function newNamespaceLabelReconciler(o: OperatorGroupReconcilerOptions): 
       for (const k of Object.keys(labels)) if (k.startsWith(OperatorGroupLabelPrefix) && !(k in desired)) patch[k] = null;
       for (const [k, v] of Object.entries(desired)) if (labels[k] !== v) patch[k] = v;
       if (Object.keys(patch).length === 0) return;
-      await o.client.patch({ apiVersion: 'v1', kind: 'Namespace', name }, 'merge', { metadata: { labels: patch, resourceVersion: ns.metadata.resourceVersion } }, { signal });
+      await client.patch({ apiVersion: 'v1', kind: 'Namespace', name }, 'merge', { metadata: { labels: patch, resourceVersion: ns.metadata.resourceVersion } }, { signal });
     },
   };
 }
