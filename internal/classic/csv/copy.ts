@@ -59,13 +59,10 @@ export function operatorGroupFromAnnotations(caches: OlmCaches, csv: ClusterServ
 
 /** The copy of `csv` as upstream's csvCopyPrototype makes it (without namespace). */
 export function copyPrototype(csv: ClusterServiceVersion): ClusterServiceVersion {
-  const annotations: Record<string, string> = {};
-  for (const [k, v] of Object.entries(csv.metadata.annotations ?? {})) {
-    if (k === OperatorGroupTargetsAnnotationKey || k === 'kubectl.kubernetes.io/last-applied-configuration') continue;
-    annotations[k] = v;
-  }
-  const labels: Record<string, string> = {};
-  for (const [k, v] of Object.entries(csv.metadata.labels ?? {})) if (!k.startsWith('operators.coreos.com/')) labels[k] = v;
+  const annotations = Object.fromEntries(
+    Object.entries(csv.metadata.annotations ?? {}).filter(([k]) => k !== OperatorGroupTargetsAnnotationKey && k !== 'kubectl.kubernetes.io/last-applied-configuration'),
+  );
+  const labels = Object.fromEntries(Object.entries(csv.metadata.labels ?? {}).filter(([k]) => !k.startsWith('operators.coreos.com/')));
   labels[CopiedFromLabel] = csv.metadata.namespace ?? '';
   const status = structuredClone(csv.status ?? {});
   status.reason = CSVReasons.Copied;

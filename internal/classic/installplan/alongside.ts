@@ -14,14 +14,10 @@ export const alongsideKey = (nn: NamespacedName): string => `${ALONGSIDE_ANNOTAT
 
 /** Every reference an object's alongside annotations hold (values that are not `<ns>/<name>` are skipped). */
 export function alongsideFromAnnotations(annotations: Readonly<Record<string, string>> | undefined): NamespacedName[] {
-  const out: NamespacedName[] = [];
-  for (const [k, v] of Object.entries(annotations ?? {})) {
-    if (!k.startsWith(ALONGSIDE_ANNOTATION_PREFIX)) continue;
-    const tokens = v.split('/');
-    if (tokens.length !== 2) continue;
-    out.push({ namespace: tokens[0]!, name: tokens[1]! });
-  }
-  return out;
+  return Object.entries(annotations ?? {}).flatMap(([k, v]) => {
+    const [namespace, name, ...rest] = v.split('/');
+    return k.startsWith(ALONGSIDE_ANNOTATION_PREFIX) && name !== undefined && rest.length === 0 ? [{ namespace: namespace!, name }] : [];
+  });
 }
 
 /** `annotations` without the alongside ones, plus one per reference (undefined when nothing is left). */

@@ -76,9 +76,8 @@ export async function crdStep(step: Step, manifest: string, deps: CrdStepDeps): 
   const { client, signal } = deps;
   switch (step.status) {
     case StepStatusPresent:
-      return StepStatusPresent;
     case StepStatusCreated:
-      return StepStatusCreated;
+      return step.status;
     case StepStatusWaitingForAPI: {
       let crd: Crd;
       try {

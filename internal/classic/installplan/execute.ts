@@ -177,8 +177,7 @@ async function runStep(ctx: Context, step: Step): Promise<void> {
     } catch (err) {
       throw wrap(`error parsing step manifest: ${step.resource.name}`, err);
     }
-    const out = { ...obj, apiVersion, kind, metadata: { ...(obj['metadata'] as object | undefined) } } as KubeObject;
-    return out;
+    return { ...obj, apiVersion, kind, metadata: { ...(obj['metadata'] as object | undefined) } } as KubeObject;
   };
   const managed = (obj: KubeObject): void => {
     obj.metadata.labels = { ...obj.metadata.labels, [OLM_MANAGED_LABEL]: 'true' };
@@ -369,11 +368,8 @@ export function competingCrdOwnersExist(namespace: string, csv: ClusterServiceVe
 async function csvPresence(client: KubeClient, nn: NamespacedName, signal?: AbortSignal): Promise<CsvPresence> {
   try {
     const csv = await client.get<ClusterServiceVersion>({ apiVersion: V1alpha1, kind: ClusterServiceVersionKind, namespace: nn.namespace, name: nn.name }, { signal });
-    return isCopied(csv) ? 'copied' : 'present';
+    return isCopiedCSV(csv) ? 'copied' : 'present';
   } catch (err) {
     return isNotFound(err) ? 'missing' : 'unknown';
   }
 }
-
-/** A copy of a CSV made into a target namespace (ClusterServiceVersion.IsCopied). */
-export const isCopied = isCopiedCSV;

@@ -41,13 +41,8 @@ export const apiKey = (kind: string, version: string, group: string): string => 
 export const apiSetString = (s: ReadonlySet<string>): string => [...s].sort().join(',');
 
 /** The `olm.providedAPIs` annotation read back (spaces dropped; entries without two dots ignored, as ParseKindArg). */
-export function parseAPISet(text: string | undefined): Set<string> {
-  const out = new Set<string>();
-  for (const item of (text ?? '').replaceAll(' ', '').split(',')) {
-    if (item.split('.').length - 1 >= 2) out.add(item);
-  }
-  return out;
-}
+export const parseAPISet = (text: string | undefined): Set<string> =>
+  new Set((text ?? '').replaceAll(' ', '').split(',').filter((item) => item.split('.').length - 1 >= 2));
 
 /** FNV-1a 64 of `Kind.version.group` in hex (upstream's APIKeyToGVKHash), used in label keys. */
 export const apiHash = (key: string): string => fnv64a(key).toString(16);
@@ -86,11 +81,8 @@ export type APIReconciliation = 'RemoveAPIs' | 'AddAPIs' | 'APIConflict' | 'NoAP
 
 /** Upstream's ReconcileAPIIntersection: what a CSV providing `add` means for its group among the others. */
 export function reconcileAPIIntersection(add: ReadonlySet<string>, group: GroupSurface, others: readonly GroupSurface[]): APIReconciliation {
-  const fromIntersecting = new Set<string>();
-  for (const g of others) {
-    if (g.identifier === group.identifier) continue;
-    if (namespaceSetIntersection(group.targets, g.targets).size > 0) for (const api of g.providedAPIs) fromIntersecting.add(api);
-  }
+  const intersectingGroups = others.filter((g) => g.identifier !== group.identifier && namespaceSetIntersection(group.targets, g.targets).size > 0);
+  const fromIntersecting = new Set(intersectingGroups.flatMap((g) => [...g.providedAPIs]));
   const intersecting = [...add].some((api) => fromIntersecting.has(api));
   const subset = [...add].every((api) => group.providedAPIs.has(api));
   if (subset && intersecting) return 'RemoveAPIs';
