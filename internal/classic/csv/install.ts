@@ -62,12 +62,10 @@ type Obj = Record<string, unknown>;
 /** Env merged into every container: existing names keep their place with the new value, new ones are appended. */
 function injectEnv(deployment: KubeObject, env: readonly { name: string; value: string }[]): void {
   const podSpec = ((deployment['spec'] as Obj)['template'] as Obj)['spec'] as Obj;
+  const byName = new Map(env.map((e) => [e.name, e]));
   for (const c of (podSpec['containers'] ?? []) as Obj[]) {
     const current = (c['env'] ?? []) as { name: string }[];
-    const byName = new Map(env.map((e) => [e.name, e]));
-    const merged = current.map((e) => (byName.has(e.name) ? byName.get(e.name)! : e));
-    for (const e of env) if (!current.some((x) => x.name === e.name)) merged.push(e);
-    c['env'] = merged;
+    c['env'] = [...current.map((e) => byName.get(e.name) ?? e), ...env.filter((e) => !current.some((x) => x.name === e.name))];
   }
 }
 

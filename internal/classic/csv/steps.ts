@@ -654,6 +654,20 @@ export async function ensureClusterRolesForCSV(p: Pick<CSVStepPorts, 'client' | 
   }
 }
 
+/**
+ * upstream's ShouldRotateCerts check of a Succeeded or Failed CSV: certificates due → `Pending`/`NeedsCertRotation`
+ * with `message`. True when the pass ends here, also when the check itself failed (logged).
+ */
+async function certsDue(p: Pick<CSVStepPorts, 'client' | 'events' | 'now'>, state: CSVState, message: string, now: string, signal: AbortSignal): Promise<boolean> {
+  try {
+    if (!(await shouldRotateCerts(p.client, state.out, signal, p.now()))) return false;
+    setPhaseWithEvent(state.out, CSVPhasePending, CSVReasons.NeedsCertRotation, message, now, p.events);
+  } catch (err) {
+    state.log.info('cert validity check', { err: errorMessage(err) });
+  }
+  return true;
+}
+
 export function phaseSucceeded(p: CSVStepPorts): CSVStep {
   return onPhase(CSVPhaseSucceeded, 'phaseSucceeded', async (state, signal) => {
     const { out, log } = state;
@@ -666,15 +680,7 @@ export function phaseSucceeded(p: CSVStepPorts): CSVStep {
       return {};
     }
     if (!strategyUsable(p, out)) return {};
-    try {
-      if (await shouldRotateCerts(p.client, out, signal, p.now())) {
-        setPhaseWithEvent(out, CSVPhasePending, CSVReasons.NeedsCertRotation, 'CSV owns resources that require a cert refresh', now, p.events);
-        return {};
-      }
-    } catch (err) {
-      log.info('cert validity check', { err: errorMessage(err) });
-      return {};
-    }
+    if (await certsDue(p, state, 'CSV owns resources that require a cert refresh', now, signal)) return {};
     let result;
     try {
       result = await requirementAndPermissionStatus(p.requirements, out);
@@ -779,15 +785,7 @@ export function phaseFailed(p: CSVStepPorts): CSVStep {
       setPhaseWithEvent(out, CSVPhasePending, CSVReasons.RequirementsNotMet, 'requirements not met', now, p.events);
       return {};
     }
-    try {
-      if (await shouldRotateCerts(p.client, out, signal, p.now())) {
-        setPhaseWithEvent(out, CSVPhasePending, CSVReasons.NeedsCertRotation, 'owned APIServices need cert refresh', now, p.events);
-        return {};
-      }
-    } catch (err) {
-      state.log.info('cert validity check', { err: errorMessage(err) });
-      return {};
-    }
+    if (await certsDue(p, state, 'owned APIServices need cert refresh', now, signal)) return {};
     const specs = await specsAsInstalled(p, state, signal);
     if (!specs) return {};
     const installErr = await updateInstallStatus(p, state, CSVPhasePending, CSVReasons.NeedsReinstall, specs, signal);

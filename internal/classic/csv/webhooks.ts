@@ -66,16 +66,12 @@ interface SecretObj extends KubeObject {
 }
 const decode = (v: string | undefined): string | undefined => (v === undefined ? undefined : Buffer.from(v, 'base64').toString('utf8'));
 
-function getOrUndefined<T extends KubeObject>(client: KubeClient, ref: { apiVersion: string; kind: string; name: string; namespace?: string }, signal: AbortSignal): Promise<T | undefined> {
-  return ignoreNotFound(client.get<T>(ref, { signal }));
-}
-
 /** Create, or replace keeping the resourceVersion, adding the CSV as owner when the object is adoptable. */
 async function createOrReplace(client: KubeClient, desired: KubeObject, csv: ClusterServiceVersion, signal: AbortSignal): Promise<void> {
   const ref = objectRef(desired);
   await retryOnConflict(
     async () => {
-      const existing = await getOrUndefined(client, ref, signal);
+      const existing = await ignoreNotFound(client.get(ref, { signal }));
       if (!existing) {
         await client.create({ ...desired, metadata: { ...desired.metadata, ownerReferences: [csvOwnerReference(csv)] } }, { signal });
         return;
@@ -131,7 +127,7 @@ export async function installCertRequirements(client: KubeClient, csv: ClusterSe
     );
     const hosts = hostsFor(service, namespace);
     const secret = secretName(service);
-    const existing = await getOrUndefined<SecretObj>(client, { apiVersion: 'v1', kind: 'Secret', name: secret, namespace }, signal);
+    const existing = await ignoreNotFound(client.get<SecretObj>({ apiVersion: 'v1', kind: 'Secret', name: secret, namespace }, { signal }));
     let caPEM: string;
     if (existing && !shouldRotate({ caPEM: decode(existing.data?.[OLM_CA_KEY]), certPEM: decode(existing.data?.['tls.crt']) }, hosts, now)) {
       caPEM = decode(existing.data?.[OLM_CA_KEY])!;
@@ -331,7 +327,7 @@ async function webhookCABundle(client: KubeClient, csv: ClusterServiceVersion, w
     if (ca) return Buffer.from(ca, 'base64').toString('utf8');
   } else {
     for (const name of w.conversionCRDs ?? []) {
-      const crd = await getOrUndefined<KubeObject & { spec: { conversion?: { webhook?: { clientConfig?: { caBundle?: string } } } } }>(client, { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name }, signal);
+      const crd = await ignoreNotFound(client.get<KubeObject & { spec: { conversion?: { webhook?: { clientConfig?: { caBundle?: string } } } } }>({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name }, { signal }));
       const ca = crd?.spec.conversion?.webhook?.clientConfig?.caBundle;
       if (ca) return Buffer.from(ca, 'base64').toString('utf8');
     }
@@ -359,7 +355,7 @@ export async function installedSpecs(client: KubeClient, csv: ClusterServiceVers
     const podSpec = ((spec['template'] ??= {}) as Obj)['spec'] as Obj;
     if (!podSpec['serviceAccountName']) podSpec['serviceAccountName'] = 'default';
     const secret = secretName(serviceName(d.name));
-    if (!(await getOrUndefined(client, { apiVersion: 'v1', kind: 'Secret', name: secret, namespace }, signal))) throw new Error(`unable to get secret ${secret}`);
+    if (!(await ignoreNotFound(client.get({ apiVersion: 'v1', kind: 'Secret', name: secret, namespace }, { signal })))) throw new Error(`unable to get secret ${secret}`);
     specs.set(d.name, withCertVolumes(spec, secret, pemSHA256(caPEM)));
   }
   return specs;
@@ -372,7 +368,7 @@ export async function shouldRotateCerts(client: KubeClient, csv: ClusterServiceV
   for (const d of csv.spec.install.spec?.deployments ?? []) {
     if (!withCerts.has(d.name)) continue;
     const service = serviceName(d.name);
-    const secret = await getOrUndefined<SecretObj>(client, { apiVersion: 'v1', kind: 'Secret', name: secretName(service), namespace }, signal);
+    const secret = await ignoreNotFound(client.get<SecretObj>({ apiVersion: 'v1', kind: 'Secret', name: secretName(service), namespace }, { signal }));
     if (!secret) return true;
     if (shouldRotate({ caPEM: decode(secret.data?.[OLM_CA_KEY]), certPEM: decode(secret.data?.['tls.crt']) }, hostsFor(service, namespace), now)) return true;
   }
