@@ -64,7 +64,6 @@ function options(o: { csvs: Indexer<ClusterServiceVersion>; installPlans: Indexe
     installPlans: o.installPlans,
     crds: o.crds ?? cache<KubeObject>(),
     sources: o.sources ?? [],
-    apiVersions: { subscription: 'operators.coreos.com/v1alpha1', csv: 'operators.coreos.com/v1alpha1', installPlan: 'operators.coreos.com/v1alpha1', crd: 'apiextensions.k8s.io/v1' },
     logger: noopLogger,
   };
 }

@@ -9,7 +9,7 @@ import {
   InstallPlanPhaseFailed,
   InstallPlanPhaseRequiresApproval,
   OperatorKind,
-  OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel, ClusterServiceVersionKind, V1,
+  OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel, ClusterServiceVersionKind, V1, V1alpha1,
   type ClusterServiceVersion,
   type InstallPlan,
   type Operator,
@@ -26,16 +26,12 @@ export const COMPONENT_INDEX = 'operators.coreos.com/components';
 /** Index of component informers: `uid:<uid>` of each owner reference, `csv:<namespace>/<name>` of CSV owner labels. */
 export const CSV_OWNER_INDEX = 'olm.owner.clusterserviceversion';
 
-/** An informer with the component indexes. */
-export interface IndexedReader<T extends KubeObject = KubeObject> extends CacheReader<T> {
-  byIndex(name: string, value: string): T[];
-}
-
 /** One kind of component and where it is cached. */
 export interface ComponentSource {
   readonly apiVersion: string;
   readonly kind: string;
-  readonly cache: IndexedReader;
+  /** An informer with the component indexes. */
+  readonly cache: CacheReader<KubeObject>;
 }
 
 /** The CSV-owner index's values of an object: upstream's IsOwnedBy (any owner reference's uid) and IsOwnedByLabel. */
@@ -69,8 +65,6 @@ async function relabel(client: KubeClient, key: string, c: Component, adopt: boo
   const ref = objectRef({ ...c.obj, apiVersion: c.apiVersion, kind: c.kind });
   return (await ignoreNotFound(client.patch(ref, 'merge', { metadata: { labels: { [key]: adopt ? '' : null } } }, { signal }))) !== undefined;
 }
-const adopt = (client: KubeClient, key: string, c: Component, signal: AbortSignal): Promise<boolean> => relabel(client, key, c, true, signal);
-const disown = (client: KubeClient, key: string, c: Component, signal: AbortSignal): Promise<boolean> => relabel(client, key, c, false, signal);
 
 /** Runs every write, then fails with all their errors as upstream's utilerrors.NewAggregate: `[a, b]`. */
 async function all(writes: readonly (() => Promise<unknown>)[]): Promise<void> {
@@ -91,10 +85,9 @@ export interface AdoptionReconcilerOptions {
   readonly subscriptions: CacheReader<Subscription>;
   /** CSVs that are not copies. */
   readonly csvs: CacheReader<ClusterServiceVersion>;
-  readonly installPlans: IndexedReader<InstallPlan>;
+  readonly installPlans: CacheReader<InstallPlan>;
   readonly crds: CacheReader<KubeObject>;
   readonly sources: readonly ComponentSource[];
-  readonly apiVersions: { readonly subscription: string; readonly csv: string; readonly installPlan: string; readonly crd: string };
   readonly logger: Logger;
 }
 
@@ -127,18 +120,18 @@ export function newSubscriptionAdoptionReconciler(o: AdoptionReconcilerOptions):
       if (!sub || pkg === '' || !subscriptionRests(sub, o.installPlans)) return;
       const namespace = sub.metadata.namespace ?? '';
       const label = componentLabelKey(packageOperatorName(pkg, namespace));
-      const writes: (() => Promise<unknown>)[] = [() => adopt(o.client, label, { apiVersion: o.apiVersions.subscription, kind: 'Subscription', obj: sub }, signal)];
+      const writes: (() => Promise<unknown>)[] = [() => relabel(o.client, label, { apiVersion: V1alpha1, kind: 'Subscription', obj: sub }, true, signal)];
       const installed = sub.status?.installedCSV ?? '';
       const csv = installed !== '' ? o.csvs.get(`${namespace}/${installed}`) : undefined;
-      if (csv) writes.push(() => adopt(o.client, label, { apiVersion: o.apiVersions.csv, kind: ClusterServiceVersionKind, obj: csv }, signal));
+      if (csv) writes.push(() => relabel(o.client, label, { apiVersion: V1alpha1, kind: ClusterServiceVersionKind, obj: csv }, true, signal));
       const ipRef = sub.status?.installPlanRef;
       if (ipRef?.name) {
         const ipNamespace = ipRef.namespace ?? '';
         writes.push(async () => {
           const latest = o.installPlans.get(`${ipNamespace}/${ipRef.name}`);
-          if (latest) await adopt(o.client, label, { apiVersion: o.apiVersions.installPlan, kind: 'InstallPlan', obj: latest }, signal);
+          if (latest) await relabel(o.client, label, { apiVersion: V1alpha1, kind: 'InstallPlan', obj: latest }, true, signal);
           const older = o.installPlans.byIndex(NAMESPACE_INDEX, ipNamespace).filter((ip) => ip.metadata.name !== ipRef.name && ip.metadata.labels?.[label] !== undefined);
-          await all(older.map((ip) => () => disown(o.client, label, { apiVersion: o.apiVersions.installPlan, kind: 'InstallPlan', obj: ip }, signal)));
+          await all(older.map((ip) => () => relabel(o.client, label, { apiVersion: V1alpha1, kind: 'InstallPlan', obj: ip }, false, signal)));
         });
       }
       await all(writes);
@@ -166,12 +159,12 @@ export function newCSVAdoptionReconciler(o: AdoptionReconcilerOptions): Reconcil
       }
       for (const d of csv.spec.customresourcedefinitions?.owned ?? []) {
         const crd = d.name ? o.crds.get(d.name) : undefined;
-        if (crd) candidates.set(`crd/${d.name}`, { apiVersion: o.apiVersions.crd, kind: 'CustomResourceDefinition', obj: crd });
+        if (crd) candidates.set(`crd/${d.name}`, { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', obj: crd });
       }
       const writes: (() => Promise<unknown>)[] = [];
       for (const name of names) {
         const label = componentLabelKey(name);
-        for (const c of candidates.values()) writes.push(() => adopt(o.client, label, c, signal));
+        for (const c of candidates.values()) writes.push(() => relabel(o.client, label, c, true, signal));
       }
       await all(writes);
     },

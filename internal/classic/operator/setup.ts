@@ -79,7 +79,6 @@ export function operatorSetup(caches: OlmCaches, options: OperatorSetupOptions):
       installPlans: options.installPlans,
       crds: caches.crds,
       sources,
-      apiVersions: { subscription: V1alpha1, csv: V1alpha1, installPlan: V1alpha1, crd: 'apiextensions.k8s.io/v1' },
       logger: log,
     };
     const subscriptionsInNamespace = (obj: KubeObject): string[] =>
