@@ -7,13 +7,8 @@ import { isCopied } from './phase.ts';
 const nameOf = (csv: ClusterServiceVersion): string => csv.metadata.name ?? '';
 
 /** The non-copied CSV (other than `csv` itself) whose `spec.replaces` names `csv` (upstream's IsBeingReplaced). */
-export function isBeingReplaced(csv: ClusterServiceVersion, inNamespace: readonly ClusterServiceVersion[]): ClusterServiceVersion | undefined {
-  for (const other of inNamespace) {
-    if (isCopied(other) || nameOf(other) === nameOf(csv)) continue;
-    if (other.spec.replaces === nameOf(csv)) return other;
-  }
-  return undefined;
-}
+export const isBeingReplaced = (csv: ClusterServiceVersion, inNamespace: readonly ClusterServiceVersion[]): ClusterServiceVersion | undefined =>
+  inNamespace.find((other) => !isCopied(other) && nameOf(other) !== nameOf(csv) && other.spec.replaces === nameOf(csv));
 
 /** The name `csv` replaces when that is another CSV's (the caller fetches it live, as upstream's IsReplacing). */
 export const replacedName = (csv: ClusterServiceVersion): string | undefined =>

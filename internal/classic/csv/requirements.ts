@@ -14,6 +14,7 @@ import {
   type StrategyDeploymentPermissions,
 } from '../../../api/operators/index.ts';
 import { goPolicyRule } from '../../shared/registryv1/index.ts';
+import { tryOr } from '../../shared/toolkit/index.ts';
 import { isCopied } from './phase.ts';
 import { rulesFor, ruleSatisfied, serviceAccountUser, type RbacSource } from './rbac.ts';
 
@@ -87,18 +88,10 @@ export async function minKubeVersionStatus(src: Pick<RequirementSource, 'serverV
   } catch {
     return notSatisfied('Server version discovery error');
   }
-  let server: ReturnType<typeof coreosVersion>;
-  try {
-    server = coreosVersion(gitVersion.replace(/^v/, '').split('-')[0]!);
-  } catch {
-    return notSatisfied('Server version parsing error');
-  }
-  let wanted: ReturnType<typeof coreosVersion>;
-  try {
-    wanted = coreosVersion(minKubeVersion.replace(/^v/, ''));
-  } catch {
-    return notSatisfied('CSV version parsing error');
-  }
+  const server = tryOr(() => coreosVersion(gitVersion.replace(/^v/, '').split('-')[0]!), undefined);
+  if (!server) return notSatisfied('Server version parsing error');
+  const wanted = tryOr(() => coreosVersion(minKubeVersion.replace(/^v/, '')), undefined);
+  if (!wanted) return notSatisfied('CSV version parsing error');
   if (compareCoreos(wanted, server) > 0) {
     return notSatisfied(`CSV version requirement not met: minKubeVersion (${minKubeVersion}) > server version (${server.nums.join('.')}${server.pre ? `-${server.pre}` : ''})`);
   }

@@ -104,9 +104,9 @@ export function subscriptionConfig(p: Pick<CSVStepPorts, 'caches'>, csv: Cluster
 export function csvSteps(p: CSVStepPorts): CSVStep[] {
   return [
     processFinalizer(p),
-    skipCopied(),
+    skipCopied,
     skipAdoptedByV1(p),
-    skipFailedNoRetry(),
+    skipFailedNoRetry,
     operatorGroupMembership(p),
     installModes(p),
     providedAPIs(p),
@@ -191,16 +191,14 @@ export function processFinalizer(p: Pick<CSVStepPorts, 'client' | 'caches'>): CS
 }
 
 /** Copies are never transitioned. */
-export function skipCopied(): CSVStep {
-  return {
-    name: 'skipCopied',
-    run: async ({ cached, log }) => {
-      if (!isCopied(cached)) return undefined;
-      log.info('skipping copied csv transition');
-      return { final: true };
-    },
-  };
-}
+export const skipCopied: CSVStep = {
+  name: 'skipCopied',
+  run: async ({ cached, log }) => {
+    if (!isCopied(cached)) return undefined;
+    log.info('skipping copied csv transition');
+    return { final: true };
+  },
+};
 
 /**
  * The first of the CSV's Deployments a ClusterObjectSet controls: OLM v1 adopted the operator in place
@@ -234,12 +232,10 @@ export function skipAdoptedByV1(p: Pick<CSVStepPorts, 'caches'>): CSVStep {
 }
 
 /** A CSV that failed with InstallComponentFailedNoRetry waits for a cluster change to be brought back. */
-export function skipFailedNoRetry(): CSVStep {
-  return {
-    name: 'skipFailedNoRetry',
-    run: async ({ cached }) => (cached.status?.reason === CSVReasons.ComponentFailedNoRetry ? { final: true } : undefined),
-  };
-}
+export const skipFailedNoRetry: CSVStep = {
+  name: 'skipFailedNoRetry',
+  run: async ({ cached }) => (cached.status?.reason === CSVReasons.ComponentFailedNoRetry ? { final: true } : undefined),
+};
 
 /** upstream's operatorGroupForCSV: exactly one OperatorGroup in the namespace, its annotations on the CSV. */
 export function operatorGroupMembership(p: Pick<CSVStepPorts, 'client' | 'caches' | 'events' | 'now'>): CSVStep {

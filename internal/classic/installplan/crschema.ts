@@ -81,13 +81,7 @@ export interface ValidateOptions {
  */
 export function validateCustomResource(schema: JsonSchemaProps | undefined, value: unknown, options: ValidateOptions = {}): string[] {
   if (!schema) return [];
-  const errors = validateNode(schema, value, '');
-  const out: string[] = [];
-  for (const e of errors) {
-    const line = fieldError(e, options.root);
-    if (!out.includes(line)) out.push(line);
-  }
-  return out;
+  return [...new Set(validateNode(schema, value, '').map((e) => fieldError(e, options.root)))];
 }
 
 /** apimachinery's ErrorList.ToAggregate().Error(): one error bare, several as `[a, b]`. */
@@ -257,11 +251,7 @@ function numberChecks(schema: JsonSchemaProps, data: number, path: string): Open
     const words = key === 'minimum' ? (exclusive ? 'greater than' : 'greater than or equal to') : exclusive ? 'less than' : 'less than or equal to';
     return { code: 'other', name: path, value: data, message: `${inBody(path)} should be ${words} ${goValue(l)}` };
   };
-  const min = bound('minimum');
-  if (min) out.push(min);
-  const max = bound('maximum');
-  if (max) out.push(max);
-  return out;
+  return [...out, ...[bound('minimum'), bound('maximum')].filter((e) => e !== undefined)];
 }
 
 function arrayChecks(schema: JsonSchemaProps, data: readonly unknown[], path: string): OpenApiError[] {
@@ -273,16 +263,8 @@ function arrayChecks(schema: JsonSchemaProps, data: readonly unknown[], path: st
   if (typeof min === 'number' && data.length < min) add(out, { code: 'other', name: path, value: data.length, message: `${inBody(path)} should have at least ${min} items` });
   const max = schema['maxItems'];
   if (typeof max === 'number' && data.length > max) add(out, { code: 'maxItems', name: path, value: data.length, valid: max, message: `${inBody(path)} should have at most ${max} items` });
-  if (schema['uniqueItems'] === true) {
-    const seen = new Set<string>();
-    for (const v of data) {
-      const key = canonical(v);
-      if (seen.has(key)) {
-        add(out, { code: 'other', name: path, message: `${inBody(path)} shouldn't contain duplicates` });
-        break;
-      }
-      seen.add(key);
-    }
+  if (schema['uniqueItems'] === true && new Set(data.map(canonical)).size < data.length) {
+    add(out, { code: 'other', name: path, message: `${inBody(path)} shouldn't contain duplicates` });
   }
   return out;
 }

@@ -79,12 +79,7 @@ export function installPlanSetup(options: InstallPlanOptions): (ctx: ManagerCont
     controller.watch(installPlans);
     // Ours: an OperatorGroup change (its service account synced) brings the namespace's plans back at once
     // instead of after their backoff.
-    controller.watch(operatorGroups, (og) =>
-      installPlans
-        .byIndex(NAMESPACE_INDEX, og.metadata.namespace ?? '')
-        .map((ip) => objectKey(ip))
-        .filter((k): k is string => !!k),
-    );
+    controller.watch(operatorGroups, (og) => installPlans.byIndex(NAMESPACE_INDEX, og.metadata.namespace ?? '').flatMap((ip) => objectKey(ip) ?? []));
 
     const retry = new Controller({
       name: 'installplan-rbac-retry',
