@@ -313,15 +313,9 @@ export async function syncOLMConfig(p: CopyPorts, name: string, enqueueCopy: (ke
   for (const og of p.caches.operatorGroups.list()) {
     if (!isAllNamespaces(new Set(og.status?.namespaces ?? []))) continue;
     const ogNs = og.metadata.namespace ?? '';
-    const copiedTo = new Map<string, Set<string>>();
-    for (const c of p.caches.copiedCSVs.list()) {
-      if (c.metadata.labels?.[CopiedFromLabel] !== ogNs) continue;
-      const set = copiedTo.get(c.metadata.name ?? '') ?? new Set<string>();
-      set.add(c.metadata.namespace ?? '');
-      copiedTo.set(c.metadata.name ?? '', set);
-    }
+    const copies = p.caches.copiedCSVs.list().filter((c) => c.metadata.labels?.[CopiedFromLabel] === ogNs);
     for (const csv of p.caches.csvs.byIndex(NAMESPACE_INDEX, ogNs)) {
-      if (asWanted(copiedTo.get(csv.metadata.name ?? '') ?? new Set())) continue;
+      if (asWanted(new Set(copies.filter((c) => c.metadata.name === csv.metadata.name).map((c) => c.metadata.namespace ?? '')))) continue;
       enqueueCopy(`${ogNs}/${csv.metadata.name ?? ''}`);
       requeued = true;
     }

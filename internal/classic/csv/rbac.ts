@@ -84,14 +84,11 @@ function ruleAllows(a: Attributes, rule: PolicyRule): boolean {
 export const serviceAccountUser = (namespace: string, name: string): string => `system:serviceaccount:${namespace}:${name}`;
 
 function appliesTo(user: string, subjects: readonly Subject[] | null | undefined, bindingNamespace: string): boolean {
-  for (const s of subjects ?? []) {
-    if (s.kind === 'User' && s.name === user) return true;
-    if (s.kind === 'ServiceAccount') {
-      const ns = s.namespace || bindingNamespace;
-      if (ns && serviceAccountUser(ns, s.name ?? '') === user) return true;
-    }
-  }
-  return false;
+  return (subjects ?? []).some((s) => {
+    if (s.kind === 'User') return s.name === user;
+    const ns = s.namespace || bindingNamespace;
+    return s.kind === 'ServiceAccount' && !!ns && serviceAccountUser(ns, s.name ?? '') === user;
+  });
 }
 
 /** Every rule granted to `user` in `namespace` (`""`: cluster-wide only), as the RBAC rule resolver visits them. */

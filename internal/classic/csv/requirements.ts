@@ -137,9 +137,7 @@ export async function apiRequirementStatus(src: RequirementSource, csv: ClusterS
   const statuses: RequirementStatus[] = [];
   let met = true;
   const owned = new Set((csv.spec.customresourcedefinitions?.owned ?? []).map((c) => c.name));
-  const all = new Map<string, { name: string; version: string }>();
-  for (const d of csv.spec.customresourcedefinitions?.required ?? []) all.set(d.name, d);
-  for (const d of csv.spec.customresourcedefinitions?.owned ?? []) all.set(d.name, d);
+  const all = new Map([...(csv.spec.customresourcedefinitions?.required ?? []), ...(csv.spec.customresourcedefinitions?.owned ?? [])].map((d) => [d.name, d]));
   for (const name of [...all.keys()].sort()) {
     const desc = all.get(name)!;
     const base = { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', name };

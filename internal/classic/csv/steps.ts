@@ -88,6 +88,10 @@ export interface CSVStepPorts {
 
 export type CSVStep = Step<CSVState>;
 
+/** OLM v1 adopted the object in place (`kubectl olm migrate`): a ClusterObjectSet is its controller. */
+const controlledByV1 = (o: KubeObject | undefined): boolean =>
+  (o?.metadata.ownerReferences ?? []).some((r) => r.controller === true && r.kind === ClusterObjectSetKind && r.apiVersion === V1GroupVersion);
+
 const nowText = (p: Pick<CSVStepPorts, 'now'>): string => formatTime(p.now());
 const keyOf = (csv: ClusterServiceVersion): string => `${csv.metadata.namespace ?? ''}/${csv.metadata.name ?? ''}`;
 const phaseOf = (csv: ClusterServiceVersion): string => csv.status?.phase ?? CSVPhaseNone;
@@ -172,8 +176,7 @@ export function processFinalizer(p: Pick<CSVStepPorts, 'client' | 'caches'>): CS
           if (w.type !== 'ConversionWebhook') continue;
           for (const name of w.conversionCRDs ?? []) {
             // a CRD OLM v1 adopted (a ClusterObjectSet controls it) keeps its conversion: it is v1's now
-            const refs = p.caches.crds.get(name)?.metadata.ownerReferences ?? [];
-            if (refs.some((r) => r.controller === true && r.kind === ClusterObjectSetKind && r.apiVersion === V1GroupVersion)) continue;
+            if (controlledByV1(p.caches.crds.get(name))) continue;
             const crd = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name };
             await ignoreNotFound(p.client.patch(crd, 'merge', { spec: { conversion: { strategy: 'None', webhook: null } } }, { signal })).catch((err: unknown) =>
               log.error(`error updating conversion strategy for CRD ${name}: ${errorMessage(err)}`),
@@ -201,19 +204,6 @@ export const skipCopied: CSVStep = {
 };
 
 /**
- * The first of the CSV's Deployments a ClusterObjectSet controls: OLM v1 adopted the operator in place
- * (`kubectl olm migrate`), or undefined.
- */
-export function adoptedByV1(p: Pick<CSVStepPorts, 'caches'>, csv: ClusterServiceVersion): string | undefined {
-  const ns = csv.metadata.namespace ?? '';
-  for (const d of csv.spec.install?.spec?.deployments ?? []) {
-    const refs = p.caches.deployments.get(`${ns}/${d.name}`)?.metadata.ownerReferences ?? [];
-    if (refs.some((r) => r.controller === true && r.kind === ClusterObjectSetKind && r.apiVersion === V1GroupVersion)) return d.name;
-  }
-  return undefined;
-}
-
-/**
  * Ours, not upstream's: a CSV whose Deployment OLM v1 adopted (a ClusterObjectSet is its controller — only
  * `kubectl olm migrate` hands a classic operator's objects to v1) is left as it is: no phase change, no install, no
  * health check, so the move never makes it flap (the adoption's annotations bump the Deployment's generation, which a
@@ -223,7 +213,9 @@ export function skipAdoptedByV1(p: Pick<CSVStepPorts, 'caches'>): CSVStep {
   return {
     name: 'skipAdoptedByV1',
     run: async ({ cached, log }) => {
-      const deployment = adoptedByV1(p, cached);
+      // The first of the CSV's Deployments a ClusterObjectSet controls.
+      const ns = cached.metadata.namespace ?? '';
+      const deployment = (cached.spec.install?.spec?.deployments ?? []).find((d) => controlledByV1(p.caches.deployments.get(`${ns}/${d.name}`)))?.name;
       if (deployment === undefined) return undefined;
       log.info('skipping csv transition: OLM v1 adopted its deployment', { deployment });
       return { final: true };
@@ -454,12 +446,6 @@ export function phasePending(p: Pick<CSVStepPorts, 'caches' | 'requirements' | '
   });
 }
 
-/** What this OLM does not install; undefined when the CSV has none of it. */
-export function unsupportedComponents(csv: ClusterServiceVersion): string | undefined {
-  if ((csv.spec.apiservicedefinitions?.owned ?? []).length > 0) return 'owned APIServices (spec.apiservicedefinitions.owned) are not supported by this OLM: serve the API from a CustomResourceDefinition';
-  return undefined;
-}
-
 type Specs = Map<string, Record<string, unknown>>;
 
 /**
@@ -496,10 +482,11 @@ export function phaseInstallReady(p: CSVStepPorts): CSVStep {
       return {};
     }
     const now = nowText(p);
-    const unsupported = unsupportedComponents(out);
     let installErr: unknown;
-    if (unsupported !== undefined) installErr = new StrategyError(StrategyErrReason.InvalidStrategy, unsupported);
-    else {
+    // What this OLM does not install.
+    if ((out.spec.apiservicedefinitions?.owned ?? []).length > 0) {
+      installErr = new StrategyError(StrategyErrReason.InvalidStrategy, 'owned APIServices (spec.apiservicedefinitions.owned) are not supported by this OLM: serve the API from a CustomResourceDefinition');
+    } else {
       try {
         const existing = p.caches.deployments.byIndex(NAMESPACE_INDEX, out.metadata.namespace ?? '');
         const certs = await installCertRequirements(client, out, signal, p.now());

@@ -221,13 +221,7 @@ const webhookLabels = (csv: ClusterServiceVersion, w: WebhookDescription): Recor
 });
 
 /** Only AllNamespaces supported (upstream's isSingletonOperator). */
-function allNamespacesOnly(csv: ClusterServiceVersion): boolean {
-  for (const m of csv.spec.installModes ?? []) {
-    if (m.type === 'AllNamespaces' && !m.supported) return false;
-    if (m.type !== 'AllNamespaces' && m.supported) return false;
-  }
-  return true;
-}
+const allNamespacesOnly = (csv: ClusterServiceVersion): boolean => (csv.spec.installModes ?? []).every((m) => (m.type === 'AllNamespaces') === !!m.supported);
 
 /** upstream's createOrUpdateWebhook for every webhook description. */
 export async function installWebhooks(client: KubeClient, csv: ClusterServiceVersion, og: OperatorGroup, caPEMs: ReadonlyMap<string, string>, signal: AbortSignal): Promise<void> {

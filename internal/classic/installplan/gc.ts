@@ -17,14 +17,10 @@ const byAge = (a: InstallPlan, b: InstallPlan): number =>
 export function installPlansToDelete(all: readonly InstallPlan[]): InstallPlan[] {
   if (all.length <= MAX_INSTALL_PLAN_COUNT) return [];
   const considered = [...all].sort(byAge).slice(0, MAX_INSTALL_PLAN_COUNT + MAX_DELETES_PER_SWEEP);
-  const byGeneration = new Map<number, InstallPlan[]>();
-  for (const ip of considered) {
-    const g = generationOf(ip);
-    byGeneration.set(g, [...(byGeneration.get(g) ?? []), ip]);
-  }
   const toDelete: InstallPlan[] = [];
-  for (const g of [...byGeneration.keys()].sort((a, b) => a - b)) {
-    const group = byGeneration.get(g)!;
+  // `considered` is in age order, generations first: each generation's plans come together, oldest first.
+  for (const g of new Set(considered.map(generationOf))) {
+    const group = considered.filter((ip) => generationOf(ip) === g);
     const left = considered.length - toDelete.length;
     if (left <= MAX_INSTALL_PLAN_COUNT) break;
     if (left - group.length >= MAX_INSTALL_PLAN_COUNT) {
@@ -32,7 +28,7 @@ export function installPlansToDelete(all: readonly InstallPlan[]): InstallPlan[]
       continue;
     }
     // Several plans of one generation should not happen (each plan bumps it); a safeguard, as upstream.
-    toDelete.push(...[...group].sort(byAge).slice(0, left - MAX_INSTALL_PLAN_COUNT));
+    toDelete.push(...group.slice(0, left - MAX_INSTALL_PLAN_COUNT));
   }
   return toDelete;
 }
