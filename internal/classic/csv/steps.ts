@@ -28,6 +28,7 @@ import { ClusterObjectSetKind, GroupVersion as V1GroupVersion } from '../../../a
 import { errorMessage, formatTime, routine, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import { NAMESPACE_INDEX, hasFinalizer, ignoreNotFound, isNotFound, isOwnedBy, nonBlockingOwnerReference, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
+import { aggregateMessages } from '../../shared/toolkit/index.ts';
 import type { DeploymentConfig } from '../../shared/registryv1/index.ts';
 import type { OlmCaches } from '../olmcache/index.ts';
 import {
@@ -186,7 +187,7 @@ export function processFinalizer(p: Pick<CSVStepPorts, 'client' | 'caches'>): CS
       }
       if (cleanups[0]![2].length > 0) errs.push('waiting for ClusterRoleBindings to delete');
       if (cleanups[1]![2].length > 0) errs.push('waiting for ClusterRoles to delete');
-      if (errs.length > 0) return { final: true, err: routine(new Error(errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`), 'WaitingForDependents') };
+      if (errs.length > 0) return { final: true, err: routine(new Error(aggregateMessages(errs)), 'WaitingForDependents') };
       const patch = { metadata: { finalizers: (cached.metadata.finalizers ?? []).filter((f) => f !== CSV_FINALIZER), resourceVersion: cached.metadata.resourceVersion } };
       return finalAfter(ignoreNotFound(p.client.patch(ref, 'merge', patch, { signal })));
     },

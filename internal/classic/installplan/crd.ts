@@ -17,9 +17,9 @@ import {
 import { goQuote } from '../../shared/gocompat/index.ts';
 import { isAlreadyExists, type KubeClient } from '../../shared/kube/index.ts';
 import { removedStoredVersions } from '../../shared/registryv1/index.ts';
-import { sleep, type Logger } from '../../shared/toolkit/index.ts';
+import { aggregateMessages, sleep, type Logger } from '../../shared/toolkit/index.ts';
 import { installedAlongside, alongsideToAnnotations, type CsvPresence, type NamespacedName } from './alongside.ts';
-import { aggregate, validateCustomResource, type JsonSchemaProps } from './crschema.ts';
+import { validateCustomResource, type JsonSchemaProps } from './crschema.ts';
 import { errorText, gvkString, isNotFoundError, opaque, reasonInChain, wrap, wrapped } from './errors.ts';
 import { decodeManifest } from './manifest.ts';
 
@@ -232,7 +232,7 @@ export async function validateExistingCrs(list: CrLister, oldCrd: Crd, newCrd: C
       const apiVersion = cr.apiVersion ?? '';
       const [g, ver] = apiVersion.includes('/') ? [apiVersion.slice(0, apiVersion.indexOf('/')), apiVersion.slice(apiVersion.indexOf('/') + 1)] : ['', apiVersion];
       const at = cr.metadata.namespace ? `${cr.metadata.namespace}/${cr.metadata.name ?? ''}` : (cr.metadata.name ?? '');
-      throw new CrValidationError(`error validating ${gvkString(g, ver, cr.kind ?? '')} ${goQuote(at)}: updated validation is too restrictive: ${aggregate(problems)}`);
+      throw new CrValidationError(`error validating ${gvkString(g, ver, cr.kind ?? '')} ${goQuote(at)}: updated validation is too restrictive: ${aggregateMessages(problems)}`);
     }
   }
 }

@@ -1,7 +1,7 @@
 // The API server's messages for a CR that fails its CRD's schema (the check of existing CRs before a CRD update).
 // test/integration/classic/installplan.test.ts compares the same cases with the real API server's answers.
 import { describe, expect, it } from 'vitest';
-import { aggregate, goFloat, validateCustomResource, type JsonSchemaProps } from './crschema.ts';
+import { goFloat, validateCustomResource, type JsonSchemaProps } from './crschema.ts';
 
 const spec = (properties: Record<string, JsonSchemaProps>, extra: JsonSchemaProps = {}): JsonSchemaProps => ({
   type: 'object',
@@ -55,11 +55,6 @@ describe('validateCustomResource', () => {
   it('no schema or an empty one accepts anything', () => {
     expect(validateCustomResource(undefined, { anything: 1 })).toEqual([]);
     expect(validateCustomResource({}, { anything: 1 })).toEqual([]);
-  });
-
-  it('aggregate: one error bare, several in brackets', () => {
-    expect(aggregate(['a'])).toBe('a');
-    expect(aggregate(['a', 'b'])).toBe('[a, b]');
   });
 
   it('Go prints floats with an exponent below 1e-4 and from 1e21', () => {

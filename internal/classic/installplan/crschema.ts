@@ -84,11 +84,6 @@ export function validateCustomResource(schema: JsonSchemaProps | undefined, valu
   return [...new Set(validateNode(schema, value, '').map((e) => fieldError(e, options.root)))];
 }
 
-/** apimachinery's ErrorList.ToAggregate().Error(): one error bare, several as `[a, b]`. */
-export function aggregate(errors: readonly string[]): string {
-  return errors.length === 1 ? errors[0]! : `[${errors.join(', ')}]`;
-}
-
 // ---- kube-openapi's validators ---------------------------------------------------------------------------
 
 function add(into: OpenApiError[], ...errs: OpenApiError[]): void {

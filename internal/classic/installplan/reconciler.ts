@@ -21,6 +21,7 @@ import {
 } from '../../../api/operators/index.ts';
 import { ObjectReconciler, formatTime, splitKey, type Pass, type Reconciler, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import type { LogFields, Logger } from '../../shared/observability/index.ts';
+import { aggregateMessages } from '../../shared/toolkit/index.ts';
 import { errorText } from './errors.ts';
 import { serviceAccountFor } from './attenuate.ts';
 import { conditionFailed, getCondition, setCondition } from './plan.ts';
@@ -195,8 +196,7 @@ export function newRbacRetryReconciler(o: RbacRetryReconcilerOptions): Reconcile
           errors.push(errorText(err));
         }
       }
-      if (errors.length === 1) throw new Error(errors[0]);
-      if (errors.length > 1) throw new Error(`[${errors.join(', ')}]`);
+      if (errors.length > 0) throw new Error(aggregateMessages(errors));
     },
   };
 }

@@ -18,6 +18,7 @@ import {
 import { ObjectReconciler, errorMessage, splitKey, type Reconciler, type Step } from '../../shared/controller/index.ts';
 import { ignoreNotFound, isAlreadyExists, isConflict, isNotFound, NAMESPACE_INDEX, objectRef, type CacheReader, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
+import { aggregateMessages } from '../../shared/toolkit/index.ts';
 import { operatorStatus, type Component } from './components.ts';
 import { COMPONENT_LABEL_KEY_PREFIX, componentLabelKey, operatorNames, packageOperatorName } from './names.ts';
 
@@ -77,7 +78,7 @@ async function all(writes: readonly (() => Promise<unknown>)[]): Promise<void> {
     }
   }
   if (errors.length === 1) throw errors[0];
-  if (errors.length > 1) throw new Error(`[${errors.map(errorMessage).join(', ')}]`, { cause: errors[0] });
+  if (errors.length > 1) throw new Error(aggregateMessages(errors.map(errorMessage)), { cause: errors[0] });
 }
 
 export interface AdoptionReconcilerOptions {

@@ -8,3 +8,4 @@ export { oneLine } from './text.ts';
 export { tryOr } from './fallback.ts';
 export { isObject } from './record.ts';
 export { fnv64a } from './fnv.ts';
+export { aggregateMessages } from './aggregate.ts';
