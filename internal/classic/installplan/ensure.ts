@@ -80,11 +80,6 @@ export function stepEnsurer(client: KubeClient, signal?: AbortSignal) {
     await wrapped(updateMessage, () => patchToManifest(client, obj, signal, normalize));
     return StepStatusPresent;
   };
-  /** Created, or patched with `olm.owner` pointing at the newest CSV (EnsureClusterRole, EnsureClusterRoleBinding). */
-  const createOrOwnAndPatch = (obj: KubeObject, resolving: string, kind: string): Promise<StepStatus> =>
-    createOrPatch(obj, `error creating ${kind} ${nameOf(obj)}`, `error updating ${kind} ${nameOf(obj)}`, (_live, desired) => {
-      desired.metadata.labels = { ...desired.metadata.labels, [OwnerLabel]: resolving };
-    });
 
   return {
     clusterServiceVersion: (csv: KubeObject) => createOnly(csv, `error creating csv ${nameOf(csv)}`),
@@ -149,8 +144,16 @@ export function stepEnsurer(client: KubeClient, signal?: AbortSignal) {
       });
     },
 
-    clusterRole: (cr: KubeObject, resolving: string) => createOrOwnAndPatch(cr, resolving, 'clusterrole'),
-    clusterRoleBinding: (crb: KubeObject, resolving: string) => createOrOwnAndPatch(crb, resolving, 'clusterrolebinding'),
+    /**
+     * A ClusterRole or ClusterRoleBinding (`error creating clusterrole <name>`, …): created, or patched with `olm.owner`
+     * pointing at the newest CSV (EnsureClusterRole, EnsureClusterRoleBinding).
+     */
+    clusterRBAC(obj: KubeObject, resolving: string): Promise<StepStatus> {
+      const what = `${(obj.kind ?? '').toLowerCase()} ${nameOf(obj)}`;
+      return createOrPatch(obj, `error creating ${what}`, `error updating ${what}`, (_live, desired) => {
+        desired.metadata.labels = { ...desired.metadata.labels, [OwnerLabel]: resolving };
+      });
+    },
     role: (role: KubeObject) => createOrPatch(role, `error creating role ${nameOf(role)}`, `error updating role ${nameOf(role)}`),
     roleBinding: (rb: KubeObject) => createOrPatch(rb, `error creating rolebinding ${nameOf(rb)}`, `error updating rolebinding ${nameOf(rb)}`),
     configMap: (cm: KubeObject) => createOrPatch(cm, `error updating configmap: ${nameOf(cm)}`, `error updating configmap: ${nameOf(cm)}`),

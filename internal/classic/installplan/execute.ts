@@ -232,16 +232,11 @@ async function runStep(ctx: Context, step: Step): Promise<void> {
     case 'Secret':
       step.status = await ctx.ensurer.secret(deps.operatorNamespace, namespace, step.resource.name);
       return;
-    case 'ClusterRole': {
-      const cr = parse(RBAC_V1, 'ClusterRole');
-      managed(cr);
-      step.status = await ctx.ensurer.clusterRole(cr, step.resolving);
-      return;
-    }
+    case 'ClusterRole':
     case 'ClusterRoleBinding': {
-      const crb = parse(RBAC_V1, 'ClusterRoleBinding');
-      managed(crb);
-      step.status = await ctx.ensurer.clusterRoleBinding(crb, step.resolving);
+      const obj = parse(RBAC_V1, step.resource.kind);
+      managed(obj);
+      step.status = await ctx.ensurer.clusterRBAC(obj, step.resolving);
       return;
     }
     case 'Role':
