@@ -170,20 +170,16 @@ async function runStep(ctx: Context, step: Step): Promise<void> {
 
   const manifest = manifestForStep(step);
   deps.logger.debug('execute resource', { kind: step.resource.kind, name: step.resource.name });
-  const parse = (apiVersion: string, kind: string): KubeObject => {
+  // The step's object with the managed label, in the plan's namespace unless cluster-scoped.
+  const parse = (apiVersion: string, kind: string, inPlanNamespace = true): KubeObject => {
     let obj: Record<string, unknown>;
     try {
       obj = decodeManifest(manifest);
     } catch (err) {
       throw wrap(`error parsing step manifest: ${step.resource.name}`, err);
     }
-    return { ...obj, apiVersion, kind, metadata: { ...(obj['metadata'] as object | undefined) } } as KubeObject;
-  };
-  const managed = (obj: KubeObject): void => {
-    obj.metadata.labels = { ...obj.metadata.labels, [OLM_MANAGED_LABEL]: 'true' };
-  };
-  const inNamespace = (obj: KubeObject): void => {
-    obj.metadata.namespace = namespace;
+    const metadata = (obj['metadata'] ?? {}) as KubeObject['metadata'];
+    return { ...obj, apiVersion, kind, metadata: { ...metadata, ...(inPlanNamespace && { namespace }), labels: { ...metadata.labels, [OLM_MANAGED_LABEL]: 'true' } } };
   };
   const ownerRefs = async (obj: KubeObject, what: string): Promise<void> => {
     const refs = await wrapped(`error generating ownerrefs for ${what}`, () => updatedOwnerReferences(deps.client, obj.metadata.ownerReferences ?? [], namespace, deps.signal));
@@ -191,13 +187,11 @@ async function runStep(ctx: Context, step: Step): Promise<void> {
     else delete obj.metadata.ownerReferences;
   };
   // A namespaced object of the plan: the resolving CSV as a non-blocking owner (`withCsvOwner`), owner references
-  // refreshed (`what` names the object in the error, as upstream), the plan's namespace, the managed label.
+  // refreshed (`what` names the object in the error, as upstream).
   const namespaced = async (apiVersion: string, kind: string, what: string, withCsvOwner: boolean, ensure: (obj: KubeObject) => Promise<StepStatus>): Promise<void> => {
     const obj = parse(apiVersion, kind);
     if (withCsvOwner && step.resolving) addNonBlockingCsvOwner(obj, step.resolving);
     await ownerRefs(obj, `${what}${obj.metadata.name ?? ''}`);
-    inNamespace(obj);
-    managed(obj);
     step.status = await ensure(obj);
   };
 
@@ -214,16 +208,12 @@ async function runStep(ctx: Context, step: Step): Promise<void> {
         }
         if (competing) throw new Error(`pre-existing CRD owners found for owned CRD(s) of dependent CSV ${name}`);
       }
-      inNamespace(csv);
-      managed(csv);
       step.status = await ctx.ensurer.clusterServiceVersion(csv);
       return;
     }
     case SubscriptionKind: {
       const sub = parse(V1alpha1, SubscriptionKind);
       sub.metadata.annotations = { ...sub.metadata.annotations, [GENERATED_BY_ANNOTATION]: ctx.plan.metadata.name ?? '' };
-      inNamespace(sub);
-      managed(sub);
       step.status = await ctx.ensurer.subscription(sub);
       return;
     }
@@ -234,8 +224,7 @@ async function runStep(ctx: Context, step: Step): Promise<void> {
       return;
     case 'ClusterRole':
     case 'ClusterRoleBinding': {
-      const obj = parse(RBAC_V1, step.resource.kind);
-      managed(obj);
+      const obj = parse(RBAC_V1, step.resource.kind, false);
       step.status = await ctx.ensurer.clusterRBAC(obj, step.resolving);
       return;
     }
