@@ -48,6 +48,7 @@ import type { CSVMetrics } from './metrics.ts';
 import { isCopied, setPhaseWithEvent, setPhaseWithEventIfChanged, type PhaseEvents } from './phase.ts';
 import { CRD_OWNER_CONFLICT, crdOwnerConflict, isBeingReplaced, lastInReplacementChain, replacedName } from './replace.ts';
 import { requirementAndPermissionStatus, type RequirementSource } from './requirements.ts';
+import { key } from './watch-keys.ts';
 import { installCertRequirements, installWebhooks, installedSpecs, shouldRotateCerts, webhooksAvailable, webhooksOf } from './webhooks.ts';
 
 export const CSV_FINALIZER = 'operators.coreos.com/csv-cleanup';
@@ -94,8 +95,6 @@ const controlledByV1 = (o: KubeObject | undefined): boolean =>
   (o?.metadata.ownerReferences ?? []).some((r) => r.controller === true && r.kind === ClusterObjectSetKind && r.apiVersion === V1GroupVersion);
 
 const nowText = (p: Pick<CSVStepPorts, 'now'>): string => formatTime(p.now());
-const keyOf = (csv: ClusterServiceVersion): string => `${csv.metadata.namespace ?? ''}/${csv.metadata.name ?? ''}`;
-const phaseOf = (csv: ClusterServiceVersion): string => csv.status?.phase ?? CSVPhaseNone;
 const inNamespace = (p: Pick<CSVStepPorts, 'caches'>, csv: ClusterServiceVersion): ClusterServiceVersion[] =>
   p.caches.csvs.byIndex(NAMESPACE_INDEX, csv.metadata.namespace ?? '');
 
@@ -365,7 +364,7 @@ export function providedAPIs(p: Pick<CSVStepPorts, 'client' | 'caches' | 'events
 const finalAfter = (write: Promise<unknown>): Promise<StepOutcome> => write.then(() => ({ final: true }), (err: unknown) => ({ final: true, err }));
 
 function onPhase(phase: string, name: string, run: CSVStep['run']): CSVStep {
-  return { name, run: async (state, signal) => (phaseOf(state.out) === phase ? ((await run(state, signal)) ?? {}) : undefined) };
+  return { name, run: async (state, signal) => ((state.out.status?.phase ?? CSVPhaseNone) === phase ? ((await run(state, signal)) ?? {}) : undefined) };
 }
 
 export function phaseNone(p: Pick<CSVStepPorts, 'events' | 'now'>): CSVStep {
@@ -402,7 +401,7 @@ export function phasePending(p: Pick<CSVStepPorts, 'caches' | 'requirements' | '
     const now = nowText(p);
     const prev = await replacing(p, out, signal);
     if (prev) {
-      const oc = p.caches.operatorConditions.get(keyOf(prev));
+      const oc = p.caches.operatorConditions.get(key(prev));
       const { upgradeable, reason } = operatorUpgradeable(oc);
       if (!upgradeable) {
         setPhaseWithEventIfChanged(out, CSVPhasePending, CSVReasons.OperatorConditionNotUpgradeable, `operator is not upgradeable: ${reason}`, now, p.events);
@@ -418,7 +417,7 @@ export function phasePending(p: Pick<CSVStepPorts, 'caches' | 'requirements' | '
       return {};
     }
     (out.status ??= {}).requirementStatus = result.statuses;
-    if (prev && prev.status?.phase === CSVPhaseSucceeded) p.enqueue(keyOf(prev));
+    if (prev && prev.status?.phase === CSVPhaseSucceeded) p.enqueue(key(prev));
     if (!result.met) {
       log.info('requirements were not met');
       setPhaseWithEventIfChanged(out, CSVPhasePending, CSVReasons.RequirementsNotMet, "one or more requirements couldn't be found", now, p.events);
@@ -476,7 +475,7 @@ export function phaseInstallReady(p: CSVStepPorts): CSVStep {
     const { out, log } = state;
     if (!strategyUsable(p, out)) return {};
     const prev = await replacing(p, out, signal);
-    if (prev) p.enqueue(keyOf(prev));
+    if (prev) p.enqueue(key(prev));
     const client = p.installClient(state.operatorGroup!);
     if (!client) {
       log.info('failed to get a client for operator deployment: the OperatorGroup service account is not synced yet');
@@ -576,7 +575,7 @@ export function phaseInstalling(p: CSVStepPorts): CSVStep {
     const { out, log } = state;
     if (!strategyUsable(p, out)) return {};
     const prev = await replacing(p, out, signal);
-    if (prev) p.enqueue(keyOf(prev));
+    if (prev) p.enqueue(key(prev));
     const specs = await specsAsInstalled(p, state, signal);
     if (!specs) return {};
     const installErr = await updateInstallStatus(p, state, CSVPhaseInstalling, CSVReasons.Waiting, specs, signal);
@@ -800,7 +799,7 @@ export function phaseReplacing(p: CSVStepPorts): CSVStep {
       return {};
     }
     // An active replacement: both come back.
-    p.enqueue(keyOf(next));
+    p.enqueue(key(next));
     state.requeueAfterMs = WAITING_RECHECK_MS;
     return {};
   });

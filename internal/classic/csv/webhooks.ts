@@ -212,11 +212,10 @@ function webhookEntry(w: WebhookDescription, namespace: string, selector: LabelS
   return hook;
 }
 
-const descHash = (w: WebhookDescription): string => deepHash(w);
 const webhookLabels = (csv: ClusterServiceVersion, w: WebhookDescription): Record<string, string> => ({
   ...csvOwnerLabels(csv),
   [WEBHOOK_DESC_LABEL]: w.generateName,
-  [WEBHOOK_HASH_LABEL]: descHash(w),
+  [WEBHOOK_HASH_LABEL]: deepHash(w),
   ...MANAGED,
 });
 
@@ -294,7 +293,7 @@ export async function webhooksAvailable(client: KubeClient, csv: ClusterServiceV
   for (const w of webhooksOf(csv)) {
     const kind = kindFor(w.type);
     if (kind) {
-      const list = await client.list({ apiVersion: ADMISSION, kind }, { labelSelector: { matchLabels: { ...csvOwnerLabels(csv), [WEBHOOK_DESC_LABEL]: w.generateName, [WEBHOOK_HASH_LABEL]: descHash(w) } }, signal });
+      const list = await client.list({ apiVersion: ADMISSION, kind }, { labelSelector: { matchLabels: { ...csvOwnerLabels(csv), [WEBHOOK_DESC_LABEL]: w.generateName, [WEBHOOK_HASH_LABEL]: deepHash(w) } }, signal });
       if (list.items.length === 0) return false;
       continue;
     }

@@ -35,8 +35,6 @@ export function serviceAccountNames(csv: ClusterServiceVersion): string[] {
 
 export const deploymentNames = (csv: ClusterServiceVersion): string[] => (csv.spec.install?.spec?.deployments ?? []).map((d) => d.name).filter((n) => !!n);
 
-const key = (ns: string | undefined, name: string | undefined): string => `${ns ?? ''}/${name ?? ''}`;
-
 /** CSV key → its OperatorCondition, created or brought back to the CSV's deployments and service accounts. */
 export function newOperatorConditionGeneratorReconciler(client: KubeClient, caches: OlmCaches, logger: Logger): Reconciler {
   return {
@@ -144,7 +142,7 @@ export function newOperatorConditionReconciler(client: KubeClient, caches: OlmCa
       name: 'setDeploymentsEnv',
       run: async (s, signal) => {
         for (const d of s.oc.spec?.deployments ?? []) {
-          const dep = caches.deployments.get(key(s.namespace, d));
+          const dep = caches.deployments.get(`${s.namespace}/${d}`);
           // Not there yet (the CSV installs it later): its creation brings this OperatorCondition back.
           if (!dep) continue;
           const owner = (dep.metadata.ownerReferences ?? []).find((r) => r.kind === ClusterServiceVersionKind);
