@@ -236,3 +236,35 @@ export function isCopiedObject(o: { metadata: { namespace?: string; annotations?
 
 /** Upstream's ClusterServiceVersion.IsCopied: status reason Copied, or copied by its metadata. */
 export const isCopiedCSV = (csv: ClusterServiceVersion): boolean => csv.status?.reason === 'Copied' || isCopiedObject(csv);
+
+/** The newest conditions kept in `status.conditions`. */
+export const CONDITIONS_LENGTH_LIMIT = 20;
+
+/**
+ * upstream's SetPhase: lastUpdateTime, message and reason always; lastTransitionTime only when the phase changes;
+ * a condition appended only when phase or reason differ from the last one; the newest 20 kept.
+ */
+export function setPhase(csv: ClusterServiceVersion, phase: string, reason: string, message: string, now: string): void {
+  const status = (csv.status ??= {});
+  status.lastUpdateTime = now;
+  if ((status.phase ?? CSVPhaseNone) !== phase) {
+    status.phase = phase;
+    status.lastTransitionTime = now;
+  }
+  // Go's omitempty: an empty message or reason is not written.
+  if (message) status.message = message;
+  else delete status.message;
+  if (reason) status.reason = reason;
+  else delete status.reason;
+  const condition = (): CSVCondition => ({
+    phase: status.phase ?? CSVPhaseNone,
+    ...(status.lastTransitionTime !== undefined && { lastTransitionTime: status.lastTransitionTime }),
+    lastUpdateTime: now,
+    ...(message && { message }),
+    ...(reason && { reason }),
+  });
+  const conditions = (status.conditions ??= []);
+  const last = conditions[conditions.length - 1];
+  if (!last || (last.phase ?? '') !== status.phase || (last.reason ?? '') !== reason) conditions.push(condition());
+  if (conditions.length > CONDITIONS_LENGTH_LIMIT) status.conditions = conditions.slice(conditions.length - CONDITIONS_LENGTH_LIMIT);
+}

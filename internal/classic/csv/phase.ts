@@ -1,48 +1,18 @@
-// A CSV's phase as upstream's API helpers keep it (operator-framework/api clusterserviceversion.go): SetPhase,
-// the Event that goes with a phase change, the 20-condition limit, and the copied / uncopiable tests.
+// A CSV's phase as upstream's API helpers keep it (operator-framework/api clusterserviceversion.go): the Event that
+// goes with a phase change, and the copied / uncopiable tests. SetPhase and the 20-condition limit are api/operators'.
 import {
   CSVPhaseFailed,
   CSVPhaseNone,
   CSVReasons,
   type ClusterServiceVersion,
-  type CSVCondition,
+  setPhase,
 } from '../../../api/operators/index.ts';
 export { isCopied, isCopiedObject } from '../olmcache/index.ts';
-/** The newest conditions kept in `status.conditions`. */
-export const CONDITIONS_LENGTH_LIMIT = 20;
+export { CONDITIONS_LENGTH_LIMIT, setPhase } from '../../../api/operators/index.ts';
 
 /** Where phase changes are told (a Kubernetes Event with the CSV's reason, Warning when Failed). */
 export interface PhaseEvents {
   phase(csv: ClusterServiceVersion, type: 'Normal' | 'Warning', reason: string, message: string): void;
-}
-
-/**
- * upstream's SetPhase: lastUpdateTime, message and reason always; lastTransitionTime only when the phase changes;
- * a condition appended only when phase or reason differ from the last one; the newest 20 kept.
- */
-export function setPhase(csv: ClusterServiceVersion, phase: string, reason: string, message: string, now: string): void {
-  const status = (csv.status ??= {});
-  status.lastUpdateTime = now;
-  if ((status.phase ?? CSVPhaseNone) !== phase) {
-    status.phase = phase;
-    status.lastTransitionTime = now;
-  }
-  // Go's omitempty: an empty message or reason is not written.
-  if (message) status.message = message;
-  else delete status.message;
-  if (reason) status.reason = reason;
-  else delete status.reason;
-  const condition = (): CSVCondition => ({
-    phase: status.phase ?? CSVPhaseNone,
-    ...(status.lastTransitionTime !== undefined && { lastTransitionTime: status.lastTransitionTime }),
-    lastUpdateTime: now,
-    ...(message && { message }),
-    ...(reason && { reason }),
-  });
-  const conditions = (status.conditions ??= []);
-  const last = conditions[conditions.length - 1];
-  if (!last || (last.phase ?? '') !== status.phase || (last.reason ?? '') !== reason) conditions.push(condition());
-  if (conditions.length > CONDITIONS_LENGTH_LIMIT) status.conditions = conditions.slice(conditions.length - CONDITIONS_LENGTH_LIMIT);
 }
 
 /** upstream's SetPhaseWithEvent. */

@@ -3,7 +3,6 @@
 // the `olm.og.<group>.<admin|edit|view>-<hash>` ClusterRoles aggregating the provided APIs' roles, and the
 // `olm.providedAPIs` annotation pruned to what the group's CSVs still provide. A deleted group's ClusterRoles go.
 // Namespaces get the `olm.operatorgroup.uid/<uid>` label of the groups that target them (syncNamespace).
-import { OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel } from '../../../api/operators/index.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { Condition, KubeObject } from '../../../api/meta/v1.ts';
 import {
@@ -20,6 +19,10 @@ import {
   OperatorGroupServiceAccountCondition,
   OperatorGroupServiceAccountReason,
   OperatorGroupTargetsAnnotationKey,
+  OwnerKindLabel,
+  OwnerLabel,
+  OwnerNamespaceLabel,
+  setPhase,
   V1,
   V1alpha1,
   type ClusterServiceVersion,
@@ -185,17 +188,9 @@ export function newOperatorGroupReconciler(client: KubeClient, caches: OlmCaches
     for (const csv of caches.csvs.list()) {
       if (csv.metadata.annotations?.[OperatorGroupAnnotationKey] !== og.metadata.name) continue;
       if (csv.status?.reason !== CSVReasons.ComponentFailedNoRetry) continue;
-      const at = formatTime(new Date());
-      const cs = structuredClone(csv.status);
-      cs.lastUpdateTime = at;
-      if (cs.phase !== CSVPhasePending) {
-        cs.phase = CSVPhasePending;
-        cs.lastTransitionTime = at;
-      }
-      cs.reason = CSVReasons.DetectedClusterChange;
-      cs.message = 'Cluster resources changed state';
-      (cs.conditions ??= []).push({ phase: CSVPhasePending, reason: CSVReasons.DetectedClusterChange, message: cs.message, lastUpdateTime: at, lastTransitionTime: cs.lastTransitionTime ?? at });
-      await client.updateStatus({ ...csv, apiVersion: V1alpha1, kind: ClusterServiceVersionKind, status: cs }, { signal });
+      const out = structuredClone(csv);
+      setPhase(out, CSVPhasePending, CSVReasons.DetectedClusterChange, 'Cluster resources changed state', formatTime(new Date()));
+      await client.updateStatus({ ...out, apiVersion: V1alpha1, kind: ClusterServiceVersionKind }, { signal });
     }
     return undefined;
   };

@@ -129,6 +129,24 @@ describe('OperatorGroup and install modes', () => {
     expect(done.status?.conditions?.find((c) => c.reason === 'DetectedClusterChange')?.message).toBe('Cluster resources changed state');
   });
 
+  it('a group that switches to a service account with the rights resets its CSV that failed without retry (Pending/DetectedClusterChange)', async () => {
+    const ns = await namespace('og-sa-switch');
+    await createServiceAccount(ns, 'installer');
+    await createServiceAccount(ns, 'operator');
+    // The second account has its rights before the CSV exists, so no RBAC change comes after the failure: only the
+    // group's new service account can bring the CSV back.
+    await createServiceAccount(ns, 'installer2');
+    await grantNamespaced(ns, 'installer2', 'installer2', [{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'create', 'update', 'delete'] }]);
+    await createOperatorGroup(ns, 'scoped', { targetNamespaces: [ns], serviceAccountName: 'installer' });
+    await waitFor('serviceAccountRef', async () => (await getOG(ns, 'scoped')).status?.serviceAccountRef?.name === 'installer');
+    await createCSV(ns, csvFor({ name: 'switch.v1.0.0' }));
+    await waitForCSV(ns, 'switch.v1.0.0', 'InstallComponentFailedNoRetry', phaseIs('Failed', 'InstallComponentFailedNoRetry'));
+    await kube().must(kube().request('PATCH', ogPath(ns, 'scoped'), { spec: { serviceAccountName: 'installer2' } }, 'application/merge-patch+json'));
+    const done = await waitForCSV(ns, 'switch.v1.0.0', 'Succeeded', phaseIs('Succeeded'));
+    const reset = done.status?.conditions?.find((c) => c.reason === 'DetectedClusterChange');
+    expect(reset).toMatchObject({ phase: 'Pending', message: 'Cluster resources changed state' });
+  });
+
   it('an all-namespaces operator whose Roles come after its CSV (as its InstallPlan makes them): lifted to ClusterRoles, Succeeded, hardly a "couldn\'t ensure RBAC" line above debug', async () => {
     const ns = await namespace('og-lift');
     await createOperatorGroup(ns, 'global');
