@@ -25,12 +25,6 @@ export { renderTree, renderTreeLine } from './tree.ts';
 export { BlobIndex, BlobIndexBuilder, encodeJsonl, sliceEntries } from './encode.ts';
 export type { BlobIndexEntry, EncodedCatalog, MetasQuery, Section } from './encode.ts';
 
-export { buildGraphs } from './graph.ts';
-export type { ChannelGraph, GraphEntry, PackageGraph } from './graph.ts';
-
-export { summarizeCatalog } from './summary.ts';
-export type { CatalogSummary, ChannelSummary, PackageSummary } from './summary.ts';
-
 export { canonicalJSON } from './canonical.ts';
 export { GO_YAML_SCHEMA, decodeDocuments, type DecodedDocument } from './yaml.ts';
 

@@ -238,12 +238,6 @@ export const msg = {
   releaseTooLong: (r: string) => `invalid release ${q(r)}: exceeds maximum length of 20 characters`,
   releaseSegment: (r: string, i: number, err: string) => `invalid release ${q(r)}: segment ${i}: ${err}`,
 
-  // ---- k8s.io/apimachinery validation.IsDNS1123Label ----
-  dnsLabelTooLong: 'must be no more than 63 characters',
-  dnsLabelDots: 'must not contain dots',
-  dnsLabelFormat:
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
-
   // ---- docker reference (go.podman.io/image/v5/docker/reference, opencontainers/go-digest) ----
   refInvalidFormat: 'invalid reference format',
   refNameUppercase: 'repository name must be lowercase',

@@ -3,11 +3,12 @@
 // validation collects everything into opm's `invalid index:` error tree. Where opm iterates Go
 // maps (random order), this code iterates in sorted name order so output is deterministic.
 
+import { dns1123LabelErrors } from '../gocompat/index.ts';
 import { isValidBlangRange } from './skiprange.ts';
 import { parseBlangVersion, parsePrerelease } from './blang.ts';
 import { SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_PACKAGE, type ChannelEntry, type DeclarativeConfig } from './declcfg.ts';
 import { compareGoStrings, sortedGoStrings } from './go.ts';
-import { dns1123LabelErrors, imageReferenceError } from './imageref.ts';
+import { imageReferenceError } from './imageref.ts';
 import { FbcValidationError, msg, type BlobRef, type ErrorTree, type FbcErrorCode } from './messages.ts';
 import type { PackageProperty } from './properties.ts';
 import { newTree, renderTree, type TreeBuilder } from './tree.ts';

@@ -139,11 +139,6 @@ export function credentialsFromSecretData(data: Readonly<Record<string, string>>
   return parseDockerConfig(Buffer.from(json, 'base64').toString('utf8'), source);
 }
 
-/** Reads a docker `config.json` / containers `auth.json` file. */
-export async function loadDockerConfigFile(path: string): Promise<DockerConfigCredentials> {
-  return parseDockerConfig(await readFile(path, 'utf8'), path);
-}
-
 /**
  * The credential files a user's docker and podman logins write, in the order they are asked:
  * `$REGISTRY_AUTH_FILE`, `$DOCKER_CONFIG/config.json` when DOCKER_CONFIG is set,

@@ -16,7 +16,6 @@ export {
   chainCredentials,
   credentialsFromSecretData,
   DockerConfigCredentials,
-  loadDockerConfigFile,
   loadUserCredentials,
   normalizeAuthKey,
   parseChallenges,

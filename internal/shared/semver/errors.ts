@@ -48,7 +48,3 @@ export class MastermindsError extends SemverError {
     this.name = 'MastermindsError';
   }
 }
-
-export function isSemverError(e: unknown): e is SemverError {
-  return e instanceof SemverError;
-}
