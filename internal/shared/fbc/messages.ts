@@ -248,16 +248,4 @@ export const msg = {
   digestInvalidFormat: 'invalid checksum digest format',
   digestUnsupported: 'unsupported digest algorithm',
   digestInvalidLength: 'invalid checksum digest length',
-
-  // ---- blang/semver v4 ----
-  semverEmpty: 'Version string empty',
-  semverNoMMP: 'No Major.Minor.Patch elements found',
-  semverInvalidChars: (part: 'major' | 'minor' | 'patch', s: string) => `Invalid character(s) found in ${part} number ${q(s)}`,
-  semverLeadingZero: (part: 'Major' | 'Minor' | 'Patch', s: string) => `${part} number must not contain leading zeroes ${q(s)}`,
-  semverParseUint: (s: string, reason: 'invalid syntax' | 'value out of range') => `strconv.ParseUint: parsing ${q(s)}: ${reason}`,
-  semverPrereleaseEmpty: 'Prerelease is empty',
-  semverPrereleaseLeadingZero: (s: string) => `Numeric PreRelease version must not contain leading zeroes ${q(s)}`,
-  semverPrereleaseInvalid: (s: string) => `Invalid character(s) found in prerelease ${q(s)}`,
-  semverBuildEmpty: 'Build meta data is empty',
-  semverBuildInvalid: (s: string) => `Invalid character(s) found in build meta data ${q(s)}`,
 } as const;

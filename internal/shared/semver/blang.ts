@@ -49,22 +49,25 @@ function parseStrict(s: string, raw: string): Version | string {
   if (typeof patch === 'string') return patch;
 
   for (const id of prerelease) {
-    if (id.length === 0) return 'Prerelease is empty';
-    if (/^[0-9]+$/.test(id)) {
-      if (id.length > 1 && id.startsWith('0')) {
-        return `Numeric PreRelease version must not contain leading zeroes ${goQuote(id)}`;
-      }
-      const n = goParseUint(id);
-      if (!n.ok) return n.error;
-    } else if (!ALPHANUM.test(id)) {
-      return `Invalid character(s) found in prerelease ${goQuote(id)}`;
-    }
+    const problem = blangPrereleaseError(id);
+    if (problem) return problem;
   }
   for (const id of build) {
     if (id.length === 0) return 'Build meta data is empty';
     if (!ALPHANUM.test(id)) return `Invalid character(s) found in build meta data ${goQuote(id)}`;
   }
   return { major, minor, patch, prerelease, build, raw };
+}
+
+/** blang `NewPRVersion`: why `id` is not a prerelease identifier (numeric without a leading zero, or alphanumeric). */
+export function blangPrereleaseError(id: string): string | undefined {
+  if (id.length === 0) return 'Prerelease is empty';
+  if (/^[0-9]+$/.test(id)) {
+    if (id.length > 1 && id.startsWith('0')) return `Numeric PreRelease version must not contain leading zeroes ${goQuote(id)}`;
+    const n = goParseUint(id);
+    return n.ok ? undefined : n.error;
+  }
+  return ALPHANUM.test(id) ? undefined : `Invalid character(s) found in prerelease ${goQuote(id)}`;
 }
 
 function parseNumber(s: string, lower: string, upper: string): number | string {
@@ -74,12 +77,15 @@ function parseNumber(s: string, lower: string, upper: string): number | string {
   return n.ok ? n.value : n.error;
 }
 
+/** blang `semver.Parse` without throwing: the version, or blang's error text. */
+export const tryParseBlang = (s: string): Version | string => parseStrict(s, s);
+
 /**
  * blang `semver.Parse`: exactly `X.Y.Z[-pre][+build]`, no `v`, no leading zeros, no short forms.
  * Throws `BlangError` (code BLANG_INVALID_VERSION) with blang's message.
  */
 export function parseBlang(s: string): Version {
-  const v = parseStrict(s, s);
+  const v = tryParseBlang(s);
   if (typeof v === 'string') throw new BlangError('BLANG_INVALID_VERSION', v, s);
   return v;
 }

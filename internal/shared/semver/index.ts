@@ -5,7 +5,7 @@ export type { Version } from './version.ts';
 export { compareVersions, comparePrerelease, formatVersion, makeVersion } from './version.ts';
 
 export type { BlangRange } from './blang.ts';
-export { parseBlang, parseBlangRange, parseTolerant } from './blang.ts';
+export { blangPrereleaseError, parseBlang, parseBlangRange, parseTolerant, tryParseBlang } from './blang.ts';
 
 export { parseMastermindsStrictVersion, parseMastermindsVersion } from './masterminds-version.ts';
 export type {
