@@ -1,7 +1,7 @@
 // Public surface of the file-based catalog (FBC) library. See README.md.
 
-export { catalogFromBlobs, catalogFromFiles, listCatalogFiles, loadCatalog, walkBlobs, walkMetas } from './load.ts';
-export type { Catalog, LoadedBlob, LoadOptions, Meta } from './load.ts';
+export { catalogFromBlobs, catalogFromFiles, listCatalogFiles, loadCatalog, walkMetas } from './load.ts';
+export type { Catalog, LoadOptions, Meta } from './load.ts';
 
 export { SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_DEPRECATION, SCHEMA_PACKAGE } from './declcfg.ts';
 export type {
