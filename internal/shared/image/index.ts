@@ -15,7 +15,6 @@ export {
   anonymous,
   chainCredentials,
   credentialsFromSecretData,
-  DockerConfigCredentials,
   loadUserCredentials,
   normalizeAuthKey,
   parseChallenges,
