@@ -7,7 +7,7 @@ export { compareVersions, comparePrerelease, formatVersion, makeVersion } from '
 export type { BlangRange } from './blang.ts';
 export { blangPrereleaseError, parseBlang, parseBlangRange, parseTolerant, tryParseBlang } from './blang.ts';
 
-export { parseMastermindsStrictVersion, parseMastermindsVersion } from './masterminds-version.ts';
+export { parseMastermindsVersion } from './masterminds-version.ts';
 export type {
   Comparator,
   ComparatorKind,
