@@ -39,7 +39,6 @@ export { RegistryClient, MAX_CONFIG_BYTES, MAX_MANIFEST_BYTES } from './registry
 export type { LoadRegistriesConfOptions, PullFromMirror, PullSource, RegistryConfig, RegistryEndpoint } from './registries-conf.ts';
 export {
   loadRegistriesConf,
-  mergeRegistries,
   parseRegistriesConf,
   RegistriesConf,
   RegistriesConfError,
