@@ -6,7 +6,7 @@ export type { Catalog, LoadOptions, Meta } from './load.ts';
 export { SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_DEPRECATION, SCHEMA_PACKAGE } from './declcfg.ts';
 export type { ChannelEntry, DeclChannel, DeclDeprecation, DeclPackage, DeprecationEntry } from './declcfg.ts';
 
-export { catalogProblem, describeProblem, validate, validateCatalog, validateDirectory } from './validate.ts';
+export { catalogProblem, describeProblem, validate, validateDirectory } from './validate.ts';
 export { channelHead } from './model.ts';
 export type { Deprecation } from './model.ts';
 
