@@ -140,24 +140,18 @@ export interface Comparison {
   readonly version: Version;
 }
 
+/** Each operator's test on compareVersions(v, c.version). */
+const HOLDS: Readonly<Record<Op, (d: number) => boolean>> = {
+  eq: (d) => d === 0,
+  ne: (d) => d !== 0,
+  gt: (d) => d === 1,
+  ge: (d) => d >= 0,
+  lt: (d) => d === -1,
+  le: (d) => d <= 0,
+};
+
 /** Whether `v` satisfies one comparison (exported for tests). */
-export function comparisonHolds(c: Comparison, v: Version): boolean {
-  const d = compareVersions(v, c.version);
-  switch (c.op) {
-    case 'eq':
-      return d === 0;
-    case 'ne':
-      return d !== 0;
-    case 'gt':
-      return d === 1;
-    case 'ge':
-      return d >= 0;
-    case 'lt':
-      return d === -1;
-    case 'le':
-      return d <= 0;
-  }
-}
+export const comparisonHolds = (c: Comparison, v: Version): boolean => HOLDS[c.op](compareVersions(v, c.version));
 
 /**
  * Tokenizes like blang's splitAndTrim: splits on ASCII spaces only, except a space right after
@@ -218,6 +212,22 @@ export function flattenWildcard(version: string): string {
 }
 
 /**
+ * blang's wildcard bounds per operator: the operator of a first bound on the zeroed version (if any), the operator of
+ * the second, and whether the second's version is bumped. Any other operator is dropped (an empty second operator).
+ */
+const WILDCARD_BOUNDS = new Map<string, readonly [first: string | undefined, op: string, increment: boolean]>([
+  ['>', [undefined, '>=', true]],
+  ['>=', [undefined, '>=', false]],
+  ['<', [undefined, '<', false]],
+  ['<=', [undefined, '<', true]],
+  ['', ['>=', '<', true]],
+  ['=', ['>=', '<', true]],
+  ['==', ['>=', '<', true]],
+  ['!=', ['<', '>=', true]],
+  ['!', ['<', '>=', true]],
+]);
+
+/**
  * blang's wildcard rewriting, applied to every token that contains a lowercase `x` anywhere (not
  * just as a version part). Reproduces its bugs: `1.x.x` is treated as `1.x.0`-ish (`>=1.0.0 <1.1.0`),
  * `!=1.2.x` becomes the unsatisfiable `<1.2.0 >=1.3.0`, the first `.x` anywhere becomes `.0`,
@@ -230,38 +240,8 @@ export function expandBlangWildcard(token: string): string[] {
   const kind = wildcardKind(version);
   const flat = flattenWildcard(version);
 
-  const out: string[] = [];
-  let resultOp = '';
-  let increment = false;
-  switch (op) {
-    case '>':
-      resultOp = '>=';
-      increment = true;
-      break;
-    case '>=':
-      resultOp = '>=';
-      break;
-    case '<':
-      resultOp = '<';
-      break;
-    case '<=':
-      resultOp = '<';
-      increment = true;
-      break;
-    case '':
-    case '=':
-    case '==':
-      out.push('>=' + flat);
-      resultOp = '<';
-      increment = true;
-      break;
-    case '!=':
-    case '!':
-      out.push('<' + flat);
-      resultOp = '>=';
-      increment = true;
-      break;
-  }
+  const [first, resultOp, increment] = WILDCARD_BOUNDS.get(op) ?? [undefined, '', false];
+  const out = first === undefined ? [] : [first + flat];
   let resultVersion = flat;
   if (increment) {
     if (kind === 'patch') resultVersion = bumpPart(flat, 1) ?? '';
