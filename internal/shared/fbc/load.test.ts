@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareGoStrings } from './go.ts';
-import { IgnoreMatcher } from './ignore.ts';
+import { IgnoreMatcher, parseIgnoreFile } from './ignore.ts';
 import { catalogFromFiles, listCatalogFiles, loadCatalog, walkMetas, type Catalog } from './load.ts';
 import { FbcLoadError } from './messages.ts';
 import { validate } from './validate.ts';
@@ -206,7 +206,7 @@ describe('the walk keeps nothing per file, with the same .indexignore semantics 
     };
     await visit(root, '');
     const m = new IgnoreMatcher();
-    for (const f of ignores) m.addFile(f.dir, await readFile(f.abs, 'utf8'));
+    for (const f of ignores) m.addPatterns(parseIgnoreFile(f.dir, await readFile(f.abs, 'utf8')));
     return all.filter((f) => !m.match(f, false));
   }
 
