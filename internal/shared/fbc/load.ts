@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { ExcessiveAliasingError, UnsupportedValueError, canonicalJSON, extractMeta } from './canonical.ts';
 import { addBlob, emptyDeclarativeConfig, type DeclarativeConfig, type MutableDeclarativeConfig } from './declcfg.ts';
 import { compareGoStrings } from './go.ts';
+import { jsonKind } from './gojson.ts';
 import { INDEX_IGNORE_FILE, IgnoreMatcher, parseIgnoreFile, type IgnorePatterns } from './ignore.ts';
 import { FbcLoadError, msg, type BlobRef } from './messages.ts';
 import { DocumentSyntaxError, bytesLookLikeJSON, decodeDocumentBytes, decodeDocuments, looksLikeJSON } from './yaml.ts';
@@ -134,12 +135,6 @@ interface LoadedBlob {
   readonly meta: Meta;
   /** The decoded document; only valid until the next blob is requested. */
   readonly value: unknown;
-}
-
-function jsonKind(v: unknown): string {
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'boolean') return 'bool';
-  return typeof v; // string, number
 }
 
 /** One file: its text (in-memory catalogs) or its bytes (read from disk, decoded per document). */
