@@ -138,13 +138,11 @@ export class CachingImagePuller implements ImagePuller {
 
   constructor(options: CachingImagePullerOptions) {
     this.cacheDir = options.cacheDir;
-    if (options.registry instanceof RegistryClient) {
-      this.client = options.registry;
-      this.ownsClient = false;
-    } else {
-      this.client = new RegistryClient({ ...options.registry, ...(options.logger ? { logger: options.logger } : {}) });
-      this.ownsClient = true;
-    }
+    this.ownsClient = !(options.registry instanceof RegistryClient);
+    this.client =
+      options.registry instanceof RegistryClient
+        ? options.registry
+        : new RegistryClient({ ...options.registry, ...(options.logger ? { logger: options.logger } : {}) });
     this.limits = { ...DEFAULT_UNPACK_LIMITS, ...options.limits };
     this.maxZstdWindowBytes = options.maxZstdWindowBytes;
     this.platform = toPlatform(options.platform) ?? DEFAULT_PLATFORM;
