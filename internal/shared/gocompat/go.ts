@@ -51,6 +51,9 @@ export function goSplitN(s: string, sep: string, n: number): string[] {
   return parts.length <= n ? parts : [...parts.slice(0, n - 1), parts.slice(n - 1).join(sep)];
 }
 
+/** len(s): the UTF-8 byte length. */
+export const goLen = (s: string): number => Buffer.byteLength(s, 'utf8');
+
 /** fmt's %v for a []string: `[a b c]`. */
 export function goStringSlice(items: readonly string[]): string {
   return `[${items.join(' ')}]`;

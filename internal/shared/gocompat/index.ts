@@ -12,7 +12,7 @@ export {
   splitDockerDomain,
 } from './docker-reference.ts';
 export { formatGoDuration, humanDuration, parseGoDuration } from './duration.ts';
-export { goQuote, goSplitN, goStringSlice, goTrimSpace, isGoSpace } from './go.ts';
+export { goLen, goQuote, goSplitN, goStringSlice, goTrimSpace, isGoSpace } from './go.ts';
 export {
   DNS1123_LABEL,
   DNS1123_SUBDOMAIN,
