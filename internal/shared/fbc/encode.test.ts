@@ -1,9 +1,13 @@
 // catalog.jsonl layout and the metas index (catalogd storage/index.go semantics).
 
 import { describe, expect, it } from 'vitest';
-import { BlobIndex, BlobIndexBuilder, encodeJsonl, sliceEntries, type BlobIndexEntry } from './encode.ts';
+import { BlobIndex, BlobIndexBuilder, encodeJsonl, type BlobIndexEntry, type EncodedCatalog } from './encode.ts';
 import { sortedGoStrings } from './go.ts';
 import { catalogFromFiles } from './load.ts';
+
+/** The bytes of some index entries of an encoded catalog, concatenated in the given order. */
+const sliceEntries = (encoded: EncodedCatalog, entries: readonly BlobIndexEntry[]): Buffer =>
+  Buffer.concat(entries.map((e) => encoded.chunks[e.index] ?? Buffer.alloc(0)));
 
 const files = {
   'a.yaml': [
