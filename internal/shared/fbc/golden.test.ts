@@ -179,7 +179,8 @@ describe.each(names)('%s', (name) => {
     const bundle = catalog.config.bundles[0];
     const hit = index.query({ schema: 'olm.bundle', package: bundle?.package ?? '', name: bundle?.name ?? '' });
     expect(hit).toHaveLength(1);
-    expect(JSON.parse(Buffer.concat(hit.map((e) => encoded.chunks[e.index]!)).toString('utf8')).name).toBe(bundle?.name);
+    const hitBytes = Buffer.concat(hit.map((e) => encoded.chunks[e.index]!));
+    expect(JSON.parse(hitBytes.toString('utf8')).name).toBe(bundle?.name);
     const pkgBlobs = index.query({ package: bundle?.package ?? '' });
     expect(pkgBlobs.length).toBe(catalog.metas.filter((m) => m.package === bundle?.package && m.schema !== '').length);
     expect(index.query({ schema: 'olm.bundle' })).toHaveLength(want.bundles);

@@ -138,7 +138,11 @@ const goBool = new Type('tag:yaml.org,2002:bool', {
 });
 /** `!!int` / `!!float`: any number word, as go-yaml v2 resolves it. */
 const goNumber = (kind: 'int' | 'float'): Type =>
-  new Type(`tag:yaml.org,2002:${kind}`, { kind: 'scalar', resolve: isNumberWord, construct: (d: string) => resolvePlain(d)?.value });
+  new Type(`tag:yaml.org,2002:${kind}`, {
+    kind: 'scalar',
+    resolve: isNumberWord,
+    construct: (d: string) => resolvePlain(d)?.value,
+  });
 const goMerge = new Type('tag:yaml.org,2002:merge', { kind: 'scalar', resolve: (d: unknown) => d === '<<' || d === null });
 // go-yaml v2 decodes `!!binary` into the decoded bytes, which sigs.k8s.io/yaml emits as a string.
 const goBinary = new Type('tag:yaml.org,2002:binary', {

@@ -264,7 +264,10 @@ export class CachingImagePuller implements ImagePuller {
       meta = JSON.parse(await readFile(join(dir, META), 'utf8')) as EntryMeta;
       if (!(await lstat(join(dir, FS))).isDirectory()) throw new Error('no fs directory');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !(await lstat(dir).then(() => true, () => false))) return undefined;
+      // Gone altogether (not half-written): a cache miss.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !(await lstat(dir).catch(() => undefined))) {
+        return undefined;
+      }
       this.log.warn('discarding unreadable image cache entry', { entry: name, err });
       await this.removeEntry(name);
       return undefined;

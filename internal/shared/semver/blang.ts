@@ -63,7 +63,9 @@ function parseStrict(s: string, raw: string): Version | string {
 export function blangPrereleaseError(id: string): string | undefined {
   if (id.length === 0) return 'Prerelease is empty';
   if (/^[0-9]+$/.test(id)) {
-    if (id.length > 1 && id.startsWith('0')) return `Numeric PreRelease version must not contain leading zeroes ${goQuote(id)}`;
+    if (id.length > 1 && id.startsWith('0')) {
+      return `Numeric PreRelease version must not contain leading zeroes ${goQuote(id)}`;
+    }
     const n = goParseUint(id);
     return n.ok ? undefined : n.error;
   }
