@@ -264,7 +264,6 @@ export class CachingImagePuller implements ImagePuller {
       meta = JSON.parse(await readFile(join(dir, META), 'utf8')) as EntryMeta;
       if (!(await lstat(join(dir, FS))).isDirectory()) throw new Error('no fs directory');
     } catch (err) {
-      // Gone altogether (not half-written): a cache miss.
       if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !(await lstat(dir).catch(() => undefined))) {
         return undefined;
       }
