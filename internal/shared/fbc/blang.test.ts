@@ -1,8 +1,19 @@
-// blang/semver v4 Parse and ParseRange validity (fbc.md §6.1/§6.3), behind the skipRange seam.
+// blang/semver v4 Parse and ParseRange validity as opm's bundle version and olm.skipRange checks read them
+// (fbc.md §6.1/§6.3).
 
 import { describe, expect, it } from 'vitest';
-import { parseBlangVersion } from './blang.ts';
-import { isValidBlangRange } from './skiprange.ts';
+import { BlangError, parseBlangRange, tryParseBlang as parseBlangVersion } from '../semver/index.ts';
+
+/** ParseRange's error text, or undefined when `s` parses. */
+function isValidBlangRange(s: string): string | undefined {
+  try {
+    parseBlangRange(s);
+    return undefined;
+  } catch (err) {
+    if (err instanceof BlangError) return err.message;
+    throw err;
+  }
+}
 
 describe('blang Parse (bundle versions)', () => {
   it.each(['0.0.1', '1.2.3-alpha.1+build.5', '1.0.0-0.3.7', '1.0.0-x-y-z.--', '18446744073709551615.0.0'])('%s is valid', (v) => {

@@ -17,10 +17,9 @@ export class UnsupportedValueError extends Error {
 
 const NEEDS_LS_PS = /[\u2028\u2029]/;
 
-function encodeString(s: string): string {
-  const j = JSON.stringify(s);
-  return NEEDS_LS_PS.test(j) ? j.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029') : j;
-}
+/** JSON.stringify's text with U+2028/U+2029 escaped, as Go's encoder escapes them even without HTML escaping. */
+const escapeLsPs = (json: string): string =>
+  NEEDS_LS_PS.test(json) ? json.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029') : json;
 
 function encodeNumber(n: number): string {
   if (!Number.isFinite(n)) throw new UnsupportedValueError(n);
@@ -87,39 +86,24 @@ function stringifyIsCanonical(v: unknown): boolean {
 /** Canonical compact JSON of a decoded document (without the trailing newline). */
 export function canonicalJSON(v: unknown): string {
   nodeBudget = MAX_BLOB_NODES;
-  if (stringifyIsCanonical(v)) {
-    const s = JSON.stringify(v);
-    return NEEDS_LS_PS.test(s) ? s.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029') : s;
-  }
-  return encodeValue(v);
+  return stringifyIsCanonical(v) ? escapeLsPs(JSON.stringify(v)) : encodeValue(v);
 }
 
 function encodeValue(v: unknown): string {
   switch (typeof v) {
     case 'string':
-      return encodeString(v);
+      return escapeLsPs(JSON.stringify(v));
     case 'number':
       return encodeNumber(v);
     case 'boolean':
       return v ? 'true' : 'false';
     case 'object': {
       if (v === null) return 'null';
-      if (Array.isArray(v)) {
-        if (v.length === 0) return '[]';
-        let out = '[' + encodeValue(v[0]);
-        for (let i = 1; i < v.length; i++) out += ',' + encodeValue(v[i]);
-        return out + ']';
-      }
+      if (Array.isArray(v)) return `[${v.map(encodeValue).join(',')}]`;
       const obj = v as Record<string, unknown>;
-      const keys = sortedKeys(obj);
-      if (keys.length === 0) return '{}';
-      let out = '{';
-      for (let i = 0; i < keys.length; i++) {
-        const k = keys[i] as string;
-        if (i > 0) out += ',';
-        out += encodeString(k) + ':' + encodeValue(obj[k]);
-      }
-      return out + '}';
+      return `{${sortedKeys(obj)
+        .map((k) => `${escapeLsPs(JSON.stringify(k))}:${encodeValue(obj[k])}`)
+        .join(',')}}`;
     }
     default:
       // undefined cannot come out of YAML or JSON decoding; encode like a missing value would be.
@@ -144,15 +128,8 @@ const META_KEYS = ['schema', 'package', 'name'] as const;
 export function extractMeta(obj: Record<string, unknown>): MetaFields | { readonly error: string; readonly code: FbcErrorCode } {
   const keys = Object.keys(obj);
   let byFold: Map<string, string[]> | undefined;
-  let simple = true;
-  for (const k of keys) {
-    // Fast path: lower-case ASCII keys fold to themselves and cannot collide with each other.
-    if (!/^[a-z0-9_.\-/]*$/.test(k)) {
-      simple = false;
-      break;
-    }
-  }
-  if (!simple) {
+  // Fast path: lower-case ASCII keys fold to themselves and cannot collide with each other.
+  if (!keys.every((k) => /^[a-z0-9_.\-/]*$/.test(k))) {
     byFold = new Map();
     for (const k of keys) {
       const f = goFold(k);

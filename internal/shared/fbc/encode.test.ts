@@ -1,12 +1,13 @@
-// catalog.jsonl layout and the metas index (catalogd storage/index.go semantics), plus the
-// upgrade-graph helper.
+// catalog.jsonl layout and the metas index (catalogd storage/index.go semantics).
 
 import { describe, expect, it } from 'vitest';
-import { BlobIndex, BlobIndexBuilder, encodeJsonl, sliceEntries, type BlobIndexEntry } from './encode.ts';
+import { BlobIndex, BlobIndexBuilder, encodeJsonl, type BlobIndexEntry, type EncodedCatalog } from './encode.ts';
 import { sortedGoStrings } from './go.ts';
-import { buildGraphs } from './graph.ts';
 import { catalogFromFiles } from './load.ts';
-import { validate } from './validate.ts';
+
+/** The bytes of some index entries of an encoded catalog, concatenated in the given order. */
+const sliceEntries = (encoded: EncodedCatalog, entries: readonly BlobIndexEntry[]): Buffer =>
+  Buffer.concat(entries.map((e) => encoded.chunks[e.index] ?? Buffer.alloc(0)));
 
 const files = {
   'a.yaml': [
@@ -122,21 +123,5 @@ describe('BlobIndex', () => {
     expect(index.query({ package: 'p1' })).toHaveLength(1667);
     expect(index.entry(4999)).toEqual({ index: 4999, offset: 9998, length: 2, schema: 's', package: 'p1', name: 'n4999' });
     expect(index.sections({ schema: 's' })).toEqual([{ offset: 0, length: 10000 }]);
-  });
-});
-
-describe('buildGraphs', () => {
-  it('gives channels, entries with versions, heads and deprecations', () => {
-    const strictCatalog = catalogFromFiles({ 'a.yaml': files['a.yaml'] });
-    const { model, errors } = validate(strictCatalog);
-    expect(errors).toEqual([]);
-    const g = buildGraphs(model ?? new Map()).get('foo');
-    expect(g?.defaultChannel).toBe('stable');
-    const ch = g?.channels.get('stable');
-    expect(ch?.head).toBe('foo.v2');
-    expect(ch?.entries).toEqual([
-      { name: 'foo.v1', replaces: '', skips: [], skipRange: '', version: '1.0.0', release: '', image: 'quay.io/x/foo:v1', deprecation: 'use v2' },
-      { name: 'foo.v2', replaces: 'foo.v1', skips: [], skipRange: '<2.0.0', version: '2.0.0', release: '', image: 'quay.io/x/foo:v2' },
-    ]);
   });
 });

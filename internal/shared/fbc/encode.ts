@@ -299,8 +299,3 @@ export function encodeJsonl(c: { readonly metas: readonly Meta[] }): EncodedCata
   });
   return { chunks, byteLength: offset, index: index.finish() };
 }
-
-/** The bytes of some index entries of an encoded catalog, concatenated in the given order. */
-export function sliceEntries(encoded: EncodedCatalog, entries: readonly BlobIndexEntry[]): Buffer {
-  return Buffer.concat(entries.map((e) => encoded.chunks[e.index] ?? Buffer.alloc(0)));
-}

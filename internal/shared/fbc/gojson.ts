@@ -117,7 +117,8 @@ export const DeprecationType = struct('declcfg.Deprecation', {
 
 // ---------------------------------------------------------------------------------------------
 
-function jsonKind(v: unknown): string {
+/** The JSON kind of a decoded non-null value as Go's messages name it. */
+export function jsonKind(v: unknown): string {
   if (typeof v === 'string') return 'string';
   if (typeof v === 'number') return 'number';
   if (typeof v === 'boolean') return 'bool';

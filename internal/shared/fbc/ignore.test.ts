@@ -2,12 +2,12 @@
 // gitignore pattern rules.
 
 import { describe, expect, it } from 'vitest';
-import { IgnoreMatcher, compileSegment } from './ignore.ts';
+import { IgnoreMatcher, compileSegment, parseIgnoreFile } from './ignore.ts';
 
 describe('IgnoreMatcher (joelanford/ignore vectors)', () => {
   const m = new IgnoreMatcher();
-  m.addFile('', '\n\t# Always ignore a anywhere\n\ta\n\n\t# Ignore the root ignore directory\n\t/ignore\n\n\t# Ignore files named "file1" in dir "really"\n\t/really/**/file1\n');
-  m.addFile('dir1', '\n\t# Always ignore b anywhere in dir1\n\tb\n\n\t# Ignore the root/dir1/ignore directory\n\t/ignore\n\n\t# Don\'t ignore a in dir1\n\t!a\n');
+  m.addPatterns(parseIgnoreFile('', '\n\t# Always ignore a anywhere\n\ta\n\n\t# Ignore the root ignore directory\n\t/ignore\n\n\t# Ignore files named "file1" in dir "really"\n\t/really/**/file1\n'));
+  m.addPatterns(parseIgnoreFile('dir1', '\n\t# Always ignore b anywhere in dir1\n\tb\n\n\t# Ignore the root/dir1/ignore directory\n\t/ignore\n\n\t# Don\'t ignore a in dir1\n\t!a\n'));
 
   it.each<[string, boolean, boolean]>([
     ['.indexignore', false, true], // the ignore files themselves are skipped by name
@@ -41,7 +41,7 @@ describe('IgnoreMatcher (joelanford/ignore vectors)', () => {
 
   it('upstream example: everything but JSON/YAML, and not CSVs', () => {
     const x = new IgnoreMatcher();
-    x.addFile('', '*\n!*.json\n!*.yaml\n*.clusterserviceversion.yaml\n');
+    x.addPatterns(parseIgnoreFile('', '*\n!*.json\n!*.yaml\n*.clusterserviceversion.yaml\n'));
     expect(['a.json', 'pkg/b.yaml', 'README.md', 'pkg/x.clusterserviceversion.yaml', 'pkg/c.yml'].map((p) => x.match(p))).toEqual([
       false,
       false,
@@ -53,7 +53,7 @@ describe('IgnoreMatcher (joelanford/ignore vectors)', () => {
 
   it('a directory pattern ignores the files below it, not a file of that name', () => {
     const x = new IgnoreMatcher();
-    x.addFile('', 'objects/\n');
+    x.addPatterns(parseIgnoreFile('', 'objects/\n'));
     expect(x.match('objects/a.yaml')).toBe(true);
     expect(x.match('pkg/objects/deep/a.yaml')).toBe(true);
     expect(x.match('objects')).toBe(false);

@@ -78,7 +78,7 @@ export function compileSegment(p: string): RegExp | null {
         items++;
       }
       // An inverted range matches nothing in Go; an empty JS class does the same.
-      re += cls === '' || cls === '^' ? (cls === '^' ? '[^]' : '[]') : `[${cls}]`;
+      re += `[${cls}]`;
     } else {
       re += escOut(c);
       i++;
@@ -192,23 +192,13 @@ export type IgnorePatterns = readonly Pattern[];
 /** Parses the lines of one `.indexignore` found in directory `dir` (relative, `/`-separated, `''` for the root). */
 export function parseIgnoreFile(dir: string, content: string): IgnorePatterns {
   const domain = dir === '' || dir === '.' ? [] : dir.split('/');
-  const out: Pattern[] = [];
-  for (const raw of content.split('\n')) {
-    const line = goTrimSpace(raw);
-    if (line === '' || line.startsWith('#')) continue;
-    out.push(parsePattern(line, domain));
-  }
-  return out;
+  const lines = content.split('\n').map(goTrimSpace);
+  return lines.filter((line) => line !== '' && !line.startsWith('#')).map((line) => parsePattern(line, domain));
 }
 
 /** Collects `.indexignore` patterns and answers "is this file ignored?". */
 export class IgnoreMatcher {
   private readonly patterns: Pattern[] = [parsePattern(INDEX_IGNORE_FILE, [])];
-
-  /** Adds the lines of one `.indexignore` found in directory `dir` (relative, `/`-separated, `''` for the root). */
-  addFile(dir: string, content: string): void {
-    this.addPatterns(parseIgnoreFile(dir, content));
-  }
 
   /** Adds the patterns of one `.indexignore`; files added later win over earlier ones. */
   addPatterns(patterns: IgnorePatterns): void {

@@ -1,24 +1,14 @@
-// Checks opm applies to names and image references: k8s validation.IsDNS1123Label for package
-// names, and docker-reference ParseNormalizedNamed (go.podman.io/image/v5/docker/reference with
-// opencontainers/go-digest) for bundle and related images. Only validity and error texts.
+// The check opm applies to image references: docker-reference ParseNormalizedNamed
+// (go.podman.io/image/v5/docker/reference with opencontainers/go-digest) for bundle and related
+// images. Only validity and error texts.
 
 import {
-  DNS1123_LABEL,
-  DNS1123_SUBDOMAIN,
   DOCKER_HEX_IDENTIFIER as HEX_IDENTIFIER,
   DOCKER_NAME_TOTAL_LENGTH_MAX as NAME_TOTAL_LENGTH_MAX,
   DOCKER_REFERENCE as REFERENCE,
   splitDockerDomain,
 } from '../gocompat/index.ts';
 import { msg } from './messages.ts';
-
-/** validation.IsDNS1123Label: the list of problems (empty when valid). */
-export function dns1123LabelErrors(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > 63) errs.push(msg.dnsLabelTooLong);
-  if (!DNS1123_LABEL.test(value)) errs.push(DNS1123_SUBDOMAIN.test(value) ? msg.dnsLabelDots : msg.dnsLabelFormat);
-  return errs;
-}
 
 const DIGEST_ANCHORED = /^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$/;
 /** Registered digest algorithms and the hex length of their encoded part. */

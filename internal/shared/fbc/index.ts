@@ -1,38 +1,19 @@
 // Public surface of the file-based catalog (FBC) library. See README.md.
 
-export { catalogFromBlobs, catalogFromFiles, listCatalogFiles, loadCatalog, walkBlobs, walkMetas } from './load.ts';
-export type { Catalog, LoadedBlob, LoadOptions, Meta } from './load.ts';
+export { listCatalogFiles, loadCatalog, walkMetas } from './load.ts';
+export type { Catalog, LoadOptions, Meta } from './load.ts';
 
 export { SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_DEPRECATION, SCHEMA_PACKAGE } from './declcfg.ts';
-export type {
-  ChannelEntry,
-  DeclBundle,
-  DeclChannel,
-  DeclDeprecation,
-  DeclPackage,
-  DeclarativeConfig,
-  DeprecationEntry,
-  PackageScopedReference,
-} from './declcfg.ts';
-export type { PackageProperty, PropertySummary } from './properties.ts';
+export type { ChannelEntry, DeclChannel, DeclDeprecation, DeclPackage, DeprecationEntry } from './declcfg.ts';
 
-export { catalogProblem, describeProblem, validate, validateCatalog, validateDirectory } from './validate.ts';
-export type { ValidationResult } from './validate.ts';
-export { channelHead, convertToModel, replacesChainError, validateModel, versionString } from './model.ts';
-export type { Deprecation, Model, ModelBundle, ModelChannel, ModelPackage } from './model.ts';
-export { renderTree, renderTreeLine } from './tree.ts';
+export { catalogProblem, describeProblem, validate, validateDirectory } from './validate.ts';
+export { channelHead } from './model.ts';
+export type { Deprecation } from './model.ts';
 
-export { BlobIndex, BlobIndexBuilder, encodeJsonl, sliceEntries } from './encode.ts';
-export type { BlobIndexEntry, EncodedCatalog, MetasQuery, Section } from './encode.ts';
-
-export { buildGraphs } from './graph.ts';
-export type { ChannelGraph, GraphEntry, PackageGraph } from './graph.ts';
-
-export { summarizeCatalog } from './summary.ts';
-export type { CatalogSummary, ChannelSummary, PackageSummary } from './summary.ts';
+export { BlobIndex, BlobIndexBuilder, encodeJsonl } from './encode.ts';
+export type { BlobIndexEntry, Section } from './encode.ts';
 
 export { canonicalJSON } from './canonical.ts';
-export { GO_YAML_SCHEMA, decodeDocuments, type DecodedDocument } from './yaml.ts';
+export { GO_YAML_SCHEMA, decodeDocuments } from './yaml.ts';
 
 export { FbcLoadError, FbcValidationError, describeRef as describeBlobRef } from './messages.ts';
-export type { BlobRef, ErrorTree, FbcErrorCode } from './messages.ts';

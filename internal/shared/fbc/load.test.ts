@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareGoStrings } from './go.ts';
-import { IgnoreMatcher } from './ignore.ts';
+import { IgnoreMatcher, parseIgnoreFile } from './ignore.ts';
 import { catalogFromFiles, listCatalogFiles, loadCatalog, walkMetas, type Catalog } from './load.ts';
 import { FbcLoadError } from './messages.ts';
-import { validateCatalog } from './validate.ts';
+import { validate } from './validate.ts';
 
 const MIXED = fileURLToPath(new URL('./testdata/mixed', import.meta.url));
 
@@ -85,7 +85,7 @@ describe('testdata/mixed', () => {
       properties: { types: ['olm.package', 'olm.gvk'], packages: [{ packageName: 'foo', version: '1.1.0', release: '' }], bundleObjects: 0 },
     });
     expect(c.config.channels[1]?.entries[1]).toEqual({ name: 'foo.v1.1.0', replaces: 'foo.v1.0.0', skips: [], skipRange: '>=1.0.0 <1.1.0' });
-    expect(validateCatalog(c)).toEqual([]);
+    expect(validate(c).errors).toEqual([]);
   });
 
   it('streams the same metas', async () => {
@@ -206,7 +206,7 @@ describe('the walk keeps nothing per file, with the same .indexignore semantics 
     };
     await visit(root, '');
     const m = new IgnoreMatcher();
-    for (const f of ignores) m.addFile(f.dir, await readFile(f.abs, 'utf8'));
+    for (const f of ignores) m.addPatterns(parseIgnoreFile(f.dir, await readFile(f.abs, 'utf8')));
     return all.filter((f) => !m.match(f, false));
   }
 

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { ExcessiveAliasingError, UnsupportedValueError, canonicalJSON, extractMeta } from './canonical.ts';
 import { addBlob, emptyDeclarativeConfig, type DeclarativeConfig, type MutableDeclarativeConfig } from './declcfg.ts';
 import { compareGoStrings } from './go.ts';
+import { jsonKind } from './gojson.ts';
 import { INDEX_IGNORE_FILE, IgnoreMatcher, parseIgnoreFile, type IgnorePatterns } from './ignore.ts';
 import { FbcLoadError, msg, type BlobRef } from './messages.ts';
 import { DocumentSyntaxError, bytesLookLikeJSON, decodeDocumentBytes, decodeDocuments, looksLikeJSON } from './yaml.ts';
@@ -130,16 +131,10 @@ async function* catalogFiles(root: string): AsyncGenerator<FileEntry> {
 }
 
 /** A decoded blob and its Meta. */
-export interface LoadedBlob {
+interface LoadedBlob {
   readonly meta: Meta;
   /** The decoded document; only valid until the next blob is requested. */
   readonly value: unknown;
-}
-
-function jsonKind(v: unknown): string {
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'boolean') return 'bool';
-  return typeof v; // string, number
 }
 
 /** One file: its text (in-memory catalogs) or its bytes (read from disk, decoded per document). */
@@ -256,22 +251,14 @@ async function* walk(root: string, opts: LoadOptions, stats?: { files: number; b
   }
 }
 
-/**
- * Streams a catalog directory's blobs in catalogd order, as decoded values with their Meta (for
- * a storage writer that wants to build indexes while writing). Throws FbcLoadError.
- */
-export async function* walkBlobs(root: string, opts: LoadOptions = {}): AsyncGenerator<LoadedBlob> {
+/** Streams the Metas of a catalog directory in catalogd order (catalogd's WalkMetasFS). Throws FbcLoadError. */
+export async function* walkMetas(root: string, opts: LoadOptions = {}): AsyncGenerator<Meta> {
   const strict = opts.strict ?? true;
   const scratch = emptyDeclarativeConfig();
   for await (const blob of walk(root, opts)) {
     if (strict) checkSchemaBlob(scratch, blob);
-    yield blob;
+    yield blob.meta;
   }
-}
-
-/** Streams just the Metas of a catalog directory (catalogd's WalkMetasFS). */
-export async function* walkMetas(root: string, opts: LoadOptions = {}): AsyncGenerator<Meta> {
-  for await (const { meta } of walkBlobs(root, opts)) yield meta;
 }
 
 function checkSchemaBlob(cfg: MutableDeclarativeConfig, blob: LoadedBlob): void {
@@ -281,25 +268,21 @@ function checkSchemaBlob(cfg: MutableDeclarativeConfig, blob: LoadedBlob): void 
   cfg.packages.length = cfg.channels.length = cfg.bundles.length = cfg.deprecations.length = 0;
 }
 
-class CatalogBuilder {
-  readonly metas: Meta[] = [];
-  readonly config: MutableDeclarativeConfig = emptyDeclarativeConfig();
-  private readonly strict: boolean;
-
-  constructor(strict: boolean) {
-    this.strict = strict;
-  }
-
-  add(blob: LoadedBlob): void {
-    const failure = addBlob(this.config, blob.meta.schema, blob.value, blob.meta);
-    if (failure && this.strict) throw new FbcLoadError(failure.code, failure.message, blob.meta.file, blob.meta);
-    this.metas.push(blob.meta);
-  }
+/** The metas and typed view of a catalog, and `add` for each blob in order. */
+function catalogBuilder(strict: boolean): { metas: Meta[]; config: DeclarativeConfig; add(blob: LoadedBlob): void } {
+  const metas: Meta[] = [];
+  const config = emptyDeclarativeConfig();
+  const add = (blob: LoadedBlob): void => {
+    const failure = addBlob(config, blob.meta.schema, blob.value, blob.meta);
+    if (failure && strict) throw new FbcLoadError(failure.code, failure.message, blob.meta.file, blob.meta);
+    metas.push(blob.meta);
+  };
+  return { metas, config, add };
 }
 
 /** Loads a catalog directory: all blobs as canonical JSON plus the typed declarative config. */
 export async function loadCatalog(root: string, opts: LoadOptions = {}): Promise<Catalog> {
-  const builder = new CatalogBuilder(opts.strict ?? true);
+  const builder = catalogBuilder(opts.strict ?? true);
   const stats = { files: 0, bytes: 0 };
   for await (const blob of walk(root, opts, stats)) builder.add(blob);
   return { root, metas: builder.metas, config: builder.config, files: stats.files, sourceBytes: stats.bytes };
@@ -312,7 +295,7 @@ export async function loadCatalog(root: string, opts: LoadOptions = {}): Promise
  */
 export function catalogFromFiles(files: Readonly<Record<string, string>>, opts: LoadOptions & { root?: string } = {}): Catalog {
   const strict = opts.strict ?? true;
-  const builder = new CatalogBuilder(strict);
+  const builder = catalogBuilder(strict);
   let bytes = 0;
   const names = Object.keys(files).sort(compareGoStrings);
   for (const rel of names) {

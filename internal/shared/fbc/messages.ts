@@ -216,7 +216,6 @@ export const msg = {
   defaultChannelNotFound: (ch: string) => `default channel ${q(ch)} not found in channels list`,
   invalidDeprecation: 'invalid deprecation: message must be set',
   channelNameEmpty: 'channel name must not be empty',
-  channelPackageMustBeSet: 'package must be set',
   channelNoBundles: 'channel must contain at least one bundle',
   noChannelHead: 'no channel head found in graph',
   multipleChannelHeads: (heads: readonly string[]) => `multiple channel heads found in graph: ${heads.join(', ')}`,
@@ -225,9 +224,6 @@ export const msg = {
   bundleNotLinked: (bundle: string) => `bundle ${q(bundle)} not correctly linked to parent channel`,
   bundleNameMustBeSet: 'name must be set',
   bundleNameNotNormalized: (name: string, normalized: string) => `name ${q(name)} does not match normalized name ${q(normalized)}`,
-  bundleChannelMustBeSet: 'channel must be set',
-  bundlePackageMustBeSet: 'package must be set',
-  bundlePackageMismatch: "package does not match channel's package",
   skipEmpty: (i: number) => `skip[${i}] is empty`,
   invalidSkipRange: (range: string, err: string) => `invalid skipRange ${q(range)}: ${err}`,
   exactlyOnePackageProperty: 'must be exactly one property with type "olm.package"',
@@ -237,12 +233,6 @@ export const msg = {
   // ---- bundle release (alpha/model/versionrelease.go) ----
   releaseTooLong: (r: string) => `invalid release ${q(r)}: exceeds maximum length of 20 characters`,
   releaseSegment: (r: string, i: number, err: string) => `invalid release ${q(r)}: segment ${i}: ${err}`,
-
-  // ---- k8s.io/apimachinery validation.IsDNS1123Label ----
-  dnsLabelTooLong: 'must be no more than 63 characters',
-  dnsLabelDots: 'must not contain dots',
-  dnsLabelFormat:
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
 
   // ---- docker reference (go.podman.io/image/v5/docker/reference, opencontainers/go-digest) ----
   refInvalidFormat: 'invalid reference format',
@@ -254,16 +244,4 @@ export const msg = {
   digestInvalidFormat: 'invalid checksum digest format',
   digestUnsupported: 'unsupported digest algorithm',
   digestInvalidLength: 'invalid checksum digest length',
-
-  // ---- blang/semver v4 ----
-  semverEmpty: 'Version string empty',
-  semverNoMMP: 'No Major.Minor.Patch elements found',
-  semverInvalidChars: (part: 'major' | 'minor' | 'patch', s: string) => `Invalid character(s) found in ${part} number ${q(s)}`,
-  semverLeadingZero: (part: 'Major' | 'Minor' | 'Patch', s: string) => `${part} number must not contain leading zeroes ${q(s)}`,
-  semverParseUint: (s: string, reason: 'invalid syntax' | 'value out of range') => `strconv.ParseUint: parsing ${q(s)}: ${reason}`,
-  semverPrereleaseEmpty: 'Prerelease is empty',
-  semverPrereleaseLeadingZero: (s: string) => `Numeric PreRelease version must not contain leading zeroes ${q(s)}`,
-  semverPrereleaseInvalid: (s: string) => `Invalid character(s) found in prerelease ${q(s)}`,
-  semverBuildEmpty: 'Build meta data is empty',
-  semverBuildInvalid: (s: string) => `Invalid character(s) found in build meta data ${q(s)}`,
 } as const;

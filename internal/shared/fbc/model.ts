@@ -3,11 +3,11 @@
 // validation collects everything into opm's `invalid index:` error tree. Where opm iterates Go
 // maps (random order), this code iterates in sorted name order so output is deterministic.
 
-import { isValidBlangRange } from './skiprange.ts';
-import { parseBlangVersion, parsePrerelease } from './blang.ts';
+import { dns1123LabelErrors } from '../gocompat/index.ts';
+import { BlangError, blangPrereleaseError, parseBlangRange, tryParseBlang } from '../semver/index.ts';
 import { SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_PACKAGE, type ChannelEntry, type DeclarativeConfig } from './declcfg.ts';
 import { compareGoStrings, sortedGoStrings } from './go.ts';
-import { dns1123LabelErrors, imageReferenceError } from './imageref.ts';
+import { imageReferenceError } from './imageref.ts';
 import { FbcValidationError, msg, type BlobRef, type ErrorTree, type FbcErrorCode } from './messages.ts';
 import type { PackageProperty } from './properties.ts';
 import { newTree, renderTree, type TreeBuilder } from './tree.ts';
@@ -76,8 +76,8 @@ function releaseError(release: string): string | undefined {
   if (Buffer.byteLength(release, 'utf8') > 20) return msg.releaseTooLong(release);
   const segments = release.split('.');
   for (let i = 0; i < segments.length; i++) {
-    const r = parsePrerelease(segments[i] as string);
-    if (typeof r === 'object') return msg.releaseSegment(release, i, r.error);
+    const problem = blangPrereleaseError(segments[i] as string);
+    if (problem) return msg.releaseSegment(release, i, problem);
   }
   return undefined;
 }
@@ -165,7 +165,7 @@ export function convertToModel(cfg: DeclarativeConfig): Model {
       if (err !== undefined) fail('FBC_INVALID_IMAGE', msg.invalidImage(msg.relatedImageField(b.package, b.name, i), img, err), b.ref);
     });
 
-    const version = parseBlangVersion(pp.version);
+    const version = tryParseBlang(pp.version);
     if (typeof version === 'string') fail('FBC_INVALID_VERSION', msg.bundleVersion(b.name, pp.version, version), b.ref);
     const relErr = releaseError(pp.release);
     if (relErr !== undefined) fail('FBC_INVALID_RELEASE', msg.bundleRelease(b.name, pp.release, relErr), b.ref);
@@ -377,8 +377,13 @@ function validateBundle(b: ModelBundle): TreeBuilder {
     if (s === '') t.add(msg.skipEmpty(i));
   });
   if (b.skipRange !== '') {
-    const err = isValidBlangRange(b.skipRange);
-    if (err !== undefined) t.add(msg.invalidSkipRange(b.skipRange, err));
+    // opm checks olm.skipRange with blang's ParseRange and prints its error text.
+    try {
+      parseBlangRange(b.skipRange);
+    } catch (err) {
+      if (!(err instanceof BlangError)) throw err;
+      t.add(msg.invalidSkipRange(b.skipRange, err.message));
+    }
   }
   if (b.propertyError === undefined && b.packageProperties !== 1) t.add(msg.exactlyOnePackageProperty);
   if (b.image === '' && !b.hasObjects) t.add(msg.bundleImageMustBeSet);

@@ -4,7 +4,7 @@
 
 import { catalogFromBlobs, type Catalog } from './load.ts';
 import { FbcValidationError } from './messages.ts';
-import { validateCatalog } from './validate.ts';
+import { validate } from './validate.ts';
 
 export type Blob = Record<string, unknown>;
 
@@ -84,13 +84,13 @@ export function plainBundle(pkg: string, version: string, extra: Blob = {}): Blo
 
 /** The message opm would print for these blobs, or undefined when they validate. */
 export function validationMessage(blobs: readonly Blob[]): string | undefined {
-  const errs = validateCatalog(catalogFromBlobs(blobs));
+  const errs = validate(catalogFromBlobs(blobs)).errors;
   return errs[0]?.message;
 }
 
 /** The first validation error for these blobs (throws when they validate). */
 export function validationError(blobs: readonly Blob[]): FbcValidationError {
-  const errs = validateCatalog(catalogFromBlobs(blobs));
+  const errs = validate(catalogFromBlobs(blobs)).errors;
   const e = errs[0];
   if (!(e instanceof FbcValidationError)) throw new Error('expected a validation error');
   return e;

@@ -65,5 +65,3 @@ function renderLine(node: ErrorTree | string, visiting: Set<ErrorTree>): string 
 export function renderTreeLine(tree: ErrorTree): string {
   return renderLine(tree, new Set());
 }
-
-/** Newlines and the indentation around them become one space. */

@@ -24,11 +24,6 @@ export function validate(c: Pick<Catalog, 'config'>): ValidationResult {
   }
 }
 
-/** opm's validation errors for a loaded catalog (empty when valid). */
-export function validateCatalog(c: Pick<Catalog, 'config'>): FbcValidationError[] {
-  return [...validate(c).errors];
-}
-
 /**
  * What `opm validate <dir>` reports for a catalog directory: the first problem's message (a load
  * error naming the file and blob, or a validation error), or undefined when the catalog is valid.

@@ -136,16 +136,13 @@ const goBool = new Type('tag:yaml.org,2002:bool', {
   resolve: isBoolWord,
   construct: (d: string) => TRUE_WORDS.has(d),
 });
-const goInt = new Type('tag:yaml.org,2002:int', {
-  kind: 'scalar',
-  resolve: isNumberWord,
-  construct: (d: string) => resolvePlain(d)?.value,
-});
-const goFloat = new Type('tag:yaml.org,2002:float', {
-  kind: 'scalar',
-  resolve: isNumberWord,
-  construct: (d: string) => resolvePlain(d)?.value,
-});
+/** `!!int` / `!!float`: any number word, as go-yaml v2 resolves it. */
+const goNumber = (kind: 'int' | 'float'): Type =>
+  new Type(`tag:yaml.org,2002:${kind}`, {
+    kind: 'scalar',
+    resolve: isNumberWord,
+    construct: (d: string) => resolvePlain(d)?.value,
+  });
 const goMerge = new Type('tag:yaml.org,2002:merge', { kind: 'scalar', resolve: (d: unknown) => d === '<<' || d === null });
 // go-yaml v2 decodes `!!binary` into the decoded bytes, which sigs.k8s.io/yaml emits as a string.
 const goBinary = new Type('tag:yaml.org,2002:binary', {
@@ -162,7 +159,7 @@ const goTimestamp = new Type('tag:yaml.org,2002:timestamp', { kind: 'scalar', re
  */
 export const GO_YAML_SCHEMA = FAILSAFE_SCHEMA.extend({
   implicit: [goPlain, goMerge],
-  explicit: [goNull, goBool, goInt, goFloat, goBinary, goTimestamp],
+  explicit: [goNull, goBool, goNumber('int'), goNumber('float'), goBinary, goTimestamp],
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -229,13 +226,8 @@ const textSource = (text: string): YAMLSource => ({
 
 /** Decodes every document of one file, in order. Throws DocumentSyntaxError. */
 export function* decodeDocuments(text: string): Generator<DecodedDocument> {
-  if (looksLikeJSON(text)) {
-    const rest = yield* decodeJSONStream(text);
-    if (rest === undefined) return;
-    yield* decodeYAMLStream(textSource(text), rest.offset, rest.index, rest.line);
-    return;
-  }
-  yield* decodeYAMLStream(textSource(text), 0, 0, 1);
+  const rest = looksLikeJSON(text) ? yield* decodeJSONStream(text) : { offset: 0, index: 0, line: 1 };
+  if (rest !== undefined) yield* decodeYAMLStream(textSource(text), rest.offset, rest.index, rest.line);
 }
 
 /** UTF-8 text of `bytes[start, end)`; pure ASCII (the usual case) decodes faster as latin1, with the same result. */
@@ -313,10 +305,7 @@ const isJSONSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x
 /** End offset of the JSON value starting at `start` (strings and nesting respected), or undefined. */
 function scanJSONValue(text: string, start: number): number | undefined {
   const first = text.charCodeAt(start);
-  if (first === 0x22 /* " */) {
-    const end = scanString(text, start);
-    return end === undefined ? undefined : end;
-  }
+  if (first === 0x22 /* " */) return scanString(text, start);
   if (first !== 0x7b && first !== 0x5b) {
     // A bare literal: up to the next delimiter.
     let i = start;

@@ -40,6 +40,10 @@ export function formatGoDuration(ms: number): string {
   return `${s}s`;
 }
 
+/** `<a><unitA><b><unitB>`, or `<a><unitA>` when b is 0 (`3m20s`, `3m`). */
+const twoUnits = (a: number, unitA: string, b: number, unitB: string): string =>
+  b === 0 ? `${a}${unitA}` : `${a}${unitA}${b}${unitB}`;
+
 /**
  * k8s.io/apimachinery/pkg/util/duration.HumanDuration: kubectl's AGE (`45s`, `3m20s`, `2d5h`, `3y12d`).
  * Up to two seconds in the future reads as `0s` (clock skew); more is `<invalid>`.
@@ -50,27 +54,15 @@ export function humanDuration(ms: number): string {
   if (seconds < 0) return '0s';
   if (seconds < 120) return `${seconds}s`;
   const minutes = Math.trunc(ms / 60_000);
-  if (minutes < 10) {
-    const s = seconds % 60;
-    return s === 0 ? `${minutes}m` : `${minutes}m${s}s`;
-  }
+  if (minutes < 10) return twoUnits(minutes, 'm', seconds % 60, 's');
   if (minutes < 180) return `${minutes}m`;
   const hours = Math.trunc(ms / 3_600_000);
-  if (hours < 8) {
-    const m = minutes % 60;
-    return m === 0 ? `${hours}h` : `${hours}h${m}m`;
-  }
+  if (hours < 8) return twoUnits(hours, 'h', minutes % 60, 'm');
   if (hours < 48) return `${hours}h`;
   const days = Math.trunc(hours / 24);
-  if (hours < 24 * 8) {
-    const h = hours % 24;
-    return h === 0 ? `${days}d` : `${days}d${h}h`;
-  }
+  if (hours < 24 * 8) return twoUnits(days, 'd', hours % 24, 'h');
   if (hours < 24 * 365 * 2) return `${days}d`;
   const years = Math.trunc(days / 365);
-  if (hours < 24 * 365 * 8) {
-    const dy = days % 365;
-    return dy === 0 ? `${years}y` : `${years}y${dy}d`;
-  }
+  if (hours < 24 * 365 * 8) return twoUnits(years, 'y', days % 365, 'd');
   return `${years}y`;
 }

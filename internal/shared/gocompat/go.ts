@@ -47,17 +47,12 @@ export function goTrimSpace(s: string): string {
 
 /** strings.SplitN(s, sep, n) for n > 0: at most n parts, the last one keeps the rest. */
 export function goSplitN(s: string, sep: string, n: number): string[] {
-  const parts: string[] = [];
-  let rest = s;
-  while (parts.length < n - 1) {
-    const at = rest.indexOf(sep);
-    if (at < 0) break;
-    parts.push(rest.slice(0, at));
-    rest = rest.slice(at + sep.length);
-  }
-  parts.push(rest);
-  return parts;
+  const parts = s.split(sep);
+  return parts.length <= n ? parts : [...parts.slice(0, n - 1), parts.slice(n - 1).join(sep)];
 }
+
+/** len(s): the UTF-8 byte length. */
+export const goLen = (s: string): number => Buffer.byteLength(s, 'utf8');
 
 /** fmt's %v for a []string: `[a b c]`. */
 export function goStringSlice(items: readonly string[]): string {

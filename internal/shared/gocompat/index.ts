@@ -12,14 +12,11 @@ export {
   splitDockerDomain,
 } from './docker-reference.ts';
 export { formatGoDuration, humanDuration, parseGoDuration } from './duration.ts';
-export { goQuote, goSplitN, goStringSlice, goTrimSpace, isGoSpace } from './go.ts';
+export { goLen, goQuote, goSplitN, goStringSlice, goTrimSpace, isGoSpace } from './go.ts';
 export {
   DNS1123_LABEL,
-  DNS1123_LABEL_FMT,
-  DNS1123_LABEL_MAX_LENGTH,
   DNS1123_SUBDOMAIN,
   DNS1123_SUBDOMAIN_FMT,
-  DNS1123_SUBDOMAIN_MAX_LENGTH,
   dns1123LabelErrors,
   dns1123SubdomainErrors,
   maxLenError,

@@ -1,6 +1,8 @@
 // k8s.io/apimachinery/pkg/util/validation: the DNS-1123 name rules and their exact messages, once for every
 // folder that checks a Kubernetes name (catalog names, namespaces, image references, flags).
 
+import { goLen } from './go.ts';
+
 export const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 export const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
 export const DNS1123_LABEL_MAX_LENGTH = 63;
@@ -25,9 +27,6 @@ export function regexError(msg: string, fmt: string, ...examples: string[]): str
 
 /** validation.MaxLenError. */
 export const maxLenError = (n: number): string => `must be no more than ${n} characters`;
-
-/** Go's len(): bytes of the UTF-8 encoding. */
-const goLen = (s: string): number => Buffer.byteLength(s, 'utf8');
 
 /** validation.IsDNS1123Label: the problems with `value` (empty when it is valid). */
 export function dns1123LabelErrors(value: string): string[] {

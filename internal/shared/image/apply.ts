@@ -124,8 +124,7 @@ class LimitCrossed extends Error {}
 
 /** Applies one decompressed layer tar onto `root`. */
 export async function applyLayer(tar: AsyncIterable<Uint8Array>, options: ApplyLayerOptions): Promise<void> {
-  const applier = new LayerApplier(options);
-  await applier.run(tar);
+  await new LayerApplier(options).run(tar);
 }
 
 class LayerApplier {
@@ -423,10 +422,7 @@ class LayerApplier {
     if (!this.keep.keeps(target)) {
       throw this.unsafe(e.path, `hardlink target ${JSON.stringify(e.linkpath)} is outside the unpacked paths`);
     }
-    if (!(await this.parentsAreDirs(target, e.path))) {
-      throw new ImageError('CorruptLayer', `layer ${this.layer}: entry ${JSON.stringify(e.path)}: hardlink target ${JSON.stringify(e.linkpath)} does not exist`);
-    }
-    const st = await lstatOrUndefined(this.abs(target));
+    const st = (await this.parentsAreDirs(target, e.path)) ? await lstatOrUndefined(this.abs(target)) : undefined;
     if (!st) {
       throw new ImageError('CorruptLayer', `layer ${this.layer}: entry ${JSON.stringify(e.path)}: hardlink target ${JSON.stringify(e.linkpath)} does not exist`);
     }

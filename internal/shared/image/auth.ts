@@ -48,7 +48,8 @@ export function normalizeAuthKey(key: string): string {
 
 function decodeEntry(key: string, entry: DockerAuthEntry, source: string): Credential | undefined {
   const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-  const out: { username?: string; password?: string; identityToken?: string; registryToken?: string } = {};
+  let username = str(entry.username);
+  let password = str(entry.password);
   const auth = str(entry.auth);
   if (auth !== undefined) {
     const decoded = Buffer.from(auth, 'base64').toString('utf8');
@@ -58,50 +59,34 @@ function decodeEntry(key: string, entry: DockerAuthEntry, source: string): Crede
         terminal: true,
       });
     }
-    out.username = decoded.slice(0, colon);
-    out.password = decoded.slice(colon + 1);
-  } else {
-    const username = str(entry.username);
-    const password = str(entry.password);
-    if (username !== undefined) out.username = username;
-    if (password !== undefined) out.password = password;
+    username = decoded.slice(0, colon);
+    password = decoded.slice(colon + 1);
   }
-  const identityToken = str(entry.identitytoken);
-  const registryToken = str(entry.registrytoken);
-  if (identityToken !== undefined) out.identityToken = identityToken;
-  if (registryToken !== undefined) out.registryToken = registryToken;
+  const all = { username, password, identityToken: str(entry.identitytoken), registryToken: str(entry.registrytoken) };
+  const out: Credential = Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined));
   return Object.keys(out).length ? out : undefined;
 }
 
-/** Credentials keyed by normalised registry key. */
-export class DockerConfigCredentials implements CredentialProvider {
-  private readonly byKey: ReadonlyMap<string, Credential>;
-
-  constructor(byKey: ReadonlyMap<string, Credential>) {
-    this.byKey = byKey;
-  }
-
-  get keys(): readonly string[] {
-    return [...this.byKey.keys()];
-  }
-
-  lookup(domain: string, path: string): Credential | undefined {
-    const host = normalizeAuthKey(domain);
-    const parts = path.split('/');
-    for (let i = parts.length; i >= 0; i--) {
-      const key = i === 0 ? host : `${host}/${parts.slice(0, i).join('/')}`;
-      const cred = this.byKey.get(key);
-      if (cred) return cred;
-    }
-    return undefined;
-  }
+/** Credentials keyed by normalised registry key, the most specific key first. */
+function keyedCredentials(byKey: ReadonlyMap<string, Credential>): CredentialProvider {
+  return {
+    lookup(domain, path) {
+      const host = normalizeAuthKey(domain);
+      const parts = path.split('/');
+      for (let i = parts.length; i >= 0; i--) {
+        const cred = byKey.get(i === 0 ? host : `${host}/${parts.slice(0, i).join('/')}`);
+        if (cred) return cred;
+      }
+      return undefined;
+    },
+  };
 }
 
 /**
  * Parses docker `config.json` text (or the already-parsed object): `{"auths": {...}}`, or the
  * legacy `.dockercfg` bare map. `source` names it in error messages.
  */
-export function parseDockerConfig(config: string | object, source = 'docker config'): DockerConfigCredentials {
+export function parseDockerConfig(config: string | object, source = 'docker config'): CredentialProvider {
   let parsed: unknown = config;
   if (typeof config === 'string') {
     try {
@@ -124,24 +109,19 @@ export function parseDockerConfig(config: string | object, source = 'docker conf
     const cred = decodeEntry(key, entry as DockerAuthEntry, source);
     if (cred) byKey.set(normalizeAuthKey(key), cred);
   }
-  return new DockerConfigCredentials(byKey);
+  return keyedCredentials(byKey);
 }
 
 /**
  * Credentials from a pull Secret's `data` (values base64, as the API returns them):
  * `.dockerconfigjson` (type kubernetes.io/dockerconfigjson) or `.dockercfg` (kubernetes.io/dockercfg).
  */
-export function credentialsFromSecretData(data: Readonly<Record<string, string>>, source = 'pull secret'): DockerConfigCredentials {
+export function credentialsFromSecretData(data: Readonly<Record<string, string>>, source = 'pull secret'): CredentialProvider {
   const json = data['.dockerconfigjson'] ?? data['.dockercfg'];
   if (json === undefined) {
     throw new ImageError('InvalidCredentials', `${source}: has neither ".dockerconfigjson" nor ".dockercfg"`, { terminal: true });
   }
   return parseDockerConfig(Buffer.from(json, 'base64').toString('utf8'), source);
-}
-
-/** Reads a docker `config.json` / containers `auth.json` file. */
-export async function loadDockerConfigFile(path: string): Promise<DockerConfigCredentials> {
-  return parseDockerConfig(await readFile(path, 'utf8'), path);
 }
 
 /**

@@ -6,13 +6,8 @@ export const MediaTypes = {
   ociConfig: 'application/vnd.oci.image.config.v1+json',
   ociLayer: 'application/vnd.oci.image.layer.v1.tar',
   ociLayerGzip: 'application/vnd.oci.image.layer.v1.tar+gzip',
-  ociLayerZstd: 'application/vnd.oci.image.layer.v1.tar+zstd',
-  ociEmpty: 'application/vnd.oci.empty.v1+json',
   dockerManifestList: 'application/vnd.docker.distribution.manifest.list.v2+json',
   dockerManifest: 'application/vnd.docker.distribution.manifest.v2+json',
-  dockerConfig: 'application/vnd.docker.container.image.v1+json',
-  dockerLayerGzip: 'application/vnd.docker.image.rootfs.diff.tar.gzip',
-  dockerForeignLayerGzip: 'application/vnd.docker.image.rootfs.foreign.diff.tar.gzip',
   dockerSchema1: 'application/vnd.docker.distribution.manifest.v1+json',
   dockerSchema1Signed: 'application/vnd.docker.distribution.manifest.v1+prettyjws',
 } as const;

@@ -138,13 +138,11 @@ export class CachingImagePuller implements ImagePuller {
 
   constructor(options: CachingImagePullerOptions) {
     this.cacheDir = options.cacheDir;
-    if (options.registry instanceof RegistryClient) {
-      this.client = options.registry;
-      this.ownsClient = false;
-    } else {
-      this.client = new RegistryClient({ ...options.registry, ...(options.logger ? { logger: options.logger } : {}) });
-      this.ownsClient = true;
-    }
+    this.ownsClient = !(options.registry instanceof RegistryClient);
+    this.client =
+      options.registry instanceof RegistryClient
+        ? options.registry
+        : new RegistryClient({ ...options.registry, ...(options.logger ? { logger: options.logger } : {}) });
     this.limits = { ...DEFAULT_UNPACK_LIMITS, ...options.limits };
     this.maxZstdWindowBytes = options.maxZstdWindowBytes;
     this.platform = toPlatform(options.platform) ?? DEFAULT_PLATFORM;
@@ -266,7 +264,9 @@ export class CachingImagePuller implements ImagePuller {
       meta = JSON.parse(await readFile(join(dir, META), 'utf8')) as EntryMeta;
       if (!(await lstat(join(dir, FS))).isDirectory()) throw new Error('no fs directory');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !(await exists(dir))) return undefined;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !(await lstat(dir).catch(() => undefined))) {
+        return undefined;
+      }
       this.log.warn('discarding unreadable image cache entry', { entry: name, err });
       await this.removeEntry(name);
       return undefined;
@@ -492,36 +492,19 @@ function parseConfig(bytes: Buffer, where: string): { labels: Record<string, str
   return { labels };
 }
 
+/** Runs at most `n` of the functions it is given at once, the others in the order they came. */
 function limiter(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
   let active = 0;
   const queue: (() => void)[] = [];
-  const next = (): void => {
-    if (active >= n) return;
-    const start = queue.shift();
-    if (start) {
-      active++;
-      start();
+  return async (fn) => {
+    if (active < n) active++;
+    else await new Promise<void>((resolve) => queue.push(resolve)); // a finishing call hands its slot over
+    try {
+      return await fn();
+    } finally {
+      const next = queue.shift();
+      if (next) next();
+      else active--;
     }
   };
-  return <T>(fn: () => Promise<T>): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      queue.push(() => {
-        fn()
-          .then(resolve, reject)
-          .finally(() => {
-            active--;
-            next();
-          });
-      });
-      next();
-    });
-}
-
-async function exists(p: string): Promise<boolean> {
-  try {
-    await lstat(p);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -19,7 +19,6 @@ import {
 import { digestProblem } from './digest.ts';
 import { InvalidReferenceError } from './errors.ts';
 
-export { DEFAULT_DOMAIN };
 /** Where the docker.io API actually lives. */
 const DOCKER_HUB_API_HOST = 'registry-1.docker.io';
 

@@ -278,13 +278,9 @@ export function parseRegistriesConf(text: string, file: string, options: ParseOp
   });
 
   // A registry mentioned several times (several prefixes on one location) must agree on insecure and blocked.
-  const byLocation = new Map<string, RegistryConfig[]>();
-  for (const r of out) {
-    const key = r.location === '' ? r.prefix : r.location;
-    byLocation.set(key, [...(byLocation.get(key) ?? []), r]);
-  }
+  const locationOf = (r: RegistryConfig): string => (r.location === '' ? r.prefix : r.location);
   out.forEach((r, i) => {
-    for (const other of byLocation.get(r.location === '' ? r.prefix : r.location) ?? []) {
+    for (const other of out.filter((o) => locationOf(o) === locationOf(r))) {
       for (const setting of ['insecure', 'blocked'] as const) {
         if (r[setting] !== other[setting]) {
           fail(regLine(Math.max(i, out.indexOf(other))), `registry '${r.location}' is defined multiple times with conflicting '${setting}' setting`);
@@ -292,14 +288,17 @@ export function parseRegistriesConf(text: string, file: string, options: ParseOp
       }
     }
   });
-  return dedupe(out);
+  return byPrefix(out, true);
 }
 
-/** The first registry of each prefix, sorted by prefix (containers/image keeps them so). */
-function dedupe(registries: readonly RegistryConfig[]): RegistryConfig[] {
+/**
+ * One registry per prefix, sorted by prefix (containers/image keeps them so): the first of a prefix within one file,
+ * the last across files (updateWithConfigurationFrom: a drop-in replaces the registries of the same prefix).
+ */
+function byPrefix(registries: readonly RegistryConfig[], firstWins: boolean): RegistryConfig[] {
   const unique = new Map<string, RegistryConfig>();
-  for (const r of registries) if (!unique.has(r.prefix)) unique.set(r.prefix, r);
-  return [...unique.keys()].sort(byteOrder).map((p) => unique.get(p)!);
+  for (const r of registries) if (!firstWins || !unique.has(r.prefix)) unique.set(r.prefix, r);
+  return [...unique.values()].sort((a, b) => byteOrder(a.prefix, b.prefix));
 }
 
 const byteOrder = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
@@ -336,15 +335,7 @@ function fromV1(v1: unknown, fail: (why: string) => never): RegistryConfig[] {
   for (const b of list('block')) get(b).blocked = true;
   for (const i of list('insecure')) get(i).insecure = true;
   list('search');
-  return dedupe(order.map((location) => ({ prefix: location, location, mirrors: [], mirrorByDigestOnly: false, definedAt: '', ...regs.get(location)! })));
-}
-
-/** containers/image's updateWithConfigurationFrom: `updates` replaces `base`'s registries of the same prefix. */
-export function mergeRegistries(base: readonly RegistryConfig[], updates: readonly RegistryConfig[]): RegistryConfig[] {
-  const map = new Map<string, RegistryConfig>();
-  for (const r of base) map.set(r.prefix, r);
-  for (const r of updates) map.set(r.prefix, r);
-  return [...map.keys()].sort(byteOrder).map((p) => map.get(p)!);
+  return byPrefix(order.map((location) => ({ prefix: location, location, mirrors: [], mirrorByDigestOnly: false, definedAt: '', ...regs.get(location)! })), true);
 }
 
 /**
@@ -489,7 +480,7 @@ export function loadRegistriesConf(file: string, options: LoadRegistriesConfOpti
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
       throw new RegistriesConfError(path, undefined, describeFsError(err), true);
     }
-    registries = mergeRegistries(registries, parseRegistriesConf(dropIn, path, { dropIn: true }));
+    registries = byPrefix([...registries, ...parseRegistriesConf(dropIn, path, { dropIn: true })], false);
     files.push(path);
   }
   return new RegistriesConf(registries, { file, dir, files });

@@ -26,7 +26,7 @@ import { loadUndici, type Dispatcher, type Undici } from '../http/index.ts';
 import { noopLogger, realClock, sleepOrThrow, type Clock, type Logger } from '../toolkit/index.ts';
 import { anonymous, parseChallenges, type Challenge, type Credential, type CredentialProvider } from './auth.ts';
 import { DigestHasher, digestOf, digestProblem, parseDigest, sha256 } from './digest.ts';
-import { DigestMismatchError, ImageError, RegistryHttpError, type ImageErrorCode } from './errors.ts';
+import { DigestMismatchError, ImageError, RegistryHttpError } from './errors.ts';
 import {
   isImageManifestMediaType,
   isIndexMediaType,
@@ -467,9 +467,7 @@ export class RegistryClient {
     const url = `${repo.base}/manifests/${tagOrDigest}`;
     return this.withRetries(where, repo.signal, async () => {
       const res = await this.send(repo, 'GET', url, { accept: MANIFEST_ACCEPT.join(', ') });
-      if (res.statusCode !== 200) {
-        throw await this.statusError(res, url, where, repo, res.statusCode === 404 ? 'ManifestNotFound' : undefined);
-      }
+      if (res.statusCode !== 200) throw await this.statusError(res, url, where, repo, 'ManifestNotFound');
       const bytes = await readLimited(res.body, MAX_MANIFEST_BYTES, where);
       let digest: string;
       if (byDigest) {
@@ -615,22 +613,22 @@ export class RegistryClient {
   private async openBlob(repo: Repo, desc: Descriptor, where: string): Promise<Dispatcher.ResponseData> {
     const url = `${repo.base}/blobs/${desc.digest}`;
     const res = await this.send(repo, 'GET', url, {});
-    if (res.statusCode !== 200) {
-      throw await this.statusError(res, url, where, repo, res.statusCode === 404 ? 'BlobNotFound' : undefined);
-    }
+    if (res.statusCode !== 200) throw await this.statusError(res, url, where, repo, 'BlobNotFound');
     return res;
   }
 
+  /** The error for an unexpected answer; a 404 is `notFound` when the caller names what was not found. */
   private async statusError(
     res: Dispatcher.ResponseData,
     url: string,
     where: string,
     repo: Repo,
-    code?: ImageErrorCode,
+    notFound?: 'ManifestNotFound' | 'BlobNotFound',
   ): Promise<Error> {
     const detail = await errorDetail(res);
     const status = res.statusCode;
     const suffix = detail ? `: ${detail}` : '';
+    const code = status === 404 ? notFound : undefined;
     if (code === 'ManifestNotFound') {
       return new RegistryHttpError(code, status, url, `${where}: not found in ${repo.ref.domain}${suffix}`);
     }
@@ -798,35 +796,33 @@ export class RegistryClient {
       let location = this.uploadLocation(start, new URL(startUrl), upload, repo.insecure);
       const progress = (sent: number): void => ctx.onProgress?.({ digest: blob.digest, sent, total: blob.size });
       const chunkSize = ctx.chunkSize;
-      if (chunkSize === undefined || blob.size <= chunkSize) {
-        const put = withQuery(location, 'digest', blob.digest);
-        const res = await this.send(repo, 'PUT', put.href, {
-          headers: { 'content-type': 'application/octet-stream', 'content-length': String(blob.size) },
-          body: () => Readable.from(counted(blob.open(), progress)),
-        });
-        if (res.statusCode !== 201) throw await this.statusError(res, put.href, upload, repo);
-        await res.body.dump().catch(() => undefined);
-        return;
-      }
-      let offset = 0;
-      progress(0);
-      for await (const chunk of rechunk(blob.open(), chunkSize)) {
-        const res = await this.send(repo, 'PATCH', location.href, {
-          headers: {
-            'content-type': 'application/octet-stream',
-            'content-length': String(chunk.length),
-            'content-range': `${offset}-${offset + chunk.length - 1}`,
-          },
-          body: () => chunk,
-        });
-        if (res.statusCode !== 202) throw await this.statusError(res, location.href, upload, repo);
-        await res.body.dump().catch(() => undefined);
-        location = this.uploadLocation(res, location, upload, repo.insecure);
-        offset += chunk.length;
-        progress(offset);
+      // The PUT that closes the upload carries the whole blob, unless PATCHes sent it in chunks.
+      let closing: SendOptions = {
+        headers: { 'content-type': 'application/octet-stream', 'content-length': String(blob.size) },
+        body: () => Readable.from(counted(blob.open(), progress)),
+      };
+      if (chunkSize !== undefined && blob.size > chunkSize) {
+        let offset = 0;
+        progress(0);
+        for await (const chunk of rechunk(blob.open(), chunkSize)) {
+          const res = await this.send(repo, 'PATCH', location.href, {
+            headers: {
+              'content-type': 'application/octet-stream',
+              'content-length': String(chunk.length),
+              'content-range': `${offset}-${offset + chunk.length - 1}`,
+            },
+            body: () => chunk,
+          });
+          if (res.statusCode !== 202) throw await this.statusError(res, location.href, upload, repo);
+          await res.body.dump().catch(() => undefined);
+          location = this.uploadLocation(res, location, upload, repo.insecure);
+          offset += chunk.length;
+          progress(offset);
+        }
+        closing = { headers: { 'content-length': '0' } };
       }
       const put = withQuery(location, 'digest', blob.digest);
-      const res = await this.send(repo, 'PUT', put.href, { headers: { 'content-length': '0' } });
+      const res = await this.send(repo, 'PUT', put.href, closing);
       if (res.statusCode !== 201) throw await this.statusError(res, put.href, upload, repo);
       await res.body.dump().catch(() => undefined);
     });

@@ -173,31 +173,19 @@ function parsePax(data: Buffer): Map<string, string> {
   return out;
 }
 
-function entryType(flag: string): TarEntryType {
-  switch (flag) {
-    case '0':
-    case '\0':
-    case '':
-    case '7':
-      return 'file';
-    case '1':
-      return 'hardlink';
-    case '2':
-      return 'symlink';
-    case '3':
-      return 'char';
-    case '4':
-      return 'block';
-    case '5':
-      return 'dir';
-    case '6':
-      return 'fifo';
-    case 'S':
-      return 'sparse';
-    default:
-      return 'unknown';
-  }
-}
+/** Entry types by typeflag; any other flag is 'unknown'. */
+const ENTRY_TYPES: Readonly<Record<string, TarEntryType>> = {
+  '0': 'file',
+  '\0': 'file',
+  '7': 'file',
+  '1': 'hardlink',
+  '2': 'symlink',
+  '3': 'char',
+  '4': 'block',
+  '5': 'dir',
+  '6': 'fifo',
+  S: 'sparse',
+};
 
 const padding = (size: number): number => (BLOCK - (size % BLOCK)) % BLOCK;
 
@@ -261,7 +249,7 @@ export async function* readTar(source: AsyncIterable<Uint8Array>, options: ReadT
         }
         size = Number(paxSize);
       }
-      let type = entryType(flag);
+      let type = ENTRY_TYPES[flag] ?? 'unknown';
       if ([...pax.keys()].some((k) => k.startsWith('GNU.sparse.'))) type = 'sparse';
       if (type === 'file' && (flag === '\0' || flag === '0') && path.endsWith('/')) type = 'dir'; // V7 directory
       if (type === 'dir') size = 0;

@@ -14,12 +14,11 @@ const SKIPPABLE_MAGIC = 0x184d2a50;
 const MAX_BLOCK = 128 * 1024;
 export const DEFAULT_MAX_ZSTD_WINDOW = 128 * 1024 * 1024;
 
+/** A step of the splitter that yields no bytes. */
+const NOTHING = Buffer.alloc(0);
+
 export class ZstdFormatError extends Error {
   override readonly name = 'ZstdFormatError';
-}
-
-interface Unit {
-  readonly bytes: Buffer;
 }
 
 type State =
@@ -39,14 +38,11 @@ class FrameSplitter {
     this.maxWindow = maxWindow;
   }
 
-  push(chunk: Buffer): Unit[] {
+  /** The frame headers, blocks and checksums `chunk` completes. */
+  push(chunk: Buffer): Buffer[] {
     this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
-    const out: Unit[] = [];
-    for (;;) {
-      const unit = this.next();
-      if (unit === undefined) break;
-      if (unit.bytes.length) out.push(unit);
-    }
+    const out: Buffer[] = [];
+    for (let unit = this.next(); unit !== undefined; unit = this.next()) if (unit.length) out.push(unit);
     return out;
   }
 
@@ -61,7 +57,8 @@ class FrameSplitter {
     return out;
   }
 
-  private next(): Unit | undefined {
+  /** The next unit, NOTHING when only the state moved on, undefined when more input is needed. */
+  private next(): Buffer | undefined {
     const s = this.state;
     switch (s.kind) {
       case 'magic': {
@@ -69,27 +66,27 @@ class FrameSplitter {
         const magic = this.buf.readUInt32LE(0);
         if (magic === ZSTD_MAGIC) {
           this.state = { kind: 'frameHeader' };
-          return { bytes: Buffer.alloc(0) };
+          return NOTHING;
         }
         if ((magic & SKIPPABLE_MASK) >>> 0 === SKIPPABLE_MAGIC) {
           if (this.buf.length < 8) return undefined;
           const size = this.buf.readUInt32LE(4);
           this.takeBytes(8);
           this.state = { kind: 'skip', left: size };
-          return { bytes: Buffer.alloc(0) };
+          return NOTHING;
         }
         throw new ZstdFormatError('invalid zstd frame magic');
       }
       case 'skip': {
         if (s.left === 0) {
           this.state = { kind: 'magic' };
-          return { bytes: Buffer.alloc(0) };
+          return NOTHING;
         }
         if (this.buf.length === 0) return undefined;
         const n = Math.min(s.left, this.buf.length);
         this.takeBytes(n);
         this.state = { kind: 'skip', left: s.left - n };
-        return { bytes: Buffer.alloc(0) };
+        return NOTHING;
       }
       case 'frameHeader': {
         if (this.buf.length < 5) return undefined;
@@ -117,7 +114,7 @@ class FrameSplitter {
           throw new ZstdFormatError(`zstd frame window of ${window} bytes exceeds the limit of ${this.maxWindow}`);
         }
         this.state = { kind: 'block', checksum };
-        return { bytes: this.takeBytes(headerLen) };
+        return this.takeBytes(headerLen);
       }
       case 'block': {
         if (this.buf.length < 3) return undefined;
@@ -130,12 +127,12 @@ class FrameSplitter {
         const payload = type === 1 ? 1 : size;
         if (this.buf.length < 3 + payload) return undefined;
         this.state = last ? (s.checksum ? { kind: 'checksum' } : { kind: 'magic' }) : s;
-        return { bytes: this.takeBytes(3 + payload) };
+        return this.takeBytes(3 + payload);
       }
       case 'checksum': {
         if (this.buf.length < 4) return undefined;
         this.state = { kind: 'magic' };
-        return { bytes: this.takeBytes(4) };
+        return this.takeBytes(4);
       }
     }
   }
@@ -174,7 +171,7 @@ export async function* zstdDecompress(source: AsyncIterable<Uint8Array>, options
   for await (const chunk of source) {
     for (const unit of splitter.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))) {
       sawFrame = true;
-      push(unit.bytes);
+      push(unit);
       if (out.length) {
         const ready = out;
         out = [];

@@ -7,10 +7,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import { canonicalJSON, GO_YAML_SCHEMA } from '../fbc/index.ts';
-// decodeDocuments is not on the fbc surface: it is apimachinery's YAMLOrJSONDecoder, which the
-// bundle source uses too.
-import { decodeDocuments } from '../fbc/index.ts';
+// decodeDocuments: apimachinery's YAMLOrJSONDecoder, which the bundle source uses too.
+import { canonicalJSON, decodeDocuments, GO_YAML_SCHEMA } from '../fbc/index.ts';
 import { goJSONString, goJSONValue } from '../gocompat/index.ts';
 import type { ClusterServiceVersion } from './csv.ts';
 import { isObject } from '../toolkit/index.ts';

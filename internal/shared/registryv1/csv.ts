@@ -3,7 +3,6 @@
 import type { KubeObject } from '../../../api/meta/v1.ts';
 
 export type InstallModeType = 'OwnNamespace' | 'SingleNamespace' | 'MultiNamespace' | 'AllNamespaces';
-export const INSTALL_MODES: readonly InstallModeType[] = ['AllNamespaces', 'MultiNamespace', 'OwnNamespace', 'SingleNamespace'];
 
 export interface PolicyRule {
   verbs?: string[] | null;

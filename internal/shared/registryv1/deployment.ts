@@ -4,17 +4,11 @@
 // certificate secret is given, the deployment configuration (v1's deploymentConfig, classic's Subscription
 // spec.config: the same injection rules) and resource quantities in Go's canonical form.
 import type { KubeObject } from '../../../api/meta/v1.ts';
+import type { StrategyDeploymentSpec } from './csv.ts';
 import { applyDeploymentConfig, type DeploymentConfig } from './deployment-config.ts';
 import { canonicalizeResources, canonicalQuantity } from './quantity.ts';
 
 type Obj = Record<string, unknown>;
-
-/** A deployment of the install strategy, as the CSV holds it. */
-export interface StrategyDeployment {
-  readonly name?: string;
-  readonly spec?: Record<string, unknown>;
-  readonly label?: Record<string, string>;
-}
 
 /** Where the serving certificate of a webhook or APIService deployment lives. */
 export interface CertSecret {
@@ -92,7 +86,7 @@ export function canonicalQuantities(podSpec: Obj): void {
 }
 
 /** The Deployment for one strategy deployment (a new object; the input is not changed). */
-export function strategyDeployment(d: StrategyDeployment, opts: StrategyDeploymentOptions): KubeObject {
+export function strategyDeployment(d: StrategyDeploymentSpec, opts: StrategyDeploymentOptions): KubeObject {
   const spec = typedDeploymentSpec(structuredClone(d.spec ?? {}));
   const template = spec['template'] as Obj;
   const tmeta = template['metadata'] as Obj;

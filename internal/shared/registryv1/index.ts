@@ -10,14 +10,12 @@ export type {
   PolicyRule,
   StrategyDeploymentPermissions,
   StrategyDeploymentSpec,
-  WebhookAdmissionType,
   WebhookDescription,
 } from './csv.ts';
 export { clusterPermissionsOf, deploymentsOf, permissionsOf, supportedInstallModes, webhooksOf } from './csv.ts';
-export type { CertSecret, StrategyDeployment, StrategyDeploymentOptions } from './deployment.ts';
-export { canonicalQuantities, ensureCertVolumes, strategyDeployment, typedDeploymentSpec } from './deployment.ts';
+export { strategyDeployment } from './deployment.ts';
 export type { DeploymentConfig } from './deployment-config.ts';
 export { applyDeploymentConfig } from './deployment-config.ts';
 export { goPolicyRule } from './policy-rule.ts';
-export { canonicalQuantity, canonicalizeResources, quantityError } from './quantity.ts';
+export { quantityError } from './quantity.ts';
 export { removedStoredVersions } from './stored-versions.ts';

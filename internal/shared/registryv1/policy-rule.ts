@@ -9,12 +9,9 @@ const goStrings = (items: readonly string[] | null | undefined): string =>
 /** rbacv1.PolicyRule in struct order: verbs (always), apiGroups, resources, resourceNames, nonResourceURLs (omitempty). */
 export function goPolicyRule(r: PolicyRule): string {
   const parts = [`"verbs":${goStrings(r.verbs)}`];
-  const opt = (key: keyof PolicyRule, items: readonly string[] | undefined): void => {
+  for (const key of ['apiGroups', 'resources', 'resourceNames', 'nonResourceURLs'] as const) {
+    const items = r[key];
     if (items && items.length > 0) parts.push(`"${key}":${goStrings(items)}`);
-  };
-  opt('apiGroups', r.apiGroups);
-  opt('resources', r.resources);
-  opt('resourceNames', r.resourceNames);
-  opt('nonResourceURLs', r.nonResourceURLs);
+  }
   return `{${parts.join(',')}}`;
 }

@@ -49,22 +49,27 @@ function parseStrict(s: string, raw: string): Version | string {
   if (typeof patch === 'string') return patch;
 
   for (const id of prerelease) {
-    if (id.length === 0) return 'Prerelease is empty';
-    if (/^[0-9]+$/.test(id)) {
-      if (id.length > 1 && id.startsWith('0')) {
-        return `Numeric PreRelease version must not contain leading zeroes ${goQuote(id)}`;
-      }
-      const n = goParseUint(id);
-      if (!n.ok) return n.error;
-    } else if (!ALPHANUM.test(id)) {
-      return `Invalid character(s) found in prerelease ${goQuote(id)}`;
-    }
+    const problem = blangPrereleaseError(id);
+    if (problem) return problem;
   }
   for (const id of build) {
     if (id.length === 0) return 'Build meta data is empty';
     if (!ALPHANUM.test(id)) return `Invalid character(s) found in build meta data ${goQuote(id)}`;
   }
   return { major, minor, patch, prerelease, build, raw };
+}
+
+/** blang `NewPRVersion`: why `id` is not a prerelease identifier (numeric without a leading zero, or alphanumeric). */
+export function blangPrereleaseError(id: string): string | undefined {
+  if (id.length === 0) return 'Prerelease is empty';
+  if (/^[0-9]+$/.test(id)) {
+    if (id.length > 1 && id.startsWith('0')) {
+      return `Numeric PreRelease version must not contain leading zeroes ${goQuote(id)}`;
+    }
+    const n = goParseUint(id);
+    return n.ok ? undefined : n.error;
+  }
+  return ALPHANUM.test(id) ? undefined : `Invalid character(s) found in prerelease ${goQuote(id)}`;
 }
 
 function parseNumber(s: string, lower: string, upper: string): number | string {
@@ -74,12 +79,15 @@ function parseNumber(s: string, lower: string, upper: string): number | string {
   return n.ok ? n.value : n.error;
 }
 
+/** blang `semver.Parse` without throwing: the version, or blang's error text. */
+export const tryParseBlang = (s: string): Version | string => parseStrict(s, s);
+
 /**
  * blang `semver.Parse`: exactly `X.Y.Z[-pre][+build]`, no `v`, no leading zeros, no short forms.
  * Throws `BlangError` (code BLANG_INVALID_VERSION) with blang's message.
  */
 export function parseBlang(s: string): Version {
-  const v = parseStrict(s, s);
+  const v = tryParseBlang(s);
   if (typeof v === 'string') throw new BlangError('BLANG_INVALID_VERSION', v, s);
   return v;
 }
@@ -134,24 +142,18 @@ export interface Comparison {
   readonly version: Version;
 }
 
+/** Each operator's test on compareVersions(v, c.version). */
+const HOLDS: Readonly<Record<Op, (d: number) => boolean>> = {
+  eq: (d) => d === 0,
+  ne: (d) => d !== 0,
+  gt: (d) => d === 1,
+  ge: (d) => d >= 0,
+  lt: (d) => d === -1,
+  le: (d) => d <= 0,
+};
+
 /** Whether `v` satisfies one comparison (exported for tests). */
-export function comparisonHolds(c: Comparison, v: Version): boolean {
-  const d = compareVersions(v, c.version);
-  switch (c.op) {
-    case 'eq':
-      return d === 0;
-    case 'ne':
-      return d !== 0;
-    case 'gt':
-      return d === 1;
-    case 'ge':
-      return d >= 0;
-    case 'lt':
-      return d === -1;
-    case 'le':
-      return d <= 0;
-  }
-}
+export const comparisonHolds = (c: Comparison, v: Version): boolean => HOLDS[c.op](compareVersions(v, c.version));
 
 /**
  * Tokenizes like blang's splitAndTrim: splits on ASCII spaces only, except a space right after
@@ -212,6 +214,22 @@ export function flattenWildcard(version: string): string {
 }
 
 /**
+ * blang's wildcard bounds per operator: the operator of a first bound on the zeroed version (if any), the operator of
+ * the second, and whether the second's version is bumped. Any other operator is dropped (an empty second operator).
+ */
+const WILDCARD_BOUNDS = new Map<string, readonly [first: string | undefined, op: string, increment: boolean]>([
+  ['>', [undefined, '>=', true]],
+  ['>=', [undefined, '>=', false]],
+  ['<', [undefined, '<', false]],
+  ['<=', [undefined, '<', true]],
+  ['', ['>=', '<', true]],
+  ['=', ['>=', '<', true]],
+  ['==', ['>=', '<', true]],
+  ['!=', ['<', '>=', true]],
+  ['!', ['<', '>=', true]],
+]);
+
+/**
  * blang's wildcard rewriting, applied to every token that contains a lowercase `x` anywhere (not
  * just as a version part). Reproduces its bugs: `1.x.x` is treated as `1.x.0`-ish (`>=1.0.0 <1.1.0`),
  * `!=1.2.x` becomes the unsatisfiable `<1.2.0 >=1.3.0`, the first `.x` anywhere becomes `.0`,
@@ -224,38 +242,8 @@ export function expandBlangWildcard(token: string): string[] {
   const kind = wildcardKind(version);
   const flat = flattenWildcard(version);
 
-  const out: string[] = [];
-  let resultOp = '';
-  let increment = false;
-  switch (op) {
-    case '>':
-      resultOp = '>=';
-      increment = true;
-      break;
-    case '>=':
-      resultOp = '>=';
-      break;
-    case '<':
-      resultOp = '<';
-      break;
-    case '<=':
-      resultOp = '<';
-      increment = true;
-      break;
-    case '':
-    case '=':
-    case '==':
-      out.push('>=' + flat);
-      resultOp = '<';
-      increment = true;
-      break;
-    case '!=':
-    case '!':
-      out.push('<' + flat);
-      resultOp = '>=';
-      increment = true;
-      break;
-  }
+  const [first, resultOp, increment] = WILDCARD_BOUNDS.get(op) ?? [undefined, '', false];
+  const out = first === undefined ? [] : [first + flat];
   let resultVersion = flat;
   if (increment) {
     if (kind === 'patch') resultVersion = bumpPart(flat, 1) ?? '';

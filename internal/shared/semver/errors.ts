@@ -11,7 +11,7 @@ export type SemverErrorCode =
    * accepts it and the Go program panics with a nil function call when it gets there.
    */
   | 'BLANG_RANGE_PANIC'
-  /** Masterminds/semver v3 NewVersion or StrictNewVersion rejected a version. */
+  /** Masterminds/semver v3 NewVersion rejected a version. */
   | 'MASTERMINDS_INVALID_VERSION'
   /** Masterminds/semver v3 NewConstraint rejected a constraint. */
   | 'MASTERMINDS_INVALID_CONSTRAINT';
@@ -47,8 +47,4 @@ export class MastermindsError extends SemverError {
     super(code, message, input);
     this.name = 'MastermindsError';
   }
-}
-
-export function isSemverError(e: unknown): e is SemverError {
-  return e instanceof SemverError;
 }

@@ -1,9 +1,9 @@
 // Small pieces of Go standard-library behaviour that the two upstream libraries lean on, so that
 // their error messages and edge cases come out the same here: strconv.ParseUint / Atoi / Itoa,
-// unicode.IsDigit. fmt's %q, strings.TrimSpace and strings.SplitN come from ../gocompat.
+// unicode.IsDigit. fmt's %q, len, strings.TrimSpace and strings.SplitN come from ../gocompat.
 import { goQuote } from '../gocompat/index.ts';
 
-export { goQuote, goSplitN, goTrimSpace } from '../gocompat/index.ts';
+export { goLen, goQuote, goSplitN, goTrimSpace } from '../gocompat/index.ts';
 
 const UINT64_MAX = 18446744073709551615n;
 const INT64_MAX = 9223372036854775807n;
@@ -46,9 +46,4 @@ export function goIncrementItoa(n: bigint): string {
 export function indexOfUnicodeDigit(s: string): number {
   const m = UNICODE_DIGIT.exec(s);
   return m ? m.index : -1;
-}
-
-/** len(s) in Go: the UTF-8 byte length. */
-export function goLen(s: string): number {
-  return Buffer.byteLength(s, 'utf8');
 }

@@ -2,12 +2,12 @@
 // versionRange, Masterminds v3 for ClusterExtension spec.source.catalog.version) over one Version type.
 
 export type { Version } from './version.ts';
-export { compareVersions, comparePrerelease, formatVersion, isPrerelease, makeVersion, versionsEqual } from './version.ts';
+export { compareVersions, comparePrerelease, formatVersion, makeVersion } from './version.ts';
 
 export type { BlangRange } from './blang.ts';
-export { parseBlang, parseBlangRange, parseTolerant } from './blang.ts';
+export { blangPrereleaseError, parseBlang, parseBlangRange, parseTolerant, tryParseBlang } from './blang.ts';
 
-export { parseMastermindsStrictVersion, parseMastermindsVersion } from './masterminds-version.ts';
+export { parseMastermindsVersion } from './masterminds-version.ts';
 export type {
   Comparator,
   ComparatorKind,
@@ -18,4 +18,4 @@ export type {
 export { parseConstraints } from './masterminds-constraints.ts';
 
 export type { SemverErrorCode } from './errors.ts';
-export { BlangError, MastermindsError, SemverError, isSemverError } from './errors.ts';
+export { BlangError, MastermindsError, SemverError } from './errors.ts';

@@ -1,14 +1,12 @@
 // Masterminds/semver v3.5.0 version parsing: `NewVersion` with its default CoerceNewVersion=true
-// (lenient: optional `v`, 1-3 numeric parts, leading zeros coerced) and `StrictNewVersion`.
-// Error texts are the library's (lower-case since v3.4.0).
+// (lenient: optional `v`, 1-3 numeric parts, leading zeros coerced). Error texts are the library's
+// (lower-case since v3.4.0).
 
 import { MastermindsError } from './errors.ts';
-import { goParseUint, goSplitN } from './golang.ts';
+import { goParseUint } from './golang.ts';
 import type { Version } from './version.ts';
 
 export const MM_ERR_INVALID_SEMVER = 'invalid semantic version';
-export const MM_ERR_EMPTY_STRING = 'version string empty';
-export const MM_ERR_INVALID_CHARACTERS = 'invalid characters in version';
 export const MM_ERR_SEGMENT_STARTS_ZERO = 'version segment starts with 0';
 export const MM_ERR_INVALID_METADATA = 'invalid metadata string';
 export const MM_ERR_INVALID_PRERELEASE = 'invalid prerelease string';
@@ -22,7 +20,8 @@ const LOOSE_VERSION = new RegExp(
 const ALLOWED = /^[0-9A-Za-z-]*$/;
 const NUMERIC = /^[0-9]*$/; // like upstream's containsOnly: the empty string passes
 
-function prereleaseProblem(pre: string): string | undefined {
+/** validatePrerelease: why `pre` is not a prerelease (exported for tests). */
+export function prereleaseProblem(pre: string): string | undefined {
   for (const id of pre.split('.')) {
     if (id === '') return MM_ERR_INVALID_PRERELEASE;
     if (NUMERIC.test(id)) {
@@ -34,7 +33,8 @@ function prereleaseProblem(pre: string): string | undefined {
   return undefined;
 }
 
-function metadataProblem(meta: string): string | undefined {
+/** validateMetadata: why `meta` is not build metadata (exported for tests). */
+export function metadataProblem(meta: string): string | undefined {
   for (const id of meta.split('.')) {
     if (id === '' || !ALLOWED.test(id)) return MM_ERR_INVALID_METADATA;
   }
@@ -73,44 +73,4 @@ export function parseMastermindsVersion(s: string): Version {
   const v = tryParseMastermindsVersion(s);
   if (typeof v === 'string') throw new MastermindsError('MASTERMINDS_INVALID_VERSION', v, s);
   return v;
-}
-
-/**
- * Masterminds `semver.StrictNewVersion`: exactly `X.Y.Z[-pre][+meta]`, no `v`, no leading zeros.
- * Throws `MastermindsError` (code MASTERMINDS_INVALID_VERSION).
- */
-export function parseMastermindsStrictVersion(s: string): Version {
-  const fail = (msg: string): never => {
-    throw new MastermindsError('MASTERMINDS_INVALID_VERSION', msg, s);
-  };
-  if (s.length === 0) fail(MM_ERR_EMPTY_STRING);
-  const parts = goSplitN(s, '.', 3);
-  if (parts.length !== 3) fail(MM_ERR_INVALID_SEMVER);
-  const [majorStr = '', minorStr = ''] = parts;
-  let patchStr = parts[2] ?? '';
-
-  // Cuts `sep` and what follows it off the patch part (build metadata first, then the prerelease) and checks it.
-  const cut = (sep: string, problemOf: (part: string) => string | undefined): string | undefined => {
-    const at = patchStr.indexOf(sep);
-    if (at < 0) return undefined;
-    const part = patchStr.slice(at + 1);
-    patchStr = patchStr.slice(0, at);
-    const problem = problemOf(part);
-    if (problem) fail(problem);
-    return part;
-  };
-  const meta = cut('+', metadataProblem);
-  const pre = cut('-', prereleaseProblem);
-  for (const p of [majorStr, minorStr, patchStr]) {
-    if (!NUMERIC.test(p)) fail(MM_ERR_INVALID_CHARACTERS);
-    if (p.length > 1 && p.startsWith('0')) fail(MM_ERR_SEGMENT_STARTS_ZERO);
-  }
-  const nums: number[] = [];
-  for (const p of [majorStr, minorStr, patchStr]) {
-    const n = goParseUint(p);
-    if (!n.ok) fail(n.error);
-    else nums.push(n.value);
-  }
-  const [major = 0, minor = 0, patch = 0] = nums;
-  return { major, minor, patch, prerelease: pre ? pre.split('.') : [], build: meta ? meta.split('.') : [], raw: s };
 }

@@ -39,10 +39,6 @@ export function formatVersion(v: Version): string {
   return s;
 }
 
-export function isPrerelease(v: Version): boolean {
-  return v.prerelease.length > 0;
-}
-
 const sign = (n: number): -1 | 0 | 1 => (n < 0 ? -1 : n > 0 ? 1 : 0);
 
 // A numeric identifier is one that strconv.ParseUint accepts. blang rejects larger all-digit
@@ -84,8 +80,4 @@ export function compareVersions(a: Version, b: Version): -1 | 0 | 1 {
   const bPre = b.prerelease.length > 0;
   if (!aPre || !bPre) return aPre === bPre ? 0 : aPre ? -1 : 1;
   return comparePrerelease(a.prerelease, b.prerelease);
-}
-
-export function versionsEqual(a: Version, b: Version): boolean {
-  return compareVersions(a, b) === 0;
 }
