@@ -10,7 +10,6 @@ import { goQuote } from '../shared/gocompat/index.ts';
 
 export const ConfigGroupVersion = 'config.openshift.io/v1';
 export const ClusterOperatorKind = 'ClusterOperator';
-export const ClusterOperatorResource = 'clusteroperators';
 export const ClusterVersionKind = 'ClusterVersion';
 /** The singleton ClusterVersion of a cluster. */
 export const ClusterVersionName = 'version';

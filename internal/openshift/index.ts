@@ -16,10 +16,9 @@ export {
   v1BlockingMessage,
   v1Compatible,
   v1CurrentMinor,
-  v1MaxOpenShiftVersion,
   v1NextMinorText,
 } from './version.ts';
-export { CSV_PROPERTIES_ANNOTATION, OLM_PROPERTIES_ANNOTATION, classicPropertiesFromAnnotation, v1PropertiesFromAnnotation } from './properties.ts';
+export { CSV_PROPERTIES_ANNOTATION, classicPropertiesFromAnnotation, v1PropertiesFromAnnotation } from './properties.ts';
 export type {
   ClusterOperator,
   ClusterOperatorCondition,
@@ -32,7 +31,6 @@ export type {
 } from './clusteroperator.ts';
 export {
   ClusterOperatorKind,
-  ClusterOperatorResource,
   ClusterVersionKind,
   ClusterVersionName,
   ConfigGroupVersion,

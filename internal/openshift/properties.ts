@@ -10,8 +10,6 @@ import type { RawProperty } from './version.ts';
 
 /** The CSV annotation classic OLM writes the bundle's properties into. */
 export const CSV_PROPERTIES_ANNOTATION = 'operatorframework.io/properties';
-/** The revision (ClusterObjectSet) annotation operator-controller copies the bundle's properties into. */
-export const OLM_PROPERTIES_ANNOTATION = 'olm.properties';
 
 interface GoTarget {
   /** Where a type error is reported: `Go value of type <t>` or `Go struct field <s>.<path> of type <t>`. */

@@ -130,14 +130,6 @@ export function v1AllowedVersion(rawJson: string): Version {
   return parseTolerant(text);
 }
 
-/** v1: the one `olm.maxOpenShiftVersion` of a bundle's properties (values as raw JSON), or undefined. */
-export function v1MaxOpenShiftVersion(properties: readonly RawProperty[]): Version | undefined {
-  const found = properties.filter((p) => p.type === MAX_OPENSHIFT_VERSION_PROPERTY);
-  if (found.length === 0) return undefined;
-  if (found.length > 1) throw new Error('more than one olm.maxOpenShiftVersion found in bundle');
-  return v1AllowedVersion(found[0]!.value);
-}
-
 /** v1: compatible when the max is above the cluster's minor, 4.23 counted as 5.0. */
 export function v1Compatible(max: Version, currentMinor: OcpMinor): boolean {
   const effective = normalize(currentMinor);

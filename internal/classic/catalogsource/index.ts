@@ -3,7 +3,7 @@
 // replica, and the in-memory content of each CatalogSource (`contents`) that the classic resolver and the
 // package server read. See README.md.
 export { catalogSourceSetup } from './setup.ts';
-export { contentFromFbc, contentFromRegistry, findBundle, findPackage } from './content.ts';
+export { contentFromFbc, contentFromRegistry, findPackage } from './content.ts';
 export type { CatalogSourceOptions, CatalogSourceParts } from './setup.ts';
 export type { ContentFollower, ContentFollowerOptions } from './follower.ts';
 export type { CatalogContent, ContentBundle, ContentChannel, ContentChannelEntry, ContentPackage, ContentProperty } from './content.ts';

@@ -134,13 +134,6 @@ export class RegistryClient {
     return this.unary<Bundle>('GetBundleThatReplaces', { csvName, pkgName, channelName });
   }
 
-  /** Resolves once the channel is connected, or rejects after `timeoutMs`. */
-  waitForReady(timeoutMs = this.timeoutMs): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.client.waitForReady(Date.now() + timeoutMs, (err) => (err ? reject(err) : resolve()));
-    });
-  }
-
   /** The channel's state now; `connect` starts connecting an IDLE channel (grpc-go's Connect()). */
   state(connect = false): ConnectivityState {
     return grpc().connectivityState[this.client.getChannel().getConnectivityState(connect)] as ConnectivityState;
