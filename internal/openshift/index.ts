@@ -62,7 +62,6 @@ export {
   v1OperatorCondition,
   v1Upgradeable,
 } from './v1.ts';
-export type { BlockingGauge } from './gating.ts';
 export { BLOCKING_INSTALLS_METRIC } from './gating.ts';
 export type { ClassicGatingOptions, ClassicGatingParts } from './classic-controller.ts';
 export { classicGatingSetup } from './classic-controller.ts';
