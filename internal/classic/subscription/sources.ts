@@ -5,7 +5,7 @@ import { isCopiedCSV, PropertiesAnnotation, type CatalogSource, type ClusterServ
 import type { CatalogContent, ContentBundle } from '../catalogsource/index.ts';
 import { makeEntry, type Catalog, type CatalogKey, type Entry, type Property } from '../resolver/index.ts';
 import { parseTolerant } from '../../shared/semver/index.ts';
-import { tryOr } from '../../shared/toolkit/index.ts';
+import { tryOr, withErrorPrefix } from '../../shared/toolkit/index.ts';
 
 const keyString = (k: CatalogKey): string => `${k.namespace}/${k.name}`;
 
@@ -102,12 +102,7 @@ const gvkValue = (group: string, version: string, kind: string): string => JSON.
 
 /** Parses the properties annotation; throws upstream's error. */
 export function propertiesFromAnnotation(csvName: string, text: string): Property[] {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`failed to retrieve properties of csv ${JSON.stringify(csvName)}: ${(err as Error).message}`, { cause: err });
-  }
+  const doc = withErrorPrefix(`failed to retrieve properties of csv ${JSON.stringify(csvName)}`, () => JSON.parse(text) as unknown);
   const list = (doc as { properties?: unknown } | null)?.properties;
   if (!Array.isArray(list)) return [];
   return list.map((p: { type?: unknown; value?: unknown }) => ({ type: String(p.type ?? ''), value: JSON.stringify(p.value ?? null) }));

@@ -36,7 +36,8 @@ import { isCopied } from '../classic.ts';
 import { ClusterVersionKind, ClusterVersionName, ConfigGroupVersion, type ClusterVersion } from '../clusteroperator.ts';
 import { CSV_PROPERTIES_ANNOTATION, classicPropertiesFromAnnotation } from '../properties.ts';
 import { latestActive, type RevisionInfo } from '../v1.ts';
-import { bundleMaxClassic, bundleMaxV1, type CsvInstall, type ExtensionInstall, type Finders, type UpgradeCandidate } from './check.ts';
+import { classicMaxOpenShiftVersion } from '../version.ts';
+import { bundleMaxV1, type CsvInstall, type ExtensionInstall, type Finders, type UpgradeCandidate } from './check.ts';
 
 /** The cluster's version from ClusterVersion `version`: `.status.desired.version`, else the last Completed update. */
 export async function clusterVersion(client: KubeClient, signal?: AbortSignal): Promise<string> {
@@ -227,11 +228,11 @@ export async function clusterFinders(o: ClusterFindersOptions): Promise<Finders 
       if (!channel) return { none: `no channel ${JSON.stringify(channelName)} of package ${JSON.stringify(sub.spec.name)} in CatalogSource ${cs.metadata.namespace}/${cs.metadata.name}` };
       const bundles = new Map(content.bundles.filter((b) => b.package === sub.spec.name).map((b) => [b.name, b]));
       const reachable = successors(csv.name, channel.entries, bundles);
-      const ok = reachable.filter((b) => allowsBundle(() => bundleMaxClassic(b.properties), allows));
+      const ok = reachable.filter((b) => allowsBundle(() => classicMaxOpenShiftVersion(b.properties), allows));
       ok.sort((a, b) => compareVersions(versionOf(b), versionOf(a)));
       const best = ok[0];
       if (!best) return { none: `no bundle reachable from ${csv.name} in channel ${channelName} of CatalogSource ${cs.metadata.namespace}/${cs.metadata.name} allows it` };
-      const max = maxOf(() => bundleMaxClassic(best.properties));
+      const max = maxOf(() => classicMaxOpenShiftVersion(best.properties));
       return {
         bundle: best.name,
         version: best.version,
