@@ -2,6 +2,7 @@
 // discovery (/apis, the group, the version), get and list of packagemanifests (namespaced and across namespaces),
 // label selectors, the `metadata.name` field selector, Table output (upstream's Name / Catalog / Age columns) and
 // Kubernetes Status errors (401, 403, 404, 405, 400); and (ours, additive: upstream's storage has none) watch.
+import { once } from 'node:events';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -380,13 +381,8 @@ export async function listen(o: PackageServerOptions, host: string, port: number
       else res.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ host, port }, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  server.listen({ host, port });
+  await once(server, 'listening'); // rejects on an 'error' first
   return {
     port: (server.address() as AddressInfo).port,
     setClientCA: (ca) => {

@@ -122,7 +122,7 @@ export function packageServerSetup(options: PackageServerSetupOptions): (ctx: Ma
       };
       const off = secrets.onEvent(serve);
       kept.informers.push(secrets, apiServices);
-      kept.controllers.push(certificateController({ client, service, secrets, apiServices, secretEvents: secrets, apiServiceEvents: apiServices, logger: log }));
+      kept.controllers.push(certificateController({ client, service, secrets, apiServices, logger: log }));
       kept.close = off;
     }
     const refresh = async (signal: AbortSignal): Promise<void> => {
