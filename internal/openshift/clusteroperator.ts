@@ -76,18 +76,8 @@ export function conditionsEqual(a: ClusterOperatorCondition | undefined, b: Clus
 
 /** OLM's versionsMatch: the same operand versions, as a multiset. */
 export function versionsMatch(a: readonly OperandVersion[] | undefined, b: readonly OperandVersion[]): boolean {
-  const left = a ?? [];
-  if (left.length !== b.length) return false;
-  const key = (v: OperandVersion): string => JSON.stringify([v.name, v.version]);
-  const counts = new Map<string, number>();
-  for (const v of left) counts.set(key(v), (counts.get(key(v)) ?? 0) + 1);
-  for (const v of b) {
-    const n = counts.get(key(v));
-    if (!n) return false;
-    if (n === 1) counts.delete(key(v));
-    else counts.set(key(v), n - 1);
-  }
-  return counts.size === 0;
+  const sorted = (vs: readonly OperandVersion[]): string => JSON.stringify(vs.map((v) => JSON.stringify([v.name, v.version])).sort());
+  return sorted(a ?? []) === sorted(b);
 }
 
 /** OLM's SetCondition: drops the condition of the same type and appends this one (so it moves to the end). */

@@ -180,12 +180,9 @@ class Resolver {
     // Upstream builds its input from a Go map (random order); ours is sorted by identifier.
     const problem: Variable[] = [...this.variables.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const solved = solve(problem, options, options.stats) as MutableVariable[];
-    const out: ResolvedEntry[] = [];
-    for (const v of solved) {
-      if (!v.entry || isVirtual(v.entry.catalog)) continue;
-      out.push({ entry: v.entry, replaces: v.replaces, startingCSV: startingCSVs.has(v.entry.name) ? v.entry.name : undefined });
-    }
-    return out;
+    return solved.flatMap((v) =>
+      !v.entry || isVirtual(v.entry.catalog) ? [] : [{ entry: v.entry, replaces: v.replaces, startingCSV: startingCSVs.has(v.entry.name) ? v.entry.name : undefined }],
+    );
   }
 
   /** The catalogs in preference order for a bundle of `preferred` (its own catalog first). */
@@ -359,21 +356,15 @@ class Resolver {
             e.skips.includes(current.name),
         )
       : sorted;
-    const candidates: MutableVariable[] = [];
-    for (const o of upgrades) {
-      const stack = found.filter((e) => e.name === o.name);
-      for (const v of this.getBundleVariables(stack)) candidates.push(v);
-    }
-    const ids: string[] = [];
+    const candidates = upgrades.flatMap((o) => this.getBundleVariables(found.filter((e) => e.name === o.name)));
     const currentId = current ? bundleId(current.name, '', this.existingKey) : undefined;
-    for (const c of candidates) {
-      if (current && currentId) {
+    if (current && currentId) {
+      for (const c of candidates) {
         c.replaces = current.name;
         c.constraints.push(conflict(currentId));
       }
-      ids.push(c.id);
     }
-    if (currentId) ids.push(currentId);
+    const ids = [...candidates.map((c) => c.id), ...(currentId ? [currentId] : [])];
     let dep: Constraint;
     if (ids.length === 0) dep = pretty(dependency(), `no operators found matching the criteria of subscription ${sub.name}`);
     else {
@@ -386,7 +377,7 @@ class Resolver {
 
 /** addInvariants: at most one provider per GVK and one bundle per package among all bundle variables. */
 function addInvariants(variables: Map<string, MutableVariable>): void {
-  const gvks = new Map<string, { group: string; version: string; kind: string; ids: string[] }>();
+  const gvks = new Map<string, { id: string; ids: string[] }>();
   const packages = new Map<string, string[]>();
   for (const v of variables.values()) {
     if (!v.entry) continue;
@@ -394,9 +385,9 @@ function addInvariants(variables: Map<string, MutableVariable>): void {
       const value = p.value as Record<string, unknown> | null;
       if (value === null || typeof value !== 'object') continue;
       if (p.type === 'olm.gvk') {
-        const g = { group: String(value.group ?? ''), version: String(value.version ?? ''), kind: String(value.kind ?? '') };
-        const key = `${g.group}\u0000${g.version}\u0000${g.kind}`;
-        const slot = gvks.get(key) ?? { ...g, ids: [] };
+        const [group, version, kind] = [value.group, value.version, value.kind].map((x) => String(x ?? ''));
+        const key = `${group}\u0000${version}\u0000${kind}`;
+        const slot = gvks.get(key) ?? { id: `${kind} (${group}/${version})`, ids: [] };
         slot.ids.push(v.id);
         gvks.set(key, slot);
       } else if (p.type === 'olm.package') {
@@ -405,25 +396,13 @@ function addInvariants(variables: Map<string, MutableVariable>): void {
       }
     }
   }
-  const byteSort = (ids: string[]): string[] => ids.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const list = (ids: string[]): string => `${ids.slice(0, -1).join(', ')} and ${ids[ids.length - 1]}`;
-  for (const g of gvks.values()) {
-    const id = `${g.kind} (${g.group}/${g.version})`;
-    const ids = byteSort(g.ids);
-    const constraints: Constraint[] = [];
-    if (ids.length > 1) {
-      constraints.push(pretty(mandatory(), `there can be only one provider of ${id}`));
-      constraints.push(pretty(atMost(1, ...ids), `${list(ids)} provide ${id}`));
-    }
+  // `id`: mandatory and AtMost(1) over `ids` when there are two or more, else no constraint.
+  const invariant = (id: string, raw: string[], only: string, what: string): void => {
+    const ids = raw.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const list = `${ids.slice(0, -1).join(', ')} and ${ids[ids.length - 1]}`;
+    const constraints = ids.length > 1 ? [pretty(mandatory(), `there can be only one ${only}`), pretty(atMost(1, ...ids), `${list} ${what}`)] : [];
     variables.set(id, { id, constraints });
-  }
-  for (const [pkg, raw] of packages) {
-    const ids = byteSort(raw);
-    const constraints: Constraint[] = [];
-    if (ids.length > 1) {
-      constraints.push(pretty(mandatory(), `there can be only one operator from package ${pkg}`));
-      constraints.push(pretty(atMost(1, ...ids), `${list(ids)} originate from package ${pkg}`));
-    }
-    variables.set(pkg, { id: pkg, constraints });
-  }
+  };
+  for (const g of gvks.values()) invariant(g.id, g.ids, `provider of ${g.id}`, `provide ${g.id}`);
+  for (const [pkg, ids] of packages) invariant(pkg, ids, `operator from package ${pkg}`, `originate from package ${pkg}`);
 }

@@ -277,6 +277,14 @@ export function guarded<T>(problem: { readonly variables: readonly unknown[]; re
   }
 }
 
+/** Before each solver call: SOLVER_INCOMPLETE once the deadline has passed or the signal aborted; else the call is counted. */
+function budget(options: SolveOptions, stats: SolveStats | undefined): void {
+  if (options.signal?.aborted || (options.deadline !== undefined && (options.clock ?? realClock).now() > options.deadline)) {
+    throw new ClassicResolutionError('SOLVER_INCOMPLETE', INCOMPLETE_MESSAGE);
+  }
+  if (stats) stats.satCalls++;
+}
+
 interface Guess {
   readonly m: number; // -1: satisfied by an earlier guess, or candidates exhausted
   readonly index: number;
@@ -315,15 +323,8 @@ class Context {
     return this.minimise(guessed).map((i) => variables[i] as Variable);
   }
 
-  private checkBudget(): void {
-    if (this.options.signal?.aborted || (this.options.deadline !== undefined && (this.options.clock ?? realClock).now() > this.options.deadline)) {
-      throw new ClassicResolutionError('SOLVER_INCOMPLETE', INCOMPLETE_MESSAGE);
-    }
-  }
-
   private call<T>(fn: () => T): T {
-    this.checkBudget();
-    if (this.stats) this.stats.satCalls++;
+    budget(this.options, this.stats);
     return fn();
   }
 
@@ -423,18 +424,12 @@ function explain(problem: Problem, options: SolveOptions, stats: SolveStats | un
   const selectors = problem.encoded.map((_, j) => raw.getVarNum(sel(j)));
   emit(solver, problem, (j) => selectors[j] as number);
   for (let k = 0; k < n; k++) solver.require(logic().implies(on(k), logic().and(sel(k), on(k + 1))));
-  const budget = (): void => {
-    if (options.signal?.aborted || (options.deadline !== undefined && (options.clock ?? realClock).now() > options.deadline)) {
-      throw new ClassicResolutionError('SOLVER_INCOMPLETE', INCOMPLETE_MESSAGE);
-    }
-    if (stats) stats.satCalls++;
-  };
   const keep: number[] = [];
   let i = 0;
   let chunk = 1;
   while (i < n) {
     const k = Math.min(chunk, n - i);
-    budget();
+    budget(options, stats);
     if (solver.solveAssuming(on(i + k)) === null) {
       for (let j = i; j < i + k; j++) solver.forbid(sel(j)); // still unsatisfiable without them: drop
       i += k;
