@@ -11,7 +11,7 @@ import { informers, type Informer } from '../../shared/kube/index.ts';
 import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
 import { sleep } from '../../shared/toolkit/index.ts';
 import { watchCertificate, type CertWatcher } from '../../shared/tlsprofile/index.ts';
-import { SubjectAccessReviewer, readRequestHeaderConfig, type RequestHeaderConfig } from './auth.ts';
+import { readRequestHeaderConfig, subjectAccessReviewer, type RequestHeaderConfig } from './auth.ts';
 import { PACKAGES_APISERVICE, certificateController, servingHosts, servingPair, servingSecretName, type APIService, type ServiceRef, type TLSSecret } from './certificate.ts';
 import { packageProvider } from './provider.ts';
 import { listen, type RunningServer } from './server.ts';
@@ -72,7 +72,6 @@ export function packageServerSetup(options: PackageServerSetupOptions): (ctx: Ma
       keyPEM = pair.keyPEM;
     }
     let config: RequestHeaderConfig | undefined = await readRequestHeaderConfig(client, log);
-    const reviewer = new SubjectAccessReviewer(client);
     const index = new PackageIndex({ catalogSources: options.catalogSources, contents: options.contents });
     // No polling: a CatalogSource's manifests are computed again when its content or its object changes.
     const unsubscribe = [
@@ -85,7 +84,7 @@ export function packageServerSetup(options: PackageServerSetupOptions): (ctx: Ma
         provider: packageProvider({ ...options, index }),
         watch: { index, globalCatalogNamespace: options.globalCatalogNamespace },
         requestHeader: () => config,
-        authorize: (user, attrs) => reviewer.authorize(user, attrs),
+        authorize: subjectAccessReviewer(client),
         certPEM,
         keyPEM,
         logger: log,
