@@ -23,16 +23,12 @@ export interface LoadedImage {
 export class CatalogRefusedError extends Error {
   /** spec.image as refused. */
   readonly image: string;
-  readonly digestRef: string;
-  /** The problem in one line (the shared FBC code's `describeProblem`). */
-  readonly problem: string;
 
+  /** `problem`: in one line (the shared FBC code's `describeProblem`). */
   constructor(image: string, digestRef: string, problem: string) {
     super(`catalog image ${digestRef} refused: ${problem}`);
     this.name = 'CatalogRefusedError';
     this.image = image;
-    this.digestRef = digestRef;
-    this.problem = problem;
   }
 }
 
