@@ -91,8 +91,7 @@ export function classicGatingSetup(options: ClassicGatingOptions): (ctx: Manager
           verdict: () => classicVerdict(options.releaseVersion, all),
           now: formatTime(options.now ? options.now() : new Date()),
         });
-        const blocking = verdict?.kind === 'incompatible' ? verdict.skews.length : verdict?.kind === 'compatible' ? 0 : undefined;
-        return blocking === undefined ? { status } : { status, blocking };
+        return { status, blocking: verdict?.kind === 'incompatible' ? verdict.skews.length : verdict?.kind === 'compatible' ? 0 : undefined };
       },
     });
     // Every change of an original (non-copied) CSV recomputes the one ClusterOperator.

@@ -288,13 +288,8 @@ function serveWatch(o: PackageServerOptions, w: NonNullable<PackageServerOptions
     if (!/^\d+$/.test(rvText)) return send(res, 400, badRequest(`resourceVersion: Invalid value: ${goQuote(rvText)}: invalid resource version`));
     from = Number(rvText);
     if (from > w.index.revision) {
-      return send(
-        res,
-        504,
-        status(504, 'Timeout', `Timeout: Too large resource version: ${from}, current: ${w.index.revision}`, {
-          causes: [{ message: `Too large resource version: ${from}, current: ${w.index.revision}` }],
-        }),
-      );
+      const message = `Too large resource version: ${from}, current: ${w.index.revision}`;
+      return send(res, 504, status(504, 'Timeout', `Timeout: ${message}`, { causes: [{ message }] }));
     }
   }
   const timeoutText = q.get('timeoutSeconds');

@@ -88,13 +88,7 @@ export function namespaceCatalogs(
   return {
     catalogs,
     errors,
-    bundleOf: (entry) => {
-      for (const l of lookups) {
-        const b = l.bundles.get(entry);
-        if (b) return b;
-      }
-      return undefined;
-    },
+    bundleOf: (entry) => lookups.find((l) => l.bundles.has(entry))?.bundles.get(entry),
   };
 }
 
@@ -144,12 +138,8 @@ export function installedEntries(csvs: readonly ClusterServiceVersion[], subs: r
         properties.push({ type: 'olm.package', value: JSON.stringify({ packageName: [...packages][0], version: csv.spec.version ?? '' }) });
       }
     }
-    let pkg = '';
-    for (const p of properties) {
-      if (p.type !== 'olm.package') continue;
-      const v = decode(p.value) as { packageName?: unknown } | null;
-      if (typeof v?.packageName === 'string') pkg = v.packageName;
-    }
+    const packageNames = properties.filter((p) => p.type === 'olm.package').map((p) => (decode(p.value) as { packageName?: unknown } | null)?.packageName);
+    const pkg = packageNames.findLast((n): n is string => typeof n === 'string') ?? '';
     const version = tryOr(() => (csv.spec.version ? parseTolerant(csv.spec.version) : undefined), undefined);
     out.push({ name, package: pkg, channel: '', catalog: key, defaultChannel: false, skips: [], version, properties });
   }

@@ -155,15 +155,9 @@ export async function clusterFinders(o: ClusterFindersOptions): Promise<Finders 
   const reader = catalogSourceReader({ registry: o.registry, ...(o.platform && { platform: o.platform }) });
   const subscriptions = new Map<string, Promise<Subscription[]>>();
   const subscriptionsIn = (namespace: string): Promise<Subscription[]> => {
-    let p = subscriptions.get(namespace);
-    if (!p) {
-      p = o.client.listAll<Subscription>({ apiVersion: V1alpha1, kind: SubscriptionKind, namespace }, opts).then((l) => l.items);
-      subscriptions.set(namespace, p);
-    }
-    return p;
+    if (!subscriptions.has(namespace)) subscriptions.set(namespace, o.client.listAll<Subscription>({ apiVersion: V1alpha1, kind: SubscriptionKind, namespace }, opts).then((l) => l.items));
+    return subscriptions.get(namespace)!;
   };
-
-  const catalogSourceContent = (cs: CatalogSource): Promise<CatalogContent> => reader.content(cs, o.signal);
 
   return {
     async extension(ext, allows) {
@@ -180,7 +174,7 @@ export async function clusterFinders(o: ClusterFindersOptions): Promise<Finders 
       const installed = { name: ext.bundle, version: ext.version };
       const pick = async (e: ClusterExtension): Promise<UpgradeCandidate> => {
         const r = await resolver.resolveBundle(e, installed, o.signal);
-        const max = maxOf(() => bundleMaxV1(r.bundle.properties.map((p) => ({ type: p.type, value: JSON.stringify(p.value) }))));
+        const max = maxOf(() => bundleMaxV1(propsOf(r.bundle)));
         return { bundle: r.bundle.name, version: r.bundle.version, source: `ClusterCatalog ${r.catalog}`, ...(max && { maxOpenShiftVersion: max }) };
       };
       try {
@@ -218,7 +212,7 @@ export async function clusterFinders(o: ClusterFindersOptions): Promise<Finders 
       }
       let content: CatalogContent;
       try {
-        content = await catalogSourceContent(cs);
+        content = await reader.content(cs, o.signal);
       } catch (err) {
         return { none: `CatalogSource ${sub.spec.sourceNamespace}/${sub.spec.source} not read: ${(err as Error).message}` };
       }
