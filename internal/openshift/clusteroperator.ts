@@ -80,15 +80,14 @@ export function versionsMatch(a: readonly OperandVersion[] | undefined, b: reado
   return sorted(a ?? []) === sorted(b);
 }
 
-/** OLM's SetCondition: drops the condition of the same type and appends this one (so it moves to the end). */
-export function olmSetCondition(status: ClusterOperatorStatus, condition: ClusterOperatorCondition): void {
-  status.conditions = [...(status.conditions ?? []).filter((c) => c.type !== condition.type), condition];
-}
-
-/** OLM's pattern: set `desired` (with lastTransitionTime now) only when it differs from the current condition. */
+/**
+ * OLM's pattern: set `desired` (with lastTransitionTime now) only when it differs from the current condition, as OLM's
+ * SetCondition does — the condition of the same type dropped and this one appended (so it moves to the end).
+ */
 export function olmSetIfChanged(status: ClusterOperatorStatus, desired: Omit<ClusterOperatorCondition, 'lastTransitionTime'>, now: string): void {
   const cond: ClusterOperatorCondition = { ...desired, lastTransitionTime: now };
-  if (!conditionsEqual(findCondition(status, desired.type), cond)) olmSetCondition(status, cond);
+  if (conditionsEqual(findCondition(status, desired.type), cond)) return;
+  status.conditions = [...(status.conditions ?? []).filter((c) => c.type !== cond.type), cond];
 }
 
 /** library-go's SetStatusCondition: in place; lastTransitionTime moves only when the status does. */
