@@ -107,8 +107,7 @@ export class RegistryClient {
 
   /** Names of every package, in the server's order. */
   async listPackages(): Promise<string[]> {
-    const names = await this.stream<{ name: string }>('ListPackages', {});
-    return names.map((p) => p.name);
+    return (await this.stream<{ name: string }>('ListPackages', {})).map((p) => p.name);
   }
 
   getPackage(name: string): Promise<Package> {
