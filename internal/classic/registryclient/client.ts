@@ -160,10 +160,6 @@ export class RegistryClient {
     this.client.close();
   }
 
-  private deadline(): Grpc.CallOptions {
-    return { deadline: Date.now() + this.timeoutMs };
-  }
-
   private method<T>(name: string): T {
     const fn = (this.client as unknown as Record<string, unknown>)[name];
     if (typeof fn !== 'function') throw new Error(`registry.proto has no method ${name}`);
@@ -173,12 +169,12 @@ export class RegistryClient {
   private unary<T>(name: string, req: object): Promise<T> {
     const call = this.method<Unary>(name);
     return new Promise((resolve, reject) => {
-      call(req, this.deadline(), (err, res) => (err ? reject(err) : resolve(res as T)));
+      call(req, { deadline: Date.now() + this.timeoutMs }, (err, res) => (err ? reject(err) : resolve(res as T)));
     });
   }
 
   private stream<T>(name: string, req: object): Promise<T[]> {
-    const call = this.method<Streaming>(name)(req, this.deadline());
+    const call = this.method<Streaming>(name)(req, { deadline: Date.now() + this.timeoutMs });
     return new Promise((resolve, reject) => {
       const out: T[] = [];
       call.on('data', (d: unknown) => out.push(d as T));
