@@ -50,15 +50,11 @@ export interface ClusterOperatorControllerOptions {
   readonly compute: (current: ClusterOperatorStatus | undefined) => GatingOutcome;
   /** The kind the gauge counts for this controller. */
   readonly kind: string;
-  /** Wait before looking again when the ClusterOperator API is not served (default 60 s). */
-  readonly notServedRetryMs?: number | undefined;
-  /** Safety-net recomputation period (default 10 min). */
-  readonly resyncMs?: number | undefined;
 }
 
 /**
  * The controller both gating setups run: one key, the ClusterOperator's name; the ClusterOperator watched (deleted ⇒
- * recreated, edited ⇒ put back), `compute`'s status written, a safety-net resync (default 10 min). The caller watches
+ * recreated, edited ⇒ put back), `compute`'s status written, a safety-net resync every 10 minutes. The caller watches
  * what `compute` reads and enqueues the key. The ClusterOperator's informer starts only once its API is known to be
  * served: an informer of a kind that is not served would never sync, so it is not one the manager waits for; `close`
  * stops it with the process (a ManagerParts closer).
@@ -84,7 +80,7 @@ export function clusterOperatorController(
         if (isNoKindMatch(err)) {
           if (!notServedLogged) log.info('the ClusterOperator API (config.openshift.io/v1) is not served; looking again later', { clusterOperator: o.name });
           notServedLogged = true;
-          return { requeueAfterMs: o.notServedRetryMs ?? 60_000 };
+          return { requeueAfterMs: 60_000 }; // looked at again in a minute
         }
         if (!isNotFound(err)) throw err;
       }
@@ -112,7 +108,7 @@ export function clusterOperatorController(
       }
     },
   };
-  const resync = { periodMs: o.resyncMs ?? 10 * 60_000, keys: () => [o.name] };
+  const resync = { periodMs: 10 * 60_000, keys: () => [o.name] }; // the safety net besides every change
   const controller = new Controller({ name: o.controller, reconciler, logger, metrics, resync });
   controller.watch(informer, () => o.name);
   const close = async (): Promise<void> => {

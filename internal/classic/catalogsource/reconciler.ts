@@ -48,9 +48,6 @@ export interface CatalogSourceReconcilerOptions {
   readonly images: ImageSources;
   readonly addresses: AddressSources;
   readonly metrics?: CatalogSourceMetrics;
-  readonly now?: () => Date;
-  /** Re-check of a READY source (default 10 min, upstream's ready timeout). */
-  readonly readyRecheckMs?: number;
   /** Re-check of a source that is not READY (default 10 s, upstream's timeout). */
   readonly notReadyRecheckMs?: number;
   readonly logger?: Logger;
@@ -75,8 +72,7 @@ export interface ContentRegistry {
 }
 
 export function newCatalogSourceReconciler(o: CatalogSourceReconcilerOptions): Reconciler & ContentRegistry {
-  const now = o.now ?? ((): Date => new Date());
-  const readyMs = o.readyRecheckMs ?? 10 * 60_000;
+  const readyMs = 10 * 60_000; // a READY source looked at again: upstream's ready timeout
   const notReadyMs = o.notReadyRecheckMs ?? 10_000;
 
   function forget(key: string): void {
@@ -121,7 +117,7 @@ export function newCatalogSourceReconciler(o: CatalogSourceReconcilerOptions): R
     const poll = cs.spec.updateStrategy?.registryPoll;
     const interval = poll ? pollInterval(poll.interval) : undefined;
     const current = o.images.current(key);
-    const t = now();
+    const t = new Date();
     const lastPoll = cs.status?.latestImageRegistryPoll ?? cs.metadata.creationTimestamp;
     const due = interval !== undefined && (!lastPoll || Date.parse(lastPoll) + interval.ms <= t.getTime());
     const status: CatalogSourceStatus = { ...s.base };
@@ -175,7 +171,7 @@ export function newCatalogSourceReconciler(o: CatalogSourceReconcilerOptions): R
     const conn = o.addresses.ensure(key, address);
     const status: CatalogSourceStatus = {
       ...s.base,
-      registryService: { protocol: 'grpc', createdAt: cs.status?.registryService?.createdAt ?? now().toISOString() },
+      registryService: { protocol: 'grpc', createdAt: cs.status?.registryService?.createdAt ?? new Date().toISOString() },
       connectionState: { address, lastObservedState: conn.state, lastConnect: conn.lastChange.toISOString() },
     };
     if (conn.state === ConnectionStateReady && o.addresses.needsSnapshot(key)) {

@@ -137,7 +137,6 @@ export interface CertificateControllerOptions {
   readonly secrets: Watched<TLSSecret>;
   readonly apiServices: Watched<APIService>;
   readonly logger: Logger;
-  readonly now?: () => Date;
 }
 
 /**
@@ -150,7 +149,7 @@ export function certificateController(o: CertificateControllerOptions): Controll
   const key = `${service.namespace}/${name}`;
   const reconciler: Reconciler = {
     async reconcile(_key, signal): Promise<Result> {
-      const now = o.now?.() ?? new Date();
+      const now = new Date();
       const existing = o.secrets.get(key);
       const decision = certDecision(existing, servingHosts(service), now);
       let caPEM: string;

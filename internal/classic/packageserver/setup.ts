@@ -33,8 +33,6 @@ export interface PackageServerSetupOptions {
   readonly certDir?: string;
   /** The Service in front of the package server, whose names the kept certificate is for (default olmv1-system/packageserver-service). */
   readonly service?: ServiceRef;
-  /** How often the requestheader ConfigMap is re-read (default 60 s). */
-  readonly configRefreshMs?: number;
 }
 
 export interface PackageServerParts extends ManagerParts {
@@ -124,7 +122,7 @@ export function packageServerSetup(options: PackageServerSetupOptions): (ctx: Ma
     }
     const refresh = async (signal: AbortSignal): Promise<void> => {
       while (!signal.aborted) {
-        await sleep(options.configRefreshMs ?? 60_000, signal);
+        await sleep(60_000, signal); // the requestheader ConfigMap re-read every minute
         if (signal.aborted) return;
         const next = await readRequestHeaderConfig(client, log);
         if (next && next.clientCA !== config?.clientCA) listening.setClientCA(next.clientCA);
