@@ -28,13 +28,6 @@ export interface SolveOptions {
   /** What `deadline` is read on (default the toolkit's monotonic realClock). */
   readonly clock?: Clock;
   readonly signal?: AbortSignal;
-  /** Called on every unsatisfiable position during the preference search (upstream's Tracer). */
-  readonly trace?: (position: SearchPosition) => void;
-}
-
-export interface SearchPosition {
-  /** Identifiers guessed so far, in guess order. */
-  readonly assumptions: readonly string[];
 }
 
 /** Figures from the last solve, for benchmarks and logs. */
@@ -320,7 +313,6 @@ function run(problem: Problem, options: SolveOptions, stats: SolveStats | undefi
     let sat = true;
     for (;;) {
       if (!sat) {
-        options.trace?.({ assumptions: guesses.filter((g) => g.m >= 0).map((g) => problem.variables[g.m]?.id ?? '') });
         const g = guesses.pop();
         if (!g) break; // not reached: the problem was satisfiable before any guess
         if (g.m >= 0) {
