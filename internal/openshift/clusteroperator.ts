@@ -95,7 +95,9 @@ export function libraryGoSetCondition(status: ClusterOperatorStatus, condition: 
   const conditions = (status.conditions ??= []);
   const existing = conditions.find((c) => c.type === condition.type);
   if (!existing) {
-    conditions.push(compact({ ...condition, lastTransitionTime: now }));
+    // empty reason and message left out, as Go's `omitempty` writes them
+    const { reason, message } = condition;
+    conditions.push({ type: condition.type, status: condition.status, lastTransitionTime: now, ...(reason && { reason }), ...(message && { message }) });
     return;
   }
   if (existing.status !== condition.status) {
@@ -106,14 +108,6 @@ export function libraryGoSetCondition(status: ClusterOperatorStatus, condition: 
   else delete existing.reason;
   if (condition.message) existing.message = condition.message;
   else delete existing.message;
-}
-
-/** Empty reason and message left out, as Go's `omitempty` writes them. */
-export function compact(c: ClusterOperatorCondition): ClusterOperatorCondition {
-  const out: ClusterOperatorCondition = { type: c.type, status: c.status, lastTransitionTime: c.lastTransitionTime };
-  if (c.reason) out.reason = c.reason;
-  if (c.message) out.message = c.message;
-  return out;
 }
 
 /** An operator condition (operator.openshift.io) as cluster-olm-operator's controllers write them. */

@@ -76,19 +76,17 @@ const protoFile = fileURLToPath(new URL('./registry.proto', import.meta.url));
 let serviceCtor: Grpc.ServiceClientConstructor | undefined;
 
 function registryService(): Grpc.ServiceClientConstructor {
-  if (!serviceCtor) {
-    const definition = (load('@grpc/proto-loader') as typeof ProtoLoader).loadSync(protoFile, {
-      keepCase: true,
-      longs: String,
-      enums: String,
-      defaults: true,
-      arrays: true,
-      oneofs: true,
-    });
-    const api = grpc().loadPackageDefinition(definition)['api'] as Grpc.GrpcObject;
-    serviceCtor = api['Registry'] as Grpc.ServiceClientConstructor;
-  }
-  return serviceCtor;
+  if (serviceCtor) return serviceCtor;
+  const definition = (load('@grpc/proto-loader') as typeof ProtoLoader).loadSync(protoFile, {
+    keepCase: true,
+    longs: String,
+    enums: String,
+    defaults: true,
+    arrays: true,
+    oneofs: true,
+  });
+  const api = grpc().loadPackageDefinition(definition)['api'] as Grpc.GrpcObject;
+  return (serviceCtor = api['Registry'] as Grpc.ServiceClientConstructor);
 }
 
 type Unary = (req: object, opts: Grpc.CallOptions, cb: (err: Grpc.ServiceError | null, res: unknown) => void) => Grpc.ClientUnaryCall;

@@ -138,8 +138,7 @@ export function namespaceSyncSteps(p: SyncPorts): SyncStep<NamespaceState>[] {
     {
       name: 'ensureSubscriptionState',
       run: async (st) => {
-        const ogs = p.operatorGroups(st.namespace);
-        const failForward = isFailForward(ogs);
+        const failForward = isFailForward(p.operatorGroups(st.namespace));
         const csvs = new Set(p.csvs(st.namespace).map((c) => c.metadata.name));
         const plans = new Map(st.plans.map((ip) => [ip.metadata.name ?? '', ip]));
         let changed = false;
@@ -189,7 +188,6 @@ export function namespaceSyncSteps(p: SyncPorts): SyncStep<NamespaceState>[] {
     {
       name: 'resolve',
       run: async (st) => {
-        const ogs = p.operatorGroups(st.namespace);
         const fail = (err: Error): StepOutcome => {
           const notSatisfiable = isNotSatisfiable(err);
           p.events.warning(namespaceObject(st.namespace), 'ResolutionFailed', err.message);
@@ -210,7 +208,7 @@ export function namespaceSyncSteps(p: SyncPorts): SyncStep<NamespaceState>[] {
             globalNamespace: p.globalNamespace,
             subscriptions: st.subs.map((w) => w.sub),
             csvs: p.csvs(st.namespace),
-            operatorGroups: ogs,
+            operatorGroups: p.operatorGroups(st.namespace),
             catalogSources: (ns) => p.catalogSources(ns),
             content: p.content,
             ...(p.metrics && { metrics: p.metrics }),
@@ -230,7 +228,6 @@ export function namespaceSyncSteps(p: SyncPorts): SyncStep<NamespaceState>[] {
     {
       name: 'unpackBundles',
       run: async (st, signal) => {
-        const bundleOf = st.bundleOf;
         const csvs = new Set(p.csvs(st.namespace).map((c) => c.metadata.name));
         const steps: Step[] = [];
         const updated: Working[] = [];
@@ -245,7 +242,7 @@ export function namespaceSyncSteps(p: SyncPorts): SyncStep<NamespaceState>[] {
               (!w.sub.spec.source || (w.sub.spec.source === e.catalog.name && w.sub.spec.sourceNamespace === e.catalog.namespace)),
           );
           if (matching.length > 0 && matching.every((w) => w.status.currentCSV === e.name && csvs.has(e.name))) continue;
-          const bundle = bundleOf?.(e);
+          const bundle = st.bundleOf?.(e);
           if (!bundle?.image) {
             return failUnpack(st, new Error(`bundle ${e.name} of package ${e.package} in catalogsource ${e.catalog.namespace}/${e.catalog.name} has no bundle image`), true);
           }
@@ -283,10 +280,9 @@ export function namespaceSyncSteps(p: SyncPorts): SyncStep<NamespaceState>[] {
       run: async (st, signal) => {
         const updated = st.updated ?? [];
         if (updated.length === 0 || (st.steps ?? []).length === 0) return undefined;
-        const plans = st.plans;
-        const gen = Math.max(0, ...st.subs.map((w) => w.sub.status?.installPlanGeneration ?? 0), ...plans.map((ip) => ip.spec.generation ?? 0)) + 1;
+        const gen = Math.max(0, ...st.subs.map((w) => w.sub.status?.installPlanGeneration ?? 0), ...st.plans.map((ip) => ip.spec.generation ?? 0)) + 1;
         const approval = st.subs.some((w) => w.sub.spec.installPlanApproval === ApprovalManual) ? ApprovalManual : ApprovalAutomatic;
-        let ip = plans.find((x) => x.spec.generation === gen);
+        let ip = st.plans.find((x) => x.spec.generation === gen);
         if (!ip) {
           try {
             ip = await p.createInstallPlan(newInstallPlan(st, gen, approval), planStatus(st.steps ?? [], approval), signal);
