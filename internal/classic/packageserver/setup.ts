@@ -115,10 +115,9 @@ export function packageServerSetup(options: PackageServerSetupOptions): (ctx: Ma
           log.error('cannot load the package server Secret\'s certificate; serving the previous one', { secret, err });
         }
       };
-      const off = secrets.onEvent(serve);
+      kept.close = secrets.onEvent(serve);
       kept.informers.push(secrets, apiServices);
       kept.controllers.push(certificateController({ client, service, secrets, apiServices, logger: log }));
-      kept.close = off;
     }
     const refresh = async (signal: AbortSignal): Promise<void> => {
       while (!signal.aborted) {
