@@ -141,13 +141,8 @@ function crdTransform(crd: KubeObject): CachedCRD {
   };
 }
 
-export interface OlmCacheOptions {
-  readonly client: KubeClient;
-  readonly logger: Logger;
-}
-
 /** Creates (does not start) the shared informers. */
-export function olmCaches({ client, logger }: OlmCacheOptions): OlmCaches {
+export function olmCaches({ client, logger }: { readonly client: KubeClient; readonly logger: Logger }): OlmCaches {
   const informer = informers(client, logger);
   const rbac = 'rbac.authorization.k8s.io/v1';
   const caches = {
