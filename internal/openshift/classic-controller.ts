@@ -21,12 +21,6 @@ export interface ClassicGatingOptions {
   readonly namespace: string;
   /** Watch CSVs of this namespace only, as upstream's `--watchedNamespaces` narrows its cache (default: all). */
   readonly watchedNamespace?: string;
-  /** OLM's version in `status.versions` and the Progressing message (default this project's). */
-  readonly olmVersion?: string;
-  /** Safety-net recomputation period (default 10 min; every CSV change triggers one anyway). */
-  readonly resyncMs?: number;
-  /** Wall time of the conditions written; default `new Date()`. */
-  readonly now?: () => Date;
 }
 
 export interface ClassicGatingParts extends ManagerParts {
@@ -68,17 +62,15 @@ export function classicGatingSetup(options: ClassicGatingOptions): (ctx: Manager
       ...(options.watchedNamespace && { namespace: options.watchedNamespace }),
       transform: slim,
     });
-    const olmVersion = options.olmVersion ?? OLM_VERSION;
     const targetVersions: OperandVersion[] = [
       { name: 'operator', version: options.releaseVersion ?? '' },
-      { name: options.name, version: olmVersion },
+      { name: options.name, version: OLM_VERSION },
     ];
     const { controller, close, log } = clusterOperatorController(ctx, {
       name: options.name,
       controller: 'clusteroperator',
       component: 'olm-classic',
       kind: ClusterServiceVersionKind,
-      resyncMs: options.resyncMs,
       compute: (current) => {
         // Upstream lists from its cache in no particular order; here namespace/name order, so messages are stable.
         const all = csvs.list().map(info).sort(byKey);
@@ -86,13 +78,12 @@ export function classicGatingSetup(options: ClassicGatingOptions): (ctx: Manager
           name: options.name,
           synced: csvs.hasSynced(),
           targetVersions,
-          olmVersion,
+          olmVersion: OLM_VERSION,
           related: classicRelatedObjects(all, options.namespace),
           verdict: () => classicVerdict(options.releaseVersion, all),
-          now: formatTime(options.now ? options.now() : new Date()),
+          now: formatTime(new Date()),
         });
-        const blocking = verdict?.kind === 'incompatible' ? verdict.skews.length : verdict?.kind === 'compatible' ? 0 : undefined;
-        return blocking === undefined ? { status } : { status, blocking };
+        return { status, blocking: verdict?.kind === 'incompatible' ? verdict.skews.length : verdict?.kind === 'compatible' ? 0 : undefined };
       },
     });
     // Every change of an original (non-copied) CSV recomputes the one ClusterOperator.

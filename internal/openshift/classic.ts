@@ -132,26 +132,20 @@ export function classicStatus(current: ClusterOperatorStatus | undefined, input:
     return { status };
   }
   const verdict = input.verdict();
-  switch (verdict.kind) {
-    case 'compatible':
-      olmSetIfChanged(status, { type: OperatorUpgradeable, status: 'True' }, input.now);
-      break;
-    case 'incompatible':
-      olmSetIfChanged(status, { type: OperatorUpgradeable, status: 'False', reason: IncompatibleOperatorsInstalled, message: verdict.message }, input.now);
-      break;
-    case 'error':
-      olmSetIfChanged(
-        status,
-        {
-          type: OperatorUpgradeable,
-          status: 'False',
-          reason: ErrorCheckingOperatorCompatibility,
-          message: `Encountered errors while checking compatibility with the next minor version of OpenShift: ${verdict.message}`,
-        },
-        input.now,
-      );
-      break;
-  }
+  olmSetIfChanged(
+    status,
+    verdict.kind === 'compatible'
+      ? { type: OperatorUpgradeable, status: 'True' }
+      : verdict.kind === 'incompatible'
+        ? { type: OperatorUpgradeable, status: 'False', reason: IncompatibleOperatorsInstalled, message: verdict.message }
+        : {
+            type: OperatorUpgradeable,
+            status: 'False',
+            reason: ErrorCheckingOperatorCompatibility,
+            message: `Encountered errors while checking compatibility with the next minor version of OpenShift: ${verdict.message}`,
+          },
+    input.now,
+  );
   return { status, verdict };
 }
 

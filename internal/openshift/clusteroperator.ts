@@ -10,7 +10,6 @@ import { goQuote } from '../shared/gocompat/index.ts';
 
 export const ConfigGroupVersion = 'config.openshift.io/v1';
 export const ClusterOperatorKind = 'ClusterOperator';
-export const ClusterOperatorResource = 'clusteroperators';
 export const ClusterVersionKind = 'ClusterVersion';
 /** The singleton ClusterVersion of a cluster. */
 export const ClusterVersionName = 'version';
@@ -77,29 +76,18 @@ export function conditionsEqual(a: ClusterOperatorCondition | undefined, b: Clus
 
 /** OLM's versionsMatch: the same operand versions, as a multiset. */
 export function versionsMatch(a: readonly OperandVersion[] | undefined, b: readonly OperandVersion[]): boolean {
-  const left = a ?? [];
-  if (left.length !== b.length) return false;
-  const key = (v: OperandVersion): string => JSON.stringify([v.name, v.version]);
-  const counts = new Map<string, number>();
-  for (const v of left) counts.set(key(v), (counts.get(key(v)) ?? 0) + 1);
-  for (const v of b) {
-    const n = counts.get(key(v));
-    if (!n) return false;
-    if (n === 1) counts.delete(key(v));
-    else counts.set(key(v), n - 1);
-  }
-  return counts.size === 0;
+  const sorted = (vs: readonly OperandVersion[]): string => JSON.stringify(vs.map((v) => JSON.stringify([v.name, v.version])).sort());
+  return sorted(a ?? []) === sorted(b);
 }
 
-/** OLM's SetCondition: drops the condition of the same type and appends this one (so it moves to the end). */
-export function olmSetCondition(status: ClusterOperatorStatus, condition: ClusterOperatorCondition): void {
-  status.conditions = [...(status.conditions ?? []).filter((c) => c.type !== condition.type), condition];
-}
-
-/** OLM's pattern: set `desired` (with lastTransitionTime now) only when it differs from the current condition. */
+/**
+ * OLM's pattern: set `desired` (with lastTransitionTime now) only when it differs from the current condition, as OLM's
+ * SetCondition does — the condition of the same type dropped and this one appended (so it moves to the end).
+ */
 export function olmSetIfChanged(status: ClusterOperatorStatus, desired: Omit<ClusterOperatorCondition, 'lastTransitionTime'>, now: string): void {
   const cond: ClusterOperatorCondition = { ...desired, lastTransitionTime: now };
-  if (!conditionsEqual(findCondition(status, desired.type), cond)) olmSetCondition(status, cond);
+  if (conditionsEqual(findCondition(status, desired.type), cond)) return;
+  status.conditions = [...(status.conditions ?? []).filter((c) => c.type !== cond.type), cond];
 }
 
 /** library-go's SetStatusCondition: in place; lastTransitionTime moves only when the status does. */
@@ -107,7 +95,9 @@ export function libraryGoSetCondition(status: ClusterOperatorStatus, condition: 
   const conditions = (status.conditions ??= []);
   const existing = conditions.find((c) => c.type === condition.type);
   if (!existing) {
-    conditions.push(compact({ ...condition, lastTransitionTime: now }));
+    // empty reason and message left out, as Go's `omitempty` writes them
+    const { reason, message } = condition;
+    conditions.push({ type: condition.type, status: condition.status, lastTransitionTime: now, ...(reason && { reason }), ...(message && { message }) });
     return;
   }
   if (existing.status !== condition.status) {
@@ -118,14 +108,6 @@ export function libraryGoSetCondition(status: ClusterOperatorStatus, condition: 
   else delete existing.reason;
   if (condition.message) existing.message = condition.message;
   else delete existing.message;
-}
-
-/** Empty reason and message left out, as Go's `omitempty` writes them. */
-export function compact(c: ClusterOperatorCondition): ClusterOperatorCondition {
-  const out: ClusterOperatorCondition = { type: c.type, status: c.status, lastTransitionTime: c.lastTransitionTime };
-  if (c.reason) out.reason = c.reason;
-  if (c.message) out.message = c.message;
-  return out;
 }
 
 /** An operator condition (operator.openshift.io) as cluster-olm-operator's controllers write them. */

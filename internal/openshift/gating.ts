@@ -3,8 +3,7 @@
 // when its Upgradeable condition changes (library-go's wording); the blocking-installs gauge.
 import { Gauge, type Logger, type Registry } from '../shared/observability/index.ts';
 import { Controller, type Reconciler, type Result } from '../shared/controller/index.ts';
-import type { Informer} from '../shared/kube/index.ts';
-import { eventRecorder, isAlreadyExists, isNoKindMatch, isNotFound, semanticEqual, informers, type EventRecorder, type KubeClient } from '../shared/kube/index.ts';
+import { eventRecorder, isAlreadyExists, isNoKindMatch, isNotFound, semanticEqual, informers } from '../shared/kube/index.ts';
 import type { ManagerContext } from '../shared/manager/index.ts';
 import {
   ClusterOperatorKind,
@@ -21,142 +20,100 @@ import {
 /** The gauge of installs that keep a ClusterOperator's Upgradeable False, by kind. */
 export const BLOCKING_INSTALLS_METRIC = 'olm_upgrade_blocking_installs';
 
-export interface BlockingGauge {
-  /** `count` installs of `kind` block; undefined: unknown (the series is dropped). */
-  set(kind: string, count: number | undefined): void;
-}
-
 /** Registers the gauge once per registry (both controllers may run in one process). */
-export function blockingGauge(registry: Registry): BlockingGauge {
-  const existing = registry.getSingleMetric(BLOCKING_INSTALLS_METRIC) as Gauge<'kind'> | undefined;
-  const gauge =
-    existing ??
+function blockingGauge(registry: Registry): Gauge<'kind'> {
+  return (
+    (registry.getSingleMetric(BLOCKING_INSTALLS_METRIC) as Gauge<'kind'> | undefined) ??
     new Gauge({
       name: BLOCKING_INSTALLS_METRIC,
       help: 'Installed operators whose olm.maxOpenShiftVersion (or an invalid one) keeps the cluster from its next minor version, by kind (ClusterServiceVersion, ClusterExtension)',
       labelNames: ['kind'],
       registers: [registry],
-    });
-  return {
-    set: (kind, count) => (count === undefined ? gauge.remove({ kind }) : gauge.set({ kind }, count)),
-  };
+    })
+  );
 }
 
 /** What one pass decides: the status to write and how many installs of the gauge's kind block. */
 export interface GatingOutcome {
   readonly status: ClusterOperatorStatus;
-  /** Undefined when it could not be told (e.g. RELEASE_VERSION unusable). */
+  /** Undefined when it could not be told (e.g. RELEASE_VERSION unusable): the gauge's series is dropped. */
   readonly blocking?: number;
 }
 
-export interface ClusterOperatorReconcilerOptions {
+export interface ClusterOperatorControllerOptions {
   /** The ClusterOperator's name; the controller's only key. */
   readonly name: string;
-  readonly client: KubeClient;
+  /** The controller's name and the Events' component. */
+  readonly controller: string;
+  readonly component: string;
   /** The status over the current one (`undefined` for a new ClusterOperator). */
   readonly compute: (current: ClusterOperatorStatus | undefined) => GatingOutcome;
   /** The kind the gauge counts for this controller. */
   readonly kind: string;
-  readonly gauge?: BlockingGauge;
-  readonly events?: EventRecorder;
-  /** Wait before looking again when the ClusterOperator API is not served (default 60 s). */
-  readonly notServedRetryMs?: number;
-  /** Called on every pass that found the ClusterOperator API served. */
-  readonly onServed?: () => void;
-  readonly logger: Logger;
 }
 
 /**
- * A watch of the one ClusterOperator (deleted ⇒ recreated, edited ⇒ put back), started only once its API is
- * known to be served: an informer of a kind that is not served would never sync, so it is not one the manager
- * waits for. `close` stops it with the process (a ManagerParts closer).
+ * The controller both gating setups run: one key, the ClusterOperator's name; the ClusterOperator watched (deleted ⇒
+ * recreated, edited ⇒ put back), `compute`'s status written, a safety-net resync every 10 minutes. The caller watches
+ * what `compute` reads and enqueues the key. The ClusterOperator's informer starts only once its API is known to be
+ * served: an informer of a kind that is not served would never sync, so it is not one the manager waits for; `close`
+ * stops it with the process (a ManagerParts closer).
  */
-export function clusterOperatorWatch(client: KubeClient, name: string, logger: Logger): {
-  readonly informer: Informer<ClusterOperator>;
-  readonly served: () => void;
-  readonly close: () => Promise<void>;
-} {
-  const informer = informers(client, logger)<ClusterOperator>(ConfigGroupVersion, ClusterOperatorKind, { name: 'clusteroperator', fieldSelector: { 'metadata.name': name } });
+export function clusterOperatorController(
+  { client, logger, metrics }: ManagerContext,
+  o: ClusterOperatorControllerOptions,
+): { readonly controller: Controller; readonly close: () => Promise<void>; readonly log: Logger } {
+  const log = logger.child({ controller: 'clusteroperator' });
+  const informer = informers(client, logger)<ClusterOperator>(ConfigGroupVersion, ClusterOperatorKind, { name: 'clusteroperator', fieldSelector: { 'metadata.name': o.name } });
   let stopped = false;
-  return {
-    informer,
-    served: () => {
-      if (!stopped) informer.start();
-    },
-    close: async () => {
-      stopped = true;
-      await informer.stop();
-    },
-  };
-}
-
-/** A Reconciler for the one ClusterOperator key. */
-export function newClusterOperatorReconciler(o: ClusterOperatorReconcilerOptions): Reconciler {
+  const gauge = blockingGauge(metrics.registry);
+  const events = eventRecorder(client, o.component, log);
   const ref = { apiVersion: ConfigGroupVersion, kind: ClusterOperatorKind, name: o.name };
   let notServedLogged = false;
-  return {
+  const reconciler: Reconciler = {
     async reconcile(key, signal): Promise<Result | void> {
       if (key !== o.name) return; // only ours
       let current: ClusterOperator | undefined;
       try {
-        current = await o.client.get<ClusterOperator>(ref, { signal });
+        current = await client.get<ClusterOperator>(ref, { signal });
       } catch (err) {
         if (isNoKindMatch(err)) {
-          if (!notServedLogged) o.logger.info('the ClusterOperator API (config.openshift.io/v1) is not served; looking again later', { clusterOperator: o.name });
+          if (!notServedLogged) log.info('the ClusterOperator API (config.openshift.io/v1) is not served; looking again later', { clusterOperator: o.name });
           notServedLogged = true;
-          return { requeueAfterMs: o.notServedRetryMs ?? 60_000 };
+          return { requeueAfterMs: 60_000 }; // looked at again in a minute
         }
         if (!isNotFound(err)) throw err;
       }
       notServedLogged = false;
-      o.onServed?.();
+      if (!stopped) informer.start();
       if (!current) {
         // Missing: create it, as upstream does, and fill its status in the same pass.
         try {
-          current = await o.client.create<ClusterOperator>(newClusterOperator(o.name), { signal });
-          o.logger.info('created ClusterOperator', { clusterOperator: o.name });
+          current = await client.create<ClusterOperator>(newClusterOperator(o.name), { signal });
+          log.info('created ClusterOperator', { clusterOperator: o.name });
         } catch (err) {
           if (!isAlreadyExists(err)) throw err;
-          current = await o.client.get<ClusterOperator>(ref, { signal });
+          current = await client.get<ClusterOperator>(ref, { signal });
         }
       }
       const outcome = o.compute(current.status);
-      o.gauge?.set(o.kind, outcome.blocking);
+      if (outcome.blocking === undefined) gauge.remove({ kind: o.kind });
+      else gauge.set({ kind: o.kind }, outcome.blocking);
       if (semanticEqual(current.status ?? {}, outcome.status)) return;
-      await o.client.updateStatus<ClusterOperator>({ ...current, status: outcome.status }, { signal });
+      await client.updateStatus<ClusterOperator>({ ...current, status: outcome.status }, { signal });
       const diff = conditionDiff(current.status, outcome.status, [OperatorUpgradeable]);
       if (diff !== '') {
-        o.logger.info('Upgradeable changed', { clusterOperator: o.name, change: diff });
-        o.events?.normal({ ...current, apiVersion: ConfigGroupVersion, kind: ClusterOperatorKind }, OperatorStatusChangedReason, operatorStatusChangedMessage(o.name, diff));
+        log.info('Upgradeable changed', { clusterOperator: o.name, change: diff });
+        events.normal({ ...current, apiVersion: ConfigGroupVersion, kind: ClusterOperatorKind }, OperatorStatusChangedReason, operatorStatusChangedMessage(o.name, diff));
       }
     },
   };
-}
-
-/**
- * The controller both gating setups run: one key, the ClusterOperator's name; the ClusterOperator watched (its
- * informer started once the API is found served), `compute`'s status written, a safety-net resync (default 10 min).
- * The caller watches what `compute` reads and enqueues the key.
- */
-export function clusterOperatorController(
-  { client, logger, metrics }: ManagerContext,
-  o: Pick<ClusterOperatorReconcilerOptions, 'name' | 'kind' | 'compute' | 'notServedRetryMs'> & { readonly controller: string; readonly component: string; readonly resyncMs?: number | undefined },
-): { readonly controller: Controller; readonly close: () => Promise<void>; readonly log: Logger } {
-  const log = logger.child({ controller: 'clusteroperator' });
-  const co = clusterOperatorWatch(client, o.name, logger);
-  const reconciler = newClusterOperatorReconciler({
-    name: o.name,
-    client,
-    onServed: co.served,
-    kind: o.kind,
-    gauge: blockingGauge(metrics.registry),
-    events: eventRecorder(client, o.component, log),
-    logger: log,
-    ...(o.notServedRetryMs !== undefined && { notServedRetryMs: o.notServedRetryMs }),
-    compute: o.compute,
-  });
-  const resync = { periodMs: o.resyncMs ?? 10 * 60_000, keys: () => [o.name] };
+  const resync = { periodMs: 10 * 60_000, keys: () => [o.name] }; // the safety net besides every change
   const controller = new Controller({ name: o.controller, reconciler, logger, metrics, resync });
-  controller.watch(co.informer, () => o.name);
-  return { controller, close: co.close, log };
+  controller.watch(informer, () => o.name);
+  const close = async (): Promise<void> => {
+    stopped = true;
+    await informer.stop();
+  };
+  return { controller, close, log };
 }

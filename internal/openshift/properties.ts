@@ -6,12 +6,11 @@
 //             propertyListFromPropertiesAnnotation).
 // Values stay raw JSON text, as json.RawMessage keeps them (`4.80` is not `4.8`).
 import { GoJSONSyntaxError, goJSONField, goJSONParse, type GoJSONValue } from '../shared/gocompat/index.ts';
+import { withErrorPrefix } from '../shared/toolkit/index.ts';
 import type { RawProperty } from './version.ts';
 
 /** The CSV annotation classic OLM writes the bundle's properties into. */
 export const CSV_PROPERTIES_ANNOTATION = 'operatorframework.io/properties';
-/** The revision (ClusterObjectSet) annotation operator-controller copies the bundle's properties into. */
-export const OLM_PROPERTIES_ANNOTATION = 'olm.properties';
 
 interface GoTarget {
   /** Where a type error is reported: `Go value of type <t>` or `Go struct field <s>.<path> of type <t>`. */
@@ -57,17 +56,9 @@ function parse(raw: string): GoJSONValue {
   }
 }
 
-const wrap = <T>(prefix: string, f: () => T): T => {
-  try {
-    return f();
-  } catch (err) {
-    throw new Error(`${prefix}: ${(err as Error).message}`, { cause: err });
-  }
-};
-
 /** Classic: the properties of a CSV's `operatorframework.io/properties` annotation (upstream's error texts). */
 export function classicPropertiesFromAnnotation(annotation: string): RawProperty[] {
-  return wrap('failed to unmarshal properties annotation', () => {
+  return withErrorPrefix('failed to unmarshal properties annotation', () => {
     const doc = parse(annotation);
     if (doc.kind === 'null') return [];
     if (doc.kind !== 'object') throw new Error(typeError(doc, { type: 'projection.propertiesAnnotation' }));
@@ -80,7 +71,7 @@ export function classicPropertiesFromAnnotation(annotation: string): RawProperty
 
 /** v1: the properties of a revision's `olm.properties` annotation, a bare JSON array (upstream's error texts). */
 export function v1PropertiesFromAnnotation(annotation: string): RawProperty[] {
-  return wrap('failed to unmarshal properties annotation', () =>
+  return withErrorPrefix('failed to unmarshal properties annotation', () =>
     decodeProperties(
       parse(annotation),
       { type: '[]property.Property' },

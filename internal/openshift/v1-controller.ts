@@ -36,12 +36,6 @@ export interface V1GatingOptions {
   /** The cluster's minor (`RELEASE_VERSION` parsed strictly, patch, prerelease and build zeroed: v1CurrentMinor). */
   readonly currentMinor: Version;
   readonly revisions: RevisionHeadSource;
-  /** Safety-net recomputation period (default 10 min). */
-  readonly resyncMs?: number;
-  /** Wait before looking again when the ClusterOperator API is not served (default 60 s). */
-  readonly notServedRetryMs?: number;
-  /** Wall time of the conditions written; default `new Date()`. */
-  readonly now?: () => Date;
 }
 
 export interface V1GatingParts extends ManagerParts {
@@ -87,12 +81,10 @@ export function v1GatingSetup(options: V1GatingOptions): (ctx: ManagerContext) =
       controller: 'clusteroperator-olm',
       component: 'operator-controller',
       kind: ClusterExtensionKind,
-      resyncMs: options.resyncMs,
-      notServedRetryMs: options.notServedRetryMs,
       compute: (current) => {
         const result = v1Incompatible(extensionInfos(), options.currentMinor);
         const status: ClusterOperatorStatus = structuredClone(current ?? {});
-        libraryGoSetCondition(status, v1Upgradeable(result, options.currentMinor), formatTime(options.now ? options.now() : new Date()));
+        libraryGoSetCondition(status, v1Upgradeable(result, options.currentMinor), formatTime(new Date()));
         return { status, blocking: result.blocking.length + result.errors.length };
       },
     });

@@ -15,7 +15,6 @@ import {
   v1BlockingMessage,
   v1Compatible,
   v1CurrentMinor,
-  v1MaxOpenShiftVersion,
   v1NextMinorText,
   type ClassicSkew,
 } from './version.ts';
@@ -140,11 +139,6 @@ describe('v1: ToAllowedSemver (TestToAllowedSemver)', () => {
     ['true', 'invalid type bool for olm.maxOpenshiftVersion: true'],
   ])('%s is refused', (raw, message) => {
     expect(() => v1AllowedVersion(raw)).toThrow(message);
-  });
-
-  it('more than one property is refused; none is undefined', () => {
-    expect(v1MaxOpenShiftVersion([])).toBeUndefined();
-    expect(() => v1MaxOpenShiftVersion([prop('"4.18"'), prop('"4.19"')])).toThrow('more than one olm.maxOpenShiftVersion found in bundle');
   });
 });
 

@@ -7,6 +7,7 @@
 import { compareVersions, formatVersion, makeVersion, parseBlang, parseTolerant, type Version } from '../shared/semver/index.ts';
 import { errorMessage } from '../shared/controller/index.ts';
 import { goJSONParse, goQuote, type GoJSONValue } from '../shared/gocompat/index.ts';
+import { withErrorPrefix } from '../shared/toolkit/index.ts';
 
 export const MAX_OPENSHIFT_VERSION_PROPERTY = 'olm.maxOpenShiftVersion';
 
@@ -35,11 +36,7 @@ export const nextMinor = (current: OcpMinor): OcpMinor => nextY(normalize(curren
 /** The cluster's release from `RELEASE_VERSION` (blang ParseTolerant), with classic OLM's messages. */
 export function classicReleaseVersion(env: string | undefined): Version {
   if (env === undefined || env === '') throw new Error('desired release version missing from RELEASE_VERSION env variable');
-  try {
-    return parseTolerant(env);
-  } catch (err) {
-    throw new Error(`cluster version has invalid desired release version: ${errorMessage(err)}`, { cause: err });
-  }
+  return withErrorPrefix('cluster version has invalid desired release version', () => parseTolerant(env));
 }
 
 /** One bundle property as OLM projects it: the raw JSON text of its value. */
@@ -59,12 +56,7 @@ export function classicMaxOpenShiftVersion(properties: readonly RawProperty[]): 
   if (found.length > 1) throw new Error(`defining more than one ${JSON.stringify(MAX_OPENSHIFT_VERSION_PROPERTY)} property is not allowed`);
   const value = found[0]!.value.replace(/^"+|"+$/g, '');
   if (value === '') throw new Error('value cannot be "" (an empty string)');
-  let version: Version;
-  try {
-    version = parseTolerant(value);
-  } catch (err) {
-    throw new Error(`failed to parse ${JSON.stringify(value)} as semver: ${errorMessage(err)}`, { cause: err });
-  }
+  const version = withErrorPrefix(`failed to parse ${JSON.stringify(value)} as semver`, () => parseTolerant(value));
   const truncated = makeVersion(version.major, version.minor, 0);
   if (compareVersions(version, truncated) !== 0) {
     throw new Error(`property ${MAX_OPENSHIFT_VERSION_PROPERTY} must specify only <major>.<minor> version, got invalid value ${formatVersion(version)}`);
@@ -128,14 +120,6 @@ export function v1AllowedVersion(rawJson: string): Version {
   }
   if (text.startsWith('v') || text.split('.').length - 1 !== 1) throw new Error('invalid version format');
   return parseTolerant(text);
-}
-
-/** v1: the one `olm.maxOpenShiftVersion` of a bundle's properties (values as raw JSON), or undefined. */
-export function v1MaxOpenShiftVersion(properties: readonly RawProperty[]): Version | undefined {
-  const found = properties.filter((p) => p.type === MAX_OPENSHIFT_VERSION_PROPERTY);
-  if (found.length === 0) return undefined;
-  if (found.length > 1) throw new Error('more than one olm.maxOpenShiftVersion found in bundle');
-  return v1AllowedVersion(found[0]!.value);
 }
 
 /** v1: compatible when the max is above the cluster's minor, 4.23 counted as 5.0. */

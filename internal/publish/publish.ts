@@ -33,8 +33,6 @@ export interface PublishOptions extends PushImageOptions {
   readonly client: RegistryClient;
   /** The image config's platform (default linux/amd64). */
   readonly platform?: Platform;
-  /** Where the layer is written while it is pushed (default the OS temp directory). */
-  readonly tmpDir?: string;
 }
 
 const isDirectory = async (path: string): Promise<boolean> => (await stat(path).catch(() => undefined))?.isDirectory() === true;
@@ -68,11 +66,10 @@ export async function bundleImage(dir: string): Promise<BuildImageOptions> {
 }
 
 async function publish(image: BuildImageOptions, ref: ImageReference, options: PublishOptions): Promise<PushResult> {
-  const { client, platform, tmpDir, ...ctx } = options;
+  const { client, platform, ...ctx } = options;
   const built = await buildImage({
     ...image,
     ...(platform && { platform }),
-    ...(tmpDir !== undefined && { tmpDir }),
     ...(ctx.signal && { signal: ctx.signal }),
   });
   try {

@@ -62,12 +62,9 @@ export interface CatalogContent {
   readonly bundles: readonly ContentBundle[];
 }
 
-/** Small lookups over a CatalogContent. */
+/** A package of a CatalogContent by name. */
 export function findPackage(c: CatalogContent, name: string): ContentPackage | undefined {
   return c.packages.find((p) => p.name === name);
-}
-export function findBundle(c: CatalogContent, pkg: string, name: string): ContentBundle | undefined {
-  return c.bundles.find((b) => b.package === pkg && b.name === name);
 }
 
 const versionOf = (props: readonly ContentProperty[]): string => {

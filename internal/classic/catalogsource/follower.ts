@@ -31,12 +31,8 @@ export interface ContentFollowerOptions {
   readonly logger?: Logger;
   readonly metrics?: Metrics;
   readonly rateLimiter?: RateLimiter<string>;
-  /** Re-check of a READY spec.address source (default 10 min, as the leader). */
-  readonly readyRecheckMs?: number;
   /** Re-check of a source that could not be read (default 10 s, as the leader). */
   readonly notReadyRecheckMs?: number;
-  /** Every CatalogSource is looked at again this often (default 10 min), to heal anything missed. */
-  readonly resyncMs?: number;
 }
 
 export interface ContentFollower {
@@ -49,7 +45,7 @@ export interface ContentFollower {
 
 export function newContentFollower(o: ContentFollowerOptions): ContentFollower {
   const { catalogSources, images, addresses, leading } = o;
-  const readyMs = o.readyRecheckMs ?? 10 * 60_000;
+  const readyMs = 10 * 60_000; // a READY spec.address source looked at again, as the leader
   const notReadyMs = o.notReadyRecheckMs ?? 10_000;
   // Per CatalogSource: the image and the leader's lastConnect this replica last loaded for.
   const followed = new Map<string, string>();
@@ -109,7 +105,8 @@ export function newContentFollower(o: ContentFollowerOptions): ContentFollower {
     ...(o.logger && { logger: o.logger }),
     ...(o.metrics && { metrics: o.metrics }),
     ...(o.rateLimiter && { rateLimiter: o.rateLimiter }),
-    resync: { periodMs: o.resyncMs ?? 10 * 60_000, keys: () => catalogSources.keys() },
+    // every CatalogSource looked at again every 10 minutes, to heal anything missed
+    resync: { periodMs: 10 * 60_000, keys: () => catalogSources.keys() },
     reconciler: { reconcile },
   });
   controller.watch(catalogSources);

@@ -3,14 +3,11 @@
 // replica, and the in-memory content of each CatalogSource (`contents`) that the classic resolver and the
 // package server read. See README.md.
 export { catalogSourceSetup } from './setup.ts';
-export { contentFromFbc, contentFromRegistry, findBundle, findPackage } from './content.ts';
+export { contentFromFbc, contentFromRegistry, findPackage } from './content.ts';
 export type { CatalogSourceOptions, CatalogSourceParts } from './setup.ts';
 export type { ContentFollower, ContentFollowerOptions } from './follower.ts';
-export type { CatalogContent, ContentBundle, ContentChannel, ContentChannelEntry, ContentPackage, ContentProperty } from './content.ts';
-export type { ImageSources, ImageSourcesOptions } from './sources.ts';
-export type { CatalogSourceReader, CatalogSourceReaderOptions } from './reader.ts';
+export type { CatalogContent, ContentBundle, ContentPackage } from './content.ts';
 export { catalogSourceReader } from './reader.ts';
-export { imageSources } from './sources.ts';
 export type { ContentRegistry } from './reconciler.ts';
-export { configMapUnsupportedMessage, sourceTypeProblem } from './reconciler.ts';
-export { parseGoDuration, pollInterval } from './interval.ts';
+export { configMapUnsupportedMessage } from './reconciler.ts';
+export { parseGoDuration } from './interval.ts';

@@ -18,8 +18,6 @@ export interface CatalogSourceReader {
 export interface CatalogSourceReaderOptions {
   readonly registry: ImageRegistry;
   readonly platform?: string;
-  /** gRPC deadline per call for spec.address sources (default 30 s). */
-  readonly timeoutMs?: number;
 }
 
 export function catalogSourceReader(o: CatalogSourceReaderOptions): CatalogSourceReader {
@@ -42,7 +40,7 @@ export function catalogSourceReader(o: CatalogSourceReaderOptions): CatalogSourc
             return src.current(key)!.content;
           }
           if (cs.spec.address) {
-            const grpc = new RegistryClient(cs.spec.address, { timeoutMs: o.timeoutMs ?? 30_000 });
+            const grpc = new RegistryClient(cs.spec.address, { timeoutMs: 30_000 }); // gRPC deadline per call
             try {
               return await contentFromRegistry(grpc, cs.spec.address, new Date());
             } finally {

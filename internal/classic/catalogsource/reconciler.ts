@@ -14,7 +14,7 @@ import {
   type CatalogSource,
   type CatalogSourceStatus,
 } from '../../../api/operators/index.ts';
-import { ObjectReconciler, errorMessage, splitKey, type Pass, type Reconciler, type Result, type Step, type StepOutcome } from '../../shared/controller/index.ts';
+import { ObjectReconciler, errorMessage, splitKey, type Pass, type Reconciler, type StepOutcome } from '../../shared/controller/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
 import { noopLogger, type Logger } from '../../shared/observability/index.ts';
 import type { CatalogContent } from './content.ts';
@@ -48,9 +48,6 @@ export interface CatalogSourceReconcilerOptions {
   readonly images: ImageSources;
   readonly addresses: AddressSources;
   readonly metrics?: CatalogSourceMetrics;
-  readonly now?: () => Date;
-  /** Re-check of a READY source (default 10 min, upstream's ready timeout). */
-  readonly readyRecheckMs?: number;
   /** Re-check of a source that is not READY (default 10 s, upstream's timeout). */
   readonly notReadyRecheckMs?: number;
   readonly logger?: Logger;
@@ -75,78 +72,35 @@ export interface ContentRegistry {
 }
 
 export function newCatalogSourceReconciler(o: CatalogSourceReconcilerOptions): Reconciler & ContentRegistry {
-  return new CatalogSourceReconciler(o);
-}
+  const readyMs = 10 * 60_000; // a READY source looked at again: upstream's ready timeout
+  const notReadyMs = o.notReadyRecheckMs ?? 10_000;
 
-class CatalogSourceReconciler implements Reconciler, ContentRegistry {
-  readonly #o: CatalogSourceReconcilerOptions;
-  readonly #now: () => Date;
-  readonly #readyMs: number;
-  readonly #notReadyMs: number;
-  readonly #object: ObjectReconciler<CatalogSource, SourcePass>;
-
-  constructor(o: CatalogSourceReconcilerOptions) {
-    this.#o = o;
-    this.#now = o.now ?? ((): Date => new Date());
-    this.#readyMs = o.readyRecheckMs ?? 10 * 60_000;
-    this.#notReadyMs = o.notReadyRecheckMs ?? 10_000;
-    const steps: Step<SourcePass>[] = [
-      { name: 'validateSourceType', run: async (s) => this.#validateSourceType(s) },
-      { name: 'refuseConfigMap', run: async (s) => this.#refuseConfigMap(s) },
-      // As upstream: the image wins when both are set.
-      { name: 'syncImage', run: (s, signal) => this.#syncImage(s, signal) },
-      { name: 'syncAddress', run: (s) => this.#syncAddress(s) },
-    ];
-    this.#object = new ObjectReconciler<CatalogSource, SourcePass>({
-      kind: 'CatalogSource',
-      client: o.client,
-      get: o.get,
-      steps,
-      logger: o.logger ?? noopLogger,
-      state: (pass: Pass<CatalogSource>) => ({
-        key: pass.key,
-        cs: pass.obj,
-        base: pass.obj.status?.conditions ? { conditions: pass.obj.status.conditions } : {},
-      }),
-      forget: (key) => this.#forget(key),
-    });
-  }
-
-  get(namespace: string, name: string): CatalogContent | undefined {
-    const key = `${namespace}/${name}`;
-    return this.#o.images.current(key)?.content ?? this.#o.addresses.content(key);
-  }
-
-  reconcile(key: string, signal: AbortSignal): Promise<Result | void> {
-    return this.#object.reconcile(key, signal);
-  }
-
-  #forget(key: string): void {
+  function forget(key: string): void {
     const { namespace = '', name } = splitKey(key);
-    this.#o.images.remove(key);
-    this.#o.addresses.remove(key);
-    this.#o.metrics?.forget(namespace, name);
+    o.images.remove(key);
+    o.addresses.remove(key);
+    o.metrics?.forget(namespace, name);
   }
 
   /** The pass's status is `status`: the connection state to the metrics, then the pass ends. */
-  #end(s: SourcePass, status: CatalogSourceStatus, requeueAfterMs?: number): StepOutcome {
+  function end(s: SourcePass, status: CatalogSourceStatus, requeueAfterMs?: number): StepOutcome {
     const { cs } = s;
-    if (status.connectionState) this.#o.metrics?.setState(cs.metadata.namespace ?? '', cs.metadata.name ?? '', status.connectionState.lastObservedState);
+    if (status.connectionState) o.metrics?.setState(cs.metadata.namespace ?? '', cs.metadata.name ?? '', status.connectionState.lastObservedState);
     cs.status = status;
     return requeueAfterMs !== undefined ? { result: { requeueAfterMs } } : {};
   }
 
-  #validateSourceType(s: SourcePass): StepOutcome | undefined {
+  function validateSourceType(s: SourcePass): StepOutcome | undefined {
     const problem = sourceTypeProblem(s.cs);
     if (!problem) return undefined;
-    this.#forget(s.key);
-    return this.#end(s, { ...s.base, reason: CatalogSourceSpecInvalidError, message: problem });
+    forget(s.key);
+    return end(s, { ...s.base, reason: CatalogSourceSpecInvalidError, message: problem });
   }
 
-  #refuseConfigMap(s: SourcePass): StepOutcome | undefined {
+  function refuseConfigMap(s: SourcePass): StepOutcome | undefined {
     if (s.cs.spec.sourceType === SourceTypeGrpc) return undefined;
-    this.#forget(s.key);
-    return this.#end(s, { ...s.base, reason: CatalogSourceConfigMapError, message: configMapUnsupportedMessage(s.cs.spec.sourceType) });
+    forget(s.key);
+    return end(s, { ...s.base, reason: CatalogSourceConfigMapError, message: configMapUnsupportedMessage(s.cs.spec.sourceType) });
   }
 
   /**
@@ -155,16 +109,15 @@ class CatalogSourceReconciler implements Reconciler, ContentRegistry {
    * content before: TRANSIENT_FAILURE, as upstream's failing registry; with content before: still READY from it
    * (as upstream's update Pod that never becomes ready leaves the serving one), the refusal in the message.
    */
-  async #syncImage(s: SourcePass, signal: AbortSignal): Promise<StepOutcome | undefined> {
+  async function syncImage(s: SourcePass, signal: AbortSignal): Promise<StepOutcome | undefined> {
     const { key, cs } = s;
     if (!cs.spec.image) return undefined;
-    const o = this.#o;
     o.addresses.remove(key);
     const image = cs.spec.image;
     const poll = cs.spec.updateStrategy?.registryPoll;
     const interval = poll ? pollInterval(poll.interval) : undefined;
     const current = o.images.current(key);
-    const t = this.#now();
+    const t = new Date();
     const lastPoll = cs.status?.latestImageRegistryPoll ?? cs.metadata.creationTimestamp;
     const due = interval !== undefined && (!lastPoll || Date.parse(lastPoll) + interval.ms <= t.getTime());
     const status: CatalogSourceStatus = { ...s.base };
@@ -178,7 +131,7 @@ class CatalogSourceReconciler implements Reconciler, ContentRegistry {
         const message = oneLine(errorMessage(err));
         o.logger?.info('catalog image not loaded', { catalogSource: key, image, err: message });
         if (interval) status.latestImageRegistryPoll = t.toISOString();
-        if (!(err instanceof CatalogRefusedError && o.images.current(key))) return this.#failed(s, status, message, t, interval?.ms);
+        if (!(err instanceof CatalogRefusedError && o.images.current(key))) return failed(s, status, message, t, interval?.ms);
       }
       if (interval) status.latestImageRegistryPoll = t.toISOString();
     }
@@ -194,32 +147,31 @@ class CatalogSourceReconciler implements Reconciler, ContentRegistry {
       status.message = `${refused.message}; serving the last good content, ${loaded.content.origin}`;
     }
     // A refused spec.image change is tried again soon; a refused poll waits for the next poll.
-    if (refused && loaded.image !== image) return this.#end(s, status, interval ? Math.min(this.#notReadyMs, interval.ms) : this.#notReadyMs);
-    if (!interval) return this.#end(s, status);
+    if (refused && loaded.image !== image) return end(s, status, interval ? Math.min(notReadyMs, interval.ms) : notReadyMs);
+    if (!interval) return end(s, status);
     const next = Date.parse(status.latestImageRegistryPoll ?? t.toISOString()) + interval.ms - t.getTime();
-    return this.#end(s, status, Math.max(next, 1000));
+    return end(s, status, Math.max(next, 1000));
   }
 
   /** No content to serve: TRANSIENT_FAILURE, RegistryServerError and why; tried again soon. */
-  #failed(s: SourcePass, status: CatalogSourceStatus, message: string, t: Date, intervalMs: number | undefined): StepOutcome {
+  function failed(s: SourcePass, status: CatalogSourceStatus, message: string, t: Date, intervalMs: number | undefined): StepOutcome {
     status.reason = CatalogSourceRegistryServerError;
     status.message = message;
     const was = s.cs.status?.connectionState;
     const since = was?.lastObservedState === ConnectionStateTransientFailure && was.lastConnect ? was.lastConnect : t.toISOString();
     status.connectionState = { lastObservedState: ConnectionStateTransientFailure, lastConnect: since };
-    return this.#end(s, status, intervalMs !== undefined ? Math.min(this.#notReadyMs, intervalMs) : this.#notReadyMs);
+    return end(s, status, intervalMs !== undefined ? Math.min(notReadyMs, intervalMs) : notReadyMs);
   }
 
   /** spec.address: one gRPC channel per CatalogSource; its state goes into connectionState; content loaded when READY. */
-  async #syncAddress(s: SourcePass): Promise<StepOutcome> {
+  async function syncAddress(s: SourcePass): Promise<StepOutcome> {
     const { key, cs } = s;
-    const o = this.#o;
     o.images.remove(key);
     const address = cs.spec.address ?? '';
     const conn = o.addresses.ensure(key, address);
     const status: CatalogSourceStatus = {
       ...s.base,
-      registryService: { protocol: 'grpc', createdAt: cs.status?.registryService?.createdAt ?? this.#now().toISOString() },
+      registryService: { protocol: 'grpc', createdAt: cs.status?.registryService?.createdAt ?? new Date().toISOString() },
       connectionState: { address, lastObservedState: conn.state, lastConnect: conn.lastChange.toISOString() },
     };
     if (conn.state === ConnectionStateReady && o.addresses.needsSnapshot(key)) {
@@ -228,10 +180,37 @@ class CatalogSourceReconciler implements Reconciler, ContentRegistry {
         o.metrics?.snapshot(cs.metadata.namespace ?? '', cs.metadata.name ?? '');
       } catch (err) {
         o.logger?.info('registry snapshot failed', { catalogSource: key, address, err: errorMessage(err) });
-        return this.#end(s, status, this.#notReadyMs);
+        return end(s, status, notReadyMs);
       }
     }
-    return this.#end(s, status, conn.state === ConnectionStateReady ? this.#readyMs : this.#notReadyMs);
+    return end(s, status, conn.state === ConnectionStateReady ? readyMs : notReadyMs);
   }
+
+  const object = new ObjectReconciler<CatalogSource, SourcePass>({
+    kind: 'CatalogSource',
+    client: o.client,
+    get: o.get,
+    steps: [
+      { name: 'validateSourceType', run: async (s) => validateSourceType(s) },
+      { name: 'refuseConfigMap', run: async (s) => refuseConfigMap(s) },
+      // As upstream: the image wins when both are set.
+      { name: 'syncImage', run: syncImage },
+      { name: 'syncAddress', run: syncAddress },
+    ],
+    logger: o.logger ?? noopLogger,
+    state: (pass: Pass<CatalogSource>) => ({
+      key: pass.key,
+      cs: pass.obj,
+      base: pass.obj.status?.conditions ? { conditions: pass.obj.status.conditions } : {},
+    }),
+    forget,
+  });
+  return {
+    get(namespace, name) {
+      const key = `${namespace}/${name}`;
+      return o.images.current(key)?.content ?? o.addresses.content(key);
+    },
+    reconcile: (key, signal) => object.reconcile(key, signal),
+  };
 }
 

@@ -22,11 +22,8 @@ export interface CatalogSourceOptions extends RegistryFlagOptions {
   readonly platform?: string;
   /** gRPC client options for spec.address channels (e.g. a shorter reconnect backoff in tests). */
   readonly registryClient?: RegistryClientOptions;
-  readonly readyRecheckMs?: number;
   readonly notReadyRecheckMs?: number;
   readonly rateLimiter?: () => RateLimiter<string>;
-  /** How often the follower looks at every CatalogSource again (default 10 min). */
-  readonly followerResyncMs?: number;
 }
 
 export interface CatalogSourceParts extends ManagerParts {
@@ -79,7 +76,6 @@ export function catalogSourceSetup(options: CatalogSourceOptions): (ctx: Manager
       images,
       addresses,
       metrics: catalogSourceMetrics(metrics.registry, () => catalogSources.keys().length),
-      ...(options.readyRecheckMs && { readyRecheckMs: options.readyRecheckMs }),
       ...(options.notReadyRecheckMs && { notReadyRecheckMs: options.notReadyRecheckMs }),
       logger: log,
     });
@@ -101,9 +97,7 @@ export function catalogSourceSetup(options: CatalogSourceOptions): (ctx: Manager
       logger,
       metrics,
       ...(options.rateLimiter && { rateLimiter: options.rateLimiter() }),
-      ...(options.readyRecheckMs && { readyRecheckMs: options.readyRecheckMs }),
       ...(options.notReadyRecheckMs && { notReadyRecheckMs: options.notReadyRecheckMs }),
-      ...(options.followerResyncMs && { resyncMs: options.followerResyncMs }),
     });
     late.follower = follower;
     log.info('global catalog namespace', { namespace: options.globalCatalogNamespace });

@@ -7,7 +7,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ConnectionState } from '../../../api/operators/index.ts';
 import { FbcLoadError, FbcValidationError, catalogProblem, describeProblem, loadCatalog } from '../../shared/fbc/index.ts';
-import { CachingImagePuller, type RegistryClient as ImageRegistry, type UnpackLimits } from '../../shared/image/index.ts';
+import { CachingImagePuller, type RegistryClient as ImageRegistry } from '../../shared/image/index.ts';
 import { collectGarbage, type Logger } from '../../shared/observability/index.ts';
 import { RegistryClient, type RegistryClientOptions } from '../registryclient/index.ts';
 import { contentFromFbc, contentFromRegistry, type CatalogContent } from './content.ts';
@@ -23,16 +23,12 @@ export interface LoadedImage {
 export class CatalogRefusedError extends Error {
   /** spec.image as refused. */
   readonly image: string;
-  readonly digestRef: string;
-  /** The problem in one line (the shared FBC code's `describeProblem`). */
-  readonly problem: string;
 
+  /** `problem`: in one line (the shared FBC code's `describeProblem`). */
   constructor(image: string, digestRef: string, problem: string) {
     super(`catalog image ${digestRef} refused: ${problem}`);
     this.name = 'CatalogRefusedError';
     this.image = image;
-    this.digestRef = digestRef;
-    this.problem = problem;
   }
 }
 
@@ -53,8 +49,6 @@ export interface ImageSourcesOptions {
   readonly cacheDir: string;
   readonly registry: ImageRegistry;
   readonly platform?: string;
-  readonly limits?: Partial<UnpackLimits>;
-  readonly now?: () => Date;
   readonly logger?: Logger;
   /** Called when a key's served content is replaced or removed. */
   readonly onContent?: (key: string) => void;
@@ -64,7 +58,6 @@ export function imageSources(o: ImageSourcesOptions): ImageSources {
   const loaded = new Map<string, LoadedImage>();
   const refusals = new Map<string, { readonly digest: string; readonly error: CatalogRefusedError }>();
   const pullers = new Map<string, CachingImagePuller>();
-  const now = o.now ?? ((): Date => new Date());
   const dirOf = (key: string): string => join(o.cacheDir, ...key.split('/'));
   const pullerFor = (key: string): CachingImagePuller => {
     let p = pullers.get(key);
@@ -72,7 +65,6 @@ export function imageSources(o: ImageSourcesOptions): ImageSources {
       p = new CachingImagePuller({
         cacheDir: dirOf(key),
         registry: o.registry,
-        ...(o.limits && { limits: o.limits }),
         ...(o.platform && { platform: o.platform }),
         ...(o.logger && { logger: o.logger.child({ catalogSource: key }) }),
       });
@@ -137,7 +129,7 @@ export function imageSources(o: ImageSourcesOptions): ImageSources {
     const problem = catalogProblem(catalog);
     if (problem !== undefined) refuse(problem);
     refusals.delete(key);
-    loaded.set(key, { image, digest: pulled.digest, content: contentFromFbc(catalog, pulled.digestRef, now()) });
+    loaded.set(key, { image, digest: pulled.digest, content: contentFromFbc(catalog, pulled.digestRef, new Date()) });
     o.onContent?.(key);
     await puller.gc([pulled.digestRef]);
     collectGarbage(); // the parsed files' garbage, gone at once (shared/observability/memory.ts)
@@ -166,7 +158,6 @@ export interface AddressSourcesOptions {
   /** Called on every connectivity state change of a CatalogSource's channel. */
   readonly onChange: (key: string) => void;
   readonly client?: RegistryClientOptions;
-  readonly now?: () => Date;
   /** Called when a key's served content is replaced or removed. */
   readonly onContent?: (key: string) => void;
 }
@@ -182,7 +173,6 @@ interface Conn {
 
 export function addressSources(o: AddressSourcesOptions): AddressSources {
   const conns = new Map<string, Conn>();
-  const now = o.now ?? ((): Date => new Date());
   const drop = (key: string): void => {
     const c = conns.get(key);
     if (!c) return;
@@ -196,12 +186,12 @@ export function addressSources(o: AddressSourcesOptions): AddressSources {
       if (have && have.address === address) return have;
       drop(key);
       const client = new RegistryClient(address, o.client ?? {});
-      const conn: Conn = { address, client, state: client.state(true), lastChange: now() };
+      const conn: Conn = { address, client, state: client.state(true), lastChange: new Date() };
       conns.set(key, conn);
       client.watch((state) => {
         if (conns.get(key) !== conn) return;
         conn.state = state;
-        conn.lastChange = now();
+        conn.lastChange = new Date();
         if (state === 'READY') conn.readySince = conn.lastChange;
         o.onChange(key);
       });
@@ -215,7 +205,7 @@ export function addressSources(o: AddressSourcesOptions): AddressSources {
     async snapshot(key) {
       const c = conns.get(key);
       if (!c) return;
-      const content = await contentFromRegistry(c.client, c.address, now());
+      const content = await contentFromRegistry(c.client, c.address, new Date());
       if (conns.get(key) !== c) return;
       c.content = content;
       o.onContent?.(key);

@@ -104,14 +104,14 @@ export function copyableCSVHash(csv: ClusterServiceVersion): { spec: string; sta
 
 function copiedTransform(csv: ClusterServiceVersion): ClusterServiceVersion {
   const hashes = copyableCSVHash(csv);
-  const labels: Record<string, string> = {};
-  for (const k of [CopiedFromLabel, 'olm.managed']) if (csv.metadata.labels?.[k] !== undefined) labels[k] = csv.metadata.labels[k];
-  const annotations: Record<string, string> = {};
-  for (const k of [OperatorGroupAnnotationKey, OperatorGroupNamespaceAnnotationKey]) {
-    if (csv.metadata.annotations?.[k] !== undefined) annotations[k] = csv.metadata.annotations[k];
-  }
-  annotations[COPY_SPEC_HASH] = hashes.spec;
-  annotations[COPY_STATUS_HASH] = hashes.status;
+  const pick = (from: Record<string, string> | undefined, keys: string[]): Record<string, string> =>
+    Object.fromEntries(keys.flatMap((k) => (from?.[k] === undefined ? [] : [[k, from[k]]])));
+  const labels = pick(csv.metadata.labels, [CopiedFromLabel, 'olm.managed']);
+  const annotations = {
+    ...pick(csv.metadata.annotations, [OperatorGroupAnnotationKey, OperatorGroupNamespaceAnnotationKey]),
+    [COPY_SPEC_HASH]: hashes.spec,
+    [COPY_STATUS_HASH]: hashes.status,
+  };
   const { managedFields: _m, ...metadata } = csv.metadata;
   return { apiVersion: csv.apiVersion, kind: csv.kind, metadata: { ...metadata, labels, annotations }, spec: {} as ClusterServiceVersion['spec'] };
 }
@@ -141,13 +141,8 @@ function crdTransform(crd: KubeObject): CachedCRD {
   };
 }
 
-export interface OlmCacheOptions {
-  readonly client: KubeClient;
-  readonly logger: Logger;
-}
-
 /** Creates (does not start) the shared informers. */
-export function olmCaches({ client, logger }: OlmCacheOptions): OlmCaches {
+export function olmCaches({ client, logger }: { readonly client: KubeClient; readonly logger: Logger }): OlmCaches {
   const informer = informers(client, logger);
   const rbac = 'rbac.authorization.k8s.io/v1';
   const caches = {

@@ -101,17 +101,9 @@ const ALWAYS_ALLOW_GROUPS = ['system:masters'];
 const CACHE_TTL_MS = 10_000;
 
 /** The delegating authorizer: a SubjectAccessReview per distinct question, answers cached for 10 s. */
-export class SubjectAccessReviewer {
-  readonly #client: KubeClient;
-  readonly #now: () => number;
-  readonly #cache = new Map<string, { at: number; decision: Decision }>();
-
-  constructor(client: KubeClient, now: () => number = Date.now) {
-    this.#client = client;
-    this.#now = now;
-  }
-
-  async authorize(user: UserInfo, attrs: Attributes): Promise<Decision> {
+export function subjectAccessReviewer(client: KubeClient): (user: UserInfo, attrs: Attributes) => Promise<Decision> {
+  const cache = new Map<string, { at: number; decision: Decision }>();
+  return async (user, attrs) => {
     if (!attrs.resourceRequest && ALWAYS_ALLOW_PATHS.has(attrs.path)) return { allowed: true, reason: '' };
     if (user.groups.some((g) => ALWAYS_ALLOW_GROUPS.includes(g))) return { allowed: true, reason: '' };
     const spec = {
@@ -133,15 +125,15 @@ export class SubjectAccessReviewer {
         : { nonResourceAttributes: { path: attrs.path, verb: attrs.verb } }),
     };
     const key = JSON.stringify(spec);
-    const now = this.#now();
-    const hit = this.#cache.get(key);
-    if (hit && now - hit.at < CACHE_TTL_MS) return hit.decision;
-    const review = await this.#client.create<SubjectAccessReview>({ apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: {}, spec } as SubjectAccessReview);
+    const at = Date.now();
+    const hit = cache.get(key);
+    if (hit && at - hit.at < CACHE_TTL_MS) return hit.decision;
+    const review = await client.create<SubjectAccessReview>({ apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: {}, spec } as SubjectAccessReview);
     const decision = { allowed: review.status?.allowed === true, reason: review.status?.reason ?? '' };
-    if (this.#cache.size > 10_000) this.#cache.clear();
-    this.#cache.set(key, { at: now, decision });
+    if (cache.size > 10_000) cache.clear();
+    cache.set(key, { at, decision });
     return decision;
-  }
+  };
 }
 
 /** Reads the ConfigMap; logs and keeps the last good one when it cannot. */

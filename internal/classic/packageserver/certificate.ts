@@ -128,67 +128,58 @@ export function servingPair(secret: TLSSecret | undefined): { certPEM: string; k
   return { certPEM, keyPEM };
 }
 
+type Watched<T> = { get(key: string): T | undefined; onEvent(cb: (type: 'add' | 'update' | 'delete', obj: T) => void): () => void };
+
 export interface CertificateControllerOptions {
   readonly client: KubeClient;
   readonly service: ServiceRef;
-  /** The informer caches: the Secret (by name, in the Service's namespace) and the APIService (by name). */
-  readonly secrets: { get(key: string): TLSSecret | undefined };
-  readonly apiServices: { get(key: string): APIService | undefined };
+  /** The informers: the Secret (by name, in the Service's namespace) and the APIService (by name). */
+  readonly secrets: Watched<TLSSecret>;
+  readonly apiServices: Watched<APIService>;
   readonly logger: Logger;
-  readonly now?: () => Date;
 }
 
-/** The leader's reconcile of the Secret and the APIService's caBundle (one key: the Secret's). */
-export class CertificateReconciler implements Reconciler {
-  readonly #o: CertificateControllerOptions;
-
-  constructor(options: CertificateControllerOptions) {
-    this.#o = options;
-  }
-
-  async reconcile(_key: string, signal: AbortSignal): Promise<Result> {
-    const { client, service, logger } = this.#o;
-    const now = this.#o.now?.() ?? new Date();
-    const name = servingSecretName(service);
-    const existing = this.#o.secrets.get(`${service.namespace}/${name}`);
-    const decision = certDecision(existing, servingHosts(service), now);
-    let caPEM: string;
-    let rotateAt: Date;
-    if (decision.issue) {
-      const secret = issueSecret(service, now);
-      // A stale cache fails the update with a conflict (or the create with AlreadyExists): the controller retries.
-      if (existing) await client.update({ ...secret, metadata: { ...existing.metadata, ...secret.metadata, resourceVersion: existing.metadata.resourceVersion } }, { signal });
-      else await client.create(secret, { signal });
-      logger.info('issued the package server certificate', { secret: `${service.namespace}/${name}`, reason: decision.reason });
-      caPEM = secretPEMs(secret).caPEM!;
-      rotateAt = new Date(now.getTime() + CERT_VALID_FOR_MS - CERT_MIN_FRESH_MS);
-    } else {
-      caPEM = decision.caPEM;
-      rotateAt = decision.rotateAt;
-    }
-    const caBundle = Buffer.from(caPEM).toString('base64');
-    const apiService = this.#o.apiServices.get(PACKAGES_APISERVICE);
-    // Without the APIService there is nothing to trust the CA: its creation brings this back.
-    if (apiService && (apiService.spec?.caBundle !== caBundle || apiService.spec.insecureSkipTLSVerify)) {
-      // insecureSkipTLSVerify goes: the API server refuses it beside a caBundle.
-      await client.patch({ apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', name: PACKAGES_APISERVICE }, 'merge', { spec: { caBundle, insecureSkipTLSVerify: null } }, { signal });
-      logger.info('set the APIService caBundle', { apiService: PACKAGES_APISERVICE });
-    }
-    return { requeueAfterMs: Math.max(1000, Math.min(RECHECK_MS, rotateAt.getTime() - now.getTime())) };
-  }
-}
-
-/** The controller: the Secret's and the APIService's events enqueue the one key. */
-export function certificateController(
-  options: CertificateControllerOptions & {
-    readonly secretEvents: { onEvent(cb: (type: 'add' | 'update' | 'delete', obj: TLSSecret) => void): () => void };
-    readonly apiServiceEvents: { onEvent(cb: (type: 'add' | 'update' | 'delete', obj: APIService) => void): () => void };
-  },
-): Controller {
-  const key = `${options.service.namespace}/${servingSecretName(options.service)}`;
-  const controller = new Controller({ name: 'packageserver-certificate', reconciler: new CertificateReconciler(options), logger: options.logger });
-  controller.watch(options.secretEvents, () => key);
-  controller.watch(options.apiServiceEvents, () => key);
+/**
+ * The controller: the leader's reconcile of the Secret and the APIService's caBundle, one key (the Secret's), which the
+ * Secret's and the APIService's events enqueue.
+ */
+export function certificateController(o: CertificateControllerOptions): Controller {
+  const { client, service, logger } = o;
+  const name = servingSecretName(service);
+  const key = `${service.namespace}/${name}`;
+  const reconciler: Reconciler = {
+    async reconcile(_key, signal): Promise<Result> {
+      const now = new Date();
+      const existing = o.secrets.get(key);
+      const decision = certDecision(existing, servingHosts(service), now);
+      let caPEM: string;
+      let rotateAt: Date;
+      if (decision.issue) {
+        const secret = issueSecret(service, now);
+        // A stale cache fails the update with a conflict (or the create with AlreadyExists): the controller retries.
+        if (existing) await client.update({ ...secret, metadata: { ...existing.metadata, ...secret.metadata, resourceVersion: existing.metadata.resourceVersion } }, { signal });
+        else await client.create(secret, { signal });
+        logger.info('issued the package server certificate', { secret: key, reason: decision.reason });
+        caPEM = secretPEMs(secret).caPEM!;
+        rotateAt = new Date(now.getTime() + CERT_VALID_FOR_MS - CERT_MIN_FRESH_MS);
+      } else {
+        caPEM = decision.caPEM;
+        rotateAt = decision.rotateAt;
+      }
+      const caBundle = Buffer.from(caPEM).toString('base64');
+      const apiService = o.apiServices.get(PACKAGES_APISERVICE);
+      // Without the APIService there is nothing to trust the CA: its creation brings this back.
+      if (apiService && (apiService.spec?.caBundle !== caBundle || apiService.spec.insecureSkipTLSVerify)) {
+        // insecureSkipTLSVerify goes: the API server refuses it beside a caBundle.
+        await client.patch({ apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', name: PACKAGES_APISERVICE }, 'merge', { spec: { caBundle, insecureSkipTLSVerify: null } }, { signal });
+        logger.info('set the APIService caBundle', { apiService: PACKAGES_APISERVICE });
+      }
+      return { requeueAfterMs: Math.max(1000, Math.min(RECHECK_MS, rotateAt.getTime() - now.getTime())) };
+    },
+  };
+  const controller = new Controller({ name: 'packageserver-certificate', reconciler, logger });
+  controller.watch(o.secrets, () => key);
+  controller.watch(o.apiServices, () => key);
   // Once at the start, whether or not either object exists; then events and the requeue after each pass.
   controller.enqueue(key);
   return controller;

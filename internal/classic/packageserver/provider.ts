@@ -52,15 +52,8 @@ export function packageProvider(o: PackageProviderOptions): PackageProvider {
   const list = (namespace: string, selector?: LabelMatcher, name?: string): Found[] => {
     const all = o.catalogSources.list();
     if (namespace === '') return manifestsOf(all, undefined, selector, name);
-    const own = manifestsOf(
-      all.filter((s) => s.metadata.namespace === namespace),
-      namespace,
-      selector,
-      name,
-    );
-    if (namespace === o.globalCatalogNamespace) return own;
-    const global = all.filter((s) => s.metadata.namespace === o.globalCatalogNamespace);
-    return [...own, ...manifestsOf(global, namespace, selector, name)];
+    const of = (sourceNamespace: string): Found[] => manifestsOf(all.filter((s) => s.metadata.namespace === sourceNamespace), namespace, selector, name);
+    return namespace === o.globalCatalogNamespace ? of(namespace) : [...of(namespace), ...of(o.globalCatalogNamespace)];
   };
   return {
     list: (namespace, selector) => list(namespace, selector).map((f) => f.pm),

@@ -2,6 +2,7 @@
 // discovery (/apis, the group, the version), get and list of packagemanifests (namespaced and across namespaces),
 // label selectors, the `metadata.name` field selector, Table output (upstream's Name / Catalog / Age columns) and
 // Kubernetes Status errors (401, 403, 404, 405, 400); and (ours, additive: upstream's storage has none) watch.
+import { once } from 'node:events';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,13 +22,10 @@ export interface PackageServerOptions {
   readonly certPEM: string;
   readonly keyPEM: string;
   readonly logger: Logger;
-  readonly now?: () => number;
   /** Watch (ours): the index of revisions and changes; without it a watch is 405, as upstream. */
   readonly watch?: {
     readonly index: PackageIndex;
     readonly globalCatalogNamespace: string;
-    /** A watch without timeoutSeconds ends after this many seconds × [1, 2) (the API server's --min-request-timeout, 1800). */
-    readonly minRequestTimeoutSeconds?: number;
   };
 }
 
@@ -118,6 +116,9 @@ export const OPENAPI_V2 = {
     ),
   },
 };
+
+/** A watch without timeoutSeconds ends after this many seconds × [1, 2) (the API server's --min-request-timeout). */
+const MIN_REQUEST_TIMEOUT_SECONDS = 1800;
 
 const VERBS: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
 
@@ -237,7 +238,7 @@ export async function handle(o: PackageServerOptions, req: IncomingMessage, res:
   if (attrs.subresource === 'icon' && attrs.name !== '' && (method === 'GET' || method === 'HEAD')) return serveIcon(o, req, res, url, attrs.namespace, attrs.name);
   if (attrs.subresource !== '') return send(res, 404, pathNotFound());
   if (attrs.verb !== 'get' && attrs.verb !== 'list' && !(attrs.verb === 'watch' && o.watch)) return send(res, 405, methodNotSupported(attrs.verb));
-  const now = (o.now ?? Date.now)();
+  const now = Date.now();
   const asTable = wantsTable(req.headers.accept);
   if (attrs.verb === 'get') {
     const pm = o.provider.get(attrs.namespace, attrs.name);
@@ -287,17 +288,12 @@ function serveWatch(o: PackageServerOptions, w: NonNullable<PackageServerOptions
     if (!/^\d+$/.test(rvText)) return send(res, 400, badRequest(`resourceVersion: Invalid value: ${goQuote(rvText)}: invalid resource version`));
     from = Number(rvText);
     if (from > w.index.revision) {
-      return send(
-        res,
-        504,
-        status(504, 'Timeout', `Timeout: Too large resource version: ${from}, current: ${w.index.revision}`, {
-          causes: [{ message: `Too large resource version: ${from}, current: ${w.index.revision}` }],
-        }),
-      );
+      const message = `Too large resource version: ${from}, current: ${w.index.revision}`;
+      return send(res, 504, status(504, 'Timeout', `Timeout: ${message}`, { causes: [{ message }] }));
     }
   }
   const timeoutText = q.get('timeoutSeconds');
-  const timeoutSeconds = timeoutText && /^\d+$/.test(timeoutText) && Number(timeoutText) > 0 ? Number(timeoutText) : (w.minRequestTimeoutSeconds ?? 1800) * (Math.random() + 1);
+  const timeoutSeconds = timeoutText && /^\d+$/.test(timeoutText) && Number(timeoutText) > 0 ? Number(timeoutText) : MIN_REQUEST_TIMEOUT_SECONDS * (Math.random() + 1);
   const includeObject = q.get('includeObject');
   const line = (type: string, object: object): string => `${JSON.stringify({ type, object })}\n`;
   const event = (type: string, pm: PackageManifest): string => line(type, asTable ? { ...table([pm], now, includeObject), metadata: { resourceVersion: pm.metadata.resourceVersion ?? '' } } : pm);
@@ -380,13 +376,8 @@ export async function listen(o: PackageServerOptions, host: string, port: number
       else res.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ host, port }, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  server.listen({ host, port });
+  await once(server, 'listening'); // rejects on an 'error' first
   return {
     port: (server.address() as AddressInfo).port,
     setClientCA: (ca) => {

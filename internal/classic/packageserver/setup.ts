@@ -10,8 +10,8 @@ import type { Controller } from '../../shared/controller/index.ts';
 import { informers, type Informer } from '../../shared/kube/index.ts';
 import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
 import { sleep } from '../../shared/toolkit/index.ts';
-import { watchCertificate, type CertWatcher } from '../../shared/tlsprofile/index.ts';
-import { SubjectAccessReviewer, readRequestHeaderConfig, type RequestHeaderConfig } from './auth.ts';
+import { watchCertificate } from '../../shared/tlsprofile/index.ts';
+import { readRequestHeaderConfig, subjectAccessReviewer, type RequestHeaderConfig } from './auth.ts';
 import { PACKAGES_APISERVICE, certificateController, servingHosts, servingPair, servingSecretName, type APIService, type ServiceRef, type TLSSecret } from './certificate.ts';
 import { packageProvider } from './provider.ts';
 import { listen, type RunningServer } from './server.ts';
@@ -33,8 +33,6 @@ export interface PackageServerSetupOptions {
   readonly certDir?: string;
   /** The Service in front of the package server, whose names the kept certificate is for (default olmv1-system/packageserver-service). */
   readonly service?: ServiceRef;
-  /** How often the requestheader ConfigMap is re-read (default 60 s). */
-  readonly configRefreshMs?: number;
 }
 
 export interface PackageServerParts extends ManagerParts {
@@ -44,35 +42,32 @@ export interface PackageServerParts extends ManagerParts {
 
 export const DEFAULT_SERVICE: ServiceRef = { namespace: 'olmv1-system', name: 'packageserver-service' };
 
+/** Until the Secret is read: a pair nobody trusts (for a day), so the APIService is not Available before then. */
+function untrustedPair(service: ServiceRef): { certPEM: string; keyPEM: string } {
+  const notAfter = new Date(Date.now() + 24 * 3600_000);
+  return createSignedServingPair(notAfter, generateCA(notAfter), servingHosts(service));
+}
+
 export function packageServerSetup(options: PackageServerSetupOptions): (ctx: ManagerContext) => Promise<PackageServerParts> {
   return async ({ client, logger }) => {
     const log = logger.child({ component: 'package-server' });
-    let certPEM: string;
-    let keyPEM: string;
-    const serving: { server?: RunningServer } = {};
-    let files: CertWatcher | undefined;
-    if (options.certDir) {
-      // Read now and again when the files change (a renewed certificate-manager Secret): no restart.
-      files = await watchCertificate({
+    let server: RunningServer | undefined = undefined; // set once listening
+    // Read now and again when the files change (a renewed certificate-manager Secret): no restart.
+    const files =
+      options.certDir &&
+      (await watchCertificate({
         certFile: join(options.certDir, 'tls.crt'),
         keyFile: join(options.certDir, 'tls.key'),
         logger: log,
         onChange: (pair) => {
-          if (!serving.server) throw new Error('the package server is not listening yet');
-          serving.server.setCertificate(pair.cert.toString('utf8'), pair.key.toString('utf8'));
+          if (!server) throw new Error('the package server is not listening yet');
+          server.setCertificate(pair.cert.toString('utf8'), pair.key.toString('utf8'));
         },
-      });
-      certPEM = files.current.cert.toString('utf8');
-      keyPEM = files.current.key.toString('utf8');
-    } else {
-      // Until the Secret is read: a pair nobody trusts, so the APIService is not Available before then.
-      const notAfter = new Date(Date.now() + 24 * 3600_000);
-      const pair = createSignedServingPair(notAfter, generateCA(notAfter), servingHosts(options.service ?? DEFAULT_SERVICE));
-      certPEM = pair.certPEM;
-      keyPEM = pair.keyPEM;
-    }
+      }));
+    const { certPEM, keyPEM } = files
+      ? { certPEM: files.current.cert.toString('utf8'), keyPEM: files.current.key.toString('utf8') }
+      : untrustedPair(options.service ?? DEFAULT_SERVICE);
     let config: RequestHeaderConfig | undefined = await readRequestHeaderConfig(client, log);
-    const reviewer = new SubjectAccessReviewer(client);
     const index = new PackageIndex({ catalogSources: options.catalogSources, contents: options.contents });
     // No polling: a CatalogSource's manifests are computed again when its content or its object changes.
     const unsubscribe = [
@@ -85,7 +80,7 @@ export function packageServerSetup(options: PackageServerSetupOptions): (ctx: Ma
         provider: packageProvider({ ...options, index }),
         watch: { index, globalCatalogNamespace: options.globalCatalogNamespace },
         requestHeader: () => config,
-        authorize: (user, attrs) => reviewer.authorize(user, attrs),
+        authorize: subjectAccessReviewer(client),
         certPEM,
         keyPEM,
         logger: log,
@@ -93,7 +88,7 @@ export function packageServerSetup(options: PackageServerSetupOptions): (ctx: Ma
       options.host,
       options.port,
     );
-    serving.server = listening;
+    server = listening;
     log.info('serving packages.operators.coreos.com/v1', { host: options.host, port: listening.port });
     const kept: { informers: Informer[]; controllers: Controller[]; close: () => void } = { informers: [], controllers: [], close: () => undefined };
     if (!options.certDir) {
@@ -120,14 +115,13 @@ export function packageServerSetup(options: PackageServerSetupOptions): (ctx: Ma
           log.error('cannot load the package server Secret\'s certificate; serving the previous one', { secret, err });
         }
       };
-      const off = secrets.onEvent(serve);
+      kept.close = secrets.onEvent(serve);
       kept.informers.push(secrets, apiServices);
-      kept.controllers.push(certificateController({ client, service, secrets, apiServices, secretEvents: secrets, apiServiceEvents: apiServices, logger: log }));
-      kept.close = off;
+      kept.controllers.push(certificateController({ client, service, secrets, apiServices, logger: log }));
     }
     const refresh = async (signal: AbortSignal): Promise<void> => {
       while (!signal.aborted) {
-        await sleep(options.configRefreshMs ?? 60_000, signal);
+        await sleep(60_000, signal); // the requestheader ConfigMap re-read every minute
         if (signal.aborted) return;
         const next = await readRequestHeaderConfig(client, log);
         if (next && next.clientCA !== config?.clientCA) listening.setClientCA(next.clientCA);
@@ -138,7 +132,7 @@ export function packageServerSetup(options: PackageServerSetupOptions): (ctx: Ma
       informers: kept.informers,
       controllers: kept.controllers,
       runnables: [refresh],
-      closers: [() => listening.close(), async () => [...unsubscribe, kept.close, () => files?.stop()].forEach((u) => u?.())],
+      closers: [() => listening.close(), async () => [...unsubscribe, kept.close, () => files && files.stop()].forEach((u) => u?.())],
       port: listening.port,
     };
   };

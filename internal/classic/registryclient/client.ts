@@ -76,19 +76,17 @@ const protoFile = fileURLToPath(new URL('./registry.proto', import.meta.url));
 let serviceCtor: Grpc.ServiceClientConstructor | undefined;
 
 function registryService(): Grpc.ServiceClientConstructor {
-  if (!serviceCtor) {
-    const definition = (load('@grpc/proto-loader') as typeof ProtoLoader).loadSync(protoFile, {
-      keepCase: true,
-      longs: String,
-      enums: String,
-      defaults: true,
-      arrays: true,
-      oneofs: true,
-    });
-    const api = grpc().loadPackageDefinition(definition)['api'] as Grpc.GrpcObject;
-    serviceCtor = api['Registry'] as Grpc.ServiceClientConstructor;
-  }
-  return serviceCtor;
+  if (serviceCtor) return serviceCtor;
+  const definition = (load('@grpc/proto-loader') as typeof ProtoLoader).loadSync(protoFile, {
+    keepCase: true,
+    longs: String,
+    enums: String,
+    defaults: true,
+    arrays: true,
+    oneofs: true,
+  });
+  const api = grpc().loadPackageDefinition(definition)['api'] as Grpc.GrpcObject;
+  return (serviceCtor = api['Registry'] as Grpc.ServiceClientConstructor);
 }
 
 type Unary = (req: object, opts: Grpc.CallOptions, cb: (err: Grpc.ServiceError | null, res: unknown) => void) => Grpc.ClientUnaryCall;
@@ -107,8 +105,7 @@ export class RegistryClient {
 
   /** Names of every package, in the server's order. */
   async listPackages(): Promise<string[]> {
-    const names = await this.stream<{ name: string }>('ListPackages', {});
-    return names.map((p) => p.name);
+    return (await this.stream<{ name: string }>('ListPackages', {})).map((p) => p.name);
   }
 
   getPackage(name: string): Promise<Package> {
@@ -132,13 +129,6 @@ export class RegistryClient {
   /** The bundle of `channelName` in `pkgName` that replaces `csvName` (RPC GetBundleThatReplaces). */
   getReplacementBundleInChannel(csvName: string, pkgName: string, channelName: string): Promise<Bundle> {
     return this.unary<Bundle>('GetBundleThatReplaces', { csvName, pkgName, channelName });
-  }
-
-  /** Resolves once the channel is connected, or rejects after `timeoutMs`. */
-  waitForReady(timeoutMs = this.timeoutMs): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.client.waitForReady(Date.now() + timeoutMs, (err) => (err ? reject(err) : resolve()));
-    });
   }
 
   /** The channel's state now; `connect` starts connecting an IDLE channel (grpc-go's Connect()). */
@@ -168,10 +158,6 @@ export class RegistryClient {
     this.client.close();
   }
 
-  private deadline(): Grpc.CallOptions {
-    return { deadline: Date.now() + this.timeoutMs };
-  }
-
   private method<T>(name: string): T {
     const fn = (this.client as unknown as Record<string, unknown>)[name];
     if (typeof fn !== 'function') throw new Error(`registry.proto has no method ${name}`);
@@ -181,12 +167,12 @@ export class RegistryClient {
   private unary<T>(name: string, req: object): Promise<T> {
     const call = this.method<Unary>(name);
     return new Promise((resolve, reject) => {
-      call(req, this.deadline(), (err, res) => (err ? reject(err) : resolve(res as T)));
+      call(req, { deadline: Date.now() + this.timeoutMs }, (err, res) => (err ? reject(err) : resolve(res as T)));
     });
   }
 
   private stream<T>(name: string, req: object): Promise<T[]> {
-    const call = this.method<Streaming>(name)(req, this.deadline());
+    const call = this.method<Streaming>(name)(req, { deadline: Date.now() + this.timeoutMs });
     return new Promise((resolve, reject) => {
       const out: T[] = [];
       call.on('data', (d: unknown) => out.push(d as T));

@@ -3,4 +3,4 @@
 // @grpc/grpc-js and @grpc/proto-loader are loaded with the first client, not at start-up: only
 // spec.address CatalogSources need them (~25 MiB RSS, bench/footprint.ts).
 export { RegistryClient, RegistryStatus } from './client.ts';
-export type { Deprecation, Channel, Package, GroupVersionKind, Dependency, Property, Bundle, RegistryClientOptions, ConnectivityState } from './client.ts';
+export type { Deprecation, Channel, Package, GroupVersionKind, Dependency, Property, Bundle, RegistryClientOptions } from './client.ts';

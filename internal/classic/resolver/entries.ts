@@ -82,13 +82,12 @@ const same = (a: CatalogKey | undefined, b: CatalogKey): boolean => a !== undefi
 export function compareCatalogs(a: CatalogKey, b: CatalogKey, ctx: CatalogOrderContext): number {
   const existing = { name: EXISTING, namespace: ctx.namespace };
   const rank = (k: CatalogKey): number => (same(existing, k) ? 0 : same(ctx.preferred, k) ? 1 : 2);
-  const r = rank(a) - rank(b);
-  if (r !== 0) return r;
-  const p = ctx.priority(b) - ctx.priority(a);
-  if (p !== 0) return p;
-  const ns = Number(b.namespace === ctx.namespace) - Number(a.namespace === ctx.namespace);
-  if (ns !== 0) return ns;
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  return (
+    rank(a) - rank(b) ||
+    ctx.priority(b) - ctx.priority(a) ||
+    Number(b.namespace === ctx.namespace) - Number(a.namespace === ctx.namespace) ||
+    (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+  );
 }
 
 /** sortChannel: the single replaces chain, head first; skipped entries omitted. */

@@ -6,7 +6,7 @@ import { parseBlang, parseBlangRange, type BlangRange } from '../../shared/semve
 import { goQuote } from '../../shared/gocompat/index.ts';
 import { compileCel } from './cel.ts';
 import type { Entry } from './entries.ts';
-import { tryOr } from '../../shared/toolkit/index.ts';
+import { tryOr, withErrorPrefix } from '../../shared/toolkit/index.ts';
 
 export interface Predicate {
   test(e: Entry): boolean;
@@ -166,12 +166,7 @@ function decodeStruct(type: string, value: unknown, path: string): Record<string
 /** constraints.Parse: the size limit on the raw bytes, then a strict JSON decode. */
 export function parseConstraint(raw: string): Constraint {
   if (Buffer.byteLength(raw) > MAX_CONSTRAINT_SIZE) throw new Error(MAX_SIZE_MESSAGE);
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch (err) {
-    throw new Error(`invalid JSON in olm.constraint value ${goQuote(raw.length > 80 ? raw.slice(0, 80) + '…' : raw)}: ${(err as Error).message}`, { cause: err });
-  }
+  const value = withErrorPrefix(`invalid JSON in olm.constraint value ${goQuote(raw.length > 80 ? raw.slice(0, 80) + '…' : raw)}`, () => JSON.parse(raw) as unknown);
   return (decodeStruct('Constraint', value, '') ?? {}) as Constraint;
 }
 
@@ -192,25 +187,11 @@ export function constraintPredicate(c: Constraint): Predicate {
  */
 export function predicateForProperty(type: string, value: string): Predicate | undefined {
   if (type === 'olm.constraint') {
-    let c: Constraint;
-    try {
-      c = parseConstraint(value);
-    } catch (err) {
-      throw new Error(`parse olm.constraint: ${(err as Error).message}`, { cause: err });
-    }
-    try {
-      return constraintPredicate(c);
-    } catch (err) {
-      throw new Error(`convert olm.constraint to resolver predicate: ${(err as Error).message}`, { cause: err });
-    }
+    const c = withErrorPrefix('parse olm.constraint', () => parseConstraint(value));
+    return withErrorPrefix('convert olm.constraint to resolver predicate', () => constraintPredicate(c));
   }
   if (type !== 'olm.gvk.required' && type !== 'olm.package.required' && type !== 'olm.label.required') return undefined;
-  let v: Record<string, unknown>;
-  try {
-    v = obj(JSON.parse(value));
-  } catch (err) {
-    throw new Error(`invalid ${type} property value ${goQuote(value)}: ${(err as Error).message}`, { cause: err });
-  }
+  const v = obj(withErrorPrefix(`invalid ${type} property value ${goQuote(value)}`, () => JSON.parse(value) as unknown));
   if (type === 'olm.gvk.required') return gvkPredicate(str(v.group), str(v.version), str(v.kind));
   if (type === 'olm.package.required') return packageRequiredPredicate(str(v.packageName), str(v.versionRange));
   return labelPredicate(str(v.label));

@@ -28,13 +28,6 @@ export interface SolveOptions {
   /** What `deadline` is read on (default the toolkit's monotonic realClock). */
   readonly clock?: Clock;
   readonly signal?: AbortSignal;
-  /** Called on every unsatisfiable position during the preference search (upstream's Tracer). */
-  readonly trace?: (position: SearchPosition) => void;
-}
-
-export interface SearchPosition {
-  /** Identifiers guessed so far, in guess order. */
-  readonly assumptions: readonly string[];
 }
 
 /** Figures from the last solve, for benchmarks and logs. */
@@ -75,10 +68,9 @@ export function solve(variables: readonly Variable[], options: SolveOptions = {}
     stats.guesses = 0;
     stats.satCalls = 0;
   }
-  const ctx = new Context(problem, options, stats);
   const t0 = performance.now();
   try {
-    return guarded(problem, () => logic().disablingAssertions(() => ctx.run()));
+    return guarded(problem, () => logic().disablingAssertions(() => run(problem, options, stats)));
   } finally {
     if (stats) stats.solveMs = performance.now() - t0;
   }
@@ -277,6 +269,14 @@ export function guarded<T>(problem: { readonly variables: readonly unknown[]; re
   }
 }
 
+/** Before each solver call: SOLVER_INCOMPLETE once the deadline has passed or the signal aborted; else the call is counted. */
+function budget(options: SolveOptions, stats: SolveStats | undefined): void {
+  if (options.signal?.aborted || (options.deadline !== undefined && (options.clock ?? realClock).now() > options.deadline)) {
+    throw new ClassicResolutionError('SOLVER_INCOMPLETE', INCOMPLETE_MESSAGE);
+  }
+  if (stats) stats.satCalls++;
+}
+
 interface Guess {
   readonly m: number; // -1: satisfied by an earlier guess, or candidates exhausted
   readonly index: number;
@@ -290,56 +290,29 @@ interface Choice {
   readonly candidates: readonly number[];
 }
 
-class Context {
-  private readonly solver: Solver = new (logic().Solver)();
-  private model: Solution | undefined;
-  private levels = 0;
-  private nums: number[] = [];
-  private readonly problem: Problem;
-  private readonly options: SolveOptions;
-  private readonly stats: SolveStats | undefined;
-
-  constructor(problem: Problem, options: SolveOptions, stats: SolveStats | undefined) {
-    this.problem = problem;
-    this.options = options;
-    this.stats = stats;
-  }
-
-  run(): Variable[] {
-    const { variables } = this.problem;
-    this.nums = emit(this.solver, this.problem);
-    if (this.stats) this.stats.clauses = (this.solver as unknown as { clauses: unknown[] }).clauses.length;
-    this.model = this.call(() => this.solver.solve()) ?? undefined;
-    if (!this.model) throw new NotSatisfiableError(explain(this.problem, this.options, this.stats));
-    const guessed = this.search();
-    return this.minimise(guessed).map((i) => variables[i] as Variable);
-  }
-
-  private checkBudget(): void {
-    if (this.options.signal?.aborted || (this.options.deadline !== undefined && (this.options.clock ?? realClock).now() > this.options.deadline)) {
-      throw new ClassicResolutionError('SOLVER_INCOMPLETE', INCOMPLETE_MESSAGE);
-    }
-  }
-
-  private call<T>(fn: () => T): T {
-    this.checkBudget();
-    if (this.stats) this.stats.satCalls++;
+/** The solve after compile: one model, then upstream's search and minimisation on the same solver. */
+function run(problem: Problem, options: SolveOptions, stats: SolveStats | undefined): Variable[] {
+  const solver: Solver = new (logic().Solver)();
+  let model: Solution | undefined;
+  let levels = 0;
+  const nums = emit(solver, problem);
+  const call = <T>(fn: () => T): T => {
+    budget(options, stats);
     return fn();
-  }
+  };
 
   /**
    * Upstream's preference search. Each guess is checked with a full solve under assumptions
    * (upstream uses unit propagation and a full solve at the end; both accept the same first
    * satisfiable sequence of guesses). A model that already satisfies a guess saves the solve.
    */
-  private search(): Set<number> {
-    const deque: Choice[] = this.problem.anchors.map((a) => ({ index: 0, candidates: [a] }));
+  function search(): Set<number> {
+    const deque: Choice[] = problem.anchors.map((a) => ({ index: 0, candidates: [a] }));
     const guesses: Guess[] = [];
     const assumed = new Set<number>();
     let sat = true;
     for (;;) {
       if (!sat) {
-        this.options.trace?.({ assumptions: guesses.filter((g) => g.m >= 0).map((g) => this.problem.variables[g.m]?.id ?? '') });
         const g = guesses.pop();
         if (!g) break; // not reached: the problem was satisfiable before any guess
         if (g.m >= 0) {
@@ -358,26 +331,26 @@ class Context {
         guesses.push({ m, index: c.index, children: 0, candidates: c.candidates });
         continue;
       }
-      if (this.stats) this.stats.guesses++;
+      if (stats) stats.guesses++;
       const guess: Guess = { m, index: c.index, children: 0, candidates: c.candidates };
       guesses.push(guess);
-      for (const order of this.problem.orders[m] ?? []) {
+      for (const order of problem.orders[m] ?? []) {
         guess.children++;
         deque.push({ index: 0, candidates: order });
       }
       assumed.add(m);
-      if (this.model && holds(this.model, varName(m))) continue; // the current model already satisfies every guess
+      if (model && holds(model, varName(m))) continue; // the current model already satisfies every guess
       // One level variable stands for every guess so far: it implies the previous level and the
       // guesses made since (created only when a solve is needed).
       let at = guesses.length - 1;
       while (at > 0 && (guesses[at - 1] as Guess).level === undefined) at--;
       const previous = at > 0 ? (guesses[at - 1] as Guess).level : undefined;
       const pending = guesses.slice(at).flatMap((g) => (g.m >= 0 ? [varName(g.m)] : []));
-      const level = `l${this.levels++}`;
-      this.solver.require(logic().implies(level, logic().and(previous === undefined ? pending : [previous, ...pending])));
+      const level = `l${levels++}`;
+      solver.require(logic().implies(level, logic().and(previous === undefined ? pending : [previous, ...pending])));
       guess.level = level;
-      const next = this.call(() => this.solver.solveAssuming(level));
-      if (next) this.model = next;
+      const next = call(() => solver.solveAssuming(level));
+      if (next) model = next;
       else sat = false;
     }
     return assumed;
@@ -387,24 +360,29 @@ class Context {
    * Upstream's minimisation: guessed variables stay installed, variables the last model leaves out
    * stay out, and the number of other installed variables is minimised.
    */
-  private minimise(guessed: Set<number>): number[] {
-    const model = this.model as Solution;
-    const n = this.problem.variables.length;
+  function minimise(guessed: Set<number>): number[] {
+    const last = model as Solution;
+    const n = problem.variables.length;
     const extras: string[] = [];
-    for (let i = 0; i < n; i++) if (!guessed.has(i) && holds(model, varName(i))) extras.push(varName(i));
-    let best = model;
+    for (let i = 0; i < n; i++) if (!guessed.has(i) && holds(last, varName(i))) extras.push(varName(i));
+    let best = last;
     if (extras.length > 0) {
-      const raw = this.solver as unknown as RawSolver;
+      const raw = solver as unknown as RawSolver;
       for (let i = 0; i < n; i++) {
-        if (guessed.has(i)) raw._addClause(clause([this.nums[i] as number]));
-        else if (!holds(model, varName(i))) raw._addClause(clause([-(this.nums[i] as number)]));
+        if (guessed.has(i)) raw._addClause(clause([nums[i] as number]));
+        else if (!holds(last, varName(i))) raw._addClause(clause([-(nums[i] as number)]));
       }
-      best = this.call(() => this.solver.minimizeWeightedSum(model, extras, 1));
+      best = call(() => solver.minimizeWeightedSum(last, extras, 1));
     }
     const out: number[] = [];
     for (let i = 0; i < n; i++) if (holds(best, varName(i))) out.push(i);
     return out;
   }
+
+  if (stats) stats.clauses = (solver as unknown as { clauses: unknown[] }).clauses.length;
+  model = call(() => solver.solve()) ?? undefined;
+  if (!model) throw new NotSatisfiableError(explain(problem, options, stats));
+  return minimise(search()).map((i) => problem.variables[i] as Variable);
 }
 
 /**
@@ -423,18 +401,12 @@ function explain(problem: Problem, options: SolveOptions, stats: SolveStats | un
   const selectors = problem.encoded.map((_, j) => raw.getVarNum(sel(j)));
   emit(solver, problem, (j) => selectors[j] as number);
   for (let k = 0; k < n; k++) solver.require(logic().implies(on(k), logic().and(sel(k), on(k + 1))));
-  const budget = (): void => {
-    if (options.signal?.aborted || (options.deadline !== undefined && (options.clock ?? realClock).now() > options.deadline)) {
-      throw new ClassicResolutionError('SOLVER_INCOMPLETE', INCOMPLETE_MESSAGE);
-    }
-    if (stats) stats.satCalls++;
-  };
   const keep: number[] = [];
   let i = 0;
   let chunk = 1;
   while (i < n) {
     const k = Math.min(chunk, n - i);
-    budget();
+    budget(options, stats);
     if (solver.solveAssuming(on(i + k)) === null) {
       for (let j = i; j < i + k; j++) solver.forbid(sel(j)); // still unsatisfiable without them: drop
       i += k;

@@ -157,10 +157,7 @@ export function bundleSteps(bundle: RegistryV1, o: BundleStepOptions): Step[] {
   if (o.replaces) csv.spec.replaces = o.replaces;
   else delete csv.spec.replaces;
   csv.metadata.annotations = { ...csv.metadata.annotations, [PropertiesAnnotation]: propertiesAnnotation(o.properties) };
-  const steps = [stepFor(name, csv, o.catalog)];
-  for (const obj of [...bundle.crds, ...bundle.others]) steps.push(stepFor(name, obj, o.catalog));
-  for (const obj of rbacObjects(csv)) steps.push(stepFor(name, obj, o.catalog));
-  return steps;
+  return [csv, ...bundle.crds, ...bundle.others, ...rbacObjects(csv)].map((obj) => stepFor(name, obj, o.catalog));
 }
 
 export interface DependencySubscription {

@@ -5,7 +5,7 @@ import { isCopiedCSV, PropertiesAnnotation, type CatalogSource, type ClusterServ
 import type { CatalogContent, ContentBundle } from '../catalogsource/index.ts';
 import { makeEntry, type Catalog, type CatalogKey, type Entry, type Property } from '../resolver/index.ts';
 import { parseTolerant } from '../../shared/semver/index.ts';
-import { tryOr } from '../../shared/toolkit/index.ts';
+import { tryOr, withErrorPrefix } from '../../shared/toolkit/index.ts';
 
 const keyString = (k: CatalogKey): string => `${k.namespace}/${k.name}`;
 
@@ -88,13 +88,7 @@ export function namespaceCatalogs(
   return {
     catalogs,
     errors,
-    bundleOf: (entry) => {
-      for (const l of lookups) {
-        const b = l.bundles.get(entry);
-        if (b) return b;
-      }
-      return undefined;
-    },
+    bundleOf: (entry) => lookups.find((l) => l.bundles.has(entry))?.bundles.get(entry),
   };
 }
 
@@ -102,12 +96,7 @@ const gvkValue = (group: string, version: string, kind: string): string => JSON.
 
 /** Parses the properties annotation; throws upstream's error. */
 export function propertiesFromAnnotation(csvName: string, text: string): Property[] {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`failed to retrieve properties of csv ${JSON.stringify(csvName)}: ${(err as Error).message}`, { cause: err });
-  }
+  const doc = withErrorPrefix(`failed to retrieve properties of csv ${JSON.stringify(csvName)}`, () => JSON.parse(text) as unknown);
   const list = (doc as { properties?: unknown } | null)?.properties;
   if (!Array.isArray(list)) return [];
   return list.map((p: { type?: unknown; value?: unknown }) => ({ type: String(p.type ?? ''), value: JSON.stringify(p.value ?? null) }));
@@ -149,12 +138,8 @@ export function installedEntries(csvs: readonly ClusterServiceVersion[], subs: r
         properties.push({ type: 'olm.package', value: JSON.stringify({ packageName: [...packages][0], version: csv.spec.version ?? '' }) });
       }
     }
-    let pkg = '';
-    for (const p of properties) {
-      if (p.type !== 'olm.package') continue;
-      const v = decode(p.value) as { packageName?: unknown } | null;
-      if (typeof v?.packageName === 'string') pkg = v.packageName;
-    }
+    const packageNames = properties.filter((p) => p.type === 'olm.package').map((p) => (decode(p.value) as { packageName?: unknown } | null)?.packageName);
+    const pkg = packageNames.findLast((n): n is string => typeof n === 'string') ?? '';
     const version = tryOr(() => (csv.spec.version ? parseTolerant(csv.spec.version) : undefined), undefined);
     out.push({ name, package: pkg, channel: '', catalog: key, defaultChannel: false, skips: [], version, properties });
   }

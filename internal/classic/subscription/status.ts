@@ -83,12 +83,9 @@ export function catalogHealthy(cs: CatalogSource): boolean {
 }
 
 export function catalogHealth(sources: readonly CatalogSource[], now: string): SubscriptionCatalogHealth[] {
+  const key = (cs: CatalogSource): string => `${cs.metadata.namespace ?? ''}${cs.metadata.name ?? ''}`;
   return [...sources]
-    .sort((a, b) => {
-      const ka = `${a.metadata.namespace ?? ''}${a.metadata.name ?? ''}`;
-      const kb = `${b.metadata.namespace ?? ''}${b.metadata.name ?? ''}`;
-      return ka < kb ? -1 : ka > kb ? 1 : 0;
-    })
+    .sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))
     .map((cs) => ({
       catalogSourceRef: {
         apiVersion: 'operators.coreos.com/v1alpha1',

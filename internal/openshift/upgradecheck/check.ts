@@ -3,11 +3,11 @@
 // and, for each, what to upgrade it to first, asked of a finder per kind (cluster.ts reads the live catalogs).
 import { compareVersions, makeVersion, parseTolerant, type Version } from '../../shared/semver/index.ts';
 import { csvMaxOpenShiftVersion, type CsvInfo } from '../classic.ts';
+import { withErrorPrefix } from '../../shared/toolkit/index.ts';
 import { v1PropertiesFromAnnotation } from '../properties.ts';
 import {
   MAX_OPENSHIFT_VERSION_PROPERTY,
   classicBlocks,
-  classicMaxOpenShiftVersion,
   formatMinor,
   nextMinor,
   normalize,
@@ -107,13 +107,7 @@ export interface Finders {
 /** v1's reading of an extension's recorded properties: its max, or the problem upstream reports. */
 export function extensionMax(properties: string | undefined): Version | undefined {
   if (properties === undefined) return undefined;
-  let props: RawProperty[];
-  try {
-    props = v1PropertiesFromAnnotation(properties);
-  } catch (err) {
-    throw new Error(`could not convert olm.properties: ${(err as Error).message}`, { cause: err });
-  }
-  return bundleMaxV1(props);
+  return bundleMaxV1(withErrorPrefix('could not convert olm.properties', () => v1PropertiesFromAnnotation(properties)));
 }
 
 /** A bundle's max under v1's rules (more than one property, or one ToAllowedSemver refuses: an error). */
@@ -121,15 +115,8 @@ export function bundleMaxV1(props: readonly RawProperty[]): Version | undefined 
   const found = props.filter((p) => p.type === MAX_OPENSHIFT_VERSION_PROPERTY);
   if (found.length > 1) throw new Error(`more than one ${MAX_OPENSHIFT_VERSION_PROPERTY} found in bundle`);
   if (found.length === 0) return undefined;
-  try {
-    return v1AllowedVersion(found[0]!.value);
-  } catch (err) {
-    throw new Error(`error converting to semver for version ${found[0]!.value}: ${(err as Error).message}`, { cause: err });
-  }
+  return withErrorPrefix(`error converting to semver for version ${found[0]!.value}`, () => v1AllowedVersion(found[0]!.value));
 }
-
-/** A bundle's max under classic's rules. */
-export const bundleMaxClassic = (props: readonly RawProperty[]): Version | undefined => classicMaxOpenShiftVersion(props);
 
 const minorText = (v: Version): string => `${v.major}.${v.minor}`;
 

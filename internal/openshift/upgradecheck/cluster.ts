@@ -36,7 +36,8 @@ import { isCopied } from '../classic.ts';
 import { ClusterVersionKind, ClusterVersionName, ConfigGroupVersion, type ClusterVersion } from '../clusteroperator.ts';
 import { CSV_PROPERTIES_ANNOTATION, classicPropertiesFromAnnotation } from '../properties.ts';
 import { latestActive, type RevisionInfo } from '../v1.ts';
-import { bundleMaxClassic, bundleMaxV1, type CsvInstall, type ExtensionInstall, type Finders, type UpgradeCandidate } from './check.ts';
+import { classicMaxOpenShiftVersion } from '../version.ts';
+import { bundleMaxV1, type CsvInstall, type ExtensionInstall, type Finders, type UpgradeCandidate } from './check.ts';
 
 /** The cluster's version from ClusterVersion `version`: `.status.desired.version`, else the last Completed update. */
 export async function clusterVersion(client: KubeClient, signal?: AbortSignal): Promise<string> {
@@ -154,15 +155,9 @@ export async function clusterFinders(o: ClusterFindersOptions): Promise<Finders 
   const reader = catalogSourceReader({ registry: o.registry, ...(o.platform && { platform: o.platform }) });
   const subscriptions = new Map<string, Promise<Subscription[]>>();
   const subscriptionsIn = (namespace: string): Promise<Subscription[]> => {
-    let p = subscriptions.get(namespace);
-    if (!p) {
-      p = o.client.listAll<Subscription>({ apiVersion: V1alpha1, kind: SubscriptionKind, namespace }, opts).then((l) => l.items);
-      subscriptions.set(namespace, p);
-    }
-    return p;
+    if (!subscriptions.has(namespace)) subscriptions.set(namespace, o.client.listAll<Subscription>({ apiVersion: V1alpha1, kind: SubscriptionKind, namespace }, opts).then((l) => l.items));
+    return subscriptions.get(namespace)!;
   };
-
-  const catalogSourceContent = (cs: CatalogSource): Promise<CatalogContent> => reader.content(cs, o.signal);
 
   return {
     async extension(ext, allows) {
@@ -179,7 +174,7 @@ export async function clusterFinders(o: ClusterFindersOptions): Promise<Finders 
       const installed = { name: ext.bundle, version: ext.version };
       const pick = async (e: ClusterExtension): Promise<UpgradeCandidate> => {
         const r = await resolver.resolveBundle(e, installed, o.signal);
-        const max = maxOf(() => bundleMaxV1(r.bundle.properties.map((p) => ({ type: p.type, value: JSON.stringify(p.value) }))));
+        const max = maxOf(() => bundleMaxV1(propsOf(r.bundle)));
         return { bundle: r.bundle.name, version: r.bundle.version, source: `ClusterCatalog ${r.catalog}`, ...(max && { maxOpenShiftVersion: max }) };
       };
       try {
@@ -217,7 +212,7 @@ export async function clusterFinders(o: ClusterFindersOptions): Promise<Finders 
       }
       let content: CatalogContent;
       try {
-        content = await catalogSourceContent(cs);
+        content = await reader.content(cs, o.signal);
       } catch (err) {
         return { none: `CatalogSource ${sub.spec.sourceNamespace}/${sub.spec.source} not read: ${(err as Error).message}` };
       }
@@ -227,11 +222,11 @@ export async function clusterFinders(o: ClusterFindersOptions): Promise<Finders 
       if (!channel) return { none: `no channel ${JSON.stringify(channelName)} of package ${JSON.stringify(sub.spec.name)} in CatalogSource ${cs.metadata.namespace}/${cs.metadata.name}` };
       const bundles = new Map(content.bundles.filter((b) => b.package === sub.spec.name).map((b) => [b.name, b]));
       const reachable = successors(csv.name, channel.entries, bundles);
-      const ok = reachable.filter((b) => allowsBundle(() => bundleMaxClassic(b.properties), allows));
+      const ok = reachable.filter((b) => allowsBundle(() => classicMaxOpenShiftVersion(b.properties), allows));
       ok.sort((a, b) => compareVersions(versionOf(b), versionOf(a)));
       const best = ok[0];
       if (!best) return { none: `no bundle reachable from ${csv.name} in channel ${channelName} of CatalogSource ${cs.metadata.namespace}/${cs.metadata.name} allows it` };
-      const max = maxOf(() => bundleMaxClassic(best.properties));
+      const max = maxOf(() => classicMaxOpenShiftVersion(best.properties));
       return {
         bundle: best.name,
         version: best.version,

@@ -1,7 +1,6 @@
 // `kubectl olm upgrade-check`'s logic: which installs block an OpenShift upgrade and what to upgrade them to.
 // See README.md.
-export type { Allows, Blocker, CheckTarget, CsvInstall, ExtensionInstall, Finders, InstallKind, Report, UpgradeCandidate } from './check.ts';
-export { bundleMaxClassic, bundleMaxV1, extensionMax, targetRules, upgradeCheck } from './check.ts';
-export type { ClusterFindersOptions } from './cluster.ts';
+export type { Allows, Report } from './check.ts';
+export { upgradeCheck } from './check.ts';
 export { clusterFinders, clusterVersion, installedCsvs, installedExtensions } from './cluster.ts';
 export { formatReport } from './format.ts';

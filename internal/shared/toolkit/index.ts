@@ -6,6 +6,7 @@ export type { LogFields, Logger } from './logger.ts';
 export { noopLogger } from './logger.ts';
 export { oneLine } from './text.ts';
 export { tryOr } from './fallback.ts';
+export { withErrorPrefix } from './error-prefix.ts';
 export { isObject } from './record.ts';
 export { fnv64a } from './fnv.ts';
 export { aggregateMessages } from './aggregate.ts';
