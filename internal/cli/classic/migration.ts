@@ -21,9 +21,8 @@ import { BundleNameKey, MigratedFromSubscriptionKey, OwnerNameKey, PackageNameKe
 import { isObject, tryOr } from '../../shared/toolkit/index.ts';
 import { pendingPlan } from './logic.ts';
 
-/** Worst last: the exit code is 1 when any operator is ineligible or conflicting. */
-export const VERDICTS = ['eligible', 'already-migrated', 'ineligible', 'conflicting'] as const;
-export type Verdict = (typeof VERDICTS)[number];
+/** The exit code is 1 when any operator is ineligible or conflicting. */
+export type Verdict = 'eligible' | 'already-migrated' | 'ineligible' | 'conflicting';
 
 /** `olm.generated-by`: the Subscription was made by resolution, for another operator's dependency. */
 export const GeneratedByAnnotation = 'olm.generated-by';
@@ -246,11 +245,6 @@ export function classify(f: MigrationFacts): MigrationCheck {
   if (problems.length > 0) return verdict('ineligible', problems, extra);
   const b = catalog.bundle!;
   return verdict('eligible', [`${og.mode ?? ''}; bundle ${b.name} in ClusterCatalog "${b.catalog}"`], extra);
-}
-
-/** The worst verdict of a run (eligible when there is none). */
-export function worst(checks: readonly MigrationCheck[]): Verdict {
-  return checks.reduce<Verdict>((w, c) => (VERDICTS.indexOf(c.verdict) > VERDICTS.indexOf(w) ? c.verdict : w), 'eligible');
 }
 
 /** 0 when every operator is eligible or already migrated, 1 otherwise. */
