@@ -127,12 +127,15 @@ async function inputFromCluster(client: KubeClient, sub: Subscription, bundle: C
   };
 }
 
-/** Polls `test` (the CLI's `waitFor`) until it answers, or the deadline passes (the error says what `last` saw). */
-async function until<T>(what: string, timeout: number, io: CliIO, test: () => Promise<T | undefined>, last: () => string): Promise<T> {
-  const r = await waitFor<T>({ get: test, done: (v) => v !== undefined, timeoutMs: timeout, io, label: what });
-  if (r.ok && r.last !== undefined) return r.last;
-  if (!r.ok && r.reason === 'aborted') throw new Error(`interrupted while waiting for ${what}`);
-  throw new Error(`timed out waiting for ${what}${last() ? `: ${last()}` : ''}`);
+/**
+ * Polls `test` (the CLI's `waitFor`) until it answers true, or the deadline passes (the error says what it saw last:
+ * the text it answered instead).
+ */
+async function until(what: string, timeout: number, io: CliIO, test: () => Promise<true | string>): Promise<void> {
+  const r = await waitFor({ get: test, done: (v) => v === true, timeoutMs: timeout, io, label: what });
+  if (r.ok) return;
+  if (r.reason === 'aborted') throw new Error(`interrupted while waiting for ${what}`);
+  throw new Error(`timed out waiting for ${what}${r.last ? `: ${r.last}` : ''}`);
 }
 
 class Runner {
@@ -217,20 +220,12 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
     );
   }
   if (!r.dryRun) {
-    let last = '';
-    await until(
-      `ClusterObjectSet ${cosName} to succeed (operator-controller must run with --feature-gates=BoxcutterRuntime=true)`,
-      timeout,
-      io,
-      async () => {
-        const c = await getOrUndefined<ClusterObjectSet>(client, { ...COS, name: cosName });
-        const s = findCondition(c?.status?.conditions as Condition[] | undefined, 'Succeeded');
-        const p = findCondition(c?.status?.conditions as Condition[] | undefined, 'Progressing');
-        last = p ? `${p.reason}: ${p.message}` : '';
-        return s?.status === 'True' ? true : undefined;
-      },
-      () => last,
-    );
+    await until(`ClusterObjectSet ${cosName} to succeed (operator-controller must run with --feature-gates=BoxcutterRuntime=true)`, timeout, io, async () => {
+      const c = await getOrUndefined<ClusterObjectSet>(client, { ...COS, name: cosName });
+      const s = findCondition(c?.status?.conditions as Condition[] | undefined, 'Succeeded');
+      const p = findCondition(c?.status?.conditions as Condition[] | undefined, 'Progressing');
+      return s?.status === 'True' || (p ? `${p.reason}: ${p.message}` : '');
+    });
   }
   // 3b. classic ownership removed, so that neither the garbage collector nor the CSV finalizer deletes the objects
   for (const o of input.owned) await moveOwnership(r, objectRef(o), plan.ownership);
@@ -242,24 +237,16 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
     );
   }
   if (!r.dryRun) {
-    let last = '';
-    await until(
-      `ClusterExtension ${extName} to be installed from ${cosName}`,
-      timeout,
-      io,
-      async () => {
-        const e = await getOrUndefined<ClusterExtension>(client, { ...CE, name: extName });
-        const revs = (await client.list<ClusterObjectSet>(COS, { labelSelector: `${OwnerNameKey}=${extName}` })).items.map((c) => c.metadata.name ?? '');
-        if (revs.some((n) => n !== cosName)) throw new Error(`ClusterExtension ${extName} made another revision (${revs.join(', ')}) instead of adopting ${cosName}`);
-        const installed = findCondition(e?.status?.conditions as Condition[] | undefined, 'Installed');
-        const progressing = findCondition(e?.status?.conditions as Condition[] | undefined, 'Progressing');
-        last = [installed, progressing].filter((c) => c).map((c) => `${c!.type}=${c!.status} ${c!.reason}: ${c!.message}`).join('; ');
-        const active = (e?.status?.activeRevisions ?? []).map((a) => a.name);
-        const ok = installed?.status === 'True' && e?.status?.install?.bundle.name === input.bundle.name && active.length === 1 && active[0] === cosName;
-        return ok ? true : undefined;
-      },
-      () => last,
-    );
+    await until(`ClusterExtension ${extName} to be installed from ${cosName}`, timeout, io, async () => {
+      const e = await getOrUndefined<ClusterExtension>(client, { ...CE, name: extName });
+      const revs = (await client.list<ClusterObjectSet>(COS, { labelSelector: `${OwnerNameKey}=${extName}` })).items.map((c) => c.metadata.name ?? '');
+      if (revs.some((n) => n !== cosName)) throw new Error(`ClusterExtension ${extName} made another revision (${revs.join(', ')}) instead of adopting ${cosName}`);
+      const installed = findCondition(e?.status?.conditions as Condition[] | undefined, 'Installed');
+      const progressing = findCondition(e?.status?.conditions as Condition[] | undefined, 'Progressing');
+      const active = (e?.status?.activeRevisions ?? []).map((a) => a.name);
+      const ok = installed?.status === 'True' && e?.status?.install?.bundle.name === input.bundle.name && active.length === 1 && active[0] === cosName;
+      return ok || [installed, progressing].filter((c) => c).map((c) => `${c!.type}=${c!.status} ${c!.reason}: ${c!.message}`).join('; ');
+    });
   }
   // 5. the classic objects, without cascading to what v1 now owns
   for (const d of plan.deletions) {
@@ -274,7 +261,7 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
   }
   if (!r.dryRun) {
     const csvRef = { ...CSV, namespace: ns, name: input.csv.metadata.name ?? '' };
-    await until(`ClusterServiceVersion ${ns}/${csvRef.name} to be deleted (olm-classic removes its finalizer)`, timeout, io, async () => ((await getOrUndefined(client, csvRef)) ? undefined : true), () => '');
+    await until(`ClusterServiceVersion ${ns}/${csvRef.name} to be deleted (olm-classic removes its finalizer)`, timeout, io, async () => !(await getOrUndefined(client, csvRef)) || '');
     // olm-classic deletes the copies of a CSV that is gone; what is left after a while (it is not running, say) goes here.
     const copiesLeft = async (): Promise<ClusterServiceVersion[]> =>
       (await client.listAll<ClusterServiceVersion>(CSV, { labelSelector: `${CopiedFromLabel}=${ns}` })).items.filter((c) => c.metadata.name === csvRef.name);
@@ -440,19 +427,14 @@ async function migrateOne(client: KubeClient, io: CliIO, ns: string, subName: st
     io.stderr.write(`migration of subscription "${subName}" in namespace "${ns}" stopped: ${(err as Error).message}\nRun the same command again to go on.\n`);
     return { code: 1, result: `failed: ${(err as Error).message.split('\n')[0] ?? ''}` };
   }
-  const already = `subscription "${subName}" in namespace "${ns}" is already migrated to ClusterExtension "${input.extension}"; nothing to do\n`;
+  if (!runner.changed) {
+    io.stdout.write(`subscription "${subName}" in namespace "${ns}" is already migrated to ClusterExtension "${input.extension}"; nothing to do\n`);
+    return { code: 0, result: 'already migrated' };
+  }
   if (runner.dryRun) {
-    if (!runner.changed) {
-      io.stdout.write(already);
-      return { code: 0, result: 'already migrated' };
-    }
     // one operator: the objects too; with --all, the would-lines only
     if (check === undefined) io.stdout.write(`---\n${JSON.stringify([plan.objectSet, plan.extension], null, 2)}\n`);
     return { code: 0, result: `would migrate to ClusterExtension ${input.extension}` };
-  }
-  if (!runner.changed) {
-    io.stdout.write(already);
-    return { code: 0, result: 'already migrated' };
   }
   io.stdout.write(`subscription "${subName}" in namespace "${ns}" migrated to ClusterExtension "${input.extension}" (backup: Secret ${ns}/${backupSecretName(subName)})\n`);
   return { code: 0, result: `migrated to ClusterExtension ${input.extension}` };
@@ -620,13 +602,13 @@ export const migrateRollbackCommand: CliCommand = {
             ignoreNotFound(client.delete({ ...COS, name: cosName }, { propagationPolicy: 'Orphan', ...(uid && { preconditions: { uid } }) })),
           );
           if (!r.dryRun) {
-            await until(`ClusterObjectSet ${cosName} to be deleted`, timeout, io, async () => ((await getOrUndefined(client, { ...COS, name: cosName }))?.metadata.uid === uid ? undefined : true), () => '');
+            await until(`ClusterObjectSet ${cosName} to be deleted`, timeout, io, async () => (await getOrUndefined(client, { ...COS, name: cosName }))?.metadata.uid !== uid || '');
           }
         }
         for (const o of input.owned) await moveOwnership(r, objectRef(o), revisionMarks);
         for (const o of input.owned) await moveOwnership(r, objectRef(o), classicLabels(o));
         if (ext) await r.act(`delete ClusterExtension ${extName}`, () => deleteIfThere(client, { ...CE, name: extName }, false));
-        if (!r.dryRun) await until(`ClusterExtension ${extName} to be deleted`, timeout, io, async () => ((await getOrUndefined(client, { ...CE, name: extName })) ? undefined : true), () => '');
+        if (!r.dryRun) await until(`ClusterExtension ${extName} to be deleted`, timeout, io, async () => !(await getOrUndefined(client, { ...CE, name: extName })) || '');
         const og = input.operatorGroup;
         const groups = (await client.list<OperatorGroup>({ ...OG, namespace: ns })).items;
         if (og && groups.length === 0) await r.act(`create OperatorGroup ${ns}/${og.metadata.name ?? ''}`, () => client.create(restorable(og)));
@@ -638,18 +620,10 @@ export const migrateRollbackCommand: CliCommand = {
           await r.act(`create Subscription ${ns}/${subName} (startingCSV ${csvName})`, () => client.create(sub));
         }
         if (!r.dryRun) {
-          let last = '';
-          await until(
-            `ClusterServiceVersion ${ns}/${csvName} to succeed`,
-            timeout,
-            io,
-            async () => {
-              const c = await getOrUndefined<ClusterServiceVersion>(client, { ...CSV, namespace: ns, name: csvName });
-              last = c ? `${c.status?.phase ?? 'Pending'} ${c.status?.reason ?? ''}: ${c.status?.message ?? ''}` : '';
-              return c?.status?.phase === 'Succeeded' ? true : undefined;
-            },
-            () => last,
-          );
+          await until(`ClusterServiceVersion ${ns}/${csvName} to succeed`, timeout, io, async () => {
+            const c = await getOrUndefined<ClusterServiceVersion>(client, { ...CSV, namespace: ns, name: csvName });
+            return c?.status?.phase === 'Succeeded' || (c ? `${c.status?.phase ?? 'Pending'} ${c.status?.reason ?? ''}: ${c.status?.message ?? ''}` : '');
+          });
         }
         // The pin did its work once the Subscription has installed a CSV; then the Subscription is put back as it was
         // backed up (startingCSV only counts before anything is installed, so this changes no resolution).
@@ -657,7 +631,7 @@ export const migrateRollbackCommand: CliCommand = {
         const subRef = { ...SUB, namespace: ns, name: subName };
         if (original !== csvName) {
           if (!r.dryRun) {
-            await until(`Subscription ${ns}/${subName} to record an installed CSV`, timeout, io, async () => ((await getOrUndefined<Subscription>(client, subRef))?.status?.installedCSV ? true : undefined), () => '');
+            await until(`Subscription ${ns}/${subName} to record an installed CSV`, timeout, io, async () => !!(await getOrUndefined<Subscription>(client, subRef))?.status?.installedCSV || '');
           }
           // written only over the pinned Subscription as read (resourceVersion); olm-classic's status writes race it, so
           // a 409 is decided again on a fresh read
