@@ -1,8 +1,7 @@
 // `kubectl olm resolve`: what a ClusterExtension would get from catalog directories, offline —
 // the operator-controller resolver over catalogs loaded from disk, with its exact messages and an
 // explanation of what happened to every bundle.
-import { stat } from 'node:fs/promises';
-import { basename, resolve as resolvePath } from 'node:path';
+import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ClusterCatalog, ClusterExtension } from '../../api/v1/index.ts';
 import { MetadataNameLabel, UpgradeConstraintPolicyCatalogProvided, UpgradeConstraintPolicySelfCertified } from '../../api/v1/index.ts';
@@ -14,9 +13,9 @@ import {
   StaticContentClient,
   formatExplanation,
   getVersionAndRelease,
+  bundleMetadataVersion,
 } from '../operator-controller/resolve/index.ts';
-import { bundleMetadataVersion } from '../operator-controller/resolve/index.ts';
-import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
+import { CliUsageError, directory, type CliCommand, type CliIO } from './types.ts';
 import { NAMESPACE_USAGE } from './resolve-namespace-usage.ts';
 
 interface CatalogArg {
@@ -145,10 +144,7 @@ export const resolveCommand: CliCommand = {
     const indexes = new Map<string, CatalogIndex>();
     const catalogs: ClusterCatalog[] = [];
     for (const c of a.catalogs) {
-      const dir = resolvePath(io.cwd, c.dir);
-      const st = await stat(dir).catch(() => undefined);
-      if (!st) throw new Error(`open ${c.dir}: no such file or directory`);
-      if (!st.isDirectory()) throw new Error(`${c.dir} is not a directory`);
+      const dir = await directory(io, c.dir);
       const name = basename(dir);
       try {
         indexes.set(name, await indexFromDirectory(dir, { strict: false }));
