@@ -20,7 +20,8 @@ import { NAMESPACE_USAGE } from './resolve-namespace-usage.ts';
 
 interface CatalogArg {
   readonly dir: string;
-  priority: number;
+  /** Absent: 0 (no --priority follows the --catalog). */
+  priority?: number;
 }
 
 interface ResolveArgs {
@@ -59,18 +60,16 @@ export function parseResolveArgs(args: readonly string[]): ResolveArgs {
     throw new CliUsageError((err as Error).message);
   }
   const catalogs: CatalogArg[] = [];
-  const prioritySet = new Set<CatalogArg>();
   for (const t of parsed.tokens) {
     if (t.kind !== 'option') continue;
-    if (t.name === 'catalog') catalogs.push({ dir: t.value ?? '', priority: 0 });
+    if (t.name === 'catalog') catalogs.push({ dir: t.value ?? '' });
     if (t.name === 'priority') {
       const last = catalogs.at(-1);
       if (last === undefined) throw new CliUsageError('--priority must follow the --catalog it applies to');
-      if (prioritySet.has(last)) throw new CliUsageError(`--priority given twice for --catalog ${last.dir}`);
+      if (last.priority !== undefined) throw new CliUsageError(`--priority given twice for --catalog ${last.dir}`);
       const n = Number(t.value);
       if (!INT32.test(t.value ?? '') || n < -2147483648 || n > 2147483647) throw new CliUsageError(`invalid --priority "${t.value ?? ''}": want a 32-bit integer`);
       last.priority = n;
-      prioritySet.add(last);
     }
   }
   if (catalogs.length === 0) throw new CliUsageError('at least one --catalog <dir> is required');
@@ -155,7 +154,7 @@ export const resolveCommand: CliCommand = {
       }
       catalogs.push({
         metadata: { name, labels: { [MetadataNameLabel]: name } },
-        spec: { source: { type: 'Image', image: { ref: dir } }, priority: c.priority, availabilityMode: 'Available' },
+        spec: { source: { type: 'Image', image: { ref: dir } }, priority: c.priority ?? 0, availabilityMode: 'Available' },
       });
     }
 

@@ -157,11 +157,10 @@ class Runner {
     }
     await fn();
     const [verb = '', ...rest] = line.split(' ');
-    this.io.stdout.write(`${pastTense(verb)} ${rest.join(' ')}\n`);
+    const past = new Map([['create', 'created'], ['write', 'wrote'], ['patch', 'patched'], ['delete', 'deleted'], ['remove', 'removed']]).get(verb.toLowerCase());
+    this.io.stdout.write(`${past ?? verb} ${rest.join(' ')}\n`);
   }
 }
-
-const pastTense = (verb: string): string => ({ create: 'created', write: 'wrote', patch: 'patched', delete: 'deleted', remove: 'removed' })[verb.toLowerCase()] ?? verb;
 
 /**
  * One object's classic ownership change, decided on the object as read and written only if it is still that object
@@ -468,13 +467,7 @@ async function migrateAll(client: KubeClient, io: CliIO, namespace: string | und
     io.stderr.write(`${checks}\n`);
     return 1;
   }
-  interface Item {
-    namespace: string;
-    name: string;
-    package: string;
-    check?: MigrationCheck;
-  }
-  const items = new Map<string, Item>();
+  const items = new Map<string, Pick<MigrationCheck, 'namespace' | 'name' | 'package'> & { check?: MigrationCheck }>();
   for (const c of checks) items.set(`${c.namespace}/${c.name}`, { namespace: c.namespace, name: c.name, package: c.package, check: c });
   for (const b of await listBackups(client, namespace)) {
     const key = `${b.namespace}/${b.backup.subscription}`;

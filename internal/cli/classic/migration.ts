@@ -140,8 +140,6 @@ export function installModeOf(og: OperatorGroup, namespace: string): { mode: 'Al
   return { mode: targets[0] === namespace ? 'OwnNamespace' : 'SingleNamespace', targets };
 }
 
-const hasSelector = (og: OperatorGroup): boolean => !!og.spec?.selector && (Object.keys(og.spec.selector.matchLabels ?? {}).length > 0 || (og.spec.selector.matchExpressions ?? []).length > 0);
-
 /** What keeps the operator from moving because of its OperatorGroup, and the install mode it has. */
 function operatorGroupProblems(f: MigrationFacts): { problems: string[]; mode?: string } {
   const ns = f.sub.metadata.namespace ?? '';
@@ -151,7 +149,8 @@ function operatorGroupProblems(f: MigrationFacts): { problems: string[]; mode?: 
   const name = og.metadata.name ?? '';
   const problems: string[] = [];
   if (og.spec?.serviceAccountName) problems.push(`OperatorGroup "${name}" installs as ServiceAccount "${og.spec.serviceAccountName}"; OLM v1 has no scoped install account`);
-  if (hasSelector(og)) problems.push(`OperatorGroup "${name}" selects its namespaces by label; set spec.targetNamespaces instead first`);
+  const selector = og.spec?.selector;
+  if (selector && (Object.keys(selector.matchLabels ?? {}).length > 0 || (selector.matchExpressions ?? []).length > 0)) problems.push(`OperatorGroup "${name}" selects its namespaces by label; set spec.targetNamespaces instead first`);
   if (og.spec?.upgradeStrategy && og.spec.upgradeStrategy !== UpgradeStrategyDefault) problems.push(`OperatorGroup "${name}" has upgradeStrategy ${og.spec.upgradeStrategy}; OLM v1 has only ${UpgradeStrategyDefault}`);
   const { mode, targets } = installModeOf(og, ns);
   if (mode === 'MultiNamespace') problems.push(`installed MultiNamespace (OperatorGroup "${name}" targets ${targets.join(', ')}); OLM v1 has no MultiNamespace install mode`);
