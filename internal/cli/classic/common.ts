@@ -80,11 +80,8 @@ export async function waitInstalled(client: KubeClient, ns: string, name: string
       const csv = csvName ? await getCSV(client, ns, csvName) : undefined;
       return { sub, plan, csv };
     },
-    done: (o) => {
-      if (!o?.sub) return true;
-      if (o.plan && pendingPlan(o.sub, [o.plan])) return true;
-      return isDone(o, fromCSV);
-    },
+    // gone, a plan awaiting approval, or installed
+    done: (o) => !o?.sub || (!!o.plan && pendingPlan(o.sub, [o.plan]) !== undefined) || isDone(o, fromCSV),
     conditions: (o) => progressOf(o?.sub, o?.plan, o?.csv),
     timeoutMs: timeout,
     io,
