@@ -127,26 +127,31 @@ async function inputFromCluster(client: KubeClient, sub: Subscription, bundle: C
   };
 }
 
-/**
- * Polls `test` (the CLI's `waitFor`) until it answers true, or the deadline passes (the error says what it saw last:
- * the text it answered instead).
- */
-async function until(what: string, timeout: number, io: CliIO, test: () => Promise<true | string>): Promise<void> {
-  const r = await waitFor({ get: test, done: (v) => v === true, timeoutMs: timeout, io, label: what });
-  if (r.ok) return;
-  if (r.reason === 'aborted') throw new Error(`interrupted while waiting for ${what}`);
-  throw new Error(`timed out waiting for ${what}${r.last ? `: ${r.last}` : ''}`);
-}
-
+/** A migration's or rollback's steps: `act` makes (or, in a dry run, only names) a change; `until` waits for one. */
 class Runner {
   changed = false;
   readonly client: KubeClient;
   readonly io: CliIO;
   readonly dryRun: boolean;
-  constructor(client: KubeClient, io: CliIO, dryRun: boolean) {
+  /** How long `until` waits for each step. */
+  readonly timeout: number;
+  constructor(client: KubeClient, io: CliIO, dryRun: boolean, timeout: number) {
     this.client = client;
     this.io = io;
     this.dryRun = dryRun;
+    this.timeout = timeout;
+  }
+
+  /**
+   * Polls `test` (the CLI's `waitFor`) until it answers true, or the deadline passes (the error says what it saw last:
+   * the text it answered instead). A dry run waits for nothing.
+   */
+  async until(what: string, test: () => Promise<true | string>): Promise<void> {
+    if (this.dryRun) return;
+    const r = await waitFor({ get: test, done: (v) => v === true, timeoutMs: this.timeout, io: this.io, label: what });
+    if (r.ok) return;
+    if (r.reason === 'aborted') throw new Error(`interrupted while waiting for ${what}`);
+    throw new Error(`timed out waiting for ${what}${r.last ? `: ${r.last}` : ''}`);
   }
 
   async act(line: string, fn: () => Promise<unknown>): Promise<void> {
@@ -185,7 +190,7 @@ async function deleteIfThere(client: KubeClient, ref: ObjectRef, orphan: boolean
   await ignoreNotFound(client.delete(ref, orphan ? { propagationPolicy: 'Orphan' } : {}));
 }
 
-async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInput, backup: Backup, backupExists: boolean, backupDir: string, timeout: number): Promise<void> {
+async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInput, backup: Backup, backupExists: boolean, backupDir: string): Promise<void> {
   const { client, io } = r;
   const ns = input.sub.metadata.namespace ?? '';
   const subName = input.sub.metadata.name ?? '';
@@ -218,14 +223,12 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
       client.create(plan.objectSet),
     );
   }
-  if (!r.dryRun) {
-    await until(`ClusterObjectSet ${cosName} to succeed (operator-controller must run with --feature-gates=BoxcutterRuntime=true)`, timeout, io, async () => {
-      const c = await getOrUndefined<ClusterObjectSet>(client, { ...COS, name: cosName });
-      const s = findCondition(c?.status?.conditions as Condition[] | undefined, 'Succeeded');
-      const p = findCondition(c?.status?.conditions as Condition[] | undefined, 'Progressing');
-      return s?.status === 'True' || (p ? `${p.reason}: ${p.message}` : '');
-    });
-  }
+  await r.until(`ClusterObjectSet ${cosName} to succeed (operator-controller must run with --feature-gates=BoxcutterRuntime=true)`, async () => {
+    const c = await getOrUndefined<ClusterObjectSet>(client, { ...COS, name: cosName });
+    const s = findCondition(c?.status?.conditions as Condition[] | undefined, 'Succeeded');
+    const p = findCondition(c?.status?.conditions as Condition[] | undefined, 'Progressing');
+    return s?.status === 'True' || (p ? `${p.reason}: ${p.message}` : '');
+  });
   // 3b. classic ownership removed, so that neither the garbage collector nor the CSV finalizer deletes the objects
   for (const o of input.owned) await moveOwnership(r, objectRef(o), plan.ownership);
   // 4. the ClusterExtension, pinned to the installed version
@@ -235,18 +238,16 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
       client.create(plan.extension),
     );
   }
-  if (!r.dryRun) {
-    await until(`ClusterExtension ${extName} to be installed from ${cosName}`, timeout, io, async () => {
-      const e = await getOrUndefined<ClusterExtension>(client, { ...CE, name: extName });
-      const revs = (await client.list<ClusterObjectSet>(COS, { labelSelector: `${OwnerNameKey}=${extName}` })).items.map((c) => c.metadata.name ?? '');
-      if (revs.some((n) => n !== cosName)) throw new Error(`ClusterExtension ${extName} made another revision (${revs.join(', ')}) instead of adopting ${cosName}`);
-      const installed = findCondition(e?.status?.conditions as Condition[] | undefined, 'Installed');
-      const progressing = findCondition(e?.status?.conditions as Condition[] | undefined, 'Progressing');
-      const active = (e?.status?.activeRevisions ?? []).map((a) => a.name);
-      const ok = installed?.status === 'True' && e?.status?.install?.bundle.name === input.bundle.name && active.length === 1 && active[0] === cosName;
-      return ok || [installed, progressing].filter((c) => c).map((c) => `${c!.type}=${c!.status} ${c!.reason}: ${c!.message}`).join('; ');
-    });
-  }
+  await r.until(`ClusterExtension ${extName} to be installed from ${cosName}`, async () => {
+    const e = await getOrUndefined<ClusterExtension>(client, { ...CE, name: extName });
+    const revs = (await client.list<ClusterObjectSet>(COS, { labelSelector: `${OwnerNameKey}=${extName}` })).items.map((c) => c.metadata.name ?? '');
+    if (revs.some((n) => n !== cosName)) throw new Error(`ClusterExtension ${extName} made another revision (${revs.join(', ')}) instead of adopting ${cosName}`);
+    const installed = findCondition(e?.status?.conditions as Condition[] | undefined, 'Installed');
+    const progressing = findCondition(e?.status?.conditions as Condition[] | undefined, 'Progressing');
+    const active = (e?.status?.activeRevisions ?? []).map((a) => a.name);
+    const ok = installed?.status === 'True' && e?.status?.install?.bundle.name === input.bundle.name && active.length === 1 && active[0] === cosName;
+    return ok || [installed, progressing].filter((c) => c).map((c) => `${c!.type}=${c!.status} ${c!.reason}: ${c!.message}`).join('; ');
+  });
   // 5. the classic objects, without cascading to what v1 now owns
   for (const d of plan.deletions) {
     // The CSV's copies go after it: a copy deleted while its parent is still there is copied again by olm-classic.
@@ -260,7 +261,7 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
   }
   if (!r.dryRun) {
     const csvRef = { ...CSV, namespace: ns, name: input.csv.metadata.name ?? '' };
-    await until(`ClusterServiceVersion ${ns}/${csvRef.name} to be deleted (olm-classic removes its finalizer)`, timeout, io, async () => !(await getOrUndefined(client, csvRef)) || '');
+    await r.until(`ClusterServiceVersion ${ns}/${csvRef.name} to be deleted (olm-classic removes its finalizer)`, async () => !(await getOrUndefined(client, csvRef)) || '');
     // olm-classic deletes the copies of a CSV that is gone; what is left after a while (it is not running, say) goes here.
     const copiesLeft = async (): Promise<ClusterServiceVersion[]> =>
       (await client.listAll<ClusterServiceVersion>(CSV, { labelSelector: `${CopiedFromLabel}=${ns}` })).items.filter((c) => c.metadata.name === csvRef.name);
@@ -419,9 +420,9 @@ async function migrateOne(client: KubeClient, io: CliIO, ns: string, subName: st
     io.stderr.write(`subscription "${subName}" is being migrated to ClusterExtension "${input.extension}" (from its backup); --name ${opts.name} differs\n`);
     return { code: 1, result: `failed: --name ${opts.name} differs from the backup's ClusterExtension "${input.extension}"` };
   }
-  const runner = new Runner(client, io, opts.dryRun);
+  const runner = new Runner(client, io, opts.dryRun, opts.timeout);
   try {
-    await runMigration(runner, plan, input, backup, backupExists, backupDir, opts.timeout);
+    await runMigration(runner, plan, input, backup, backupExists, backupDir);
   } catch (err) {
     io.stderr.write(`migration of subscription "${subName}" in namespace "${ns}" stopped: ${(err as Error).message}\nRun the same command again to go on.\n`);
     return { code: 1, result: `failed: ${(err as Error).message.split('\n')[0] ?? ''}` };
@@ -583,7 +584,7 @@ export const migrateRollbackCommand: CliCommand = {
         return 1;
       }
       const input = inputFromBackup(found.backup);
-      const r = new Runner(client, io, values['dry-run'] === true);
+      const r = new Runner(client, io, values['dry-run'] === true, timeout);
       const cosName = `${extName}-1`;
       try {
         // Only the migrated revision: once it is gone the extension makes a revision of its own (collision protection
@@ -594,14 +595,12 @@ export const migrateRollbackCommand: CliCommand = {
           await r.act(`delete ClusterObjectSet ${cosName} (propagationPolicy=Orphan: its objects stay)`, () =>
             ignoreNotFound(client.delete({ ...COS, name: cosName }, { propagationPolicy: 'Orphan', ...(uid && { preconditions: { uid } }) })),
           );
-          if (!r.dryRun) {
-            await until(`ClusterObjectSet ${cosName} to be deleted`, timeout, io, async () => (await getOrUndefined(client, { ...COS, name: cosName }))?.metadata.uid !== uid || '');
-          }
+          await r.until(`ClusterObjectSet ${cosName} to be deleted`, async () => (await getOrUndefined(client, { ...COS, name: cosName }))?.metadata.uid !== uid || '');
         }
         for (const o of input.owned) await moveOwnership(r, objectRef(o), revisionMarks);
         for (const o of input.owned) await moveOwnership(r, objectRef(o), classicLabels(o));
         if (ext) await r.act(`delete ClusterExtension ${extName}`, () => deleteIfThere(client, { ...CE, name: extName }, false));
-        if (!r.dryRun) await until(`ClusterExtension ${extName} to be deleted`, timeout, io, async () => !(await getOrUndefined(client, { ...CE, name: extName })) || '');
+        await r.until(`ClusterExtension ${extName} to be deleted`, async () => !(await getOrUndefined(client, { ...CE, name: extName })) || '');
         const og = input.operatorGroup;
         const groups = (await client.list<OperatorGroup>({ ...OG, namespace: ns })).items;
         if (og && groups.length === 0) await r.act(`create OperatorGroup ${ns}/${og.metadata.name ?? ''}`, () => client.create(restorable(og)));
@@ -612,20 +611,16 @@ export const migrateRollbackCommand: CliCommand = {
           sub.spec = { ...input.sub.spec, startingCSV: csvName };
           await r.act(`create Subscription ${ns}/${subName} (startingCSV ${csvName})`, () => client.create(sub));
         }
-        if (!r.dryRun) {
-          await until(`ClusterServiceVersion ${ns}/${csvName} to succeed`, timeout, io, async () => {
-            const c = await getOrUndefined<ClusterServiceVersion>(client, { ...CSV, namespace: ns, name: csvName });
-            return c?.status?.phase === 'Succeeded' || (c ? `${c.status?.phase ?? 'Pending'} ${c.status?.reason ?? ''}: ${c.status?.message ?? ''}` : '');
-          });
-        }
+        await r.until(`ClusterServiceVersion ${ns}/${csvName} to succeed`, async () => {
+          const c = await getOrUndefined<ClusterServiceVersion>(client, { ...CSV, namespace: ns, name: csvName });
+          return c?.status?.phase === 'Succeeded' || (c ? `${c.status?.phase ?? 'Pending'} ${c.status?.reason ?? ''}: ${c.status?.message ?? ''}` : '');
+        });
         // The pin did its work once the Subscription has installed a CSV; then the Subscription is put back as it was
         // backed up (startingCSV only counts before anything is installed, so this changes no resolution).
         const original = input.sub.spec.startingCSV;
         const subRef = { ...SUB, namespace: ns, name: subName };
         if (original !== csvName) {
-          if (!r.dryRun) {
-            await until(`Subscription ${ns}/${subName} to record an installed CSV`, timeout, io, async () => !!(await getOrUndefined<Subscription>(client, subRef))?.status?.installedCSV || '');
-          }
+          await r.until(`Subscription ${ns}/${subName} to record an installed CSV`, async () => !!(await getOrUndefined<Subscription>(client, subRef))?.status?.installedCSV || '');
           // written only over the pinned Subscription as read (resourceVersion); olm-classic's status writes race it, so
           // a 409 is decided again on a fresh read
           await retryOnConflict(
