@@ -16,7 +16,7 @@ import { ignoreNotFound, type KubeClient } from '../shared/kube/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, runDelete, runList, labelsFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { CC, listCatalogs } from './content.ts';
 import { age, conditionStatus, emit, emitObjects, outputFormat, table, type OutputFormat } from './output.ts';
-import { CliUsageError, failure, type CliCommand, type CliIO } from './types.ts';
+import { asUsage, CliUsageError, failure, type CliCommand, type CliIO } from './types.ts';
 import { giveUpOn, unfixableCatalog } from './failfast.ts';
 import { contextError, waitFor } from './wait.ts';
 
@@ -116,12 +116,7 @@ export const catalogAddCommand: CliCommand = {
     const poll = Number(pollText ?? 0);
     if (poll > 0) {
       const { parseReference } = await import('../shared/image/index.ts');
-      let digest: boolean;
-      try {
-        digest = parseReference(image).digest !== undefined;
-      } catch (err) {
-        throw new CliUsageError(`invalid catalog source image "${image}": ${(err as Error).message}`);
-      }
+      const digest = asUsage(() => parseReference(image), `invalid catalog source image "${image}": `).digest !== undefined;
       if (digest) throw new CliUsageError(`cannot specify a non-zero --source-poll-interval-minutes for a digest based catalog image "${image}"`);
     }
     const labels = labelsFlag(values.labels);

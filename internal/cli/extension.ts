@@ -24,7 +24,7 @@ import { isAlreadyExists, isForbidden, ignoreNotFound, isNotFound, LabelSelector
 import { parseConstraints } from '../shared/semver/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, runDelete, runList, labelsFlag, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { age, byName, emit, emitObjects, outputFormat, table, type OutputFormat } from './output.ts';
-import { CliUsageError, failure, type CliCommand, type CliIO } from './types.ts';
+import { asUsage, CliUsageError, failure, type CliCommand, type CliIO } from './types.ts';
 import { giveUpOn, shellQuote, unfixable, unfixableLine, type Unfixable } from './failfast.ts';
 import { didYouMean, findPackage } from './preflight.ts';
 import { contextError, waitFor } from './wait.ts';
@@ -106,12 +106,7 @@ async function printExtensions(io: CliIO, format: OutputFormat, exts: readonly C
 }
 
 function validateVersion(version: string | undefined): void {
-  if (version === undefined || version === '') return;
-  try {
-    parseConstraints(version);
-  } catch (err) {
-    throw new CliUsageError(`invalid \`--version\` "${version}": ${(err as Error).message}`);
-  }
+  if (version) asUsage(() => parseConstraints(version), `invalid \`--version\` "${version}": `);
 }
 
 function catalogSelector(text: string | undefined): LabelSelector | undefined {

@@ -15,7 +15,7 @@ import {
   getVersionAndRelease,
   bundleMetadataVersion,
 } from '../operator-controller/resolve/index.ts';
-import { CliUsageError, directory, type CliCommand, type CliIO } from './types.ts';
+import { asUsage, CliUsageError, directory, type CliCommand, type CliIO } from './types.ts';
 import { NAMESPACE_USAGE } from './resolve-namespace-usage.ts';
 
 interface CatalogArg {
@@ -38,9 +38,8 @@ const INT32 = /^[+-]?\d+$/;
 
 /** Flags in order: each `--priority` applies to the `--catalog` before it. */
 export function parseResolveArgs(args: readonly string[]): ResolveArgs {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parsed = asUsage(() =>
+    parseArgs({
       args: [...args],
       options: {
         catalog: { type: 'string', multiple: true },
@@ -55,10 +54,8 @@ export function parseResolveArgs(args: readonly string[]): ResolveArgs {
       allowPositionals: false,
       strict: true,
       tokens: true,
-    });
-  } catch (err) {
-    throw new CliUsageError((err as Error).message);
-  }
+    }),
+  );
   const catalogs: CatalogArg[] = [];
   for (const t of parsed.tokens) {
     if (t.kind !== 'option') continue;

@@ -71,13 +71,18 @@ export class CliUsageError extends Error {
   override readonly name = 'CliUsageError';
 }
 
+/** What `parse` returns; what it throws is a usage error, its message after `prefix`. */
+export function asUsage<T>(parse: () => T, prefix = ''): T {
+  try {
+    return parse();
+  } catch (err) {
+    throw new CliUsageError(`${prefix}${(err as Error).message}`);
+  }
+}
+
 /** node:util parseArgs with positionals, strict, every problem a usage error (cluster commands' parseFlags adds pflag's rule). */
 export function parseStrict<O extends NonNullable<ParseArgsConfig['options']>>(args: readonly string[], options: O) {
-  try {
-    return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new CliUsageError((err as Error).message);
-  }
+  return asUsage(() => parseArgs({ args: [...args], options, allowPositionals: true, strict: true }));
 }
 
 /** A directory argument of an offline command, resolved against the working directory; one that is not there fails. */

@@ -9,12 +9,11 @@ import { RegistryClient, loadUserCredentials, readCertificateDir } from '../shar
 import { KubeClient } from '../shared/kube/index.ts';
 import { parseTolerant } from '../shared/semver/index.ts';
 import { insecureRegistries } from './cluster.ts';
-import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
+import { asUsage, CliUsageError, type CliCommand, type CliIO } from './types.ts';
 
 function parse(args: readonly string[]) {
-  let values;
-  try {
-    ({ values } = parseArgs({
+  const { values } = asUsage(() =>
+    parseArgs({
       args: [...args],
       options: {
         to: { type: 'string' },
@@ -28,10 +27,8 @@ function parse(args: readonly string[]) {
       },
       allowPositionals: false,
       strict: true,
-    }));
-  } catch (err) {
-    throw new CliUsageError((err as Error).message);
-  }
+    }),
+  );
   const output = values.output ?? 'table';
   if (output !== 'table' && output !== 'json' && output !== 'yaml') throw new CliUsageError(`invalid output format "${output}": want table, json or yaml`);
   for (const flag of ['to', 'current'] as const) {
