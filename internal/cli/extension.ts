@@ -66,8 +66,6 @@ export function stateOf(ext: ClusterExtension): string {
       return installed?.status === 'True' ? 'Upgrading' : 'Installing';
     case 'Retrying':
       return installed?.status === 'True' ? 'Installed, retrying' : 'Retrying';
-    case 'Blocked':
-      return 'Blocked';
     case 'InvalidConfiguration':
       return 'Invalid configuration';
     case 'ProgressDeadlineExceeded':

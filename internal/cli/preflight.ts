@@ -42,7 +42,7 @@ export type PackageCheck = { readonly found: true } | { readonly found: false; r
  * Whether a serving catalog the selector picks has `packageName`. `found: undefined` when that cannot be told (no
  * catalog serves, or one could not be read).
  */
-export async function findPackage(client: KubeClient, packageName: string, selector: LabelSelector | undefined, timeoutMs = 60_000): Promise<PackageCheck> {
+export async function findPackage(client: KubeClient, packageName: string, selector: LabelSelector | undefined): Promise<PackageCheck> {
   const matcher = labelSelectorAsSelector(selector);
   let all;
   try {
@@ -53,7 +53,7 @@ export async function findPackage(client: KubeClient, packageName: string, selec
   const catalogs = all.filter((c) => c.spec.availabilityMode !== AvailabilityModeUnavailable && matcher.matches(c.metadata.labels));
   const serving = catalogs.filter(isServing);
   if (serving.length === 0 || serving.length !== catalogs.length) return { found: undefined };
-  const content = new LiveContent(client, { timeoutMs });
+  const content = new LiveContent(client);
   try {
     const names: string[] = [];
     for (const c of serving) {

@@ -200,14 +200,11 @@ export function classify(f: MigrationFacts): MigrationCheck {
     ]);
   }
 
-  const conflicts: string[] = [];
-  for (const e of f.extensions) {
-    if (e.spec?.source.catalog?.packageName === pkg) conflicts.push(`ClusterExtension "${e.metadata.name ?? ''}" already installs package "${pkg}"`);
-  }
-  for (const other of f.subscriptions) {
-    if (other.spec.name !== pkg || (other.metadata.name === sub.metadata.name && other.metadata.namespace === ns)) continue;
-    conflicts.push(`Subscription ${other.metadata.namespace ?? ''}/${other.metadata.name ?? ''} also subscribes to package "${pkg}"; OLM v1 installs a package once per cluster`);
-  }
+  const others = f.subscriptions.filter((o) => o.spec.name === pkg && !(o.metadata.name === sub.metadata.name && o.metadata.namespace === ns));
+  const conflicts = [
+    ...f.extensions.filter((e) => e.spec?.source.catalog?.packageName === pkg).map((e) => `ClusterExtension "${e.metadata.name ?? ''}" already installs package "${pkg}"`),
+    ...others.map((o) => `Subscription ${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''} also subscribes to package "${pkg}"; OLM v1 installs a package once per cluster`),
+  ];
   if (conflicts.length > 0) return verdict('conflicting', conflicts);
 
   const problems: string[] = [];
