@@ -23,8 +23,7 @@ export const CC = { apiVersion: GroupVersion, kind: ClusterCatalogKind } as cons
 
 /** Every ClusterCatalog, by name. */
 export async function listCatalogs(client: KubeClient): Promise<ClusterCatalog[]> {
-  const list = await client.list<ClusterCatalog>(CC);
-  return [...list.items].sort(byName);
+  return (await client.list<ClusterCatalog>(CC)).items.sort(byName);
 }
 
 /** Serving=True with a resolved image: what catalogd serves (kubectl-operator's isCatalogServing, availability aside). */

@@ -263,7 +263,8 @@ export const installCommand: CliCommand = {
     const enforcement = oneOf('crd-upgrade-safety-enforcement', values['crd-upgrade-safety-enforcement'], ENFORCEMENTS);
     const labels = labelsFlag(values.labels);
     const channels = listFlag([...(values.channel ?? []), ...(values.channels ?? [])]);
-    const wait = values.wait === true && values['dry-run'] !== true;
+    const dryRun = values['dry-run'] === true;
+    const wait = values.wait === true && !dryRun;
     const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
     const name = values.name ?? packageName;
 
@@ -288,7 +289,6 @@ export const installCommand: CliCommand = {
           ...(enforcement && { install: { preflight: { crdUpgradeSafety: { enforcement } } } }),
         },
       };
-      const dryRun = values['dry-run'] === true;
       const fail = failure(io, `failed to install extension "${name}"`);
       // Check first, create after: an existing extension (→ upgrade), the namespace, the package.
       if (await getExtension(client, name)) {
