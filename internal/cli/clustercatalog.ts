@@ -133,12 +133,8 @@ export const catalogAddCommand: CliCommand = {
     };
     return withClient(values, io, async (client) => {
       const fail = failure(io, `failed to create catalog "${name}"`);
-      let created: ClusterCatalog;
-      try {
-        created = await client.create<ClusterCatalog>(catalog, { dryRun, fieldManager: 'kubectl-olm' });
-      } catch (err) {
-        return fail((err as Error).message);
-      }
+      const created = await client.create<ClusterCatalog>(catalog, { dryRun, fieldManager: 'kubectl-olm' }).catch((err: Error) => err);
+      if (created instanceof Error) return fail(created.message);
       if (format === 'table') io.stdout.write(`catalog "${name}" created${dryRun ? ' (dry run)' : ''}\n`);
       let result = created;
       if (values.wait && !dryRun) {

@@ -319,12 +319,10 @@ export const installCommand: CliCommand = {
           if (!isAlreadyExists(err)) throw err;
         }
       }
-      let created: ClusterExtension;
-      try {
-        created = await client.create<ClusterExtension>(ext, { dryRun, fieldManager: 'kubectl-olm' });
-      } catch (err) {
-        let why = (err as Error).message;
-        if (isAlreadyExists(err)) why += `; to change it run \`kubectl olm upgrade ${shellQuote(name)} --version <range>\``;
+      const created = await client.create<ClusterExtension>(ext, { dryRun, fieldManager: 'kubectl-olm' }).catch((err: Error) => err);
+      if (created instanceof Error) {
+        let why = created.message;
+        if (isAlreadyExists(created)) why += `; to change it run \`kubectl olm upgrade ${shellQuote(name)} --version <range>\``;
         if (createdNamespace) {
           // Leave nothing behind: the namespace this command made for the extension it could not create.
           await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace }).then(
@@ -438,25 +436,23 @@ export const upgradeCommand: CliCommand = {
     return withClient(values, io, async (client) => {
       // Read, compare and patch under the read's resourceVersion; a conflict (the controller wrote status in
       // between) reads again, as kubectl-operator's RetryOnConflict does.
-      let updated: ClusterExtension;
-      try {
-        updated = await retryOnConflict(async () => {
-          const ext = await getExtension(client, name);
-          if (!ext) throw new Error(`clusterextensions.${GroupName} "${name}" not found`);
-          const current = ext.spec?.source.catalog;
-          if (ext.spec?.source.sourceType !== SourceTypeCatalog || !current) throw new Error(`unrecognized source type: "${ext.spec?.source.sourceType ?? ''}"`);
-          const catalog: Record<string, unknown> = {};
-          if (values.version !== undefined && values.version !== (current.version ?? '')) catalog['version'] = values.version === '' ? null : values.version;
-          if (channelValues !== undefined && JSON.stringify(channelValues) !== JSON.stringify(current.channels ?? [])) {
-            catalog['channels'] = channelValues.length === 0 ? null : channelValues;
-          }
-          if (selector !== undefined && JSON.stringify(selector) !== JSON.stringify(current.selector ?? null)) catalog['selector'] = selector;
-          if (policy !== undefined && policy !== (current.upgradeConstraintPolicy ?? UpgradeConstraintPolicyCatalogProvided)) catalog['upgradeConstraintPolicy'] = policy;
-          if (Object.keys(catalog).length === 0) throw new Error('no changes detected - extension already in desired state');
-          return client.patch<ClusterExtension>({ ...CE, name }, 'merge', { metadata: { resourceVersion: ext.metadata?.resourceVersion }, spec: { source: { catalog } } }, { fieldManager: 'kubectl-olm' });
-        });
-      } catch (err) {
-        io.stderr.write(`failed to update extension: ${(err as Error).message}\n`);
+      const updated = await retryOnConflict(async () => {
+        const ext = await getExtension(client, name);
+        if (!ext) throw new Error(`clusterextensions.${GroupName} "${name}" not found`);
+        const current = ext.spec?.source.catalog;
+        if (ext.spec?.source.sourceType !== SourceTypeCatalog || !current) throw new Error(`unrecognized source type: "${ext.spec?.source.sourceType ?? ''}"`);
+        const catalog: Record<string, unknown> = {};
+        if (values.version !== undefined && values.version !== (current.version ?? '')) catalog['version'] = values.version === '' ? null : values.version;
+        if (channelValues !== undefined && JSON.stringify(channelValues) !== JSON.stringify(current.channels ?? [])) {
+          catalog['channels'] = channelValues.length === 0 ? null : channelValues;
+        }
+        if (selector !== undefined && JSON.stringify(selector) !== JSON.stringify(current.selector ?? null)) catalog['selector'] = selector;
+        if (policy !== undefined && policy !== (current.upgradeConstraintPolicy ?? UpgradeConstraintPolicyCatalogProvided)) catalog['upgradeConstraintPolicy'] = policy;
+        if (Object.keys(catalog).length === 0) throw new Error('no changes detected - extension already in desired state');
+        return client.patch<ClusterExtension>({ ...CE, name }, 'merge', { metadata: { resourceVersion: ext.metadata?.resourceVersion }, spec: { source: { catalog } } }, { fieldManager: 'kubectl-olm' });
+      }).catch((err: Error) => err);
+      if (updated instanceof Error) {
+        io.stderr.write(`failed to update extension: ${updated.message}\n`);
         return 1;
       }
       if (format === 'table') io.stdout.write(`extension "${name}" updated\n`);

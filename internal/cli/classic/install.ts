@@ -80,11 +80,9 @@ async function ensureOperatorGroup(client: KubeClient, io: CliIO, o: { ns: strin
   if ('problem' in plan) throw new Error(groups.length === 0 ? `${plan.problem}; create an OperatorGroup in namespace "${o.ns}" that it supports first` : plan.problem);
   if (groups.length === 1) return;
   const og: OperatorGroup = { ...OG, metadata: { name: o.ns, namespace: o.ns }, spec: plan.targetNamespaces ? { targetNamespaces: plan.targetNamespaces } : {} };
-  try {
-    await client.create(og, { fieldManager: FIELD_MANAGER });
-  } catch (err) {
-    throw new Error(`create operator group: ${(err as Error).message}`, { cause: err });
-  }
+  await client.create(og, { fieldManager: FIELD_MANAGER }).catch((err: Error) => {
+    throw new Error(`create operator group: ${err.message}`, { cause: err });
+  });
   const watches = plan.targetNamespaces === undefined ? 'AllNamespaces: the operator watches every namespace' : plan.targetNamespaces.length === 1 && plan.targetNamespaces[0] === o.ns ? `OwnNamespace: the operator watches namespace "${o.ns}"` : `the operator watches namespaces ${plan.targetNamespaces.map((n) => `"${n}"`).join(', ')}`;
   io.stderr.write(`operatorgroup "${o.ns}" created (${watches})\n`);
 }
@@ -148,11 +146,8 @@ export const installClassicCommand: CliCommand = {
         return fail(`get package manifest: ${err.message}`);
       }
       if (await getSub(client, ns, name)) return fail(`create subscription: subscriptions.${GroupName} "${name}" already exists`);
-      try {
-        await ensureOperatorGroup(client, io, { ns, pkg: packageName, supported, watch });
-      } catch (err) {
-        return fail((err as Error).message);
-      }
+      const refused = await ensureOperatorGroup(client, io, { ns, pkg: packageName, supported, watch }).catch((err: Error) => err);
+      if (refused) return fail(refused.message);
       const sub: Subscription = {
         ...SUB,
         metadata: { name, namespace: ns },
@@ -165,12 +160,8 @@ export const installClassicCommand: CliCommand = {
           ...(target.startingCSV && { startingCSV: target.startingCSV }),
         },
       };
-      let created: Subscription;
-      try {
-        created = await client.create<Subscription>(sub, { fieldManager: FIELD_MANAGER });
-      } catch (err) {
-        return fail(`create subscription: ${(err as Error).message}`);
-      }
+      const created = await client.create<Subscription>(sub, { fieldManager: FIELD_MANAGER }).catch((err: Error) => err);
+      if (created instanceof Error) return fail(`create subscription: ${created.message}`);
       if (format === 'table') io.stdout.write(`subscription "${name}" created\n`);
       let result = created;
       if (values.wait) {

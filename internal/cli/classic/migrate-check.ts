@@ -44,13 +44,10 @@ async function catalogBundles(client: KubeClient, io: CliIO, packages: ReadonlyS
   try {
     for (const c of serving) {
       const catalog = c.metadata.name ?? '';
-      let index;
-      try {
-        index = await content.index(c, io.signal);
-      } catch (err) {
+      const index = await content.index(c, io.signal).catch((err: unknown) => {
         io.stderr.write(`warning: catalog "${catalog}": ${(err as Error).message}\n`);
-        continue;
-      }
+      });
+      if (!index) continue;
       for (const pkg of index.packageNames()) {
         if (!packages.has(pkg)) continue;
         const content = index.getPackage(pkg);

@@ -16,13 +16,9 @@ async function operandsOf(client: KubeClient, csv: ClusterServiceVersion, io: Cl
   const watched = watchedNamespaces(csv);
   const out: ObjectRef[] = [];
   for (const k of ownedKinds(csv)) {
-    let namespaced: boolean;
-    try {
-      namespaced = (await client.mapping(k.apiVersion, k.kind)).namespaced;
-    } catch {
-      continue; // the CRD is gone or not served: no operands of it
-    }
-    const scopes = namespaced && watched ? watched : [undefined];
+    const mapping = await client.mapping(k.apiVersion, k.kind).catch(() => undefined);
+    if (!mapping) continue; // the CRD is gone or not served: no operands of it
+    const scopes = mapping.namespaced && watched ? watched : [undefined];
     for (const namespace of scopes) {
       try {
         const items = (await client.listAll({ apiVersion: k.apiVersion, kind: k.kind, ...(namespace && { namespace }) })).items;
