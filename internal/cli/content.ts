@@ -77,12 +77,9 @@ export class LiveContent implements CatalogContentClient {
 
   async #fetchProxied(proxyPath: string, signal?: AbortSignal): Promise<CatalogIndex> {
     const path = new URL(allEndpoint(`http://proxy${proxyPath}`)).pathname;
-    let body;
-    try {
-      body = await this.#client.connection.stream({ method: 'GET', path, signal });
-    } catch (err) {
-      throw new ContentClientError(`error performing request through the API server's service proxy (${path}): ${(err as Error).message}`, { cause: err });
-    }
+    const body = await this.#client.connection.stream({ method: 'GET', path, signal }).catch((err: Error) => {
+      throw new ContentClientError(`error performing request through the API server's service proxy (${path}): ${err.message}`, { cause: err });
+    });
     return indexFromJsonl(body as AsyncIterable<Buffer>);
   }
 

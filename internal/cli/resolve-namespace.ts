@@ -39,20 +39,18 @@ export async function resolveNamespaceCommand(args: readonly string[], io: CliIO
     for (const ns of new Set([namespace, globalNamespace])) sources.set(ns, (await client.listAll<CatalogSource>({ ...CS, namespace: ns })).items);
     const contents = new Map<string, CatalogContent>();
     await readCatalogSources(io, [...sources.values()].flat(), insecure, (cs, content) => contents.set(`${cs.metadata.namespace ?? ''}/${cs.metadata.name ?? ''}`, content));
-    let out;
-    try {
-      out = await resolveNamespace({
-        namespace,
-        globalNamespace,
-        subscriptions,
-        csvs,
-        operatorGroups,
-        catalogSources: (ns) => sources.get(ns) ?? [],
-        content: (ns, name) => contents.get(`${ns}/${name}`),
-      });
-    } catch (err) {
-      const lines = [(err as Error).message];
-      if (isNotSatisfiable(err)) lines.push('', 'The conflicting constraints (a minimal set: drop any one and the rest can be met):', ...describeConflict(err).map((l) => `  ${l}`));
+    const out = await resolveNamespace({
+      namespace,
+      globalNamespace,
+      subscriptions,
+      csvs,
+      operatorGroups,
+      catalogSources: (ns) => sources.get(ns) ?? [],
+      content: (ns, name) => contents.get(`${ns}/${name}`),
+    }).catch((err: Error) => err);
+    if (out instanceof Error) {
+      const lines = [out.message];
+      if (isNotSatisfiable(out)) lines.push('', 'The conflicting constraints (a minimal set: drop any one and the rest can be met):', ...describeConflict(out).map((l) => `  ${l}`));
       io.stdout.write(`${lines.join('\n')}\n`);
       return 1;
     }

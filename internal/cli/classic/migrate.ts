@@ -571,13 +571,10 @@ export const migrateRollbackCommand: CliCommand = {
       // Without -n and once the ClusterExtension is gone (a rollback interrupted after deleting it), the backup is
       // looked for in every namespace (in the context's namespace when the user may not list Secrets cluster-wide).
       const known = values.namespace ?? ext?.spec?.namespace;
-      let found: Awaited<ReturnType<typeof findBackup>>;
-      try {
-        found = await findBackup(client, known, extName);
-      } catch (err) {
+      const found = await findBackup(client, known, extName).catch((err: unknown) => {
         if (known !== undefined || !isForbidden(err)) throw err;
-        found = await findBackup(client, client.defaultNamespace ?? 'default', extName);
-      }
+        return findBackup(client, client.defaultNamespace ?? 'default', extName);
+      });
       const ns = found?.namespace ?? known ?? client.defaultNamespace ?? 'default';
       if (!found) {
         io.stderr.write(`no migration backup for ClusterExtension "${extName}" in namespace "${ns}" (Secrets labelled ${BackupLabel})\n`);
