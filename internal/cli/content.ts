@@ -67,12 +67,8 @@ export class LiveContent implements CatalogContentClient {
     const proxy = catalog.status?.urls?.base ? serviceProxyPath(catalog.status.urls.base) : undefined;
     if (proxy === undefined) return this.#http.populateCache(catalog, signal);
     const key = `${name}@${ref}`;
-    let p = this.#proxied.get(key);
-    if (!p) {
-      p = this.#fetchProxied(proxy, signal);
-      this.#proxied.set(key, p);
-    }
-    return p;
+    if (!this.#proxied.has(key)) this.#proxied.set(key, this.#fetchProxied(proxy, signal));
+    return this.#proxied.get(key)!;
   }
 
   async #fetchProxied(proxyPath: string, signal?: AbortSignal): Promise<CatalogIndex> {

@@ -115,14 +115,12 @@ async function collect(io: CliIO, flags: { kubeconfig?: string | undefined; cont
       const out: PackageSummary[] = [];
       // A catalog whose content cannot be read is named on stderr; the others still answer.
       const read = await Promise.all(
-        catalogs.map(async (c) => {
-          try {
-            return { c, index: await content.index(c) };
-          } catch (err) {
-            io.stderr.write(`warning: catalog "${c.metadata.name ?? ''}": ${(err as Error).message}\n`);
-            return undefined;
-          }
-        }),
+        catalogs.map((c) =>
+          content.index(c).then(
+            (index) => ({ c, index }),
+            (err: Error) => void io.stderr.write(`warning: catalog "${c.metadata.name ?? ''}": ${err.message}\n`),
+          ),
+        ),
       );
       const indexes = read.filter((r) => r !== undefined);
       if (indexes.length === 0) return undefined;

@@ -44,9 +44,7 @@ async function catalogBundles(client: KubeClient, io: CliIO, packages: ReadonlyS
   try {
     for (const c of serving) {
       const catalog = c.metadata.name ?? '';
-      const index = await content.index(c, io.signal).catch((err: unknown) => {
-        io.stderr.write(`warning: catalog "${catalog}": ${(err as Error).message}\n`);
-      });
+      const index = await content.index(c, io.signal).catch((err: Error) => void io.stderr.write(`warning: catalog "${catalog}": ${err.message}\n`));
       if (!index) continue;
       for (const pkg of index.packageNames()) {
         if (!packages.has(pkg)) continue;

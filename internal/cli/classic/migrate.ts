@@ -490,14 +490,11 @@ async function migrateAll(client: KubeClient, io: CliIO, namespace: string | und
     }
     io.stdout.write(`==> ${it.namespace}/${it.name} ${new Date().toISOString()}\n`);
     const backupDir = resolvePath(io.cwd, backupParent ?? '.', `olm-migrate-${it.namespace}-${it.name}-${stamp}`);
-    let r: MigrateResult;
-    try {
-      // a check that is not eligible with a backup present still goes on from the backup (migrateOne reads it first)
-      r = await migrateOne(client, io, it.namespace, it.name, backupDir, opts, it.check ?? ALREADY);
-    } catch (err) {
-      io.stderr.write(`migration of subscription "${it.name}" in namespace "${it.namespace}" stopped: ${(err as Error).message}\n`);
-      r = { code: 1, result: `failed: ${(err as Error).message.split('\n')[0] ?? ''}` };
-    }
+    // a check that is not eligible with a backup present still goes on from the backup (migrateOne reads it first)
+    const r = await migrateOne(client, io, it.namespace, it.name, backupDir, opts, it.check ?? ALREADY).catch((err: Error): MigrateResult => {
+      io.stderr.write(`migration of subscription "${it.name}" in namespace "${it.namespace}" stopped: ${err.message}\n`);
+      return { code: 1, result: `failed: ${err.message.split('\n')[0] ?? ''}` };
+    });
     if (r.code !== 0) code = 1;
     rows.push([it.name, it.namespace, it.package, r.result]);
   }
