@@ -54,18 +54,15 @@ export async function resolveNamespaceCommand(args: readonly string[], io: CliIO
       io.stdout.write(`${lines.join('\n')}\n`);
       return 1;
     }
-    const lines: string[] = [];
-    for (const r of out.resolved) {
+    const lines = out.resolved.map((r) => {
       const e = r.entry;
       const subs = subscriptions
         .filter((s) => s.spec.name === e.package && (!s.spec.channel || s.spec.channel === e.channel) && s.spec.source === e.catalog.name && s.spec.sourceNamespace === e.catalog.namespace)
         .map((s) => s.metadata.name ?? '');
       const current = subs.length > 0 && subscriptions.filter((s) => subs.includes(s.metadata.name ?? '')).every((s) => s.status?.installedCSV === e.name);
       const who = subs.length > 0 ? `Subscription ${subs.join(', ')}` : `dependency (Subscription ${[e.package, e.channel, e.catalog.name, e.catalog.namespace].join('-')} would be created)`;
-      lines.push(
-        `${e.name}: package ${e.package}, channel ${e.channel}, CatalogSource ${e.catalog.namespace}/${e.catalog.name}${r.replaces ? `, replaces ${r.replaces}` : ''} — ${who}${current ? ', installed' : ''}`,
-      );
-    }
+      return `${e.name}: package ${e.package}, channel ${e.channel}, CatalogSource ${e.catalog.namespace}/${e.catalog.name}${r.replaces ? `, replaces ${r.replaces}` : ''} — ${who}${current ? ', installed' : ''}`;
+    });
     io.stdout.write(`${lines.length > 0 ? lines.join('\n') : 'nothing to install'}\n`);
     return 0;
   });

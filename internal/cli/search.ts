@@ -112,7 +112,6 @@ async function collect(io: CliIO, flags: { kubeconfig?: string | undefined; cont
     if (!catalogs) return undefined;
     const content = new LiveContent(client, { timeoutMs: Number.isFinite(timeout) ? timeout : 24 * 3_600_000 });
     try {
-      const out: PackageSummary[] = [];
       // A catalog whose content cannot be read is named on stderr; the others still answer.
       const read = await Promise.all(
         catalogs.map((c) =>
@@ -124,13 +123,9 @@ async function collect(io: CliIO, flags: { kubeconfig?: string | undefined; cont
       );
       const indexes = read.filter((r) => r !== undefined);
       if (indexes.length === 0) return undefined;
-      for (const { c, index } of indexes) {
-        for (const name of index.packageNames()) {
-          if (!keep(name)) continue;
-          const s = summarize(c.metadata.name ?? '', index.getPackage(name));
-          if (s) out.push(s);
-        }
-      }
+      const out = indexes.flatMap(({ c, index }) =>
+        [...index.packageNames()].filter((name) => keep(name)).flatMap((name) => summarize(c.metadata.name ?? '', index.getPackage(name)) ?? []),
+      );
       return out.sort((a, b) => (a.package !== b.package ? (a.package < b.package ? -1 : 1) : a.catalog < b.catalog ? -1 : 1));
     } finally {
       await content.close();
