@@ -74,12 +74,10 @@ async function readBackup(client: KubeClient, ns: string, sub: string): Promise<
 /** The plan's input from the Backup (the objects as they were before the migration). */
 function inputFromBackup(b: Backup): MigrationInput {
   const of = (kind: string): KubeObject[] => b.items.filter((o) => o.kind === kind && o.apiVersion?.startsWith('operators.coreos.com/'));
-  const sub = of('Subscription')[0] as Subscription;
-  const csv = of('ClusterServiceVersion').find((c) => !isCopiedCSV(c as ClusterServiceVersion)) as ClusterServiceVersion;
   const classic = new Set(['Subscription', 'ClusterServiceVersion', 'InstallPlan', 'OperatorGroup']);
   return {
-    sub,
-    csv,
+    sub: of('Subscription')[0] as Subscription,
+    csv: of('ClusterServiceVersion').find((c) => !isCopiedCSV(c as ClusterServiceVersion)) as ClusterServiceVersion,
     copies: of('ClusterServiceVersion').filter((c) => isCopiedCSV(c as ClusterServiceVersion)) as ClusterServiceVersion[],
     plans: of('InstallPlan') as InstallPlan[],
     operatorGroup: of('OperatorGroup')[0] as OperatorGroup | undefined,
@@ -444,12 +442,10 @@ async function migrateOne(client: KubeClient, io: CliIO, ns: string, subName: st
 async function listBackups(client: KubeClient, ns: string | undefined): Promise<{ secret: string; namespace: string; backup: Backup }[]> {
   type Labelled = KubeObject & { data?: Record<string, string> };
   const secrets = (ns === undefined ? await client.listAll<Labelled>(SECRET, { labelSelector: BackupLabel }) : await client.list<Labelled>({ ...SECRET, namespace: ns }, { labelSelector: BackupLabel })).items;
-  const out: { secret: string; namespace: string; backup: Backup }[] = [];
-  for (const s of secrets) {
+  return secrets.flatMap((s) => {
     const data = s.data?.[BackupKey];
-    if (data) out.push({ secret: s.metadata.name ?? '', namespace: s.metadata.namespace ?? ns ?? '', backup: JSON.parse(gunzipSync(Buffer.from(data, 'base64')).toString('utf8')) as Backup });
-  }
-  return out;
+    return data ? [{ secret: s.metadata.name ?? '', namespace: s.metadata.namespace ?? ns ?? '', backup: JSON.parse(gunzipSync(Buffer.from(data, 'base64')).toString('utf8')) as Backup }] : [];
+  });
 }
 
 export const MIGRATE_ALL_HEADERS = ['NAME', 'NAMESPACE', 'PACKAGE', 'RESULT'] as const;
