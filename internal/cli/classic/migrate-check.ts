@@ -44,7 +44,9 @@ async function catalogBundles(client: KubeClient, io: CliIO, packages: ReadonlyS
   try {
     for (const c of serving) {
       const catalog = c.metadata.name ?? '';
-      const index = await content.index(c, io.signal).catch((err: Error) => void io.stderr.write(`warning: catalog "${catalog}": ${err.message}\n`));
+      const index = await content.index(c, io.signal).catch((err: Error) => {
+        io.stderr.write(`warning: catalog "${catalog}": ${err.message}\n`);
+      });
       if (!index) continue;
       for (const pkg of index.packageNames()) {
         if (!packages.has(pkg)) continue;

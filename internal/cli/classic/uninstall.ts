@@ -20,7 +20,9 @@ async function operandsOf(client: KubeClient, csv: ClusterServiceVersion, io: Cl
     if (!mapping) continue; // the CRD is gone or not served: no operands of it
     const scopes = mapping.namespaced && watched ? watched : [undefined];
     for (const namespace of scopes) {
-      const list = await client.listAll({ apiVersion: k.apiVersion, kind: k.kind, ...(namespace && { namespace }) }).catch((err: Error) => void io.stderr.write(`list ${k.kind} (${k.crd}): ${err.message}\n`));
+      const list = await client.listAll({ apiVersion: k.apiVersion, kind: k.kind, ...(namespace && { namespace }) }).catch((err: Error) => {
+        io.stderr.write(`list ${k.kind} (${k.crd}): ${err.message}\n`);
+      });
       for (const o of list?.items ?? []) out.push({ apiVersion: k.apiVersion, kind: k.kind, name: o.metadata?.name ?? '', ...(o.metadata?.namespace && { namespace: o.metadata.namespace }) });
     }
   }
