@@ -11,15 +11,6 @@ import { CliUsageError, parseStrict, type CliCommand } from './types.ts';
 
 const CERT_PROVIDERS = ['cert-manager', 'openshift-serviceca', 'none'] as const;
 
-function parse(args: readonly string[]) {
-  return parseStrict(args, {
-    'install-namespace': { type: 'string' },
-    'watch-namespace': { type: 'string' },
-    config: { type: 'string' },
-    'cert-provider': { type: 'string' },
-  });
-}
-
 /** One YAML document per object, keys sorted as sigs.k8s.io/yaml writes them. */
 export function manifestsYAML(objects: readonly object[]): string {
   return objects.map((o) => `---\n${dump(o, { sortKeys: true, noArrayIndent: true, lineWidth: -1, noRefs: true, quotingType: '"', skipInvalid: true })}`).join('');
@@ -46,7 +37,12 @@ export const bundleRender: CliCommand = {
     '  kubectl olm bundle render demo/bundles/demo-operator.v0.1.0 --install-namespace demo',
   ].join('\n'),
   async run(args, io) {
-    const { values, positionals } = parse(args);
+    const { values, positionals } = parseStrict(args, {
+      'install-namespace': { type: 'string' },
+      'watch-namespace': { type: 'string' },
+      config: { type: 'string' },
+      'cert-provider': { type: 'string' },
+    });
     if (positionals.length !== 1) throw new CliUsageError(`expected exactly one bundle directory, got ${positionals.length}`);
     const installNamespace = values['install-namespace'];
     if (installNamespace === undefined || installNamespace === '') throw new CliUsageError('--install-namespace is required');

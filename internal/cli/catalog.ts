@@ -1,28 +1,13 @@
 // `kubectl olm catalog validate|render <dir>`: the checks `opm validate` runs, and the bytes
 // catalogd would serve at /api/v1/all, for catalog maintainers' CI and for looking before pushing.
-import { resolve } from 'node:path';
-import { stat } from 'node:fs/promises';
 import { dump } from 'js-yaml';
 import { encodeJsonl, FbcLoadError, FbcValidationError, loadCatalog, validateDirectory } from '../shared/fbc/index.ts';
-import { CliUsageError, parseStrict, type CliCommand, type CliIO } from './types.ts';
+import { emit } from './output.ts';
+import { CliUsageError, directory, parseStrict, type CliCommand, type CliIO } from './types.ts';
 
-function parse(args: readonly string[], options: Record<string, { type: 'string'; short?: string }> = {}) {
-  return parseStrict(args, options);
-}
-
-async function catalogDir(positionals: readonly string[], io: CliIO): Promise<string> {
+function catalogDir(positionals: readonly string[], io: CliIO): Promise<string> {
   if (positionals.length !== 1) throw new CliUsageError(`expected exactly one catalog directory, got ${positionals.length}`);
-  const dir = resolve(io.cwd, positionals[0] as string);
-  const st = await stat(dir).catch(() => undefined);
-  if (!st) throw new Error(`open ${positionals[0]}: no such file or directory`);
-  if (!st.isDirectory()) throw new Error(`${positionals[0]} is not a directory`);
-  return dir;
-}
-
-/** A problem as opm words it: load errors name the file and the blob; validation errors are opm's text. */
-function problemMessage(err: unknown): string | undefined {
-  if (err instanceof FbcLoadError || err instanceof FbcValidationError) return err.message;
-  return undefined;
+  return directory(io, positionals[0]!);
 }
 
 export const catalogValidate: CliCommand = {
@@ -40,9 +25,9 @@ export const catalogValidate: CliCommand = {
     '  kubectl olm catalog validate demo/catalog',
   ].join('\n'),
   async run(args, io) {
-    const { values, positionals } = parse(args, { output: { type: 'string', short: 'o' } });
+    const { values, positionals } = parseStrict(args, { output: { type: 'string', short: 'o' } });
     const output = values.output ?? 'text';
-    if (!['text', 'json', 'yaml'].includes(output as string)) throw new CliUsageError(`invalid output format "${String(output)}": want text, json or yaml`);
+    if (!['text', 'json', 'yaml'].includes(output)) throw new CliUsageError(`invalid output format "${output}": want text, json or yaml`);
     const dir = await catalogDir(positionals, io);
     const message = await validateDirectory(dir);
     if (output === 'text') {
@@ -69,20 +54,18 @@ export const catalogRender: CliCommand = {
     "  kubectl olm catalog render demo/catalog | jq -c 'select(.schema == \"olm.channel\") | {name, entries}'",
   ].join('\n'),
   async run(args, io) {
-    const { positionals } = parse(args);
+    const { positionals } = parseStrict(args, {});
     const dir = await catalogDir(positionals, io);
     let chunks: readonly Buffer[];
     try {
       chunks = encodeJsonl(await loadCatalog(dir, { strict: false })).chunks;
     } catch (err) {
-      const message = problemMessage(err);
-      if (message === undefined) throw err;
-      io.stderr.write(`${message}\n`);
+      // A problem as opm words it: load errors name the file and the blob; validation errors are opm's text.
+      if (!(err instanceof FbcLoadError || err instanceof FbcValidationError)) throw err;
+      io.stderr.write(`${err.message}\n`);
       return 1;
     }
-    for (const chunk of chunks) {
-      if (!io.stdout.write(chunk)) await new Promise<void>((r) => io.stdout.once('drain', () => r()));
-    }
+    for (const chunk of chunks) await emit(io.stdout, chunk);
     return 0;
   },
 };

@@ -98,29 +98,25 @@ export function labelsFlag(values: readonly string[] | undefined): Record<string
 }
 
 /**
- * The cluster client of the kubeconfig the flags and environment name (kubectl's lookup order). API warnings (a
- * deprecated field such as ClusterExtension spec.serviceAccount, from an admission policy) go to stderr as kubectl
- * prints them, `Warning: <text>`, each text once.
+ * Runs `fn` with the cluster client of the kubeconfig the flags and environment name (kubectl's lookup order), and
+ * closes it afterwards. API warnings (a deprecated field such as ClusterExtension spec.serviceAccount, from an
+ * admission policy) go to stderr as kubectl prints them, `Warning: <text>`, each text once.
  */
-export async function connect(flags: { kubeconfig?: string | undefined; context?: string | undefined }, io: CliIO): Promise<KubeClient> {
-  const client = await KubeClient.fromConfig({
-    ...(flags.kubeconfig && { kubeconfig: flags.kubeconfig }),
-    ...(flags.context && { context: flags.context }),
-    env: io.env,
-    userAgent: 'kubectl-olm',
-    requestTimeoutMs: 60_000,
-  });
+export async function withClient<T>(flags: { kubeconfig?: string | undefined; context?: string | undefined }, io: CliIO, fn: (client: KubeClient) => Promise<T>): Promise<T> {
   const printed = new Set<string>();
-  return client.withWarningHandler(({ text }) => {
+  const client = (
+    await KubeClient.fromConfig({
+      ...(flags.kubeconfig && { kubeconfig: flags.kubeconfig }),
+      ...(flags.context && { context: flags.context }),
+      env: io.env,
+      userAgent: 'kubectl-olm',
+      requestTimeoutMs: 60_000,
+    })
+  ).withWarningHandler(({ text }) => {
     if (printed.has(text)) return;
     printed.add(text);
     io.stderr.write(`Warning: ${text}\n`);
   });
-}
-
-/** Runs `fn` with a client and closes it afterwards. */
-export async function withClient<T>(flags: { kubeconfig?: string | undefined; context?: string | undefined }, io: CliIO, fn: (client: KubeClient) => Promise<T>): Promise<T> {
-  const client = await connect(flags, io);
   try {
     return await fn(client);
   } finally {

@@ -16,7 +16,7 @@ import { ignoreNotFound, type KubeClient } from '../shared/kube/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, runDelete, runList, labelsFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { CC, listCatalogs } from './content.ts';
 import { age, conditionStatus, emit, emitObjects, outputFormat, table, type OutputFormat } from './output.ts';
-import { CliUsageError, failure, type CliCommand, type CliIO } from './types.ts';
+import { asUsage, CliUsageError, failure, type CliCommand, type CliIO } from './types.ts';
 import { giveUpOn, unfixableCatalog } from './failfast.ts';
 import { contextError, waitFor } from './wait.ts';
 
@@ -103,32 +103,21 @@ export const catalogAddCommand: CliCommand = {
     });
     const [name, image] = positionals(pos, ['name', 'image']) as [string, string];
     const format = outputFormat(values.output);
-    let priority: number | undefined;
-    if (values.priority !== undefined) {
-      priority = Number(values.priority);
-      if (!/^[+-]?\d+$/.test(values.priority) || priority < -2147483648 || priority > 2147483647) throw new CliUsageError(`invalid argument "${values.priority}" for "--priority" flag: want a 32-bit integer`);
+    const priority = values.priority === undefined ? undefined : Number(values.priority);
+    if (priority !== undefined && (!/^[+-]?\d+$/.test(values.priority!) || priority < -2147483648 || priority > 2147483647)) {
+      throw new CliUsageError(`invalid argument "${values.priority}" for "--priority" flag: want a 32-bit integer`);
     }
-    let availability: string | undefined;
-    if (values.available !== undefined) {
-      if (values.available === 'true') availability = AvailabilityModeAvailable;
-      else if (values.available === 'false') availability = AvailabilityModeUnavailable;
-      else throw new CliUsageError(`invalid \`--available\` value "${values.available}": must be one of: [true, false]`);
+    if (values.available !== undefined && values.available !== 'true' && values.available !== 'false') {
+      throw new CliUsageError(`invalid \`--available\` value "${values.available}": must be one of: [true, false]`);
     }
-    let poll: number | undefined;
+    const availability = values.available === 'false' ? AvailabilityModeUnavailable : AvailabilityModeAvailable;
     const pollText = values['source-poll-interval-minutes'];
-    if (pollText !== undefined) {
-      poll = Number(pollText);
-      if (!/^-?\d+$/.test(pollText)) throw new CliUsageError(`invalid argument "${pollText}" for "--source-poll-interval-minutes" flag: want an integer`);
-      if (poll > 0) {
-        const { parseReference } = await import('../shared/image/index.ts');
-        let digest: boolean;
-        try {
-          digest = parseReference(image).digest !== undefined;
-        } catch (err) {
-          throw new CliUsageError(`invalid catalog source image "${image}": ${(err as Error).message}`);
-        }
-        if (digest) throw new CliUsageError(`cannot specify a non-zero --source-poll-interval-minutes for a digest based catalog image "${image}"`);
-      }
+    if (pollText !== undefined && !/^-?\d+$/.test(pollText)) throw new CliUsageError(`invalid argument "${pollText}" for "--source-poll-interval-minutes" flag: want an integer`);
+    const poll = Number(pollText ?? 0);
+    if (poll > 0) {
+      const { parseReference } = await import('../shared/image/index.ts');
+      const digest = asUsage(() => parseReference(image), `invalid catalog source image "${image}": `).digest !== undefined;
+      if (digest) throw new CliUsageError(`cannot specify a non-zero --source-poll-interval-minutes for a digest based catalog image "${image}"`);
     }
     const labels = labelsFlag(values.labels);
     const dryRun = values['dry-run'] === true;
@@ -137,19 +126,15 @@ export const catalogAddCommand: CliCommand = {
       ...CC,
       metadata: { name, ...(Object.keys(labels).length > 0 && { labels }) },
       spec: {
-        source: { type: SourceTypeImage, image: { ref: image, ...(poll !== undefined && poll > 0 && { pollIntervalMinutes: poll }) } },
+        source: { type: SourceTypeImage, image: { ref: image, ...(poll > 0 && { pollIntervalMinutes: poll }) } },
         ...(priority !== undefined && { priority }),
-        availabilityMode: (availability ?? AvailabilityModeAvailable) as ClusterCatalog['spec']['availabilityMode'],
+        availabilityMode: availability,
       },
     };
     return withClient(values, io, async (client) => {
       const fail = failure(io, `failed to create catalog "${name}"`);
-      let created: ClusterCatalog;
-      try {
-        created = await client.create<ClusterCatalog>(catalog, { dryRun, fieldManager: 'kubectl-olm' });
-      } catch (err) {
-        return fail((err as Error).message);
-      }
+      const created = await client.create<ClusterCatalog>(catalog, { dryRun, fieldManager: 'kubectl-olm' }).catch((err: Error) => err);
+      if (created instanceof Error) return fail(created.message);
       if (format === 'table') io.stdout.write(`catalog "${name}" created${dryRun ? ' (dry run)' : ''}\n`);
       let result = created;
       if (values.wait && !dryRun) {

@@ -29,17 +29,12 @@ export function argumentSource(path: readonly string[], classic = false): NameSo
 /** Where names come from: cluster-scoped kinds, or (classic) kinds in the namespace -n names. */
 export type NameSource = 'extensions' | 'catalogs' | 'subscriptions' | 'installplans';
 
-export interface Completion {
-  readonly candidates: readonly string[];
-  readonly directive: number;
-}
-
 /**
  * What may replace the last word of `words` (the words after `kubectl olm`, the last one being
  * typed), among the commands of `table` (commands.ts). `names` lists extensions or catalogs from the cluster when a
  * command takes one.
  */
-export async function complete(table: readonly CliCommandEntry[], words: readonly string[], names: (what: NameSource) => Promise<string[]>): Promise<Completion> {
+export async function complete(table: readonly CliCommandEntry[], words: readonly string[], names: (what: NameSource) => Promise<string[]>) {
   const visible = table.filter((c) => !c.path[0]!.startsWith('__'));
   const typed = words.at(-1) ?? '';
   const before = words.slice(0, -1);

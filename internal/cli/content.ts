@@ -23,8 +23,7 @@ export const CC = { apiVersion: GroupVersion, kind: ClusterCatalogKind } as cons
 
 /** Every ClusterCatalog, by name. */
 export async function listCatalogs(client: KubeClient): Promise<ClusterCatalog[]> {
-  const list = await client.list<ClusterCatalog>(CC);
-  return [...list.items].sort(byName);
+  return (await client.list<ClusterCatalog>(CC)).items.sort(byName);
 }
 
 /** Serving=True with a resolved image: what catalogd serves (kubectl-operator's isCatalogServing, availability aside). */
@@ -68,22 +67,15 @@ export class LiveContent implements CatalogContentClient {
     const proxy = catalog.status?.urls?.base ? serviceProxyPath(catalog.status.urls.base) : undefined;
     if (proxy === undefined) return this.#http.populateCache(catalog, signal);
     const key = `${name}@${ref}`;
-    let p = this.#proxied.get(key);
-    if (!p) {
-      p = this.#fetchProxied(proxy, signal);
-      this.#proxied.set(key, p);
-    }
-    return p;
+    if (!this.#proxied.has(key)) this.#proxied.set(key, this.#fetchProxied(proxy, signal));
+    return this.#proxied.get(key)!;
   }
 
   async #fetchProxied(proxyPath: string, signal?: AbortSignal): Promise<CatalogIndex> {
     const path = new URL(allEndpoint(`http://proxy${proxyPath}`)).pathname;
-    let body;
-    try {
-      body = await this.#client.connection.stream({ method: 'GET', path, signal });
-    } catch (err) {
-      throw new ContentClientError(`error performing request through the API server's service proxy (${path}): ${(err as Error).message}`, { cause: err });
-    }
+    const body = await this.#client.connection.stream({ method: 'GET', path, signal }).catch((err: Error) => {
+      throw new ContentClientError(`error performing request through the API server's service proxy (${path}): ${err.message}`, { cause: err });
+    });
     return indexFromJsonl(body as AsyncIterable<Buffer>);
   }
 

@@ -31,13 +31,10 @@ export function helpText(commands: readonly CliCommandEntry[], prefix: readonly 
   ].join('\n');
 }
 
-/** The entry with the longest path that argv starts with. */
+/** The entry with the longest path that argv starts with (the first of those). */
 export function findCommand(commands: readonly CliCommandEntry[], argv: readonly string[]): CliCommandEntry | undefined {
-  let best: CliCommandEntry | undefined;
-  for (const c of commands) {
-    if (c.path.every((w, i) => argv[i] === w) && (!best || c.path.length > best.path.length)) best = c;
-  }
-  return best;
+  const matching = commands.filter((c) => c.path.every((w, i) => argv[i] === w));
+  return matching.reduce<CliCommandEntry | undefined>((best, c) => (best && best.path.length >= c.path.length ? best : c), undefined);
 }
 
 /** The command `flags` select: its OLM classic form when `--classic` is among them and it has one. */

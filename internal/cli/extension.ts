@@ -24,7 +24,7 @@ import { isAlreadyExists, isForbidden, ignoreNotFound, isNotFound, LabelSelector
 import { parseConstraints } from '../shared/semver/index.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, WAIT_OPTIONS, runDelete, runList, labelsFlag, listFlag, parseFlags, positionals, timeoutMs, withClient } from './cluster.ts';
 import { age, byName, emit, emitObjects, outputFormat, table, type OutputFormat } from './output.ts';
-import { CliUsageError, failure, type CliCommand, type CliIO } from './types.ts';
+import { asUsage, CliUsageError, failure, type CliCommand, type CliIO } from './types.ts';
 import { giveUpOn, shellQuote, unfixable, unfixableLine, type Unfixable } from './failfast.ts';
 import { didYouMean, findPackage } from './preflight.ts';
 import { contextError, waitFor } from './wait.ts';
@@ -66,8 +66,6 @@ export function stateOf(ext: ClusterExtension): string {
       return installed?.status === 'True' ? 'Upgrading' : 'Installing';
     case 'Retrying':
       return installed?.status === 'True' ? 'Installed, retrying' : 'Retrying';
-    case 'Blocked':
-      return 'Blocked';
     case 'InvalidConfiguration':
       return 'Invalid configuration';
     case 'ProgressDeadlineExceeded':
@@ -106,12 +104,7 @@ async function printExtensions(io: CliIO, format: OutputFormat, exts: readonly C
 }
 
 function validateVersion(version: string | undefined): void {
-  if (version === undefined || version === '') return;
-  try {
-    parseConstraints(version);
-  } catch (err) {
-    throw new CliUsageError(`invalid \`--version\` "${version}": ${(err as Error).message}`);
-  }
+  if (version) asUsage(() => parseConstraints(version), `invalid \`--version\` "${version}": `);
 }
 
 function catalogSelector(text: string | undefined): LabelSelector | undefined {
@@ -270,7 +263,8 @@ export const installCommand: CliCommand = {
     const enforcement = oneOf('crd-upgrade-safety-enforcement', values['crd-upgrade-safety-enforcement'], ENFORCEMENTS);
     const labels = labelsFlag(values.labels);
     const channels = listFlag([...(values.channel ?? []), ...(values.channels ?? [])]);
-    const wait = values.wait === true && values['dry-run'] !== true;
+    const dryRun = values['dry-run'] === true;
+    const wait = values.wait === true && !dryRun;
     const timeout = timeoutMs(values.timeout, DEFAULT_TIMEOUT);
     const name = values.name ?? packageName;
 
@@ -295,7 +289,6 @@ export const installCommand: CliCommand = {
           ...(enforcement && { install: { preflight: { crdUpgradeSafety: { enforcement } } } }),
         },
       };
-      const dryRun = values['dry-run'] === true;
       const fail = failure(io, `failed to install extension "${name}"`);
       // Check first, create after: an existing extension (→ upgrade), the namespace, the package.
       if (await getExtension(client, name)) {
@@ -326,12 +319,10 @@ export const installCommand: CliCommand = {
           if (!isAlreadyExists(err)) throw err;
         }
       }
-      let created: ClusterExtension;
-      try {
-        created = await client.create<ClusterExtension>(ext, { dryRun, fieldManager: 'kubectl-olm' });
-      } catch (err) {
-        let why = (err as Error).message;
-        if (isAlreadyExists(err)) why += `; to change it run \`kubectl olm upgrade ${shellQuote(name)} --version <range>\``;
+      const created = await client.create<ClusterExtension>(ext, { dryRun, fieldManager: 'kubectl-olm' }).catch((err: Error) => err);
+      if (created instanceof Error) {
+        let why = created.message;
+        if (isAlreadyExists(created)) why += `; to change it run \`kubectl olm upgrade ${shellQuote(name)} --version <range>\``;
         if (createdNamespace) {
           // Leave nothing behind: the namespace this command made for the extension it could not create.
           await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace }).then(
@@ -445,25 +436,23 @@ export const upgradeCommand: CliCommand = {
     return withClient(values, io, async (client) => {
       // Read, compare and patch under the read's resourceVersion; a conflict (the controller wrote status in
       // between) reads again, as kubectl-operator's RetryOnConflict does.
-      let updated: ClusterExtension;
-      try {
-        updated = await retryOnConflict(async () => {
-          const ext = await getExtension(client, name);
-          if (!ext) throw new Error(`clusterextensions.${GroupName} "${name}" not found`);
-          const current = ext.spec?.source.catalog;
-          if (ext.spec?.source.sourceType !== SourceTypeCatalog || !current) throw new Error(`unrecognized source type: "${ext.spec?.source.sourceType ?? ''}"`);
-          const catalog: Record<string, unknown> = {};
-          if (values.version !== undefined && values.version !== (current.version ?? '')) catalog['version'] = values.version === '' ? null : values.version;
-          if (channelValues !== undefined && JSON.stringify(channelValues) !== JSON.stringify(current.channels ?? [])) {
-            catalog['channels'] = channelValues.length === 0 ? null : channelValues;
-          }
-          if (selector !== undefined && JSON.stringify(selector) !== JSON.stringify(current.selector ?? null)) catalog['selector'] = selector;
-          if (policy !== undefined && policy !== (current.upgradeConstraintPolicy ?? UpgradeConstraintPolicyCatalogProvided)) catalog['upgradeConstraintPolicy'] = policy;
-          if (Object.keys(catalog).length === 0) throw new Error('no changes detected - extension already in desired state');
-          return client.patch<ClusterExtension>({ ...CE, name }, 'merge', { metadata: { resourceVersion: ext.metadata?.resourceVersion }, spec: { source: { catalog } } }, { fieldManager: 'kubectl-olm' });
-        });
-      } catch (err) {
-        io.stderr.write(`failed to update extension: ${(err as Error).message}\n`);
+      const updated = await retryOnConflict(async () => {
+        const ext = await getExtension(client, name);
+        if (!ext) throw new Error(`clusterextensions.${GroupName} "${name}" not found`);
+        const current = ext.spec?.source.catalog;
+        if (ext.spec?.source.sourceType !== SourceTypeCatalog || !current) throw new Error(`unrecognized source type: "${ext.spec?.source.sourceType ?? ''}"`);
+        const catalog: Record<string, unknown> = {};
+        if (values.version !== undefined && values.version !== (current.version ?? '')) catalog['version'] = values.version === '' ? null : values.version;
+        if (channelValues !== undefined && JSON.stringify(channelValues) !== JSON.stringify(current.channels ?? [])) {
+          catalog['channels'] = channelValues.length === 0 ? null : channelValues;
+        }
+        if (selector !== undefined && JSON.stringify(selector) !== JSON.stringify(current.selector ?? null)) catalog['selector'] = selector;
+        if (policy !== undefined && policy !== (current.upgradeConstraintPolicy ?? UpgradeConstraintPolicyCatalogProvided)) catalog['upgradeConstraintPolicy'] = policy;
+        if (Object.keys(catalog).length === 0) throw new Error('no changes detected - extension already in desired state');
+        return client.patch<ClusterExtension>({ ...CE, name }, 'merge', { metadata: { resourceVersion: ext.metadata?.resourceVersion }, spec: { source: { catalog } } }, { fieldManager: 'kubectl-olm' });
+      }).catch((err: Error) => err);
+      if (updated instanceof Error) {
+        io.stderr.write(`failed to update extension: ${updated.message}\n`);
         return 1;
       }
       if (format === 'table') io.stdout.write(`extension "${name}" updated\n`);

@@ -118,16 +118,12 @@ export class CauseTracker {
 
   /** The cause when it has stayed long enough, else undefined. */
   observe(u: Unfixable | undefined): Unfixable | undefined {
-    if (!u) {
-      this.cause = undefined;
-      this.reads = 0;
-      return undefined;
-    }
-    if (u.cause !== this.cause) {
-      this.cause = u.cause;
+    if (u?.cause !== this.cause) {
+      this.cause = u?.cause;
       this.since = this.now();
       this.reads = 0;
     }
+    if (!u) return undefined;
     this.reads++;
     return this.reads >= FAIL_FAST_READS && this.now() - this.since >= this.afterMs ? u : undefined;
   }

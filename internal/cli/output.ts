@@ -3,6 +3,7 @@
 // sorted), `-o name` (kubectl's `<resource>.<group>/<name>`), and kubectl's AGE.
 import type { Condition, KubeObject } from '../../api/meta/v1.ts';
 import { humanDuration } from '../shared/gocompat/index.ts';
+import { stripManagedFields } from '../shared/kube/index.ts';
 import { CliUsageError } from './types.ts';
 
 /** `wide`: the table with more columns, as kubectl's; only list commands take it. */
@@ -51,11 +52,7 @@ export function conditionStatus(conditions: readonly Condition[] | undefined, ty
 }
 
 /** What `-o json|yaml` shows of an object: kubectl hides managedFields. */
-export function shown<T extends KubeObject>(obj: T): T {
-  if (!obj.metadata?.managedFields) return obj;
-  const { managedFields: _drop, ...metadata } = obj.metadata;
-  return { ...obj, metadata };
-}
+export const shown = stripManagedFields;
 
 /** A list as kubectl-operator prints one (`<Kind>List`, group version of the items). */
 export function listOf(apiVersion: string, kind: string, items: readonly KubeObject[]): KubeObject & { items: KubeObject[] } {
@@ -75,8 +72,8 @@ export async function yaml(v: unknown): Promise<string> {
 export const objectName = (resource: string, group: string, name: string): string => `${resource}.${group}/${name}`;
 
 /** Writes and waits for the stream to take it (large outputs to a pipe). */
-export async function emit(stream: NodeJS.WritableStream, text: string): Promise<void> {
-  if (text === '') return;
+export async function emit(stream: NodeJS.WritableStream, text: string | Uint8Array): Promise<void> {
+  if (text.length === 0) return;
   if (!stream.write(text)) await new Promise<void>((r) => stream.once('drain', () => r()));
 }
 

@@ -42,27 +42,19 @@ export type PackageCheck = { readonly found: true } | { readonly found: false; r
  * Whether a serving catalog the selector picks has `packageName`. `found: undefined` when that cannot be told (no
  * catalog serves, or one could not be read).
  */
-export async function findPackage(client: KubeClient, packageName: string, selector: LabelSelector | undefined, timeoutMs = 60_000): Promise<PackageCheck> {
+export async function findPackage(client: KubeClient, packageName: string, selector: LabelSelector | undefined): Promise<PackageCheck> {
   const matcher = labelSelectorAsSelector(selector);
-  let all;
-  try {
-    all = await listCatalogs(client);
-  } catch {
-    return { found: undefined }; // not allowed to list catalogs: operator-controller will tell
-  }
+  const all = await listCatalogs(client).catch(() => undefined);
+  if (!all) return { found: undefined }; // not allowed to list catalogs: operator-controller will tell
   const catalogs = all.filter((c) => c.spec.availabilityMode !== AvailabilityModeUnavailable && matcher.matches(c.metadata.labels));
   const serving = catalogs.filter(isServing);
   if (serving.length === 0 || serving.length !== catalogs.length) return { found: undefined };
-  const content = new LiveContent(client, { timeoutMs });
+  const content = new LiveContent(client);
   try {
     const names: string[] = [];
     for (const c of serving) {
-      let index;
-      try {
-        index = await content.index(c);
-      } catch {
-        return { found: undefined };
-      }
+      const index = await content.index(c).catch(() => undefined);
+      if (!index) return { found: undefined };
       const here = [...index.packageNames()];
       if (here.includes(packageName)) return { found: true };
       names.push(...here);

@@ -11,11 +11,10 @@ import {
   parseReference,
   RegistryClient,
   type ImageReference,
-  type Platform,
   type UploadProgress,
 } from '../shared/image/index.ts';
 import { realClock } from '../shared/toolkit/index.ts';
-import { CliUsageError, insecureRegistries, parseStrict, type CliCommand, type CliIO } from './types.ts';
+import { asUsage, CliUsageError, insecureRegistries, parseStrict, type CliCommand, type CliIO } from './types.ts';
 
 /** Blobs smaller than this go up without a progress line. */
 const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
@@ -35,32 +34,13 @@ const FLAGS_USAGE = [
   'cannot be reached or refuses the credentials, with one line naming the registry and the repository.',
 ];
 
-interface PushArgs {
-  readonly dir: string;
-  readonly ref: ImageReference;
-  readonly insecureRegistries: readonly string[];
-  readonly platform: Platform | undefined;
-}
-
-function parse(args: readonly string[], io: CliIO, what: string): PushArgs {
+function parse(args: readonly string[], io: CliIO, what: string) {
   const { values, positionals } = parseStrict(args, { 'plain-http': { type: 'boolean' }, 'insecure-registries': { type: 'string' }, platform: { type: 'string' } });
   if (positionals.length !== 2) throw new CliUsageError(`expected a ${what} directory and an image reference, got ${positionals.length} arguments`);
   const [dir, text] = positionals as [string, string];
-  let ref: ImageReference;
-  try {
-    ref = parseReference(text);
-  } catch (err) {
-    throw new CliUsageError((err as Error).message);
-  }
+  const ref = asUsage(() => parseReference(text));
   if (ref.digest !== undefined) throw new CliUsageError(`push needs a tag, not a digest: ${JSON.stringify(text)}`);
-  let platform: Platform | undefined;
-  if (values.platform !== undefined) {
-    try {
-      platform = parsePlatform(values.platform);
-    } catch (err) {
-      throw new CliUsageError((err as Error).message);
-    }
-  }
+  const platform = values.platform === undefined ? undefined : asUsage(() => parsePlatform(values.platform!));
   const listed = insecureRegistries(values['insecure-registries'], io.env);
   const insecure = values['plain-http'] ? [...listed, ref.domain] : listed;
   return { dir: resolve(io.cwd, dir), ref, insecureRegistries: insecure, platform };
@@ -82,7 +62,7 @@ export function progressReporter(stderr: NodeJS.WritableStream): ((p: UploadProg
 }
 
 async function push(
-  args: PushArgs,
+  args: ReturnType<typeof parse>,
   io: CliIO,
   publish: (dir: string, ref: ImageReference, options: PublishOptions) => Promise<{ digestRef: string }>,
 ): Promise<number> {

@@ -4,13 +4,11 @@
 // install, or upstream's error followed by the solver's minimal conflicting set in words. Exit 0 resolved, 1 not,
 // 2 on a usage or cluster error.
 import type { CatalogSource, ClusterServiceVersion, OperatorGroup, Subscription } from '../../api/operators/index.ts';
-import { CatalogSourceKind, ClusterServiceVersionKind, OperatorGroupKind, SubscriptionKind, V1, V1alpha1 } from '../../api/operators/index.ts';
 import type { CatalogContent } from '../classic/catalogsource/index.ts';
 import { isNotSatisfiable } from '../classic/resolver/index.ts';
 import { describeConflict, resolveNamespace } from '../classic/subscription/index.ts';
-import type { KubeClient } from '../shared/kube/index.ts';
 import { CONNECTION_OPTIONS, insecureRegistries, parseFlags, withClient } from './cluster.ts';
-import { readCatalogSources } from './classic/common.ts';
+import { CS, CSV, OG, readCatalogSources, SUB } from './classic/common.ts';
 import { CliUsageError, type CliIO } from './types.ts';
 
 const OPTIONS = {
@@ -19,10 +17,6 @@ const OPTIONS = {
   'global-namespace': { type: 'string' },
   'insecure-registries': { type: 'string' },
 } as const;
-
-async function list<T>(client: KubeClient, apiVersion: string, kind: string, namespace: string): Promise<T[]> {
-  return (await client.listAll({ apiVersion, kind, namespace })).items as T[];
-}
 
 export async function resolveNamespaceCommand(args: readonly string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseFlags(args, OPTIONS);
@@ -33,47 +27,42 @@ export async function resolveNamespaceCommand(args: readonly string[], io: CliIO
   const insecure = insecureRegistries(values['insecure-registries'], io.env);
   return withClient(values, io, async (client) => {
     const [subscriptions, csvs, operatorGroups] = await Promise.all([
-      list<Subscription>(client, V1alpha1, SubscriptionKind, namespace),
-      list<ClusterServiceVersion>(client, V1alpha1, ClusterServiceVersionKind, namespace),
-      list<OperatorGroup>(client, V1, OperatorGroupKind, namespace),
+      client.listAll<Subscription>({ ...SUB, namespace }).then((l) => l.items),
+      client.listAll<ClusterServiceVersion>({ ...CSV, namespace }).then((l) => l.items),
+      client.listAll<OperatorGroup>({ ...OG, namespace }).then((l) => l.items),
     ]);
     if (subscriptions.length === 0) {
       io.stdout.write(`no Subscriptions in namespace ${namespace}\n`);
       return 0;
     }
     const sources = new Map<string, CatalogSource[]>();
-    for (const ns of new Set([namespace, globalNamespace])) sources.set(ns, await list<CatalogSource>(client, V1alpha1, CatalogSourceKind, ns));
+    for (const ns of new Set([namespace, globalNamespace])) sources.set(ns, (await client.listAll<CatalogSource>({ ...CS, namespace: ns })).items);
     const contents = new Map<string, CatalogContent>();
     await readCatalogSources(io, [...sources.values()].flat(), insecure, (cs, content) => contents.set(`${cs.metadata.namespace ?? ''}/${cs.metadata.name ?? ''}`, content));
-    let out;
-    try {
-      out = await resolveNamespace({
-        namespace,
-        globalNamespace,
-        subscriptions,
-        csvs,
-        operatorGroups,
-        catalogSources: (ns) => sources.get(ns) ?? [],
-        content: (ns, name) => contents.get(`${ns}/${name}`),
-      });
-    } catch (err) {
-      const lines = [(err as Error).message];
-      if (isNotSatisfiable(err)) lines.push('', 'The conflicting constraints (a minimal set: drop any one and the rest can be met):', ...describeConflict(err).map((l) => `  ${l}`));
+    const out = await resolveNamespace({
+      namespace,
+      globalNamespace,
+      subscriptions,
+      csvs,
+      operatorGroups,
+      catalogSources: (ns) => sources.get(ns) ?? [],
+      content: (ns, name) => contents.get(`${ns}/${name}`),
+    }).catch((err: Error) => err);
+    if (out instanceof Error) {
+      const lines = [out.message];
+      if (isNotSatisfiable(out)) lines.push('', 'The conflicting constraints (a minimal set: drop any one and the rest can be met):', ...describeConflict(out).map((l) => `  ${l}`));
       io.stdout.write(`${lines.join('\n')}\n`);
       return 1;
     }
-    const lines: string[] = [];
-    for (const r of out.resolved) {
+    const lines = out.resolved.map((r) => {
       const e = r.entry;
       const subs = subscriptions
         .filter((s) => s.spec.name === e.package && (!s.spec.channel || s.spec.channel === e.channel) && s.spec.source === e.catalog.name && s.spec.sourceNamespace === e.catalog.namespace)
         .map((s) => s.metadata.name ?? '');
       const current = subs.length > 0 && subscriptions.filter((s) => subs.includes(s.metadata.name ?? '')).every((s) => s.status?.installedCSV === e.name);
       const who = subs.length > 0 ? `Subscription ${subs.join(', ')}` : `dependency (Subscription ${[e.package, e.channel, e.catalog.name, e.catalog.namespace].join('-')} would be created)`;
-      lines.push(
-        `${e.name}: package ${e.package}, channel ${e.channel}, CatalogSource ${e.catalog.namespace}/${e.catalog.name}${r.replaces ? `, replaces ${r.replaces}` : ''} — ${who}${current ? ', installed' : ''}`,
-      );
-    }
+      return `${e.name}: package ${e.package}, channel ${e.channel}, CatalogSource ${e.catalog.namespace}/${e.catalog.name}${r.replaces ? `, replaces ${r.replaces}` : ''} — ${who}${current ? ', installed' : ''}`;
+    });
     io.stdout.write(`${lines.length > 0 ? lines.join('\n') : 'nothing to install'}\n`);
     return 0;
   });

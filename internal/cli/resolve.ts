@@ -1,8 +1,7 @@
 // `kubectl olm resolve`: what a ClusterExtension would get from catalog directories, offline —
 // the operator-controller resolver over catalogs loaded from disk, with its exact messages and an
 // explanation of what happened to every bundle.
-import { stat } from 'node:fs/promises';
-import { basename, resolve as resolvePath } from 'node:path';
+import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ClusterCatalog, ClusterExtension } from '../../api/v1/index.ts';
 import { MetadataNameLabel, UpgradeConstraintPolicyCatalogProvided, UpgradeConstraintPolicySelfCertified } from '../../api/v1/index.ts';
@@ -14,14 +13,15 @@ import {
   StaticContentClient,
   formatExplanation,
   getVersionAndRelease,
+  bundleMetadataVersion,
 } from '../operator-controller/resolve/index.ts';
-import { bundleMetadataVersion } from '../operator-controller/resolve/index.ts';
-import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
+import { asUsage, CliUsageError, directory, type CliCommand, type CliIO } from './types.ts';
 import { NAMESPACE_USAGE } from './resolve-namespace-usage.ts';
 
 interface CatalogArg {
   readonly dir: string;
-  priority: number;
+  /** Absent: 0 (no --priority follows the --catalog). */
+  priority?: number;
 }
 
 interface ResolveArgs {
@@ -38,9 +38,8 @@ const INT32 = /^[+-]?\d+$/;
 
 /** Flags in order: each `--priority` applies to the `--catalog` before it. */
 export function parseResolveArgs(args: readonly string[]): ResolveArgs {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parsed = asUsage(() =>
+    parseArgs({
       args: [...args],
       options: {
         catalog: { type: 'string', multiple: true },
@@ -55,23 +54,19 @@ export function parseResolveArgs(args: readonly string[]): ResolveArgs {
       allowPositionals: false,
       strict: true,
       tokens: true,
-    });
-  } catch (err) {
-    throw new CliUsageError((err as Error).message);
-  }
+    }),
+  );
   const catalogs: CatalogArg[] = [];
-  const prioritySet = new Set<CatalogArg>();
   for (const t of parsed.tokens) {
     if (t.kind !== 'option') continue;
-    if (t.name === 'catalog') catalogs.push({ dir: t.value ?? '', priority: 0 });
+    if (t.name === 'catalog') catalogs.push({ dir: t.value ?? '' });
     if (t.name === 'priority') {
       const last = catalogs.at(-1);
       if (last === undefined) throw new CliUsageError('--priority must follow the --catalog it applies to');
-      if (prioritySet.has(last)) throw new CliUsageError(`--priority given twice for --catalog ${last.dir}`);
+      if (last.priority !== undefined) throw new CliUsageError(`--priority given twice for --catalog ${last.dir}`);
       const n = Number(t.value);
       if (!INT32.test(t.value ?? '') || n < -2147483648 || n > 2147483647) throw new CliUsageError(`invalid --priority "${t.value ?? ''}": want a 32-bit integer`);
       last.priority = n;
-      prioritySet.add(last);
     }
   }
   if (catalogs.length === 0) throw new CliUsageError('at least one --catalog <dir> is required');
@@ -145,10 +140,7 @@ export const resolveCommand: CliCommand = {
     const indexes = new Map<string, CatalogIndex>();
     const catalogs: ClusterCatalog[] = [];
     for (const c of a.catalogs) {
-      const dir = resolvePath(io.cwd, c.dir);
-      const st = await stat(dir).catch(() => undefined);
-      if (!st) throw new Error(`open ${c.dir}: no such file or directory`);
-      if (!st.isDirectory()) throw new Error(`${c.dir} is not a directory`);
+      const dir = await directory(io, c.dir);
       const name = basename(dir);
       try {
         indexes.set(name, await indexFromDirectory(dir, { strict: false }));
@@ -159,7 +151,7 @@ export const resolveCommand: CliCommand = {
       }
       catalogs.push({
         metadata: { name, labels: { [MetadataNameLabel]: name } },
-        spec: { source: { type: 'Image', image: { ref: dir } }, priority: c.priority, availabilityMode: 'Available' },
+        spec: { source: { type: 'Image', image: { ref: dir } }, priority: c.priority ?? 0, availabilityMode: 'Available' },
       });
     }
 

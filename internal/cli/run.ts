@@ -22,25 +22,23 @@ export interface CaptureOptions {
 
 /** Runs `kubectl olm <argv…>` in this process; nothing reaches the real stdout/stderr. */
 export async function runCaptured(argv: readonly string[], opts: CaptureOptions = {}): Promise<CapturedRun> {
-  const out = new PassThrough();
-  const err = new PassThrough() as PassThrough & { isTTY?: boolean };
-  if (opts.tty) err.isTTY = true;
-  const o: Buffer[] = [];
-  const e: Buffer[] = [];
-  out.on('data', (c: Buffer) => o.push(c));
-  err.on('data', (c: Buffer) => e.push(c));
-  let stdin: (Readable & { isTTY?: boolean }) | undefined;
-  if (opts.stdin !== undefined) {
-    stdin = Readable.from([opts.stdin]);
-    if (opts.tty) stdin.isTTY = true;
-  }
+  const tty = opts.tty ? { isTTY: true } : {};
+  const out = capture({});
+  const err = capture(tty);
   const code = await dispatch(commands, [...argv], {
-    stdout: out,
-    stderr: err,
+    stdout: out.stream,
+    stderr: err.stream,
     cwd: opts.cwd ?? process.cwd(),
     env: opts.env ?? {},
-    stdin,
+    stdin: opts.stdin === undefined ? undefined : Object.assign(Readable.from([opts.stdin]), tty),
     signal: opts.signal,
   });
-  return { code, stdout: Buffer.concat(o).toString(), stderr: Buffer.concat(e).toString() };
+  return { code, stdout: out.text(), stderr: err.text() };
+}
+
+/** A stream whose writes are kept, with `extra` on it (`isTTY`), and the text written so far. */
+function capture(extra: { isTTY?: boolean }): { stream: PassThrough; text: () => string } {
+  const chunks: Buffer[] = [];
+  const stream = Object.assign(new PassThrough(), extra).on('data', (c: Buffer) => chunks.push(c));
+  return { stream, text: () => Buffer.concat(chunks).toString() };
 }

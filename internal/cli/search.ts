@@ -20,11 +20,6 @@ interface CsvMetadata {
   readonly provider?: { readonly name?: string };
 }
 
-function csvMetadata(b: PackageBundle | undefined): CsvMetadata {
-  const v = b?.properties.find((p) => p.type === 'olm.csv.metadata')?.value;
-  return isObject(v) ? (v as CsvMetadata) : {};
-}
-
 function versionOf(b: PackageBundle): { text: string; parsed?: Version } {
   return tryOr(() => {
     const vr = getVersionAndRelease(b);
@@ -46,9 +41,11 @@ export function summarize(catalog: string, content: PackageContent): PackageSumm
   const pkg = content.packages[0];
   if (!pkg) return undefined;
   const deprecations = content.deprecations.flatMap((d) => d.entries);
-  const deprecation = (schema: string, name?: string): string | undefined => {
+  /** `{deprecated}` with the message of the deprecation of `schema` (`name`'s), or nothing. */
+  const deprecation = (schema: string, name?: string): { deprecated?: string } => {
     const e = deprecations.find((x) => x.reference.schema === schema && (name === undefined || x.reference.name === name));
-    return e ? trimMessage(e.message) : undefined;
+    const message = e ? trimMessage(e.message) : '';
+    return message ? { deprecated: message } : {};
   };
   const versions = new Map(content.bundles.map((b) => [b.name, { ...versionOf(b), name: b.name }]));
   const channels: ChannelSummary[] = [...content.channels]
@@ -59,18 +56,20 @@ export function summarize(catalog: string, content: PackageContent): PackageSumm
       const bundles = ch.entries
         .map((e) => versions.get(e.name) ?? { name: e.name, text: '(no bundle)' })
         .sort(newestFirst)
-        .map((v) => ({ name: v.name, version: v.text, ...(deprecation('olm.bundle', v.name) && { deprecated: deprecation('olm.bundle', v.name) }) }));
+        .map((v) => ({ name: v.name, version: v.text, ...deprecation('olm.bundle', v.name) }));
       return {
         name: ch.name,
         default: ch.name === pkg.defaultChannel,
         ...(heads.length === 1 && { head: heads[0]!.name }),
         bundles,
-        ...(deprecation('olm.channel', ch.name) && { deprecated: deprecation('olm.channel', ch.name) }),
+        ...deprecation('olm.channel', ch.name),
       };
     });
   const sorted = [...versions.values()].sort(newestFirst);
   const headOfDefault = channels.find((c) => c.default)?.head;
-  const meta = csvMetadata(content.bundles.find((b) => b.name === headOfDefault) ?? content.bundles.find((b) => b.name === sorted[0]?.name));
+  const metaBundle = content.bundles.find((b) => b.name === headOfDefault) ?? content.bundles.find((b) => b.name === sorted[0]?.name);
+  const metaValue = metaBundle?.properties.find((p) => p.type === 'olm.csv.metadata')?.value;
+  const meta: CsvMetadata = isObject(metaValue) ? metaValue : {};
   return {
     package: pkg.name,
     catalog,
@@ -81,7 +80,7 @@ export function summarize(catalog: string, content: PackageContent): PackageSumm
     defaultChannel: pkg.defaultChannel,
     channels,
     latest: sorted[0]?.text ?? '',
-    ...(deprecation('olm.package') && { deprecated: deprecation('olm.package') }),
+    ...deprecation('olm.package'),
   };
 }
 
@@ -113,27 +112,20 @@ async function collect(io: CliIO, flags: { kubeconfig?: string | undefined; cont
     if (!catalogs) return undefined;
     const content = new LiveContent(client, { timeoutMs: Number.isFinite(timeout) ? timeout : 24 * 3_600_000 });
     try {
-      const out: PackageSummary[] = [];
       // A catalog whose content cannot be read is named on stderr; the others still answer.
       const read = await Promise.all(
-        catalogs.map(async (c) => {
-          try {
-            return { c, index: await content.index(c) };
-          } catch (err) {
-            io.stderr.write(`warning: catalog "${c.metadata.name ?? ''}": ${(err as Error).message}\n`);
-            return undefined;
-          }
-        }),
+        catalogs.map((c) =>
+          content.index(c).then(
+            (index) => ({ c, index }),
+            (err: Error) => void io.stderr.write(`warning: catalog "${c.metadata.name ?? ''}": ${err.message}\n`),
+          ),
+        ),
       );
       const indexes = read.filter((r) => r !== undefined);
       if (indexes.length === 0) return undefined;
-      for (const { c, index } of indexes) {
-        for (const name of index.packageNames()) {
-          if (!keep(name)) continue;
-          const s = summarize(c.metadata.name ?? '', index.getPackage(name));
-          if (s) out.push(s);
-        }
-      }
+      const out = indexes.flatMap(({ c, index }) =>
+        [...index.packageNames()].filter((name) => keep(name)).flatMap((name) => summarize(c.metadata.name ?? '', index.getPackage(name)) ?? []),
+      );
       return out.sort((a, b) => (a.package !== b.package ? (a.package < b.package ? -1 : 1) : a.catalog < b.catalog ? -1 : 1));
     } finally {
       await content.close();

@@ -8,7 +8,6 @@ import {
   ReasonSucceeded,
   TypeProgressing,
   UpgradeConstraintPolicyCatalogProvided,
-  type ClusterCatalog,
   type ClusterExtension,
 } from '../../api/v1/index.ts';
 import { CatalogResolver, formatExplanation, notServedAdvice, notServedCatalog, ResolutionError, type Explanation, type ResolveResult } from '../operator-controller/resolve/index.ts';
@@ -20,49 +19,34 @@ import { condition, getExtension, stateOf } from './extension.ts';
 import { emit, json, outputFormat, shown, yaml, type OutputFormat } from './output.ts';
 import type { CliCommand, CliIO } from './types.ts';
 
+/** Progressing's phrase for each reason (another reason: progressing or not). */
+const PROGRESSING_WORDS = new Map([
+  ['Succeeded', 'done: the cluster matches the spec'],
+  ['RollingOut', 'rolling out a new revision'],
+  ['Retrying', 'retrying after an error'],
+  ['Blocked', 'blocked until something is fixed'],
+  ['InvalidConfiguration', 'stopped: the configuration is invalid'],
+  ['ProgressDeadlineExceeded', 'stopped: the rollout took too long'],
+]);
+
+/** Each condition type's phrase when True and when False. */
+const CONDITION_WORDS = new Map<string, readonly [string, string]>([
+  ['Installed', ['installed', 'not installed']],
+  ['Progressing', ['progressing', 'not progressing']],
+  ['Available', ['available: every installed object is healthy', 'not available']],
+  ['Deprecated', ['deprecated', 'not deprecated']],
+  ['PackageDeprecated', ['the package is deprecated', 'the package is not deprecated']],
+  ['ChannelDeprecated', ['a channel is deprecated', 'no channel is deprecated']],
+  ['BundleDeprecated', ['the installed bundle is deprecated', 'the installed bundle is not deprecated']],
+]);
+
 /** A condition as a phrase a person reads: `installed`, `retrying after an error`, … */
 export function conditionWords(c: Condition): string {
-  const yesNo = (yes: string, no: string): string => (c.status === 'True' ? yes : c.status === 'False' ? no : 'unknown');
-  switch (c.type) {
-    case 'Installed':
-      return yesNo('installed', 'not installed');
-    case 'Progressing':
-      switch (c.reason) {
-        case 'Succeeded':
-          return 'done: the cluster matches the spec';
-        case 'RollingOut':
-          return 'rolling out a new revision';
-        case 'Retrying':
-          return 'retrying after an error';
-        case 'Blocked':
-          return 'blocked until something is fixed';
-        case 'InvalidConfiguration':
-          return 'stopped: the configuration is invalid';
-        case 'ProgressDeadlineExceeded':
-          return 'stopped: the rollout took too long';
-        default:
-          return yesNo('progressing', 'not progressing');
-      }
-    case 'Available':
-      return yesNo('available: every installed object is healthy', 'not available');
-    case 'Deprecated':
-      return yesNo('deprecated', 'not deprecated');
-    case 'PackageDeprecated':
-      return yesNo('the package is deprecated', 'the package is not deprecated');
-    case 'ChannelDeprecated':
-      return yesNo('a channel is deprecated', 'no channel is deprecated');
-    case 'BundleDeprecated':
-      return yesNo('the installed bundle is deprecated', 'the installed bundle is not deprecated');
-    default:
-      return c.status;
-  }
-}
-
-/** The catalogs and the resolver for one run; `close()` ends catalogd connections. */
-async function resolverFor(client: KubeClient): Promise<{ resolver: CatalogResolver; catalogs: ClusterCatalog[]; content: LiveContent }> {
-  const catalogs = await listCatalogs(client);
-  const content = new LiveContent(client);
-  return { resolver: new CatalogResolver({ listCatalogs: () => catalogs, content }), catalogs, content };
+  const reasonWords = c.type === 'Progressing' ? PROGRESSING_WORDS.get(c.reason) : undefined;
+  if (reasonWords !== undefined) return reasonWords;
+  const words = CONDITION_WORDS.get(c.type);
+  if (!words) return c.status;
+  return c.status === 'True' ? words[0] : c.status === 'False' ? words[1] : 'unknown';
 }
 
 const installedOf = (ext: ClusterExtension): { name: string; version: string } | undefined => {
@@ -72,11 +56,24 @@ const installedOf = (ext: ClusterExtension): { name: string; version: string } |
 
 type Outcome = { readonly ok: true; readonly result: ResolveResult } | { readonly ok: false; readonly message: string; readonly explanation?: Explanation | undefined };
 
-async function resolveNow(resolver: CatalogResolver, ext: ClusterExtension): Promise<Outcome> {
+/**
+ * Runs `fn` with operator-controller's resolver over the live catalogs (`resolve`: an extension's outcome, its error
+ * caught), then ends catalogd connections.
+ */
+async function withResolver<T>(client: KubeClient, fn: (resolve: (ext: ClusterExtension) => Promise<Outcome>) => Promise<T>): Promise<T> {
+  const catalogs = await listCatalogs(client);
+  const content = new LiveContent(client);
+  const resolver = new CatalogResolver({ listCatalogs: () => catalogs, content });
   try {
-    return { ok: true, result: await resolver.resolveBundle(ext, installedOf(ext)) };
-  } catch (err) {
-    return { ok: false, message: (err as Error).message, explanation: err instanceof ResolutionError ? err.explanation : undefined };
+    return await fn(async (ext) => {
+      try {
+        return { ok: true, result: await resolver.resolveBundle(ext, installedOf(ext)) };
+      } catch (err) {
+        return { ok: false, message: (err as Error).message, explanation: err instanceof ResolutionError ? err.explanation : undefined };
+      }
+    });
+  } finally {
+    await content.close();
   }
 }
 
@@ -103,34 +100,30 @@ interface StatusReport {
   readonly outsideRange?: { readonly bundle: string; readonly version: string; readonly catalog: string } | undefined;
 }
 
-async function statusReport(client: KubeClient, ext: ClusterExtension): Promise<StatusReport> {
-  const name = ext.metadata?.name ?? '';
-  const { resolver, content } = await resolverFor(client);
-  try {
-    const now = await resolveNow(resolver, ext);
+/** A resolved bundle as the reports give it. */
+const chosen = (r: ResolveResult): { bundle: string; version: string; catalog: string } => ({ bundle: r.bundle.name, version: r.bundle.version, catalog: r.catalog });
+
+function statusReport(client: KubeClient, ext: ClusterExtension): Promise<StatusReport> {
+  return withResolver(client, async (resolve) => {
+    const now = await resolve(ext);
     let outsideRange: StatusReport['outsideRange'];
     if (now.ok && (ext.spec?.source.catalog?.version ?? '') !== '') {
-      const wide = await resolveNow(resolver, withoutVersion(ext));
-      if (wide.ok && wide.result.bundle.name !== now.result.bundle.name) {
-        outsideRange = { bundle: wide.result.bundle.name, version: wide.result.bundle.version, catalog: wide.result.catalog };
-      }
+      const wide = await resolve(withoutVersion(ext));
+      if (wide.ok && wide.result.bundle.name !== now.result.bundle.name) outsideRange = chosen(wide.result);
     }
-    const inst = installedOf(ext);
     const blocked = now.ok ? undefined : notServedCatalog(now.explanation);
     return {
-      name,
+      name: ext.metadata?.name ?? '',
       package: ext.spec?.source.catalog?.packageName ?? '',
       namespace: ext.spec?.namespace ?? '',
       state: stateOf(ext),
-      installed: inst ?? null,
+      installed: installedOf(ext) ?? null,
       conditions: (ext.status?.conditions ?? []).map((c) => ({ type: c.type, status: c.status, reason: c.reason, words: conditionWords(c), message: c.message })),
-      next: now.ok ? { bundle: now.result.bundle.name, version: now.result.bundle.version, catalog: now.result.catalog } : { error: now.message },
+      next: now.ok ? chosen(now.result) : { error: now.message },
       ...(blocked && { blockedBy: { catalog: blocked.catalog, error: blocked.error ?? '', wayOut: notServedAdvice(blocked.catalog) } }),
       ...(outsideRange && { outsideRange }),
     };
-  } finally {
-    await content.close();
-  }
+  });
 }
 
 function statusText(ext: ClusterExtension, r: StatusReport): string {
@@ -236,13 +229,7 @@ export const explainCommand: CliCommand = {
   ].join('\n'),
   run(args, io) {
     return onExtension(args, io, async (client, ext, name, format) => {
-      const { resolver, content } = await resolverFor(client);
-      let outcome: Outcome;
-      try {
-        outcome = await resolveNow(resolver, ext);
-      } finally {
-        await content.close();
-      }
+      const outcome = await withResolver(client, (resolve) => resolve(ext));
       const progressing = condition(ext, TypeProgressing);
       const done = progressing?.reason === ReasonSucceeded;
       const inst = installedOf(ext);
@@ -251,7 +238,7 @@ export const explainCommand: CliCommand = {
         const data = {
           extension: shown(ext).metadata?.name,
           installed: inst ?? null,
-          resolved: outcome.ok ? { bundle: outcome.result.bundle.name, version: outcome.result.bundle.version, catalog: outcome.result.catalog } : null,
+          resolved: outcome.ok ? chosen(outcome.result) : null,
           error: outcome.ok ? null : outcome.message,
           progressing: progressing ? { status: progressing.status, reason: progressing.reason, message: progressing.message } : null,
           explanation: outcome.ok ? outcome.result.explanation : (outcome.explanation ?? null),

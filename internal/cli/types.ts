@@ -2,6 +2,8 @@
 // commands; commands.ts lists them, each loaded only when it runs (`lazy`). Commands write to the
 // given streams and return an exit code (0 success, 1 failure the user caused or the cluster
 // reported, 2 usage error) — they never call process.exit, so they are testable in process.
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 export interface CliIO {
   readonly stdout: NodeJS.WritableStream;
@@ -69,11 +71,25 @@ export class CliUsageError extends Error {
   override readonly name = 'CliUsageError';
 }
 
+/** What `parse` returns; what it throws is a usage error, its message after `prefix`. */
+export function asUsage<T>(parse: () => T, prefix = ''): T {
+  try {
+    return parse();
+  } catch (err) {
+    throw new CliUsageError(`${prefix}${(err as Error).message}`);
+  }
+}
+
 /** node:util parseArgs with positionals, strict, every problem a usage error (cluster commands' parseFlags adds pflag's rule). */
 export function parseStrict<O extends NonNullable<ParseArgsConfig['options']>>(args: readonly string[], options: O) {
-  try {
-    return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new CliUsageError((err as Error).message);
-  }
+  return asUsage(() => parseArgs({ args: [...args], options, allowPositionals: true, strict: true }));
+}
+
+/** A directory argument of an offline command, resolved against the working directory; one that is not there fails. */
+export async function directory(io: CliIO, dir: string): Promise<string> {
+  const path = resolve(io.cwd, dir);
+  const st = await stat(path).catch(() => undefined);
+  if (!st) throw new Error(`open ${dir}: no such file or directory`);
+  if (!st.isDirectory()) throw new Error(`${dir} is not a directory`);
+  return path;
 }

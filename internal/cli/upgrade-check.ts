@@ -9,23 +9,11 @@ import { RegistryClient, loadUserCredentials, readCertificateDir } from '../shar
 import { KubeClient } from '../shared/kube/index.ts';
 import { parseTolerant } from '../shared/semver/index.ts';
 import { insecureRegistries } from './cluster.ts';
-import { CliUsageError, type CliCommand, type CliIO } from './types.ts';
+import { asUsage, CliUsageError, type CliCommand, type CliIO } from './types.ts';
 
-interface Args {
-  readonly to?: string;
-  readonly current?: string;
-  readonly output: 'table' | 'json' | 'yaml';
-  readonly kubeconfig?: string;
-  readonly context?: string;
-  readonly systemNamespace: string;
-  readonly insecureRegistries: readonly string[];
-  readonly catalogdCasDir?: string;
-}
-
-function parse(args: readonly string[], io: CliIO): Args {
-  let values: Record<string, string | undefined>;
-  try {
-    ({ values } = parseArgs({
+function parse(args: readonly string[]) {
+  const { values } = asUsage(() =>
+    parseArgs({
       args: [...args],
       options: {
         to: { type: 'string' },
@@ -39,11 +27,9 @@ function parse(args: readonly string[], io: CliIO): Args {
       },
       allowPositionals: false,
       strict: true,
-    }) as { values: Record<string, string | undefined> });
-  } catch (err) {
-    throw new CliUsageError((err as Error).message);
-  }
-  const output = values['output'] ?? 'table';
+    }),
+  );
+  const output = values.output ?? 'table';
   if (output !== 'table' && output !== 'json' && output !== 'yaml') throw new CliUsageError(`invalid output format "${output}": want table, json or yaml`);
   for (const flag of ['to', 'current'] as const) {
     const v = values[flag];
@@ -55,28 +41,18 @@ function parse(args: readonly string[], io: CliIO): Args {
       throw new CliUsageError(`--${flag}: ${JSON.stringify(v)} is not a version: want <major>.<minor>[.<patch>], such as 4.23 or 5.0`);
     }
   }
-  const insecure = insecureRegistries(values['insecure-registries'], io.env);
-  return {
-    ...(values['to'] !== undefined && { to: values['to'] }),
-    ...(values['current'] !== undefined && { current: values['current'] }),
-    output,
-    ...(values['kubeconfig'] !== undefined && { kubeconfig: values['kubeconfig'] }),
-    ...(values['context'] !== undefined && { context: values['context'] }),
-    systemNamespace: values['system-namespace'] ?? 'olmv1-system',
-    insecureRegistries: insecure,
-    ...(values['catalogd-cas-dir'] !== undefined && { catalogdCasDir: values['catalogd-cas-dir'] }),
-  };
+  return { ...values, output };
 }
 
-async function check(a: Args, io: CliIO): Promise<Report> {
+async function check(a: ReturnType<typeof parse>, io: CliIO): Promise<Report> {
   const client = await KubeClient.fromConfig({ ...(a.kubeconfig !== undefined && { kubeconfig: a.kubeconfig }), ...(a.context !== undefined && { context: a.context }), env: io.env });
-  const caCerts = a.catalogdCasDir ? await readCertificateDir(a.catalogdCasDir) : undefined;
+  const caCerts = a['catalogd-cas-dir'] ? await readCertificateDir(a['catalogd-cas-dir']) : undefined;
   const content = new HttpContentClient({ ...(caCerts && { caCerts }) });
-  const registry = new RegistryClient({ insecureRegistries: a.insecureRegistries, credentials: await loadUserCredentials(io.env), userAgent: 'kubectl-olm' });
+  const registry = new RegistryClient({ insecureRegistries: insecureRegistries(a['insecure-registries'], io.env), credentials: await loadUserCredentials(io.env), userAgent: 'kubectl-olm' });
   let finders: Awaited<ReturnType<typeof clusterFinders>> | undefined;
   try {
     const current = a.current ?? (await clusterVersion(client));
-    const { installs, extensions } = await installedExtensions(client, a.systemNamespace);
+    const { installs, extensions } = await installedExtensions(client, a['system-namespace'] ?? 'olmv1-system');
     const csvs = await installedCsvs(client);
     finders = await clusterFinders({ client, content, extensions, registry });
     return await upgradeCheck({ current, ...(a.to !== undefined && { to: a.to }) }, { extensions: installs, csvs }, finders);
@@ -122,7 +98,7 @@ export const upgradeCheckCommand: CliCommand = {
     '  kubectl olm upgrade-check --to 5.0 -o json',
   ].join('\n'),
   async run(args, io) {
-    const a = parse(args, io);
+    const a = parse(args);
     let report: Report;
     try {
       report = await check(a, io);

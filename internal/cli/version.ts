@@ -44,23 +44,16 @@ export const versionCommand: CliCommand = {
     if (positionals.length > 0) throw new CliUsageError(`unexpected argument "${positionals[0]!}"`);
     const format = values.output === undefined ? 'table' : outputFormat(values.output, ['json', 'yaml']);
     const client = { gitVersion: await clientVersion(), nodeVersion: process.version, platform: `${process.platform}/${process.arch}` };
-    let server: { gitVersion?: string } | undefined;
-    let failure: string | undefined;
-    if (!values.client) {
-      try {
-        server = await withClient(values, io, (c) => c.connection.request<{ gitVersion?: string }>({ method: 'GET', path: '/version' }));
-      } catch (err) {
-        failure = (err as Error).message;
-      }
-    }
+    const answer = values.client ? undefined : await withClient(values, io, (c) => c.connection.request<{ gitVersion?: string }>({ method: 'GET', path: '/version' })).catch((err: Error) => err);
+    const server = answer instanceof Error ? undefined : answer;
     if (format === 'json' || format === 'yaml') {
       const value = { clientVersion: client, ...(server && { serverVersion: server }) };
       await emit(io.stdout, format === 'json' ? json(value) : await yaml(value));
     } else {
       await emit(io.stdout, `Client Version: ${client.gitVersion}\n${server ? `Server Version: ${server.gitVersion ?? 'unknown'}\n` : ''}`);
     }
-    if (failure !== undefined) {
-      io.stderr.write(`error: ${failure}\n`);
+    if (answer instanceof Error) {
+      io.stderr.write(`error: ${answer.message}\n`);
       return 1;
     }
     return 0;

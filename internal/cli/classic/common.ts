@@ -80,11 +80,8 @@ export async function waitInstalled(client: KubeClient, ns: string, name: string
       const csv = csvName ? await getCSV(client, ns, csvName) : undefined;
       return { sub, plan, csv };
     },
-    done: (o) => {
-      if (!o?.sub) return true;
-      if (o.plan && pendingPlan(o.sub, [o.plan])) return true;
-      return isDone(o, fromCSV);
-    },
+    // gone, a plan awaiting approval, or installed
+    done: (o) => !o?.sub || (!!o.plan && pendingPlan(o.sub, [o.plan]) !== undefined) || isDone(o, fromCSV),
     conditions: (o) => progressOf(o?.sub, o?.plan, o?.csv),
     timeoutMs: timeout,
     io,
@@ -114,7 +111,10 @@ export function saidOutcome(io: CliIO, outcome: Outcome, verb: string, ns: strin
     io.stderr.write(unfixableLine(outcome.unfixable));
     return false;
   }
-  if (outcome.kind === 'approval') io.stderr.write(approveHint(outcome.plan, ns));
+  if (outcome.kind === 'approval') {
+    const name = outcome.plan.metadata.name ?? '';
+    io.stderr.write(`installplan "${name}" awaits approval (${(outcome.plan.spec.clusterServiceVersionNames ?? []).join(', ')}); approve it with:\n  kubectl olm approve ${name} -n ${ns}\n`);
+  }
   return true;
 }
 
@@ -133,9 +133,6 @@ export function explainFailure(io: CliIO, last: Observed): void {
     io.stderr.write(`clusterserviceversion "${last.csv.metadata.name ?? ''}" is ${last.csv.status?.phase || 'Pending'}${last.csv.status?.reason ? ` (${last.csv.status.reason})` : ''}${last.csv.status?.message ? `: ${last.csv.status.message}` : ''}\n`);
   }
 }
-
-export const approveHint = (plan: InstallPlan, ns: string): string =>
-  `installplan "${plan.metadata.name ?? ''}" awaits approval (${(plan.spec.clusterServiceVersionNames ?? []).join(', ')}); approve it with:\n  kubectl olm approve ${plan.metadata.name ?? ''} -n ${ns}\n`;
 
 type Named = { readonly metadata: { readonly namespace?: string | undefined; readonly name?: string | undefined } };
 

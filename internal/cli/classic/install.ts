@@ -36,20 +36,38 @@ import {
   type SubscriptionTarget,
 } from './logic.ts';
 
-/** CatalogSources in the namespaces a Subscription in `ns` can use, with their content where they serve `pkg`. */
-async function findPackage(client: KubeClient, io: CliIO, o: { ns: string; globalNs: string; pkg: string; catalog?: string | undefined; catalogNs?: string | undefined; insecure: string[] }): Promise<{ found: PackageSource[]; searched: string[] }> {
+const OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  ...CLASSIC_FLAG,
+  ...NS_OPTION,
+  name: { type: 'string' },
+  channel: { type: 'string', short: 'c' },
+  version: { type: 'string', short: 'v' },
+  approval: { type: 'string', short: 'a' },
+  catalog: { type: 'string' },
+  'catalog-namespace': { type: 'string' },
+  watch: { type: 'string', short: 'w', multiple: true },
+  'global-namespace': { type: 'string' },
+  'insecure-registries': { type: 'string' },
+  ...CLASSIC_WAIT_OPTIONS,
+  output: { type: 'string', short: 'o' },
+} as const;
+
+/** CatalogSources in the namespaces a Subscription in `ns` can use (as the flags narrow them), with their content where they serve `pkg`. */
+async function findPackage(client: KubeClient, io: CliIO, ns: string, pkg: string, flags: ReturnType<typeof parseFlags<typeof OPTIONS>>['values']): Promise<{ found: PackageSource[]; searched: string[] }> {
   const { findPackage: find } = await import('../../classic/catalogsource/index.ts');
-  const searched = o.catalogNs ? [o.catalogNs] : [...new Set([o.ns, o.globalNs])];
+  const { catalog, 'catalog-namespace': catalogNs } = flags;
+  const searched = catalogNs ? [catalogNs] : [...new Set([ns, flags['global-namespace'] ?? DEFAULT_GLOBAL_NAMESPACE])];
   const sources: CatalogSource[] = [];
-  for (const ns of searched) {
-    const items = (await client.listAll<CatalogSource>({ ...CS, namespace: ns })).items;
-    sources.push(...items.filter((cs) => !o.catalog || cs.metadata.name === o.catalog));
+  for (const n of searched) {
+    const items = (await client.listAll<CatalogSource>({ ...CS, namespace: n })).items;
+    sources.push(...items.filter((cs) => !catalog || cs.metadata.name === catalog));
   }
-  if (o.catalog && sources.length === 0) throw new PackageLookupError(`catalogsources.${GroupName} "${o.catalog}" not found in namespace${searched.length > 1 ? 's' : ''} ${searched.map((n) => `"${n}"`).join(' and ')}`);
+  if (catalog && sources.length === 0) throw new PackageLookupError(`catalogsources.${GroupName} "${catalog}" not found in namespace${searched.length > 1 ? 's' : ''} ${searched.map((n) => `"${n}"`).join(' and ')}`);
   const found: PackageSource[] = [];
-  await readCatalogSources(io, sources, o.insecure, (cs, content) => {
-    const pkg = find(content, o.pkg);
-    if (pkg) found.push({ namespace: cs.metadata.namespace ?? '', name: cs.metadata.name ?? '', pkg, content });
+  await readCatalogSources(io, sources, insecureRegistries(flags['insecure-registries'], io.env), (cs, content) => {
+    const p = find(content, pkg);
+    if (p) found.push({ namespace: cs.metadata.namespace ?? '', name: cs.metadata.name ?? '', pkg: p, content });
   });
   return { found, searched };
 }
@@ -62,11 +80,9 @@ async function ensureOperatorGroup(client: KubeClient, io: CliIO, o: { ns: strin
   if ('problem' in plan) throw new Error(groups.length === 0 ? `${plan.problem}; create an OperatorGroup in namespace "${o.ns}" that it supports first` : plan.problem);
   if (groups.length === 1) return;
   const og: OperatorGroup = { ...OG, metadata: { name: o.ns, namespace: o.ns }, spec: plan.targetNamespaces ? { targetNamespaces: plan.targetNamespaces } : {} };
-  try {
-    await client.create(og, { fieldManager: FIELD_MANAGER });
-  } catch (err) {
-    throw new Error(`create operator group: ${(err as Error).message}`, { cause: err });
-  }
+  await client.create(og, { fieldManager: FIELD_MANAGER }).catch((err: Error) => {
+    throw new Error(`create operator group: ${err.message}`, { cause: err });
+  });
   const watches = plan.targetNamespaces === undefined ? 'AllNamespaces: the operator watches every namespace' : plan.targetNamespaces.length === 1 && plan.targetNamespaces[0] === o.ns ? `OwnNamespace: the operator watches namespace "${o.ns}"` : `the operator watches namespaces ${plan.targetNamespaces.map((n) => `"${n}"`).join(', ')}`;
   io.stderr.write(`operatorgroup "${o.ns}" created (${watches})\n`);
 }
@@ -106,22 +122,7 @@ export const installClassicCommand: CliCommand = {
     '  kubectl olm install --classic etcd -n operators --catalog community --catalog-namespace olm',
   ].join('\n'),
   async run(args, io) {
-    const { values, positionals: pos } = parseFlags(args, {
-      ...CONNECTION_OPTIONS,
-      ...CLASSIC_FLAG,
-      ...NS_OPTION,
-      name: { type: 'string' },
-      channel: { type: 'string', short: 'c' },
-      version: { type: 'string', short: 'v' },
-      approval: { type: 'string', short: 'a' },
-      catalog: { type: 'string' },
-      'catalog-namespace': { type: 'string' },
-      watch: { type: 'string', short: 'w', multiple: true },
-      'global-namespace': { type: 'string' },
-      'insecure-registries': { type: 'string' },
-      ...CLASSIC_WAIT_OPTIONS,
-      output: { type: 'string', short: 'o' },
-    });
+    const { values, positionals: pos } = parseFlags(args, OPTIONS);
     const [packageName] = positionals(pos, ['package']) as [string];
     const format = outputFormat(values.output);
     const approval = approvalFlag(values.approval);
@@ -135,14 +136,7 @@ export const installClassicCommand: CliCommand = {
       let target: SubscriptionTarget;
       let supported: string[] | undefined;
       try {
-        const { found, searched } = await findPackage(client, io, {
-          ns,
-          globalNs: values['global-namespace'] ?? DEFAULT_GLOBAL_NAMESPACE,
-          pkg: packageName,
-          catalog: values.catalog,
-          catalogNs: values['catalog-namespace'],
-          insecure: insecureRegistries(values['insecure-registries'], io.env),
-        });
+        const { found, searched } = await findPackage(client, io, ns, packageName, values);
         const src = chooseSource(packageName, found, searched);
         target = subscriptionTarget(src, values.channel, values.version);
         const first = firstCSV(src, target);
@@ -152,11 +146,8 @@ export const installClassicCommand: CliCommand = {
         return fail(`get package manifest: ${err.message}`);
       }
       if (await getSub(client, ns, name)) return fail(`create subscription: subscriptions.${GroupName} "${name}" already exists`);
-      try {
-        await ensureOperatorGroup(client, io, { ns, pkg: packageName, supported, watch });
-      } catch (err) {
-        return fail((err as Error).message);
-      }
+      const refused = await ensureOperatorGroup(client, io, { ns, pkg: packageName, supported, watch }).catch((err: Error) => err);
+      if (refused) return fail(refused.message);
       const sub: Subscription = {
         ...SUB,
         metadata: { name, namespace: ns },
@@ -169,12 +160,8 @@ export const installClassicCommand: CliCommand = {
           ...(target.startingCSV && { startingCSV: target.startingCSV }),
         },
       };
-      let created: Subscription;
-      try {
-        created = await client.create<Subscription>(sub, { fieldManager: FIELD_MANAGER });
-      } catch (err) {
-        return fail(`create subscription: ${(err as Error).message}`);
-      }
+      const created = await client.create<Subscription>(sub, { fieldManager: FIELD_MANAGER }).catch((err: Error) => err);
+      if (created instanceof Error) return fail(`create subscription: ${created.message}`);
       if (format === 'table') io.stdout.write(`subscription "${name}" created\n`);
       let result = created;
       if (values.wait) {

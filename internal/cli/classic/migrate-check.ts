@@ -44,24 +44,19 @@ async function catalogBundles(client: KubeClient, io: CliIO, packages: ReadonlyS
   try {
     for (const c of serving) {
       const catalog = c.metadata.name ?? '';
-      let index;
-      try {
-        index = await content.index(c, io.signal);
-      } catch (err) {
-        io.stderr.write(`warning: catalog "${catalog}": ${(err as Error).message}\n`);
-        continue;
-      }
+      const index = await content.index(c, io.signal).catch((err: Error) => {
+        io.stderr.write(`warning: catalog "${catalog}": ${err.message}\n`);
+      });
+      if (!index) continue;
       for (const pkg of index.packageNames()) {
         if (!packages.has(pkg)) continue;
         const content = index.getPackage(pkg);
-        const summary = summarize(catalog, content);
         const images = new Map(content.bundles.map((x) => [x.name, x.image]));
-        const seen = new Set<string>();
-        for (const b of summary?.channels.flatMap((ch) => ch.bundles) ?? []) {
-          if (seen.has(b.name)) continue;
-          seen.add(b.name);
-          const image = images.get(b.name);
-          bundles.set(pkg, [...(bundles.get(pkg) ?? []), { catalog, name: b.name, version: b.version, ...(image !== undefined && { image }) }]);
+        // each bundle once, in the order of the channels that list it (a bundle's version is the same on each)
+        const versions = new Map(summarize(catalog, content)?.channels.flatMap((ch) => ch.bundles.map((b) => [b.name, b.version] as const)));
+        for (const [name, version] of versions) {
+          const image = images.get(name);
+          bundles.set(pkg, [...(bundles.get(pkg) ?? []), { catalog, name, version, ...(image !== undefined && { image }) }]);
         }
       }
     }
@@ -71,7 +66,6 @@ async function catalogBundles(client: KubeClient, io: CliIO, packages: ReadonlyS
   return { catalogs: serving.map((c) => c.metadata.name ?? ''), bundles };
 }
 
-/** The checks of the Subscriptions in scope (one by name, a namespace's, or the cluster's). */
 /** The webhook certificate provider operator-controller picks from its gates (render's order), and whether it is served. */
 async function webhookProvider(client: KubeClient, gates: Readonly<Record<string, boolean>>): Promise<{ name: string; served: boolean } | undefined> {
   if (gates['WebhookProviderCertManager'] !== false) return { name: 'cert-manager', served: (await served(client, 'cert-manager.io/v1', 'Certificate')) && (await served(client, 'cert-manager.io/v1', 'Issuer')) };
@@ -79,6 +73,7 @@ async function webhookProvider(client: KubeClient, gates: Readonly<Record<string
   return undefined;
 }
 
+/** The checks of the Subscriptions in scope (one by name, a namespace's, or the cluster's). */
 export async function checkSubscriptions(
   client: KubeClient,
   io: CliIO,

@@ -74,12 +74,10 @@ async function readBackup(client: KubeClient, ns: string, sub: string): Promise<
 /** The plan's input from the Backup (the objects as they were before the migration). */
 function inputFromBackup(b: Backup): MigrationInput {
   const of = (kind: string): KubeObject[] => b.items.filter((o) => o.kind === kind && o.apiVersion?.startsWith('operators.coreos.com/'));
-  const sub = of('Subscription')[0] as Subscription;
-  const csv = of('ClusterServiceVersion').find((c) => !isCopiedCSV(c as ClusterServiceVersion)) as ClusterServiceVersion;
   const classic = new Set(['Subscription', 'ClusterServiceVersion', 'InstallPlan', 'OperatorGroup']);
   return {
-    sub,
-    csv,
+    sub: of('Subscription')[0] as Subscription,
+    csv: of('ClusterServiceVersion').find((c) => !isCopiedCSV(c as ClusterServiceVersion)) as ClusterServiceVersion,
     copies: of('ClusterServiceVersion').filter((c) => isCopiedCSV(c as ClusterServiceVersion)) as ClusterServiceVersion[],
     plans: of('InstallPlan') as InstallPlan[],
     operatorGroup: of('OperatorGroup')[0] as OperatorGroup | undefined,
@@ -127,23 +125,31 @@ async function inputFromCluster(client: KubeClient, sub: Subscription, bundle: C
   };
 }
 
-/** Polls `test` (the CLI's `waitFor`) until it answers, or the deadline passes (the error says what `last` saw). */
-async function until<T>(what: string, timeout: number, io: CliIO, test: () => Promise<T | undefined>, last: () => string): Promise<T> {
-  const r = await waitFor<T>({ get: test, done: (v) => v !== undefined, timeoutMs: timeout, io, label: what });
-  if (r.ok && r.last !== undefined) return r.last;
-  if (!r.ok && r.reason === 'aborted') throw new Error(`interrupted while waiting for ${what}`);
-  throw new Error(`timed out waiting for ${what}${last() ? `: ${last()}` : ''}`);
-}
-
+/** A migration's or rollback's steps: `act` makes (or, in a dry run, only names) a change; `until` waits for one. */
 class Runner {
   changed = false;
   readonly client: KubeClient;
   readonly io: CliIO;
   readonly dryRun: boolean;
-  constructor(client: KubeClient, io: CliIO, dryRun: boolean) {
+  /** How long `until` waits for each step. */
+  readonly timeout: number;
+  constructor(client: KubeClient, io: CliIO, dryRun: boolean, timeout: number) {
     this.client = client;
     this.io = io;
     this.dryRun = dryRun;
+    this.timeout = timeout;
+  }
+
+  /**
+   * Polls `test` (the CLI's `waitFor`) until it answers true, or the deadline passes (the error says what it saw last:
+   * the text it answered instead). A dry run waits for nothing.
+   */
+  async until(what: string, test: () => Promise<true | string>): Promise<void> {
+    if (this.dryRun) return;
+    const r = await waitFor({ get: test, done: (v) => v === true, timeoutMs: this.timeout, io: this.io, label: what });
+    if (r.ok) return;
+    if (r.reason === 'aborted') throw new Error(`interrupted while waiting for ${what}`);
+    throw new Error(`timed out waiting for ${what}${r.last ? `: ${r.last}` : ''}`);
   }
 
   async act(line: string, fn: () => Promise<unknown>): Promise<void> {
@@ -154,11 +160,10 @@ class Runner {
     }
     await fn();
     const [verb = '', ...rest] = line.split(' ');
-    this.io.stdout.write(`${pastTense(verb)} ${rest.join(' ')}\n`);
+    const past = new Map([['create', 'created'], ['write', 'wrote'], ['patch', 'patched'], ['delete', 'deleted'], ['remove', 'removed']]).get(verb.toLowerCase());
+    this.io.stdout.write(`${past ?? verb} ${rest.join(' ')}\n`);
   }
 }
-
-const pastTense = (verb: string): string => ({ create: 'created', write: 'wrote', patch: 'patched', delete: 'deleted', remove: 'removed' })[verb.toLowerCase()] ?? verb;
 
 /**
  * One object's classic ownership change, decided on the object as read and written only if it is still that object
@@ -183,7 +188,7 @@ async function deleteIfThere(client: KubeClient, ref: ObjectRef, orphan: boolean
   await ignoreNotFound(client.delete(ref, orphan ? { propagationPolicy: 'Orphan' } : {}));
 }
 
-async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInput, backup: Backup, backupExists: boolean, backupDir: string, timeout: number): Promise<void> {
+async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInput, backup: Backup, backupExists: boolean, backupDir: string): Promise<void> {
   const { client, io } = r;
   const ns = input.sub.metadata.namespace ?? '';
   const subName = input.sub.metadata.name ?? '';
@@ -216,22 +221,12 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
       client.create(plan.objectSet),
     );
   }
-  if (!r.dryRun) {
-    let last = '';
-    await until(
-      `ClusterObjectSet ${cosName} to succeed (operator-controller must run with --feature-gates=BoxcutterRuntime=true)`,
-      timeout,
-      io,
-      async () => {
-        const c = await getOrUndefined<ClusterObjectSet>(client, { ...COS, name: cosName });
-        const s = findCondition(c?.status?.conditions as Condition[] | undefined, 'Succeeded');
-        const p = findCondition(c?.status?.conditions as Condition[] | undefined, 'Progressing');
-        last = p ? `${p.reason}: ${p.message}` : '';
-        return s?.status === 'True' ? true : undefined;
-      },
-      () => last,
-    );
-  }
+  await r.until(`ClusterObjectSet ${cosName} to succeed (operator-controller must run with --feature-gates=BoxcutterRuntime=true)`, async () => {
+    const c = await getOrUndefined<ClusterObjectSet>(client, { ...COS, name: cosName });
+    const s = findCondition(c?.status?.conditions as Condition[] | undefined, 'Succeeded');
+    const p = findCondition(c?.status?.conditions as Condition[] | undefined, 'Progressing');
+    return s?.status === 'True' || (p ? `${p.reason}: ${p.message}` : '');
+  });
   // 3b. classic ownership removed, so that neither the garbage collector nor the CSV finalizer deletes the objects
   for (const o of input.owned) await moveOwnership(r, objectRef(o), plan.ownership);
   // 4. the ClusterExtension, pinned to the installed version
@@ -241,26 +236,16 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
       client.create(plan.extension),
     );
   }
-  if (!r.dryRun) {
-    let last = '';
-    await until(
-      `ClusterExtension ${extName} to be installed from ${cosName}`,
-      timeout,
-      io,
-      async () => {
-        const e = await getOrUndefined<ClusterExtension>(client, { ...CE, name: extName });
-        const revs = (await client.list<ClusterObjectSet>(COS, { labelSelector: `${OwnerNameKey}=${extName}` })).items.map((c) => c.metadata.name ?? '');
-        if (revs.some((n) => n !== cosName)) throw new Error(`ClusterExtension ${extName} made another revision (${revs.join(', ')}) instead of adopting ${cosName}`);
-        const installed = findCondition(e?.status?.conditions as Condition[] | undefined, 'Installed');
-        const progressing = findCondition(e?.status?.conditions as Condition[] | undefined, 'Progressing');
-        last = [installed, progressing].filter((c) => c).map((c) => `${c!.type}=${c!.status} ${c!.reason}: ${c!.message}`).join('; ');
-        const active = (e?.status?.activeRevisions ?? []).map((a) => a.name);
-        const ok = installed?.status === 'True' && e?.status?.install?.bundle.name === input.bundle.name && active.length === 1 && active[0] === cosName;
-        return ok ? true : undefined;
-      },
-      () => last,
-    );
-  }
+  await r.until(`ClusterExtension ${extName} to be installed from ${cosName}`, async () => {
+    const e = await getOrUndefined<ClusterExtension>(client, { ...CE, name: extName });
+    const revs = (await client.list<ClusterObjectSet>(COS, { labelSelector: `${OwnerNameKey}=${extName}` })).items.map((c) => c.metadata.name ?? '');
+    if (revs.some((n) => n !== cosName)) throw new Error(`ClusterExtension ${extName} made another revision (${revs.join(', ')}) instead of adopting ${cosName}`);
+    const installed = findCondition(e?.status?.conditions as Condition[] | undefined, 'Installed');
+    const progressing = findCondition(e?.status?.conditions as Condition[] | undefined, 'Progressing');
+    const active = (e?.status?.activeRevisions ?? []).map((a) => a.name);
+    const ok = installed?.status === 'True' && e?.status?.install?.bundle.name === input.bundle.name && active.length === 1 && active[0] === cosName;
+    return ok || [installed, progressing].filter((c) => c).map((c) => `${c!.type}=${c!.status} ${c!.reason}: ${c!.message}`).join('; ');
+  });
   // 5. the classic objects, without cascading to what v1 now owns
   for (const d of plan.deletions) {
     // The CSV's copies go after it: a copy deleted while its parent is still there is copied again by olm-classic.
@@ -274,7 +259,7 @@ async function runMigration(r: Runner, plan: MigrationPlan, input: MigrationInpu
   }
   if (!r.dryRun) {
     const csvRef = { ...CSV, namespace: ns, name: input.csv.metadata.name ?? '' };
-    await until(`ClusterServiceVersion ${ns}/${csvRef.name} to be deleted (olm-classic removes its finalizer)`, timeout, io, async () => ((await getOrUndefined(client, csvRef)) ? undefined : true), () => '');
+    await r.until(`ClusterServiceVersion ${ns}/${csvRef.name} to be deleted (olm-classic removes its finalizer)`, async () => !(await getOrUndefined(client, csvRef)) || '');
     // olm-classic deletes the copies of a CSV that is gone; what is left after a while (it is not running, say) goes here.
     const copiesLeft = async (): Promise<ClusterServiceVersion[]> =>
       (await client.listAll<ClusterServiceVersion>(CSV, { labelSelector: `${CopiedFromLabel}=${ns}` })).items.filter((c) => c.metadata.name === csvRef.name);
@@ -433,26 +418,21 @@ async function migrateOne(client: KubeClient, io: CliIO, ns: string, subName: st
     io.stderr.write(`subscription "${subName}" is being migrated to ClusterExtension "${input.extension}" (from its backup); --name ${opts.name} differs\n`);
     return { code: 1, result: `failed: --name ${opts.name} differs from the backup's ClusterExtension "${input.extension}"` };
   }
-  const runner = new Runner(client, io, opts.dryRun);
+  const runner = new Runner(client, io, opts.dryRun, opts.timeout);
   try {
-    await runMigration(runner, plan, input, backup, backupExists, backupDir, opts.timeout);
+    await runMigration(runner, plan, input, backup, backupExists, backupDir);
   } catch (err) {
     io.stderr.write(`migration of subscription "${subName}" in namespace "${ns}" stopped: ${(err as Error).message}\nRun the same command again to go on.\n`);
     return { code: 1, result: `failed: ${(err as Error).message.split('\n')[0] ?? ''}` };
   }
-  const already = `subscription "${subName}" in namespace "${ns}" is already migrated to ClusterExtension "${input.extension}"; nothing to do\n`;
+  if (!runner.changed) {
+    io.stdout.write(`subscription "${subName}" in namespace "${ns}" is already migrated to ClusterExtension "${input.extension}"; nothing to do\n`);
+    return { code: 0, result: 'already migrated' };
+  }
   if (runner.dryRun) {
-    if (!runner.changed) {
-      io.stdout.write(already);
-      return { code: 0, result: 'already migrated' };
-    }
     // one operator: the objects too; with --all, the would-lines only
     if (check === undefined) io.stdout.write(`---\n${JSON.stringify([plan.objectSet, plan.extension], null, 2)}\n`);
     return { code: 0, result: `would migrate to ClusterExtension ${input.extension}` };
-  }
-  if (!runner.changed) {
-    io.stdout.write(already);
-    return { code: 0, result: 'already migrated' };
   }
   io.stdout.write(`subscription "${subName}" in namespace "${ns}" migrated to ClusterExtension "${input.extension}" (backup: Secret ${ns}/${backupSecretName(subName)})\n`);
   return { code: 0, result: `migrated to ClusterExtension ${input.extension}` };
@@ -462,12 +442,10 @@ async function migrateOne(client: KubeClient, io: CliIO, ns: string, subName: st
 async function listBackups(client: KubeClient, ns: string | undefined): Promise<{ secret: string; namespace: string; backup: Backup }[]> {
   type Labelled = KubeObject & { data?: Record<string, string> };
   const secrets = (ns === undefined ? await client.listAll<Labelled>(SECRET, { labelSelector: BackupLabel }) : await client.list<Labelled>({ ...SECRET, namespace: ns }, { labelSelector: BackupLabel })).items;
-  const out: { secret: string; namespace: string; backup: Backup }[] = [];
-  for (const s of secrets) {
+  return secrets.flatMap((s) => {
     const data = s.data?.[BackupKey];
-    if (data) out.push({ secret: s.metadata.name ?? '', namespace: s.metadata.namespace ?? ns ?? '', backup: JSON.parse(gunzipSync(Buffer.from(data, 'base64')).toString('utf8')) as Backup });
-  }
-  return out;
+    return data ? [{ secret: s.metadata.name ?? '', namespace: s.metadata.namespace ?? ns ?? '', backup: JSON.parse(gunzipSync(Buffer.from(data, 'base64')).toString('utf8')) as Backup }] : [];
+  });
 }
 
 export const MIGRATE_ALL_HEADERS = ['NAME', 'NAMESPACE', 'PACKAGE', 'RESULT'] as const;
@@ -486,13 +464,7 @@ async function migrateAll(client: KubeClient, io: CliIO, namespace: string | und
     io.stderr.write(`${checks}\n`);
     return 1;
   }
-  interface Item {
-    namespace: string;
-    name: string;
-    package: string;
-    check?: MigrationCheck;
-  }
-  const items = new Map<string, Item>();
+  const items = new Map<string, Pick<MigrationCheck, 'namespace' | 'name' | 'package'> & { check?: MigrationCheck }>();
   for (const c of checks) items.set(`${c.namespace}/${c.name}`, { namespace: c.namespace, name: c.name, package: c.package, check: c });
   for (const b of await listBackups(client, namespace)) {
     const key = `${b.namespace}/${b.backup.subscription}`;
@@ -514,14 +486,11 @@ async function migrateAll(client: KubeClient, io: CliIO, namespace: string | und
     }
     io.stdout.write(`==> ${it.namespace}/${it.name} ${new Date().toISOString()}\n`);
     const backupDir = resolvePath(io.cwd, backupParent ?? '.', `olm-migrate-${it.namespace}-${it.name}-${stamp}`);
-    let r: MigrateResult;
-    try {
-      // a check that is not eligible with a backup present still goes on from the backup (migrateOne reads it first)
-      r = await migrateOne(client, io, it.namespace, it.name, backupDir, opts, it.check ?? ALREADY);
-    } catch (err) {
-      io.stderr.write(`migration of subscription "${it.name}" in namespace "${it.namespace}" stopped: ${(err as Error).message}\n`);
-      r = { code: 1, result: `failed: ${(err as Error).message.split('\n')[0] ?? ''}` };
-    }
+    // a check that is not eligible with a backup present still goes on from the backup (migrateOne reads it first)
+    const r = await migrateOne(client, io, it.namespace, it.name, backupDir, opts, it.check ?? ALREADY).catch((err: Error): MigrateResult => {
+      io.stderr.write(`migration of subscription "${it.name}" in namespace "${it.namespace}" stopped: ${err.message}\n`);
+      return { code: 1, result: `failed: ${err.message.split('\n')[0] ?? ''}` };
+    });
     if (r.code !== 0) code = 1;
     rows.push([it.name, it.namespace, it.package, r.result]);
   }
@@ -595,20 +564,17 @@ export const migrateRollbackCommand: CliCommand = {
       // Without -n and once the ClusterExtension is gone (a rollback interrupted after deleting it), the backup is
       // looked for in every namespace (in the context's namespace when the user may not list Secrets cluster-wide).
       const known = values.namespace ?? ext?.spec?.namespace;
-      let found: Awaited<ReturnType<typeof findBackup>>;
-      try {
-        found = await findBackup(client, known, extName);
-      } catch (err) {
+      const found = await findBackup(client, known, extName).catch((err: unknown) => {
         if (known !== undefined || !isForbidden(err)) throw err;
-        found = await findBackup(client, client.defaultNamespace ?? 'default', extName);
-      }
+        return findBackup(client, client.defaultNamespace ?? 'default', extName);
+      });
       const ns = found?.namespace ?? known ?? client.defaultNamespace ?? 'default';
       if (!found) {
         io.stderr.write(`no migration backup for ClusterExtension "${extName}" in namespace "${ns}" (Secrets labelled ${BackupLabel})\n`);
         return 1;
       }
       const input = inputFromBackup(found.backup);
-      const r = new Runner(client, io, values['dry-run'] === true);
+      const r = new Runner(client, io, values['dry-run'] === true, timeout);
       const cosName = `${extName}-1`;
       try {
         // Only the migrated revision: once it is gone the extension makes a revision of its own (collision protection
@@ -619,14 +585,12 @@ export const migrateRollbackCommand: CliCommand = {
           await r.act(`delete ClusterObjectSet ${cosName} (propagationPolicy=Orphan: its objects stay)`, () =>
             ignoreNotFound(client.delete({ ...COS, name: cosName }, { propagationPolicy: 'Orphan', ...(uid && { preconditions: { uid } }) })),
           );
-          if (!r.dryRun) {
-            await until(`ClusterObjectSet ${cosName} to be deleted`, timeout, io, async () => ((await getOrUndefined(client, { ...COS, name: cosName }))?.metadata.uid === uid ? undefined : true), () => '');
-          }
+          await r.until(`ClusterObjectSet ${cosName} to be deleted`, async () => (await getOrUndefined(client, { ...COS, name: cosName }))?.metadata.uid !== uid || '');
         }
         for (const o of input.owned) await moveOwnership(r, objectRef(o), revisionMarks);
         for (const o of input.owned) await moveOwnership(r, objectRef(o), classicLabels(o));
         if (ext) await r.act(`delete ClusterExtension ${extName}`, () => deleteIfThere(client, { ...CE, name: extName }, false));
-        if (!r.dryRun) await until(`ClusterExtension ${extName} to be deleted`, timeout, io, async () => ((await getOrUndefined(client, { ...CE, name: extName })) ? undefined : true), () => '');
+        await r.until(`ClusterExtension ${extName} to be deleted`, async () => !(await getOrUndefined(client, { ...CE, name: extName })) || '');
         const og = input.operatorGroup;
         const groups = (await client.list<OperatorGroup>({ ...OG, namespace: ns })).items;
         if (og && groups.length === 0) await r.act(`create OperatorGroup ${ns}/${og.metadata.name ?? ''}`, () => client.create(restorable(og)));
@@ -637,28 +601,16 @@ export const migrateRollbackCommand: CliCommand = {
           sub.spec = { ...input.sub.spec, startingCSV: csvName };
           await r.act(`create Subscription ${ns}/${subName} (startingCSV ${csvName})`, () => client.create(sub));
         }
-        if (!r.dryRun) {
-          let last = '';
-          await until(
-            `ClusterServiceVersion ${ns}/${csvName} to succeed`,
-            timeout,
-            io,
-            async () => {
-              const c = await getOrUndefined<ClusterServiceVersion>(client, { ...CSV, namespace: ns, name: csvName });
-              last = c ? `${c.status?.phase ?? 'Pending'} ${c.status?.reason ?? ''}: ${c.status?.message ?? ''}` : '';
-              return c?.status?.phase === 'Succeeded' ? true : undefined;
-            },
-            () => last,
-          );
-        }
+        await r.until(`ClusterServiceVersion ${ns}/${csvName} to succeed`, async () => {
+          const c = await getOrUndefined<ClusterServiceVersion>(client, { ...CSV, namespace: ns, name: csvName });
+          return c?.status?.phase === 'Succeeded' || (c ? `${c.status?.phase ?? 'Pending'} ${c.status?.reason ?? ''}: ${c.status?.message ?? ''}` : '');
+        });
         // The pin did its work once the Subscription has installed a CSV; then the Subscription is put back as it was
         // backed up (startingCSV only counts before anything is installed, so this changes no resolution).
         const original = input.sub.spec.startingCSV;
         const subRef = { ...SUB, namespace: ns, name: subName };
         if (original !== csvName) {
-          if (!r.dryRun) {
-            await until(`Subscription ${ns}/${subName} to record an installed CSV`, timeout, io, async () => ((await getOrUndefined<Subscription>(client, subRef))?.status?.installedCSV ? true : undefined), () => '');
-          }
+          await r.until(`Subscription ${ns}/${subName} to record an installed CSV`, async () => !!(await getOrUndefined<Subscription>(client, subRef))?.status?.installedCSV || '');
           // written only over the pinned Subscription as read (resourceVersion); olm-classic's status writes race it, so
           // a 409 is decided again on a fresh read
           await retryOnConflict(

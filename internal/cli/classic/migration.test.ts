@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterServiceVersion, InstallPlan, OperatorGroup, Subscription } from '../../../api/operators/index.ts';
 import type { ClusterExtension, ClusterObjectSet } from '../../../api/v1/index.ts';
-import { checkRow, classify, csvProperties, exitCode, installModeOf, worst, type MigrationCheck, type MigrationFacts } from './migration.ts';
+import { checkRow, classify, csvProperties, exitCode, installModeOf, type MigrationCheck, type MigrationFacts } from './migration.ts';
 
 const NS = 'ops';
 const sub = (over: Partial<Subscription['metadata']> = {}, status: Subscription['status'] = { installedCSV: 'foo.v1.0.0', state: 'AtLatestKnown', lastUpdated: '' }): Subscription => ({
@@ -175,7 +175,5 @@ describe('migrate check verdicts', () => {
     expect(exitCode(of('eligible', 'already-migrated'))).toBe(0);
     expect(exitCode(of('eligible', 'ineligible'))).toBe(1);
     expect(exitCode(of('conflicting'))).toBe(1);
-    expect(worst(of('eligible', 'conflicting', 'ineligible'))).toBe('conflicting');
-    expect(worst(of())).toBe('eligible');
   });
 });

@@ -21,9 +21,8 @@ import { BundleNameKey, MigratedFromSubscriptionKey, OwnerNameKey, PackageNameKe
 import { isObject, tryOr } from '../../shared/toolkit/index.ts';
 import { pendingPlan } from './logic.ts';
 
-/** Worst last: the exit code is 1 when any operator is ineligible or conflicting. */
-export const VERDICTS = ['eligible', 'already-migrated', 'ineligible', 'conflicting'] as const;
-export type Verdict = (typeof VERDICTS)[number];
+/** The exit code is 1 when any operator is ineligible or conflicting. */
+export type Verdict = 'eligible' | 'already-migrated' | 'ineligible' | 'conflicting';
 
 /** `olm.generated-by`: the Subscription was made by resolution, for another operator's dependency. */
 export const GeneratedByAnnotation = 'olm.generated-by';
@@ -141,8 +140,6 @@ export function installModeOf(og: OperatorGroup, namespace: string): { mode: 'Al
   return { mode: targets[0] === namespace ? 'OwnNamespace' : 'SingleNamespace', targets };
 }
 
-const hasSelector = (og: OperatorGroup): boolean => !!og.spec?.selector && (Object.keys(og.spec.selector.matchLabels ?? {}).length > 0 || (og.spec.selector.matchExpressions ?? []).length > 0);
-
 /** What keeps the operator from moving because of its OperatorGroup, and the install mode it has. */
 function operatorGroupProblems(f: MigrationFacts): { problems: string[]; mode?: string } {
   const ns = f.sub.metadata.namespace ?? '';
@@ -152,7 +149,8 @@ function operatorGroupProblems(f: MigrationFacts): { problems: string[]; mode?: 
   const name = og.metadata.name ?? '';
   const problems: string[] = [];
   if (og.spec?.serviceAccountName) problems.push(`OperatorGroup "${name}" installs as ServiceAccount "${og.spec.serviceAccountName}"; OLM v1 has no scoped install account`);
-  if (hasSelector(og)) problems.push(`OperatorGroup "${name}" selects its namespaces by label; set spec.targetNamespaces instead first`);
+  const selector = og.spec?.selector;
+  if (selector && (Object.keys(selector.matchLabels ?? {}).length > 0 || (selector.matchExpressions ?? []).length > 0)) problems.push(`OperatorGroup "${name}" selects its namespaces by label; set spec.targetNamespaces instead first`);
   if (og.spec?.upgradeStrategy && og.spec.upgradeStrategy !== UpgradeStrategyDefault) problems.push(`OperatorGroup "${name}" has upgradeStrategy ${og.spec.upgradeStrategy}; OLM v1 has only ${UpgradeStrategyDefault}`);
   const { mode, targets } = installModeOf(og, ns);
   if (mode === 'MultiNamespace') problems.push(`installed MultiNamespace (OperatorGroup "${name}" targets ${targets.join(', ')}); OLM v1 has no MultiNamespace install mode`);
@@ -202,14 +200,11 @@ export function classify(f: MigrationFacts): MigrationCheck {
     ]);
   }
 
-  const conflicts: string[] = [];
-  for (const e of f.extensions) {
-    if (e.spec?.source.catalog?.packageName === pkg) conflicts.push(`ClusterExtension "${e.metadata.name ?? ''}" already installs package "${pkg}"`);
-  }
-  for (const other of f.subscriptions) {
-    if (other.spec.name !== pkg || (other.metadata.name === sub.metadata.name && other.metadata.namespace === ns)) continue;
-    conflicts.push(`Subscription ${other.metadata.namespace ?? ''}/${other.metadata.name ?? ''} also subscribes to package "${pkg}"; OLM v1 installs a package once per cluster`);
-  }
+  const others = f.subscriptions.filter((o) => o.spec.name === pkg && !(o.metadata.name === sub.metadata.name && o.metadata.namespace === ns));
+  const conflicts = [
+    ...f.extensions.filter((e) => e.spec?.source.catalog?.packageName === pkg).map((e) => `ClusterExtension "${e.metadata.name ?? ''}" already installs package "${pkg}"`),
+    ...others.map((o) => `Subscription ${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''} also subscribes to package "${pkg}"; OLM v1 installs a package once per cluster`),
+  ];
   if (conflicts.length > 0) return verdict('conflicting', conflicts);
 
   const problems: string[] = [];
@@ -246,11 +241,6 @@ export function classify(f: MigrationFacts): MigrationCheck {
   if (problems.length > 0) return verdict('ineligible', problems, extra);
   const b = catalog.bundle!;
   return verdict('eligible', [`${og.mode ?? ''}; bundle ${b.name} in ClusterCatalog "${b.catalog}"`], extra);
-}
-
-/** The worst verdict of a run (eligible when there is none). */
-export function worst(checks: readonly MigrationCheck[]): Verdict {
-  return checks.reduce<Verdict>((w, c) => (VERDICTS.indexOf(c.verdict) > VERDICTS.indexOf(w) ? c.verdict : w), 'eligible');
 }
 
 /** 0 when every operator is eligible or already migrated, 1 otherwise. */

@@ -70,14 +70,16 @@ export function summarizeManifest(pm: PackageManifest): ClassicPackageSummary {
 /** The CATALOG column: the CatalogSource's name, with its namespace when it is not the namespace asked about. */
 export const catalogColumn = (p: ClassicPackageSummary, namespace: string): string => (p.catalogNamespace === namespace ? p.catalog : `${p.catalogNamespace}/${p.catalog}`);
 
-interface Flags {
-  readonly namespace?: string | undefined;
-  readonly catalog?: string | undefined;
-  readonly 'catalog-namespace'?: string | undefined;
-  readonly 'global-namespace'?: string | undefined;
-  readonly 'insecure-registries'?: string | undefined;
-  readonly output?: string | undefined;
-}
+const OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  ...CLASSIC_FLAG,
+  ...NS_OPTION,
+  catalog: { type: 'string' },
+  'catalog-namespace': { type: 'string' },
+  'global-namespace': { type: 'string' },
+  'insecure-registries': { type: 'string' },
+  output: { type: 'string', short: 'o' },
+} as const;
 
 /** Whether the cluster serves PackageManifests (discovery); a 503 (the APIService unavailable) counts as not. */
 async function packageManifests(client: KubeClient, io: CliIO, namespace: string): Promise<PackageManifest[] | undefined> {
@@ -114,7 +116,7 @@ async function computedManifests(client: KubeClient, io: CliIO, namespace: strin
  * The packages the namespace can subscribe to (optionally of one CatalogSource), sorted by package, then the
  * namespace's own CatalogSources before the global catalog namespace's (the order a Subscription's resolution prefers).
  */
-async function collect(client: KubeClient, io: CliIO, flags: Flags, keep: (name: string) => boolean): Promise<{ namespace: string; found: ClassicPackageSummary[] }> {
+async function collect(client: KubeClient, io: CliIO, flags: ReturnType<typeof parseFlags<typeof OPTIONS>>['values'], keep: (name: string) => boolean): Promise<{ namespace: string; found: ClassicPackageSummary[] }> {
   const namespace = flags.namespace ?? client.defaultNamespace;
   const globalNs = flags['global-namespace'] ?? DEFAULT_GLOBAL_NAMESPACE;
   const insecure = insecureRegistries(flags['insecure-registries'], io.env);
@@ -132,16 +134,6 @@ async function collect(client: KubeClient, io: CliIO, flags: Flags, keep: (name:
   return { namespace, found };
 }
 
-const OPTIONS = {
-  ...CONNECTION_OPTIONS,
-  ...CLASSIC_FLAG,
-  ...NS_OPTION,
-  catalog: { type: 'string' },
-  'catalog-namespace': { type: 'string' },
-  'global-namespace': { type: 'string' },
-  'insecure-registries': { type: 'string' },
-  output: { type: 'string', short: 'o' },
-} as const;
 const FLAGS_USAGE = [
   NS_USAGE,
   '      --catalog <name>               only this CatalogSource',

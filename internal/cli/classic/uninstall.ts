@@ -11,27 +11,19 @@ import { waitFor } from '../wait.ts';
 import { SUB, CSV, OG, DEFAULT_TIMEOUT, getOrUndefined, getCSV, findSubscription, CLASSIC_FLAG, NS_OPTION, NS_USAGE } from './common.ts';
 import { csvNameOf, watchedNamespaces, ownedKinds } from './logic.ts';
 
-type Operand = ObjectRef;
-
 /** The custom resources of the CSV's owned CRDs in the namespaces the operator watches (all, when cluster-scoped). */
-async function operandsOf(client: KubeClient, csv: ClusterServiceVersion, io: CliIO): Promise<Operand[]> {
+async function operandsOf(client: KubeClient, csv: ClusterServiceVersion, io: CliIO): Promise<ObjectRef[]> {
   const watched = watchedNamespaces(csv);
-  const out: Operand[] = [];
+  const out: ObjectRef[] = [];
   for (const k of ownedKinds(csv)) {
-    let namespaced: boolean;
-    try {
-      namespaced = (await client.mapping(k.apiVersion, k.kind)).namespaced;
-    } catch {
-      continue; // the CRD is gone or not served: no operands of it
-    }
-    const scopes = namespaced && watched ? watched : [undefined];
+    const mapping = await client.mapping(k.apiVersion, k.kind).catch(() => undefined);
+    if (!mapping) continue; // the CRD is gone or not served: no operands of it
+    const scopes = mapping.namespaced && watched ? watched : [undefined];
     for (const namespace of scopes) {
-      try {
-        const items = (await client.listAll({ apiVersion: k.apiVersion, kind: k.kind, ...(namespace && { namespace }) })).items;
-        for (const o of items) out.push({ apiVersion: k.apiVersion, kind: k.kind, name: o.metadata?.name ?? '', ...(o.metadata?.namespace && { namespace: o.metadata.namespace }) });
-      } catch (err) {
-        io.stderr.write(`list ${k.kind} (${k.crd}): ${(err as Error).message}\n`);
-      }
+      const list = await client.listAll({ apiVersion: k.apiVersion, kind: k.kind, ...(namespace && { namespace }) }).catch((err: Error) => {
+        io.stderr.write(`list ${k.kind} (${k.crd}): ${err.message}\n`);
+      });
+      for (const o of list?.items ?? []) out.push({ apiVersion: k.apiVersion, kind: k.kind, name: o.metadata?.name ?? '', ...(o.metadata?.namespace && { namespace: o.metadata.namespace }) });
     }
   }
   return out;
@@ -69,10 +61,10 @@ async function releaseCRDs(client: KubeClient, io: CliIO, csv: ClusterServiceVer
   return true;
 }
 
-const operandText = (o: Operand): string => `${o.kind.toLowerCase()} "${o.namespace ? `${o.namespace}/` : ''}${o.name}"`;
+const operandText = (o: ObjectRef): string => `${o.kind.toLowerCase()} "${o.namespace ? `${o.namespace}/` : ''}${o.name}"`;
 
 /** Deletes an object and says so; a missing one is fine. */
-async function deleteObject(client: KubeClient, io: CliIO, ref: { apiVersion: string; kind: string; name: string; namespace?: string }, text: string): Promise<boolean> {
+async function deleteObject(client: KubeClient, io: CliIO, ref: ObjectRef, text: string): Promise<boolean> {
   try {
     await client.delete(ref);
     io.stdout.write(`${text} deleted\n`);
@@ -83,7 +75,7 @@ async function deleteObject(client: KubeClient, io: CliIO, ref: { apiVersion: st
   }
 }
 
-async function waitGone(client: KubeClient, io: CliIO, refs: readonly Operand[], timeout: number, label: string): Promise<boolean> {
+async function waitGone(client: KubeClient, io: CliIO, refs: readonly ObjectRef[], timeout: number, label: string): Promise<boolean> {
   const r = await waitFor<number>({
     get: async () => (await Promise.all(refs.map((ref) => getOrUndefined(client, ref)))).filter((o) => o !== undefined).length,
     done: (left) => left === 0,
@@ -148,7 +140,7 @@ export const uninstallClassicCommand: CliCommand = {
       const csv = csvName ? await getCSV(client, ns, csvName) : undefined;
       const operands = csv ? await operandsOf(client, csv, io) : [];
       // The Subscription first, so nothing installs or upgrades while the rest goes (kubectl-operator's order).
-      const gone: Operand[] = [{ ...SUB, name, namespace: ns }];
+      const gone: ObjectRef[] = [{ ...SUB, name, namespace: ns }];
       await deleteObject(client, io, gone[0]!, `subscription "${name}"`);
       if (values['delete-operands']) {
         for (const o of operands) await deleteObject(client, io, o, operandText(o));

@@ -54,15 +54,12 @@ export const upgradeClassicCommand: CliCommand = {
       const from = sub.status?.installedCSV ?? '';
       if (values.channel !== undefined) {
         if (values.channel === (sub.spec.channel ?? '')) return fail(`no changes detected - subscription already in channel "${values.channel}"`);
-        try {
-          // A conflict (the operator wrote status in between) reads the Subscription again, as RetryOnConflict does.
-          await retryOnConflict(async (attempt) => {
-            const latest = attempt === 0 ? sub : ((await getSub(client, ns, name)) ?? sub);
-            await client.patch({ ...SUB, name, namespace: ns }, 'merge', { metadata: { resourceVersion: latest.metadata.resourceVersion }, spec: { channel: values.channel } }, { fieldManager: FIELD_MANAGER });
-          });
-        } catch (err) {
-          return fail((err as Error).message);
-        }
+        // A conflict (the operator wrote status in between) reads the Subscription again, as RetryOnConflict does.
+        const refused = await retryOnConflict(async (attempt) => {
+          const latest = attempt === 0 ? sub : ((await getSub(client, ns, name)) ?? sub);
+          await client.patch({ ...SUB, name, namespace: ns }, 'merge', { metadata: { resourceVersion: latest.metadata.resourceVersion }, spec: { channel: values.channel } }, { fieldManager: FIELD_MANAGER });
+        }).catch((err: Error) => err);
+        if (refused) return fail(refused.message);
         io.stdout.write(`subscription "${name}" updated: channel "${values.channel}"\n`);
       } else {
         const ref = sub.status?.installPlanRef?.name;
