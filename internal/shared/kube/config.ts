@@ -15,7 +15,7 @@ import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { isIPv6 } from 'node:net';
 import type { Cluster, Context, KubeConfig, User } from '@kubernetes/client-node';
 import { KubeConfigError } from './errors.ts';
-import { noopLogger, realClock, type Clock, type Logger } from '../toolkit/index.ts';
+import { noopLogger, realClock, tryOr, type Clock, type Logger } from '../toolkit/index.ts';
 
 export interface LoadOptions {
   /** An explicit kubeconfig path (a --kubeconfig flag); wins over everything else. */
@@ -180,12 +180,7 @@ async function fromFiles(files: readonly string[], label: string, context: strin
   if (ctx.user && !users.has(ctx.user)) {
     throw new KubeConfigError('Invalid', `${where}: context "${name}" refers to user "${ctx.user}", which is not defined`, present[0]);
   }
-  let url: URL | undefined;
-  try {
-    url = new URL(cluster.server);
-  } catch {
-    url = undefined;
-  }
+  const url = URL.canParse(cluster.server) ? new URL(cluster.server) : undefined;
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
     throw new KubeConfigError('Invalid', `${where}: cluster "${cluster.name}" has server "${cluster.server}", which is not an http(s) URL`, present[0]);
   }
@@ -294,12 +289,7 @@ function inCluster(root: string, env: Readonly<Record<string, string | undefined
   const host = env['KUBERNETES_SERVICE_HOST']!;
   const port = env['KUBERNETES_SERVICE_PORT']!;
   const scheme = port === '80' || port === '8080' || port === '8001' ? 'http' : 'https';
-  let namespace: string | undefined;
-  try {
-    namespace = readFileSync(`${root}${SA_DIR}/namespace`, 'utf8');
-  } catch {
-    namespace = undefined;
-  }
+  const namespace = tryOr(() => readFileSync(`${root}${SA_DIR}/namespace`, 'utf8'), undefined);
   return {
     cluster: { name: 'inCluster', server: `${scheme}://${isIPv6(host) ? `[${host}]` : host}:${port}`, caFile: `${root}${SA_DIR}/ca.crt`, skipTLSVerify: false },
     user: { name: 'inClusterUser', authProvider: { name: 'tokenFile', config: { tokenFile: `${root}${SA_DIR}/token` } } },
@@ -393,9 +383,5 @@ function credentialError(err: unknown, source: string): KubeConfigError {
 }
 
 function exists(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
+  return tryOr(() => statSync(path).isFile(), false);
 }

@@ -38,8 +38,6 @@ export {
   isNoKindMatch,
   isNotFound,
   isRetryable,
-  isTooManyRequests,
-  isUnauthorized,
   reasonForCode,
   reasonOf,
 } from './errors.ts';
@@ -62,7 +60,7 @@ export { Backoff } from './backoff.ts';
 export type { KindRef, ObjectRef, WatchEvent, WatchEventType } from './types.ts';
 export { cacheKey, objectRef, refOf } from './types.ts';
 export type { LabelMatcher } from './labels.ts';
-export { LabelSelectorError, labelSelectorAsSelector, parseLabelSelector, parseSelector, labelValueErrors, labelsEverything, labelsNothing, qualifiedNameErrors } from './labels.ts';
+export { LabelSelectorError, labelSelectorAsSelector, parseLabelSelector, parseSelector, labelValueErrors, labelsEverything, qualifiedNameErrors } from './labels.ts';
 export { semanticEqual } from './equality.ts';
 export type { Secret } from './secret.ts';
 export { SECRET_KIND } from './secret.ts';

@@ -10,7 +10,7 @@ import { createSecureContext } from 'node:tls';
 import type { Status } from '../../../api/meta/v1.ts';
 import type { ClusterAccess, TlsOptions } from './config.ts';
 import { ApiError, NetworkError } from './errors.ts';
-import { noopLogger, type Logger } from '../toolkit/index.ts';
+import { noopLogger, tryOr, type Logger } from '../toolkit/index.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type QueryValue = string | number | boolean | undefined;
@@ -253,14 +253,9 @@ function sameTls(a: TlsOptions, b: TlsOptions): boolean {
 }
 
 function apiError(code: number, text: string, req: HttpRequest): ApiError {
-  let status: Status | undefined;
-  try {
-    const parsed = JSON.parse(text) as Status;
-    if (parsed && typeof parsed === 'object' && parsed.kind === 'Status') status = parsed;
-  } catch {
-    /* not JSON: a proxy or load balancer answered */
-  }
-  status ??= { kind: 'Status', status: 'Failure', code, message: text.trim().slice(0, 500) || '' };
+  // Not a Status (not even JSON): a proxy or load balancer answered.
+  const parsed = tryOr(() => JSON.parse(text) as Status | null, undefined);
+  const status: Status = parsed?.kind === 'Status' ? parsed : { kind: 'Status', status: 'Failure', code, message: text.trim().slice(0, 500) || '' };
   return new ApiError(code, status, req);
 }
 
