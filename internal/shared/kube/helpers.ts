@@ -56,11 +56,11 @@ export async function updateStatus<T extends KubeObject>(
   mutate: Mutation<T>,
   options: StatusUpdateOptions<T> = {},
 ): Promise<T> {
-  const obj = options.current ? structuredClone(options.current) : await client.get<T>(ref, signalOf(options));
+  const obj = options.current ? structuredClone(options.current) : await client.get<T>(ref, options);
   const before = structuredClone(obj['status'] ?? null);
   const changed = await mutate(obj);
   if (changed === false || semanticEqual(obj['status'] ?? null, before)) return obj;
-  return client.updateStatus<T>(obj, { ...signalOf(options), ...(options.fieldManager && { fieldManager: options.fieldManager }) });
+  return client.updateStatus<T>(obj, { signal: options.signal, fieldManager: options.fieldManager });
 }
 
 export function hasFinalizer(obj: KubeObject, finalizer: string): boolean {
@@ -88,14 +88,10 @@ async function changeFinalizers<T extends KubeObject>(
 ): Promise<T> {
   const ref = refOf(obj);
   return retryOnConflict(async (attempt) => {
-    const current = attempt === 0 ? obj : await client.get<T>(ref, signalOf(options));
+    const current = attempt === 0 ? obj : await client.get<T>(ref, options);
     const next = change(current.metadata.finalizers ?? []);
     if (!next) return current;
     const patch = { metadata: { finalizers: next, resourceVersion: current.metadata.resourceVersion } };
-    return client.patch<T>(ref, 'merge', patch, signalOf(options));
+    return client.patch<T>(ref, 'merge', patch, { signal: options.signal });
   }, options);
-}
-
-function signalOf(o: { readonly signal?: AbortSignal }): { signal?: AbortSignal } {
-  return o.signal ? { signal: o.signal } : {};
 }

@@ -4,7 +4,7 @@ export type { Credentials, LoadOptions, TlsOptions } from './config.ts';
 export { ClusterAccess, loadKubeConfig } from './config.ts';
 export type { ApiWarning, ConnectionOptions, HttpMethod, HttpRequest, WarningHandler } from './transport.ts';
 export { Connection, parseWarningHeader } from './transport.ts';
-export type { ApiGroupInfo, ResourceMapping } from './restmapper.ts';
+export type { ResourceMapping } from './restmapper.ts';
 export { RESTMapper } from './restmapper.ts';
 export type {
   ApplyOptions,

@@ -48,8 +48,6 @@ export interface LeaderElectionOptions {
   readonly leaseDurationMs?: number;
   readonly renewDeadlineMs?: number;
   readonly retryPeriodMs?: number;
-  /** Release the Lease when `run`'s signal aborts; default true. */
-  readonly releaseOnCancel?: boolean;
   /** Start the reconcilers; `signal` aborts when leadership ends. A returned promise should settle once they stopped. */
   readonly onStartedLeading: (signal: AbortSignal) => void | Promise<void>;
   /** Called once when leadership ends (lost or released). */
@@ -95,10 +93,6 @@ export class LeaderElector {
     this.#clock = options.clock ?? realClock;
   }
 
-  isLeader(): boolean {
-    return this.#leading;
-  }
-
   /** The holder we last observed, if any. */
   get leader(): string | undefined {
     return this.#observed?.spec.holderIdentity || undefined;
@@ -134,13 +128,10 @@ export class LeaderElector {
     const leadership = new AbortController();
     // The leader's caches and controllers all listen on it.
     setMaxListeners(0, leadership.signal);
-    let started: Promise<void>;
-    try {
-      started = Promise.resolve(this.#o.onStartedLeading(leadership.signal));
-    } catch (err) {
-      started = Promise.reject(err);
-    }
-    started = started.catch((err: unknown) => this.#log.error('onStartedLeading failed', { lease, err }));
+    // A throw and a rejection alike are logged (the executor turns the throw into the rejection).
+    const started = new Promise<void>((resolve) => resolve(this.#o.onStartedLeading(leadership.signal))).catch((err: unknown) =>
+      this.#log.error('onStartedLeading failed', { lease, err }),
+    );
 
     let lastRenew = this.#clock.now();
     let outcome: ElectionOutcome = 'stopped';
@@ -164,7 +155,7 @@ export class LeaderElector {
     leadership.abort(new Error(outcome === 'lost' ? 'leader election lost' : 'leader election stopped'));
     // Let the reconcilers wind down before a successor may start its own (bounded).
     await Promise.race([started, sleep(this.#renewMs)]);
-    if (outcome === 'stopped' && this.#o.releaseOnCancel !== false) await this.#release();
+    if (outcome === 'stopped') await this.#release();
     try {
       this.#o.onStoppedLeading?.();
     } catch (err) {
