@@ -8,7 +8,6 @@ export {
   findCondition,
   formatTime,
   hasStatus,
-  isFalse,
   isTrue,
   removeCondition,
   setCondition,
@@ -22,7 +21,7 @@ export { ObjectReconciler, kubeObjectWriter } from './object-reconciler.ts';
 export type { Step, StepOutcome, StepsOutcome } from './steps.ts';
 export { runSteps } from './steps.ts';
 export type { Routine } from './errors.ts';
-export { TerminalError, errorMessage, isTerminal, joinErrors, routine, routineOf, sanitizeNetworkError, terminalReason, withContext } from './errors.ts';
+export { TerminalError, errorMessage, isTerminal, joinErrors, routine, routineOf, sanitizeNetworkError, withContext } from './errors.ts';
 export type { RateLimiter } from './rate-limiter.ts';
 export {
   BucketRateLimiter,
