@@ -17,7 +17,7 @@ import type { Socket } from 'node:net';
 import { pipeline } from 'node:stream';
 import { createGzip, gzipSync } from 'node:zlib';
 import { Histogram, type Logger, noopLogger, type Registry } from '../../shared/observability/index.ts';
-import { untilAborted } from '../../shared/toolkit/index.ts';
+import { listen, untilAborted } from '../../shared/toolkit/index.ts';
 import type { CatalogStore } from '../storage/index.ts';
 import { discardFileBody, isFileBody, writeFileBody, type FileBody } from './body.ts';
 import { answerCache } from './cache.ts';
@@ -226,25 +226,16 @@ class CatalogHttpServer implements CatalogServer {
 
   async listen(host: string, port: number): Promise<{ port: number; url: string }> {
     if (this.#server) throw new Error('the catalog server is already listening');
+    let bound: { port: number; hostPort: string };
     try {
-      const s = await this.#build();
-      this.#server = s;
-      await new Promise<void>((resolve, reject) => {
-        s.once('error', reject);
-        s.listen({ host, port }, () => {
-          s.off('error', reject);
-          resolve();
-        });
-      });
+      this.#server = await this.#build();
+      bound = await listen(this.#server, host, port, 'catalog server');
     } catch (err) {
       this.#certs?.stop();
       this.#server = undefined;
       throw err;
     }
-    const bound = this.#server.address();
-    if (bound === null || typeof bound === 'string') throw new Error(`catalog server bound to unexpected address ${String(bound)}`);
-    const h = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
-    const url = `${this.#options.tls ? 'https' : 'http'}://${h}:${bound.port}`;
+    const url = `${this.#options.tls ? 'https' : 'http'}://${bound.hostPort}`;
     this.#url = url;
     this.#log.info('serving catalogs', { address: url, tls: this.#options.tls !== undefined });
     return { port: bound.port, url };

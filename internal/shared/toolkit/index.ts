@@ -7,3 +7,4 @@ export { noopLogger } from './logger.ts';
 export { oneLine } from './text.ts';
 export { tryOr } from './fallback.ts';
 export { isObject } from './record.ts';
+export { listen } from './listen.ts';
