@@ -35,6 +35,10 @@ export const REQUEST_DURATION_BUCKETS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8,
 export const DEFAULT_METAS_CACHE_BYTES = 32 << 20;
 /** gzhttp: smaller bodies are sent as they are. */
 export const GZIP_MIN_SIZE = 1400;
+/** WriteTimeout: a response not finished by then is cut. */
+const WRITE_TIMEOUT_MS = 5 * 60_000;
+/** Graceful shutdown limit; then open connections are closed. */
+const SHUTDOWN_TIMEOUT_MS = 30_000;
 
 export interface CatalogServerOptions {
   /** Read per request; when it has `onChange`, a catalog's cached answers go as soon as its content is replaced or removed. */
@@ -50,14 +54,8 @@ export interface CatalogServerOptions {
   readonly tls?: { readonly certFile: string; readonly keyFile: string };
   /** Re-read period of the TLS files besides change events (default 10 s). */
   readonly tlsReloadIntervalMs?: number;
-  /** Path of the catalogs base URL (default `/catalogs/`). */
-  readonly pathPrefix?: string;
   /** ReadTimeout (default 5 s): request headers+body, and keep-alive idle time. */
   readonly readTimeoutMs?: number;
-  /** WriteTimeout (default 5 min): a response not finished by then is cut. */
-  readonly writeTimeoutMs?: number;
-  /** Graceful shutdown limit (default 30 s); then open connections are closed. */
-  readonly shutdownTimeoutMs?: number;
   /** Memory for cached metas answers (default 32 MiB; 0 turns the cache off). */
   readonly metasCacheBytes?: number;
 }
@@ -187,8 +185,6 @@ class CatalogHttpServer implements CatalogServer {
   readonly #histogram: Histogram<'code'>;
   readonly #handlerOptions: HandlerOptions;
   readonly #readTimeout: number;
-  readonly #writeTimeout: number;
-  readonly #shutdownTimeout: number;
   /** Body bytes sent per response, for the access log. */
   readonly #sent = new WeakMap<ServerResponse, number>();
   /** What a shared answer's response is, once worked out (sendShared). */
@@ -206,7 +202,7 @@ class CatalogHttpServer implements CatalogServer {
     this.#handlerOptions = {
       store: options.store,
       metasEnabled: options.metasEnabled ?? true,
-      prefix: options.pathPrefix ?? '/catalogs/',
+      prefix: '/catalogs/',
       ...(options.graphql && { graphql: options.graphql }),
       ...(options.metasCacheBytes !== 0 && { cache: answerCache<CachedMetas>(options.metasCacheBytes ?? DEFAULT_METAS_CACHE_BYTES) }),
     };
@@ -216,8 +212,6 @@ class CatalogHttpServer implements CatalogServer {
     const { store } = options;
     if (cache && store.onChange) this.#unsubscribe = store.onChange((name) => cache.deleteWhere((_, v) => v.catalog === name && store.get(name) !== v.stored));
     this.#readTimeout = options.readTimeoutMs ?? 5000;
-    this.#writeTimeout = options.writeTimeoutMs ?? 5 * 60_000;
-    this.#shutdownTimeout = options.shutdownTimeoutMs ?? 30_000;
   }
 
   get url(): string | undefined {
@@ -261,7 +255,7 @@ class CatalogHttpServer implements CatalogServer {
         timer = setTimeout(() => {
           s.closeAllConnections();
           resolve();
-        }, this.#shutdownTimeout);
+        }, SHUTDOWN_TIMEOUT_MS);
         timer.unref();
       });
       const closed = new Promise<void>((resolve) => s.close(() => resolve()));
@@ -325,7 +319,7 @@ class CatalogHttpServer implements CatalogServer {
   /** Per request: the write timeout, and the histogram and access log once the response closes. */
   #observe(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
-    const cut = setTimeout(() => res.destroy(), this.#writeTimeout);
+    const cut = setTimeout(() => res.destroy(), WRITE_TIMEOUT_MS);
     cut.unref();
     res.once('close', () => {
       clearTimeout(cut);

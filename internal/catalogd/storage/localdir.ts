@@ -365,21 +365,8 @@ export async function indexFromCatalogdJSON(json: string, fileSize: number): Pro
   return new BlobIndex(entries);
 }
 
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
-}
-
-async function isDir(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return false;
-  }
-}
+const isFile = async (path: string): Promise<boolean> => (await stat(path).catch(() => undefined))?.isFile() ?? false;
+const isDir = async (path: string): Promise<boolean> => (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
 
 async function readdirOrEmpty(dir: string): Promise<string[]> {
   try {

@@ -11,8 +11,6 @@ import { refOf, type ObjectRef } from './types.ts';
 export interface RetryOptions {
   /** Tries in all; default 5 (client-go's retry.DefaultRetry). */
   readonly attempts?: number;
-  /** Pause before the second try; default 10 ms, then ×2 with jitter. */
-  readonly initialDelayMs?: number;
   readonly signal?: AbortSignal;
 }
 
@@ -22,7 +20,8 @@ export interface RetryOptions {
  */
 export async function retryOnConflict<R>(fn: (attempt: number) => Promise<R>, options: RetryOptions = {}): Promise<R> {
   const attempts = options.attempts ?? 5;
-  const backoff = new Backoff({ initialMs: options.initialDelayMs ?? 10, maxMs: 1000 });
+  // 10 ms before the second try, then ×2 with jitter.
+  const backoff = new Backoff({ initialMs: 10, maxMs: 1000 });
   for (let attempt = 0; ; attempt++) {
     try {
       return await fn(attempt);
