@@ -6,13 +6,7 @@
 import { DNS1123_SUBDOMAIN } from '../../shared/gocompat/index.ts';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  CachingImagePuller,
-  forceRemove,
-  type PulledImage,
-  type RegistryClient,
-  type UnpackLimits,
-} from '../../shared/image/index.ts';
+import { CachingImagePuller, forceRemove, type PulledImage, type RegistryClient, type UnpackLimits } from '../../shared/image/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import type { CatalogStore, StoredCatalog } from '../storage/index.ts';
 
@@ -129,12 +123,10 @@ export function createCatalogContent(options: CatalogContentOptions): CatalogCon
       serial(async () => {
         const live = keep();
         const removed = (await store.garbageCollect(live)).map((n) => `catalogs/${n}`);
-        let cached: string[] = [];
-        try {
-          cached = await readdir(unpackDir);
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-        }
+        const cached = await readdir(unpackDir).catch((err: NodeJS.ErrnoException) => {
+          if (err.code !== 'ENOENT') throw err;
+          return [];
+        });
         for (const name of cached) {
           if (live.has(name)) continue;
           try {
