@@ -27,8 +27,6 @@ import { BAD_REQUEST, answer, goError, isGraphQLTarget, type Answer, type Cached
 import { GO_TLS_SERVER, answerPlainHttp } from './tls.ts';
 import { watchCertificate, type CertWatcher } from '../../shared/tlsprofile/index.ts';
 
-/** Upstream's `--catalogs-server-addr` default. */
-export const DEFAULT_CATALOGS_SERVER_ADDR = ':8443';
 export const REQUEST_DURATION_METRIC = 'catalogd_http_request_duration_seconds';
 /** Upstream's buckets: every 100 ms to 1 s, ×4 of those, and 10 s. */
 export const REQUEST_DURATION_BUCKETS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.2, 1.6, 2, 2.4, 2.8, 3.2, 3.6, 4, 10];
