@@ -11,12 +11,13 @@
 //   any other path                                404 "404 page not found" (ServeMux)
 //   a path that is not clean                      301 to the cleaned path (ServeMux)
 import { randomBytes } from 'node:crypto';
+import { openSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { dns1123SubdomainErrors } from '../storage/index.ts';
 import type { CatalogStore, StoredCatalog } from '../storage/index.ts';
 import type { AnswerCache } from './cache.ts';
 import { graphQLRequest, type GraphQLQueries, type RequestBody } from './graphql.ts';
-import { SYNC_READ_LIMIT, closeFile, fileBody, openFile, readSectionsSync, type FileBody, type Section } from './body.ts';
+import { SYNC_READ_LIMIT, closeFile, fileBody, readSectionsSync, type FileBody, type Section } from './body.ts';
 import {
   NO_OVERLAP,
   checkPreconditions,
@@ -34,7 +35,7 @@ import {
 export interface Answer {
   readonly status: number;
   readonly headers: Record<string, string>;
-  /** A FileBody owns its open file: whoever drops it unsent closes it (discardFileBody). */
+  /** A FileBody owns its open file: whoever drops it unsent closes it (closeFile(body.fd)). */
   readonly body?: Buffer | FileBody;
   readonly length?: number;
   /** Close the connection after this response (Go does for requests it cannot parse). */
@@ -208,7 +209,7 @@ function openCurrent(store: Pick<CatalogStore, 'get'>, name: string): { stored: 
     const stored = store.get(name);
     if (!stored) return undefined;
     try {
-      return { stored, fd: openFile(stored.jsonlPath) };
+      return { stored, fd: openSync(stored.jsonlPath, 'r') }; // synchronously: see body.ts
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt > 0 || store.get(name) === stored) throw err;
     }

@@ -17,9 +17,9 @@ import type { Socket } from 'node:net';
 import { pipeline } from 'node:stream';
 import { createGzip, gzipSync } from 'node:zlib';
 import { Histogram, type Logger, noopLogger, type Registry } from '../../shared/observability/index.ts';
-import { listen, untilAborted } from '../../shared/toolkit/index.ts';
+import { listen, tryOr, untilAborted } from '../../shared/toolkit/index.ts';
 import type { CatalogStore } from '../storage/index.ts';
-import { discardFileBody, isFileBody, writeFileBody, type FileBody } from './body.ts';
+import { closeFile, isFileBody, writeFileBody, type FileBody } from './body.ts';
 import { answerCache } from './cache.ts';
 import { gzipQuality } from './gohttp.ts';
 import { GRAPHQL_BODY_LIMIT, type GraphQLQueries, type RequestBody } from './graphql.ts';
@@ -138,13 +138,8 @@ export function unroutableTarget(target: string): boolean {
     if (i >= 0 && i < cut) cut = i;
   }
   const p = path.slice(0, cut);
-  if (!p.includes('%', 1)) return false;
-  try {
-    decodeURI(p);
-    return false;
-  } catch {
-    return true;
-  }
+  // decodeURI throws on a bad escape or bad UTF-8.
+  return p.includes('%', 1) && tryOr(() => decodeURI(p) === undefined, true);
 }
 
 /** What a client is told before its connection closes when its request cannot be read (node:http's clientError). */
@@ -362,7 +357,7 @@ class CatalogHttpServer implements CatalogServer {
     let body = a.body;
     const length = a.length ?? (Buffer.isBuffer(body) ? body.length : undefined);
     if (method === 'HEAD' && body !== undefined) {
-      if (isFileBody(body)) discardFileBody(body);
+      if (isFileBody(body)) closeFile(body.fd);
       body = undefined;
     }
     const gzip =
