@@ -26,17 +26,8 @@ export interface Validators {
 /** Outcome: answer 412 or 304 now, or go on (with the Range header still to honour, if any). */
 export type PreconditionOutcome = { readonly done: 412 | 304 } | { readonly done: false; readonly range: string };
 
-const GO_SPACE = new Set([0x20, 0x09]); // textproto.TrimString trims ASCII space and tab (and CR/LF)
-
-/** textproto.TrimString. */
-function trimString(s: string): string {
-  let start = 0;
-  let end = s.length;
-  const ws = (c: number): boolean => GO_SPACE.has(c) || c === 0x0a || c === 0x0d;
-  while (start < end && ws(s.charCodeAt(start))) start++;
-  while (end > start && ws(s.charCodeAt(end - 1))) end--;
-  return s.slice(start, end);
-}
+/** textproto.TrimString: ASCII space, tab, CR and LF off both ends. */
+const trimString = (s: string): string => s.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
 
 /** scanETag: a syntactically valid ETag at the start of `s` and what follows it, or undefined. */
 export function scanETag(input: string): { etag: string; rest: string } | undefined {
@@ -281,8 +272,9 @@ export function parseQuery(raw: string): Map<string, string[]> {
   for (const part of raw.split('&')) {
     if (part === '' || part.includes(';')) continue;
     const eq = part.indexOf('=');
-    const key = queryUnescape(eq < 0 ? part : part.slice(0, eq));
-    const value = queryUnescape(eq < 0 ? '' : part.slice(eq + 1));
+    // url.QueryUnescape: `+` is a space.
+    const key = pathUnescape((eq < 0 ? part : part.slice(0, eq)).replace(/\+/g, ' '));
+    const value = pathUnescape((eq < 0 ? '' : part.slice(eq + 1)).replace(/\+/g, ' '));
     if (key === undefined || value === undefined) continue;
     const list = out.get(key);
     if (list) list.push(value);
@@ -291,17 +283,11 @@ export function parseQuery(raw: string): Map<string, string[]> {
   return out;
 }
 
-function queryUnescape(s: string): string | undefined {
-  return unescape(s.replace(/\+/g, ' '));
-}
-
-/** url.PathUnescape of one path segment, or undefined for a bad escape. */
+/**
+ * url.PathUnescape of one path segment: `%XX` escapes to bytes, read as UTF-8; undefined when a `%` is not followed
+ * by two hex digits.
+ */
 export function pathUnescape(s: string): string | undefined {
-  return unescape(s);
-}
-
-/** `%XX` escapes to bytes, read as UTF-8; undefined when a `%` is not followed by two hex digits. */
-function unescape(s: string): string | undefined {
   if (!s.includes('%')) return s;
   if (/%(?![0-9a-fA-F]{2})/.test(s)) return undefined;
   const bytes = s.replace(/%([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));

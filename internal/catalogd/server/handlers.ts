@@ -291,10 +291,7 @@ function cachedMetas(req: RequestInfo, cache: AnswerCache<CachedMetas>, store: P
 
 /** writeNotModified: no representation headers; Last-Modified only when there is no ETag. */
 function notModified(headers: Record<string, string>): Answer {
-  const h = { ...headers };
-  delete h['content-type'];
-  delete h['content-length'];
-  delete h['content-encoding'];
+  const { 'content-type': _type, 'content-length': _length, 'content-encoding': _encoding, ...h } = headers;
   if (h.etag) delete h['last-modified'];
   return { status: 304, headers: h };
 }

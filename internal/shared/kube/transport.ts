@@ -6,6 +6,7 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
 import { createSecureContext } from 'node:tls';
 import type { Status } from '../../../api/meta/v1.ts';
 import type { ClusterAccess, TlsOptions } from './config.ts';
@@ -223,15 +224,10 @@ export class Connection {
 }
 
 /** The whole body as text; a connection lost or gone silent on the way is a NetworkError. */
-async function readBody(req: HttpRequest, res: IncomingMessage): Promise<string> {
-  res.setEncoding('utf8');
-  let text = '';
-  try {
-    for await (const chunk of res as AsyncIterable<string>) text += chunk;
-  } catch (err) {
+function readBody(req: HttpRequest, res: IncomingMessage): Promise<string> {
+  return text(res).catch((err: unknown) => {
     throw networkError(err, req);
-  }
-  return text;
+  });
 }
 
 function timeoutError(ms: number): Error {
