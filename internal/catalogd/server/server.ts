@@ -19,7 +19,7 @@ import { createGzip, gzipSync } from 'node:zlib';
 import { Histogram, type Logger, noopLogger, type Registry } from '../../shared/observability/index.ts';
 import { listen, tryOr, untilAborted } from '../../shared/toolkit/index.ts';
 import type { CatalogStore } from '../storage/index.ts';
-import { closeFile, isFileBody, writeFileBody, type FileBody } from './body.ts';
+import { closeFile, isFileBody, writeFileBody } from './body.ts';
 import { answerCache } from './cache.ts';
 import { gzipQuality } from './gohttp.ts';
 import { GRAPHQL_BODY_LIMIT, type GraphQLQueries, type RequestBody } from './graphql.ts';
@@ -393,7 +393,10 @@ class CatalogHttpServer implements CatalogServer {
       return;
     }
     if (Buffer.isBuffer(body)) return this.#sendBuffer(res, a.status, headers, body);
-    return this.#sendFile(res, a.status, headers, body);
+    // A file body: its bytes are counted as they go (body.ts writeFileBody).
+    this.#sent.set(res, 0);
+    res.writeHead(a.status, headers);
+    writeFileBody(res, body, (bytes) => this.#sent.set(res, bytes));
   }
 
   /**
@@ -429,13 +432,6 @@ class CatalogHttpServer implements CatalogServer {
     this.#sent.set(res, body.length);
     res.writeHead(status, headers);
     res.end(body);
-  }
-
-  /** Status line, headers and a file body onto the socket (body.ts writeFileBody). */
-  #sendFile(res: ServerResponse, status: number, headers: Record<string, string>, body: FileBody): void {
-    this.#sent.set(res, 0);
-    res.writeHead(status, headers);
-    writeFileBody(res, body, (bytes) => this.#sent.set(res, bytes));
   }
 }
 
