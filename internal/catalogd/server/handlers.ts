@@ -12,7 +12,7 @@
 //   a path that is not clean                      301 to the cleaned path (ServeMux)
 import { randomBytes } from 'node:crypto';
 import { openSync } from 'node:fs';
-import type { IncomingHttpHeaders } from 'node:http';
+import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
 import { dns1123SubdomainErrors } from '../storage/index.ts';
 import type { CatalogStore, StoredCatalog } from '../storage/index.ts';
 import type { AnswerCache } from './cache.ts';
@@ -89,15 +89,8 @@ export function goError(status: number, message: string, headers: Record<string,
   };
 }
 
-const STATUS_TEXT: Readonly<Record<number, string>> = {
-  400: 'Bad Request',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  500: 'Internal Server Error',
-};
-/** catalogd's httpError texts: `<code> <status text>`. */
-const statusError = (status: number): Answer => goError(status, `${status} ${STATUS_TEXT[status] ?? ''}`);
+/** catalogd's httpError texts: `<code> <status text>` (Go's texts are node's for the codes used here). */
+const statusError = (status: 400 | 403 | 404 | 500): Answer => goError(status, `${status} ${STATUS_CODES[status] ?? ''}`);
 
 /** Go's answer to a request line it cannot parse (before any handler). */
 export const BAD_REQUEST: Answer = {

@@ -142,28 +142,24 @@ export function unroutableTarget(target: string): boolean {
   return p.includes('%', 1) && tryOr(() => decodeURI(p) === undefined, true);
 }
 
-/** What a client is told before its connection closes when its request cannot be read (node:http's clientError). */
-const CLIENT_ERROR_ANSWERS = {
-  timeout:
+/** What a client is told before its connection closes when its request cannot be read (node:http's clientError), by code. */
+const CLIENT_ERROR_ANSWERS: Readonly<Record<string, string>> = {
+  ERR_HTTP_REQUEST_TIMEOUT:
     'HTTP/1.1 408 Request Timeout\r\nContent-Length: 71\r\nContent-Type: application/json\r\n\r\n' +
     '{"error":"Request Timeout","message":"Client Timeout","statusCode":408}',
-  headerOverflow:
+  HPE_HEADER_OVERFLOW:
     'HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 114\r\nContent-Type: application/json\r\n\r\n' +
     '{"error":"Request Header Fields Too Large","message":"Exceeded maximum allowed HTTP header size","statusCode":431}',
-  /** BAD_REQUEST's answer, written before any request exists. */
-  badRequest:
-    `HTTP/1.1 400 Bad Request\r\nContent-Type: ${BAD_REQUEST.headers['content-type'] ?? ''}\r\nContent-Length: ${BAD_REQUEST.body?.length ?? 0}\r\n` +
-    `Connection: close\r\n\r\n${BAD_REQUEST.body?.toString() ?? ''}`,
 };
+
+/** BAD_REQUEST's answer, written before any request exists: for any other code. */
+const CLIENT_BAD_REQUEST =
+  `HTTP/1.1 400 Bad Request\r\nContent-Type: ${BAD_REQUEST.headers['content-type'] ?? ''}\r\nContent-Length: ${BAD_REQUEST.body?.length ?? 0}\r\n` +
+  `Connection: close\r\n\r\n${BAD_REQUEST.body?.toString() ?? ''}`;
 
 function onClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const text =
-    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? CLIENT_ERROR_ANSWERS.timeout
-      : err.code === 'HPE_HEADER_OVERFLOW'
-        ? CLIENT_ERROR_ANSWERS.headerOverflow
-        : CLIENT_ERROR_ANSWERS.badRequest;
+  const text = CLIENT_ERROR_ANSWERS[err.code ?? ''] ?? CLIENT_BAD_REQUEST;
   if (socket.writable) socket.write(text);
   socket.destroy(err);
 }

@@ -58,7 +58,6 @@ export interface InformerStats {
   readonly watchdogResets: number;
   /** Exceptions thrown by event handlers. */
   readonly handlerErrors: number;
-  readonly lastError: string | undefined;
 }
 
 /** A copy of the object without metadata.managedFields (which can be most of its size). */
@@ -107,7 +106,7 @@ export class Informer<T extends KubeObject = KubeObject> implements CacheReader<
   readonly #backoff: Backoff;
   /** Settles once: resolved by the first list, rejected by stop() before it. */
   readonly #sync: { promise: Promise<void>; resolve: () => void; reject: (err: Error) => void };
-  #stats = { lists: 0, relists: 0, watches: 0, failures: 0, watchdogResets: 0, handlerErrors: 0, lastError: undefined as string | undefined };
+  #stats = { lists: 0, relists: 0, watches: 0, failures: 0, watchdogResets: 0, handlerErrors: 0 };
   #resourceVersion: string | undefined;
   #synced = false;
   #abort: AbortController | undefined;
@@ -224,7 +223,6 @@ export class Informer<T extends KubeObject = KubeObject> implements CacheReader<
           if (goneInARow++ > 0) delay = this.#backoff.next();
         } else {
           this.#stats.failures++;
-          this.#stats.lastError = (err as Error)?.message ?? String(err);
           delay = this.#backoff.next();
           this.#log.warn(listed ? 'watch failed; resuming after backoff' : 'list failed; retrying after backoff', {
             informer: this.name,
