@@ -245,13 +245,11 @@ export function newClusterCatalogReconciler(o: ClusterCatalogReconcilerOptions):
 }
 
 /** A finalizer write; its failure (`error ensuring finalizer: …`, `error removing finalizer: …`) ends the pass. */
-async function finalizerWrite(what: 'ensuring' | 'removing', write: () => Promise<unknown>): Promise<StepOutcome | undefined> {
-  try {
-    await write();
-    return undefined;
-  } catch (err) {
-    return { err: new Error(`error ${what} finalizer: ${errorMessage(err)}`, { cause: err }) };
-  }
+function finalizerWrite(what: 'ensuring' | 'removing', write: () => Promise<unknown>): Promise<StepOutcome | undefined> {
+  return write().then(
+    () => undefined,
+    (err: unknown) => ({ err: new Error(`error ${what} finalizer: ${errorMessage(err)}`, { cause: err }) }),
+  );
 }
 
 /**

@@ -176,13 +176,10 @@ export function isGraphQLTarget(url: string): boolean {
 async function serveGraphQL(req: RequestInfo, catalog: string, graphql: GraphQLQueries): Promise<Answer> {
   const request = graphQLRequest(req.body);
   if ('status' in request) return goError(request.status, request.message);
-  let json: string;
-  try {
-    json = await graphql.execute(catalog, request.query);
-  } catch (err) {
-    return ioError(err);
-  }
-  return { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(json + '\n') };
+  return graphql.execute(catalog, request.query).then(
+    (json): Answer => ({ status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(json + '\n') }),
+    ioError,
+  );
 }
 
 /** catalogd's httpError for file errors: not-exist 404, permission 403, else 500. */
