@@ -228,9 +228,7 @@ class CatalogHttpServer implements CatalogServer {
     const cache = this.#handlerOptions.cache;
     if (!cache) return 0;
     if (catalog === undefined) return cache.bytes;
-    let bytes = 0;
-    for (const v of cache.values()) if (v.catalog === catalog) bytes += v.length;
-    return bytes;
+    return [...cache.values()].filter((v) => v.catalog === catalog).reduce((n, v) => n + v.length, 0);
   }
 
   close(): Promise<void> {

@@ -93,10 +93,6 @@ export class Connection {
     this.#timeoutMs = options.requestTimeoutMs ?? 60_000;
   }
 
-  get server(): string {
-    return this.access.server;
-  }
-
   /** Sends one request; resolves the parsed JSON body (undefined when empty). */
   async request<T = unknown>(req: HttpRequest): Promise<T> {
     const res = await this.#send(req, false);
@@ -202,7 +198,7 @@ export class Connection {
     const agent = https ? new HttpsAgent({ ...options, ...tls, secureContext: createSecureContext({ ca: tls.ca, cert: tls.cert, key: tls.key }) }) : new HttpAgent(options);
     this.#agent = { agent, tls };
     if (current) {
-      this.#log.info('Kubernetes TLS credentials changed; new connections use them', { server: this.server });
+      this.#log.info('Kubernetes TLS credentials changed; new connections use them', { server: this.access.server });
       // Idle sockets go now; those of requests in flight finish their request and time out in the old agent's pool.
       for (const sockets of Object.values(current.agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
     }
