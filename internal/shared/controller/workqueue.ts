@@ -45,7 +45,7 @@ export class WorkQueue<T extends NonNullable<unknown> = string> {
   #head = 0;
   readonly #dirty = new Set<T>();
   readonly #processing = new Set<T>();
-  #getters: ((item: T | undefined) => void)[] = [];
+  readonly #getters: ((item: T | undefined) => void)[] = [];
 
   #shuttingDown = false;
 
@@ -202,10 +202,8 @@ export class WorkQueue<T extends NonNullable<unknown> = string> {
       const resolve = this.#getters.shift()!;
       resolve(this.#takeNext());
     }
-    if (this.#shuttingDown && this.#head >= this.#queue.length && this.#getters.length > 0) {
-      const getters = this.#getters;
-      this.#getters = [];
-      for (const resolve of getters) resolve(undefined);
+    if (this.#shuttingDown && this.#head >= this.#queue.length) {
+      for (const resolve of this.#getters.splice(0)) resolve(undefined);
     }
   }
 

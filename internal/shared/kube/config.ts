@@ -123,14 +123,7 @@ const needsPlugin = (user: User | undefined): boolean =>
 /** Finds and loads the configuration (see the file comment for the order) and checks it works. */
 export async function loadKubeConfig(options: LoadOptions = {}): Promise<ClusterAccess> {
   const env = options.env ?? process.env;
-  const access = (selected: Selected, source: string): Promise<ClusterAccess> =>
-    checked(
-      new ClusterAccess(selected, source, {
-        ...(options.refreshMs !== undefined && { refreshMs: options.refreshMs }),
-        ...(options.logger && { logger: options.logger }),
-        ...(options.clock && { clock: options.clock }),
-      }),
-    );
+  const access = (selected: Selected, source: string): Promise<ClusterAccess> => checked(new ClusterAccess(selected, source, options));
 
   if (options.kubeconfig) return access(...(await fromFiles([options.kubeconfig], 'kubeconfig', options.context)));
   const list = (env['KUBECONFIG'] ?? '').split(delimiter).filter((p) => p.trim() !== '');
