@@ -64,9 +64,7 @@ export function isTerminal(err: unknown): err is TerminalError {
 
 /** The text of anything thrown: `Error.message`, or `String(value)` for non-errors. */
 export function errorMessage(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  if (err === undefined || err === null) return '';
-  return String(err);
+  return err instanceof Error ? err.message : String(err ?? '');
 }
 
 /**
