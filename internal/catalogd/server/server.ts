@@ -87,12 +87,20 @@ function gzipAllowed(headers: Readonly<Record<string, string>>, length: number |
   );
 }
 
-/** Headers of a gzipped answer: no Accept-Ranges, and the ETag made weak. */
-function gzipHeaders(headers: Record<string, string>): void {
-  delete headers['accept-ranges'];
-  headers['content-encoding'] = 'gzip';
-  // Our choice (gzhttp leaves it): the gzip bytes are another representation, so the tag is weak.
-  if (headers.etag && !headers.etag.startsWith('W/')) headers.etag = `W/${headers.etag}`;
+/**
+ * The headers an answer goes out with, as gzhttp sends them: Vary on every response it wraps; gzipped, no
+ * Accept-Ranges and the ETag made weak (our choice: the gzip bytes are another representation), else the length
+ * (none for 304 and 204).
+ */
+function sendHeaders(a: Answer, gzip: boolean, length: number | undefined): Record<string, string> {
+  const headers: Record<string, string> = { vary: 'Accept-Encoding', ...a.headers };
+  if (gzip) {
+    delete headers['accept-ranges'];
+    headers['content-encoding'] = 'gzip';
+    if (headers.etag && !headers.etag.startsWith('W/')) headers.etag = `W/${headers.etag}`;
+  } else if (length !== undefined && a.status !== 304 && a.status !== 204) headers['content-length'] = String(length);
+  if (a.close) headers.connection = 'close';
+  return headers;
 }
 
 function requestHistogram(registry: Registry | undefined): Histogram<'code'> {
@@ -346,8 +354,6 @@ class CatalogHttpServer implements CatalogServer {
   #send(req: IncomingMessage, res: ServerResponse, a: Answer): void {
     const method = req.method ?? 'GET';
     if (a.shared && Buffer.isBuffer(a.body) && method === 'GET') return this.#sendShared(req, res, a, a.body);
-    // gzhttp adds Vary to every response it wraps, then its own headers decide the rest.
-    const headers: Record<string, string> = { vary: 'Accept-Encoding', ...a.headers };
     let body = a.body;
     const length = a.length ?? (Buffer.isBuffer(body) ? body.length : undefined);
     if (method === 'HEAD' && body !== undefined) {
@@ -358,12 +364,8 @@ class CatalogHttpServer implements CatalogServer {
       body !== undefined &&
       method !== 'HEAD' && // gzhttp never compresses HEAD (nginx bug 358)
       gzipQuality(req.headers['accept-encoding']) > 0 &&
-      gzipAllowed(headers, length);
-    if (gzip) gzipHeaders(headers);
-    else if (length !== undefined && a.status !== 304 && a.status !== 204) {
-      headers['content-length'] = String(length);
-    }
-    if (a.close) headers.connection = 'close';
+      gzipAllowed(a.headers, length);
+    const headers = sendHeaders(a, gzip, length);
     if (body === undefined) {
       // No body: an explicit zero length, except where none may be sent (304, HEAD keeps the GET's).
       if (a.status >= 200 && a.status !== 204 && a.status !== 304 && method !== 'HEAD') headers['content-length'] = '0';
@@ -400,21 +402,12 @@ class CatalogHttpServer implements CatalogServer {
   #sendShared(req: IncomingMessage, res: ServerResponse, a: Answer, body: Buffer): void {
     let p = this.#prepared.get(a);
     if (!p) {
-      const plain: Record<string, string> = { vary: 'Accept-Encoding', ...a.headers, 'content-length': String(body.length) };
-      if (a.close) plain.connection = 'close';
-      p = { plain };
+      p = { plain: sendHeaders(a, false, body.length) };
       this.#prepared.set(a, p);
     }
     const accept = req.headers['accept-encoding'];
     if (accept !== undefined && gzipQuality(accept) > 0) {
-      if (!p.gzip) {
-        const headers: Record<string, string> = { vary: 'Accept-Encoding', ...a.headers };
-        if (gzipAllowed(headers, body.length)) {
-          gzipHeaders(headers);
-          if (a.close) headers.connection = 'close';
-          p.gzip = { headers, body: gzipSync(body) };
-        }
-      }
+      if (!p.gzip && gzipAllowed(a.headers, body.length)) p.gzip = { headers: sendHeaders(a, true, body.length), body: gzipSync(body) };
       // writeHead without Content-Length, then end(): chunked, as the streamed gzip answers are.
       if (p.gzip) return this.#sendBuffer(res, a.status, p.gzip.headers, p.gzip.body);
     }
