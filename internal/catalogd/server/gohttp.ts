@@ -67,15 +67,13 @@ function scanList(header: string, match: (etag: string) => boolean): 'star' | bo
 function checkIfMatch(h: ConditionalHeaders, etag: string | undefined): Cond {
   const im = h['if-match'];
   if (!im) return 'none';
-  const r = scanList(im, (t) => strongMatch(t, etag));
-  return r === 'star' || r === true ? 'true' : 'false';
+  return scanList(im, (t) => strongMatch(t, etag)) !== false ? 'true' : 'false';
 }
 
 function checkIfNoneMatch(h: ConditionalHeaders, etag: string | undefined): Cond {
   const inm = h['if-none-match'];
   if (!inm) return 'none';
-  const r = scanList(inm, (t) => weakMatch(t, etag));
-  return r === 'star' || r === true ? 'false' : 'true';
+  return scanList(inm, (t) => weakMatch(t, etag)) !== false ? 'false' : 'true';
 }
 
 /** isZeroTime: unset or the Unix epoch. */
@@ -83,21 +81,10 @@ const isZeroTime = (d: Date): boolean => d.getTime() === 0 || Number.isNaN(d.get
 /** Seconds since the epoch, truncated (Last-Modified has no sub-second part). */
 const seconds = (d: Date): number => Math.floor(d.getTime() / 1000);
 
-function checkIfUnmodifiedSince(h: ConditionalHeaders, modified: Date): Cond {
-  const ius = h['if-unmodified-since'];
-  if (!ius || isZeroTime(modified)) return 'none';
-  const t = parseHTTPTime(ius);
-  if (t === undefined) return 'none';
-  return seconds(modified) <= t ? 'true' : 'false';
-}
-
-function checkIfModifiedSince(method: string, h: ConditionalHeaders, modified: Date): Cond {
-  if (method !== 'GET' && method !== 'HEAD') return 'none';
-  const ims = h['if-modified-since'];
-  if (!ims || isZeroTime(modified)) return 'none';
-  const t = parseHTTPTime(ims);
-  if (t === undefined) return 'none';
-  return seconds(modified) <= t ? 'false' : 'true';
+/** Whether nothing changed after an If-Unmodified-Since / If-Modified-Since time; 'none' when either time is unusable. */
+function unmodifiedSince(header: string | undefined, modified: Date): Cond {
+  const t = header && !isZeroTime(modified) ? parseHTTPTime(header) : undefined;
+  return t === undefined ? 'none' : seconds(modified) <= t ? 'true' : 'false';
 }
 
 function checkIfRange(method: string, h: ConditionalHeaders, v: Validators): Cond {
@@ -117,14 +104,15 @@ function checkIfRange(method: string, h: ConditionalHeaders, v: Validators): Con
  * (304); then If-Range decides whether the Range header counts.
  */
 export function checkPreconditions(method: string, h: ConditionalHeaders, v: Validators): PreconditionOutcome {
+  const getOrHead = method === 'GET' || method === 'HEAD';
   let ch = checkIfMatch(h, v.etag);
-  if (ch === 'none') ch = checkIfUnmodifiedSince(h, v.modified);
+  if (ch === 'none') ch = unmodifiedSince(h['if-unmodified-since'], v.modified);
   if (ch === 'false') return { done: 412 };
   switch (checkIfNoneMatch(h, v.etag)) {
     case 'false':
-      return { done: method === 'GET' || method === 'HEAD' ? 304 : 412 };
+      return { done: getOrHead ? 304 : 412 };
     case 'none':
-      if (checkIfModifiedSince(method, h, v.modified) === 'false') return { done: 304 };
+      if (getOrHead && unmodifiedSince(h['if-modified-since'], v.modified) === 'true') return { done: 304 };
       break;
     case 'true':
       break;

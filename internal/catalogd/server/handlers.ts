@@ -221,15 +221,11 @@ function serveAll(req: RequestInfo, name: string, options: HandlerOptions): Answ
 
     const size = stored.size;
     const parsed = parseRange(pre.range, size);
-    let ranges: ByteRange[];
-    if ('error' in parsed) {
-      if (parsed.error === NO_OVERLAP && size === 0) ranges = [];
-      else {
-        // serveError: the success-only headers go.
-        const extra: Record<string, string> = parsed.error === NO_OVERLAP ? { 'content-range': `bytes */${size}` } : {};
-        return goError(416, parsed.error, extra);
-      }
-    } else ranges = parsed;
+    // serveError: the success-only headers go (an empty file ignores a range that fails to overlap).
+    if ('error' in parsed && !(parsed.error === NO_OVERLAP && size === 0)) {
+      return goError(416, parsed.error, parsed.error === NO_OVERLAP ? { 'content-range': `bytes */${size}` } : {});
+    }
+    let ranges = 'error' in parsed ? [] : parsed;
     if (ranges.reduce((n, r) => n + r.length, 0) > size) ranges = []; // more than the file: ignore the header
 
     const head = req.method === 'HEAD';
