@@ -64,6 +64,8 @@ const JITTER = 0.2;
 const LEASE_MS = 15_000;
 const RENEW_MS = 10_000;
 const RETRY_MS = 2_000;
+/** The fields of the Lease record whose change restarts the expiry clock (client-go's observed record). */
+const RECORD_FIELDS = ['holderIdentity', 'renewTime', 'acquireTime', 'leaseTransitions', 'leaseDurationSeconds'] as const;
 
 export class LeaderElector {
   readonly identity: string;
@@ -218,14 +220,7 @@ export class LeaderElector {
 
   #observe(record: LeaseSpec, now: number): void {
     const prev = this.#observed?.spec;
-    const same =
-      prev !== undefined &&
-      prev.holderIdentity === record.holderIdentity &&
-      prev.renewTime === record.renewTime &&
-      prev.acquireTime === record.acquireTime &&
-      prev.leaseTransitions === record.leaseTransitions &&
-      prev.leaseDurationSeconds === record.leaseDurationSeconds;
-    if (same) return;
+    if (prev !== undefined && RECORD_FIELDS.every((f) => prev[f] === record[f])) return;
     this.#observed = { spec: record, at: now };
     if ((prev?.holderIdentity ?? '') !== (record.holderIdentity ?? '') && record.holderIdentity) {
       try {

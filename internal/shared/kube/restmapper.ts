@@ -43,11 +43,8 @@ export class RESTMapper {
 
   /** The resource for `kind` in `apiVersion`; NoKindMatchError when the server has none. */
   async mapping(apiVersion: string, kind: string): Promise<ResourceMapping> {
-    const cached = await this.#resources(apiVersion, false);
-    const hit = cached?.get(kind);
-    if (hit) return hit;
-    const fresh = await this.#resources(apiVersion, true);
-    const found = fresh?.get(kind);
+    // A miss asks the server again once (a CRD installed a moment ago).
+    const found = (await this.#resources(apiVersion, false))?.get(kind) ?? (await this.#resources(apiVersion, true))?.get(kind);
     if (!found) throw new NoKindMatchError(apiVersion, kind);
     return found;
   }
