@@ -88,17 +88,14 @@ export function createCatalogContent(options: CatalogContentOptions): CatalogCon
 
   /** Empties and removes `<unpackDir>/<name>` (entries are read-only: the puller's gc removes them). */
   const dropImageCache = async (name: string): Promise<void> => {
-    const puller = pullerFor(name);
-    await puller.gc([]);
+    await pullerFor(name).gc([]);
     pullers.delete(name);
     await forceRemove(join(unpackDir, name));
   };
 
   return {
     pull: async (name, ref, signal) => pullerFor(name).pull(ref, { catalog: true, ...(signal && { signal }) }),
-    close: async () => {
-      await Promise.all([...pullers.values()].map((p) => p.close()));
-    },
+    close: async () => void (await Promise.all([...pullers.values()].map((p) => p.close()))),
 
     commit: (name, image, opts = {}) =>
       serial(async () => {

@@ -123,7 +123,11 @@ const needsPlugin = (user: User | undefined): boolean =>
 /** Finds and loads the configuration (see the file comment for the order) and checks it works. */
 export async function loadKubeConfig(options: LoadOptions = {}): Promise<ClusterAccess> {
   const env = options.env ?? process.env;
-  const access = (selected: Selected, source: string): Promise<ClusterAccess> => checked(new ClusterAccess(selected, source, options));
+  const access = async (selected: Selected, source: string): Promise<ClusterAccess> => {
+    const a = new ClusterAccess(selected, source, options);
+    await a.credentials(); // read once at load, so a missing certificate file or a failing exec plugin shows now
+    return a;
+  };
 
   if (options.kubeconfig) return access(...(await fromFiles([options.kubeconfig], 'kubeconfig', options.context)));
   const list = (env['KUBECONFIG'] ?? '').split(delimiter).filter((p) => p.trim() !== '');
@@ -288,12 +292,6 @@ function inCluster(root: string, env: Readonly<Record<string, string | undefined
     user: { name: 'inClusterUser', authProvider: { name: 'tokenFile', config: { tokenFile: `${root}${SA_DIR}/token` } } },
     context: { name: 'inClusterContext', cluster: 'inCluster', user: 'inClusterUser', ...optional('namespace', namespace) } as Context,
   };
-}
-
-/** Reads credentials once at load, so a missing certificate file or a failing exec plugin shows now. */
-async function checked(access: ClusterAccess): Promise<ClusterAccess> {
-  await access.credentials();
-  return access;
 }
 
 /** Certificates, token, token file, basic auth and `as`, in the order client-node applies them. */

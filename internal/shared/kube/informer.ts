@@ -144,8 +144,7 @@ export class Informer<T extends KubeObject = KubeObject> implements CacheReader<
     if (this.#loop) return;
     if (this.#stopped) throw new Error(`informer ${this.name} was stopped; make a new one`);
     this.#abort = new AbortController();
-    const signal = this.#abort.signal;
-    this.#loop = this.#run(signal).catch((err: unknown) => this.#log.error('informer loop ended unexpectedly', { informer: this.name, err }));
+    this.#loop = this.#run(this.#abort.signal).catch((err: unknown) => this.#log.error('informer loop ended unexpectedly', { informer: this.name, err }));
   }
 
   /** Stops watching; resolves once the loop has ended. Pending waitForSync calls reject. */

@@ -175,7 +175,7 @@ export class Connection {
         });
         // The socket stayed silent for timeoutMs, before the answer or within its body.
         let answer: IncomingMessage | undefined;
-        out.on('timeout', () => (answer ?? out).destroy(timeoutError(timeoutMs)));
+        out.on('timeout', () => (answer ?? out).destroy(Object.assign(new Error(`no answer from the server for ${timeoutMs / 1000}s`), { code: 'ETIMEDOUT' })));
         // Before the answer: the request failed. After it: the body's reader sees the failure too; nothing to do here.
         out.on('error', reject);
         out.once('response', (res: IncomingMessage) => {
@@ -224,10 +224,6 @@ function readBody(req: HttpRequest, res: IncomingMessage): Promise<string> {
   return text(res).catch((err: unknown) => {
     throw networkError(err, req);
   });
-}
-
-function timeoutError(ms: number): Error {
-  return Object.assign(new Error(`no answer from the server for ${ms / 1000}s`), { code: 'ETIMEDOUT' });
 }
 
 function queryString(query: HttpRequest['query']): string {
