@@ -169,12 +169,8 @@ export function createCatalogQueries(options: CatalogQueriesOptions): CatalogQue
         }
       }
     },
-    async prepare(stored) {
-      await schemaOf(stored);
-    },
-    forget(catalog) {
-      kept.delete(catalog);
-    },
+    prepare: async (stored) => void (await schemaOf(stored)),
+    forget: (catalog) => void kept.delete(catalog),
     catalogs: () => [...kept.keys()],
   };
 }
@@ -321,8 +317,6 @@ export function withGraphQLSchemas(store: CatalogStore, queries: CatalogQueries)
       for (const name of gone) queries.forget(name);
       return gone;
     },
-    onChange(listener) {
-      return store.onChange?.(listener) ?? (() => undefined);
-    },
+    onChange: (listener) => store.onChange?.(listener) ?? (() => undefined),
   };
 }
