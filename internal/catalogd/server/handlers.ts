@@ -160,10 +160,8 @@ function matchRoute(segments: readonly string[], options: HandlerOptions): { cat
   if (prefix.some((p, i) => segments[i] !== p)) return undefined;
   const [catalog = '', api, v1, endpoint] = segments.slice(prefix.length);
   if (catalog === '' || api !== 'api' || v1 !== 'v1') return undefined;
-  if (endpoint === 'all') return { catalog, endpoint };
-  if (endpoint === 'metas' && options.metasEnabled) return { catalog, endpoint };
-  if (endpoint === 'graphql' && options.graphql) return { catalog, endpoint };
-  return undefined;
+  const routed = endpoint === 'all' || (endpoint === 'metas' && options.metasEnabled) || (endpoint === 'graphql' && options.graphql !== undefined);
+  return routed ? { catalog, endpoint } : undefined;
 }
 
 /** Whether a request target could be the GraphQL route (its body is worth reading). */
