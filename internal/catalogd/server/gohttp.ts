@@ -151,8 +151,7 @@ export function parseHTTPTime(text: string): number | undefined {
     return civil(LONG_DAYS, m[1], String(yy >= 69 ? 1900 + yy : 2000 + yy), m[3], m[2], m[5], m[6], m[7]);
   }
   m = ANSIC.exec(text);
-  if (m) return civil(DAYS, m[1], m[7], m[2], m[3]?.trim(), m[4], m[5], m[6]);
-  return undefined;
+  return m ? civil(DAYS, m[1], m[7], m[2], m[3]?.trim(), m[4], m[5], m[6]) : undefined;
 }
 
 function civil(
