@@ -12,14 +12,7 @@ export const defaultImplementations: CatalogdImplementations = {
     return store;
   },
   async server({ store, host, port, tls, metasEnabled, graphql, logger, metrics }) {
-    const server = createCatalogServer({
-      store,
-      logger,
-      registry: metrics.registry,
-      ...(tls && { tls }),
-      ...(metasEnabled !== undefined && { metasEnabled }),
-      ...(graphql && { graphql }),
-    });
+    const server = createCatalogServer({ store, logger, registry: metrics.registry, tls, metasEnabled, graphql });
     const { url } = await server.listen(host, port);
     return { url, close: () => server.close() };
   },

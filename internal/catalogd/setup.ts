@@ -6,10 +6,8 @@
 import { join } from 'node:path';
 import { ClusterCatalogKind, GroupVersion, type ClusterCatalog } from '../../api/v1/index.ts';
 import { Controller } from '../shared/controller/index.ts';
-import type { Informer} from '../shared/kube/index.ts';
-import { informers } from '../shared/kube/index.ts';
-import type { Cache, ManagerContext, ManagerParts } from '../shared/manager/index.ts';
-import { parseBindAddress, registryAccess } from '../shared/manager/index.ts';
+import { informers, type Informer } from '../shared/kube/index.ts';
+import { parseBindAddress, registryAccess, type Cache, type ManagerContext, type ManagerParts } from '../shared/manager/index.ts';
 import {
   createCatalogContent,
   garbageCollector,
@@ -77,22 +75,10 @@ export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementa
       ...(options.minuteMs && { minuteMs: options.minuteMs }),
       logger: log,
     });
-    const controller = new Controller({
-      name: 'clustercatalog',
-      reconciler,
-      logger,
-      metrics,
-      ...(options.rateLimiter && { rateLimiter: options.rateLimiter() }),
-    });
+    const controller = new Controller({ name: 'clustercatalog', reconciler, logger, metrics, rateLimiter: options.rateLimiter?.() });
     controller.watch(catalogs);
-    const follower = newContentFollower({
-      catalogs,
-      content,
-      leading: () => controller.started,
-      logger,
-      metrics,
-      ...(options.rateLimiter && { rateLimiter: options.rateLimiter() }),
-    });
+    const rateLimiter = options.rateLimiter?.();
+    const follower = newContentFollower({ catalogs, content, leading: () => controller.started, logger, metrics, rateLimiter });
 
     const bind = parseBindAddress(options.catalogsServerAddr);
     if (!bind) throw new Error('the catalog server needs an address');

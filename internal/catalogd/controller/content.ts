@@ -6,13 +6,7 @@
 import { DNS1123_SUBDOMAIN } from '../../shared/gocompat/index.ts';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  CachingImagePuller,
-  forceRemove,
-  type PulledImage,
-  type RegistryClient,
-  type UnpackLimits,
-} from '../../shared/image/index.ts';
+import { CachingImagePuller, forceRemove, type PulledImage, type RegistryClient, type UnpackLimits } from '../../shared/image/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import type { CatalogStore, StoredCatalog } from '../storage/index.ts';
 
@@ -94,17 +88,14 @@ export function createCatalogContent(options: CatalogContentOptions): CatalogCon
 
   /** Empties and removes `<unpackDir>/<name>` (entries are read-only: the puller's gc removes them). */
   const dropImageCache = async (name: string): Promise<void> => {
-    const puller = pullerFor(name);
-    await puller.gc([]);
+    await pullerFor(name).gc([]);
     pullers.delete(name);
     await forceRemove(join(unpackDir, name));
   };
 
   return {
     pull: async (name, ref, signal) => pullerFor(name).pull(ref, { catalog: true, ...(signal && { signal }) }),
-    close: async () => {
-      await Promise.all([...pullers.values()].map((p) => p.close()));
-    },
+    close: async () => void (await Promise.all([...pullers.values()].map((p) => p.close()))),
 
     commit: (name, image, opts = {}) =>
       serial(async () => {
@@ -129,12 +120,10 @@ export function createCatalogContent(options: CatalogContentOptions): CatalogCon
       serial(async () => {
         const live = keep();
         const removed = (await store.garbageCollect(live)).map((n) => `catalogs/${n}`);
-        let cached: string[] = [];
-        try {
-          cached = await readdir(unpackDir);
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-        }
+        const cached = await readdir(unpackDir).catch((err: NodeJS.ErrnoException) => {
+          if (err.code !== 'ENOENT') throw err;
+          return [];
+        });
         for (const name of cached) {
           if (live.has(name)) continue;
           try {

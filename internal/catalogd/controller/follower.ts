@@ -12,13 +12,7 @@
 // `ready` is a Cache for the manager: synced once every catalog resolved at start-up has been
 // tried once (stored, or failed), so a new replica joins the Service with content to serve.
 import { AvailabilityModeUnavailable, type ClusterCatalog } from '../../../api/v1/index.ts';
-import {
-  Controller,
-  TerminalError,
-  defaultControllerRateLimiter,
-  type EventSource,
-  type RateLimiter,
-} from '../../shared/controller/index.ts';
+import { Controller, TerminalError, type EventSource, type RateLimiter } from '../../shared/controller/index.ts';
 import { isImageError } from '../../shared/image/index.ts';
 import type { Cache } from '../../shared/manager/index.ts';
 import type { Logger, Metrics } from '../../shared/observability/index.ts';
@@ -36,12 +30,14 @@ export interface ContentFollowerOptions {
   readonly leading: () => boolean;
   readonly logger?: Logger;
   readonly metrics?: Metrics;
+  /** Default: client-go's default controller rate limiter. */
   readonly rateLimiter?: RateLimiter<string>;
-  /** Every catalog is looked at again this often (default 10 min), to heal anything missed. */
-  readonly resyncMs?: number;
-  /** `ready` turns synced after this long at the latest (default 2 min), whatever is left. */
-  readonly initialSyncTimeoutMs?: number;
 }
+
+/** Every catalog is looked at again this often, to heal anything missed. */
+const RESYNC_MS = 10 * 60_000;
+/** `ready` turns synced after this long at the latest, whatever is left. */
+const INITIAL_SYNC_TIMEOUT_MS = 120_000;
 
 export interface ContentFollower {
   readonly controller: Controller;
@@ -62,7 +58,7 @@ export function desiredRef(catalog: ClusterCatalog | undefined): string | undefi
 export function newContentFollower(options: ContentFollowerOptions): ContentFollower {
   const { catalogs, content, leading } = options;
   const log = options.logger;
-  const initial = initialSync(options.initialSyncTimeoutMs ?? 120_000, log);
+  const initial = initialSync(INITIAL_SYNC_TIMEOUT_MS, log);
 
   async function follow(name: string, signal: AbortSignal): Promise<void> {
     if (leading()) return;
@@ -76,26 +72,20 @@ export function newContentFollower(options: ContentFollowerOptions): ContentFoll
     }
     const digest = want.slice(want.lastIndexOf('@') + 1);
     if (content.current(name)?.digest === digest && (await content.exists(name, digest))) return;
-    let image;
-    try {
-      image = await content.pull(name, want, signal);
-    } catch (err) {
-      if (isImageError(err) && err.terminal) throw new TerminalError('Blocked', err.message, { cause: err });
-      throw err;
-    }
-    const stored = await content.commit(name, image, {
-      signal,
-      still: () => !leading() && desiredRef(catalogs.get(name)) === want,
+    const image = await content.pull(name, want, signal).catch((err: unknown) => {
+      throw isImageError(err) && err.terminal ? new TerminalError('Blocked', err.message, { cause: err }) : err;
     });
+    const still = (): boolean => !leading() && desiredRef(catalogs.get(name)) === want;
+    const stored = await content.commit(name, image, { signal, still });
     if (stored) log?.info('serving catalog content resolved by the leader', { catalog: name, ref: want });
   }
 
   const controller = new Controller({
     name: 'clustercatalog-content',
-    ...(log && { logger: log }),
-    ...(options.metrics && { metrics: options.metrics }),
-    rateLimiter: options.rateLimiter ?? defaultControllerRateLimiter(),
-    resync: { periodMs: options.resyncMs ?? 10 * 60_000, keys: () => catalogs.keys() },
+    logger: log,
+    metrics: options.metrics,
+    rateLimiter: options.rateLimiter,
+    resync: { periodMs: RESYNC_MS, keys: () => catalogs.keys() },
     reconciler: {
       async reconcile(name, signal) {
         try {
@@ -112,11 +102,8 @@ export function newContentFollower(options: ContentFollowerOptions): ContentFoll
     controller,
     ready: initial.cache,
     async run(signal) {
-      try {
-        await catalogs.waitForSync(signal);
-      } catch {
-        return; // stopped before the cache synced
-      }
+      const synced = await catalogs.waitForSync(signal).then(() => true, () => false);
+      if (!synced) return; // stopped before the cache synced
       initial.begin(catalogs.keys().filter((k) => desiredRef(catalogs.get(k)) !== undefined));
       await controller.start(signal);
       initial.end();

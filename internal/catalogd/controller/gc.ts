@@ -18,11 +18,8 @@ export interface GarbageCollectorOptions {
 export function garbageCollector(options: GarbageCollectorOptions): (signal: AbortSignal) => Promise<void> {
   const { catalogs, content, intervalMs, logger } = options;
   return async (signal) => {
-    try {
-      await catalogs.waitForSync(signal);
-    } catch {
-      return; // stopped before the cache synced
-    }
+    const synced = await catalogs.waitForSync(signal).then(() => true, () => false);
+    if (!synced) return; // stopped before the cache synced
     while (!signal.aborted) {
       try {
         const removed = await content.garbageCollect(() => new Set(catalogs.list().map((c) => c.metadata.name ?? '')));

@@ -172,8 +172,7 @@ const NEWLINE = 0x0a;
 export async function discoverShape(jsonlPath: string, entries: readonly BlobIndexEntry[], signal?: AbortSignal): Promise<CatalogShape> {
   const builder = new ShapeBuilder();
   // Entries in file order, so each line's entry is found by walking along.
-  let sorted = true;
-  for (let i = 1; i < entries.length; i++) if ((entries[i] as BlobIndexEntry).offset < (entries[i - 1] as BlobIndexEntry).offset) sorted = false;
+  const sorted = entries.every((e, i) => i === 0 || e.offset >= (entries[i - 1] as BlobIndexEntry).offset);
   const ordered = sorted ? entries : [...entries].sort((a, b) => a.offset - b.offset);
   let next = 0;
   const line = (buf: Buffer, start: number, end: number, at: number): void => {

@@ -40,8 +40,6 @@ export interface CatalogQueries {
 export interface CatalogQueriesOptions {
   readonly store: Pick<CatalogStore, 'get'>;
   readonly logger?: Logger;
-  /** Parsed query documents kept, by query text (default 256; 0 keeps none). */
-  readonly documentCacheSize?: number;
 }
 
 /** One catalog's schema at one content. */
@@ -62,21 +60,16 @@ interface Kept {
 
 type Parsed = { readonly doc: DocumentNode } | { readonly error: string };
 
-/** A small map that forgets its oldest entry beyond `max`. */
-class Bounded<V> {
-  private readonly map = new Map<string, V>();
-  private readonly max: number;
-  constructor(max: number) {
-    this.max = max;
-  }
-  get(key: string): V | undefined {
-    return this.map.get(key);
-  }
-  set(key: string, value: V): void {
-    if (this.max <= 0) return;
-    this.map.delete(key);
-    this.map.set(key, value);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
+/** Parsed query documents kept, by query text (and validation results per schema). */
+const DOCUMENT_CACHE_SIZE = 256;
+
+/** A small map that forgets its oldest entry beyond DOCUMENT_CACHE_SIZE. */
+class Bounded<V> extends Map<string, V> {
+  override set(key: string, value: V): this {
+    this.delete(key);
+    super.set(key, value);
+    if (this.size > DOCUMENT_CACHE_SIZE) this.delete(this.keys().next().value as string);
+    return this;
   }
 }
 
@@ -92,9 +85,8 @@ const isMissingFile = (err: unknown): boolean => (err as NodeJS.ErrnoException |
 export function createCatalogQueries(options: CatalogQueriesOptions): CatalogQueries {
   const { store } = options;
   const log = options.logger ?? noopLogger;
-  const cacheSize = options.documentCacheSize ?? 256;
   const kept = new Map<string, Kept>();
-  const documents = new Bounded<Parsed>(cacheSize);
+  const documents = new Bounded<Parsed>();
 
   const build = async (stored: StoredCatalog): Promise<Built> => {
     const started = performance.now();
@@ -106,7 +98,7 @@ export function createCatalogQueries(options: CatalogQueriesOptions): CatalogQue
       schemas: shape.schemas.size,
       durationMs: Math.round(performance.now() - started),
     });
-    return { stored, shape, schema, bySchema: new Map(), validated: new Bounded(cacheSize) };
+    return { stored, shape, schema, bySchema: new Map(), validated: new Bounded() };
   };
 
   /** The schema of `stored`: kept, being built, or built now (one build per content at a time). */
@@ -177,12 +169,8 @@ export function createCatalogQueries(options: CatalogQueriesOptions): CatalogQue
         }
       }
     },
-    async prepare(stored) {
-      await schemaOf(stored);
-    },
-    forget(catalog) {
-      kept.delete(catalog);
-    },
+    prepare: async (stored) => void (await schemaOf(stored)),
+    forget: (catalog) => void kept.delete(catalog),
     catalogs: () => [...kept.keys()],
   };
 }
@@ -284,20 +272,12 @@ function encodeData(v: unknown): string {
       return v ? 'true' : 'false';
     case 'object': {
       if (v === null) return 'null';
-      if (Array.isArray(v)) {
-        let out = '[';
-        for (let i = 0; i < v.length; i++) out += (i > 0 ? ',' : '') + encodeData(v[i]);
-        return out + ']';
-      }
+      if (Array.isArray(v)) return `[${v.map(encodeData).join(',')}]`;
       const obj = v as Record<string, unknown>;
-      const keys = Object.keys(obj);
-      if (keys.length > 1) keys.sort();
-      let out = '{';
-      for (let i = 0; i < keys.length; i++) {
-        const k = keys[i] as string;
-        out += (i > 0 ? ',"' : '"') + k + '":' + encodeData(obj[k]);
-      }
-      return out + '}';
+      return `{${Object.keys(obj)
+        .sort()
+        .map((k) => `"${k}":${encodeData(obj[k])}`)
+        .join(',')}}`;
     }
     default:
       return 'null';
@@ -337,8 +317,6 @@ export function withGraphQLSchemas(store: CatalogStore, queries: CatalogQueries)
       for (const name of gone) queries.forget(name);
       return gone;
     },
-    onChange(listener) {
-      return store.onChange?.(listener) ?? (() => undefined);
-    },
+    onChange: (listener) => store.onChange?.(listener) ?? (() => undefined),
   };
 }

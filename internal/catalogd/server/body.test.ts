@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createGzip, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LARGE_CHUNK_BODIES, LARGE_WRITE_CHUNK, SYNC_READ_LIMIT, WRITE_CHUNK, fileBody, openFile, writeFileBody, type FileBody } from './body.ts';
+import { openSync } from 'node:fs';
+import { LARGE_CHUNK_BODIES, LARGE_WRITE_CHUNK, SYNC_READ_LIMIT, WRITE_CHUNK, fileBody, writeFileBody, type FileBody } from './body.ts';
+
+const openFile = (p: string): number => openSync(p, 'r');
 
 let dir: string;
 let path: string;

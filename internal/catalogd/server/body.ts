@@ -9,8 +9,9 @@
 // response in pooled chunks (writeFileBody: 256 KiB while few bodies are being written, else 64 KiB), no stream in
 // between, sections coalesced and read synchronously — at most two chunks of a response are in memory at once. A
 // gzipped body is the same writes into the gzip stream.
-import { close, closeSync, openSync, readSync } from 'node:fs';
+import { close, closeSync, readSync } from 'node:fs';
 import type { Writable } from 'node:stream';
+import { tryOr } from '../../shared/toolkit/index.ts';
 
 /** [offset, length] pieces of a file, in the order they are sent. */
 export interface Section {
@@ -21,20 +22,8 @@ export interface Section {
 /** Answers up to this size are read into one buffer, synchronously. */
 export const SYNC_READ_LIMIT = 256 * 1024;
 
-/** Opens for reading (synchronously; see above). Throws the fs error (ENOENT, EACCES, …). */
-export function openFile(path: string): number {
-  return openSync(path, 'r');
-}
-
-export function closeFile(fd: number): void {
-  try {
-    closeSync(fd);
-  } catch {
-    // already closed
-  }
-}
-
-const short = (missing: number): Error => new Error(`catalog.jsonl ended ${missing} bytes short of its index`);
+/** Closes `fd`; one already closed is fine. A FileBody not sent is dropped by closing its `fd`. */
+export const closeFile = (fd: number): void => tryOr(() => closeSync(fd), undefined);
 
 /** The sections' bytes in one buffer, read synchronously; closes `fd`. */
 export function readSectionsSync(fd: number, sections: readonly Section[], total: number): Buffer {
@@ -65,11 +54,6 @@ export function fileBody(fd: number, parts: readonly (Section | Buffer)[]): File
 
 export function isFileBody(body: unknown): body is FileBody {
   return typeof body === 'object' && body !== null && !Buffer.isBuffer(body) && (body as Partial<FileBody>).kind === 'file';
-}
-
-/** Drops a body that will not be sent. */
-export function discardFileBody(body: FileBody): void {
-  closeFile(body.fd);
 }
 
 const noop = (): void => undefined;
@@ -200,7 +184,7 @@ export function writeFileBody(res: BodySink, body: FileBody, done: (bytes: numbe
 function readSyncFully(fd: number, buf: Buffer, at: number, length: number, position: number): void {
   for (let done = 0; done < length; ) {
     const n = readSync(fd, buf, at + done, length - done, position + done);
-    if (n === 0) throw short(length - done);
+    if (n === 0) throw new Error(`catalog.jsonl ended ${length - done} bytes short of its index`);
     done += n;
   }
 }

@@ -26,17 +26,8 @@ export interface Validators {
 /** Outcome: answer 412 or 304 now, or go on (with the Range header still to honour, if any). */
 export type PreconditionOutcome = { readonly done: 412 | 304 } | { readonly done: false; readonly range: string };
 
-const GO_SPACE = new Set([0x20, 0x09]); // textproto.TrimString trims ASCII space and tab (and CR/LF)
-
-/** textproto.TrimString. */
-function trimString(s: string): string {
-  let start = 0;
-  let end = s.length;
-  const ws = (c: number): boolean => GO_SPACE.has(c) || c === 0x0a || c === 0x0d;
-  while (start < end && ws(s.charCodeAt(start))) start++;
-  while (end > start && ws(s.charCodeAt(end - 1))) end--;
-  return s.slice(start, end);
-}
+/** textproto.TrimString: ASCII space, tab, CR and LF off both ends. */
+const trimString = (s: string): string => s.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
 
 /** scanETag: a syntactically valid ETag at the start of `s` and what follows it, or undefined. */
 export function scanETag(input: string): { etag: string; rest: string } | undefined {
@@ -76,15 +67,13 @@ function scanList(header: string, match: (etag: string) => boolean): 'star' | bo
 function checkIfMatch(h: ConditionalHeaders, etag: string | undefined): Cond {
   const im = h['if-match'];
   if (!im) return 'none';
-  const r = scanList(im, (t) => strongMatch(t, etag));
-  return r === 'star' || r === true ? 'true' : 'false';
+  return scanList(im, (t) => strongMatch(t, etag)) !== false ? 'true' : 'false';
 }
 
 function checkIfNoneMatch(h: ConditionalHeaders, etag: string | undefined): Cond {
   const inm = h['if-none-match'];
   if (!inm) return 'none';
-  const r = scanList(inm, (t) => weakMatch(t, etag));
-  return r === 'star' || r === true ? 'false' : 'true';
+  return scanList(inm, (t) => weakMatch(t, etag)) !== false ? 'false' : 'true';
 }
 
 /** isZeroTime: unset or the Unix epoch. */
@@ -92,21 +81,10 @@ const isZeroTime = (d: Date): boolean => d.getTime() === 0 || Number.isNaN(d.get
 /** Seconds since the epoch, truncated (Last-Modified has no sub-second part). */
 const seconds = (d: Date): number => Math.floor(d.getTime() / 1000);
 
-function checkIfUnmodifiedSince(h: ConditionalHeaders, modified: Date): Cond {
-  const ius = h['if-unmodified-since'];
-  if (!ius || isZeroTime(modified)) return 'none';
-  const t = parseHTTPTime(ius);
-  if (t === undefined) return 'none';
-  return seconds(modified) <= t ? 'true' : 'false';
-}
-
-function checkIfModifiedSince(method: string, h: ConditionalHeaders, modified: Date): Cond {
-  if (method !== 'GET' && method !== 'HEAD') return 'none';
-  const ims = h['if-modified-since'];
-  if (!ims || isZeroTime(modified)) return 'none';
-  const t = parseHTTPTime(ims);
-  if (t === undefined) return 'none';
-  return seconds(modified) <= t ? 'false' : 'true';
+/** Whether nothing changed after an If-Unmodified-Since / If-Modified-Since time; 'none' when either time is unusable. */
+function unmodifiedSince(header: string | undefined, modified: Date): Cond {
+  const t = header && !isZeroTime(modified) ? parseHTTPTime(header) : undefined;
+  return t === undefined ? 'none' : seconds(modified) <= t ? 'true' : 'false';
 }
 
 function checkIfRange(method: string, h: ConditionalHeaders, v: Validators): Cond {
@@ -126,14 +104,15 @@ function checkIfRange(method: string, h: ConditionalHeaders, v: Validators): Con
  * (304); then If-Range decides whether the Range header counts.
  */
 export function checkPreconditions(method: string, h: ConditionalHeaders, v: Validators): PreconditionOutcome {
+  const getOrHead = method === 'GET' || method === 'HEAD';
   let ch = checkIfMatch(h, v.etag);
-  if (ch === 'none') ch = checkIfUnmodifiedSince(h, v.modified);
+  if (ch === 'none') ch = unmodifiedSince(h['if-unmodified-since'], v.modified);
   if (ch === 'false') return { done: 412 };
   switch (checkIfNoneMatch(h, v.etag)) {
     case 'false':
-      return { done: method === 'GET' || method === 'HEAD' ? 304 : 412 };
+      return { done: getOrHead ? 304 : 412 };
     case 'none':
-      if (checkIfModifiedSince(method, h, v.modified) === 'false') return { done: 304 };
+      if (getOrHead && unmodifiedSince(h['if-modified-since'], v.modified) === 'true') return { done: 304 };
       break;
     case 'true':
       break;
@@ -172,8 +151,7 @@ export function parseHTTPTime(text: string): number | undefined {
     return civil(LONG_DAYS, m[1], String(yy >= 69 ? 1900 + yy : 2000 + yy), m[3], m[2], m[5], m[6], m[7]);
   }
   m = ANSIC.exec(text);
-  if (m) return civil(DAYS, m[1], m[7], m[2], m[3]?.trim(), m[4], m[5], m[6]);
-  return undefined;
+  return m ? civil(DAYS, m[1], m[7], m[2], m[3]?.trim(), m[4], m[5], m[6]) : undefined;
 }
 
 function civil(
@@ -281,8 +259,9 @@ export function parseQuery(raw: string): Map<string, string[]> {
   for (const part of raw.split('&')) {
     if (part === '' || part.includes(';')) continue;
     const eq = part.indexOf('=');
-    const key = queryUnescape(eq < 0 ? part : part.slice(0, eq));
-    const value = queryUnescape(eq < 0 ? '' : part.slice(eq + 1));
+    // url.QueryUnescape: `+` is a space.
+    const key = pathUnescape((eq < 0 ? part : part.slice(0, eq)).replace(/\+/g, ' '));
+    const value = pathUnescape((eq < 0 ? '' : part.slice(eq + 1)).replace(/\+/g, ' '));
     if (key === undefined || value === undefined) continue;
     const list = out.get(key);
     if (list) list.push(value);
@@ -291,17 +270,11 @@ export function parseQuery(raw: string): Map<string, string[]> {
   return out;
 }
 
-function queryUnescape(s: string): string | undefined {
-  return unescape(s.replace(/\+/g, ' '));
-}
-
-/** url.PathUnescape of one path segment, or undefined for a bad escape. */
+/**
+ * url.PathUnescape of one path segment: `%XX` escapes to bytes, read as UTF-8; undefined when a `%` is not followed
+ * by two hex digits.
+ */
 export function pathUnescape(s: string): string | undefined {
-  return unescape(s);
-}
-
-/** `%XX` escapes to bytes, read as UTF-8; undefined when a `%` is not followed by two hex digits. */
-function unescape(s: string): string | undefined {
   if (!s.includes('%')) return s;
   if (/%(?![0-9a-fA-F]{2})/.test(s)) return undefined;
   const bytes = s.replace(/%([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));

@@ -11,6 +11,7 @@
 //   anything else, GraphQL errors included                                               200 application/json, the result and "\n"
 //
 // The query runs through the GraphQLQueries seam (internal/catalogd/graphql implements it).
+import { tryOr } from '../../shared/toolkit/index.ts';
 
 /** What the endpoint needs from the GraphQL implementation. */
 export interface GraphQLQueries {
@@ -88,12 +89,8 @@ export function decodeQuery(body: RequestBody | undefined): string | undefined {
   if (start === text.length) return undefined; // EOF, or the limit reached before any value
   const end = valueEnd(text, start);
   if (end < 0) return undefined; // unexpected EOF, or the value runs past the limit
-  let value: unknown;
-  try {
-    value = JSON.parse(text.slice(start, end));
-  } catch {
-    return undefined;
-  }
+  const value = tryOr((): unknown => JSON.parse(text.slice(start, end)), undefined); // JSON.parse never gives undefined
+  if (value === undefined) return undefined;
   if (value === null) return '';
   if (typeof value !== 'object' || Array.isArray(value)) return undefined; // cannot unmarshal into a struct
   // Go sets the field for every matching key in order (JSON.parse keeps only the last duplicate).

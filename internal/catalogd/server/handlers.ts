@@ -11,12 +11,13 @@
 //   any other path                                404 "404 page not found" (ServeMux)
 //   a path that is not clean                      301 to the cleaned path (ServeMux)
 import { randomBytes } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
+import { openSync } from 'node:fs';
+import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
 import { dns1123SubdomainErrors } from '../storage/index.ts';
 import type { CatalogStore, StoredCatalog } from '../storage/index.ts';
 import type { AnswerCache } from './cache.ts';
 import { graphQLRequest, type GraphQLQueries, type RequestBody } from './graphql.ts';
-import { SYNC_READ_LIMIT, closeFile, fileBody, openFile, readSectionsSync, type FileBody, type Section } from './body.ts';
+import { SYNC_READ_LIMIT, closeFile, fileBody, readSectionsSync, type FileBody, type Section } from './body.ts';
 import {
   NO_OVERLAP,
   checkPreconditions,
@@ -34,7 +35,7 @@ import {
 export interface Answer {
   readonly status: number;
   readonly headers: Record<string, string>;
-  /** A FileBody owns its open file: whoever drops it unsent closes it (discardFileBody). */
+  /** A FileBody owns its open file: whoever drops it unsent closes it (closeFile(body.fd)). */
   readonly body?: Buffer | FileBody;
   readonly length?: number;
   /** Close the connection after this response (Go does for requests it cannot parse). */
@@ -88,15 +89,8 @@ export function goError(status: number, message: string, headers: Record<string,
   };
 }
 
-const STATUS_TEXT: Readonly<Record<number, string>> = {
-  400: 'Bad Request',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  500: 'Internal Server Error',
-};
-/** catalogd's httpError texts: `<code> <status text>`. */
-const statusError = (status: number): Answer => goError(status, `${status} ${STATUS_TEXT[status] ?? ''}`);
+/** catalogd's httpError texts: `<code> <status text>` (Go's texts are node's for the codes used here). */
+const statusError = (status: 400 | 403 | 404 | 500): Answer => goError(status, `${status} ${STATUS_CODES[status] ?? ''}`);
 
 /** Go's answer to a request line it cannot parse (before any handler). */
 export const BAD_REQUEST: Answer = {
@@ -166,10 +160,8 @@ function matchRoute(segments: readonly string[], options: HandlerOptions): { cat
   if (prefix.some((p, i) => segments[i] !== p)) return undefined;
   const [catalog = '', api, v1, endpoint] = segments.slice(prefix.length);
   if (catalog === '' || api !== 'api' || v1 !== 'v1') return undefined;
-  if (endpoint === 'all') return { catalog, endpoint };
-  if (endpoint === 'metas' && options.metasEnabled) return { catalog, endpoint };
-  if (endpoint === 'graphql' && options.graphql) return { catalog, endpoint };
-  return undefined;
+  const routed = endpoint === 'all' || (endpoint === 'metas' && options.metasEnabled) || (endpoint === 'graphql' && options.graphql !== undefined);
+  return routed ? { catalog, endpoint } : undefined;
 }
 
 /** Whether a request target could be the GraphQL route (its body is worth reading). */
@@ -182,13 +174,10 @@ export function isGraphQLTarget(url: string): boolean {
 async function serveGraphQL(req: RequestInfo, catalog: string, graphql: GraphQLQueries): Promise<Answer> {
   const request = graphQLRequest(req.body);
   if ('status' in request) return goError(request.status, request.message);
-  let json: string;
-  try {
-    json = await graphql.execute(catalog, request.query);
-  } catch (err) {
-    return ioError(err);
-  }
-  return { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(json + '\n') };
+  return graphql.execute(catalog, request.query).then(
+    (json): Answer => ({ status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(json + '\n') }),
+    ioError,
+  );
 }
 
 /** catalogd's httpError for file errors: not-exist 404, permission 403, else 500. */
@@ -208,7 +197,7 @@ function openCurrent(store: Pick<CatalogStore, 'get'>, name: string): { stored: 
     const stored = store.get(name);
     if (!stored) return undefined;
     try {
-      return { stored, fd: openFile(stored.jsonlPath) };
+      return { stored, fd: openSync(stored.jsonlPath, 'r') }; // synchronously: see body.ts
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt > 0 || store.get(name) === stored) throw err;
     }
@@ -230,15 +219,11 @@ function serveAll(req: RequestInfo, name: string, options: HandlerOptions): Answ
 
     const size = stored.size;
     const parsed = parseRange(pre.range, size);
-    let ranges: ByteRange[];
-    if ('error' in parsed) {
-      if (parsed.error === NO_OVERLAP && size === 0) ranges = [];
-      else {
-        // serveError: the success-only headers go.
-        const extra: Record<string, string> = parsed.error === NO_OVERLAP ? { 'content-range': `bytes */${size}` } : {};
-        return goError(416, parsed.error, extra);
-      }
-    } else ranges = parsed;
+    // serveError: the success-only headers go (an empty file ignores a range that fails to overlap).
+    if ('error' in parsed && !(parsed.error === NO_OVERLAP && size === 0)) {
+      return goError(416, parsed.error, parsed.error === NO_OVERLAP ? { 'content-range': `bytes */${size}` } : {});
+    }
+    let ranges = 'error' in parsed ? [] : parsed;
     if (ranges.reduce((n, r) => n + r.length, 0) > size) ranges = []; // more than the file: ignore the header
 
     const head = req.method === 'HEAD';
@@ -290,10 +275,7 @@ function cachedMetas(req: RequestInfo, cache: AnswerCache<CachedMetas>, store: P
 
 /** writeNotModified: no representation headers; Last-Modified only when there is no ETag. */
 function notModified(headers: Record<string, string>): Answer {
-  const h = { ...headers };
-  delete h['content-type'];
-  delete h['content-length'];
-  delete h['content-encoding'];
+  const { 'content-type': _type, 'content-length': _length, 'content-encoding': _encoding, ...h } = headers;
   if (h.etag) delete h['last-modified'];
   return { status: 304, headers: h };
 }

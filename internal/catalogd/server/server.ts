@@ -17,9 +17,9 @@ import type { Socket } from 'node:net';
 import { pipeline } from 'node:stream';
 import { createGzip, gzipSync } from 'node:zlib';
 import { Histogram, type Logger, noopLogger, type Registry } from '../../shared/observability/index.ts';
-import { untilAborted } from '../../shared/toolkit/index.ts';
+import { listen, tryOr, untilAborted } from '../../shared/toolkit/index.ts';
 import type { CatalogStore } from '../storage/index.ts';
-import { discardFileBody, isFileBody, writeFileBody, type FileBody } from './body.ts';
+import { closeFile, isFileBody, writeFileBody } from './body.ts';
 import { answerCache } from './cache.ts';
 import { gzipQuality } from './gohttp.ts';
 import { GRAPHQL_BODY_LIMIT, type GraphQLQueries, type RequestBody } from './graphql.ts';
@@ -27,14 +27,16 @@ import { BAD_REQUEST, answer, goError, isGraphQLTarget, type Answer, type Cached
 import { GO_TLS_SERVER, answerPlainHttp } from './tls.ts';
 import { watchCertificate, type CertWatcher } from '../../shared/tlsprofile/index.ts';
 
-/** Upstream's `--catalogs-server-addr` default. */
-export const DEFAULT_CATALOGS_SERVER_ADDR = ':8443';
 export const REQUEST_DURATION_METRIC = 'catalogd_http_request_duration_seconds';
 /** Upstream's buckets: every 100 ms to 1 s, ×4 of those, and 10 s. */
 export const REQUEST_DURATION_BUCKETS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.2, 1.6, 2, 2.4, 2.8, 3.2, 3.6, 4, 10];
 export const DEFAULT_METAS_CACHE_BYTES = 32 << 20;
 /** gzhttp: smaller bodies are sent as they are. */
 export const GZIP_MIN_SIZE = 1400;
+/** WriteTimeout: a response not finished by then is cut. */
+const WRITE_TIMEOUT_MS = 5 * 60_000;
+/** Graceful shutdown limit; then open connections are closed. */
+const SHUTDOWN_TIMEOUT_MS = 30_000;
 
 export interface CatalogServerOptions {
   /** Read per request; when it has `onChange`, a catalog's cached answers go as soon as its content is replaced or removed. */
@@ -50,14 +52,8 @@ export interface CatalogServerOptions {
   readonly tls?: { readonly certFile: string; readonly keyFile: string };
   /** Re-read period of the TLS files besides change events (default 10 s). */
   readonly tlsReloadIntervalMs?: number;
-  /** Path of the catalogs base URL (default `/catalogs/`). */
-  readonly pathPrefix?: string;
   /** ReadTimeout (default 5 s): request headers+body, and keep-alive idle time. */
   readonly readTimeoutMs?: number;
-  /** WriteTimeout (default 5 min): a response not finished by then is cut. */
-  readonly writeTimeoutMs?: number;
-  /** Graceful shutdown limit (default 30 s); then open connections are closed. */
-  readonly shutdownTimeoutMs?: number;
   /** Memory for cached metas answers (default 32 MiB; 0 turns the cache off). */
   readonly metasCacheBytes?: number;
 }
@@ -91,12 +87,20 @@ function gzipAllowed(headers: Readonly<Record<string, string>>, length: number |
   );
 }
 
-/** Headers of a gzipped answer: no Accept-Ranges, and the ETag made weak. */
-function gzipHeaders(headers: Record<string, string>): void {
-  delete headers['accept-ranges'];
-  headers['content-encoding'] = 'gzip';
-  // Our choice (gzhttp leaves it): the gzip bytes are another representation, so the tag is weak.
-  if (headers.etag && !headers.etag.startsWith('W/')) headers.etag = `W/${headers.etag}`;
+/**
+ * The headers an answer goes out with, as gzhttp sends them: Vary on every response it wraps; gzipped, no
+ * Accept-Ranges and the ETag made weak (our choice: the gzip bytes are another representation), else the length
+ * (none for 304 and 204).
+ */
+function sendHeaders(a: Answer, gzip: boolean, length: number | undefined): Record<string, string> {
+  const headers: Record<string, string> = { vary: 'Accept-Encoding', ...a.headers };
+  if (gzip) {
+    delete headers['accept-ranges'];
+    headers['content-encoding'] = 'gzip';
+    if (headers.etag && !headers.etag.startsWith('W/')) headers.etag = `W/${headers.etag}`;
+  } else if (length !== undefined && a.status !== 304 && a.status !== 204) headers['content-length'] = String(length);
+  if (a.close) headers.connection = 'close';
+  return headers;
 }
 
 function requestHistogram(registry: Registry | undefined): Histogram<'code'> {
@@ -142,37 +146,28 @@ export function unroutableTarget(target: string): boolean {
     if (i >= 0 && i < cut) cut = i;
   }
   const p = path.slice(0, cut);
-  if (!p.includes('%', 1)) return false;
-  try {
-    decodeURI(p);
-    return false;
-  } catch {
-    return true;
-  }
+  // decodeURI throws on a bad escape or bad UTF-8.
+  return p.includes('%', 1) && tryOr(() => decodeURI(p) === undefined, true);
 }
 
-/** What a client is told before its connection closes when its request cannot be read (node:http's clientError). */
-const CLIENT_ERROR_ANSWERS = {
-  timeout:
+/** What a client is told before its connection closes when its request cannot be read (node:http's clientError), by code. */
+const CLIENT_ERROR_ANSWERS: Readonly<Record<string, string>> = {
+  ERR_HTTP_REQUEST_TIMEOUT:
     'HTTP/1.1 408 Request Timeout\r\nContent-Length: 71\r\nContent-Type: application/json\r\n\r\n' +
     '{"error":"Request Timeout","message":"Client Timeout","statusCode":408}',
-  headerOverflow:
+  HPE_HEADER_OVERFLOW:
     'HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 114\r\nContent-Type: application/json\r\n\r\n' +
     '{"error":"Request Header Fields Too Large","message":"Exceeded maximum allowed HTTP header size","statusCode":431}',
-  /** BAD_REQUEST's answer, written before any request exists. */
-  badRequest:
-    `HTTP/1.1 400 Bad Request\r\nContent-Type: ${BAD_REQUEST.headers['content-type'] ?? ''}\r\nContent-Length: ${BAD_REQUEST.body?.length ?? 0}\r\n` +
-    `Connection: close\r\n\r\n${BAD_REQUEST.body?.toString() ?? ''}`,
 };
+
+/** BAD_REQUEST's answer, written before any request exists: for any other code. */
+const CLIENT_BAD_REQUEST =
+  `HTTP/1.1 400 Bad Request\r\nContent-Type: ${BAD_REQUEST.headers['content-type'] ?? ''}\r\nContent-Length: ${BAD_REQUEST.body?.length ?? 0}\r\n` +
+  `Connection: close\r\n\r\n${BAD_REQUEST.body?.toString() ?? ''}`;
 
 function onClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const text =
-    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? CLIENT_ERROR_ANSWERS.timeout
-      : err.code === 'HPE_HEADER_OVERFLOW'
-        ? CLIENT_ERROR_ANSWERS.headerOverflow
-        : CLIENT_ERROR_ANSWERS.badRequest;
+  const text = CLIENT_ERROR_ANSWERS[err.code ?? ''] ?? CLIENT_BAD_REQUEST;
   if (socket.writable) socket.write(text);
   socket.destroy(err);
 }
@@ -187,8 +182,6 @@ class CatalogHttpServer implements CatalogServer {
   readonly #histogram: Histogram<'code'>;
   readonly #handlerOptions: HandlerOptions;
   readonly #readTimeout: number;
-  readonly #writeTimeout: number;
-  readonly #shutdownTimeout: number;
   /** Body bytes sent per response, for the access log. */
   readonly #sent = new WeakMap<ServerResponse, number>();
   /** What a shared answer's response is, once worked out (sendShared). */
@@ -206,7 +199,7 @@ class CatalogHttpServer implements CatalogServer {
     this.#handlerOptions = {
       store: options.store,
       metasEnabled: options.metasEnabled ?? true,
-      prefix: options.pathPrefix ?? '/catalogs/',
+      prefix: '/catalogs/',
       ...(options.graphql && { graphql: options.graphql }),
       ...(options.metasCacheBytes !== 0 && { cache: answerCache<CachedMetas>(options.metasCacheBytes ?? DEFAULT_METAS_CACHE_BYTES) }),
     };
@@ -216,8 +209,6 @@ class CatalogHttpServer implements CatalogServer {
     const { store } = options;
     if (cache && store.onChange) this.#unsubscribe = store.onChange((name) => cache.deleteWhere((_, v) => v.catalog === name && store.get(name) !== v.stored));
     this.#readTimeout = options.readTimeoutMs ?? 5000;
-    this.#writeTimeout = options.writeTimeoutMs ?? 5 * 60_000;
-    this.#shutdownTimeout = options.shutdownTimeoutMs ?? 30_000;
   }
 
   get url(): string | undefined {
@@ -226,25 +217,16 @@ class CatalogHttpServer implements CatalogServer {
 
   async listen(host: string, port: number): Promise<{ port: number; url: string }> {
     if (this.#server) throw new Error('the catalog server is already listening');
+    let bound: { port: number; hostPort: string };
     try {
-      const s = await this.#build();
-      this.#server = s;
-      await new Promise<void>((resolve, reject) => {
-        s.once('error', reject);
-        s.listen({ host, port }, () => {
-          s.off('error', reject);
-          resolve();
-        });
-      });
+      this.#server = await this.#build();
+      bound = await listen(this.#server, host, port, 'catalog server');
     } catch (err) {
       this.#certs?.stop();
       this.#server = undefined;
       throw err;
     }
-    const bound = this.#server.address();
-    if (bound === null || typeof bound === 'string') throw new Error(`catalog server bound to unexpected address ${String(bound)}`);
-    const h = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
-    const url = `${this.#options.tls ? 'https' : 'http'}://${h}:${bound.port}`;
+    const url = `${this.#options.tls ? 'https' : 'http'}://${bound.hostPort}`;
     this.#url = url;
     this.#log.info('serving catalogs', { address: url, tls: this.#options.tls !== undefined });
     return { port: bound.port, url };
@@ -254,9 +236,7 @@ class CatalogHttpServer implements CatalogServer {
     const cache = this.#handlerOptions.cache;
     if (!cache) return 0;
     if (catalog === undefined) return cache.bytes;
-    let bytes = 0;
-    for (const v of cache.values()) if (v.catalog === catalog) bytes += v.length;
-    return bytes;
+    return [...cache.values()].filter((v) => v.catalog === catalog).reduce((n, v) => n + v.length, 0);
   }
 
   close(): Promise<void> {
@@ -270,7 +250,7 @@ class CatalogHttpServer implements CatalogServer {
         timer = setTimeout(() => {
           s.closeAllConnections();
           resolve();
-        }, this.#shutdownTimeout);
+        }, SHUTDOWN_TIMEOUT_MS);
         timer.unref();
       });
       const closed = new Promise<void>((resolve) => s.close(() => resolve()));
@@ -334,7 +314,7 @@ class CatalogHttpServer implements CatalogServer {
   /** Per request: the write timeout, and the histogram and access log once the response closes. */
   #observe(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
-    const cut = setTimeout(() => res.destroy(), this.#writeTimeout);
+    const cut = setTimeout(() => res.destroy(), WRITE_TIMEOUT_MS);
     cut.unref();
     res.once('close', () => {
       clearTimeout(cut);
@@ -374,24 +354,18 @@ class CatalogHttpServer implements CatalogServer {
   #send(req: IncomingMessage, res: ServerResponse, a: Answer): void {
     const method = req.method ?? 'GET';
     if (a.shared && Buffer.isBuffer(a.body) && method === 'GET') return this.#sendShared(req, res, a, a.body);
-    // gzhttp adds Vary to every response it wraps, then its own headers decide the rest.
-    const headers: Record<string, string> = { vary: 'Accept-Encoding', ...a.headers };
     let body = a.body;
     const length = a.length ?? (Buffer.isBuffer(body) ? body.length : undefined);
     if (method === 'HEAD' && body !== undefined) {
-      if (isFileBody(body)) discardFileBody(body);
+      if (isFileBody(body)) closeFile(body.fd);
       body = undefined;
     }
     const gzip =
       body !== undefined &&
       method !== 'HEAD' && // gzhttp never compresses HEAD (nginx bug 358)
       gzipQuality(req.headers['accept-encoding']) > 0 &&
-      gzipAllowed(headers, length);
-    if (gzip) gzipHeaders(headers);
-    else if (length !== undefined && a.status !== 304 && a.status !== 204) {
-      headers['content-length'] = String(length);
-    }
-    if (a.close) headers.connection = 'close';
+      gzipAllowed(a.headers, length);
+    const headers = sendHeaders(a, gzip, length);
     if (body === undefined) {
       // No body: an explicit zero length, except where none may be sent (304, HEAD keeps the GET's).
       if (a.status >= 200 && a.status !== 204 && a.status !== 304 && method !== 'HEAD') headers['content-length'] = '0';
@@ -415,7 +389,10 @@ class CatalogHttpServer implements CatalogServer {
       return;
     }
     if (Buffer.isBuffer(body)) return this.#sendBuffer(res, a.status, headers, body);
-    return this.#sendFile(res, a.status, headers, body);
+    // A file body: its bytes are counted as they go (body.ts writeFileBody).
+    this.#sent.set(res, 0);
+    res.writeHead(a.status, headers);
+    writeFileBody(res, body, (bytes) => this.#sent.set(res, bytes));
   }
 
   /**
@@ -425,21 +402,12 @@ class CatalogHttpServer implements CatalogServer {
   #sendShared(req: IncomingMessage, res: ServerResponse, a: Answer, body: Buffer): void {
     let p = this.#prepared.get(a);
     if (!p) {
-      const plain: Record<string, string> = { vary: 'Accept-Encoding', ...a.headers, 'content-length': String(body.length) };
-      if (a.close) plain.connection = 'close';
-      p = { plain };
+      p = { plain: sendHeaders(a, false, body.length) };
       this.#prepared.set(a, p);
     }
     const accept = req.headers['accept-encoding'];
     if (accept !== undefined && gzipQuality(accept) > 0) {
-      if (!p.gzip) {
-        const headers: Record<string, string> = { vary: 'Accept-Encoding', ...a.headers };
-        if (gzipAllowed(headers, body.length)) {
-          gzipHeaders(headers);
-          if (a.close) headers.connection = 'close';
-          p.gzip = { headers, body: gzipSync(body) };
-        }
-      }
+      if (!p.gzip && gzipAllowed(a.headers, body.length)) p.gzip = { headers: sendHeaders(a, true, body.length), body: gzipSync(body) };
       // writeHead without Content-Length, then end(): chunked, as the streamed gzip answers are.
       if (p.gzip) return this.#sendBuffer(res, a.status, p.gzip.headers, p.gzip.body);
     }
@@ -451,13 +419,6 @@ class CatalogHttpServer implements CatalogServer {
     this.#sent.set(res, body.length);
     res.writeHead(status, headers);
     res.end(body);
-  }
-
-  /** Status line, headers and a file body onto the socket (body.ts writeFileBody). */
-  #sendFile(res: ServerResponse, status: number, headers: Record<string, string>, body: FileBody): void {
-    this.#sent.set(res, 0);
-    res.writeHead(status, headers);
-    writeFileBody(res, body, (bytes) => this.#sent.set(res, bytes));
   }
 }
 

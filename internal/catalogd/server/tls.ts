@@ -25,9 +25,8 @@ export function answerPlainHttp(server: NetServer, timeoutMs: number): void {
     const done = (): void => {
       clearTimeout(timer);
       socket.off('data', onData);
-      socket.off('close', onClose);
+      socket.off('close', done);
     };
-    const onClose = (): void => done();
     const onData = (chunk: Buffer): void => {
       head = head.length === 0 ? chunk : Buffer.concat([head, chunk]);
       if (head.length < 5 && head[0] !== 0x16) return; // not a TLS record: wait for enough to tell
@@ -41,7 +40,7 @@ export function answerPlainHttp(server: NetServer, timeoutMs: number): void {
       for (const listener of tlsListeners) listener.call(server, socket);
     };
     socket.on('data', onData);
-    socket.on('close', onClose);
+    socket.on('close', done);
     socket.on('error', () => undefined); // a reset before the hand-over is nobody's business
   });
 }

@@ -5,7 +5,7 @@ import {
   TRUNCATION_SUFFIX,
   findCondition,
   formatTime,
-  isFalse,
+  hasStatus,
   isTrue,
   removeCondition,
   setCondition,
@@ -169,7 +169,7 @@ describe('find / remove / isTrue / isFalse', () => {
     const cs = conditions();
     expect(findCondition(cs, c.type) !== undefined).toBe(c.found);
     expect(isTrue(cs, c.type)).toBe(c.isTrue);
-    expect(isFalse(cs, c.type)).toBe(c.isFalse);
+    expect(hasStatus(cs, c.type, 'False')).toBe(c.isFalse);
   });
 
   it('handles undefined lists', () => {

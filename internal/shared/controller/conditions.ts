@@ -56,44 +56,28 @@ export function setCondition(conditions: Condition[], input: ConditionInput, now
   const message = truncateMessage(input.message);
   const existing = findCondition(conditions, input.type);
   if (existing === undefined) {
-    const added: Condition = {
+    conditions.push({
       type: input.type,
       status: input.status,
       lastTransitionTime: input.lastTransitionTime ?? formatTime(now),
       reason: input.reason,
       message,
-    };
-    if (input.observedGeneration !== undefined) added.observedGeneration = input.observedGeneration;
-    conditions.push(added);
+      ...(input.observedGeneration !== undefined && { observedGeneration: input.observedGeneration }),
+    });
     return true;
   }
-  let changed = false;
-  if (existing.status !== input.status) {
-    existing.status = input.status;
-    existing.lastTransitionTime = input.lastTransitionTime ?? formatTime(now);
-    changed = true;
-  }
-  if (existing.reason !== input.reason) {
-    existing.reason = input.reason;
-    changed = true;
-  }
-  if (existing.message !== message) {
-    existing.message = message;
-    changed = true;
-  }
-  if (existing.observedGeneration !== input.observedGeneration) {
-    if (input.observedGeneration === undefined) delete existing.observedGeneration;
-    else existing.observedGeneration = input.observedGeneration;
-    changed = true;
-  }
+  const changed =
+    existing.status !== input.status || existing.reason !== input.reason || existing.message !== message || existing.observedGeneration !== input.observedGeneration;
+  if (existing.status !== input.status) existing.lastTransitionTime = input.lastTransitionTime ?? formatTime(now);
+  Object.assign(existing, { status: input.status, reason: input.reason, message });
+  if (input.observedGeneration === undefined) delete existing.observedGeneration;
+  else existing.observedGeneration = input.observedGeneration;
   return changed;
 }
 
 /** The condition of `type`, or undefined. The returned object is the array's own element. */
 export function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
-  if (conditions === undefined) return undefined;
-  for (const c of conditions) if (c.type === type) return c;
-  return undefined;
+  return conditions?.find((c) => c.type === type);
 }
 
 /** Removes every condition of `type`, in place. Returns whether one was removed. */
@@ -113,9 +97,4 @@ export function hasStatus(conditions: readonly Condition[] | undefined, type: st
 /** True when the condition is present and True. */
 export function isTrue(conditions: readonly Condition[] | undefined, type: string): boolean {
   return hasStatus(conditions, type, 'True');
-}
-
-/** True when the condition is present and False. */
-export function isFalse(conditions: readonly Condition[] | undefined, type: string): boolean {
-  return hasStatus(conditions, type, 'False');
 }

@@ -15,10 +15,7 @@
 // A key is never reconciled by two workers at once (the queue guarantees it); a key that changes
 // while it is being reconciled is reconciled once more afterwards.
 import { setMaxListeners } from 'node:events';
-import type { Logger } from '../observability/index.ts';
-import { idleCollector, noopLogger } from '../observability/index.ts';
-import type { MetricsProvider, ReconcileMetrics } from '../observability/index.ts';
-import { noopMetrics } from '../observability/index.ts';
+import { idleCollector, noopLogger, noopMetrics, type Logger, type MetricsProvider, type ReconcileMetrics } from '../observability/index.ts';
 import { untilAborted } from '../toolkit/index.ts';
 import { type Clock, realClock } from './clock.ts';
 import { cacheKey, isAlreadyExists, isConflict, isNamespaceTerminating, isRetryable } from '../kube/index.ts';
@@ -279,7 +276,7 @@ export class Controller {
       m.errors.inc();
       m.total.error.inc();
       const routine = routineOf(error);
-      const routineApi = routineApiErrorIn(error);
+      const routineApi = ROUTINE_API_ERRORS.find((r) => inCauses(error, r.test));
       if (isTerminal(error)) {
         m.terminalErrors.inc();
         q.forget(key);
@@ -288,7 +285,7 @@ export class Controller {
       } else if (signal.aborted) {
         // Interrupted by shutdown: nothing to retry in this process.
         this.#log.info('Reconcile interrupted by shutdown', { ...this.#k(key), err: error });
-      } else if (conflictIn(error)) {
+      } else if (inCauses(error, isConflict)) {
         // Routine: the pass decided on an object that changed meanwhile; it runs again from fresh state.
         q.addRateLimited(key);
         this.#log.debug('Reconcile conflict; reconciling again from fresh state', { ...this.#k(key), requeues: q.numRequeues(key), err: error });
@@ -330,21 +327,13 @@ export class Controller {
 /** How many transient API errors in a row a key may meet before they are logged as errors. */
 const TRANSIENT_QUIET_RETRIES = 5;
 
-/** Whether a 409 Conflict is the error or one of its causes. */
-function conflictIn(err: unknown): boolean {
-  return inCauses(err, isConflict);
-}
-
 /** API errors on the way that no one must act on, with what the log says of them (the error or one of its causes). */
 const ROUTINE_API_ERRORS = [
   { test: isAlreadyExists, reason: 'AlreadyExists', msg: 'Reconcile found an object already created; reconciling again' },
   { test: isNamespaceTerminating, reason: 'NamespaceTerminating', msg: 'Reconcile met a namespace being deleted; retrying' },
 ] as const;
 
-function routineApiErrorIn(err: unknown): (typeof ROUTINE_API_ERRORS)[number] | undefined {
-  return ROUTINE_API_ERRORS.find((r) => inCauses(err, r.test));
-}
-
+/** Whether `test` holds for the error or one of its causes. */
 function inCauses(err: unknown, test: (e: unknown) => boolean): boolean {
   for (let e: unknown = err, depth = 0; e !== undefined && depth < 8; e = (e as { cause?: unknown } | null)?.cause, depth++) {
     if (test(e)) return true;

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { TerminalError, errorMessage, isTerminal, routine, routineOf, sanitizeNetworkError, terminalReason, withContext } from './errors.ts';
+import { TerminalError, errorMessage, isTerminal, routine, routineOf, sanitizeNetworkError, withContext } from './errors.ts';
+
+/** The condition reason a terminal error carries, or undefined for retryable errors. */
+const terminalReason = (err: unknown): string | undefined => (isTerminal(err) ? err.reason : undefined);
 
 describe('TerminalError', () => {
   it('carries reason, message and cause', () => {

@@ -62,16 +62,9 @@ export function isTerminal(err: unknown): err is TerminalError {
   return err instanceof TerminalError;
 }
 
-/** The condition reason a terminal error carries, or undefined for retryable errors. */
-export function terminalReason(err: unknown): string | undefined {
-  return isTerminal(err) ? err.reason : undefined;
-}
-
 /** The text of anything thrown: `Error.message`, or `String(value)` for non-errors. */
 export function errorMessage(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  if (err === undefined || err === null) return '';
-  return String(err);
+  return err instanceof Error ? err.message : String(err ?? '');
 }
 
 /**

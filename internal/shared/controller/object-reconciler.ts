@@ -194,7 +194,8 @@ export class ObjectReconciler<T extends KubeObject, S> implements Reconciler {
         this.#wrote(key, written);
         obj.metadata.resourceVersion = written.metadata.resourceVersion;
       }
-      if (this.#o.readYourWrites) this.#keepLatest(key, known.startedFrom, written ?? undefined);
+      if (this.#o.readYourWrites && written) this.#latest.set(key, { replaced: known.startedFrom, stored: written });
+      else if (this.#o.readYourWrites) this.#latest.delete(key);
     } catch (err) {
       if (!isNotFound(err)) throw err;
       known.gone = true;
@@ -225,11 +226,6 @@ export class ObjectReconciler<T extends KubeObject, S> implements Reconciler {
     if (mine && mine.replaced === cached.metadata.resourceVersion) return mine.stored;
     this.#latest.delete(key);
     return cached;
-  }
-
-  #keepLatest(key: string, startedFrom: string, written: T | undefined): void {
-    if (written) this.#latest.set(key, { replaced: startedFrom, stored: written });
-    else this.#latest.delete(key);
   }
 
   #wrote(key: string, written: KubeObject): void {

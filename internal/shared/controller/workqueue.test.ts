@@ -229,36 +229,6 @@ describe('WorkQueue: shut down', () => {
     expect(q2.len()).toBe(0);
     expect(vi.getTimerCount()).toBe(0); // nothing left armed
   });
-
-  it('shutDownWithDrain resolves once every handed-out item is done', async () => {
-    const q = new WorkQueue<string>();
-    q.add('a');
-    q.add('b');
-    const a = (await q.get())!;
-    const b = (await q.get())!;
-    const drained = track(q.shutDownWithDrain());
-    await flush();
-    expect(drained.settled).toBe(false);
-    q.done(a);
-    await flush();
-    expect(drained.settled).toBe(false);
-    q.done(b);
-    await flush();
-    expect(drained.settled).toBe(true);
-  });
-
-  it('shutDownWithDrain with nothing in flight resolves at once; shutDown ends a drain wait', async () => {
-    const q = new WorkQueue<string>();
-    await q.shutDownWithDrain();
-
-    const q2 = new WorkQueue<string>();
-    q2.add('a');
-    await q2.get();
-    const drained = track(q2.shutDownWithDrain());
-    q2.shutDown();
-    await flush();
-    expect(drained.settled).toBe(true);
-  });
 });
 
 describe('WorkQueue: metrics', () => {

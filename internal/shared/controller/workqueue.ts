@@ -10,8 +10,7 @@
 // - `addAfter` keeps one pending entry per item; a second call only ever moves it earlier.
 // - `addRateLimited` = `addAfter(item, rateLimiter.when(item))`; `forget` resets the backoff.
 // - After `shutDown`, adds are ignored and pending delayed adds dropped; `get` still hands out
-//   what is already queued, then resolves `undefined`. `shutDownWithDrain` also waits until
-//   every item handed out has been marked done.
+//   what is already queued, then resolves `undefined`.
 import type { WorkQueueMetrics } from '../observability/index.ts';
 import { type Clock, realClock } from './clock.ts';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.ts';
@@ -24,8 +23,6 @@ export interface WorkQueueOptions<T> {
   /** Metric hooks; without them the queue keeps no timing state at all. */
   readonly metrics?: WorkQueueMetrics;
   readonly clock?: Clock;
-  /** How often the unfinished-work gauges are refreshed (client-go: 500 ms). */
-  readonly unfinishedWorkUpdatePeriodMs?: number;
 }
 
 interface Waiting<T> {
@@ -48,10 +45,9 @@ export class WorkQueue<T extends NonNullable<unknown> = string> {
   #head = 0;
   readonly #dirty = new Set<T>();
   readonly #processing = new Set<T>();
-  #getters: ((item: T | undefined) => void)[] = [];
+  readonly #getters: ((item: T | undefined) => void)[] = [];
 
   #shuttingDown = false;
-  #drainWaiters: (() => void)[] = [];
 
   readonly #heap: Waiting<T>[] = [];
   readonly #waiting = new Map<T, Waiting<T>>();
@@ -70,7 +66,8 @@ export class WorkQueue<T extends NonNullable<unknown> = string> {
     this.#rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter<T>(this.#clock);
     this.#metrics = options.metrics;
     if (this.#metrics) {
-      this.#unfinishedTimer = setInterval(() => this.#updateUnfinishedWork(), options.unfinishedWorkUpdatePeriodMs ?? 500);
+      // The unfinished-work gauges, refreshed as often as client-go does.
+      this.#unfinishedTimer = setInterval(() => this.#updateUnfinishedWork(), 500);
       this.#unfinishedTimer.unref(); // housekeeping only: never what keeps a process alive
     }
   }
@@ -152,8 +149,6 @@ export class WorkQueue<T extends NonNullable<unknown> = string> {
     if (this.#dirty.has(item)) {
       this.#queue.push(item);
       this.#dispatch();
-    } else if (this.#processing.size === 0 && this.#drainWaiters.length > 0) {
-      this.#releaseDrainWaiters();
     }
   }
 
@@ -189,21 +184,6 @@ export class WorkQueue<T extends NonNullable<unknown> = string> {
 
   /** Stops accepting items and drops delayed ones; idle `get` calls resolve `undefined`. */
   shutDown(): void {
-    this.#shutdown();
-    this.#releaseDrainWaiters(); // a forced shut down ends any drain wait
-  }
-
-  /**
-   * Like `shutDown`, then resolves once every item handed out has been marked done. Calling
-   * `shutDown` meanwhile stops the wait.
-   */
-  shutDownWithDrain(): Promise<void> {
-    this.#shutdown();
-    if (this.#processing.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#drainWaiters.push(resolve));
-  }
-
-  #shutdown(): void {
     if (this.#shuttingDown) return;
     this.#shuttingDown = true;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
@@ -216,22 +196,14 @@ export class WorkQueue<T extends NonNullable<unknown> = string> {
     this.#dispatch();
   }
 
-  #releaseDrainWaiters(): void {
-    const waiters = this.#drainWaiters;
-    this.#drainWaiters = [];
-    for (const w of waiters) w();
-  }
-
   // Hands queued items to waiting getters; once shut down and empty, tells them to stop.
   #dispatch(): void {
     while (this.#getters.length > 0 && this.#head < this.#queue.length) {
       const resolve = this.#getters.shift()!;
       resolve(this.#takeNext());
     }
-    if (this.#shuttingDown && this.#head >= this.#queue.length && this.#getters.length > 0) {
-      const getters = this.#getters;
-      this.#getters = [];
-      for (const resolve of getters) resolve(undefined);
+    if (this.#shuttingDown && this.#head >= this.#queue.length) {
+      for (const resolve of this.#getters.splice(0)) resolve(undefined);
     }
   }
 

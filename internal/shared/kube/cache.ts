@@ -20,9 +20,8 @@ export interface CacheReader<T> {
 
 export class Indexer<T> implements CacheReader<T> {
   readonly #items = new Map<string, T>();
-  readonly #fns = new Map<string, IndexFn<T>>();
-  /** index name → value → keys */
-  readonly #indices = new Map<string, Map<string, Set<string>>>();
+  /** index name → its function and value → keys */
+  readonly #indices = new Map<string, { readonly fn: IndexFn<T>; readonly keys: Map<string, Set<string>> }>();
 
   get size(): number {
     return this.#items.size;
@@ -40,31 +39,19 @@ export class Indexer<T> implements CacheReader<T> {
     return [...this.#items.keys()];
   }
 
-  has(key: string): boolean {
-    return this.#items.has(key);
-  }
-
   /** Adds an index; objects already stored are indexed at once. Names are unique. */
   addIndex(name: string, fn: IndexFn<T>): void {
-    if (this.#fns.has(name)) throw new Error(`index "${name}" already exists`);
-    this.#fns.set(name, fn);
-    const index = new Map<string, Set<string>>();
+    if (this.#indices.has(name)) throw new Error(`index "${name}" already exists`);
+    const index = { fn, keys: new Map<string, Set<string>>() };
     this.#indices.set(name, index);
-    for (const [key, obj] of this.#items) for (const v of fn(obj)) addTo(index, v, key);
+    for (const [key, obj] of this.#items) for (const v of fn(obj)) addTo(index.keys, v, key);
   }
 
   /** Objects an index lists under `value` (unknown index: an Error, as it is a programming mistake). */
   byIndex(name: string, value: string): T[] {
     const index = this.#indices.get(name);
     if (!index) throw new Error(`index "${name}" does not exist`);
-    const keys = index.get(value);
-    if (!keys) return [];
-    const out: T[] = [];
-    for (const k of keys) {
-      const obj = this.#items.get(k);
-      if (obj !== undefined) out.push(obj);
-    }
-    return out;
+    return [...(index.keys.get(value) ?? [])].map((k) => this.#items.get(k)).filter((obj) => obj !== undefined);
   }
 
   /** Stores `obj` under `key`; returns what was there. */
@@ -72,10 +59,7 @@ export class Indexer<T> implements CacheReader<T> {
     const old = this.#items.get(key);
     if (old !== undefined) this.#unindex(key, old);
     this.#items.set(key, obj);
-    for (const [name, fn] of this.#fns) {
-      const index = this.#indices.get(name)!;
-      for (const v of fn(obj)) addTo(index, v, key);
-    }
+    for (const { fn, keys } of this.#indices.values()) for (const v of fn(obj)) addTo(keys, v, key);
     return old;
   }
 
@@ -89,8 +73,7 @@ export class Indexer<T> implements CacheReader<T> {
   }
 
   #unindex(key: string, obj: T): void {
-    for (const [name, fn] of this.#fns) {
-      const index = this.#indices.get(name)!;
+    for (const { fn, keys: index } of this.#indices.values()) {
       for (const v of fn(obj)) {
         const keys = index.get(v);
         if (!keys) continue;

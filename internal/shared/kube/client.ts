@@ -82,11 +82,6 @@ export interface WatchOptions extends RequestOptions {
   readonly allowWatchBookmarks?: boolean;
 }
 
-export interface ClientOptions extends ConnectionOptions {
-  /** Discovery cache lifetime; default 10 min. */
-  readonly discoveryTtlMs?: number;
-}
-
 export class KubeClient {
   readonly connection: Connection;
   readonly mapper: RESTMapper;
@@ -95,13 +90,12 @@ export class KubeClient {
   readonly #onWarning: WarningHandler | undefined;
 
   /** Loads the configuration (see loadKubeConfig) and connects. */
-  static async fromConfig(options: LoadOptions & ClientOptions = {}): Promise<KubeClient> {
+  static async fromConfig(options: LoadOptions & ConnectionOptions = {}): Promise<KubeClient> {
     return KubeClient.forAccess(await loadKubeConfig(options), options);
   }
 
-  static forAccess(access: ClusterAccess, options: ClientOptions = {}): KubeClient {
-    const conn = new Connection(access, options);
-    return new KubeClient(conn, new RESTMapper(conn, options.discoveryTtlMs !== undefined ? { ttlMs: options.discoveryTtlMs } : {}));
+  static forAccess(access: ClusterAccess, options: ConnectionOptions = {}): KubeClient {
+    return new KubeClient(new Connection(access, options));
   }
 
   constructor(connection: Connection, mapper?: RESTMapper, impersonation?: Impersonation, onWarning?: WarningHandler) {

@@ -15,7 +15,7 @@ import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { isIPv6 } from 'node:net';
 import type { Cluster, Context, KubeConfig, User } from '@kubernetes/client-node';
 import { KubeConfigError } from './errors.ts';
-import { noopLogger, realClock, type Clock, type Logger } from '../toolkit/index.ts';
+import { noopLogger, realClock, tryOr, type Clock, type Logger } from '../toolkit/index.ts';
 
 export interface LoadOptions {
   /** An explicit kubeconfig path (a --kubeconfig flag); wins over everything else. */
@@ -123,14 +123,11 @@ const needsPlugin = (user: User | undefined): boolean =>
 /** Finds and loads the configuration (see the file comment for the order) and checks it works. */
 export async function loadKubeConfig(options: LoadOptions = {}): Promise<ClusterAccess> {
   const env = options.env ?? process.env;
-  const access = (selected: Selected, source: string): Promise<ClusterAccess> =>
-    checked(
-      new ClusterAccess(selected, source, {
-        ...(options.refreshMs !== undefined && { refreshMs: options.refreshMs }),
-        ...(options.logger && { logger: options.logger }),
-        ...(options.clock && { clock: options.clock }),
-      }),
-    );
+  const access = async (selected: Selected, source: string): Promise<ClusterAccess> => {
+    const a = new ClusterAccess(selected, source, options);
+    await a.credentials(); // read once at load, so a missing certificate file or a failing exec plugin shows now
+    return a;
+  };
 
   if (options.kubeconfig) return access(...(await fromFiles([options.kubeconfig], 'kubeconfig', options.context)));
   const list = (env['KUBECONFIG'] ?? '').split(delimiter).filter((p) => p.trim() !== '');
@@ -180,12 +177,7 @@ async function fromFiles(files: readonly string[], label: string, context: strin
   if (ctx.user && !users.has(ctx.user)) {
     throw new KubeConfigError('Invalid', `${where}: context "${name}" refers to user "${ctx.user}", which is not defined`, present[0]);
   }
-  let url: URL | undefined;
-  try {
-    url = new URL(cluster.server);
-  } catch {
-    url = undefined;
-  }
+  const url = URL.canParse(cluster.server) ? new URL(cluster.server) : undefined;
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
     throw new KubeConfigError('Invalid', `${where}: cluster "${cluster.name}" has server "${cluster.server}", which is not an http(s) URL`, present[0]);
   }
@@ -294,23 +286,12 @@ function inCluster(root: string, env: Readonly<Record<string, string | undefined
   const host = env['KUBERNETES_SERVICE_HOST']!;
   const port = env['KUBERNETES_SERVICE_PORT']!;
   const scheme = port === '80' || port === '8080' || port === '8001' ? 'http' : 'https';
-  let namespace: string | undefined;
-  try {
-    namespace = readFileSync(`${root}${SA_DIR}/namespace`, 'utf8');
-  } catch {
-    namespace = undefined;
-  }
+  const namespace = tryOr(() => readFileSync(`${root}${SA_DIR}/namespace`, 'utf8'), undefined);
   return {
     cluster: { name: 'inCluster', server: `${scheme}://${isIPv6(host) ? `[${host}]` : host}:${port}`, caFile: `${root}${SA_DIR}/ca.crt`, skipTLSVerify: false },
     user: { name: 'inClusterUser', authProvider: { name: 'tokenFile', config: { tokenFile: `${root}${SA_DIR}/token` } } },
     context: { name: 'inClusterContext', cluster: 'inCluster', user: 'inClusterUser', ...optional('namespace', namespace) } as Context,
   };
-}
-
-/** Reads credentials once at load, so a missing certificate file or a failing exec plugin shows now. */
-async function checked(access: ClusterAccess): Promise<ClusterAccess> {
-  await access.credentials();
-  return access;
 }
 
 /** Certificates, token, token file, basic auth and `as`, in the order client-node applies them. */
@@ -393,9 +374,5 @@ function credentialError(err: unknown, source: string): KubeConfigError {
 }
 
 function exists(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
+  return tryOr(() => statSync(path).isFile(), false);
 }

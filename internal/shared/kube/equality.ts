@@ -1,6 +1,7 @@
 // The one rule for "did it change" (apimachinery's equality.Semantic.DeepEqual on JSON values): deep equality
 // independent of key order, where a field that is `undefined` counts as absent — so a status built field by field
 // equals the same status read back from the API server.
+import { isObject } from '../toolkit/index.ts';
 
 /** Whether two JSON values are equal, independent of key order; `undefined` fields count as absent. */
 export function semanticEqual(a: unknown, b: unknown): boolean {
@@ -10,7 +11,7 @@ export function semanticEqual(a: unknown, b: unknown): boolean {
     for (let i = 0; i < a.length; i++) if (!semanticEqual(a[i], b[i])) return false;
     return true;
   }
-  if (!isRecord(a) || !isRecord(b) || Array.isArray(b)) return false;
+  if (!isObject(a) || !isObject(b)) return false;
   let defined = 0;
   for (const k in a) {
     const x = a[k];
@@ -21,5 +22,3 @@ export function semanticEqual(a: unknown, b: unknown): boolean {
   for (const k in b) if (b[k] !== undefined) defined--;
   return defined === 0;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object';

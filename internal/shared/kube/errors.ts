@@ -163,7 +163,6 @@ export const isForbidden = (err: unknown): boolean => reasonOf(err) === 'Forbidd
 /** A create refused because its namespace is being deleted (Forbidden with the cause NamespaceTerminating). */
 export const isNamespaceTerminating = (err: unknown): boolean =>
   isForbidden(err) && ((err as ApiError).status.details?.causes?.some((c) => c.reason === 'NamespaceTerminating') ?? false);
-export const isUnauthorized = (err: unknown): boolean => reasonOf(err) === 'Unauthorized';
 export const isInvalid = (err: unknown): boolean => reasonOf(err) === 'Invalid';
 export const isBadRequest = (err: unknown): boolean => reasonOf(err) === 'BadRequest';
 /** 410: a resourceVersion or continue token too old to serve (reason Gone or Expired). */
@@ -171,7 +170,6 @@ export const isGone = (err: unknown): boolean => {
   const r = reasonOf(err);
   return r === 'Gone' || r === 'Expired' || (isApiError(err) && err.code === 410);
 };
-export const isTooManyRequests = (err: unknown): boolean => reasonOf(err) === 'TooManyRequests' || (isApiError(err) && err.code === 429);
 
 /** Worth trying again as-is later: network trouble, throttling, server-side timeouts and 5xx. */
 export function isRetryable(err: unknown): boolean {

@@ -40,6 +40,15 @@ export function eventRecorder(client: KubeClient, component: string, logger: Log
     recent.set(key, w);
     if (recent.size > REMEMBERED) recent.delete(recent.keys().next().value!);
   };
+  // A write's failure is logged and the event forgotten (gone, e.g. by the API server's TTL: the next one starts afresh).
+  const settle = (key: string, w: Written, reason: string, write: Promise<unknown>): Promise<void> =>
+    write.then(
+      () => undefined,
+      (err: unknown) => {
+        if (recent.get(key) === w) recent.delete(key);
+        logger.warn('could not record event', { reason, err });
+      },
+    );
   const emit = (type: 'Normal' | 'Warning', obj: KubeObject, reason: string, message: string, options: EventOptions = {}): void => {
     const at = now();
     const stamp = new Date(at).toISOString();
@@ -51,17 +60,8 @@ export function eventRecorder(client: KubeClient, component: string, logger: Log
       const count = ++prev.count;
       prev.at = at;
       remember(key, prev);
-      prev.chain = prev.chain.then(() =>
-        client
-          .patch({ apiVersion: 'v1', kind: 'Event', namespace: prev.namespace, name: prev.name }, 'merge', { count, lastTimestamp: stamp })
-          .then(
-            () => undefined,
-            (err: unknown) => {
-              if (recent.get(key) === prev) recent.delete(key); // gone (the API server's TTL): the next one starts afresh
-              logger.warn('could not record event', { reason, err });
-            },
-          ),
-      );
+      const patch = { count, lastTimestamp: stamp };
+      prev.chain = prev.chain.then(() => settle(key, prev, reason, client.patch({ apiVersion: 'v1', kind: 'Event', namespace: prev.namespace, name: prev.name }, 'merge', patch)));
       return;
     }
     const event = {
@@ -89,13 +89,7 @@ export function eventRecorder(client: KubeClient, component: string, logger: Log
     };
     const written: Written = { name: event.metadata.name, namespace: event.metadata.namespace, count: 1, at, chain: Promise.resolve() };
     remember(key, written);
-    written.chain = client.create(event).then(
-      () => undefined,
-      (err: unknown) => {
-        if (recent.get(key) === written) recent.delete(key);
-        logger.warn('could not record event', { reason, err });
-      },
-    );
+    written.chain = settle(key, written, reason, client.create(event));
   };
   return {
     normal: (obj, reason, message, options) => emit('Normal', obj, reason, message, options),

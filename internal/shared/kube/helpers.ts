@@ -11,8 +11,6 @@ import { refOf, type ObjectRef } from './types.ts';
 export interface RetryOptions {
   /** Tries in all; default 5 (client-go's retry.DefaultRetry). */
   readonly attempts?: number;
-  /** Pause before the second try; default 10 ms, then ×2 with jitter. */
-  readonly initialDelayMs?: number;
   readonly signal?: AbortSignal;
 }
 
@@ -22,7 +20,8 @@ export interface RetryOptions {
  */
 export async function retryOnConflict<R>(fn: (attempt: number) => Promise<R>, options: RetryOptions = {}): Promise<R> {
   const attempts = options.attempts ?? 5;
-  const backoff = new Backoff({ initialMs: options.initialDelayMs ?? 10, maxMs: 1000 });
+  // 10 ms before the second try, then ×2 with jitter.
+  const backoff = new Backoff({ initialMs: 10, maxMs: 1000 });
   for (let attempt = 0; ; attempt++) {
     try {
       return await fn(attempt);
@@ -56,11 +55,11 @@ export async function updateStatus<T extends KubeObject>(
   mutate: Mutation<T>,
   options: StatusUpdateOptions<T> = {},
 ): Promise<T> {
-  const obj = options.current ? structuredClone(options.current) : await client.get<T>(ref, signalOf(options));
+  const obj = options.current ? structuredClone(options.current) : await client.get<T>(ref, options);
   const before = structuredClone(obj['status'] ?? null);
   const changed = await mutate(obj);
   if (changed === false || semanticEqual(obj['status'] ?? null, before)) return obj;
-  return client.updateStatus<T>(obj, { ...signalOf(options), ...(options.fieldManager && { fieldManager: options.fieldManager }) });
+  return client.updateStatus<T>(obj, { signal: options.signal, fieldManager: options.fieldManager });
 }
 
 export function hasFinalizer(obj: KubeObject, finalizer: string): boolean {
@@ -88,14 +87,10 @@ async function changeFinalizers<T extends KubeObject>(
 ): Promise<T> {
   const ref = refOf(obj);
   return retryOnConflict(async (attempt) => {
-    const current = attempt === 0 ? obj : await client.get<T>(ref, signalOf(options));
+    const current = attempt === 0 ? obj : await client.get<T>(ref, options);
     const next = change(current.metadata.finalizers ?? []);
     if (!next) return current;
     const patch = { metadata: { finalizers: next, resourceVersion: current.metadata.resourceVersion } };
-    return client.patch<T>(ref, 'merge', patch, signalOf(options));
+    return client.patch<T>(ref, 'merge', patch, { signal: options.signal });
   }, options);
-}
-
-function signalOf(o: { readonly signal?: AbortSignal }): { signal?: AbortSignal } {
-  return o.signal ? { signal: o.signal } : {};
 }

@@ -13,7 +13,7 @@
 // logged and counted, never swallowed and never allowed to stop the informer.
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { Backoff, type BackoffOptions } from './backoff.ts';
-import { noopLogger, realClock, sleep, type Logger } from '../toolkit/index.ts';
+import { noopLogger, raceAbort, realClock, sleep, type Logger } from '../toolkit/index.ts';
 import { byNamespace, Indexer, NAMESPACE_INDEX, type CacheReader, type IndexFn } from './cache.ts';
 import type { KubeClient } from './client.ts';
 import { isGone } from './errors.ts';
@@ -58,7 +58,6 @@ export interface InformerStats {
   readonly watchdogResets: number;
   /** Exceptions thrown by event handlers. */
   readonly handlerErrors: number;
-  readonly lastError: string | undefined;
 }
 
 /** A copy of the object without metadata.managedFields (which can be most of its size). */
@@ -105,8 +104,9 @@ export class Informer<T extends KubeObject = KubeObject> implements CacheReader<
   readonly #handlers = new Set<InformerHandler<T>>();
   readonly #log: Logger;
   readonly #backoff: Backoff;
-  readonly #syncWaiters = new Set<{ resolve: () => void; reject: (err: unknown) => void }>();
-  #stats = { lists: 0, relists: 0, watches: 0, failures: 0, watchdogResets: 0, handlerErrors: 0, lastError: undefined as string | undefined };
+  /** Settles once: resolved by the first list, rejected by stop() before it. */
+  readonly #sync: { promise: Promise<void>; resolve: () => void; reject: (err: Error) => void };
+  #stats = { lists: 0, relists: 0, watches: 0, failures: 0, watchdogResets: 0, handlerErrors: 0 };
   #resourceVersion: string | undefined;
   #synced = false;
   #abort: AbortController | undefined;
@@ -122,6 +122,11 @@ export class Informer<T extends KubeObject = KubeObject> implements CacheReader<
     this.#log = options.logger ?? noopLogger;
     this.#backoff = new Backoff(options.backoff);
     this.#store.addIndex(NAMESPACE_INDEX, byNamespace as IndexFn<T>);
+    let resolve = (): void => undefined;
+    let reject: (err: Error) => void = () => undefined;
+    const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+    promise.catch(() => undefined); // a stop nobody waited for
+    this.#sync = { promise, resolve, reject };
   }
 
   /**
@@ -139,16 +144,14 @@ export class Informer<T extends KubeObject = KubeObject> implements CacheReader<
     if (this.#loop) return;
     if (this.#stopped) throw new Error(`informer ${this.name} was stopped; make a new one`);
     this.#abort = new AbortController();
-    const signal = this.#abort.signal;
-    this.#loop = this.#run(signal).catch((err: unknown) => this.#log.error('informer loop ended unexpectedly', { informer: this.name, err }));
+    this.#loop = this.#run(this.#abort.signal).catch((err: unknown) => this.#log.error('informer loop ended unexpectedly', { informer: this.name, err }));
   }
 
   /** Stops watching; resolves once the loop has ended. Pending waitForSync calls reject. */
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#abort?.abort(new Error(`informer ${this.name} stopped`));
-    for (const w of this.#syncWaiters) w.reject(new Error(`informer ${this.name} stopped before it synced`));
-    this.#syncWaiters.clear();
+    this.#sync.reject(new Error(`informer ${this.name} stopped before it synced`));
     await this.#loop;
   }
 
@@ -161,25 +164,7 @@ export class Informer<T extends KubeObject = KubeObject> implements CacheReader<
   waitForSync(signal?: AbortSignal): Promise<void> {
     if (this.#synced) return Promise.resolve();
     if (this.#stopped) return Promise.reject(new Error(`informer ${this.name} stopped before it synced`));
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    return new Promise((resolve, reject) => {
-      const onAbort = (): void => {
-        this.#syncWaiters.delete(waiter);
-        reject(signal?.reason);
-      };
-      const waiter = {
-        resolve: () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        },
-        reject: (err: unknown) => {
-          signal?.removeEventListener('abort', onAbort);
-          reject(err);
-        },
-      };
-      this.#syncWaiters.add(waiter);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    return raceAbort(this.#sync.promise, signal);
   }
 
   /** The last resourceVersion seen (list, event or bookmark). */
@@ -237,7 +222,6 @@ export class Informer<T extends KubeObject = KubeObject> implements CacheReader<
           if (goneInARow++ > 0) delay = this.#backoff.next();
         } else {
           this.#stats.failures++;
-          this.#stats.lastError = (err as Error)?.message ?? String(err);
           delay = this.#backoff.next();
           this.#log.warn(listed ? 'watch failed; resuming after backoff' : 'list failed; retrying after backoff', {
             informer: this.name,
@@ -281,8 +265,7 @@ export class Informer<T extends KubeObject = KubeObject> implements CacheReader<
     this.#log.debug('listed', { informer: this.name, items: fresh.size, resourceVersion: this.#resourceVersion });
     if (!this.#synced) {
       this.#synced = true;
-      for (const w of this.#syncWaiters) w.resolve();
-      this.#syncWaiters.clear();
+      this.#sync.resolve();
     }
   }
 

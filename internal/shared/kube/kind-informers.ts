@@ -15,13 +15,13 @@ export interface KindInformersOptions<T extends KubeObject> {
   readonly onEvent: InformerHandler<T>;
   /** Names the informers in logs: `<what> <apiVersion>/<kind>`. */
   readonly what: string;
-  /** With a `child` method (as the structured logger has), each informer logs through a child naming it. */
-  readonly logger?: Logger & { child?(fields: Readonly<Record<string, unknown>>): Logger };
+  /** Each informer logs through a child naming it. */
+  readonly logger?: Logger;
 }
 
 export class KindInformers<T extends KubeObject> {
   readonly #o: KindInformersOptions<T>;
-  readonly #log: NonNullable<KindInformersOptions<T>['logger']>;
+  readonly #log: Logger;
   readonly #informers = new Map<string, Informer<T>>();
   #stopped = false;
 
@@ -48,7 +48,7 @@ export class KindInformers<T extends KubeObject> {
         kind: obj.kind,
         labelSelector: this.#o.labelSelector,
         transform: this.#o.transform as (obj: T) => T,
-        logger: this.#log.child?.({ informer: `${this.#o.what} ${key}` }) ?? this.#log,
+        logger: this.#log.child({ informer: `${this.#o.what} ${key}` }),
       });
       informer.onEvent(this.#o.onEvent);
       this.#informers.set(key, informer);

@@ -18,10 +18,12 @@ export class LabelSelectorError extends Error {
 }
 
 type Op = 'in' | 'notin' | 'exists' | '!' | '=';
+/** A selector string's operators: LabelSelector's, and `==`, `!=`, `gt`, `lt`. */
+type ParsedOp = Op | '==' | '!=' | 'gt' | 'lt';
 
 interface Requirement {
   readonly key: string;
-  readonly op: Op;
+  readonly op: ParsedOp;
   readonly values: readonly string[];
 }
 
@@ -81,17 +83,21 @@ const goSliceLiteral = (vals: readonly string[] | undefined): string =>
   vals === undefined || vals.length === 0 ? '[]string(nil)' : `[]string{${vals.map(goQuote).join(', ')}}`;
 
 /** labels.NewRequirement's checks: every problem, in its order. */
-function requirementErrors(key: string, op: Op, values: readonly string[] | undefined): string[] {
+function requirementErrors(key: string, op: ParsedOp, values: readonly string[] | undefined): string[] {
   const errs: string[] = [];
   const keyErrs = qualifiedNameErrors(key);
   if (keyErrs.length > 0) errs.push(`key: Invalid value: ${goQuote(key)}: ${keyErrs.join('; ')}`);
   const vals = values ?? [];
   if ((op === 'in' || op === 'notin') && vals.length === 0) {
     errs.push(`values: Invalid value: ${goSliceLiteral(values)}: for 'in', 'notin' operators, values set can't be empty`);
-  } else if (op === '=' && vals.length !== 1) {
+  } else if ((op === '=' || op === '==' || op === '!=') && vals.length !== 1) {
     errs.push(`values: Invalid value: ${goSliceLiteral(values)}: exact-match compatibility requires one single value`);
   } else if ((op === 'exists' || op === '!') && vals.length !== 0) {
     errs.push(`values: Invalid value: ${goSliceLiteral(values)}: values set must be empty for exists and does not exist`);
+  } else if (op === 'gt' || op === 'lt') {
+    vals.forEach((v, i) => {
+      if (!/^[+-]?\d+$/.test(v)) errs.push(`values[${i}]: Invalid value: ${goQuote(v)}: for 'Gt', 'Lt' operators, the value must be an integer`);
+    });
   }
   vals.forEach((v, i) => {
     const vErrs = labelValueErrors(v);
@@ -106,18 +112,28 @@ function aggregate(errs: readonly string[]): string {
   return seen.length === 1 ? (seen[0] as string) : `[${seen.join(', ')}]`;
 }
 
+/** Selector.Matches for one requirement: `=`/`==`/`in` need the key with one of the values, `gt`/`lt` an integer value. */
 function holds(r: Requirement, labels: Readonly<Record<string, string>>): boolean {
   const has = Object.hasOwn(labels, r.key);
+  const value = labels[r.key] as string;
   switch (r.op) {
     case '=':
+    case '==':
     case 'in':
-      return has && r.values.includes(labels[r.key] as string);
+      return has && r.values.includes(value);
+    case '!=':
     case 'notin':
-      return !has || !r.values.includes(labels[r.key] as string);
+      return !has || !r.values.includes(value);
     case 'exists':
       return has;
     case '!':
       return !has;
+    case 'gt':
+    case 'lt': {
+      if (!has || !/^[+-]?\d+$/.test(value)) return false;
+      const bound = Number(r.values[0]);
+      return r.op === 'gt' ? Number(value) > bound : Number(value) < bound;
+    }
   }
 }
 
@@ -156,8 +172,6 @@ export function labelSelectorAsSelector(selector: LabelSelector | undefined | nu
   };
 }
 
-/** The sentinel labelSelectorAsSelector returns for an absent selector. */
-export const labelsNothing: LabelMatcher = NOTHING;
 /** The sentinel for an empty selector. */
 export const labelsEverything: LabelMatcher = EVERYTHING;
 
@@ -202,30 +216,7 @@ function lex(s: string): { tok: Tok; lit: string }[] {
   }
 }
 
-type ParsedOp = 'in' | 'notin' | '=' | '==' | '!=' | 'gt' | 'lt' | 'exists' | '!';
-interface ParsedRequirement {
-  readonly key: string;
-  readonly op: ParsedOp;
-  readonly values: readonly string[];
-}
-
 const BINARY_OPERATORS = ['in', 'notin', '=', '==', '!=', 'gt', 'lt'];
-
-/** labels.NewRequirement's checks for what the parser built (values are never empty for in/notin). */
-function parsedRequirementErrors(r: ParsedRequirement): string[] {
-  if (r.op !== 'gt' && r.op !== 'lt') return requirementErrors(r.key, r.op === '==' || r.op === '!=' ? '=' : r.op, r.values);
-  const errs: string[] = [];
-  const keyErrs = qualifiedNameErrors(r.key);
-  if (keyErrs.length > 0) errs.push(`key: Invalid value: ${goQuote(r.key)}: ${keyErrs.join('; ')}`);
-  r.values.forEach((v, i) => {
-    if (!/^[+-]?\d+$/.test(v)) errs.push(`values[${i}]: Invalid value: ${goQuote(v)}: for 'Gt', 'Lt' operators, the value must be an integer`);
-  });
-  r.values.forEach((v, i) => {
-    const vErrs = labelValueErrors(v);
-    if (vErrs.length > 0) errs.push(`values[${i}][${r.key}]: Invalid value: ${goQuote(v)}: ${vErrs.join('; ')}`);
-  });
-  return errs;
-}
 
 class SelectorParser {
   readonly #items: { tok: Tok; lit: string }[];
@@ -244,12 +235,12 @@ class SelectorParser {
     return it;
   }
 
-  parse(): ParsedRequirement[] {
-    const reqs: ParsedRequirement[] = [];
+  parse(): Requirement[] {
+    const reqs: Requirement[] = [];
     for (;;) {
       const { tok, lit } = this.#look(true);
       if (tok === 'id' || tok === '!') {
-        let r: ParsedRequirement;
+        let r: Requirement;
         try {
           r = this.#requirement();
         } catch (err) {
@@ -270,7 +261,7 @@ class SelectorParser {
     }
   }
 
-  #requirement(): ParsedRequirement {
+  #requirement(): Requirement {
     let op: ParsedOp | undefined;
     let { tok, lit } = this.#take(true);
     if (tok === '!') {
@@ -291,8 +282,8 @@ class SelectorParser {
     return this.#checked({ key, op: binary, values: [...new Set(values)].sort() });
   }
 
-  #checked(r: ParsedRequirement): ParsedRequirement {
-    const errs = parsedRequirementErrors(r);
+  #checked(r: Requirement): Requirement {
+    const errs = requirementErrors(r.key, r.op, r.values);
     if (errs.length > 0) throw new Error(aggregate(errs));
     return r;
   }
@@ -348,7 +339,7 @@ class SelectorParser {
 }
 
 /** A selector string's requirements; LabelSelectorError with apimachinery's text when it does not parse. */
-function parseRequirements(text: string): ParsedRequirement[] {
+function parseRequirements(text: string): Requirement[] {
   try {
     return new SelectorParser(text).parse();
   } catch (err) {
@@ -363,27 +354,7 @@ function parseRequirements(text: string): ParsedRequirement[] {
 export function parseSelector(text: string): LabelMatcher {
   const reqs = parseRequirements(text);
   if (reqs.length === 0) return EVERYTHING;
-  const holdsParsed = (r: ParsedRequirement, labels: Readonly<Record<string, string>>): boolean => {
-    const has = Object.hasOwn(labels, r.key);
-    const value = labels[r.key] as string;
-    switch (r.op) {
-      case '=':
-      case '==':
-        return has && r.values.includes(value);
-      case '!=':
-        return !has || !r.values.includes(value);
-      case 'gt':
-      case 'lt': {
-        if (!has || !/^[+-]?\d+$/.test(value)) return false;
-        const n = Number(value);
-        const bound = Number(r.values[0]);
-        return r.op === 'gt' ? n > bound : n < bound;
-      }
-      default:
-        return holds({ key: r.key, op: r.op, values: r.values }, labels);
-    }
-  };
-  return { empty: false, matches: (labels) => reqs.every((r) => holdsParsed(r, labels ?? {})) };
+  return { empty: false, matches: (labels) => reqs.every((r) => holds(r, labels ?? {})) };
 }
 
 /**

@@ -45,11 +45,6 @@ export interface LeaderElectionOptions {
   readonly name: string;
   /** Unique per process; default `<hostname>_<uuid>` like controller-runtime. */
   readonly identity?: string;
-  readonly leaseDurationMs?: number;
-  readonly renewDeadlineMs?: number;
-  readonly retryPeriodMs?: number;
-  /** Release the Lease when `run`'s signal aborts; default true. */
-  readonly releaseOnCancel?: boolean;
   /** Start the reconcilers; `signal` aborts when leadership ends. A returned promise should settle once they stopped. */
   readonly onStartedLeading: (signal: AbortSignal) => void | Promise<void>;
   /** Called once when leadership ends (lost or released). */
@@ -65,14 +60,17 @@ export interface LeaderElectionOptions {
 export type ElectionOutcome = 'stopped' | 'lost';
 
 const JITTER = 0.2;
+/** controller-runtime's lease duration, renew deadline and retry period. */
+const LEASE_MS = 15_000;
+const RENEW_MS = 10_000;
+const RETRY_MS = 2_000;
+/** The fields of the Lease record whose change restarts the expiry clock (client-go's observed record). */
+const RECORD_FIELDS = ['holderIdentity', 'renewTime', 'acquireTime', 'leaseTransitions', 'leaseDurationSeconds'] as const;
 
 export class LeaderElector {
   readonly identity: string;
   readonly #o: LeaderElectionOptions;
   readonly #ref: ObjectRef;
-  readonly #leaseMs: number;
-  readonly #renewMs: number;
-  readonly #retryMs: number;
   readonly #log: Logger;
   readonly #clock: Clock;
   /** The record as last read or written, and when (by our clock) it last changed. */
@@ -84,19 +82,9 @@ export class LeaderElector {
   constructor(options: LeaderElectionOptions) {
     this.#o = options;
     this.identity = options.identity ?? `${hostname()}_${randomUUID()}`;
-    this.#leaseMs = options.leaseDurationMs ?? 15_000;
-    this.#renewMs = options.renewDeadlineMs ?? 10_000;
-    this.#retryMs = options.retryPeriodMs ?? 2_000;
-    if (!(this.#leaseMs > this.#renewMs)) throw new RangeError('leader election: lease duration must be greater than the renew deadline');
-    if (!(this.#renewMs > this.#retryMs * (1 + JITTER))) throw new RangeError('leader election: renew deadline must be greater than 1.2 × the retry period');
-    if (!(this.#retryMs > 0)) throw new RangeError('leader election: retry period must be positive');
     this.#ref = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: options.namespace, name: options.name };
     this.#log = options.logger ?? noopLogger;
     this.#clock = options.clock ?? realClock;
-  }
-
-  isLeader(): boolean {
-    return this.#leading;
   }
 
   /** The holder we last observed, if any. */
@@ -123,8 +111,8 @@ export class LeaderElector {
     const lease = `${this.#ref.namespace}/${this.#ref.name}`;
     this.#log.info('attempting to acquire leader lease', { lease, identity: this.identity });
     while (!signal.aborted) {
-      if (await this.#tryAcquireOrRenew(this.#deadline(signal, this.#renewMs))) break;
-      await sleep(this.#retryMs * (1 + JITTER * Math.random()), signal);
+      if (await this.#tryAcquireOrRenew(this.#deadline(signal, RENEW_MS))) break;
+      await sleep(RETRY_MS * (1 + JITTER * Math.random()), signal);
     }
     if (signal.aborted) return 'stopped';
 
@@ -134,26 +122,23 @@ export class LeaderElector {
     const leadership = new AbortController();
     // The leader's caches and controllers all listen on it.
     setMaxListeners(0, leadership.signal);
-    let started: Promise<void>;
-    try {
-      started = Promise.resolve(this.#o.onStartedLeading(leadership.signal));
-    } catch (err) {
-      started = Promise.reject(err);
-    }
-    started = started.catch((err: unknown) => this.#log.error('onStartedLeading failed', { lease, err }));
+    // A throw and a rejection alike are logged (the executor turns the throw into the rejection).
+    const started = new Promise<void>((resolve) => resolve(this.#o.onStartedLeading(leadership.signal))).catch((err: unknown) =>
+      this.#log.error('onStartedLeading failed', { lease, err }),
+    );
 
     let lastRenew = this.#clock.now();
     let outcome: ElectionOutcome = 'stopped';
     while (!signal.aborted) {
-      await sleep(this.#retryMs, signal);
+      await sleep(RETRY_MS, signal);
       if (signal.aborted) break;
-      const left = lastRenew + this.#renewMs - this.#clock.now();
+      const left = lastRenew + RENEW_MS - this.#clock.now();
       if (left > 0 && (await this.#tryAcquireOrRenew(this.#deadline(signal, left)))) {
         lastRenew = this.#clock.now();
         continue;
       }
       if (signal.aborted) break;
-      if (this.#takenByOther || this.#clock.now() - lastRenew >= this.#renewMs) {
+      if (this.#takenByOther || this.#clock.now() - lastRenew >= RENEW_MS) {
         outcome = 'lost';
         this.#log.error('leader election lost', { lease, identity: this.identity, holder: this.leader ?? '', sinceRenewMs: this.#clock.now() - lastRenew });
         break;
@@ -163,8 +148,8 @@ export class LeaderElector {
     this.#leading = false;
     leadership.abort(new Error(outcome === 'lost' ? 'leader election lost' : 'leader election stopped'));
     // Let the reconcilers wind down before a successor may start its own (bounded).
-    await Promise.race([started, sleep(this.#renewMs)]);
-    if (outcome === 'stopped' && this.#o.releaseOnCancel !== false) await this.#release();
+    await Promise.race([started, sleep(RENEW_MS)]);
+    if (outcome === 'stopped') await this.#release();
     try {
       this.#o.onStoppedLeading?.();
     } catch (err) {
@@ -183,7 +168,7 @@ export class LeaderElector {
     const wall = new Date();
     const spec = (holder: string, acquireTime: string, transitions: number): LeaseSpec => ({
       holderIdentity: holder,
-      leaseDurationSeconds: Math.ceil(this.#leaseMs / 1000),
+      leaseDurationSeconds: Math.ceil(LEASE_MS / 1000),
       acquireTime,
       renewTime: microTime(wall),
       leaseTransitions: transitions,
@@ -213,7 +198,7 @@ export class LeaderElector {
     const record = current.spec ?? {};
     this.#observe(record, now);
     const holder = record.holderIdentity ?? '';
-    const durationMs = (record.leaseDurationSeconds ?? Math.ceil(this.#leaseMs / 1000)) * 1000;
+    const durationMs = (record.leaseDurationSeconds ?? Math.ceil(LEASE_MS / 1000)) * 1000;
     const expired = this.#observed!.at + durationMs <= now;
     if (holder && holder !== this.identity && !expired) {
       if (this.#leading) this.#takenByOther = true;
@@ -235,14 +220,7 @@ export class LeaderElector {
 
   #observe(record: LeaseSpec, now: number): void {
     const prev = this.#observed?.spec;
-    const same =
-      prev !== undefined &&
-      prev.holderIdentity === record.holderIdentity &&
-      prev.renewTime === record.renewTime &&
-      prev.acquireTime === record.acquireTime &&
-      prev.leaseTransitions === record.leaseTransitions &&
-      prev.leaseDurationSeconds === record.leaseDurationSeconds;
-    if (same) return;
+    if (prev !== undefined && RECORD_FIELDS.every((f) => prev[f] === record[f])) return;
     this.#observed = { spec: record, at: now };
     if ((prev?.holderIdentity ?? '') !== (record.holderIdentity ?? '') && record.holderIdentity) {
       try {
@@ -255,7 +233,7 @@ export class LeaderElector {
 
   /** Gives the lease up if we still hold it: empty holder, 1 s duration. */
   async #release(): Promise<void> {
-    const signal = AbortSignal.timeout(this.#renewMs);
+    const signal = AbortSignal.timeout(RENEW_MS);
     try {
       const current = await this.#o.client.get<Lease>(this.#ref, { signal });
       if (current.spec?.holderIdentity !== this.identity) return;

@@ -1,7 +1,6 @@
-// apiVersion + kind → resource plural and scope, from the API server's discovery documents
-// (`/api/v1`, `/apis/<group>/<version>`, and `/api` + `/apis` for groups). Answers are cached per
-// group-version for `ttlMs`; a kind that is not found drops the cached document and asks again
-// once, so a CRD installed a moment ago is found without waiting for the TTL.
+// apiVersion + kind → resource plural and scope, from the API server's discovery documents (`/api/v1`,
+// `/apis/<group>/<version>`). Answers are cached per group-version for `ttlMs`; a kind that is not found drops the
+// cached document and asks again once, so a CRD installed a moment ago is found without waiting for the TTL.
 import { ApiError, NoKindMatchError } from './errors.ts';
 import type { Connection } from './transport.ts';
 import { realClock, type Clock } from '../toolkit/index.ts';
@@ -20,13 +19,6 @@ export interface ResourceMapping {
   readonly verbs: readonly string[];
 }
 
-export interface ApiGroupInfo {
-  /** `''` for the core group. */
-  readonly name: string;
-  readonly versions: readonly string[];
-  readonly preferredVersion: string;
-}
-
 interface ApiResourceList {
   groupVersion?: string;
   resources?: { name: string; kind: string; namespaced: boolean; verbs?: string[] }[];
@@ -42,7 +34,6 @@ export class RESTMapper {
   readonly #ttlMs: number;
   readonly #clock: Clock;
   readonly #byGroupVersion = new Map<string, Entry>();
-  #groups: { fetched: number; groups: Promise<ApiGroupInfo[]> } | undefined;
 
   constructor(conn: Connection, options: { readonly ttlMs?: number; readonly clock?: Clock } = {}) {
     this.#conn = conn;
@@ -52,11 +43,8 @@ export class RESTMapper {
 
   /** The resource for `kind` in `apiVersion`; NoKindMatchError when the server has none. */
   async mapping(apiVersion: string, kind: string): Promise<ResourceMapping> {
-    const cached = await this.#resources(apiVersion, false);
-    const hit = cached?.get(kind);
-    if (hit) return hit;
-    const fresh = await this.#resources(apiVersion, true);
-    const found = fresh?.get(kind);
+    // A miss asks the server again once (a CRD installed a moment ago).
+    const found = (await this.#resources(apiVersion, false))?.get(kind) ?? (await this.#resources(apiVersion, true))?.get(kind);
     if (!found) throw new NoKindMatchError(apiVersion, kind);
     return found;
   }
@@ -65,35 +53,6 @@ export class RESTMapper {
   async resources(apiVersion: string): Promise<ResourceMapping[] | undefined> {
     const m = await this.#resources(apiVersion, false);
     return m && [...m.values()];
-  }
-
-  /** The API groups the server serves (core first). */
-  async groups(): Promise<ApiGroupInfo[]> {
-    if (!this.#groups || this.#clock.now() - this.#groups.fetched > this.#ttlMs) {
-      const groups = this.#fetchGroups();
-      this.#groups = { fetched: this.#clock.now(), groups };
-      groups.catch(() => (this.#groups = undefined));
-    }
-    return this.#groups.groups;
-  }
-
-  /** The server's preferred version of a group, e.g. `v1`; undefined if the group is unknown. */
-  async preferredVersion(group: string): Promise<string | undefined> {
-    const find = async (): Promise<string | undefined> => (await this.groups()).find((g) => g.name === group)?.preferredVersion;
-    const hit = await find();
-    if (hit) return hit;
-    this.#groups = undefined;
-    return find();
-  }
-
-  /** Forgets one group-version (or everything). */
-  invalidate(apiVersion?: string): void {
-    if (apiVersion === undefined) {
-      this.#byGroupVersion.clear();
-      this.#groups = undefined;
-    } else {
-      this.#byGroupVersion.delete(apiVersion);
-    }
   }
 
   #resources(apiVersion: string, refresh: boolean): Promise<Map<string, ResourceMapping> | undefined> {
@@ -140,22 +99,5 @@ export class RESTMapper {
       });
     }
     return byKind;
-  }
-
-  async #fetchGroups(): Promise<ApiGroupInfo[]> {
-    const [core, rest] = await Promise.all([
-      this.#conn.request<{ versions?: string[] }>({ method: 'GET', path: '/api' }),
-      this.#conn.request<{ groups?: { name: string; versions?: { version: string }[]; preferredVersion?: { version: string } }[] }>({
-        method: 'GET',
-        path: '/apis',
-      }),
-    ]);
-    const coreVersions = core.versions ?? ['v1'];
-    const groups: ApiGroupInfo[] = [{ name: '', versions: coreVersions, preferredVersion: coreVersions[0] ?? 'v1' }];
-    for (const g of rest.groups ?? []) {
-      const versions = (g.versions ?? []).map((v) => v.version);
-      groups.push({ name: g.name, versions, preferredVersion: g.preferredVersion?.version ?? versions[0] ?? '' });
-    }
-    return groups;
   }
 }

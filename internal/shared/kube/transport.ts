@@ -6,11 +6,12 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
 import { createSecureContext } from 'node:tls';
 import type { Status } from '../../../api/meta/v1.ts';
 import type { ClusterAccess, TlsOptions } from './config.ts';
 import { ApiError, NetworkError } from './errors.ts';
-import { noopLogger, type Logger } from '../toolkit/index.ts';
+import { noopLogger, tryOr, type Logger } from '../toolkit/index.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type QueryValue = string | number | boolean | undefined;
@@ -90,10 +91,6 @@ export class Connection {
     this.#log = options.logger ?? noopLogger;
     this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     this.#timeoutMs = options.requestTimeoutMs ?? 60_000;
-  }
-
-  get server(): string {
-    return this.access.server;
   }
 
   /** Sends one request; resolves the parsed JSON body (undefined when empty). */
@@ -178,7 +175,7 @@ export class Connection {
         });
         // The socket stayed silent for timeoutMs, before the answer or within its body.
         let answer: IncomingMessage | undefined;
-        out.on('timeout', () => (answer ?? out).destroy(timeoutError(timeoutMs)));
+        out.on('timeout', () => (answer ?? out).destroy(Object.assign(new Error(`no answer from the server for ${timeoutMs / 1000}s`), { code: 'ETIMEDOUT' })));
         // Before the answer: the request failed. After it: the body's reader sees the failure too; nothing to do here.
         out.on('error', reject);
         out.once('response', (res: IncomingMessage) => {
@@ -201,7 +198,7 @@ export class Connection {
     const agent = https ? new HttpsAgent({ ...options, ...tls, secureContext: createSecureContext({ ca: tls.ca, cert: tls.cert, key: tls.key }) }) : new HttpAgent(options);
     this.#agent = { agent, tls };
     if (current) {
-      this.#log.info('Kubernetes TLS credentials changed; new connections use them', { server: this.server });
+      this.#log.info('Kubernetes TLS credentials changed; new connections use them', { server: this.access.server });
       // Idle sockets go now; those of requests in flight finish their request and time out in the old agent's pool.
       for (const sockets of Object.values(current.agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
     }
@@ -223,19 +220,10 @@ export class Connection {
 }
 
 /** The whole body as text; a connection lost or gone silent on the way is a NetworkError. */
-async function readBody(req: HttpRequest, res: IncomingMessage): Promise<string> {
-  res.setEncoding('utf8');
-  let text = '';
-  try {
-    for await (const chunk of res as AsyncIterable<string>) text += chunk;
-  } catch (err) {
+function readBody(req: HttpRequest, res: IncomingMessage): Promise<string> {
+  return text(res).catch((err: unknown) => {
     throw networkError(err, req);
-  }
-  return text;
-}
-
-function timeoutError(ms: number): Error {
-  return Object.assign(new Error(`no answer from the server for ${ms / 1000}s`), { code: 'ETIMEDOUT' });
+  });
 }
 
 function queryString(query: HttpRequest['query']): string {
@@ -253,14 +241,9 @@ function sameTls(a: TlsOptions, b: TlsOptions): boolean {
 }
 
 function apiError(code: number, text: string, req: HttpRequest): ApiError {
-  let status: Status | undefined;
-  try {
-    const parsed = JSON.parse(text) as Status;
-    if (parsed && typeof parsed === 'object' && parsed.kind === 'Status') status = parsed;
-  } catch {
-    /* not JSON: a proxy or load balancer answered */
-  }
-  status ??= { kind: 'Status', status: 'Failure', code, message: text.trim().slice(0, 500) || '' };
+  // Not a Status (not even JSON): a proxy or load balancer answered.
+  const parsed = tryOr(() => JSON.parse(text) as Status | null, undefined);
+  const status: Status = parsed?.kind === 'Status' ? parsed : { kind: 'Status', status: 'Failure', code, message: text.trim().slice(0, 500) || '' };
   return new ApiError(code, status, req);
 }
 

@@ -32,8 +32,7 @@ export const objectRef = (o: KubeObject): ObjectRef => ({ apiVersion: o.apiVersi
 /** `namespace/name` for namespaced objects, `name` for cluster-scoped ones (client-go's cache key). */
 export function cacheKey(obj: { readonly metadata?: { readonly name?: string; readonly namespace?: string } }): string {
   const name = obj.metadata?.name ?? '';
-  const ns = obj.metadata?.namespace;
-  return ns ? `${ns}/${name}` : name;
+  return obj.metadata?.namespace ? `${obj.metadata.namespace}/${name}` : name;
 }
 
 /** ERROR lines of a watch stream are not events: the watch rejects with an ApiError instead. */

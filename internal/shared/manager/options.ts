@@ -49,24 +49,18 @@ export function parseManagerArgs<E extends Record<string, Flag>>(
   extra: E = {} as E,
 ): { options: ManagerOptions; extra: Record<keyof E, string | boolean | undefined>; help?: string } {
   const flags: Record<string, Flag> = { ...managerFlags, ...extra };
-  // parseArgs has no `--bool=false`; normalise it to the bare flag or drop it.
-  const args: string[] = [];
-  for (const a of argv) {
-    const m = /^--([^=]+)=(true|false)$/.exec(a);
-    if (m && flags[m[1]!]?.type === 'boolean') {
-      if (m[2] === 'true') args.push(`--${m[1]}`);
-      else args.push(`--no-${m[1]}`);
-    } else args.push(a);
-  }
+  // parseArgs has no `--bool=false` or `--no-bool`: `--bool=true` becomes the bare flag, the other two are set after.
+  const filtered: string[] = [];
   const negated = new Set<string>();
-  const filtered = args.filter((a) => {
-    const m = /^--no-(.+)$/.exec(a);
-    if (m && flags[m[1]!]?.type === 'boolean') {
-      negated.add(m[1]!);
-      return false;
-    }
-    return true;
-  });
+  for (const a of argv) {
+    const eq = /^--([^=]+)=(true|false)$/.exec(a);
+    const no = /^--no-(.+)$/.exec(a);
+    if (eq && flags[eq[1]!]?.type === 'boolean') {
+      if (eq[2] === 'true') filtered.push(`--${eq[1]}`);
+      else negated.add(eq[1]!);
+    } else if (no && flags[no[1]!]?.type === 'boolean') negated.add(no[1]!);
+    else filtered.push(a);
+  }
   let values: Record<string, string | boolean | undefined>;
   try {
     values = parseArgs({
@@ -82,7 +76,8 @@ export function parseManagerArgs<E extends Record<string, Flag>>(
   if (values.help) return { options: undefined as never, extra: undefined as never, help: usage(binary, flags) };
   const logLevel = String(values['log-level']);
   if (!LEVELS.has(logLevel)) throw new UsageError(`${binary}: --log-level must be one of error, warn, info, debug; got "${logLevel}"`);
-  const logFormat = values['log-format'] === undefined ? (isTTY() ? 'text' : 'json') : String(values['log-format']);
+  // Without --log-format: text when the logs go to a terminal.
+  const logFormat = values['log-format'] === undefined ? (process.stdout.isTTY === true ? 'text' : 'json') : String(values['log-format']);
   if (logFormat !== 'json' && logFormat !== 'text') throw new UsageError(`${binary}: --log-format must be json or text; got "${logFormat}"`);
   const options: ManagerOptions = {
     kubeconfig: values.kubeconfig as string | undefined,
@@ -96,11 +91,6 @@ export function parseManagerArgs<E extends Record<string, Flag>>(
   };
   const own = Object.fromEntries(Object.keys(extra).map((k) => [k, values[k]])) as Record<keyof E, string | boolean | undefined>;
   return { options, extra: own };
-}
-
-/** Whether the logs go to a terminal. */
-function isTTY(): boolean {
-  return process.stdout.isTTY === true;
 }
 
 /**

@@ -9,7 +9,6 @@
 // watched by an informer, whose auths are the registry credentials of every pull. Changes apply to
 // the next pull; a missing Secret means anonymous pulls, an unreadable one is logged (once per
 // version) and ignored.
-import type { KubeObject } from '../../../api/meta/v1.ts';
 import {
   credentialsFromSecretData,
   loadRegistriesConf,
@@ -20,14 +19,9 @@ import {
   type RegistriesConf,
   type RegistryClientOptions,
 } from '../image/index.ts';
-import { Informer, stripManagedFields, type KubeClient } from '../kube/index.ts';
+import { Informer, stripManagedFields, type KubeClient, type Secret } from '../kube/index.ts';
 import type { Logger } from '../observability/index.ts';
 import { UsageError, type Flag } from './options.ts';
-
-export interface Secret extends KubeObject {
-  data?: Record<string, string>;
-  type?: string;
-}
 
 export interface GlobalPullSecret {
   readonly informer: Informer<Secret>;

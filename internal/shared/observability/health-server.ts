@@ -14,9 +14,8 @@
 // Same format as Kubernetes (k8s.io/apiserver healthz) and controller-runtime's pkg/healthz;
 // failure reasons stay out of the aggregate response, as upstream, and go to the debug log.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Logger } from './logger.ts';
-import { noopLogger } from './logger.ts';
+import { listen } from '../toolkit/index.ts';
+import { noopLogger, type Logger } from './logger.ts';
 
 /** A named probe: fails by throwing, rejecting or returning false. */
 export type HealthCheck = () => boolean | void | Promise<boolean | void>;
@@ -73,16 +72,8 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
   // Keep-alive connections (kubelet, Prometheus) stay open 72 s between requests, as they always
   // have here; close() closes the idle ones, so they do not hold it up.
   server.keepAliveTimeout = 72_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ host: options.host ?? '0.0.0.0', port: options.port }, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const bound = server.address() as AddressInfo | string | null;
-  if (bound === null || typeof bound === 'string') throw new Error(`health server bound to unexpected address ${String(bound)}`);
-  const address = `http://${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`;
+  const bound = await listen(server, options.host ?? '0.0.0.0', options.port, 'health server');
+  const address = `http://${bound.hostPort}`;
   log.info('Health server listening', { address });
   return {
     address,

@@ -69,47 +69,25 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     format: options.format === 'text' ? textLine : stringify,
   };
   if (options.format !== undefined && !LOG_FORMATS.includes(options.format)) throw new Error(`unknown log format "${String(options.format)}"`);
-  const logger = new JsonLogger(sink, options.fields ?? {});
+  const logger = sinkLogger(sink, options.fields ?? {});
   if (options.level === undefined && fromEnv !== undefined && fromEnv !== '' && parsedEnv === undefined) {
     logger.warn('unknown LOG_LEVEL, using info', { LOG_LEVEL: fromEnv, valid: LOG_LEVELS });
   }
   return logger;
 }
 
-class JsonLogger implements Logger {
-  readonly #sink: Sink;
-  readonly #fields: LogFields;
-
-  constructor(sink: Sink, fields: LogFields) {
-    this.#sink = sink;
-    this.#fields = fields;
-  }
-
-  error(msg: string, fields?: LogFields): void {
-    this.#log('error', msg, fields);
-  }
-  warn(msg: string, fields?: LogFields): void {
-    this.#log('warn', msg, fields);
-  }
-  info(msg: string, fields?: LogFields): void {
-    this.#log('info', msg, fields);
-  }
-  debug(msg: string, fields?: LogFields): void {
-    this.#log('debug', msg, fields);
-  }
-
-  child(fields: LogFields): Logger {
-    return new JsonLogger(this.#sink, { ...this.#fields, ...fields });
-  }
-
-  #log(level: LogLevel, msg: string, fields: LogFields | undefined): void {
-    const sink = this.#sink;
-    if (SEVERITY[level] > sink.severity) return;
-    const record: Record<string, unknown> = { ts: sink.now().toISOString(), level, msg };
-    addFields(record, this.#fields);
-    if (fields) addFields(record, fields);
-    sink.write(sink.format(record, sink.stacks));
-  }
+/** The logger of `sink` with `fields` on every line; its children add theirs. */
+function sinkLogger(sink: Sink, fields: LogFields): Logger {
+  const at =
+    (level: LogLevel) =>
+    (msg: string, more?: LogFields): void => {
+      if (SEVERITY[level] > sink.severity) return;
+      const record: Record<string, unknown> = { ts: sink.now().toISOString(), level, msg };
+      addFields(record, fields);
+      if (more) addFields(record, more);
+      sink.write(sink.format(record, sink.stacks));
+    };
+  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug'), child: (own) => sinkLogger(sink, { ...fields, ...own }) };
 }
 
 // ts/level/msg belong to the logger; a field of that name is kept as `field.<name>`.

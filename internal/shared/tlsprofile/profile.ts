@@ -3,6 +3,7 @@
 // operator-controller's HTTP client for catalogd. Node names for what Go configures: OpenSSL cipher names for the
 // IANA suites, OpenSSL group names for the curves.
 import { createSecureContext } from 'node:tls';
+import { tryOr } from '../toolkit/index.ts';
 
 export interface TLSProfile {
   readonly name: string;
@@ -36,17 +37,8 @@ const supported = new Map<string, boolean>();
 
 /** Whether this Node's OpenSSL knows the group (X25519MLKEM768 needs OpenSSL 3.5). An empty trust store keeps the probe cheap. */
 function groupSupported(group: string): boolean {
-  let ok = supported.get(group);
-  if (ok === undefined) {
-    try {
-      createSecureContext({ ecdhCurve: group, ca: [] });
-      ok = true;
-    } catch {
-      ok = false;
-    }
-    supported.set(group, ok);
-  }
-  return ok;
+  if (!supported.has(group)) supported.set(group, tryOr(() => Boolean(createSecureContext({ ecdhCurve: group, ca: [] })), false));
+  return supported.get(group) === true;
 }
 
 /**

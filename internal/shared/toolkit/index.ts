@@ -10,3 +10,4 @@ export { withErrorPrefix } from './error-prefix.ts';
 export { isObject } from './record.ts';
 export { fnv64a } from './fnv.ts';
 export { aggregateMessages } from './aggregate.ts';
+export { listen } from './listen.ts';
