@@ -44,13 +44,3 @@ export function deprecatedBundleNames(deprecation: DeclDeprecation | undefined):
   for (const e of deprecation?.entries ?? []) if (e.reference.schema === 'olm.bundle') names.add(e.reference.name);
   return names;
 }
-
-/** compare.ByDeprecationFunc: non-deprecated bundles before deprecated ones, otherwise equal. */
-export function byDeprecation(deprecation: DeclDeprecation): (a: { readonly name: string }, b: { readonly name: string }) => number {
-  const names = deprecatedBundleNames(deprecation);
-  return (a, b) => {
-    const ad = names.has(a.name);
-    const bd = names.has(b.name);
-    return ad === bd ? 0 : ad ? 1 : -1;
-  };
-}

@@ -4,6 +4,7 @@
 import type { PackageBundle } from '../contentclient/index.ts';
 import { compareVersions, comparePrerelease, formatVersion, parseBlang, type Version } from '../../shared/semver/index.ts';
 import { goQuote } from '../../shared/gocompat/index.ts';
+import { tryOr, tryOrThrow } from '../../shared/toolkit/index.ts';
 import { msg } from './messages.ts';
 
 /**
@@ -50,14 +51,6 @@ export function parseRelease(s: string): Release {
   return segments;
 }
 
-function tryParseRelease(s: string): Release | Error {
-  try {
-    return parseRelease(s);
-  } catch (err) {
-    return err as Error;
-  }
-}
-
 /** Release.Compare: no release sorts below any release; otherwise prerelease-identifier order. */
 export function compareRelease(a: Release, b: Release): -1 | 0 | 1 {
   const la = a?.length ?? 0;
@@ -80,8 +73,8 @@ export function compareVersionRelease(a: VersionRelease, b: VersionRelease): -1 
  */
 export function parseLegacyVersionRelease(s: string): VersionRelease {
   const version = parseBlang(s);
-  const rel = tryParseRelease(version.build.join('.'));
-  if (!(rel instanceof Error) && rel !== undefined && rel.length > 0) {
+  const rel = tryOr(() => parseRelease(version.build.join('.')), undefined);
+  if (rel !== undefined && rel.length > 0) {
     return { version: { ...version, build: [] }, release: rel };
   }
   return { version, release: undefined };
@@ -89,18 +82,9 @@ export function parseLegacyVersionRelease(s: string): VersionRelease {
 
 /** bundleutil.ParseExplicitRelease (BundleReleaseSupport with a `release` key): build kept. */
 export function parseExplicitRelease(version: string, release: string): VersionRelease {
-  let v: Version;
-  try {
-    v = parseBlang(version);
-  } catch (err) {
-    throw new Error(`error parsing version ${goQuote(version)}: ${(err as Error).message}`, { cause: err });
-  }
+  const v = tryOrThrow(() => parseBlang(version), (err) => new Error(`error parsing version ${goQuote(version)}: ${err.message}`, { cause: err }));
   if (release === '') return { version: v, release: [] };
-  try {
-    return { version: v, release: parseRelease(release) };
-  } catch (err) {
-    throw new Error(`error parsing release ${goQuote(release)}: ${(err as Error).message}`, { cause: err });
-  }
+  return { version: v, release: tryOrThrow(() => parseRelease(release), (err) => new Error(`error parsing release ${goQuote(release)}: ${err.message}`, { cause: err })) };
 }
 
 export interface VersionOptions {
@@ -158,25 +142,22 @@ export function tryVersionAndRelease(bundle: Pick<PackageBundle, 'name' | 'prope
  * explicit `release` (even `""`) is used as is; otherwise the legacy build-metadata rule.
  */
 export function installedVersionRelease(installed: { readonly version: string; readonly release?: string | undefined }): VersionRelease {
-  if (installed.release === undefined) {
-    try {
-      return parseLegacyVersionRelease(installed.version);
-    } catch (err) {
-      throw new Error(`failed to get version and release of installed bundle: ${(err as Error).message}`, { cause: err });
-    }
+  const { release } = installed;
+  if (release === undefined) {
+    return tryOrThrow(
+      () => parseLegacyVersionRelease(installed.version),
+      (err) => new Error(`failed to get version and release of installed bundle: ${err.message}`, { cause: err }),
+    );
   }
-  let version: Version;
-  try {
-    version = parseBlang(installed.version);
-  } catch (err) {
-    throw new Error(`failed to parse installed bundle version ${goQuote(installed.version)}: ${(err as Error).message}`, { cause: err });
-  }
-  if (installed.release === '') return { version, release: [] };
-  try {
-    return { version, release: parseRelease(installed.release) };
-  } catch (err) {
-    throw new Error(`failed to parse installed bundle release ${goQuote(installed.release)}: ${(err as Error).message}`, { cause: err });
-  }
+  const version = tryOrThrow(
+    () => parseBlang(installed.version),
+    (err) => new Error(`failed to parse installed bundle version ${goQuote(installed.version)}: ${err.message}`, { cause: err }),
+  );
+  if (release === '') return { version, release: [] };
+  return {
+    version,
+    release: tryOrThrow(() => parseRelease(release), (err) => new Error(`failed to parse installed bundle release ${goQuote(release)}: ${err.message}`, { cause: err })),
+  };
 }
 
 export const releaseString = (r: Release): string => (r ?? []).join('.');

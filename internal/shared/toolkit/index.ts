@@ -6,4 +6,5 @@ export type { LogFields, Logger } from './logger.ts';
 export { noopLogger } from './logger.ts';
 export { oneLine } from './text.ts';
 export { tryOr } from './fallback.ts';
+export { tryOrThrow } from './rethrow.ts';
 export { isObject } from './record.ts';
