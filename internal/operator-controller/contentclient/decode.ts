@@ -7,6 +7,7 @@
 // under case folding; absent or mistyped optional fields read as empty.
 import { SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_DEPRECATION, SCHEMA_PACKAGE } from '../../shared/fbc/index.ts';
 import type { ChannelEntry, DeclChannel, DeclDeprecation, DeclPackage, DeprecationEntry } from '../../shared/fbc/index.ts';
+import { isObject, jsonKind } from '../../shared/toolkit/index.ts';
 import type { BundleProperty, PackageBundle, PackageContent } from './types.ts';
 
 export const EMPTY_CONTENT: PackageContent = Object.freeze({
@@ -16,13 +17,9 @@ export const EMPTY_CONTENT: PackageContent = Object.freeze({
   deprecations: Object.freeze([]),
 });
 
-type Obj = Record<string, unknown>;
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** encoding/json's field match: exact key, else the first key equal under (ASCII/Unicode) case folding. */
 export function field(obj: unknown, name: string): unknown {
-  if (!isObj(obj)) return undefined;
+  if (!isObject(obj)) return undefined;
   if (Object.hasOwn(obj, name)) return obj[name];
   const lower = name.toLowerCase();
   for (const k of Object.keys(obj)) if (k.length === name.length && k.toLowerCase() === lower) return obj[k];
@@ -51,7 +48,7 @@ export interface BlobMeta {
 
 /** Reads a blob's meta fields; a non-string meta value is an error (opm's Meta decode fails). */
 export function blobMeta(blob: unknown): BlobMeta | { readonly error: string } {
-  if (!isObj(blob)) return { error: `json: cannot unmarshal ${jsonKind(blob)} into Go value of type declcfg.Meta` };
+  if (!isObject(blob)) return { error: `json: cannot unmarshal ${jsonKind(blob)} into Go value of type declcfg.Meta` };
   const out = { schema: '', package: '', name: '' };
   for (const key of ['schema', 'package', 'name'] as const) {
     const v = field(blob, key);
@@ -60,13 +57,6 @@ export function blobMeta(blob: unknown): BlobMeta | { readonly error: string } {
     out[key] = v;
   }
   return out;
-}
-
-function jsonKind(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'boolean') return 'bool';
-  return typeof v; // string, number, object
 }
 
 /** Which package directory upstream's cache files a blob under (`olm.package`: its name). */

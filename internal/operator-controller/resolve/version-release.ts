@@ -4,7 +4,7 @@
 import type { PackageBundle } from '../contentclient/index.ts';
 import { compareVersions, comparePrerelease, formatVersion, parseBlang, type Version } from '../../shared/semver/index.ts';
 import { goQuote } from '../../shared/gocompat/index.ts';
-import { tryOr, tryOrThrow } from '../../shared/toolkit/index.ts';
+import { jsonKind, tryOr, tryOrThrow } from '../../shared/toolkit/index.ts';
 import { msg } from './messages.ts';
 
 /**
@@ -91,9 +91,6 @@ export interface VersionOptions {
   /** The `BundleReleaseSupport` feature gate: honour an explicit `release` key of `olm.package`. */
   readonly bundleReleaseSupport?: boolean;
 }
-
-const jsonKind = (v: unknown): string =>
-  v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'boolean' ? 'bool' : typeof v;
 
 /** property.Package as json.Unmarshal reads it from the decoded property value. */
 function readPackageProperty(value: unknown): { version: string; release?: string } {

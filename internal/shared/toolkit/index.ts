@@ -7,4 +7,5 @@ export { noopLogger } from './logger.ts';
 export { oneLine } from './text.ts';
 export { tryOr } from './fallback.ts';
 export { tryOrThrow } from './rethrow.ts';
+export { jsonKind } from './json-kind.ts';
 export { isObject } from './record.ts';
