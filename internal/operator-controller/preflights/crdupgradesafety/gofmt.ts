@@ -89,8 +89,6 @@ const EXTERNAL_DOCS_FIELDS: readonly (readonly [json: string, go: string, kind: 
   ['url', 'URL', 'string'],
 ];
 
-const byBytes = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
 /** The UTF-8 bytes of a JSON value as Go's encoding/json holds it in `JSON.Raw`. */
 const rawBytes = (v: unknown): number[] => [...Buffer.from(canonicalJson(v), 'utf8')];
 
@@ -162,7 +160,7 @@ function stringField(v: unknown, kind: Kind): string {
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const asSchema = (v: unknown): Schema => (isObject(v) ? v : {});
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const sortedEntries = (v: unknown): [string, unknown][] => (isObject(v) ? Object.entries(v).sort(([a], [b]) => byBytes(a, b)) : []);
+const sortedEntries = (v: unknown): [string, unknown][] => (isObject(v) ? Object.keys(v).sort().map((k) => [k, v[k]]) : []);
 
 function jsonString(v: unknown): string {
   return v === undefined ? 'nil' : `&JSON{Raw:*[${rawBytes(v).join(' ')}],}`;
@@ -244,7 +242,7 @@ export function cmpDiffLines(a: Schema, b: Schema): DiffLine[] {
   diffFields(a, b, SCHEMA_FIELDS, out);
   // Keys Go would not decode into JSONSchemaProps cannot reach crdify; ours are reported under their JSON name.
   const known = new Set(SCHEMA_FIELDS.map(([json]) => json));
-  for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort(byBytes)) {
+  for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
     if (known.has(key) || canonicalJson(a[key]) === canonicalJson(b[key])) continue;
     out.push({ sign: '-', text: `${key}: ${literal(a[key], 'ptrJSON')}` }, { sign: '+', text: `${key}: ${literal(b[key], 'ptrJSON')}` });
   }
@@ -339,7 +337,7 @@ function elementText(e: unknown, kind: Kind): string {
 function diffMap(a: unknown, b: unknown, kind: Kind, out: DiffLine[]): void {
   const am = asSchema(a);
   const bm = asSchema(b);
-  for (const key of [...new Set([...Object.keys(am), ...Object.keys(bm)])].sort(byBytes)) {
+  for (const key of [...new Set([...Object.keys(am), ...Object.keys(bm)])].sort()) {
     const [x, y] = [am[key], bm[key]];
     if (canonicalJson(x) === canonicalJson(y)) continue;
     if (x !== undefined && y !== undefined && isObject(x) && isObject(y)) {
