@@ -312,37 +312,24 @@ export class RevisionEngine {
     }
 
     const ctrl = controllerOf(actual.metadata.ownerReferences);
-    let situation: 'IsController' | 'Sibling' | 'Unknown' | 'NoController';
-    if (!ctrl) situation = 'NoController';
-    else if (ctrl.uid === rev.uid) situation = 'IsController';
-    else if (o.siblings.has(ctrl.uid)) situation = 'Sibling';
-    else situation = 'Unknown';
-
-    switch (situation) {
-      case 'IsController': {
-        const desiredHash = prepared.hash;
-        const uid = actual.metadata.uid ?? '';
-        const seen = this.#applied.get(uid);
-        const drift = (actual[DRIFT_KEY] as string | undefined) ?? driftKey(actual);
-        if (seen && seen.revision === rev.uid && seen.desired === desiredHash && seen.drift === drift && metadataHolds(actual, prepared.desired)) {
-          const probed = o.probeReadsBeyondStatus?.(actual) ? await this.#full(actual, o.signal, true) : actual;
-          return withProbe('Idle', probed);
-        }
-        return withProbe('Updated', this.#remember(rev, desiredHash, await this.#apply(desired(), actual, o.signal)));
+    const current = actual;
+    const collision = async (owner?: OwnerReference): Promise<ObjectResult> => withProbe('Collision', await this.#full(current, o.signal), owner);
+    const adopt = async (): Promise<ObjectResult> => withProbe('Updated', this.#remember(rev, prepared.hash, await this.#adopt(desired(), current, ours, o.signal)));
+    if (!ctrl) return protection === 'Prevent' || revisionOf(actual) !== 0 ? collision() : adopt();
+    if (ctrl.uid === rev.uid) {
+      const seen = this.#applied.get(actual.metadata.uid ?? '');
+      const drift = (actual[DRIFT_KEY] as string | undefined) ?? driftKey(actual);
+      if (seen && seen.revision === rev.uid && seen.desired === prepared.hash && seen.drift === drift && metadataHolds(actual, prepared.desired)) {
+        const probed = o.probeReadsBeyondStatus?.(actual) ? await this.#full(actual, o.signal, true) : actual;
+        return withProbe('Idle', probed);
       }
-      case 'Unknown':
-        if (protection !== 'None') return withProbe('Collision', await this.#full(actual, o.signal), ctrl);
-        return withProbe('Updated', this.#remember(rev, prepared.hash, await this.#adopt(desired(), actual, ours, o.signal)));
-      case 'NoController':
-        if (protection === 'Prevent' || revisionOf(actual) !== 0) return withProbe('Collision', await this.#full(actual, o.signal));
-        return withProbe('Updated', this.#remember(rev, prepared.hash, await this.#adopt(desired(), actual, ours, o.signal)));
-      case 'Sibling': {
-        const theirs = revisionOf(actual);
-        if (theirs > rev.number) return withProbe('Progressed', await this.#full(actual, o.signal));
-        if (theirs < rev.number) return withProbe('Updated', this.#remember(rev, prepared.hash, await this.#adopt(desired(), actual, ours, o.signal)));
-        return withProbe('Collision', await this.#full(actual, o.signal), ctrl);
-      }
+      return withProbe('Updated', this.#remember(rev, prepared.hash, await this.#apply(desired(), actual, o.signal)));
     }
+    if (!o.siblings.has(ctrl.uid)) return protection !== 'None' ? collision(ctrl) : adopt();
+    // A sibling revision: a newer one has taken the object over, an older one hands it over.
+    const theirs = revisionOf(actual);
+    if (theirs > rev.number) return withProbe('Progressed', await this.#full(actual, o.signal));
+    return theirs < rev.number ? adopt() : collision(ctrl);
   }
 
   /** Notes what revision `rev` wrote (the API server's answer); returns it. */
@@ -365,12 +352,9 @@ export class RevisionEngine {
   /** The full object when `obj` is only cached metadata (and status). */
   async #full(obj: KubeObject, signal?: AbortSignal, always = false): Promise<KubeObject> {
     if (!always && obj[DRIFT_KEY] === undefined) return obj;
-    try {
-      return await this.#client.get(refOf(obj), signal ? { signal } : {});
-    } catch (err) {
-      if (isNotFound(err)) throw new StaleError(`${objectRefString(obj)} is gone`);
-      throw err;
-    }
+    return this.#client.get(refOf(obj), signal ? { signal } : {}).catch((err: unknown) => {
+      throw isNotFound(err) ? new StaleError(`${objectRefString(obj)} is gone`) : err;
+    });
   }
 
   /** Takes an object over: its owner references are kept, none as controller any more, and this revision becomes its controller. */
@@ -382,12 +366,9 @@ export class RevisionEngine {
 
   async #apply(desired: KubeObject, actual: KubeObject, signal?: AbortSignal): Promise<KubeObject> {
     desired.metadata.resourceVersion = actual.metadata.resourceVersion;
-    try {
-      return await this.#client.apply(desired, { fieldManager: FieldOwnerPrefix, force: true, ...(signal && { signal }) });
-    } catch (err) {
-      if (isConflict(err) || isNotFound(err)) throw new StaleError(`${objectRefString(desired)} changed while it was applied: ${(err as Error).message}`);
-      throw err;
-    }
+    return this.#client.apply(desired, { fieldManager: FieldOwnerPrefix, force: true, ...(signal && { signal }) }).catch((err: unknown) => {
+      throw isConflict(err) || isNotFound(err) ? new StaleError(`${objectRefString(desired)} changed while it was applied: ${(err as Error).message}`) : err;
+    });
   }
 
   /**
@@ -412,14 +393,11 @@ export class RevisionEngine {
     let actual = this.#cache(object.apiVersion ?? '', object.kind ?? '', object.metadata.namespace, object.metadata.name ?? '');
     // Not among the managed objects of a synced cache: gone, or no longer labelled as ours (not ours to delete).
     if (!actual && this.#synced(object.apiVersion ?? '', object.kind ?? '') && !rev.finalizers?.includes('orphan')) return true;
-    if (!actual) {
-      try {
-        actual = await this.#client.get(ref, signal ? { signal } : {});
-      } catch (err) {
-        if (isNotFound(err)) return true;
-        throw new Error(`getting object before deletion: ${(err as Error).message}`, { cause: err });
-      }
-    }
+    actual ??= await this.#client.get(ref, signal ? { signal } : {}).catch((err: unknown) => {
+      if (isNotFound(err)) return undefined;
+      throw new Error(`getting object before deletion: ${(err as Error).message}`, { cause: err });
+    });
+    if (!actual) return true;
     if (rev.finalizers?.includes('orphan')) {
       if (!(ManagedByLabel in (actual.metadata.labels ?? {})) && !(ObjectRevisionAnnotation in (actual.metadata.annotations ?? {}))) return true;
       await this.#client.patch(ref, 'merge', { metadata: { labels: { [ManagedByLabel]: null }, annotations: { [ObjectRevisionAnnotation]: null } } }, signal ? { signal } : {});
