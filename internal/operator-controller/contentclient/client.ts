@@ -16,7 +16,7 @@ import { clientOptions } from '../../shared/tlsprofile/index.ts';
 import type { ClusterCatalog } from '../../../api/v1/index.ts';
 import { TypeServing } from '../../../api/v1/index.ts';
 import { collectGarbage, noopLogger, type Logger } from '../../shared/observability/index.ts';
-import { raceAbort } from '../../shared/toolkit/index.ts';
+import { raceAbort, tryOrThrow } from '../../shared/toolkit/index.ts';
 import { CatalogIndexBuilder, type CatalogIndex, type CatalogIndexOptions } from './catalog-index.ts';
 import { ContentClientError, errorText, msg } from './messages.ts';
 import type { CatalogContentClient, PackageContent } from './types.ts';
@@ -77,12 +77,7 @@ export function validateCatalog(catalog: ClusterCatalog): string {
 
 /** Go's url.JoinPath(base, "api/v1/all") for the bases catalogd writes. */
 export function allEndpoint(base: string): string {
-  let u: URL;
-  try {
-    u = new URL(base);
-  } catch (e) {
-    throw new ContentClientError(msg.formingEndpoint(errorText(e)));
-  }
+  const u = tryOrThrow(() => new URL(base), (e) => new ContentClientError(msg.formingEndpoint(errorText(e))));
   u.pathname = `${u.pathname.replace(/\/+$/, '')}/${API_V1_ALL}`;
   return u.toString();
 }
@@ -188,13 +183,8 @@ export class HttpContentClient implements CatalogContentClient {
    * with its content (or with the error, unless the answer was a non-200). Concurrent calls for
    * the same catalog and ref share one fetch. Rejects with the error either way.
    */
-  populateCache(catalog: ClusterCatalog, signal?: AbortSignal): Promise<CatalogIndex> {
-    let ref: string;
-    try {
-      ref = validateCatalog(catalog);
-    } catch (e) {
-      return Promise.reject(e as Error);
-    }
+  async populateCache(catalog: ClusterCatalog, signal?: AbortSignal): Promise<CatalogIndex> {
+    const ref = validateCatalog(catalog);
     const name = catalog.metadata.name ?? '';
     const running = this.#inFlight.get(name);
     if (running && running.ref === ref) return raceAbort(running.promise, signal);
@@ -285,12 +275,10 @@ export class HttpContentClient implements CatalogContentClient {
     const name = catalog.metadata.name ?? '';
     let entry = this.#entries.get(name);
     if ((!entry || entry.ref !== ref) && this.#populateOnDemand) {
-      try {
-        await this.populateCache(catalog, signal);
-      } catch (e) {
+      await this.populateCache(catalog, signal).catch((e: unknown) => {
         if (signal?.aborted) throw e;
         // The outcome, cached or not, is read back below as upstream's reads see it.
-      }
+      });
       entry = this.#entries.get(name);
     }
     if (!entry || entry.ref !== ref) throw new ContentClientError(msg.cacheNotFound(name));
@@ -322,11 +310,9 @@ export class HttpContentClient implements CatalogContentClient {
     const entry = this.#entries.get(name);
     if (entry && entry.ref === ref && 'index' in entry) return;
     if (entry && entry.ref === ref && 'error' in entry) this.#logger.info('retrying cache population: found previous error from catalog cache', { catalog: name, cacheErr: entry.error.message });
-    try {
-      await this.populateCache(catalog, signal);
-    } catch (e) {
+    await this.populateCache(catalog, signal).catch((e: unknown) => {
       throw new ContentClientError(msg.populating(name, errorText(e)), { cause: e });
-    }
+    });
   }
 
   /** Informer add/update: sync in the background, retrying failures with backoff while the ref stays. */
