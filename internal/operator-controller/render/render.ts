@@ -17,7 +17,8 @@ import {
   type DeploymentConfig,
   type RegistryV1,
 } from '../../shared/registryv1/index.ts';
-import { defaultTargetNamespaces, goList, targetNamespacesError } from './install-modes.ts';
+import { goStringSlice as goList } from '../../shared/gocompat/index.ts';
+import { defaultTargetNamespaces, targetNamespacesError } from './install-modes.ts';
 import { validateBundle } from './validators.ts';
 
 export type RenderErrorKind = 'UnsupportedBundle' | 'InvalidConfiguration' | 'InvalidBundle';
