@@ -74,13 +74,12 @@ export class StaleError extends Error {
   override readonly name = 'StaleError';
 }
 
-const objectComplete = (r: ObjectResult): boolean => r.action !== 'Collision' && r.probe.status === 'True';
-export const phaseComplete = (p: PhaseResult): boolean => p.validationError === undefined && p.objects.every(objectComplete);
-const phaseProgressed = (p: PhaseResult): boolean => p.objects.every((o) => o.action === 'Progressed');
+export const phaseComplete = (p: PhaseResult): boolean =>
+  p.validationError === undefined && p.objects.every((r) => r.action !== 'Collision' && r.probe.status === 'True');
 /** Some phase still moving: objects handed to a newer revision or colliding, or phases not reached yet. */
 export function inTransition(r: RevisionResult): boolean {
   for (const p of r.phases) {
-    if (p.validationError !== undefined || phaseProgressed(p)) continue;
+    if (p.validationError !== undefined || p.objects.every((o) => o.action === 'Progressed')) continue;
     if (p.objects.some((o) => o.action === 'Collision' || o.action === 'Progressed')) return true;
   }
   if (r.validationError !== undefined) return false;

@@ -62,10 +62,6 @@ function goTypeName(v: unknown): string {
   return '<nil>';
 }
 
-function deepEqual(a: unknown, b: unknown): boolean {
-  return goJSONValue(a, true) === goJSONValue(b, true);
-}
-
 const q = (s: string): string => JSON.stringify(s);
 
 /** FieldValue: the field at `fieldPath` holds exactly the string `value`. */
@@ -88,7 +84,7 @@ export function fieldsEqual(fieldA: string, fieldB: string): Prober {
     if (!a.found) return result('False', `"${fieldA}" missing`);
     const b = nested(obj, fieldB);
     if (!b.found) return result('False', `"${fieldB}" missing`);
-    if (!deepEqual(a.value, b.value)) {
+    if (goJSONValue(a.value, true) !== goJSONValue(b.value, true)) {
       return result('False', `"${fieldA}" != "${fieldB}" expected: ${goJSONValue(a.value, true)} got: ${goJSONValue(b.value, true)}`);
     }
     return result('True', `"${fieldA}" == "${fieldB}"`);

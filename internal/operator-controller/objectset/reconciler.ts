@@ -101,22 +101,12 @@ interface PassState {
 }
 type ObjectSetStep = Step<PassState>;
 
-const conditionsOf = (cos: ClusterObjectSet): Condition[] => {
-  cos.status ??= {};
-  cos.status.conditions ??= [];
-  return cos.status.conditions;
-};
-
 const set = (cos: ClusterObjectSet, type: string, status: Condition['status'], reason: string, message: string): boolean =>
-  setCondition(conditionsOf(cos), { type, status, reason, message, observedGeneration: cos.metadata.generation ?? 0 });
-
-function deadlineExceeded(s: PassState): boolean {
-  return s.deadlineLeftMs !== undefined && s.deadlineLeftMs <= 0;
-}
+  setCondition(((cos.status ??= {}).conditions ??= []), { type, status, reason, message, observedGeneration: cos.metadata.generation ?? 0 });
 
 /** Progressing=True with `reason`, unless the deadline passed and the reason is not Succeeded. */
 function markProgressing(s: PassState, reason: string, message: string): void {
-  if (reason !== ReasonSucceeded && deadlineExceeded(s)) {
+  if (reason !== ReasonSucceeded && s.deadlineLeftMs !== undefined && s.deadlineLeftMs <= 0) {
     set(
       s.cos,
       ClusterObjectSetTypeProgressing,

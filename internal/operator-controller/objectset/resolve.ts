@@ -35,20 +35,15 @@ export function phaseDigest(name: string, objects: readonly KubeObject[]): strin
   return `sha256:${createHash('sha256').update(goJSONValue({ name, objects }, true)).digest('hex')}`;
 }
 
-function secretData(secret: KubeObject, key: string): Buffer | undefined {
-  const data = secret['data'] as Record<string, string> | undefined;
-  const b64 = data?.[key];
-  return b64 === undefined ? undefined : Buffer.from(b64, 'base64');
-}
-
 /** One ref's object; errors read as upstream's. */
 export async function resolveRef(ref: ObjectSourceRef, systemNamespace: string, read: SecretReader): Promise<KubeObject> {
   const namespace = ref.namespace || systemNamespace;
   const where = `Secret ${namespace}/${ref.name}`;
   const secret = await read(namespace, ref.name);
   if (!secret) throw new Error(`getting ${where}: secrets "${ref.name}" not found`);
-  let data = secretData(secret, ref.key);
-  if (data === undefined) throw new Error(`key "${ref.key}" not found in ${where}`);
+  const b64 = (secret['data'] as Record<string, string> | undefined)?.[ref.key];
+  if (b64 === undefined) throw new Error(`key "${ref.key}" not found in ${where}`);
+  let data = Buffer.from(b64, 'base64');
   if (data.length >= 2 && data[0] === 0x1f && data[1] === 0x8b) {
     try {
       data = gunzipSync(data, { maxOutputLength: MAX_INFLATED_BYTES + 1 });
