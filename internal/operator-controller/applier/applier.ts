@@ -156,12 +156,10 @@ export class RevisionApplier implements BundleApplier {
 
   /** Deletes a revision; when that stops half-way (head gone, chunks left) the next pass sweeps. */
   async #deleteRevision(name: string, head: RevisionHead, signal: AbortSignal): Promise<void> {
-    try {
-      await this.store.delete(head, signal);
-    } catch (err) {
+    await this.store.delete(head, signal).catch((err: unknown) => {
       this.#swept.delete(name);
       throw err;
-    }
+    });
   }
 
   /**
@@ -281,12 +279,10 @@ export class RevisionApplier implements BundleApplier {
   }
 
   async #current(client: KubeClient, obj: KubeObject, signal: AbortSignal): Promise<KubeObject | undefined> {
-    try {
-      return await client.get(refOf(obj), { signal });
-    } catch (err) {
+    return client.get(refOf(obj), { signal }).catch((err: unknown) => {
       if (isNotFound(err) || isNoKindMatch(err)) return undefined;
       throw err;
-    }
+    });
   }
 
   async #checkCollisions(client: KubeClient, name: string, phases: readonly Phase[], signal: AbortSignal): Promise<void> {
@@ -305,12 +301,10 @@ export class RevisionApplier implements BundleApplier {
     const current = await this.#current(client, obj, signal);
     if (!current || !ownedBy(current, name)) return undefined;
     if (!current.metadata.deletionTimestamp) {
-      try {
-        await ignoreNotFound(client.delete(refOf(obj), { propagationPolicy: 'Background', preconditions: { uid: current.metadata.uid! }, signal }));
-      } catch (err) {
+      await ignoreNotFound(client.delete(refOf(obj), { propagationPolicy: 'Background', preconditions: { uid: current.metadata.uid! }, signal })).catch((err: unknown) => {
         // Replaced since the read (another uid): the next pass looks at the new one.
         if (!isConflict(err)) throw err;
-      }
+      });
     }
     return check ? this.#stillOwned(client, name, obj, signal) : undefined;
   }
