@@ -16,7 +16,7 @@ import { ignoreNotFound, isConflict, isNoKindMatch, isNotFound, refOf, type Kube
 import { mapLimit } from '../../shared/controller/index.ts';
 import { noopLogger, realClock, sleepOrThrow, type Clock, type Logger } from '../../shared/toolkit/index.ts';
 import type { ApplyOutcome, BundleApplier, BundleRef, InstalledBundle, UninstallOutcome } from '../controller/index.ts';
-import { ESTABLISH_REQUESTED, establishAction, probe, probeAll, STUCK_CRD_MS, stuckSince } from './health.ts';
+import { ESTABLISH_REQUESTED, establishAction, probe, probeAll, stuckSince } from './health.ts';
 import { describeRemaining, type Remaining } from './teardown.ts';
 import { objectKey, PHASE_ORDER, type Phase } from './phases.ts';
 import { buildPhases, fingerprint, ownedBy, phasesOf } from './record.ts';
@@ -73,15 +73,11 @@ export class CollisionError extends Error {
 export class RevisionApplier implements BundleApplier {
   readonly store: RevisionStore;
   readonly #client: KubeClient;
+  /** The options as given; those read once are read there, with their defaults. */
+  readonly #o: RevisionApplierOptions;
   readonly #fieldManager: string;
-  readonly #crdTimeoutMs: number;
-  readonly #stuckCrdMs: number;
-  readonly #deleteWaitMs: number;
-  readonly #retain: number;
   readonly #concurrency: number;
   readonly #log: Logger;
-  readonly #applied: ((objects: readonly KubeObject[]) => void) | undefined;
-  readonly #actAsServiceAccount: boolean;
   readonly #clock: Clock;
   readonly #now: () => Date;
   /** Extensions whose headless chunks this process has swept (a delete that failed half-way clears its entry). */
@@ -90,22 +86,17 @@ export class RevisionApplier implements BundleApplier {
   constructor(o: RevisionApplierOptions) {
     this.#client = o.client;
     this.store = new RevisionStore(o.client, o.systemNamespace, o.chunkBytes !== undefined ? { chunkBytes: o.chunkBytes } : {});
+    this.#o = o;
     this.#fieldManager = o.fieldManager ?? ClusterExtensionControllerFieldOwner;
-    this.#crdTimeoutMs = o.crdEstablishedTimeoutMs ?? 10_000;
-    this.#stuckCrdMs = o.stuckCrdMs ?? STUCK_CRD_MS;
-    this.#deleteWaitMs = o.deleteWaitMs ?? 5_000;
-    this.#retain = o.retainArchived ?? 5;
     this.#concurrency = Math.max(1, o.concurrency ?? 8);
     this.#log = o.logger ?? noopLogger;
-    this.#applied = o.applied;
-    this.#actAsServiceAccount = o.actAsServiceAccount ?? false;
     this.#clock = o.clock ?? realClock;
     this.#now = o.now ?? ((): Date => new Date());
   }
 
   /** The client for the extension's objects: with `actAsServiceAccount`, its service account when it names one. */
   clientFor(ext: ClusterExtension): KubeClient {
-    const sa = this.#actAsServiceAccount ? ext.spec?.serviceAccount?.name : undefined;
+    const sa = this.#o.actAsServiceAccount ? ext.spec?.serviceAccount?.name : undefined;
     return sa ? this.#client.asServiceAccount(ext.spec!.namespace, sa) : this.#client;
   }
 
@@ -186,7 +177,7 @@ export class RevisionApplier implements BundleApplier {
       const objects = [...(byPhase.get(phase)?.values() ?? [])];
       if (!objects.length) continue;
       let left = (await mapLimit(objects, this.#concurrency, (obj) => this.#deleteOwned(client, name, obj, signal, true))).filter((o) => o !== undefined);
-      const deadline = this.#clock.now() + this.#deleteWaitMs;
+      const deadline = this.#clock.now() + (this.#o.deleteWaitMs ?? 5_000);
       for (let delay = 50; left.length && this.#clock.now() < deadline; delay = Math.min(delay * 2, 500)) {
         await sleepOrThrow(Math.min(delay, Math.max(0, deadline - this.#clock.now())), signal);
         left = (await mapLimit(left, this.#concurrency, (obj) => this.#stillOwned(client, name, obj, signal))).filter((o) => o !== undefined);
@@ -235,7 +226,7 @@ export class RevisionApplier implements BundleApplier {
         applied.push(...inPhase);
       }
     } finally {
-      if (applied.length) this.#applied?.(applied);
+      if (applied.length) this.#o.applied?.(applied);
     }
     const problems = probeAll(applied);
     if (problems.length) return { installed: false, message: problems.join('\n') };
@@ -254,7 +245,7 @@ export class RevisionApplier implements BundleApplier {
       this.#log.info('rolled out revision', { clusterExtension: name, revision: head.name, archived: older.map((h) => h.name) });
     }
     const archived = heads.filter((h) => h.number < head.number);
-    for (const h of archived.slice(0, Math.max(0, archived.length - this.#retain))) await this.#deleteRevision(name, h, signal);
+    for (const h of archived.slice(0, Math.max(0, archived.length - (this.#o.retainArchived ?? 5)))) await this.#deleteRevision(name, h, signal);
     return { installed: true };
   }
 
@@ -341,7 +332,7 @@ export class RevisionApplier implements BundleApplier {
    */
   async #establishRequests(client: KubeClient, crds: readonly KubeObject[], signal: AbortSignal): Promise<void> {
     for (const crd of crds) {
-      const action = establishAction(crd, this.#now().getTime(), this.#stuckCrdMs);
+      const action = establishAction(crd, this.#now().getTime(), this.#o.stuckCrdMs);
       if (!action) continue;
       if (action === 'request') {
         this.#log.warn('CRD names were accepted but it is not Established; asking the API server to establish it again', {
@@ -358,7 +349,7 @@ export class RevisionApplier implements BundleApplier {
 
   /** Polls CRDs until all are Established or the timeout passes; returns their latest state. */
   async #waitEstablished(client: KubeClient, crds: readonly KubeObject[], signal: AbortSignal): Promise<KubeObject[]> {
-    const deadline = this.#clock.now() + this.#crdTimeoutMs;
+    const deadline = this.#clock.now() + (this.#o.crdEstablishedTimeoutMs ?? 10_000);
     let latest = [...crds];
     while (latest.some((c) => probe(c).length) && this.#clock.now() < deadline) {
       await sleepOrThrow(100, signal);

@@ -124,41 +124,32 @@ export class HttpContentClient implements CatalogContentClient {
   /** Bumped by every populate start and remove: a fetch only stores its result while it is the latest. */
   readonly #generation = new Map<string, number>();
   readonly #retries = new Map<string, { timer: NodeJS.Timeout; attempt: number; ref: string }>();
-  /** The caller's dispatcher; else this client's own, made on the first fetch (with a proxy one when configured). */
-  readonly #given: Dispatcher | undefined;
-  readonly #caCerts: readonly (string | Buffer)[] | undefined;
+  /** The options as given; those read once are read there, with their defaults. */
+  readonly #o: HttpContentClientOptions;
+  /** This client's own dispatchers, made on the first fetch without a caller's (with a proxy one when configured). */
   #own: { direct: Dispatcher; proxy: Dispatcher | undefined } | undefined;
   readonly #timeoutMs: number;
-  readonly #populateOnDemand: boolean;
-  readonly #indexOptions: CatalogIndexOptions;
-  readonly #cacheDir: string | undefined;
   /** The cache directory emptied and created, once. */
   #cacheReady: Promise<void> | undefined;
   #files = 0;
   readonly #logger: Logger;
-  readonly #retryBaseMs: number;
   #fetches = 0;
 
   constructor(opts: HttpContentClientOptions = {}) {
+    this.#o = opts;
     this.#timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.#populateOnDemand = opts.populateOnDemand ?? true;
-    this.#indexOptions = opts.index ?? {};
-    this.#cacheDir = opts.cacheDir;
     this.#logger = opts.logger ?? noopLogger;
-    this.#retryBaseMs = opts.retryBaseMs ?? 1000;
-    this.#given = opts.dispatcher;
-    this.#caCerts = opts.caCerts;
   }
 
   /** undici's `request` and the dispatcher for `url`: the caller's, or this client's own (made once). */
   async #http(url: string): Promise<{ request: Undici['request']; dispatcher: Dispatcher }> {
     const undici = await loadUndici();
-    if (this.#given) return { request: undici.request, dispatcher: this.#given };
+    if (this.#o.dispatcher) return { request: undici.request, dispatcher: this.#o.dispatcher };
     if (!this.#own) {
       // Upstream's client applies the default TLS profile (intermediate): TLS 1.2+, AEAD ECDHE suites, its curves.
       const connect = {
         ...clientOptions(),
-        ...(this.#caCerts && this.#caCerts.length > 0 && { ca: [...rootCertificates, ...this.#caCerts.map((c) => c.toString())] }),
+        ...(this.#o.caCerts && this.#o.caCerts.length > 0 && { ca: [...rootCertificates, ...this.#o.caCerts.map((c) => c.toString())] }),
       };
       const timeouts = { headersTimeout: this.#timeoutMs, bodyTimeout: this.#timeoutMs };
       // Go's ProxyFromEnvironment: proxies per HTTP(S)_PROXY / NO_PROXY, never for loopback hosts.
@@ -231,7 +222,7 @@ export class HttpContentClient implements CatalogContentClient {
     }
     let builder: CatalogIndexBuilder;
     try {
-      builder = this.#cacheDir ? await this.#fileBuilder(this.#cacheDir, name) : new CatalogIndexBuilder(this.#indexOptions);
+      builder = this.#o.cacheDir ? await this.#fileBuilder(this.#o.cacheDir, name) : new CatalogIndexBuilder(this.#o.index);
     } catch (e) {
       await res.body.dump().catch(() => {});
       throw e;
@@ -261,7 +252,7 @@ export class HttpContentClient implements CatalogContentClient {
       this.#cacheReady = undefined; // tried again by the next populate
       throw new ContentClientError(msg.creatingCacheDir(errorText(e)), { cause: e });
     }
-    return CatalogIndexBuilder.toFile(join(dir, `${name}.${++this.#files}.jsonl`), this.#indexOptions);
+    return CatalogIndexBuilder.toFile(join(dir, `${name}.${++this.#files}.jsonl`), this.#o.index);
   }
 
   /**
@@ -274,7 +265,7 @@ export class HttpContentClient implements CatalogContentClient {
     const ref = validateCatalog(catalog);
     const name = catalog.metadata.name ?? '';
     let entry = this.#entries.get(name);
-    if ((!entry || entry.ref !== ref) && this.#populateOnDemand) {
+    if ((!entry || entry.ref !== ref) && (this.#o.populateOnDemand ?? true)) {
       await this.populateCache(catalog, signal).catch((e: unknown) => {
         if (signal?.aborted) throw e;
         // The outcome, cached or not, is read back below as upstream's reads see it.
@@ -329,7 +320,7 @@ export class HttpContentClient implements CatalogContentClient {
         const level = attempt > QUIET_CACHE_ATTEMPTS ? 'error' : 'info';
         this.#logger[level]('catalog content not cached', { catalog: name, ref, attempt, error: errorText(e) });
         this.#cancelRetry(name);
-        const delay = Math.min(this.#retryBaseMs * 2 ** (attempt - 1), 5 * 60_000);
+        const delay = Math.min((this.#o.retryBaseMs ?? 1000) * 2 ** (attempt - 1), 5 * 60_000);
         const timer = setTimeout(() => {
           this.#retries.set(name, { timer, attempt, ref });
           this.catalogChanged(catalog);
