@@ -365,10 +365,8 @@ export async function indexFromJsonl(
   opts: CatalogIndexOptions = {},
 ): Promise<CatalogIndex> {
   const b = new CatalogIndexBuilder(opts);
-  if (typeof source === 'string') b.push(Buffer.from(source, 'utf8'));
-  else if (source instanceof Uint8Array) b.push(source);
-  else if (Symbol.asyncIterator in source) for await (const chunk of source) b.push(chunk);
-  else for (const chunk of source) b.push(chunk);
+  const chunks = typeof source === 'string' ? [Buffer.from(source, 'utf8')] : source instanceof Uint8Array ? [source] : source;
+  for await (const chunk of chunks) b.push(chunk);
   return b.finish();
 }
 

@@ -160,12 +160,10 @@ export function ensureFinalizer(p: Pick<ExtensionStepPorts, 'finalizers'>): Exte
     name: 'ensureFinalizer',
     run: async ({ ext }, signal) => {
       if (hasFinalizer(ext, CLEANUP_FINALIZER)) return undefined;
-      try {
-        await p.finalizers.add(ext, signal);
-      } catch (err) {
-        return { final: true, err };
-      }
-      return { final: true };
+      return p.finalizers.add(ext, signal).then(
+        (): StepOutcome => ({ final: true }),
+        (err: unknown): StepOutcome => ({ final: true, err }),
+      );
     },
   };
 }
@@ -186,10 +184,8 @@ export function validate(p: Pick<ExtensionStepPorts, 'identity'> = {}): Extensio
     name: 'validate',
     run: async ({ ext, log }) => {
       if (!p.identity && ext.spec?.serviceAccount?.name) log.info(SERVICE_ACCOUNT_DEPRECATED);
-      const problems: string[] = [];
-      if (!ext.spec?.source.catalog) problems.push('spec.source.catalog is required');
-      if (problems.length === 0) return undefined;
-      const err = new Error(`operation cannot proceed due to the following validation error(s): ${problems.join(', ')}`);
+      if (ext.spec?.source.catalog) return undefined;
+      const err = new Error('operation cannot proceed due to the following validation error(s): spec.source.catalog is required');
       return installedUnknown(ext, err, err);
     },
   };
