@@ -94,20 +94,14 @@ function toDeprecation(b: unknown): DeclDeprecation {
 export function decodePackage(text: string): PackageContent {
   // Last blob per upstream cache file (schema + name, or schema alone when the name is empty).
   const byFile = new Map<string, { schema: string; blob: unknown }>();
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    if (end > start) {
-      const blob: unknown = JSON.parse(text.slice(start, end));
-      const m = blobMeta(blob);
-      if (!('error' in m)) {
-        const file = `${m.schema}\u0000${m.name === '' ? m.schema : m.name}`;
-        byFile.delete(file); // re-inserted at the end: the later blob's position
-        byFile.set(file, { schema: m.schema, blob });
-      }
-    }
-    start = end + 1;
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    const blob: unknown = JSON.parse(line);
+    const m = blobMeta(blob);
+    if ('error' in m) continue;
+    const file = `${m.schema}\u0000${m.name === '' ? m.schema : m.name}`;
+    byFile.delete(file); // re-inserted at the end: the later blob's position
+    byFile.set(file, { schema: m.schema, blob });
   }
   if (byFile.size === 0) return EMPTY_CONTENT;
   const packages: DeclPackage[] = [];
