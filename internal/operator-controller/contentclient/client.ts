@@ -99,19 +99,15 @@ const REMOTE_ALERTS: Readonly<Record<string, string>> = {
 function transportError(url: string, e: unknown, timedOut: boolean): string {
   const err = e as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
   const cause = err.cause ?? err;
+  const u = new URL(url);
   let detail: string;
   if (timedOut) detail = 'context deadline exceeded (Client.Timeout exceeded while awaiting headers)';
-  else if (cause.code === 'ECONNREFUSED') detail = `dial tcp ${hostPort(url)}: connect: connection refused`;
-  else if (cause.code === 'ENOTFOUND') detail = `dial tcp: lookup ${new URL(url).hostname}: no such host`;
+  else if (cause.code === 'ECONNREFUSED') detail = `dial tcp ${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}: connect: connection refused`;
+  else if (cause.code === 'ENOTFOUND') detail = `dial tcp: lookup ${u.hostname}: no such host`;
   else if (cause.code !== undefined && UNKNOWN_AUTHORITY.has(cause.code)) detail = 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
   else if (cause.code !== undefined && REMOTE_ALERTS[cause.code] !== undefined) detail = `remote error: tls: ${REMOTE_ALERTS[cause.code]}`;
   else detail = cause.message || err.message || String(e);
   return `Get ${JSON.stringify(url)}: ${detail}`;
-}
-
-function hostPort(url: string): string {
-  const u = new URL(url);
-  return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
 }
 
 /**

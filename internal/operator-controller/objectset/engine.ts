@@ -130,11 +130,8 @@ export function validateRevision(name: string, number: number, phases: readonly 
       if (names.length > 1 && names.includes(p.name)) objectErrors.push(`${key}: duplicate object found in phases: ${[...names].sort().join(', ')}`);
     }
     const nameProblem = dns1035LabelProblems(p.name);
-    if (!nameProblem.length && !objectErrors.length) continue;
-    let msg = `phase "${p.name}": `;
-    if (nameProblem.length) msg += `phase name invalid: ${nameProblem.join(', ')}`;
-    if (objectErrors.length) msg += (nameProblem.length ? ', ' : '') + objectErrors.join(', ');
-    phaseErrors.push(msg);
+    const problems = [...(nameProblem.length ? [`phase name invalid: ${nameProblem.join(', ')}`] : []), ...objectErrors];
+    if (problems.length) phaseErrors.push(`phase "${p.name}": ${problems.join(', ')}`);
   }
   return phaseErrors.length ? `revision "${name}" (${number}): ${phaseErrors.join(', ')}` : undefined;
 }
