@@ -72,12 +72,10 @@ export function describeObject(obj: KubeObject): string {
 
 /** One line per unhealthy object. */
 export function probeAll(objects: readonly KubeObject[]): string[] {
-  const lines: string[] = [];
-  for (const obj of objects) {
+  return objects.flatMap((obj) => {
     const problems = probe(obj);
-    if (problems.length) lines.push(`Object ${describeObject(obj)}: ${problems.join('; ')}`);
-  }
-  return lines;
+    return problems.length ? [`Object ${describeObject(obj)}: ${problems.join('; ')}`] : [];
+  });
 }
 
 /** When a CRD's names were accepted, if it is still not Established (undefined otherwise). */
