@@ -383,12 +383,7 @@ export function reportInstalled(p: Pick<ExtensionStepPorts, 'events'>): Extensio
     run: async (state) => {
       const { ext, installed: previous, log } = state;
       const { bundle, deprecations } = resolved(state);
-      setInstalledFromBundle(ext, {
-        name: bundle.name,
-        version: bundle.version,
-        image: bundle.image,
-        ...(bundle.release !== undefined && { release: bundle.release }),
-      });
+      setInstalledFromBundle(ext, bundle);
       setDeprecationConditions(ext, { hasCatalogData: true, installedBundleName: bundle.name, entries: deprecations });
       setProgressing(ext, undefined);
       reportBundleChange(p.events, ext, previous, bundle);
