@@ -23,15 +23,13 @@ import { validateBundle } from './validators.ts';
 
 export type RenderErrorKind = 'UnsupportedBundle' | 'InvalidConfiguration' | 'InvalidBundle';
 
-/** Why a bundle cannot be rendered; `messages` holds every problem, `message` upstream's joined text. */
+/** Why a bundle cannot be rendered: every problem, in upstream's joined text unless `message` words them. */
 export class RenderError extends Error {
   override readonly name = 'RenderError';
   readonly kind: RenderErrorKind;
-  readonly messages: readonly string[];
   constructor(kind: RenderErrorKind, messages: readonly string[], message = messages.join('\n')) {
     super(message);
     this.kind = kind;
-    this.messages = messages;
   }
 }
 
