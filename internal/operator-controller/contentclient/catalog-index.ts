@@ -285,11 +285,8 @@ export class CatalogIndexBuilder {
    */
   finish(): CatalogIndex {
     if (this.#finished) throw new Error('CatalogIndexBuilder: finish called twice');
-    if (this.#partial.length > 0) {
-      const last = Buffer.concat(this.#partial);
-      this.#partial = [];
-      this.#line(Buffer.concat([last, Buffer.from('\n')]));
-    }
+    // #line adds the missing newline.
+    if (this.#partial.length > 0) this.#line(Buffer.concat(this.#partial.splice(0)));
     this.#finished = true;
     const stats = { jsonlBytes: this.#bytes, blobs: this.#blobs };
     const out = this.#out;
