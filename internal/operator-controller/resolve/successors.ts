@@ -4,7 +4,7 @@
 // version/release is always allowed. One hop per resolution.
 import type { ChannelEntry, DeclChannel } from '../../shared/fbc/index.ts';
 import { parseBlang, parseBlangRange, type BlangRange, type Version } from '../../shared/semver/index.ts';
-import { tryOr, tryOrThrow } from '../../shared/toolkit/index.ts';
+import { memoize, tryOr, tryOrThrow } from '../../shared/toolkit/index.ts';
 import { msg } from './messages.ts';
 import { compareVersionRelease, installedVersionRelease, type VersionRelease } from './version-release.ts';
 
@@ -28,20 +28,11 @@ export type SuccessorEdge =
   | { readonly kind: 'skips'; readonly channel: string }
   | { readonly kind: 'skipRange'; readonly channel: string; readonly skipRange: string };
 
-// skipRange strings repeat across entries and resolutions; parse each once (null: blang refuses it).
-const rangeCache = new Map<string, BlangRange | null>();
-const RANGE_CACHE_LIMIT = 10_000;
-
-/** blang ParseRange of a skipRange, or null when blang refuses it (successors.go ignores those). */
-export function parseSkipRange(skipRange: string): BlangRange | null {
-  let r = rangeCache.get(skipRange);
-  if (r === undefined) {
-    r = tryOr(() => parseBlangRange(skipRange), null);
-    if (rangeCache.size >= RANGE_CACHE_LIMIT) rangeCache.clear();
-    rangeCache.set(skipRange, r);
-  }
-  return r;
-}
+/**
+ * blang ParseRange of a skipRange, or null when blang refuses it (successors.go ignores those); skipRange strings
+ * repeat across entries and resolutions, so each is parsed once.
+ */
+export const parseSkipRange = memoize((skipRange: string): BlangRange | null => tryOr(() => parseBlangRange(skipRange), null), 10_000);
 
 /** The first edge (in channel and entry order) by which `entry` follows the installed bundle. */
 function entryEdge(entry: ChannelEntry, channel: string, installedName: string, installedVersion: Version): SuccessorEdge | undefined {

@@ -8,4 +8,5 @@ export { oneLine } from './text.ts';
 export { tryOr } from './fallback.ts';
 export { tryOrThrow } from './rethrow.ts';
 export { jsonKind } from './json-kind.ts';
+export { memoize } from './memo.ts';
 export { isObject } from './record.ts';
