@@ -103,11 +103,7 @@ function deploymentConfigTypeError(dc: DeploymentConfig | undefined): string | u
     const emptyDir = (v as Record<string, unknown>)['emptyDir'];
     if (isObject(emptyDir) && emptyDir['sizeLimit'] != null) quantities.push(emptyDir['sizeLimit']);
   }
-  for (const q of quantities) {
-    const err = quantityError(q);
-    if (err !== undefined) return err;
-  }
-  return undefined;
+  return quantities.map((q) => quantityError(q)).find((err) => err !== undefined);
 }
 
 /** The configuration the provider renders with: `{}` when none is read (the bundle's default target namespaces). */

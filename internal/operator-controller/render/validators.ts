@@ -8,14 +8,8 @@ export type BundleCheck = (rv1: RegistryV1) => string[];
 const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 const sorted = (items: Iterable<string>): string[] => [...items].sort(byString);
 
-function duplicates(names: Iterable<string>): string[] {
-  const seen = new Set<string>();
-  const dups = new Set<string>();
-  for (const n of names) {
-    if (seen.has(n)) dups.add(n);
-    seen.add(n);
-  }
-  return sorted(dups);
+function duplicates(names: readonly string[]): string[] {
+  return sorted(new Set(names.filter((n, i) => names.indexOf(n) !== i)));
 }
 
 export const checkDeploymentSpecUniqueness: BundleCheck = (rv1) =>
