@@ -216,13 +216,11 @@ export class HttpContentClient implements CatalogContentClient {
       await res.body.dump().catch(() => {});
       throw new UncachedError(msg.unexpectedStatus(res.statusCode));
     }
-    let builder: CatalogIndexBuilder;
-    try {
-      builder = this.#o.cacheDir ? await this.#fileBuilder(this.#o.cacheDir, name) : new CatalogIndexBuilder(this.#o.index);
-    } catch (e) {
+    const dir = this.#o.cacheDir;
+    const builder = await (dir ? this.#fileBuilder(dir, name) : Promise.resolve(new CatalogIndexBuilder(this.#o.index))).catch(async (e: unknown) => {
       await res.body.dump().catch(() => {});
       throw e;
-    }
+    });
     let index: CatalogIndex;
     try {
       for await (const chunk of res.body) builder.push(chunk as Buffer);
@@ -241,13 +239,11 @@ export class HttpContentClient implements CatalogContentClient {
 
   /** A builder writing the catalog's lines to a new file in the cache directory (emptied on first use) as they come. */
   async #fileBuilder(dir: string, name: string): Promise<CatalogIndexBuilder> {
-    try {
-      this.#cacheReady ??= rm(dir, { recursive: true, force: true }).then(async () => void (await mkdir(dir, { recursive: true, mode: 0o700 })));
-      await this.#cacheReady;
-    } catch (e) {
+    this.#cacheReady ??= rm(dir, { recursive: true, force: true }).then(async () => void (await mkdir(dir, { recursive: true, mode: 0o700 })));
+    await this.#cacheReady.catch((e: unknown) => {
       this.#cacheReady = undefined; // tried again by the next populate
       throw new ContentClientError(msg.creatingCacheDir(errorText(e)), { cause: e });
-    }
+    });
     return CatalogIndexBuilder.toFile(join(dir, `${name}.${++this.#files}.jsonl`), this.#o.index);
   }
 

@@ -118,11 +118,7 @@ export function clusterExtensionSteps(p: ExtensionStepPorts): ExtensionStep[] {
  * On delete: tear down, and let the extension go only once every object it installed is gone. The pass ends here
  * for a deleted extension, its status written by this step when it changed.
  */
-export function handleDeletion(p: {
-  readonly finalizers: Finalizers;
-  readonly applier: Pick<BundleApplier, 'uninstall'>;
-  readonly events?: EventRecorder;
-}): ExtensionStep {
+export function handleDeletion(p: Pick<ExtensionStepPorts, 'finalizers' | 'events'> & { readonly applier: Pick<BundleApplier, 'uninstall'> }): ExtensionStep {
   return {
     name: 'handleDeletion',
     run: async ({ ext, log, writeStatus }, signal) => {
