@@ -402,18 +402,13 @@ export class RevisionEngine {
     const ctrl = controllerOf(actual.metadata.ownerReferences);
     if (revisionOf(actual) !== rev.number && ctrl?.uid !== rev.uid) {
       const refs = actual.metadata.ownerReferences ?? [];
-      if (refs.some((r) => r.uid === rev.uid)) {
-        // The list is replaced whole: only if it is still the one read (the cache may lag).
-        const patch = { metadata: { resourceVersion: actual.metadata.resourceVersion, ownerReferences: refs.filter((r) => r.uid !== rev.uid) } };
-        try {
-          await this.#client.patch(ref, 'merge', patch, signal ? { signal } : {});
-        } catch (err) {
-          if (isNotFound(err)) return true;
-          if (isConflict(err)) return false;
-          throw err;
-        }
-      }
-      return true;
+      if (!refs.some((r) => r.uid === rev.uid)) return true;
+      // The list is replaced whole: only if it is still the one read (the cache may lag). Gone is done; a conflict retries.
+      const patch = { metadata: { resourceVersion: actual.metadata.resourceVersion, ownerReferences: refs.filter((r) => r.uid !== rev.uid) } };
+      return this.#client.patch(ref, 'merge', patch, signal ? { signal } : {}).then(
+        () => true,
+        (err: unknown) => (isNotFound(err) ? true : isConflict(err) ? false : Promise.reject(err)),
+      );
     }
     if (actual.metadata.deletionTimestamp) return false;
     try {
