@@ -25,10 +25,7 @@ export const RELEASE_MAX_LENGTH = 20;
 /** blang NewPRVersion's check of one identifier; returns the error text or undefined. */
 function prVersionError(s: string): string | undefined {
   if (s.length === 0) return 'Prerelease is empty';
-  if (/^[0-9]+$/.test(s)) {
-    if (s.length > 1 && s.startsWith('0')) return `Numeric PreRelease version must not contain leading zeroes ${goQuote(s)}`;
-    return undefined;
-  }
+  if (/^[0-9]+$/.test(s)) return s.length > 1 && s.startsWith('0') ? `Numeric PreRelease version must not contain leading zeroes ${goQuote(s)}` : undefined;
   if (/^[0-9A-Za-z-]+$/.test(s)) return undefined;
   return `Invalid character(s) found in prerelease ${goQuote(s)}`;
 }
