@@ -46,9 +46,6 @@ import {
   findCondition,
   setCondition,
   type Pass,
-  type Reconciler,
-  type Result,
-  type Step,
   type StepOutcome,
 } from '../../shared/controller/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
@@ -99,7 +96,6 @@ interface PassState {
   applied?: Awaited<ReturnType<RevisionEngine['reconcile']>>;
   siblings?: ClusterObjectSet[];
 }
-type ObjectSetStep = Step<PassState>;
 
 const set = (cos: ClusterObjectSet, type: string, status: Condition['status'], reason: string, message: string): boolean =>
   setCondition(((cos.status ??= {}).conditions ??= []), { type, status, reason, message, observedGeneration: cos.metadata.generation ?? 0 });
@@ -147,7 +143,11 @@ function passCopy(cached: ClusterObjectSet): ClusterObjectSet {
   };
 }
 
-export class ClusterObjectSetReconciler implements Reconciler {
+/**
+ * The ClusterObjectSet controller's reconciler: the shared object reconciler over the steps below (its `ownWrite` tells
+ * whether a pass of it wrote the ClusterObjectSet at a resourceVersion, so the event that write causes needs no pass).
+ */
+export class ClusterObjectSetReconciler extends ObjectReconciler<ClusterObjectSet, PassState> {
   readonly #o: ClusterObjectSetReconcilerOptions;
   readonly #now: () => number;
   /**
@@ -156,25 +156,21 @@ export class ClusterObjectSetReconciler implements Reconciler {
    * them — and the engine its per-object work on them.
    */
   readonly #resolved = new Map<string, { readonly key: string; readonly phases: ResolvedPhase[]; readonly observed: ObservedPhase[] }>();
-  readonly #object: ObjectReconciler<ClusterObjectSet, PassState>;
 
   constructor(o: ClusterObjectSetReconcilerOptions) {
-    this.#o = o;
-    this.#now = o.now ?? Date.now;
-    const steps: ObjectSetStep[] = [
-      { name: 'handleDeletion', run: (s, signal) => this.#handleDeletion(s, signal) },
-      { name: 'checkSecrets', run: (s) => this.#checkSecrets(s) },
-      { name: 'resolvePhases', run: (s) => this.#resolvePhases(s) },
-      { name: 'archive', run: (s, signal) => this.#archive(s, signal) },
-      { name: 'ensureFinalizer', run: (s, signal) => this.#ensureFinalizer(s, signal) },
-      { name: 'apply', run: (s, signal) => this.#apply(s, signal) },
-      { name: 'report', run: (s, signal) => this.#report(s, signal) },
-    ];
-    this.#object = new ObjectReconciler<ClusterObjectSet, PassState>({
+    super({
       kind: ClusterObjectSetKind,
       client: o.client,
       get: o.get,
-      steps,
+      steps: [
+        { name: 'handleDeletion', run: (s, signal) => this.#handleDeletion(s, signal) },
+        { name: 'checkSecrets', run: (s) => this.#checkSecrets(s) },
+        { name: 'resolvePhases', run: (s) => this.#resolvePhases(s) },
+        { name: 'archive', run: (s, signal) => this.#archive(s, signal) },
+        { name: 'ensureFinalizer', run: (s, signal) => this.#ensureFinalizer(s, signal) },
+        { name: 'apply', run: (s, signal) => this.#apply(s, signal) },
+        { name: 'report', run: (s, signal) => this.#report(s, signal) },
+      ],
       logger: o.logger,
       copy: passCopy,
       state: (pass) => this.#state(pass),
@@ -182,18 +178,8 @@ export class ClusterObjectSetReconciler implements Reconciler {
         for (const [uid, r] of this.#resolved) if (r.key.startsWith(`${key}|`)) this.#resolved.delete(uid);
       },
     });
-  }
-
-  reconcile(key: string, signal: AbortSignal): Promise<Result | void> {
-    return this.#object.reconcile(key, signal);
-  }
-
-  /**
-   * Whether a pass of this reconciler wrote the ClusterObjectSet at this resourceVersion: it decided with that state,
-   * so the event it causes needs no pass of its own.
-   */
-  ownWrite(name: string, resourceVersion: string | undefined): boolean {
-    return this.#object.ownWrite(name, resourceVersion);
+    this.#o = o;
+    this.#now = o.now ?? Date.now;
   }
 
   #state(pass: Pass<ClusterObjectSet>): PassState {
