@@ -268,10 +268,7 @@ export class ExtensionObjectSets {
     const desired = desiredRevision(ext, bundle, objects);
     const digest = createHash('sha256').update(goJSONValue([desired.metadata, desired.spec], true)).digest('base64');
     const migrated = adoptableMigratedRevision(ext, existing, bundle);
-    if (migrated) {
-      await this.#adopt(ext, migrated, signal);
-      return;
-    }
+    if (migrated) return this.#adopt(ext, migrated, signal);
     const current = existing.at(-1);
     if (current) {
       const seen = this.#current.get(extUid);
