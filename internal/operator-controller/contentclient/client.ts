@@ -184,8 +184,7 @@ export class HttpContentClient implements CatalogContentClient {
       },
       (e: unknown) => {
         const err = e instanceof Error ? e : new Error(String(e));
-        if (!(err instanceof UncachedError)) this.#settle(name, generation, { ref, error: err });
-        else this.#settle(name, generation, undefined);
+        this.#settle(name, generation, err instanceof UncachedError ? undefined : { ref, error: err });
         throw err;
       },
     );

@@ -411,16 +411,11 @@ export class RevisionEngine {
       );
     }
     if (actual.metadata.deletionTimestamp) return false;
-    try {
-      await this.#client.delete(ref, {
-        preconditions: { ...(actual.metadata.uid && { uid: actual.metadata.uid }), ...(actual.metadata.resourceVersion && { resourceVersion: actual.metadata.resourceVersion }) },
-        ...(signal && { signal }),
-      });
-    } catch (err) {
-      if (isNotFound(err)) return true;
-      if (isConflict(err)) return false;
-      throw new Error(`deleting object: ${(err as Error).message}`, { cause: err });
-    }
-    return false;
+    const preconditions = { ...(actual.metadata.uid && { uid: actual.metadata.uid }), ...(actual.metadata.resourceVersion && { resourceVersion: actual.metadata.resourceVersion }) };
+    // Deleted: wait until it is gone. Gone already is done; a conflict retries.
+    return this.#client.delete(ref, { preconditions, ...(signal && { signal }) }).then(
+      () => false,
+      (err: unknown) => (isNotFound(err) ? true : isConflict(err) ? false : Promise.reject(new Error(`deleting object: ${(err as Error).message}`, { cause: err }))),
+    );
   }
 }
