@@ -236,10 +236,7 @@ export class CatalogIndexBuilder {
 
   /** Bytes of kept lines held in memory now (file-backed: those not yet written). */
   get heldBytes(): number {
-    if (this.#out) return this.#out.pendingBytes;
-    let n = 0;
-    for (const lines of this.#groups.values()) for (const l of lines) n += l.length;
-    return n;
+    return this.#out ? this.#out.pendingBytes : [...this.#groups.values()].flat().reduce((n, l) => n + l.length, 0);
   }
 
   /** Gives up a file-backed build (a failed download): its file is closed, which frees its space. */
