@@ -14,9 +14,9 @@ import type { ClusterExtension } from '../../../api/v1/index.ts';
 import { ClusterExtensionControllerFieldOwner } from '../../../api/v1/index.ts';
 import { ignoreNotFound, isConflict, isNoKindMatch, isNotFound, refOf, type KubeClient } from '../../shared/kube/index.ts';
 import { mapLimit } from '../../shared/controller/index.ts';
-import { noopLogger, realClock, sleepOrThrow, type Clock, type Logger } from '../../shared/toolkit/index.ts';
+import { noopLogger, realClock, sleepOrThrow, type Logger } from '../../shared/toolkit/index.ts';
 import type { ApplyOutcome, BundleApplier, BundleRef, InstalledBundle, UninstallOutcome } from '../controller/index.ts';
-import { ESTABLISH_REQUESTED, establishAction, probe, probeAll, STUCK_CRD_MS, stuckSince } from './health.ts';
+import { ESTABLISH_REQUESTED, establishAction, probe, probeAll, stuckSince } from './health.ts';
 import { describeRemaining, type Remaining } from './teardown.ts';
 import { objectKey, PHASE_ORDER, type Phase } from './phases.ts';
 import { buildPhases, fingerprint, ownedBy, phasesOf } from './record.ts';
@@ -31,10 +31,6 @@ export interface RevisionApplierOptions {
   readonly fieldManager?: string;
   /** How long one call waits for new CRDs to become Established; default 10 s. */
   readonly crdEstablishedTimeoutMs?: number;
-  /** How long after its names were accepted a CRD that is not Established gets an establish request; default 5 s. */
-  readonly stuckCrdMs?: number;
-  /** How long one `uninstall` call waits for a phase's deleted objects to disappear; default 5 s. */
-  readonly deleteWaitMs?: number;
   /** Archived revisions kept per extension; default 5 (upstream's retention limit). */
   readonly retainArchived?: number;
   /** Requests in flight at once within a phase (and for collision reads); default 8. */
@@ -50,10 +46,6 @@ export interface RevisionApplierOptions {
    * is used for everything.
    */
   readonly actAsServiceAccount?: boolean;
-  /** Deadlines of the waits (deleted objects, CRDs becoming Established); default the real clock. */
-  readonly clock?: Clock;
-  /** Wall time, compared with a CRD's timestamps and written in the establish request; default `new Date()`. */
-  readonly now?: () => Date;
 }
 
 /** Upstream's collision message (Helm's conflict error as operator-controller rewrites it). */
@@ -73,39 +65,26 @@ export class CollisionError extends Error {
 export class RevisionApplier implements BundleApplier {
   readonly store: RevisionStore;
   readonly #client: KubeClient;
+  /** The options as given; those read once are read there, with their defaults. */
+  readonly #o: RevisionApplierOptions;
   readonly #fieldManager: string;
-  readonly #crdTimeoutMs: number;
-  readonly #stuckCrdMs: number;
-  readonly #deleteWaitMs: number;
-  readonly #retain: number;
   readonly #concurrency: number;
   readonly #log: Logger;
-  readonly #applied: ((objects: readonly KubeObject[]) => void) | undefined;
-  readonly #actAsServiceAccount: boolean;
-  readonly #clock: Clock;
-  readonly #now: () => Date;
   /** Extensions whose headless chunks this process has swept (a delete that failed half-way clears its entry). */
   readonly #swept = new Set<string>();
 
   constructor(o: RevisionApplierOptions) {
     this.#client = o.client;
     this.store = new RevisionStore(o.client, o.systemNamespace, o.chunkBytes !== undefined ? { chunkBytes: o.chunkBytes } : {});
+    this.#o = o;
     this.#fieldManager = o.fieldManager ?? ClusterExtensionControllerFieldOwner;
-    this.#crdTimeoutMs = o.crdEstablishedTimeoutMs ?? 10_000;
-    this.#stuckCrdMs = o.stuckCrdMs ?? STUCK_CRD_MS;
-    this.#deleteWaitMs = o.deleteWaitMs ?? 5_000;
-    this.#retain = o.retainArchived ?? 5;
     this.#concurrency = Math.max(1, o.concurrency ?? 8);
     this.#log = o.logger ?? noopLogger;
-    this.#applied = o.applied;
-    this.#actAsServiceAccount = o.actAsServiceAccount ?? false;
-    this.#clock = o.clock ?? realClock;
-    this.#now = o.now ?? ((): Date => new Date());
   }
 
   /** The client for the extension's objects: with `actAsServiceAccount`, its service account when it names one. */
   clientFor(ext: ClusterExtension): KubeClient {
-    const sa = this.#actAsServiceAccount ? ext.spec?.serviceAccount?.name : undefined;
+    const sa = this.#o.actAsServiceAccount ? ext.spec?.serviceAccount?.name : undefined;
     return sa ? this.#client.asServiceAccount(ext.spec!.namespace, sa) : this.#client;
   }
 
@@ -156,17 +135,15 @@ export class RevisionApplier implements BundleApplier {
 
   /** Deletes a revision; when that stops half-way (head gone, chunks left) the next pass sweeps. */
   async #deleteRevision(name: string, head: RevisionHead, signal: AbortSignal): Promise<void> {
-    try {
-      await this.store.delete(head, signal);
-    } catch (err) {
+    await this.store.delete(head, signal).catch((err: unknown) => {
       this.#swept.delete(name);
       throw err;
-    }
+    });
   }
 
   /**
    * Deletes every object any revision holds, phase by phase in reverse order (webhooks first,
-   * namespaces last), and waits (≤ `deleteWaitMs` per call) for each phase's objects to be gone
+   * namespaces last), and waits (≤ DELETE_WAIT_MS per call) for each phase's objects to be gone
    * before the next phase is deleted. While an object is still there (finalizers, a CRD whose
    * custom resources are being removed) the call returns `done: false` with one line per such
    * object saying why; the records go only once every object is gone, so a later call picks up
@@ -188,9 +165,9 @@ export class RevisionApplier implements BundleApplier {
       const objects = [...(byPhase.get(phase)?.values() ?? [])];
       if (!objects.length) continue;
       let left = (await mapLimit(objects, this.#concurrency, (obj) => this.#deleteOwned(client, name, obj, signal, true))).filter((o) => o !== undefined);
-      const deadline = this.#clock.now() + this.#deleteWaitMs;
-      for (let delay = 50; left.length && this.#clock.now() < deadline; delay = Math.min(delay * 2, 500)) {
-        await sleepOrThrow(Math.min(delay, Math.max(0, deadline - this.#clock.now())), signal);
+      const deadline = realClock.now() + DELETE_WAIT_MS;
+      for (let delay = 50; left.length && realClock.now() < deadline; delay = Math.min(delay * 2, 500)) {
+        await sleepOrThrow(Math.min(delay, Math.max(0, deadline - realClock.now())), signal);
         left = (await mapLimit(left, this.#concurrency, (obj) => this.#stillOwned(client, name, obj, signal))).filter((o) => o !== undefined);
       }
       if (left.length) {
@@ -237,7 +214,7 @@ export class RevisionApplier implements BundleApplier {
         applied.push(...inPhase);
       }
     } finally {
-      if (applied.length) this.#applied?.(applied);
+      if (applied.length) this.#o.applied?.(applied);
     }
     const problems = probeAll(applied);
     if (problems.length) return { installed: false, message: problems.join('\n') };
@@ -256,7 +233,7 @@ export class RevisionApplier implements BundleApplier {
       this.#log.info('rolled out revision', { clusterExtension: name, revision: head.name, archived: older.map((h) => h.name) });
     }
     const archived = heads.filter((h) => h.number < head.number);
-    for (const h of archived.slice(0, Math.max(0, archived.length - this.#retain))) await this.#deleteRevision(name, h, signal);
+    for (const h of archived.slice(0, Math.max(0, archived.length - (this.#o.retainArchived ?? 5)))) await this.#deleteRevision(name, h, signal);
     return { installed: true };
   }
 
@@ -281,12 +258,10 @@ export class RevisionApplier implements BundleApplier {
   }
 
   async #current(client: KubeClient, obj: KubeObject, signal: AbortSignal): Promise<KubeObject | undefined> {
-    try {
-      return await client.get(refOf(obj), { signal });
-    } catch (err) {
+    return client.get(refOf(obj), { signal }).catch((err: unknown) => {
       if (isNotFound(err) || isNoKindMatch(err)) return undefined;
       throw err;
-    }
+    });
   }
 
   async #checkCollisions(client: KubeClient, name: string, phases: readonly Phase[], signal: AbortSignal): Promise<void> {
@@ -305,12 +280,10 @@ export class RevisionApplier implements BundleApplier {
     const current = await this.#current(client, obj, signal);
     if (!current || !ownedBy(current, name)) return undefined;
     if (!current.metadata.deletionTimestamp) {
-      try {
-        await ignoreNotFound(client.delete(refOf(obj), { propagationPolicy: 'Background', preconditions: { uid: current.metadata.uid! }, signal }));
-      } catch (err) {
+      await ignoreNotFound(client.delete(refOf(obj), { propagationPolicy: 'Background', preconditions: { uid: current.metadata.uid! }, signal })).catch((err: unknown) => {
         // Replaced since the read (another uid): the next pass looks at the new one.
         if (!isConflict(err)) throw err;
-      }
+      });
     }
     return check ? this.#stillOwned(client, name, obj, signal) : undefined;
   }
@@ -341,13 +314,13 @@ export class RevisionApplier implements BundleApplier {
    * The API server establishes a CRD when it sees an update of one whose names are accepted; if it
    * stopped between accepting the names and establishing (a crash, a kill), nothing updates the
    * CRD again and it stays `Established=False` for good. A CRD whose names were accepted
-   * `stuckCrdMs` ago and is still not Established gets a metadata-only update (an annotation, by
+   * STUCK_CRD_MS ago and is still not Established gets a metadata-only update (an annotation, by
    * a field manager of its own) that makes the API server look at it again; once it is
    * Established the annotation is removed again.
    */
   async #establishRequests(client: KubeClient, crds: readonly KubeObject[], signal: AbortSignal): Promise<void> {
     for (const crd of crds) {
-      const action = establishAction(crd, this.#now().getTime(), this.#stuckCrdMs);
+      const action = establishAction(crd, Date.now());
       if (!action) continue;
       if (action === 'request') {
         this.#log.warn('CRD names were accepted but it is not Established; asking the API server to establish it again', {
@@ -357,16 +330,16 @@ export class RevisionApplier implements BundleApplier {
       } else {
         this.#log.info('CRD is Established; removing the establish request', { crd: crd.metadata.name });
       }
-      const value = action === 'request' ? this.#now().toISOString() : null;
+      const value = action === 'request' ? new Date().toISOString() : null;
       await ignoreNotFound(client.patch(refOf(crd), 'merge', { metadata: { annotations: { [ESTABLISH_REQUESTED]: value } } }, { fieldManager: `${this.#fieldManager}-establish`, signal }));
     }
   }
 
   /** Polls CRDs until all are Established or the timeout passes; returns their latest state. */
   async #waitEstablished(client: KubeClient, crds: readonly KubeObject[], signal: AbortSignal): Promise<KubeObject[]> {
-    const deadline = this.#clock.now() + this.#crdTimeoutMs;
+    const deadline = realClock.now() + (this.#o.crdEstablishedTimeoutMs ?? 10_000);
     let latest = [...crds];
-    while (latest.some((c) => probe(c).length) && this.#clock.now() < deadline) {
+    while (latest.some((c) => probe(c).length) && realClock.now() < deadline) {
       await sleepOrThrow(100, signal);
       const fresh: KubeObject[] = [];
       for (const c of latest) fresh.push(probe(c).length ? ((await this.#current(client, c, signal)) ?? c) : c);
@@ -378,3 +351,5 @@ export class RevisionApplier implements BundleApplier {
 
 /** Objects an unfinished uninstall describes by name (the rest are counted). */
 const MAX_DESCRIBED = 10;
+/** How long one `uninstall` call waits for a phase's deleted objects to disappear. */
+const DELETE_WAIT_MS = 5_000;

@@ -33,14 +33,12 @@ function observed(obj: KubeObject): string | undefined {
 }
 
 function rolledOut(obj: KubeObject): string[] {
-  const s = statusOf(obj);
-  const problems: string[] = [];
   const notSeen = observed(obj);
   if (notSeen) return [notSeen];
-  if ((s.updatedReplicas ?? 0) !== (s.replicas ?? 0)) problems.push(`.status.updatedReplicas ${s.updatedReplicas ?? 0} != .status.replicas ${s.replicas ?? 0}`);
-  const available = conditionIs(obj, 'Available', 'True');
-  if (available) problems.push(available);
-  return problems;
+  const s = statusOf(obj);
+  const [updated, replicas] = [s.updatedReplicas ?? 0, s.replicas ?? 0];
+  const replicaProblem = updated !== replicas ? `.status.updatedReplicas ${updated} != .status.replicas ${replicas}` : undefined;
+  return [replicaProblem, conditionIs(obj, 'Available', 'True')].filter((p) => p !== undefined);
 }
 
 /** The problems of one object; empty when healthy or when its kind has no probe. */
@@ -72,12 +70,10 @@ export function describeObject(obj: KubeObject): string {
 
 /** One line per unhealthy object. */
 export function probeAll(objects: readonly KubeObject[]): string[] {
-  const lines: string[] = [];
-  for (const obj of objects) {
+  return objects.flatMap((obj) => {
     const problems = probe(obj);
-    if (problems.length) lines.push(`Object ${describeObject(obj)}: ${problems.join('; ')}`);
-  }
-  return lines;
+    return problems.length ? [`Object ${describeObject(obj)}: ${problems.join('; ')}`] : [];
+  });
 }
 
 /** When a CRD's names were accepted, if it is still not Established (undefined otherwise). */

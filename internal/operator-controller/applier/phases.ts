@@ -96,19 +96,10 @@ export function compareObjects(a: KubeObject, b: KubeObject): number {
 
 /** The objects grouped into phases, in phase order; empty phases are left out. */
 export function sortIntoPhases(objects: readonly KubeObject[]): Phase[] {
-  const buckets = new Map<PhaseName, KubeObject[]>();
-  for (const obj of objects) {
-    const p = phaseOf(obj);
-    let list = buckets.get(p);
-    if (!list) buckets.set(p, (list = []));
-    list.push(obj);
-  }
-  const out: Phase[] = [];
-  for (const name of PHASE_ORDER) {
-    const list = buckets.get(name);
-    if (list) out.push({ name, objects: list.sort(compareObjects) });
-  }
-  return out;
+  const phased = objects.map((obj) => ({ obj, phase: phaseOf(obj) }));
+  return PHASE_ORDER.map((name) => ({ name, objects: phased.filter((o) => o.phase === name).map((o) => o.obj).sort(compareObjects) })).filter(
+    (p) => p.objects.length > 0,
+  );
 }
 
 /** Identity of an object across revisions: group, kind, namespace, name (the version may change). */

@@ -62,10 +62,6 @@ export class RevisionStore {
     this.#chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
   }
 
-  get namespace(): string {
-    return this.#namespace;
-  }
-
   #selector(extension: string, chunks: boolean): string {
     return `${OwnerKindKey}=${ClusterExtensionKind},${OwnerNameKey}=${extension},${chunks ? '' : '!'}${RevisionChunkKey}`;
   }

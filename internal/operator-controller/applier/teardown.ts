@@ -28,11 +28,9 @@ function deletionConditions(obj: KubeObject): string[] {
 }
 
 function state(obj: KubeObject): string {
-  const parts: string[] = [];
-  parts.push(obj.metadata.deletionTimestamp ? `being deleted since ${obj.metadata.deletionTimestamp}` : 'not deleted yet');
+  const since = obj.metadata.deletionTimestamp ? `being deleted since ${obj.metadata.deletionTimestamp}` : 'not deleted yet';
   const finalizers = obj.metadata.finalizers ?? [];
-  if (finalizers.length) parts.push(`finalizers [${finalizers.join(', ')}]`);
-  return parts.join(', ');
+  return finalizers.length ? `${since}, finalizers [${finalizers.join(', ')}]` : since;
 }
 
 const where = (obj: KubeObject): string => `${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name ?? ''}`;

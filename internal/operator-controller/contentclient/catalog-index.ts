@@ -12,6 +12,7 @@ import { close, closeSync, open, readSync, unlink, writevSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type { Catalog, LoadOptions } from '../../shared/fbc/index.ts';
 import { loadCatalog } from '../../shared/fbc/index.ts';
+import { tryOrThrow } from '../../shared/toolkit/index.ts';
 import { EMPTY_CONTENT, blobMeta, decodePackage, packageKeyOf } from './decode.ts';
 import { ContentClientError, errorText, msg } from './messages.ts';
 import type { PackageContent } from './types.ts';
@@ -219,21 +220,15 @@ export class CatalogIndexBuilder {
    * collected, or `discard` closes. Open and write errors are upstream's `error writing catalog metadata to file: …`.
    */
   static async toFile(path: string, opts: CatalogIndexOptions = {}): Promise<CatalogIndexBuilder> {
-    let fd: number;
-    try {
-      fd = await openAsync(path, 'wx+', 0o600);
-    } catch (e) {
+    const fd = await openAsync(path, 'wx+', 0o600).catch((e: unknown) => {
       throw new ContentClientError(msg.writingCache(errorText(e)), { cause: e });
-    }
-    try {
+    });
+    await unlinkAsync(path).catch((e: NodeJS.ErrnoException) => {
       // Gone already is as good (another process emptying a shared cache directory): the descriptor still reads it.
-      await unlinkAsync(path).catch((e: NodeJS.ErrnoException) => {
-        if (e.code !== 'ENOENT') throw e;
-      });
-    } catch (e) {
+      if (e.code === 'ENOENT') return;
       closeSync(fd);
       throw new ContentClientError(msg.writingCache(errorText(e)), { cause: e });
-    }
+    });
     const b = new CatalogIndexBuilder(opts);
     b.#out = { fd, written: 0, pending: [], pendingBytes: 0, ranges: new Map() };
     return b;
@@ -241,10 +236,7 @@ export class CatalogIndexBuilder {
 
   /** Bytes of kept lines held in memory now (file-backed: those not yet written). */
   get heldBytes(): number {
-    if (this.#out) return this.#out.pendingBytes;
-    let n = 0;
-    for (const lines of this.#groups.values()) for (const l of lines) n += l.length;
-    return n;
+    return this.#out ? this.#out.pendingBytes : [...this.#groups.values()].flat().reduce((n, l) => n + l.length, 0);
   }
 
   /** Gives up a file-backed build (a failed download): its file is closed, which frees its space. */
@@ -290,11 +282,8 @@ export class CatalogIndexBuilder {
    */
   finish(): CatalogIndex {
     if (this.#finished) throw new Error('CatalogIndexBuilder: finish called twice');
-    if (this.#partial.length > 0) {
-      const last = Buffer.concat(this.#partial);
-      this.#partial = [];
-      this.#line(Buffer.concat([last, Buffer.from('\n')]));
-    }
+    // #line adds the missing newline.
+    if (this.#partial.length > 0) this.#line(Buffer.concat(this.#partial.splice(0)));
     this.#finished = true;
     const stats = { jsonlBytes: this.#bytes, blobs: this.#blobs };
     const out = this.#out;
@@ -327,11 +316,7 @@ export class CatalogIndexBuilder {
   /** Writes a file-backed builder's pending lines. */
   #flush(out: FileOut): void {
     if (out.pendingBytes === 0) return;
-    try {
-      writeAllSync(out.fd, out.pending, out.written);
-    } catch (e) {
-      throw new ContentClientError(msg.writingCache(errorText(e)), { cause: e });
-    }
+    tryOrThrow(() => writeAllSync(out.fd, out.pending, out.written), (e) => new ContentClientError(msg.writingCache(errorText(e)), { cause: e }));
     out.written += out.pendingBytes;
     out.pending = [];
     out.pendingBytes = 0;
@@ -339,12 +324,7 @@ export class CatalogIndexBuilder {
 
   #line(line: Buffer): void {
     if (isBlank(line)) return;
-    let blob: unknown;
-    try {
-      blob = JSON.parse(line.toString('utf8'));
-    } catch (e) {
-      throw new ContentClientError(msg.parsingContents(errorText(e)));
-    }
+    const blob: unknown = tryOrThrow(() => JSON.parse(line.toString('utf8')), (e) => new ContentClientError(msg.parsingContents(errorText(e))));
     const meta = blobMeta(blob);
     if ('error' in meta) throw new ContentClientError(msg.parsingContents(meta.error));
     this.#blobs++;
@@ -379,10 +359,8 @@ export async function indexFromJsonl(
   opts: CatalogIndexOptions = {},
 ): Promise<CatalogIndex> {
   const b = new CatalogIndexBuilder(opts);
-  if (typeof source === 'string') b.push(Buffer.from(source, 'utf8'));
-  else if (source instanceof Uint8Array) b.push(source);
-  else if (Symbol.asyncIterator in source) for await (const chunk of source) b.push(chunk);
-  else for (const chunk of source) b.push(chunk);
+  const chunks = typeof source === 'string' ? [Buffer.from(source, 'utf8')] : source instanceof Uint8Array ? [source] : source;
+  for await (const chunk of chunks) b.push(chunk);
   return b.finish();
 }
 

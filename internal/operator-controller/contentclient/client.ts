@@ -16,7 +16,7 @@ import { clientOptions } from '../../shared/tlsprofile/index.ts';
 import type { ClusterCatalog } from '../../../api/v1/index.ts';
 import { TypeServing } from '../../../api/v1/index.ts';
 import { collectGarbage, noopLogger, type Logger } from '../../shared/observability/index.ts';
-import { raceAbort } from '../../shared/toolkit/index.ts';
+import { raceAbort, tryOrThrow } from '../../shared/toolkit/index.ts';
 import { CatalogIndexBuilder, type CatalogIndex, type CatalogIndexOptions } from './catalog-index.ts';
 import { ContentClientError, errorText, msg } from './messages.ts';
 import type { CatalogContentClient, PackageContent } from './types.ts';
@@ -77,12 +77,7 @@ export function validateCatalog(catalog: ClusterCatalog): string {
 
 /** Go's url.JoinPath(base, "api/v1/all") for the bases catalogd writes. */
 export function allEndpoint(base: string): string {
-  let u: URL;
-  try {
-    u = new URL(base);
-  } catch (e) {
-    throw new ContentClientError(msg.formingEndpoint(errorText(e)));
-  }
+  const u = tryOrThrow(() => new URL(base), (e) => new ContentClientError(msg.formingEndpoint(errorText(e))));
   u.pathname = `${u.pathname.replace(/\/+$/, '')}/${API_V1_ALL}`;
   return u.toString();
 }
@@ -104,19 +99,15 @@ const REMOTE_ALERTS: Readonly<Record<string, string>> = {
 function transportError(url: string, e: unknown, timedOut: boolean): string {
   const err = e as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
   const cause = err.cause ?? err;
+  const u = new URL(url);
   let detail: string;
   if (timedOut) detail = 'context deadline exceeded (Client.Timeout exceeded while awaiting headers)';
-  else if (cause.code === 'ECONNREFUSED') detail = `dial tcp ${hostPort(url)}: connect: connection refused`;
-  else if (cause.code === 'ENOTFOUND') detail = `dial tcp: lookup ${new URL(url).hostname}: no such host`;
+  else if (cause.code === 'ECONNREFUSED') detail = `dial tcp ${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}: connect: connection refused`;
+  else if (cause.code === 'ENOTFOUND') detail = `dial tcp: lookup ${u.hostname}: no such host`;
   else if (cause.code !== undefined && UNKNOWN_AUTHORITY.has(cause.code)) detail = 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
   else if (cause.code !== undefined && REMOTE_ALERTS[cause.code] !== undefined) detail = `remote error: tls: ${REMOTE_ALERTS[cause.code]}`;
   else detail = cause.message || err.message || String(e);
   return `Get ${JSON.stringify(url)}: ${detail}`;
-}
-
-function hostPort(url: string): string {
-  const u = new URL(url);
-  return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
 }
 
 /**
@@ -129,41 +120,32 @@ export class HttpContentClient implements CatalogContentClient {
   /** Bumped by every populate start and remove: a fetch only stores its result while it is the latest. */
   readonly #generation = new Map<string, number>();
   readonly #retries = new Map<string, { timer: NodeJS.Timeout; attempt: number; ref: string }>();
-  /** The caller's dispatcher; else this client's own, made on the first fetch (with a proxy one when configured). */
-  readonly #given: Dispatcher | undefined;
-  readonly #caCerts: readonly (string | Buffer)[] | undefined;
+  /** The options as given; those read once are read there, with their defaults. */
+  readonly #o: HttpContentClientOptions;
+  /** This client's own dispatchers, made on the first fetch without a caller's (with a proxy one when configured). */
   #own: { direct: Dispatcher; proxy: Dispatcher | undefined } | undefined;
   readonly #timeoutMs: number;
-  readonly #populateOnDemand: boolean;
-  readonly #indexOptions: CatalogIndexOptions;
-  readonly #cacheDir: string | undefined;
   /** The cache directory emptied and created, once. */
   #cacheReady: Promise<void> | undefined;
   #files = 0;
   readonly #logger: Logger;
-  readonly #retryBaseMs: number;
   #fetches = 0;
 
   constructor(opts: HttpContentClientOptions = {}) {
+    this.#o = opts;
     this.#timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.#populateOnDemand = opts.populateOnDemand ?? true;
-    this.#indexOptions = opts.index ?? {};
-    this.#cacheDir = opts.cacheDir;
     this.#logger = opts.logger ?? noopLogger;
-    this.#retryBaseMs = opts.retryBaseMs ?? 1000;
-    this.#given = opts.dispatcher;
-    this.#caCerts = opts.caCerts;
   }
 
   /** undici's `request` and the dispatcher for `url`: the caller's, or this client's own (made once). */
   async #http(url: string): Promise<{ request: Undici['request']; dispatcher: Dispatcher }> {
     const undici = await loadUndici();
-    if (this.#given) return { request: undici.request, dispatcher: this.#given };
+    if (this.#o.dispatcher) return { request: undici.request, dispatcher: this.#o.dispatcher };
     if (!this.#own) {
       // Upstream's client applies the default TLS profile (intermediate): TLS 1.2+, AEAD ECDHE suites, its curves.
       const connect = {
         ...clientOptions(),
-        ...(this.#caCerts && this.#caCerts.length > 0 && { ca: [...rootCertificates, ...this.#caCerts.map((c) => c.toString())] }),
+        ...(this.#o.caCerts && this.#o.caCerts.length > 0 && { ca: [...rootCertificates, ...this.#o.caCerts.map((c) => c.toString())] }),
       };
       const timeouts = { headersTimeout: this.#timeoutMs, bodyTimeout: this.#timeoutMs };
       // Go's ProxyFromEnvironment: proxies per HTTP(S)_PROXY / NO_PROXY, never for loopback hosts.
@@ -188,13 +170,8 @@ export class HttpContentClient implements CatalogContentClient {
    * with its content (or with the error, unless the answer was a non-200). Concurrent calls for
    * the same catalog and ref share one fetch. Rejects with the error either way.
    */
-  populateCache(catalog: ClusterCatalog, signal?: AbortSignal): Promise<CatalogIndex> {
-    let ref: string;
-    try {
-      ref = validateCatalog(catalog);
-    } catch (e) {
-      return Promise.reject(e as Error);
-    }
+  async populateCache(catalog: ClusterCatalog, signal?: AbortSignal): Promise<CatalogIndex> {
+    const ref = validateCatalog(catalog);
     const name = catalog.metadata.name ?? '';
     const running = this.#inFlight.get(name);
     if (running && running.ref === ref) return raceAbort(running.promise, signal);
@@ -207,8 +184,7 @@ export class HttpContentClient implements CatalogContentClient {
       },
       (e: unknown) => {
         const err = e instanceof Error ? e : new Error(String(e));
-        if (!(err instanceof UncachedError)) this.#settle(name, generation, { ref, error: err });
-        else this.#settle(name, generation, undefined);
+        this.#settle(name, generation, err instanceof UncachedError ? undefined : { ref, error: err });
         throw err;
       },
     );
@@ -239,13 +215,11 @@ export class HttpContentClient implements CatalogContentClient {
       await res.body.dump().catch(() => {});
       throw new UncachedError(msg.unexpectedStatus(res.statusCode));
     }
-    let builder: CatalogIndexBuilder;
-    try {
-      builder = this.#cacheDir ? await this.#fileBuilder(this.#cacheDir, name) : new CatalogIndexBuilder(this.#indexOptions);
-    } catch (e) {
+    const dir = this.#o.cacheDir;
+    const builder = await (dir ? this.#fileBuilder(dir, name) : Promise.resolve(new CatalogIndexBuilder(this.#o.index))).catch(async (e: unknown) => {
       await res.body.dump().catch(() => {});
       throw e;
-    }
+    });
     let index: CatalogIndex;
     try {
       for await (const chunk of res.body) builder.push(chunk as Buffer);
@@ -264,14 +238,12 @@ export class HttpContentClient implements CatalogContentClient {
 
   /** A builder writing the catalog's lines to a new file in the cache directory (emptied on first use) as they come. */
   async #fileBuilder(dir: string, name: string): Promise<CatalogIndexBuilder> {
-    try {
-      this.#cacheReady ??= rm(dir, { recursive: true, force: true }).then(async () => void (await mkdir(dir, { recursive: true, mode: 0o700 })));
-      await this.#cacheReady;
-    } catch (e) {
+    this.#cacheReady ??= rm(dir, { recursive: true, force: true }).then(async () => void (await mkdir(dir, { recursive: true, mode: 0o700 })));
+    await this.#cacheReady.catch((e: unknown) => {
       this.#cacheReady = undefined; // tried again by the next populate
       throw new ContentClientError(msg.creatingCacheDir(errorText(e)), { cause: e });
-    }
-    return CatalogIndexBuilder.toFile(join(dir, `${name}.${++this.#files}.jsonl`), this.#indexOptions);
+    });
+    return CatalogIndexBuilder.toFile(join(dir, `${name}.${++this.#files}.jsonl`), this.#o.index);
   }
 
   /**
@@ -284,13 +256,11 @@ export class HttpContentClient implements CatalogContentClient {
     const ref = validateCatalog(catalog);
     const name = catalog.metadata.name ?? '';
     let entry = this.#entries.get(name);
-    if ((!entry || entry.ref !== ref) && this.#populateOnDemand) {
-      try {
-        await this.populateCache(catalog, signal);
-      } catch (e) {
+    if ((!entry || entry.ref !== ref) && (this.#o.populateOnDemand ?? true)) {
+      await this.populateCache(catalog, signal).catch((e: unknown) => {
         if (signal?.aborted) throw e;
         // The outcome, cached or not, is read back below as upstream's reads see it.
-      }
+      });
       entry = this.#entries.get(name);
     }
     if (!entry || entry.ref !== ref) throw new ContentClientError(msg.cacheNotFound(name));
@@ -322,11 +292,9 @@ export class HttpContentClient implements CatalogContentClient {
     const entry = this.#entries.get(name);
     if (entry && entry.ref === ref && 'index' in entry) return;
     if (entry && entry.ref === ref && 'error' in entry) this.#logger.info('retrying cache population: found previous error from catalog cache', { catalog: name, cacheErr: entry.error.message });
-    try {
-      await this.populateCache(catalog, signal);
-    } catch (e) {
+    await this.populateCache(catalog, signal).catch((e: unknown) => {
       throw new ContentClientError(msg.populating(name, errorText(e)), { cause: e });
-    }
+    });
   }
 
   /** Informer add/update: sync in the background, retrying failures with backoff while the ref stays. */
@@ -343,7 +311,7 @@ export class HttpContentClient implements CatalogContentClient {
         const level = attempt > QUIET_CACHE_ATTEMPTS ? 'error' : 'info';
         this.#logger[level]('catalog content not cached', { catalog: name, ref, attempt, error: errorText(e) });
         this.#cancelRetry(name);
-        const delay = Math.min(this.#retryBaseMs * 2 ** (attempt - 1), 5 * 60_000);
+        const delay = Math.min((this.#o.retryBaseMs ?? 1000) * 2 ** (attempt - 1), 5 * 60_000);
         const timer = setTimeout(() => {
           this.#retries.set(name, { timer, attempt, ref });
           this.catalogChanged(catalog);

@@ -7,6 +7,7 @@
 // under case folding; absent or mistyped optional fields read as empty.
 import { SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_DEPRECATION, SCHEMA_PACKAGE } from '../../shared/fbc/index.ts';
 import type { ChannelEntry, DeclChannel, DeclDeprecation, DeclPackage, DeprecationEntry } from '../../shared/fbc/index.ts';
+import { isObject, jsonKind } from '../../shared/toolkit/index.ts';
 import type { BundleProperty, PackageBundle, PackageContent } from './types.ts';
 
 export const EMPTY_CONTENT: PackageContent = Object.freeze({
@@ -16,13 +17,9 @@ export const EMPTY_CONTENT: PackageContent = Object.freeze({
   deprecations: Object.freeze([]),
 });
 
-type Obj = Record<string, unknown>;
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** encoding/json's field match: exact key, else the first key equal under (ASCII/Unicode) case folding. */
 export function field(obj: unknown, name: string): unknown {
-  if (!isObj(obj)) return undefined;
+  if (!isObject(obj)) return undefined;
   if (Object.hasOwn(obj, name)) return obj[name];
   const lower = name.toLowerCase();
   for (const k of Object.keys(obj)) if (k.length === name.length && k.toLowerCase() === lower) return obj[k];
@@ -51,7 +48,7 @@ export interface BlobMeta {
 
 /** Reads a blob's meta fields; a non-string meta value is an error (opm's Meta decode fails). */
 export function blobMeta(blob: unknown): BlobMeta | { readonly error: string } {
-  if (!isObj(blob)) return { error: `json: cannot unmarshal ${jsonKind(blob)} into Go value of type declcfg.Meta` };
+  if (!isObject(blob)) return { error: `json: cannot unmarshal ${jsonKind(blob)} into Go value of type declcfg.Meta` };
   const out = { schema: '', package: '', name: '' };
   for (const key of ['schema', 'package', 'name'] as const) {
     const v = field(blob, key);
@@ -60,13 +57,6 @@ export function blobMeta(blob: unknown): BlobMeta | { readonly error: string } {
     out[key] = v;
   }
   return out;
-}
-
-function jsonKind(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'boolean') return 'bool';
-  return typeof v; // string, number, object
 }
 
 /** Which package directory upstream's cache files a blob under (`olm.package`: its name). */
@@ -104,20 +94,14 @@ function toDeprecation(b: unknown): DeclDeprecation {
 export function decodePackage(text: string): PackageContent {
   // Last blob per upstream cache file (schema + name, or schema alone when the name is empty).
   const byFile = new Map<string, { schema: string; blob: unknown }>();
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    if (end > start) {
-      const blob: unknown = JSON.parse(text.slice(start, end));
-      const m = blobMeta(blob);
-      if (!('error' in m)) {
-        const file = `${m.schema}\u0000${m.name === '' ? m.schema : m.name}`;
-        byFile.delete(file); // re-inserted at the end: the later blob's position
-        byFile.set(file, { schema: m.schema, blob });
-      }
-    }
-    start = end + 1;
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    const blob: unknown = JSON.parse(line);
+    const m = blobMeta(blob);
+    if ('error' in m) continue;
+    const file = `${m.schema}\u0000${m.name === '' ? m.schema : m.name}`;
+    byFile.delete(file); // re-inserted at the end: the later blob's position
+    byFile.set(file, { schema: m.schema, blob });
   }
   if (byFile.size === 0) return EMPTY_CONTENT;
   const packages: DeclPackage[] = [];

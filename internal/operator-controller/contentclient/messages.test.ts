@@ -17,7 +17,6 @@ describe('messages', () => {
     [msg.creatingCacheDir('boom'), 'error creating temporary directory to unpack catalog metadata: boom'],
     [msg.writingCache('boom'), 'error writing catalog metadata to file: boom'],
     [msg.populating('c', 'boom'), 'error populating cache for catalog "c": boom'],
-    [msg.removing('c', 'boom'), 'error removing cache for catalog "c": boom'],
   ])('%s', (got, want) => {
     expect(got).toBe(want);
   });

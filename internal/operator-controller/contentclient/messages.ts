@@ -18,7 +18,6 @@ export const msg = {
   creatingCacheDir: (err: string) => `error creating temporary directory to unpack catalog metadata: ${err}`,
   writingCache: (err: string) => `error writing catalog metadata to file: ${err}`,
   populating: (catalog: string, err: string) => `error populating cache for catalog ${q(catalog)}: ${err}`,
-  removing: (catalog: string, err: string) => `error removing cache for catalog ${q(catalog)}: ${err}`,
 } as const;
 
 /** A failure of the content client; `message` is upstream's text. */

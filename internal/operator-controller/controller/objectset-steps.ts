@@ -15,9 +15,8 @@ import {
   setDeprecationConditions,
   setInstalledFromRevisions,
   setProgressing,
-  type RevisionInfo,
 } from '../status/index.ts';
-import type { BundleRef, ObjectSetApplier, RevisionMetadata, RevisionStates } from './ports.ts';
+import type { BundleRef, ObjectSetApplier, RevisionStates } from './ports.ts';
 import {
   ensureFinalizer,
   failForBundle,
@@ -50,16 +49,6 @@ export function clusterExtensionObjectSetSteps(p: ObjectSetStepPorts): Extension
     applyObjectSet(p),
   ];
 }
-
-const info = (r: RevisionMetadata): RevisionInfo => ({
-  name: r.name,
-  bundle: { name: r.bundle.name, version: r.bundle.version, image: r.bundle.image, ...(r.bundle.release !== undefined && { release: r.bundle.release }) },
-  conditions: r.conditions,
-});
-const infos = (s: RevisionStates): { installed?: RevisionInfo; rollingOut: RevisionInfo[] } => ({
-  ...(s.installed && { installed: info(s.installed) }),
-  rollingOut: s.rollingOut.map(info),
-});
 
 function states(state: ExtensionState): RevisionStates {
   if (!state.revisionStates) throw new Error('the pipeline reached a revision step before the revisions were read');
@@ -128,7 +117,7 @@ export function resolveRevision(p: Pick<ObjectSetStepPorts, 'resolver'>): Extens
         setDeprecationConditions(ext, { hasCatalogData: false, installedBundleName: installedName });
         const retry = (msg: string): { err: unknown } => {
           setProgressing(ext, err);
-          setInstalledFromRevisions(ext, infos(revs));
+          setInstalledFromRevisions(ext, revs);
           ensureFailureConditions(ext, ReasonRetrying, msg, [TypeProgressing]);
           return { err };
         };
@@ -149,7 +138,7 @@ export function resolveRevision(p: Pick<ObjectSetStepPorts, 'resolver'>): Extens
           resolutionError: errorMessage(err),
           installedBundle: revs.installed.bundle.name,
         });
-        setInstalledFromRevisions(ext, infos(revs));
+        setInstalledFromRevisions(ext, revs);
         state.resolution = { bundle: revs.installed.bundle, catalog: '', deprecations: [] };
         return undefined;
       }
@@ -195,13 +184,13 @@ export function applyObjectSet(p: Pick<ObjectSetStepPorts, 'objectSets' | 'event
           await p.objectSets.apply(ext, bundle, state.objects ?? [], signal, preflight);
         } catch (err) {
           const outcome = failForBundle(state, p.events, err);
-          if (!isTerminal(err)) setInstalledFromRevisions(ext, infos(revs));
+          if (!isTerminal(err)) setInstalledFromRevisions(ext, revs);
           return outcome;
         }
       }
       const before = ext.status?.install?.bundle;
-      mirrorRevisions(ext, infos(revs));
-      setInstalledFromRevisions(ext, infos(revs));
+      mirrorRevisions(ext, revs);
+      setInstalledFromRevisions(ext, revs);
       const now = revs.installed?.bundle;
       if (now) reportBundleChange(p.events, ext, before, now);
       if (!findCondition(ext.status?.conditions, TypeProgressing)) state.log.debug('waiting for the new revision to report its rollout');

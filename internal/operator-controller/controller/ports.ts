@@ -82,12 +82,8 @@ export interface InstallerIdentity {
 /** Upstream's authentication.ServiceAccountNotFoundError (removed in v1.11), with its text. */
 export class ServiceAccountNotFoundError extends Error {
   override readonly name = 'ServiceAccountNotFoundError';
-  readonly serviceAccountName: string;
-  readonly serviceAccountNamespace: string;
   constructor(serviceAccountName: string, serviceAccountNamespace: string) {
     super(`service account "${serviceAccountName}" not found in namespace "${serviceAccountNamespace}": unable to authenticate with the Kubernetes cluster.`);
-    this.serviceAccountName = serviceAccountName;
-    this.serviceAccountNamespace = serviceAccountNamespace;
   }
 }
 

@@ -118,11 +118,7 @@ export function clusterExtensionSteps(p: ExtensionStepPorts): ExtensionStep[] {
  * On delete: tear down, and let the extension go only once every object it installed is gone. The pass ends here
  * for a deleted extension, its status written by this step when it changed.
  */
-export function handleDeletion(p: {
-  readonly finalizers: Finalizers;
-  readonly applier: Pick<BundleApplier, 'uninstall'>;
-  readonly events?: EventRecorder;
-}): ExtensionStep {
+export function handleDeletion(p: Pick<ExtensionStepPorts, 'finalizers' | 'events'> & { readonly applier: Pick<BundleApplier, 'uninstall'> }): ExtensionStep {
   return {
     name: 'handleDeletion',
     run: async ({ ext, log, writeStatus }, signal) => {
@@ -160,12 +156,10 @@ export function ensureFinalizer(p: Pick<ExtensionStepPorts, 'finalizers'>): Exte
     name: 'ensureFinalizer',
     run: async ({ ext }, signal) => {
       if (hasFinalizer(ext, CLEANUP_FINALIZER)) return undefined;
-      try {
-        await p.finalizers.add(ext, signal);
-      } catch (err) {
-        return { final: true, err };
-      }
-      return { final: true };
+      return p.finalizers.add(ext, signal).then(
+        (): StepOutcome => ({ final: true }),
+        (err: unknown): StepOutcome => ({ final: true, err }),
+      );
     },
   };
 }
@@ -186,10 +180,8 @@ export function validate(p: Pick<ExtensionStepPorts, 'identity'> = {}): Extensio
     name: 'validate',
     run: async ({ ext, log }) => {
       if (!p.identity && ext.spec?.serviceAccount?.name) log.info(SERVICE_ACCOUNT_DEPRECATED);
-      const problems: string[] = [];
-      if (!ext.spec?.source.catalog) problems.push('spec.source.catalog is required');
-      if (problems.length === 0) return undefined;
-      const err = new Error(`operation cannot proceed due to the following validation error(s): ${problems.join(', ')}`);
+      if (ext.spec?.source.catalog) return undefined;
+      const err = new Error('operation cannot proceed due to the following validation error(s): spec.source.catalog is required');
       return installedUnknown(ext, err, err);
     },
   };
@@ -387,12 +379,7 @@ export function reportInstalled(p: Pick<ExtensionStepPorts, 'events'>): Extensio
     run: async (state) => {
       const { ext, installed: previous, log } = state;
       const { bundle, deprecations } = resolved(state);
-      setInstalledFromBundle(ext, {
-        name: bundle.name,
-        version: bundle.version,
-        image: bundle.image,
-        ...(bundle.release !== undefined && { release: bundle.release }),
-      });
+      setInstalledFromBundle(ext, bundle);
       setDeprecationConditions(ext, { hasCatalogData: true, installedBundleName: bundle.name, entries: deprecations });
       setProgressing(ext, undefined);
       reportBundleChange(p.events, ext, previous, bundle);

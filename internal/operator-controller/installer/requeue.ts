@@ -30,12 +30,7 @@ export function waitingOnPermissions(ext: ClusterExtension): boolean {
  * appeared or gone), and for RBAC changes the extensions waiting on a permission failure.
  */
 export function extensionsToRequeue(change: IdentityChange, extensions: readonly ClusterExtension[]): string[] {
-  const keys: string[] = [];
-  for (const ext of extensions) {
-    const name = ext.metadata.name;
-    if (!name) continue;
-    const usesAccount = ext.spec?.serviceAccount?.name === change.name && ext.spec.namespace === change.namespace;
-    if (change.kind === 'ServiceAccount' ? usesAccount : waitingOnPermissions(ext)) keys.push(name);
-  }
-  return keys;
+  const affected = (ext: ClusterExtension): boolean =>
+    change.kind === 'ServiceAccount' ? ext.spec?.serviceAccount?.name === change.name && ext.spec.namespace === change.namespace : waitingOnPermissions(ext);
+  return extensions.filter((ext) => ext.metadata.name && affected(ext)).map((ext) => ext.metadata.name!);
 }

@@ -74,13 +74,12 @@ export class StaleError extends Error {
   override readonly name = 'StaleError';
 }
 
-const objectComplete = (r: ObjectResult): boolean => r.action !== 'Collision' && r.probe.status === 'True';
-export const phaseComplete = (p: PhaseResult): boolean => p.validationError === undefined && p.objects.every(objectComplete);
-const phaseProgressed = (p: PhaseResult): boolean => p.objects.every((o) => o.action === 'Progressed');
+export const phaseComplete = (p: PhaseResult): boolean =>
+  p.validationError === undefined && p.objects.every((r) => r.action !== 'Collision' && r.probe.status === 'True');
 /** Some phase still moving: objects handed to a newer revision or colliding, or phases not reached yet. */
 export function inTransition(r: RevisionResult): boolean {
   for (const p of r.phases) {
-    if (p.validationError !== undefined || phaseProgressed(p)) continue;
+    if (p.validationError !== undefined || p.objects.every((o) => o.action === 'Progressed')) continue;
     if (p.objects.some((o) => o.action === 'Collision' || o.action === 'Progressed')) return true;
   }
   if (r.validationError !== undefined) return false;
@@ -131,11 +130,8 @@ export function validateRevision(name: string, number: number, phases: readonly 
       if (names.length > 1 && names.includes(p.name)) objectErrors.push(`${key}: duplicate object found in phases: ${[...names].sort().join(', ')}`);
     }
     const nameProblem = dns1035LabelProblems(p.name);
-    if (!nameProblem.length && !objectErrors.length) continue;
-    let msg = `phase "${p.name}": `;
-    if (nameProblem.length) msg += `phase name invalid: ${nameProblem.join(', ')}`;
-    if (objectErrors.length) msg += (nameProblem.length ? ', ' : '') + objectErrors.join(', ');
-    phaseErrors.push(msg);
+    const problems = [...(nameProblem.length ? [`phase name invalid: ${nameProblem.join(', ')}`] : []), ...objectErrors];
+    if (problems.length) phaseErrors.push(`phase "${p.name}": ${problems.join(', ')}`);
   }
   return phaseErrors.length ? `revision "${name}" (${number}): ${phaseErrors.join(', ')}` : undefined;
 }
@@ -312,37 +308,24 @@ export class RevisionEngine {
     }
 
     const ctrl = controllerOf(actual.metadata.ownerReferences);
-    let situation: 'IsController' | 'Sibling' | 'Unknown' | 'NoController';
-    if (!ctrl) situation = 'NoController';
-    else if (ctrl.uid === rev.uid) situation = 'IsController';
-    else if (o.siblings.has(ctrl.uid)) situation = 'Sibling';
-    else situation = 'Unknown';
-
-    switch (situation) {
-      case 'IsController': {
-        const desiredHash = prepared.hash;
-        const uid = actual.metadata.uid ?? '';
-        const seen = this.#applied.get(uid);
-        const drift = (actual[DRIFT_KEY] as string | undefined) ?? driftKey(actual);
-        if (seen && seen.revision === rev.uid && seen.desired === desiredHash && seen.drift === drift && metadataHolds(actual, prepared.desired)) {
-          const probed = o.probeReadsBeyondStatus?.(actual) ? await this.#full(actual, o.signal, true) : actual;
-          return withProbe('Idle', probed);
-        }
-        return withProbe('Updated', this.#remember(rev, desiredHash, await this.#apply(desired(), actual, o.signal)));
+    const current = actual;
+    const collision = async (owner?: OwnerReference): Promise<ObjectResult> => withProbe('Collision', await this.#full(current, o.signal), owner);
+    const adopt = async (): Promise<ObjectResult> => withProbe('Updated', this.#remember(rev, prepared.hash, await this.#adopt(desired(), current, ours, o.signal)));
+    if (!ctrl) return protection === 'Prevent' || revisionOf(actual) !== 0 ? collision() : adopt();
+    if (ctrl.uid === rev.uid) {
+      const seen = this.#applied.get(actual.metadata.uid ?? '');
+      const drift = (actual[DRIFT_KEY] as string | undefined) ?? driftKey(actual);
+      if (seen && seen.revision === rev.uid && seen.desired === prepared.hash && seen.drift === drift && metadataHolds(actual, prepared.desired)) {
+        const probed = o.probeReadsBeyondStatus?.(actual) ? await this.#full(actual, o.signal, true) : actual;
+        return withProbe('Idle', probed);
       }
-      case 'Unknown':
-        if (protection !== 'None') return withProbe('Collision', await this.#full(actual, o.signal), ctrl);
-        return withProbe('Updated', this.#remember(rev, prepared.hash, await this.#adopt(desired(), actual, ours, o.signal)));
-      case 'NoController':
-        if (protection === 'Prevent' || revisionOf(actual) !== 0) return withProbe('Collision', await this.#full(actual, o.signal));
-        return withProbe('Updated', this.#remember(rev, prepared.hash, await this.#adopt(desired(), actual, ours, o.signal)));
-      case 'Sibling': {
-        const theirs = revisionOf(actual);
-        if (theirs > rev.number) return withProbe('Progressed', await this.#full(actual, o.signal));
-        if (theirs < rev.number) return withProbe('Updated', this.#remember(rev, prepared.hash, await this.#adopt(desired(), actual, ours, o.signal)));
-        return withProbe('Collision', await this.#full(actual, o.signal), ctrl);
-      }
+      return withProbe('Updated', this.#remember(rev, prepared.hash, await this.#apply(desired(), actual, o.signal)));
     }
+    if (!o.siblings.has(ctrl.uid)) return protection !== 'None' ? collision(ctrl) : adopt();
+    // A sibling revision: a newer one has taken the object over, an older one hands it over.
+    const theirs = revisionOf(actual);
+    if (theirs > rev.number) return withProbe('Progressed', await this.#full(actual, o.signal));
+    return theirs < rev.number ? adopt() : collision(ctrl);
   }
 
   /** Notes what revision `rev` wrote (the API server's answer); returns it. */
@@ -365,12 +348,9 @@ export class RevisionEngine {
   /** The full object when `obj` is only cached metadata (and status). */
   async #full(obj: KubeObject, signal?: AbortSignal, always = false): Promise<KubeObject> {
     if (!always && obj[DRIFT_KEY] === undefined) return obj;
-    try {
-      return await this.#client.get(refOf(obj), signal ? { signal } : {});
-    } catch (err) {
-      if (isNotFound(err)) throw new StaleError(`${objectRefString(obj)} is gone`);
-      throw err;
-    }
+    return this.#client.get(refOf(obj), signal ? { signal } : {}).catch((err: unknown) => {
+      throw isNotFound(err) ? new StaleError(`${objectRefString(obj)} is gone`) : err;
+    });
   }
 
   /** Takes an object over: its owner references are kept, none as controller any more, and this revision becomes its controller. */
@@ -382,12 +362,9 @@ export class RevisionEngine {
 
   async #apply(desired: KubeObject, actual: KubeObject, signal?: AbortSignal): Promise<KubeObject> {
     desired.metadata.resourceVersion = actual.metadata.resourceVersion;
-    try {
-      return await this.#client.apply(desired, { fieldManager: FieldOwnerPrefix, force: true, ...(signal && { signal }) });
-    } catch (err) {
-      if (isConflict(err) || isNotFound(err)) throw new StaleError(`${objectRefString(desired)} changed while it was applied: ${(err as Error).message}`);
-      throw err;
-    }
+    return this.#client.apply(desired, { fieldManager: FieldOwnerPrefix, force: true, ...(signal && { signal }) }).catch((err: unknown) => {
+      throw isConflict(err) || isNotFound(err) ? new StaleError(`${objectRefString(desired)} changed while it was applied: ${(err as Error).message}`) : err;
+    });
   }
 
   /**
@@ -412,14 +389,11 @@ export class RevisionEngine {
     let actual = this.#cache(object.apiVersion ?? '', object.kind ?? '', object.metadata.namespace, object.metadata.name ?? '');
     // Not among the managed objects of a synced cache: gone, or no longer labelled as ours (not ours to delete).
     if (!actual && this.#synced(object.apiVersion ?? '', object.kind ?? '') && !rev.finalizers?.includes('orphan')) return true;
-    if (!actual) {
-      try {
-        actual = await this.#client.get(ref, signal ? { signal } : {});
-      } catch (err) {
-        if (isNotFound(err)) return true;
-        throw new Error(`getting object before deletion: ${(err as Error).message}`, { cause: err });
-      }
-    }
+    actual ??= await this.#client.get(ref, signal ? { signal } : {}).catch((err: unknown) => {
+      if (isNotFound(err)) return undefined;
+      throw new Error(`getting object before deletion: ${(err as Error).message}`, { cause: err });
+    });
+    if (!actual) return true;
     if (rev.finalizers?.includes('orphan')) {
       if (!(ManagedByLabel in (actual.metadata.labels ?? {})) && !(ObjectRevisionAnnotation in (actual.metadata.annotations ?? {}))) return true;
       await this.#client.patch(ref, 'merge', { metadata: { labels: { [ManagedByLabel]: null }, annotations: { [ObjectRevisionAnnotation]: null } } }, signal ? { signal } : {});
@@ -428,30 +402,20 @@ export class RevisionEngine {
     const ctrl = controllerOf(actual.metadata.ownerReferences);
     if (revisionOf(actual) !== rev.number && ctrl?.uid !== rev.uid) {
       const refs = actual.metadata.ownerReferences ?? [];
-      if (refs.some((r) => r.uid === rev.uid)) {
-        // The list is replaced whole: only if it is still the one read (the cache may lag).
-        const patch = { metadata: { resourceVersion: actual.metadata.resourceVersion, ownerReferences: refs.filter((r) => r.uid !== rev.uid) } };
-        try {
-          await this.#client.patch(ref, 'merge', patch, signal ? { signal } : {});
-        } catch (err) {
-          if (isNotFound(err)) return true;
-          if (isConflict(err)) return false;
-          throw err;
-        }
-      }
-      return true;
+      if (!refs.some((r) => r.uid === rev.uid)) return true;
+      // The list is replaced whole: only if it is still the one read (the cache may lag). Gone is done; a conflict retries.
+      const patch = { metadata: { resourceVersion: actual.metadata.resourceVersion, ownerReferences: refs.filter((r) => r.uid !== rev.uid) } };
+      return this.#client.patch(ref, 'merge', patch, signal ? { signal } : {}).then(
+        () => true,
+        (err: unknown) => (isNotFound(err) ? true : isConflict(err) ? false : Promise.reject(err)),
+      );
     }
     if (actual.metadata.deletionTimestamp) return false;
-    try {
-      await this.#client.delete(ref, {
-        preconditions: { ...(actual.metadata.uid && { uid: actual.metadata.uid }), ...(actual.metadata.resourceVersion && { resourceVersion: actual.metadata.resourceVersion }) },
-        ...(signal && { signal }),
-      });
-    } catch (err) {
-      if (isNotFound(err)) return true;
-      if (isConflict(err)) return false;
-      throw new Error(`deleting object: ${(err as Error).message}`, { cause: err });
-    }
-    return false;
+    const preconditions = { ...(actual.metadata.uid && { uid: actual.metadata.uid }), ...(actual.metadata.resourceVersion && { resourceVersion: actual.metadata.resourceVersion }) };
+    // Deleted: wait until it is gone. Gone already is done; a conflict retries.
+    return this.#client.delete(ref, { preconditions, ...(signal && { signal }) }).then(
+      () => false,
+      (err: unknown) => (isNotFound(err) ? true : isConflict(err) ? false : Promise.reject(new Error(`deleting object: ${(err as Error).message}`, { cause: err }))),
+    );
   }
 }

@@ -268,10 +268,7 @@ export class ExtensionObjectSets {
     const desired = desiredRevision(ext, bundle, objects);
     const digest = createHash('sha256').update(goJSONValue([desired.metadata, desired.spec], true)).digest('base64');
     const migrated = adoptableMigratedRevision(ext, existing, bundle);
-    if (migrated) {
-      await this.#adopt(ext, migrated, signal);
-      return;
-    }
+    if (migrated) return this.#adopt(ext, migrated, signal);
     const current = existing.at(-1);
     if (current) {
       const seen = this.#current.get(extUid);
@@ -315,12 +312,11 @@ export class ExtensionObjectSets {
       ...(cos.metadata.ownerReferences ?? []),
       { apiVersion: GroupVersion, kind: ClusterExtensionKind, name: extension, uid, blockOwnerDeletion: true, controller: true },
     ];
-    try {
-      // The resourceVersion makes the write conditional: an owner set meanwhile is not overwritten (409, pass re-run).
-      await this.#client.patch({ ...COS, name: cos.metadata.name! }, 'merge', { metadata: { resourceVersion: cos.metadata.resourceVersion, ownerReferences: refs } }, signal ? { signal } : {});
-    } catch (err) {
+    // The resourceVersion makes the write conditional: an owner set meanwhile is not overwritten (409, pass re-run).
+    const patch = { metadata: { resourceVersion: cos.metadata.resourceVersion, ownerReferences: refs } };
+    await this.#client.patch({ ...COS, name: cos.metadata.name! }, 'merge', patch, signal ? { signal } : {}).catch((err: unknown) => {
       throw new Error(`adopting migrated revision ${cos.metadata.name}: ${(err as Error).message}`, { cause: err });
-    }
+    });
     this.#log.info('adopted the revision migrated from a Subscription', { clusterExtension: extension, revision: cos.metadata.name });
   }
 
@@ -335,18 +331,14 @@ export class ExtensionObjectSets {
 
   async #create({ cos, secrets }: { cos: ClusterObjectSet; secrets: Secret[] }, signal?: AbortSignal): Promise<ClusterObjectSet> {
     for (const s of secrets) {
-      try {
-        await this.#client.create(s, signal ? { signal } : {});
-      } catch (err) {
+      await this.#client.create(s, signal ? { signal } : {}).catch((err: unknown) => {
         if (!isAlreadyExists(err)) throw new Error(`creating ref Secret "${s.metadata.name}": ${(err as Error).message}`, { cause: err });
-      }
+      });
     }
-    let created: ClusterObjectSet;
-    try {
-      created = await this.#client.apply<ClusterObjectSet>(cos, { fieldManager: ClusterExtensionControllerFieldOwner, force: true, ...(signal && { signal }) });
-    } catch (err) {
+    const applyOptions = { fieldManager: ClusterExtensionControllerFieldOwner, force: true, ...(signal && { signal }) };
+    const created = await this.#client.apply<ClusterObjectSet>(cos, applyOptions).catch((err: unknown) => {
       throw new Error(`creating new Revision: ${(err as Error).message}`, { cause: err });
-    }
+    });
     await this.#ownSecrets(created, signal);
     return created;
   }
@@ -367,11 +359,9 @@ export class ExtensionObjectSets {
   async #collectGarbage(revisions: readonly ClusterObjectSet[], signal?: AbortSignal): Promise<void> {
     for (const [i, r] of revisions.entries()) {
       if (i >= revisions.length - RETENTION_LIMIT || r.spec?.lifecycleState !== LifecycleStateArchived) continue;
-      try {
-        await this.#client.delete({ ...COS, name: r.metadata.name! }, signal ? { signal } : {});
-      } catch (err) {
+      await this.#client.delete({ ...COS, name: r.metadata.name! }, signal ? { signal } : {}).catch((err: unknown) => {
         if (!isNotFound(err)) throw new Error(`deleting archived revision: ${(err as Error).message}`, { cause: err });
-      }
+      });
     }
   }
 

@@ -5,7 +5,7 @@ export { objectSetRuntime } from './setup.ts';
 export type { Action, ObjectResult, PhaseResult, RevisionIdentity, RevisionResult } from './engine.ts';
 export { RevisionEngine, StaleError, collisionReport, inTransition, objectRefString, objectTitle, revisionComplete, validateRevision } from './engine.ts';
 export type { Prober, ProbeResult, ProbeStatus } from './probes.ts';
-export { and, conditionEqual, fieldValue, fieldsEqual, groupKindSelector, labelSelector, observedGeneration, progressionProber } from './probes.ts';
+export { and, conditionEqual, fieldValue, fieldsEqual, observedGeneration, progressionProber } from './probes.ts';
 export type { ResolvedObject, ResolvedPhase, SecretReader } from './resolve.ts';
 export { effectiveCollisionProtection, mutableSecretsProblem, observedPhasesProblem, phaseDigest, resolvePhases, resolveRef } from './resolve.ts';
 export { DeadlineAwareRateLimiter, msUntilDeadline } from './deadline.ts';

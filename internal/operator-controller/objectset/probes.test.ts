@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../api/meta/v1.ts';
-import { and, conditionEqual, fieldValue, fieldsEqual, groupKindSelector, observedGeneration, progressionProber, type Prober } from './probes.ts';
+import { and, conditionEqual, fieldValue, fieldsEqual, observedGeneration, progressionProber, type Prober } from './probes.ts';
 
 const obj = (o: Partial<KubeObject> & Record<string, unknown>): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, ...o }) as KubeObject;
 const always = (status: 'True' | 'False' | 'Unknown', ...messages: string[]): Prober => () => ({ status, messages });
@@ -48,7 +48,9 @@ describe('probes (boxcutter’s verdicts and messages)', () => {
   });
 
   it('selectors pass what they do not pick', () => {
-    const p = groupKindSelector('apps', 'Deployment', always('False', 'no'));
+    const p = progressionProber([
+      { selector: { type: 'GroupKind', groupKind: { group: 'apps', kind: 'Deployment' } }, assertions: [{ type: 'FieldValue', fieldValue: { fieldPath: 'x', value: 'y' } }] },
+    ]);
     expect(p(obj({ apiVersion: 'apps/v1', kind: 'Deployment' })).status).toBe('False');
     expect(p(obj({ apiVersion: 'v1', kind: 'Deployment' }))).toEqual({ status: 'True', messages: [] });
   });

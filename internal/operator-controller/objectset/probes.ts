@@ -10,6 +10,7 @@ import type { Assertion, ProgressionProbe } from '../../../api/v1/index.ts';
 import { labelSelectorAsSelector } from '../../shared/kube/index.ts';
 import { goJSONValue } from '../../shared/gocompat/index.ts';
 import { groupOf } from '../applier/index.ts';
+import { tryOr, tryOrThrow } from '../../shared/toolkit/index.ts';
 
 export type ProbeStatus = 'True' | 'False' | 'Unknown';
 
@@ -62,10 +63,6 @@ function goTypeName(v: unknown): string {
   return '<nil>';
 }
 
-function deepEqual(a: unknown, b: unknown): boolean {
-  return goJSONValue(a, true) === goJSONValue(b, true);
-}
-
 const q = (s: string): string => JSON.stringify(s);
 
 /** FieldValue: the field at `fieldPath` holds exactly the string `value`. */
@@ -88,7 +85,7 @@ export function fieldsEqual(fieldA: string, fieldB: string): Prober {
     if (!a.found) return result('False', `"${fieldA}" missing`);
     const b = nested(obj, fieldB);
     if (!b.found) return result('False', `"${fieldB}" missing`);
-    if (!deepEqual(a.value, b.value)) {
+    if (goJSONValue(a.value, true) !== goJSONValue(b.value, true)) {
       return result('False', `"${fieldA}" != "${fieldB}" expected: ${goJSONValue(a.value, true)} got: ${goJSONValue(b.value, true)}`);
     }
     return result('True', `"${fieldA}" == "${fieldB}"`);
@@ -123,14 +120,27 @@ export function observedGeneration(inner: Prober): Prober {
   };
 }
 
-/** Applies `inner` to objects of one group and kind; every other object passes. */
-export function groupKindSelector(group: string, kind: string, inner: Prober): Prober {
-  return (obj) => (groupOf(obj.apiVersion) === group && obj.kind === kind ? inner(obj) : result('True'));
-}
-
-/** Applies `inner` to objects whose labels match; every other object passes. */
-export function labelSelector(matches: (labels: Readonly<Record<string, string>>) => boolean, inner: Prober): Prober {
-  return (obj) => (matches(obj.metadata.labels ?? {}) ? inner(obj) : result('True'));
+/**
+ * The objects a probe's selector picks (GroupKind or Label; an object it does not pick passes the probe). Throws on
+ * a label selector that does not parse or a selector type the API does not define.
+ */
+function selects(selector: ProgressionProbe['selector']): (obj: KubeObject) => boolean {
+  switch (selector.type) {
+    case 'GroupKind': {
+      const { group = '', kind = '' } = selector.groupKind ?? {};
+      return (obj) => groupOf(obj.apiVersion) === group && obj.kind === kind;
+    }
+    case 'Label': {
+      const label = selector.label ?? {};
+      const sel = tryOrThrow(
+        () => labelSelectorAsSelector(label),
+        (err) => new Error(`invalid label selector in progressionProbe (${JSON.stringify(label)}): ${err.message}`, { cause: err }),
+      );
+      return (obj) => sel.matches(obj.metadata.labels ?? {});
+    }
+    default:
+      throw new Error(`unknown progressionProbe selector type: ${String((selector as { type?: unknown }).type)}`);
+  }
 }
 
 function assertionProber(a: Assertion): Prober {
@@ -155,26 +165,8 @@ export function progressionProber(probes: readonly ProgressionProbe[] | undefine
   const all: Prober[] = [];
   for (const p of probes ?? []) {
     const assertions = and(p.assertions.map(assertionProber));
-    let selected: Prober;
-    switch (p.selector.type) {
-      case 'GroupKind':
-        selected = groupKindSelector(p.selector.groupKind?.group ?? '', p.selector.groupKind?.kind ?? '', assertions);
-        break;
-      case 'Label': {
-        const label = p.selector.label ?? {};
-        let sel;
-        try {
-          sel = labelSelectorAsSelector(label);
-        } catch (err) {
-          throw new Error(`invalid label selector in progressionProbe (${JSON.stringify(label)}): ${(err as Error).message}`, { cause: err });
-        }
-        selected = labelSelector((labels) => sel.matches(labels), assertions);
-        break;
-      }
-      default:
-        throw new Error(`unknown progressionProbe selector type: ${String((p.selector as { type?: unknown }).type)}`);
-    }
-    all.push(observedGeneration(selected));
+    const picked = selects(p.selector);
+    all.push(observedGeneration((obj) => (picked(obj) ? assertions(obj) : result('True'))));
   }
   return and(all);
 }
@@ -193,18 +185,7 @@ export function probesReadBeyondStatus(probes: readonly ProgressionProbe[] | und
     ),
   );
   if (wide.length === 0) return () => false;
-  const selectors = wide.map((p) => {
-    if (p.selector.type === 'GroupKind') {
-      const { group = '', kind = '' } = p.selector.groupKind ?? {};
-      return (o: KubeObject): boolean => groupOf(o.apiVersion) === group && o.kind === kind;
-    }
-    let sel: ReturnType<typeof labelSelectorAsSelector> | undefined;
-    try {
-      sel = labelSelectorAsSelector(p.selector.label ?? {});
-    } catch {
-      return (): boolean => true;
-    }
-    return (o: KubeObject): boolean => sel!.matches(o.metadata.labels ?? {});
-  });
+  // A selector that cannot be read picks everything (progressionProber refuses it anyway).
+  const selectors = wide.map((p) => tryOr(() => selects(p.selector), () => true));
   return (obj) => selectors.some((s) => s(obj));
 }

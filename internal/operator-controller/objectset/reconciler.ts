@@ -46,9 +46,6 @@ import {
   findCondition,
   setCondition,
   type Pass,
-  type Reconciler,
-  type Result,
-  type Step,
   type StepOutcome,
 } from '../../shared/controller/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
@@ -99,24 +96,13 @@ interface PassState {
   applied?: Awaited<ReturnType<RevisionEngine['reconcile']>>;
   siblings?: ClusterObjectSet[];
 }
-type ObjectSetStep = Step<PassState>;
-
-const conditionsOf = (cos: ClusterObjectSet): Condition[] => {
-  cos.status ??= {};
-  cos.status.conditions ??= [];
-  return cos.status.conditions;
-};
 
 const set = (cos: ClusterObjectSet, type: string, status: Condition['status'], reason: string, message: string): boolean =>
-  setCondition(conditionsOf(cos), { type, status, reason, message, observedGeneration: cos.metadata.generation ?? 0 });
-
-function deadlineExceeded(s: PassState): boolean {
-  return s.deadlineLeftMs !== undefined && s.deadlineLeftMs <= 0;
-}
+  setCondition(((cos.status ??= {}).conditions ??= []), { type, status, reason, message, observedGeneration: cos.metadata.generation ?? 0 });
 
 /** Progressing=True with `reason`, unless the deadline passed and the reason is not Succeeded. */
 function markProgressing(s: PassState, reason: string, message: string): void {
-  if (reason !== ReasonSucceeded && deadlineExceeded(s)) {
+  if (reason !== ReasonSucceeded && s.deadlineLeftMs !== undefined && s.deadlineLeftMs <= 0) {
     set(
       s.cos,
       ClusterObjectSetTypeProgressing,
@@ -157,7 +143,11 @@ function passCopy(cached: ClusterObjectSet): ClusterObjectSet {
   };
 }
 
-export class ClusterObjectSetReconciler implements Reconciler {
+/**
+ * The ClusterObjectSet controller's reconciler: the shared object reconciler over the steps below (its `ownWrite` tells
+ * whether a pass of it wrote the ClusterObjectSet at a resourceVersion, so the event that write causes needs no pass).
+ */
+export class ClusterObjectSetReconciler extends ObjectReconciler<ClusterObjectSet, PassState> {
   readonly #o: ClusterObjectSetReconcilerOptions;
   readonly #now: () => number;
   /**
@@ -166,25 +156,21 @@ export class ClusterObjectSetReconciler implements Reconciler {
    * them — and the engine its per-object work on them.
    */
   readonly #resolved = new Map<string, { readonly key: string; readonly phases: ResolvedPhase[]; readonly observed: ObservedPhase[] }>();
-  readonly #object: ObjectReconciler<ClusterObjectSet, PassState>;
 
   constructor(o: ClusterObjectSetReconcilerOptions) {
-    this.#o = o;
-    this.#now = o.now ?? Date.now;
-    const steps: ObjectSetStep[] = [
-      { name: 'handleDeletion', run: (s, signal) => this.#handleDeletion(s, signal) },
-      { name: 'checkSecrets', run: (s) => this.#checkSecrets(s) },
-      { name: 'resolvePhases', run: (s) => this.#resolvePhases(s) },
-      { name: 'archive', run: (s, signal) => this.#archive(s, signal) },
-      { name: 'ensureFinalizer', run: (s, signal) => this.#ensureFinalizer(s, signal) },
-      { name: 'apply', run: (s, signal) => this.#apply(s, signal) },
-      { name: 'report', run: (s, signal) => this.#report(s, signal) },
-    ];
-    this.#object = new ObjectReconciler<ClusterObjectSet, PassState>({
+    super({
       kind: ClusterObjectSetKind,
       client: o.client,
       get: o.get,
-      steps,
+      steps: [
+        { name: 'handleDeletion', run: (s, signal) => this.#handleDeletion(s, signal) },
+        { name: 'checkSecrets', run: (s) => this.#checkSecrets(s) },
+        { name: 'resolvePhases', run: (s) => this.#resolvePhases(s) },
+        { name: 'archive', run: (s, signal) => this.#archive(s, signal) },
+        { name: 'ensureFinalizer', run: (s, signal) => this.#ensureFinalizer(s, signal) },
+        { name: 'apply', run: (s, signal) => this.#apply(s, signal) },
+        { name: 'report', run: (s, signal) => this.#report(s, signal) },
+      ],
       logger: o.logger,
       copy: passCopy,
       state: (pass) => this.#state(pass),
@@ -192,18 +178,8 @@ export class ClusterObjectSetReconciler implements Reconciler {
         for (const [uid, r] of this.#resolved) if (r.key.startsWith(`${key}|`)) this.#resolved.delete(uid);
       },
     });
-  }
-
-  reconcile(key: string, signal: AbortSignal): Promise<Result | void> {
-    return this.#object.reconcile(key, signal);
-  }
-
-  /**
-   * Whether a pass of this reconciler wrote the ClusterObjectSet at this resourceVersion: it decided with that state,
-   * so the event it causes needs no pass of its own.
-   */
-  ownWrite(name: string, resourceVersion: string | undefined): boolean {
-    return this.#object.ownWrite(name, resourceVersion);
+    this.#o = o;
+    this.#now = o.now ?? Date.now;
   }
 
   #state(pass: Pass<ClusterObjectSet>): PassState {

@@ -7,6 +7,7 @@ import { gunzipSync } from 'node:zlib';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterObjectSet, CollisionProtection, ObjectSourceRef, ObservedPhase } from '../../../api/v1/index.ts';
 import { goJSONValue } from '../../shared/gocompat/index.ts';
+import { tryOrThrow } from '../../shared/toolkit/index.ts';
 
 /** How the resolver reads a Secret: undefined when it does not exist. */
 export type SecretReader = (namespace: string, name: string) => Promise<KubeObject | undefined>;
@@ -26,20 +27,12 @@ const MAX_INFLATED_BYTES = 10 * 1024 * 1024;
 
 /** upstream's EffectiveCollisionProtection: the last one set of spec, phase, object; Prevent when none is. */
 export function effectiveCollisionProtection(...levels: (CollisionProtection | undefined)[]): CollisionProtection {
-  let out: CollisionProtection = 'Prevent';
-  for (const l of levels) if (l) out = l;
-  return out;
+  return levels.findLast((l) => !!l) ?? 'Prevent';
 }
 
 /** `sha256:<hex>` of `{"name":…,"objects":[…]}` as Go's encoding/json writes it (sorted keys). */
 export function phaseDigest(name: string, objects: readonly KubeObject[]): string {
   return `sha256:${createHash('sha256').update(goJSONValue({ name, objects }, true)).digest('hex')}`;
-}
-
-function secretData(secret: KubeObject, key: string): Buffer | undefined {
-  const data = secret['data'] as Record<string, string> | undefined;
-  const b64 = data?.[key];
-  return b64 === undefined ? undefined : Buffer.from(b64, 'base64');
 }
 
 /** One ref's object; errors read as upstream's. */
@@ -48,8 +41,9 @@ export async function resolveRef(ref: ObjectSourceRef, systemNamespace: string, 
   const where = `Secret ${namespace}/${ref.name}`;
   const secret = await read(namespace, ref.name);
   if (!secret) throw new Error(`getting ${where}: secrets "${ref.name}" not found`);
-  let data = secretData(secret, ref.key);
-  if (data === undefined) throw new Error(`key "${ref.key}" not found in ${where}`);
+  const b64 = (secret['data'] as Record<string, string> | undefined)?.[ref.key];
+  if (b64 === undefined) throw new Error(`key "${ref.key}" not found in ${where}`);
+  let data = Buffer.from(b64, 'base64');
   if (data.length >= 2 && data[0] === 0x1f && data[1] === 0x8b) {
     try {
       data = gunzipSync(data, { maxOutputLength: MAX_INFLATED_BYTES + 1 });
@@ -61,12 +55,10 @@ export async function resolveRef(ref: ObjectSourceRef, systemNamespace: string, 
     }
     if (data.length > MAX_INFLATED_BYTES) throw new Error(`decompressed data for key "${ref.key}" in ${where} exceeds maximum size (${MAX_INFLATED_BYTES} bytes)`);
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(data.toString('utf8'));
-  } catch (err) {
-    throw new Error(`unmarshaling object from key "${ref.key}" in ${where}: ${(err as Error).message}`, { cause: err });
-  }
+  const parsed: unknown = tryOrThrow(
+    () => JSON.parse(data.toString('utf8')),
+    (err) => new Error(`unmarshaling object from key "${ref.key}" in ${where}: ${err.message}`, { cause: err }),
+  );
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new Error(`unmarshaling object from key "${ref.key}" in ${where}: not a JSON object`);
   }
@@ -92,11 +84,9 @@ export async function resolvePhases(
       let object: KubeObject;
       if (o.object) object = structuredClone(o.object);
       else if (o.ref?.name) {
-        try {
-          object = await resolveRef(o.ref, systemNamespace, read);
-        } catch (err) {
+        object = await resolveRef(o.ref, systemNamespace, read).catch((err: unknown) => {
           throw new Error(`resolving ref in phase "${phase.name}": ${(err as Error).message}`, { cause: err });
-        }
+        });
       } else throw new Error(`object in phase "${phase.name}" has neither object nor ref`);
       objects.push({ object, collisionProtection: effectiveCollisionProtection(cos.spec?.collisionProtection, phase.collisionProtection, o.collisionProtection) });
     }
@@ -133,12 +123,9 @@ export function referencedSecrets(cos: ClusterObjectSet, systemNamespace: string
  * (a missing one is left to resolution, which reports it and retries).
  */
 export async function mutableSecretsProblem(cos: ClusterObjectSet, systemNamespace: string, read: SecretReader): Promise<string | undefined> {
-  const seen = new Set<string>();
   const mutable: string[] = [];
-  for (const { namespace, name } of referencedSecrets(cos, systemNamespace)) {
-    const key = `${namespace}/${name}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
+  const refs = new Map(referencedSecrets(cos, systemNamespace).map((r) => [`${r.namespace}/${r.name}`, r]));
+  for (const [key, { namespace, name }] of refs) {
     const secret = await read(namespace, name);
     if (secret && secret['immutable'] !== true) mutable.push(key);
   }

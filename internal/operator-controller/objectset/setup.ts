@@ -46,10 +46,7 @@ export function objectSetRuntime(o: ObjectSetRuntimeOptions): ObjectSetRuntime {
   const log = o.logger.child({ controller: 'clusterobjectset' });
   const informer = informers(o.client, o.logger);
   const objectSets = informer<ClusterObjectSet>(GroupVersion, ClusterObjectSetKind);
-  objectSets.addIndex(OWNER_INDEX, (c) => {
-    const owner = c.metadata.labels?.[OwnerNameKey];
-    return owner === undefined ? [] : [owner];
-  });
+  objectSets.addIndex(OWNER_INDEX, (c) => (c.metadata.labels?.[OwnerNameKey] === undefined ? [] : [c.metadata.labels[OwnerNameKey]]));
   // The Secrets holding revisions' objects, by metadata (uid and immutability); their data is read only when a
   // revision's phases are resolved (the reconciler keeps what it resolved while the Secrets' uids stay the same).
   const secrets = informer<KubeObject>('v1', 'Secret', {

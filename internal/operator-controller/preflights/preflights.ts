@@ -4,7 +4,7 @@ import type { ClusterExtension } from '../../../api/v1/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
 import type { InstallPreflight } from '../controller/index.ts';
 import { CertificateProviderPreflight, kubeKindServed, type ProviderKinds } from './certprovider/index.ts';
-import { CrdUpgradeSafetyPreflight, kubeCrdGetter, type CrdUpgradeSafetyOptions } from './crdupgradesafety/index.ts';
+import { CrdUpgradeSafetyPreflight, kubeCrdGetter } from './crdupgradesafety/index.ts';
 import { kubePermissionSource, PermissionPreflight } from './permissions/index.ts';
 
 /** Runs each preflight in order; the first that fails stops the install with its message. */
@@ -21,8 +21,6 @@ export class Preflights implements InstallPreflight {
 }
 
 export interface ClusterPreflightOptions {
-  /** CRD upgrade safety's options (its crdify configuration); operator-controller's defaults when absent. */
-  readonly crdUpgradeSafety?: CrdUpgradeSafetyOptions;
   /** The certificate provider webhook bundles render with; its kinds are checked first. None: no check. */
   readonly certProvider?: ProviderKinds;
   /**
@@ -41,6 +39,6 @@ export function clusterPreflights(client: KubeClient, options: ClusterPreflightO
   return new Preflights([
     ...(options.certProvider ? [new CertificateProviderPreflight(options.certProvider, kubeKindServed(client))] : []),
     ...(options.serviceAccountPermissions ? [new PermissionPreflight(kubePermissionSource(client))] : []),
-    new CrdUpgradeSafetyPreflight(kubeCrdGetter(client), options.crdUpgradeSafety),
+    new CrdUpgradeSafetyPreflight(kubeCrdGetter(client)),
   ]);
 }

@@ -77,8 +77,7 @@ export function bundleConfigSchema(csv: ClusterServiceVersion, opts: { deploymen
 function jsonType(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
-  if (typeof v === 'number') return 'number';
-  return typeof v; // string, boolean, object
+  return typeof v; // string, number, boolean, object
 }
 
 /**
@@ -102,8 +101,6 @@ interface SchemaError {
   readonly causes: readonly SchemaError[];
 }
 
-const typeMatches = (want: string, v: unknown): boolean => jsonType(v) === want;
-
 /** The library's quote(): Go %q with `"` unescaped and `'` escaped, in single quotes. */
 const quote = (s: string): string => `'${JSON.stringify(s).slice(1, -1).replaceAll('\\"', '"').replaceAll("'", "\\'")}'`;
 const display = (v: unknown): string => (typeof v === 'string' ? quote(v) : JSON.stringify(v));
@@ -120,8 +117,6 @@ function formatError(format: string, value: unknown, installNamespace: string): 
   return undefined;
 }
 
-const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
 /**
  * Validates as the library does: a type or format failure stops at that keyword; otherwise every
  * keyword adds its errors (required, then properties, then additionalProperties; minLength,
@@ -135,7 +130,7 @@ function validate(schema: Schema, v: unknown, location: string[], installNamespa
     return { error: { kind: 'reference' }, location, causes: err.error.kind === 'group' ? err.causes : [err] };
   }
   const leaf = (error: ErrorKind): SchemaError => ({ error, location, causes: [] });
-  if (schema.type && !typeMatches(schema.type, v)) return leaf({ kind: 'type', got: jsonType(v), want: schema.type });
+  if (schema.type && jsonType(v) !== schema.type) return leaf({ kind: 'type', got: jsonType(v), want: schema.type });
   if (schema.format !== undefined) {
     const err = formatError(schema.format, v, installNamespace);
     if (err !== undefined) return leaf({ kind: 'format', got: display(v), want: schema.format, err });
@@ -146,7 +141,7 @@ function validate(schema: Schema, v: unknown, location: string[], installNamespa
     if (missing.length > 0) errors.push(leaf({ kind: 'required', missing }));
     const props = schema.properties ?? {};
     const additional: string[] = [];
-    for (const k of Object.keys(v).sort(byString)) {
+    for (const k of Object.keys(v).sort()) {
       const sub = Object.hasOwn(props, k) ? props[k] : typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
       if (sub) {
         const err = validate(sub, v[k], [...location, k], installNamespace);
@@ -167,15 +162,11 @@ function validate(schema: Schema, v: unknown, location: string[], installNamespa
   }
   if (schema.anyOf) {
     const branchErrors: SchemaError[] = [];
-    let matched = false;
-    for (const branch of schema.anyOf) {
+    const matched = schema.anyOf.some((branch) => {
       const err = validate(branch, v, location, installNamespace);
-      if (!err) {
-        matched = true;
-        break;
-      }
-      branchErrors.push(err);
-    }
+      if (err) branchErrors.push(err);
+      return !err;
+    });
     if (!matched) errors.push({ error: { kind: 'anyOf' }, location, causes: branchErrors });
   }
   if (errors.length === 0) return undefined;

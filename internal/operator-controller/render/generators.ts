@@ -33,7 +33,6 @@ export class GenerateError extends Error {
 }
 
 type Obj = Record<string, unknown>;
-const clone = <T>(v: T): T => structuredClone(v);
 const isAllNamespaces = (targets: readonly string[]): boolean => targets.length === 1 && targets[0] === '';
 const saNameOrDefault = (name: string | undefined): string => (name === undefined || name === '' ? 'default' : name);
 const RBAC = 'rbac.authorization.k8s.io';
@@ -48,10 +47,6 @@ function typedRule(r: PolicyRule): Obj {
   return out;
 }
 const typedRules = (rules: PolicyRule[] | null | undefined): Obj[] | null => (rules == null ? null : rules.map(typedRule));
-
-function subjectFor(saName: string, installNamespace: string): Obj[] {
-  return [{ kind: 'ServiceAccount', name: saName, namespace: installNamespace }];
-}
 
 export const serviceAccountGenerator: Generator = (rv1, opts) => {
   const names = new Set([...permissionsOf(rv1.csv), ...clusterPermissionsOf(rv1.csv)].map((p) => saNameOrDefault(p.serviceAccountName)));
@@ -69,7 +64,7 @@ function rbacFor(rv1: RegistryV1, p: StrategyDeploymentPermissions, installNames
   const metadata = (): KubeObject['metadata'] => (namespace === undefined ? { name } : { name, namespace });
   return [
     { apiVersion: `${RBAC}/v1`, kind, metadata: metadata(), rules: typedRules(p.rules) },
-    { apiVersion: `${RBAC}/v1`, kind: `${kind}Binding`, metadata: metadata(), roleRef: { apiGroup: RBAC, kind, name }, subjects: subjectFor(sa, installNamespace) },
+    { apiVersion: `${RBAC}/v1`, kind: `${kind}Binding`, metadata: metadata(), roleRef: { apiGroup: RBAC, kind, name }, subjects: [{ kind: 'ServiceAccount', name: sa, namespace: installNamespace }] },
   ];
 }
 
@@ -90,7 +85,7 @@ export const clusterPermissionsGenerator: Generator = (rv1, opts) => {
 
 /** apiextensions/v1 CustomResourceDefinition as Go marshals it after a typed decode. */
 function typedCRD(crd: KubeObject): KubeObject {
-  const out = clone(crd);
+  const out = structuredClone(crd);
   const meta = out.metadata;
   if (meta.creationTimestamp === null) delete meta.creationTimestamp;
   const spec = (out['spec'] ?? {}) as Obj;
@@ -148,7 +143,7 @@ export const additionalResourcesGenerator: Generator = (rv1, opts) =>
     if (namespaced === undefined) {
       throw new GenerateError(`bundle contains unsupported resource: Name: ${o.metadata.name ?? ''}, Kind: ${o.kind ?? ''}`);
     }
-    const out = clone(o);
+    const out = structuredClone(o);
     if (namespaced) out.metadata.namespace = opts.installNamespace;
     return out;
   });
@@ -191,12 +186,12 @@ function webhookConfigGenerator(type: 'ValidatingAdmissionWebhook' | 'MutatingAd
         if (w.webhookPath !== undefined) service['path'] = w.webhookPath;
         service['port'] = w.containerPort ?? 0;
         const hook: Obj = { name, clientConfig: { service } };
-        if (w.rules && w.rules.length > 0) hook['rules'] = clone(w.rules);
+        if (w.rules && w.rules.length > 0) hook['rules'] = structuredClone(w.rules);
         if (w.failurePolicy !== undefined) hook['failurePolicy'] = w.failurePolicy;
         if (w.matchPolicy !== undefined) hook['matchPolicy'] = w.matchPolicy;
         const nsSelector = namespaceSelector(opts.targetNamespaces);
         if (nsSelector) hook['namespaceSelector'] = nsSelector;
-        if (w.objectSelector != null) hook['objectSelector'] = clone(w.objectSelector);
+        if (w.objectSelector != null) hook['objectSelector'] = structuredClone(w.objectSelector);
         hook['sideEffects'] = w.sideEffects ?? null;
         if (w.timeoutSeconds != null) hook['timeoutSeconds'] = w.timeoutSeconds;
         hook['admissionReviewVersions'] = w.admissionReviewVersions ?? null;
@@ -246,7 +241,7 @@ export const serviceGenerator: Generator = (rv1, opts) => {
     const cfg = certConfigFor(d.name ?? '', opts.installNamespace);
     const spec: Obj = { ports: sortedPorts };
     const matchLabels = (d.spec?.['selector'] as Obj | undefined)?.['matchLabels'];
-    if (matchLabels && Object.keys(matchLabels).length > 0) spec['selector'] = clone(matchLabels);
+    if (matchLabels && Object.keys(matchLabels).length > 0) spec['selector'] = structuredClone(matchLabels);
     const svc: KubeObject = {
       apiVersion: 'v1',
       kind: 'Service',

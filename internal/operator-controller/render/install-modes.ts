@@ -1,9 +1,7 @@
 // Target namespaces (render.go): the default from the bundle's install modes, and the check of a
 // requested set against them, with upstream's messages.
+import { goStringSlice as goList } from '../../shared/gocompat/index.ts';
 import { supportedInstallModes, type ClusterServiceVersion } from '../../shared/registryv1/index.ts';
-
-/** Go's %v of a []string: `[a b]`. */
-export const goList = (items: readonly string[]): string => `[${items.join(' ')}]`;
 
 /** AllNamespaces supported ⇒ [""]; otherwise none (must come from watchNamespace). */
 export function defaultTargetNamespaces(csv: ClusterServiceVersion): string[] {

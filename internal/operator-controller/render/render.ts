@@ -17,20 +17,19 @@ import {
   type DeploymentConfig,
   type RegistryV1,
 } from '../../shared/registryv1/index.ts';
-import { defaultTargetNamespaces, goList, targetNamespacesError } from './install-modes.ts';
+import { goStringSlice as goList } from '../../shared/gocompat/index.ts';
+import { defaultTargetNamespaces, targetNamespacesError } from './install-modes.ts';
 import { validateBundle } from './validators.ts';
 
 export type RenderErrorKind = 'UnsupportedBundle' | 'InvalidConfiguration' | 'InvalidBundle';
 
-/** Why a bundle cannot be rendered; `messages` holds every problem, `message` upstream's joined text. */
+/** Why a bundle cannot be rendered: every problem, in upstream's joined text unless `message` words them. */
 export class RenderError extends Error {
   override readonly name = 'RenderError';
   readonly kind: RenderErrorKind;
-  readonly messages: readonly string[];
   constructor(kind: RenderErrorKind, messages: readonly string[], message = messages.join('\n')) {
     super(message);
     this.kind = kind;
-    this.messages = messages;
   }
 }
 
@@ -104,11 +103,7 @@ function deploymentConfigTypeError(dc: DeploymentConfig | undefined): string | u
     const emptyDir = (v as Record<string, unknown>)['emptyDir'];
     if (isObject(emptyDir) && emptyDir['sizeLimit'] != null) quantities.push(emptyDir['sizeLimit']);
   }
-  for (const q of quantities) {
-    const err = quantityError(q);
-    if (err !== undefined) return err;
-  }
-  return undefined;
+  return quantities.map((q) => quantityError(q)).find((err) => err !== undefined);
 }
 
 /** The configuration the provider renders with: `{}` when none is read (the bundle's default target namespaces). */

@@ -1,25 +1,15 @@
 // The 13 registry+v1 bundle checks, in upstream's order (render/registryv1/registryv1.go), with
 // upstream's messages and per-check ordering of messages. Every check runs; all messages are kept.
-import { dns1123SubdomainErrors } from '../../shared/gocompat/index.ts';
+import { dns1123SubdomainErrors, goStringSlice as goList } from '../../shared/gocompat/index.ts';
 import { deploymentsOf, supportedInstallModes, webhooksOf, type RegistryV1, type WebhookDescription } from '../../shared/registryv1/index.ts';
-import { goList } from './install-modes.ts';
 
 export type BundleCheck = (rv1: RegistryV1) => string[];
 
 const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 const sorted = (items: Iterable<string>): string[] => [...items].sort(byString);
 
-/** k8s validation.IsDNS1123Subdomain: the list of problems (empty when valid). */
-export { dns1123SubdomainErrors };
-
-function duplicates(names: Iterable<string>): string[] {
-  const seen = new Set<string>();
-  const dups = new Set<string>();
-  for (const n of names) {
-    if (seen.has(n)) dups.add(n);
-    seen.add(n);
-  }
-  return sorted(dups);
+function duplicates(names: readonly string[]): string[] {
+  return sorted(new Set(names.filter((n, i) => names.indexOf(n) !== i)));
 }
 
 export const checkDeploymentSpecUniqueness: BundleCheck = (rv1) =>

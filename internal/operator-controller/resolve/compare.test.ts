@@ -1,7 +1,7 @@
 // Upstream catalogmetadata/compare/compare_test.go as data.
 import { describe, expect, it } from 'vitest';
 import { parseBlang } from '../../shared/semver/index.ts';
-import { byDeprecation, byVersionAndRelease, newVersionRange } from './compare.ts';
+import { byVersionAndRelease, deprecatedBundleNames, newVersionRange } from './compare.ts';
 import { tryVersionAndRelease } from './version-release.ts';
 
 describe('newVersionRange (TestNewVersionRange)', () => {
@@ -45,8 +45,8 @@ describe('byVersionAndRelease (TestByVersionAndRelease)', () => {
   });
 });
 
-describe('byDeprecation (TestByDeprecationFunc)', () => {
-  const f = byDeprecation({
+describe('deprecatedBundleNames (what TestByDeprecationFunc orders by)', () => {
+  const names = deprecatedBundleNames({
     package: '',
     entries: [
       { reference: { schema: 'olm.bundle', name: 'a' }, message: '' },
@@ -54,15 +54,15 @@ describe('byDeprecation (TestByDeprecationFunc)', () => {
       { reference: { schema: 'olm.channel', name: 'c' }, message: '' },
     ],
   });
-  const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((name) => ({ name })) as [{ name: string }, { name: string }, { name: string }, { name: string }];
   it.each([
-    [a, b, 0],
-    [b, a, 0],
-    [a, c, 1],
-    [c, a, -1],
-    [c, d, 0],
-    [d, c, 0],
-  ])('%o vs %o', (x, y, want) => {
-    expect(f(x, y)).toBe(want);
+    ['a', true],
+    ['b', true],
+    ['c', false],
+    ['d', false],
+  ])('%s deprecated: %s', (name, want) => {
+    expect(names.has(name)).toBe(want);
+  });
+  it('no deprecation blob: none', () => {
+    expect(deprecatedBundleNames(undefined).size).toBe(0);
   });
 });

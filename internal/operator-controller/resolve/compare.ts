@@ -2,6 +2,7 @@
 // Masterminds constraint checked against the bundle's blang version with the release stripped.
 import type { DeclDeprecation } from '../../shared/fbc/index.ts';
 import { parseConstraints, type Version } from '../../shared/semver/index.ts';
+import { memoize } from '../../shared/toolkit/index.ts';
 import { compareVersionRelease, type VersionRelease } from './version-release.ts';
 
 /** A version filter: true when the version is in range. */
@@ -10,22 +11,13 @@ export type VersionRange = (v: Version) => boolean;
 /**
  * compare.NewVersionRange: a Masterminds constraint (build metadata ignored on both sides,
  * prereleases only matched by groups that name one). Throws Masterminds' error
- * (`improper constraint: "foobar"`).
+ * (`improper constraint: "foobar"`). spec.version strings repeat on every reconcile of an extension: each is parsed
+ * once (an invalid one every time).
  */
-export function newVersionRange(range: string): VersionRange {
-  let r = ranges.get(range);
-  if (r === undefined) {
-    const constraints = parseConstraints(range); // throws: invalid ranges are not cached
-    r = (v) => constraints.check(v);
-    if (ranges.size >= RANGE_CACHE_LIMIT) ranges.clear();
-    ranges.set(range, r);
-  }
-  return r;
-}
-
-// spec.version strings repeat on every reconcile of an extension; parse each once.
-const ranges = new Map<string, VersionRange>();
-const RANGE_CACHE_LIMIT = 10_000;
+export const newVersionRange = memoize((range: string): VersionRange => {
+  const constraints = parseConstraints(range);
+  return (v) => constraints.check(v);
+}, 10_000);
 
 /**
  * compare.ByVersionAndRelease for bundles whose version/release was read beforehand (an Error
@@ -43,14 +35,4 @@ export function deprecatedBundleNames(deprecation: DeclDeprecation | undefined):
   const names = new Set<string>();
   for (const e of deprecation?.entries ?? []) if (e.reference.schema === 'olm.bundle') names.add(e.reference.name);
   return names;
-}
-
-/** compare.ByDeprecationFunc: non-deprecated bundles before deprecated ones, otherwise equal. */
-export function byDeprecation(deprecation: DeclDeprecation): (a: { readonly name: string }, b: { readonly name: string }) => number {
-  const names = deprecatedBundleNames(deprecation);
-  return (a, b) => {
-    const ad = names.has(a.name);
-    const bd = names.has(b.name);
-    return ad === bd ? 0 : ad ? 1 : -1;
-  };
 }

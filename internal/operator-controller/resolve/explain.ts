@@ -1,8 +1,7 @@
 // Explain mode (beyond upstream): for each catalog and each bundle of the package, what
 // resolution did with it — which filter removed it, what it lost to, or that it was chosen.
 // Data first (for the CLI and, later, status messages); `formatExplanation` renders lines.
-import { goQuote } from '../../shared/gocompat/index.ts';
-import { goList } from './messages.ts';
+import { goQuote, goStringSlice as goList } from '../../shared/gocompat/index.ts';
 import type { SuccessorReason } from './successors.ts';
 
 /** One filter that refused a bundle, in the order the resolver applies them. */

@@ -1,9 +1,6 @@
 // Every message resolution produces, worded as upstream's (operator-controller
 // internal/operator-controller/resolve/catalog.go and friends); users and alerts grep for them.
-import { goQuote } from '../../shared/gocompat/index.ts';
-
-/** Go's `%v` of a []string: `[a b]`. */
-export const goList = (items: readonly string[]): string => `[${items.join(' ')}]`;
+import { goQuote, goStringSlice as goList } from '../../shared/gocompat/index.ts';
 
 export const msg = {
   selectorInvalid: (err: string): string => `desired catalog selector is invalid: ${err}`,
@@ -39,7 +36,7 @@ export function resolutionMessage(e: ResolutionErrorInput): string {
   s += e.catalogs.length > 1 ? `found bundles for package ${goQuote(e.packageName)} ` : `no bundles found for package ${goQuote(e.packageName)} `;
   if (e.version !== '') s += `matching version ${goQuote(e.version)} `;
   if (e.channels.length > 0) s += `in channels ${goList(e.channels)} `;
-  const sorted = [...e.catalogs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const sorted = [...e.catalogs].sort();
   if (sorted.length > 1) s += `in multiple catalogs with the same priority ${goList(sorted)} `;
   return s.trim();
 }

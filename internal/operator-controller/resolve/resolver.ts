@@ -9,6 +9,7 @@ import { AvailabilityModeUnavailable, TypeServing, UpgradeConstraintPolicySelfCe
 import type { DeclChannel, DeclDeprecation } from '../../shared/fbc/index.ts';
 import { routine } from '../../shared/controller/index.ts';
 import { labelSelectorAsSelector, labelsEverything } from '../../shared/kube/index.ts';
+import { tryOrThrow } from '../../shared/toolkit/index.ts';
 import type { CatalogContentClient, PackageBundle, PackageContent } from '../contentclient/index.ts';
 import type { BundleRef, BundleResolver, Resolution } from '../controller/index.ts';
 import { byVersionAndRelease, deprecatedBundleNames, newVersionRange, type VersionRange } from './compare.ts';
@@ -82,21 +83,19 @@ export interface CatalogResolverOptions {
   readonly bundleReleaseSupport?: boolean;
 }
 
-interface Found {
-  readonly bundle: PackageBundle;
-  readonly versionRelease: VersionRelease | Error;
-  readonly catalog: string;
-  readonly priority: number;
-  readonly deprecated: boolean;
-  readonly deprecation: DeclDeprecation | undefined;
-}
-
 interface Scored {
   readonly bundle: PackageBundle;
   readonly versionRelease: VersionRelease | Error;
   readonly deprecated: boolean;
   readonly successor?: SuccessorReason | undefined;
   readonly rejections: FilterRejection[];
+}
+
+/** A catalog's best bundle. */
+interface Found extends Scored {
+  readonly catalog: string;
+  readonly priority: number;
+  readonly deprecation: DeclDeprecation | undefined;
 }
 
 const catalogName = (c: ClusterCatalog): string => c.metadata.name ?? '';
@@ -161,12 +160,7 @@ export class CatalogResolver implements BundleResolver {
    * CheckCatalogsExist fails the check, so the extension retries rather than falling back to its installed bundle).
    */
   catalogsExist(ext: ClusterExtension): boolean {
-    let matcher;
-    try {
-      matcher = selectorOf(ext);
-    } catch (err) {
-      throw new Error(`invalid catalog selector: ${(err as Error).message}`, { cause: err });
-    }
+    const matcher = tryOrThrow(() => selectorOf(ext), (err) => new Error(`invalid catalog selector: ${err.message}`, { cause: err }));
     return this.#o.listCatalogs().some((c) => matcher.matches(c.metadata.labels));
   }
 
@@ -185,29 +179,15 @@ export class CatalogResolver implements BundleResolver {
 
   async #run(ext: ClusterExtension, installed: InstalledBundleMetadata | undefined, signal?: AbortSignal): Promise<ResolveResult> {
     const want = wantedOf(ext);
-    let selector;
-    try {
-      selector = selectorOf(ext);
-    } catch (err) {
-      throw new ResolutionError(msg.selectorInvalid((err as Error).message), undefined, { cause: err });
-    }
-    let range: VersionRange | undefined;
-    if (want.version !== '') {
-      try {
-        range = newVersionRange(want.version);
-      } catch (err) {
-        throw new ResolutionError(msg.versionRangeInvalid(want.version, (err as Error).message), undefined, { cause: err });
-      }
-    }
+    const selector = tryOrThrow(() => selectorOf(ext), (err) => new ResolutionError(msg.selectorInvalid(err.message), undefined, { cause: err }));
+    const range = tryOrThrow(
+      () => (want.version === '' ? undefined : newVersionRange(want.version)),
+      (err) => new ResolutionError(msg.versionRangeInvalid(want.version, err.message), undefined, { cause: err }),
+    );
 
     const explained: CatalogExplanation[] = [];
     const found: Found[] = [];
-    let catalogs: readonly ClusterCatalog[];
-    try {
-      catalogs = this.#o.listCatalogs();
-    } catch (err) {
-      throw new ResolutionError(msg.walkingCatalogs(msg.listingCatalogs((err as Error).message)), undefined, { cause: err });
-    }
+    const catalogs = tryOrThrow(() => this.#o.listCatalogs(), (err) => new ResolutionError(msg.walkingCatalogs(msg.listingCatalogs(err.message)), undefined, { cause: err }));
     for (const cat of catalogs) {
       const name = catalogName(cat);
       const priority = catalogPriority(cat);
@@ -233,12 +213,10 @@ export class CatalogResolver implements BundleResolver {
         explained.push({ catalog: name, priority, status: 'package-absent', bundles: [] });
         continue;
       }
-      let scored: Scored[];
-      try {
-        scored = this.#score(content, want, range, installed);
-      } catch (err) {
-        throw new ResolutionError(msg.walkingCatalogs(msg.upgradeEdges((err as Error).message)), explainOf(want, explained), { cause: err });
-      }
+      const scored = tryOrThrow(
+        () => this.#score(content, want, range, installed),
+        (err) => new ResolutionError(msg.walkingCatalogs(msg.upgradeEdges(err.message)), explainOf(want, explained), { cause: err }),
+      );
       const deprecation = content.deprecations[0];
       const passed = scored.filter((s) => s.rejections.length === 0);
       // Non-deprecated first, then highest version/release; Array.sort is stable like SortStableFunc.
@@ -252,14 +230,7 @@ export class CatalogResolver implements BundleResolver {
         bundles: scored.map((s) => bundleExplanation(s, best)),
       });
       if (!best) continue;
-      found.push({
-        bundle: best.bundle,
-        versionRelease: best.versionRelease,
-        catalog: name,
-        priority,
-        deprecated: best.deprecated,
-        deprecation,
-      });
+      found.push({ ...best, catalog: name, priority, deprecation });
     }
 
     // Across catalogs: non-deprecated candidates win over deprecated ones.
@@ -304,11 +275,7 @@ export class CatalogResolver implements BundleResolver {
       throw new ResolutionError(msg.resolvedBundleVersion(chosen.bundle.name, chosen.versionRelease.message), explanation, { cause: chosen.versionRelease });
     }
     for (const validate of this.#validations) {
-      try {
-        validate(chosen.bundle);
-      } catch (err) {
-        throw new ResolutionError(msg.validatingBundle(chosen.bundle.name, (err as Error).message), explanation, { cause: err });
-      }
+      tryOrThrow(() => validate(chosen.bundle), (err) => new ResolutionError(msg.validatingBundle(chosen.bundle.name, err.message), explanation, { cause: err }));
     }
     const status = bundleMetadataVersion(chosen.versionRelease, this.#versionOptions);
     return {

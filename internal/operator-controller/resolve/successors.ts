@@ -4,6 +4,7 @@
 // version/release is always allowed. One hop per resolution.
 import type { ChannelEntry, DeclChannel } from '../../shared/fbc/index.ts';
 import { parseBlang, parseBlangRange, type BlangRange, type Version } from '../../shared/semver/index.ts';
+import { memoize, tryOr, tryOrThrow } from '../../shared/toolkit/index.ts';
 import { msg } from './messages.ts';
 import { compareVersionRelease, installedVersionRelease, type VersionRelease } from './version-release.ts';
 
@@ -27,24 +28,11 @@ export type SuccessorEdge =
   | { readonly kind: 'skips'; readonly channel: string }
   | { readonly kind: 'skipRange'; readonly channel: string; readonly skipRange: string };
 
-// skipRange strings repeat across entries and resolutions; parse each once (null: blang refuses it).
-const rangeCache = new Map<string, BlangRange | null>();
-const RANGE_CACHE_LIMIT = 10_000;
-
-/** blang ParseRange of a skipRange, or null when blang refuses it (successors.go ignores those). */
-export function parseSkipRange(skipRange: string): BlangRange | null {
-  let r = rangeCache.get(skipRange);
-  if (r === undefined) {
-    try {
-      r = parseBlangRange(skipRange);
-    } catch {
-      r = null;
-    }
-    if (rangeCache.size >= RANGE_CACHE_LIMIT) rangeCache.clear();
-    rangeCache.set(skipRange, r);
-  }
-  return r;
-}
+/**
+ * blang ParseRange of a skipRange, or null when blang refuses it (successors.go ignores those); skipRange strings
+ * repeat across entries and resolutions, so each is parsed once.
+ */
+export const parseSkipRange = memoize((skipRange: string): BlangRange | null => tryOr(() => parseBlangRange(skipRange), null), 10_000);
 
 /** The first edge (in channel and entry order) by which `entry` follows the installed bundle. */
 function entryEdge(entry: ChannelEntry, channel: string, installedName: string, installedVersion: Version): SuccessorEdge | undefined {
@@ -54,11 +42,7 @@ function entryEdge(entry: ChannelEntry, channel: string, installedName: string, 
     const range = parseSkipRange(entry.skipRange);
     // blang's range functions do not panic on well-formed input; a BLANG_RANGE_PANIC (an empty
     // `||` group upstream would crash on) counts as no match here.
-    try {
-      if (range !== null && range(installedVersion)) return { kind: 'skipRange', channel, skipRange: entry.skipRange };
-    } catch {
-      return undefined;
-    }
+    if (tryOr(() => range !== null && range(installedVersion), false)) return { kind: 'skipRange', channel, skipRange: entry.skipRange };
   }
   return undefined;
 }
@@ -68,12 +52,7 @@ function entryEdge(entry: ChannelEntry, channel: string, installedName: string, 
  * `error parsing installed bundle version: <blang error>`.
  */
 export function legacySuccessor(installed: InstalledBundleMetadata, channels: readonly DeclChannel[]): (name: string) => SuccessorEdge | undefined {
-  let installedVersion: Version;
-  try {
-    installedVersion = parseBlang(installed.version);
-  } catch (err) {
-    throw new Error(msg.parsingInstalledVersion((err as Error).message), { cause: err });
-  }
+  const installedVersion = tryOrThrow(() => parseBlang(installed.version), (err) => new Error(msg.parsingInstalledVersion(err.message), { cause: err }));
   // Entries by bundle name, in channel then entry order (the order upstream scans them).
   const byName = new Map<string, { entry: ChannelEntry; channel: string }[]>();
   for (const ch of channels) {
@@ -107,12 +86,7 @@ export type SuccessorReason = SuccessorEdge | { readonly kind: 'installed' };
  */
 export function successorsOf(installed: InstalledBundleMetadata, channels: readonly DeclChannel[]): (c: Candidate) => SuccessorReason | undefined {
   const installedVR = installedVersionRelease(installed);
-  let edges: (name: string) => SuccessorEdge | undefined;
-  try {
-    edges = legacySuccessor(installed, channels);
-  } catch (err) {
-    throw new Error(msg.successorsPredicate((err as Error).message), { cause: err });
-  }
+  const edges = tryOrThrow(() => legacySuccessor(installed, channels), (err) => new Error(msg.successorsPredicate(err.message), { cause: err }));
   const same = exactVersionRelease(installedVR);
   return (c) => edges(c.name) ?? (same(c) ? { kind: 'installed' } : undefined);
 }

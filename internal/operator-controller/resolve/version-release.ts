@@ -4,6 +4,7 @@
 import type { PackageBundle } from '../contentclient/index.ts';
 import { compareVersions, comparePrerelease, formatVersion, parseBlang, type Version } from '../../shared/semver/index.ts';
 import { goQuote } from '../../shared/gocompat/index.ts';
+import { jsonKind, tryOr, tryOrThrow } from '../../shared/toolkit/index.ts';
 import { msg } from './messages.ts';
 
 /**
@@ -24,10 +25,7 @@ export const RELEASE_MAX_LENGTH = 20;
 /** blang NewPRVersion's check of one identifier; returns the error text or undefined. */
 function prVersionError(s: string): string | undefined {
   if (s.length === 0) return 'Prerelease is empty';
-  if (/^[0-9]+$/.test(s)) {
-    if (s.length > 1 && s.startsWith('0')) return `Numeric PreRelease version must not contain leading zeroes ${goQuote(s)}`;
-    return undefined;
-  }
+  if (/^[0-9]+$/.test(s)) return s.length > 1 && s.startsWith('0') ? `Numeric PreRelease version must not contain leading zeroes ${goQuote(s)}` : undefined;
   if (/^[0-9A-Za-z-]+$/.test(s)) return undefined;
   return `Invalid character(s) found in prerelease ${goQuote(s)}`;
 }
@@ -48,14 +46,6 @@ export function parseRelease(s: string): Release {
   });
   if (errs.length > 0) throw new Error(`invalid release ${goQuote(s)}: ${errs.join('\n')}`);
   return segments;
-}
-
-function tryParseRelease(s: string): Release | Error {
-  try {
-    return parseRelease(s);
-  } catch (err) {
-    return err as Error;
-  }
 }
 
 /** Release.Compare: no release sorts below any release; otherwise prerelease-identifier order. */
@@ -80,8 +70,8 @@ export function compareVersionRelease(a: VersionRelease, b: VersionRelease): -1 
  */
 export function parseLegacyVersionRelease(s: string): VersionRelease {
   const version = parseBlang(s);
-  const rel = tryParseRelease(version.build.join('.'));
-  if (!(rel instanceof Error) && rel !== undefined && rel.length > 0) {
+  const rel = tryOr(() => parseRelease(version.build.join('.')), undefined);
+  if (rel !== undefined && rel.length > 0) {
     return { version: { ...version, build: [] }, release: rel };
   }
   return { version, release: undefined };
@@ -89,27 +79,15 @@ export function parseLegacyVersionRelease(s: string): VersionRelease {
 
 /** bundleutil.ParseExplicitRelease (BundleReleaseSupport with a `release` key): build kept. */
 export function parseExplicitRelease(version: string, release: string): VersionRelease {
-  let v: Version;
-  try {
-    v = parseBlang(version);
-  } catch (err) {
-    throw new Error(`error parsing version ${goQuote(version)}: ${(err as Error).message}`, { cause: err });
-  }
+  const v = tryOrThrow(() => parseBlang(version), (err) => new Error(`error parsing version ${goQuote(version)}: ${err.message}`, { cause: err }));
   if (release === '') return { version: v, release: [] };
-  try {
-    return { version: v, release: parseRelease(release) };
-  } catch (err) {
-    throw new Error(`error parsing release ${goQuote(release)}: ${(err as Error).message}`, { cause: err });
-  }
+  return { version: v, release: tryOrThrow(() => parseRelease(release), (err) => new Error(`error parsing release ${goQuote(release)}: ${err.message}`, { cause: err })) };
 }
 
 export interface VersionOptions {
   /** The `BundleReleaseSupport` feature gate: honour an explicit `release` key of `olm.package`. */
   readonly bundleReleaseSupport?: boolean;
 }
-
-const jsonKind = (v: unknown): string =>
-  v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'boolean' ? 'bool' : typeof v;
 
 /** property.Package as json.Unmarshal reads it from the decoded property value. */
 function readPackageProperty(value: unknown): { version: string; release?: string } {
@@ -158,25 +136,22 @@ export function tryVersionAndRelease(bundle: Pick<PackageBundle, 'name' | 'prope
  * explicit `release` (even `""`) is used as is; otherwise the legacy build-metadata rule.
  */
 export function installedVersionRelease(installed: { readonly version: string; readonly release?: string | undefined }): VersionRelease {
-  if (installed.release === undefined) {
-    try {
-      return parseLegacyVersionRelease(installed.version);
-    } catch (err) {
-      throw new Error(`failed to get version and release of installed bundle: ${(err as Error).message}`, { cause: err });
-    }
+  const { release } = installed;
+  if (release === undefined) {
+    return tryOrThrow(
+      () => parseLegacyVersionRelease(installed.version),
+      (err) => new Error(`failed to get version and release of installed bundle: ${err.message}`, { cause: err }),
+    );
   }
-  let version: Version;
-  try {
-    version = parseBlang(installed.version);
-  } catch (err) {
-    throw new Error(`failed to parse installed bundle version ${goQuote(installed.version)}: ${(err as Error).message}`, { cause: err });
-  }
-  if (installed.release === '') return { version, release: [] };
-  try {
-    return { version, release: parseRelease(installed.release) };
-  } catch (err) {
-    throw new Error(`failed to parse installed bundle release ${goQuote(installed.release)}: ${(err as Error).message}`, { cause: err });
-  }
+  const version = tryOrThrow(
+    () => parseBlang(installed.version),
+    (err) => new Error(`failed to parse installed bundle version ${goQuote(installed.version)}: ${err.message}`, { cause: err }),
+  );
+  if (release === '') return { version, release: [] };
+  return {
+    version,
+    release: tryOrThrow(() => parseRelease(release), (err) => new Error(`failed to parse installed bundle release ${goQuote(release)}: ${err.message}`, { cause: err })),
+  };
 }
 
 export const releaseString = (r: Release): string => (r ?? []).join('.');

@@ -62,11 +62,9 @@ const conditionsOf = (ext: ClusterExtension): Condition[] => {
   return ext.status.conditions;
 };
 
-const generation = (ext: ClusterExtension): number | undefined => ext.metadata.generation;
-
 /** One condition of the extension, observed at its generation. */
 function set(ext: ClusterExtension, type: string, status: Condition['status'], reason: string, message: string, now: Date | undefined): void {
-  setCondition(conditionsOf(ext), { type, status, reason, message, observedGeneration: generation(ext) ?? 0 }, now);
+  setCondition(conditionsOf(ext), { type, status, reason, message, observedGeneration: ext.metadata.generation ?? 0 }, now);
 }
 
 /**
@@ -75,19 +73,10 @@ function set(ext: ClusterExtension, type: string, status: Condition['status'], r
  * with network addresses stripped, so retries do not churn the status.
  */
 export function setProgressing(ext: ClusterExtension, err: unknown, now?: Date): void {
-  let status: Condition['status'] = 'True';
-  let reason = ReasonSucceeded;
-  let message = MSG_DESIRED_STATE;
-  if (err !== undefined && err !== null) {
-    message = sanitizeNetworkError(errorMessage(err));
-    if (isTerminal(err)) {
-      status = 'False';
-      reason = err.reason || ReasonBlocked;
-    } else {
-      reason = ReasonRetrying;
-    }
-  }
-  set(ext, TypeProgressing, status, reason, message, now);
+  if (err === undefined || err === null) return set(ext, TypeProgressing, 'True', ReasonSucceeded, MSG_DESIRED_STATE, now);
+  const message = sanitizeNetworkError(errorMessage(err));
+  if (isTerminal(err)) set(ext, TypeProgressing, 'False', err.reason || ReasonBlocked, message, now);
+  else set(ext, TypeProgressing, 'True', ReasonRetrying, message, now);
 }
 
 /** Installed and status.install from what is installed (or False/Failed when nothing is). */
@@ -150,9 +139,7 @@ export function setDeprecationConditions(
   const put = (type: string, status: Condition['status'], reason: string, message: string): void => set(ext, type, status, reason, message, now);
   const installed = input.installedBundleName ?? '';
   if (!input.hasCatalogData) {
-    put(TypeDeprecated, 'Unknown', ReasonDeprecationStatusUnknown, MSG_DEPRECATION_UNKNOWN);
-    put(TypePackageDeprecated, 'Unknown', ReasonDeprecationStatusUnknown, MSG_DEPRECATION_UNKNOWN);
-    put(TypeChannelDeprecated, 'Unknown', ReasonDeprecationStatusUnknown, MSG_DEPRECATION_UNKNOWN);
+    for (const type of [TypeDeprecated, TypePackageDeprecated, TypeChannelDeprecated]) put(type, 'Unknown', ReasonDeprecationStatusUnknown, MSG_DEPRECATION_UNKNOWN);
     if (installed === '') put(TypeBundleDeprecated, 'Unknown', ReasonAbsent, MSG_NO_BUNDLE_YET);
     else put(TypeBundleDeprecated, 'Unknown', ReasonDeprecationStatusUnknown, MSG_DEPRECATION_UNKNOWN);
     return;
@@ -163,25 +150,18 @@ export function setDeprecationConditions(
   const bundle: string[] = [];
   for (const e of input.entries ?? []) {
     const name = e.reference.name ?? '';
+    if (e.message === '') continue;
     if (e.reference.schema === 'olm.package') pkg.push(e.message);
-    else if (e.reference.schema === 'olm.channel') {
-      if (channels.size === 0 || channels.has(name)) chan.push(e.message);
-    } else if (e.reference.schema === 'olm.bundle') {
-      if (installed !== '' && name === installed) bundle.push(e.message);
-    }
+    else if (e.reference.schema === 'olm.channel' && (channels.size === 0 || channels.has(name))) chan.push(e.message);
+    else if (e.reference.schema === 'olm.bundle' && installed !== '' && name === installed) bundle.push(e.message);
   }
-  const nonEmpty = (ms: string[]): string[] => ms.filter((m) => m !== '');
-  const [p, c, b] = [nonEmpty(pkg), nonEmpty(chan), nonEmpty(bundle)];
-  const all = [...p, ...c, ...b];
-  if (all.length) put(TypeDeprecated, 'True', ReasonDeprecated, all.join('\n'));
-  else put(TypeDeprecated, 'False', ReasonNotDeprecated, 'not deprecated');
-  if (p.length) put(TypePackageDeprecated, 'True', ReasonDeprecated, p.join('\n'));
-  else put(TypePackageDeprecated, 'False', ReasonNotDeprecated, 'package not deprecated');
-  if (c.length) put(TypeChannelDeprecated, 'True', ReasonDeprecated, c.join('\n'));
-  else put(TypeChannelDeprecated, 'False', ReasonNotDeprecated, 'channel not deprecated');
+  const deprecated = (type: string, messages: readonly string[], none: string): void =>
+    messages.length ? put(type, 'True', ReasonDeprecated, messages.join('\n')) : put(type, 'False', ReasonNotDeprecated, none);
+  deprecated(TypeDeprecated, [...pkg, ...chan, ...bundle], 'not deprecated');
+  deprecated(TypePackageDeprecated, pkg, 'package not deprecated');
+  deprecated(TypeChannelDeprecated, chan, 'channel not deprecated');
   if (installed === '') put(TypeBundleDeprecated, 'Unknown', ReasonAbsent, MSG_NO_BUNDLE_YET);
-  else if (b.length) put(TypeBundleDeprecated, 'True', ReasonDeprecated, b.join('\n'));
-  else put(TypeBundleDeprecated, 'False', ReasonNotDeprecated, 'bundle not deprecated');
+  else deprecated(TypeBundleDeprecated, bundle, 'bundle not deprecated');
 }
 
 /** upstream's wrapping of pull/apply failures once a bundle is resolved. */
@@ -220,29 +200,26 @@ export function setInstalledFromRevisions(ext: ClusterExtension, states: { reado
  * extension's generation.
  */
 export function mirrorRevisions(ext: ClusterExtension, states: { readonly installed?: RevisionInfo | undefined; readonly rollingOut: readonly RevisionInfo[] }, now?: Date): void {
-  const g = generation(ext) ?? 0;
-  const copy = (c: Condition): Condition & { observedGeneration: number } => ({ ...c, observedGeneration: g });
+  const g = ext.metadata.generation ?? 0;
+  /** `from`'s conditions of these types into `to`, at the extension's generation. */
+  const copy = (to: Condition[], from: readonly Condition[], types: readonly string[]): void => {
+    for (const type of types) {
+      const c = findCondition(from, type);
+      if (c) setCondition(to, { ...c, observedGeneration: g }, now);
+    }
+  };
   const active: { name: string; conditions?: Condition[] }[] = [];
   const status = (ext.status ??= {});
   if (states.installed) {
-    for (const type of [TypeAvailable, TypeProgressing]) {
-      const c = findCondition(states.installed.conditions, type);
-      if (c) setCondition(conditionsOf(ext), copy(c), now);
-    }
+    copy(conditionsOf(ext), states.installed.conditions, [TypeAvailable, TypeProgressing]);
     const { name, version, release } = states.installed.bundle;
     status.install = { bundle: { name, version, ...(release !== undefined && { release }) } };
     active.push({ name: states.installed.name });
   }
   states.rollingOut.forEach((r, i) => {
     const conditions: Condition[] = [];
-    for (const type of [TypeAvailable, TypeProgressing]) {
-      const c = findCondition(r.conditions, type);
-      if (c) setCondition(conditions, copy(c), now);
-    }
-    if (i === states.rollingOut.length - 1) {
-      const p = findCondition(r.conditions, TypeProgressing);
-      if (p) setCondition(conditionsOf(ext), copy(p), now);
-    }
+    copy(conditions, r.conditions, [TypeAvailable, TypeProgressing]);
+    if (i === states.rollingOut.length - 1) copy(conditionsOf(ext), r.conditions, [TypeProgressing]);
     active.push({ name: r.name, ...(conditions.length && { conditions }) });
   });
   status.activeRevisions = active;

@@ -114,6 +114,9 @@ const defaultCheck: PropertyCheck = {
   },
 };
 
+/** Sorted by UTF-16 code units, JavaScript's default (Go's byte order but for characters beyond U+FFFF). */
+const sorted = (s: Iterable<string>): string[] => [...s].sort();
+
 const enumValues = (s: Schema, k: string): Set<string> =>
   new Set(Array.isArray(s[k]) ? (s[k] as unknown[]).map((v) => canonicalJson(v)) : []);
 
@@ -122,7 +125,6 @@ const enumCheck: PropertyCheck = {
   name: 'enum',
   compare(a, b, options) {
     const [older, newer] = take(a, b, 'enum', enumValues);
-    const sorted = (s: Iterable<string>): string[] => [...s].sort(byBytes);
     if (older.size === 0 && newer.size > 0) return [`enum constraint added when there was none previously : ${goList(sorted(newer))}`];
     const removed = [...older].filter((v) => !newer.has(v));
     if (removed.length > 0) return [`allowed enum values removed : ${goList(sorted(removed))}`];
@@ -138,7 +140,7 @@ const requiredCheck: PropertyCheck = {
   name: 'required',
   compare(a, b) {
     const [older, newer] = take(a, b, 'required', strings);
-    const added = [...new Set(newer)].filter((f) => !older.includes(f)).sort(byBytes);
+    const added = [...new Set(newer)].filter((f) => !older.includes(f)).sort();
     return added.length > 0 ? [`new required fields: ${goList(added)}`] : [];
   },
 };
@@ -190,11 +192,7 @@ const oneOfCheck: PropertyCheck = {
   name: 'oneOf',
   compare(a, b, options) {
     const identity = (s: unknown): string => goSchemaString(normalizeSubschema(s));
-    const older = new Set((Array.isArray(a['oneOf']) ? (a['oneOf'] as unknown[]) : []).map(identity));
-    const newer = new Set((Array.isArray(b['oneOf']) ? (b['oneOf'] as unknown[]) : []).map(identity));
-    delete a['oneOf'];
-    delete b['oneOf'];
-    const sorted = (s: Iterable<string>): string[] => [...s].sort(byBytes);
+    const [older, newer] = take(a, b, 'oneOf', (s, k) => new Set((Array.isArray(s[k]) ? (s[k] as unknown[]) : []).map(identity)));
     if (older.size === 0 && newer.size > 0) {
       if (options.additionPolicy !== 'Allow') return [`oneOf constraint added when there was none previously: ${goList(sorted(newer))}`];
       if (newer.has(identity(a))) return [];
@@ -234,10 +232,6 @@ export const PROPERTY_CHECKS: readonly PropertyCheck[] = [
   oneOfCheck,
 ];
 
-function byBytes(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 /** Runs every property check and the unhandled check over copies of one property's old and new schema. */
 export function compareProperty(oldSchema: Schema, newSchema: Schema, config: ResolvedConfig): CheckResult[] {
   const a: Schema = { ...oldSchema };
@@ -259,7 +253,7 @@ export function compareVersions(
   const oldFlat = flattenVersion(oldVersion);
   const newFlat = flattenVersion(newVersion);
   const out = new Map<string, CheckResult[]>();
-  for (const path of [...oldFlat.keys()].sort(byBytes)) {
+  for (const path of [...oldFlat.keys()].sort()) {
     const before = oldFlat.get(path) ?? {};
     const after = newFlat.get(path) ?? {};
     if (newFlat.has(path) && canonicalJson(before) === canonicalJson(after)) continue;

@@ -2,6 +2,7 @@
 // whether served versions are compared when the new CRD converts through a webhook. The shape is crdify's
 // config file (`validations[].{name,enforcement,configuration}`, `unhandledEnforcement`, `conversion`);
 // `OLM_CRDIFY_CONFIG` is the configuration operator-controller runs with.
+import { jsonKind } from '../../../shared/toolkit/index.ts';
 
 export type EnforcementPolicy = 'Error' | 'Warn' | 'None';
 export type ConversionPolicy = 'None' | 'Ignore';
@@ -136,14 +137,6 @@ function readPolicies(
     out[key] = value;
   }
   return undefined;
-}
-
-function jsonKind(v: unknown): string {
-  if (typeof v === 'number') return 'number';
-  if (typeof v === 'boolean') return 'bool';
-  if (Array.isArray(v)) return 'array';
-  if (v === null) return 'null';
-  return 'object';
 }
 
 function goPolicyType(name: string, key: string): string {

@@ -27,8 +27,11 @@ type Kind =
   | 'externalDocs'
   | 'validations';
 
-/** JSONSchemaProps' fields in Go struct order: JSON name, Go name, Go shape. */
-export const SCHEMA_FIELDS: readonly (readonly [json: string, go: string, kind: Kind])[] = [
+/** A struct field: JSON name, Go name, Go shape. */
+type Field = readonly [json: string, go: string, kind: Kind];
+
+/** JSONSchemaProps' fields in Go struct order. */
+export const SCHEMA_FIELDS: readonly Field[] = [
   ['id', 'ID', 'string'],
   ['$schema', 'Schema', 'string'],
   ['$ref', 'Ref', 'ptrString'],
@@ -75,7 +78,7 @@ export const SCHEMA_FIELDS: readonly (readonly [json: string, go: string, kind: 
   ['x-kubernetes-validations', 'XValidations', 'validations'],
 ];
 
-const VALIDATION_RULE_FIELDS: readonly (readonly [json: string, go: string, kind: Kind])[] = [
+const VALIDATION_RULE_FIELDS: readonly Field[] = [
   ['rule', 'Rule', 'string'],
   ['message', 'Message', 'string'],
   ['messageExpression', 'MessageExpression', 'string'],
@@ -84,12 +87,10 @@ const VALIDATION_RULE_FIELDS: readonly (readonly [json: string, go: string, kind
   ['optionalOldSelf', 'OptionalOldSelf', 'ptrBool'],
 ];
 
-const EXTERNAL_DOCS_FIELDS: readonly (readonly [json: string, go: string, kind: Kind])[] = [
+const EXTERNAL_DOCS_FIELDS: readonly Field[] = [
   ['description', 'Description', 'string'],
   ['url', 'URL', 'string'],
 ];
-
-const byBytes = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The UTF-8 bytes of a JSON value as Go's encoding/json holds it in `JSON.Raw`. */
 const rawBytes = (v: unknown): number[] => [...Buffer.from(canonicalJson(v), 'utf8')];
@@ -114,9 +115,12 @@ export const GO_POINTER = '0xc000000000';
 
 /** `(*JSONSchemaProps).String()` of the protobuf-generated code, for a schema as JSON. */
 export function goSchemaString(s: Schema | undefined): string {
-  if (s === undefined) return 'nil';
-  const parts = SCHEMA_FIELDS.map(([json, go, kind]) => `${go}:${stringField(s[json], kind)},`);
-  return `&JSONSchemaProps{${parts.join('')}}`;
+  return s === undefined ? 'nil' : structString('JSONSchemaProps', SCHEMA_FIELDS, s);
+}
+
+/** A generated `String()` of a struct pointer: `&<type>{<Go name>:<value>,…}`. */
+function structString(type: string, fields: readonly Field[], s: Schema): string {
+  return `&${type}{${fields.map(([json, go, kind]) => `${go}:${stringField(s[json], kind)},`).join('')}}`;
 }
 
 function stringField(v: unknown, kind: Kind): string {
@@ -153,16 +157,16 @@ function stringField(v: unknown, kind: Kind): string {
     case 'definitions':
       return `JSONSchemaDefinitions{${sortedEntries(v).map(([k, e]) => `${k}: ${schemaValue(asSchema(e))},`).join('')}}`;
     case 'externalDocs':
-      return isObject(v) ? `&ExternalDocumentation{Description:${str(v['description'])},URL:${str(v['url'])},}` : 'nil';
+      return isObject(v) ? structString('ExternalDocumentation', EXTERNAL_DOCS_FIELDS, v) : 'nil';
     case 'validations':
-      return `[]ValidationRule{${list(v).map((e) => `${validationRuleString(asSchema(e)).slice(1)},`).join('')}}`;
+      return `[]ValidationRule{${list(v).map((e) => `${structString('ValidationRule', VALIDATION_RULE_FIELDS, asSchema(e)).slice(1)},`).join('')}}`;
   }
 }
 
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const asSchema = (v: unknown): Schema => (isObject(v) ? v : {});
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const sortedEntries = (v: unknown): [string, unknown][] => (isObject(v) ? Object.entries(v).sort(([a], [b]) => byBytes(a, b)) : []);
+const sortedEntries = (v: unknown): [string, unknown][] => (isObject(v) ? Object.keys(v).sort().map((k) => [k, v[k]]) : []);
 
 function jsonString(v: unknown): string {
   return v === undefined ? 'nil' : `&JSON{Raw:*[${rawBytes(v).join(' ')}],}`;
@@ -181,14 +185,9 @@ function schemaOrBoolString(v: unknown): string {
   return `&JSONSchemaPropsOrBool{Allows:${allows},Schema:${isObject(v) ? goSchemaString(v) : 'nil'},}`;
 }
 
-function validationRuleString(r: Schema): string {
-  const parts = VALIDATION_RULE_FIELDS.map(([json, go, kind]) => `${go}:${stringField(r[json], kind)},`);
-  return `&ValidationRule{${parts.join('')}}`;
-}
-
 /** Go's `%v` of a JSONSchemaProps value (a map element): `{f1 f2 …}`, Stringers called, other pointers as addresses. */
-function schemaValue(s: Schema): string {
-  return `{${SCHEMA_FIELDS.map(([json, , kind]) => valueField(s[json], kind)).join(' ')}}`;
+function schemaValue(s: Schema, fields: readonly Field[] = SCHEMA_FIELDS): string {
+  return `{${fields.map(([json, , kind]) => valueField(s[json], kind)).join(' ')}}`;
 }
 
 function valueField(v: unknown, kind: Kind): string {
@@ -214,7 +213,7 @@ function valueField(v: unknown, kind: Kind): string {
     case 'dependencies':
       return `map[${sortedEntries(v).map(([k, e]) => `${k}:${dependencyValue(e)}`).join(' ')}]`;
     case 'validations':
-      return `[${list(v).map((e) => validationValue(asSchema(e))).join(' ')}]`;
+      return `[${list(v).map((e) => schemaValue(asSchema(e), VALIDATION_RULE_FIELDS)).join(' ')}]`;
     default:
       // *JSON, *JSONSchemaProps, *JSONSchemaPropsOrArray, *JSONSchemaPropsOrBool, *ExternalDocumentation: Stringers.
       return stringField(v, kind);
@@ -224,10 +223,6 @@ function valueField(v: unknown, kind: Kind): string {
 function dependencyValue(v: unknown): string {
   const schema = isObject(v) ? goSchemaString(v) : 'nil';
   return `{${schema} [${Array.isArray(v) ? v.map(String).join(' ') : ''}]}`;
-}
-
-function validationValue(r: Schema): string {
-  return `{${VALIDATION_RULE_FIELDS.map(([json, , kind]) => valueField(r[json], kind)).join(' ')}}`;
 }
 
 // ---- go-cmp's diff ------------------------------------------------------------------------------
@@ -244,14 +239,14 @@ export function cmpDiffLines(a: Schema, b: Schema): DiffLine[] {
   diffFields(a, b, SCHEMA_FIELDS, out);
   // Keys Go would not decode into JSONSchemaProps cannot reach crdify; ours are reported under their JSON name.
   const known = new Set(SCHEMA_FIELDS.map(([json]) => json));
-  for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort(byBytes)) {
+  for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
     if (known.has(key) || canonicalJson(a[key]) === canonicalJson(b[key])) continue;
     out.push({ sign: '-', text: `${key}: ${literal(a[key], 'ptrJSON')}` }, { sign: '+', text: `${key}: ${literal(b[key], 'ptrJSON')}` });
   }
   return out;
 }
 
-function diffFields(a: Schema, b: Schema, fields: readonly (readonly [string, string, Kind])[], out: DiffLine[]): void {
+function diffFields(a: Schema, b: Schema, fields: readonly Field[], out: DiffLine[]): void {
   for (const [json, go, kind] of fields) diffValue(go, a[json], b[json], kind, out);
 }
 
@@ -339,7 +334,7 @@ function elementText(e: unknown, kind: Kind): string {
 function diffMap(a: unknown, b: unknown, kind: Kind, out: DiffLine[]): void {
   const am = asSchema(a);
   const bm = asSchema(b);
-  for (const key of [...new Set([...Object.keys(am), ...Object.keys(bm)])].sort(byBytes)) {
+  for (const key of [...new Set([...Object.keys(am), ...Object.keys(bm)])].sort()) {
     const [x, y] = [am[key], bm[key]];
     if (canonicalJson(x) === canonicalJson(y)) continue;
     if (x !== undefined && y !== undefined && isObject(x) && isObject(y)) {
@@ -407,7 +402,7 @@ function literal(v: unknown, kind: Kind): string {
   }
 }
 
-function structLiteral(s: Schema, fields: readonly (readonly [string, string, Kind])[], type: string): string {
+function structLiteral(s: Schema, fields: readonly Field[], type: string): string {
   const parts = fields.filter(([json, , kind]) => !isZero(s[json], kind)).map(([json, go, kind]) => `${go}: ${literal(s[json], kind)}`);
   return `${type}{${parts.join(', ')}}`;
 }

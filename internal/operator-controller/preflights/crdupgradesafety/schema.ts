@@ -2,6 +2,8 @@
 // "simple location" (`^.spec.foo`, `^.spec.list.items`, `^.spec.x.allOf[0]`), each with its children
 // dropped so a change is judged only at the property where it happened.
 import type { KubeObject } from '../../../../api/meta/v1.ts';
+import { goJSONValue } from '../../../shared/gocompat/index.ts';
+import { isObject } from '../../../shared/toolkit/index.ts';
 
 /** A JSONSchemaProps as JSON. */
 export type Schema = Record<string, unknown>;
@@ -28,7 +30,7 @@ export interface Crd extends KubeObject {
 export const isCrd = (obj: KubeObject): obj is Crd =>
   obj.apiVersion === 'apiextensions.k8s.io/v1' && obj.kind === 'CustomResourceDefinition';
 
-export const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
+export { isObject };
 
 /** Calls `visit` for `schema` and every sub-schema, in the order crdify's SchemaHas walks them. */
 export function walkSchema(schema: Schema | undefined, path: string, visit: (path: string, s: Schema) => void): void {
@@ -100,23 +102,8 @@ export function ownSchema(s: Schema): Schema {
   return out;
 }
 
-/** JSON with sorted object keys: the identity used for equality and raw-value comparison. */
-export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (isObject(v)) {
-    const keys = Object.keys(v).sort();
-    return `{${keys.map((k) => `${goJsonString(k)}:${canonicalJson(v[k])}`).join(',')}}`;
-  }
-  if (typeof v === 'string') return goJsonString(v);
-  return JSON.stringify(v) ?? 'null';
-}
-
-/** A JSON string as Go's encoding/json writes it (HTML-sensitive characters escaped). */
-function goJsonString(s: string): string {
-  return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-export const schemasEqual = (a: Schema, b: Schema): boolean => canonicalJson(a) === canonicalJson(b);
+/** JSON with sorted object keys, strings as Go's encoding/json writes them: the identity used for equality and raw-value comparison. */
+export const canonicalJson = (v: unknown): string => goJSONValue(v, true);
 
 export { goQuote } from '../../../shared/gocompat/index.ts';
 

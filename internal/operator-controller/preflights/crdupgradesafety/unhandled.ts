@@ -29,18 +29,9 @@ export function condense(lines: readonly DiffLine[]): string[] {
     const parsed = parseLine(line.text);
     if (!parsed) continue;
     const [field, value, raw] = parsed;
-    let entry = entries.get(field);
-    if (!entry) {
-      entry = { before: '', after: '', beforeRaw: '', afterRaw: '' };
-      entries.set(field, entry);
-    }
-    if (line.sign === '-') {
-      entry.before = value;
-      entry.beforeRaw = raw;
-    } else {
-      entry.after = value;
-      entry.afterRaw = raw;
-    }
+    const entry = entries.get(field) ?? { before: '', after: '', beforeRaw: '', afterRaw: '' };
+    entries.set(field, entry); // a field already there keeps its place
+    Object.assign(entry, line.sign === '-' ? { before: value, beforeRaw: raw } : { after: value, afterRaw: raw });
   }
   const details: string[] = [];
   for (const [field, e] of entries) {

@@ -45,13 +45,7 @@ export function servedVersionLines(crd: Crd, config: CrdifyConfig | ResolvedConf
 }
 
 function propertyLines(prefix: string, results: Map<string, CheckResult[]>): string[] {
-  const lines: string[] = [];
-  for (const [path, checks] of results) {
-    for (const check of checks) {
-      for (const err of check.errors) lines.push(`${prefix}: ${path}: ${check.name}: ${err}`);
-    }
-  }
-  return lines;
+  return [...results].flatMap(([path, checks]) => checks.flatMap((check) => check.errors.map((err) => `${prefix}: ${path}: ${check.name}: ${err}`)));
 }
 
 /** `validating upgrade for CRD "<name>": <line>\n<line>…` (Go's `%q` and errors.Join). */

@@ -116,15 +116,12 @@ export class PermissionPreflight implements InstallPreflight {
     for (const [i, obj] of objects.entries()) {
       const apiVersion = obj.apiVersion ?? '';
       const kind = obj.kind ?? '';
-      let mapping: ResourceScope;
-      try {
-        mapping = await this.#source.mapping(apiVersion, kind);
-      } catch (err) {
+      const mapping = await this.#source.mapping(apiVersion, kind).catch((err: unknown) => {
         const [group, version] = apiVersion.includes('/') ? apiVersion.split('/', 2) : ['', apiVersion];
         const name = obj.metadata.name ? ` (name: ${obj.metadata.name})` : '';
         errors.push(`could not get REST mapping for object ${i} in manifest with GVK ${group}/${version}, Kind=${kind}${name}: ${(err as Error).message}`);
-        continue;
-      }
+      });
+      if (!mapping) continue;
       const key = `${mapping.group}/${mapping.version}/${mapping.resource}`;
       const entry = byResource.get(key) ?? { ...mapping, objects: [] };
       entry.objects.push(obj);
@@ -132,14 +129,10 @@ export class PermissionPreflight implements InstallPreflight {
     }
     if (errors.length > 0) throw new Error(errors.join('\n'));
 
-    const requests: Attributes[] = [];
-    const seen = new Set<string>();
+    const requests = new Map<string, Attributes>();
     const add = (a: Attributes): void => {
       const key = attributesKey(a);
-      if (!seen.has(key)) {
-        seen.add(key);
-        requests.push(a);
-      }
+      if (!requests.has(key)) requests.set(key, a);
     };
     for (const { group, version, resource, namespaced, objects: objs } of byResource.values()) {
       const namespaces = new Set<string>();
@@ -164,7 +157,7 @@ export class PermissionPreflight implements InstallPreflight {
       resource: 'clusterextensions/finalizers',
       name: ext.metadata.name ?? '',
     });
-    return requests;
+    return [...requests.values()];
   }
 
   /**

@@ -63,37 +63,25 @@ export function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
     const isSimple =
       !rule.nonResourceURLs?.length && rule.apiGroups?.length === 1 && rule.resources?.length === 1 && (rule.resourceNames?.length ?? 0) <= 1;
     if (!isSimple) {
-      compacted.push(cloneRule(rule));
+      compacted.push(structuredClone(rule));
       continue;
     }
     const key = [rule.apiGroups![0], rule.resources![0], rule.resourceNames?.[0] ?? '\u0000none'].join('\u0000');
     const existing = simple.get(key);
     if (existing) existing.verbs.push(...rule.verbs);
-    else simple.set(key, cloneRule(rule));
+    else simple.set(key, structuredClone(rule));
   }
   return [...compacted, ...simple.values()].map((rule) => ({
     ...rule,
-    verbs: rule.verbs.includes('*') ? ['*'] : [...new Set(rule.verbs)].sort(byBytes),
+    verbs: rule.verbs.includes('*') ? ['*'] : [...new Set(rule.verbs)].sort(),
   }));
-}
-
-const cloneRule = (r: PolicyRule): PolicyRule => ({
-  verbs: [...r.verbs],
-  ...(r.apiGroups && { apiGroups: [...r.apiGroups] }),
-  ...(r.resources && { resources: [...r.resources] }),
-  ...(r.resourceNames && { resourceNames: [...r.resourceNames] }),
-  ...(r.nonResourceURLs && { nonResourceURLs: [...r.nonResourceURLs] }),
-});
-
-function byBytes(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** `Namespace:"<ns>" APIGroups:[..] Resources:[..] ResourceNames:[..] Verbs:[..] NonResourceURLs:[..]`, empty lists left out. */
 export function ruleDescription(namespace: string, rule: PolicyRule): string {
   let out = `Namespace:${goQuote(namespace)}`;
   const list = (label: string, items: readonly string[] | undefined): void => {
-    if (items?.length) out += ` ${label}:[${[...items].sort(byBytes).join(',')}]`;
+    if (items?.length) out += ` ${label}:[${[...items].sort().join(',')}]`;
   };
   list('APIGroups', rule.apiGroups);
   list('Resources', rule.resources);
@@ -115,7 +103,7 @@ export interface ScopedPolicyRules {
  */
 export function preAuthorizationMessage(missing: readonly ScopedPolicyRules[], evaluationError?: string): string | undefined {
   const parts: string[] = [];
-  const lines = missing.flatMap((scoped) => scoped.missingRules.map((rule) => ruleDescription(scoped.namespace, rule))).sort(byBytes);
+  const lines = missing.flatMap((scoped) => scoped.missingRules.map((rule) => ruleDescription(scoped.namespace, rule))).sort();
   if (lines.length > 0) parts.push(`service account requires the following permissions to manage cluster extension:\n  ${lines.join('\n  ')}`);
   if (evaluationError !== undefined) parts.push(`authorization evaluation error: ${evaluationError}`);
   return parts.length > 0 ? `pre-authorization failed: ${parts.join('\n')}` : undefined;
