@@ -20,7 +20,7 @@ import type { LogFields, Logger } from '../../shared/observability/index.ts';
 import { noopLogger } from '../../shared/observability/index.ts';
 import { buildTargetNamespaces } from '../operatorgroup/index.ts';
 import { ensureRBACInTargetNamespace, type CopyPorts } from './copy.ts';
-import { fakeCaches, fakeClient, fakePorts, metRequirements, type FakeCluster, type RecordedCall } from './fakes.ts';
+import { fakeCaches, fakeClient, fakePorts, metRequirements, type FakeCluster, type RecordedCall } from './testing.ts';
 import { newCSVReconciler } from './reconciler.ts';
 
 const NS = 'operators';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterServiceVersion } from '../../../api/operators/index.ts';
 import { formatTime, runSteps } from '../../shared/controller/index.ts';
-import { fakePorts, metRequirements, stateOf, type FakeCluster } from './fakes.ts';
+import { fakePorts, metRequirements, stateOf, type FakeCluster } from './testing.ts';
 import { buildDeployment } from './install.ts';
 import { csvSteps, ErrRequirementsNotMet, INSTALL_RETRY_MAX_MS, INSTALL_TIMEOUT_MS, installRetryInMs } from './steps.ts';
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Condition } from '../../../api/meta/v1.ts';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
-import { FakeEvents, FakeFinalizers, FakeObjectSets, FakePreflight, FakeRenderer, FakeResolver, FakeUnpacker, bundle, extension, stateFor } from './fakes.ts';
+import { FakeEvents, FakeFinalizers, FakeObjectSets, FakePreflight, FakeRenderer, FakeResolver, FakeUnpacker, bundle, extension, stateFor } from './testing.ts';
 import { applyObjectSet, clusterExtensionObjectSetSteps, keepInstalledWhenUnpackFails, readRevisionStates, resolveRevision } from './objectset-steps.ts';
 import type { Resolution, RevisionMetadata } from './ports.ts';
 import { unpack } from './steps.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterExtension } from '../../../api/v1/index.ts';
 import { ApiError, type KubeClient } from '../../shared/kube/index.ts';
-import { extension, quietLogger } from './fakes.ts';
+import { extension, quietLogger } from './testing.ts';
 import { ClusterExtensionReconciler } from './reconciler.ts';
 import type { ExtensionStep } from './steps.ts';
 

@@ -17,7 +17,7 @@ import {
   extension,
   installedBundle,
   stateFor,
-} from './fakes.ts';
+} from './testing.ts';
 import { ServiceAccountNotFoundError, type Resolution } from './ports.ts';
 import {
   MISSING_SERVICE_ACCOUNT,

@@ -14,7 +14,7 @@ import {
   validationError,
   validationMessage,
   type Blob,
-} from './test-helpers.ts';
+} from './testing.ts';
 
 const pkgFoo = newTestPackage('foo', 'alpha');
 const chFoo = newTestChannel('foo', 'alpha', { name: 'foo.v0.1.0' });
