@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { Informer, isGone, KubeClient, stripManagedFields, type NetworkError } from '../../../internal/shared/kube/index.ts';
 import { ControlPlane } from '../../support/control-plane.ts';
-import { freePort, sleep } from '../../support/net.ts';
+import { freePort } from '../../support/net.ts';
 import { configMap, kubeconfigFile, memoryLogger, namespace, record, until, type Recorded } from './helpers.ts';
 import { TcpProxy } from './tcp-proxy.ts';
 
@@ -128,7 +128,9 @@ describe('informer resilience', () => {
     const guarded = await informer(ns, { server, watchdogMs: 2_000 });
     const unguarded = await informer(ns, { server }); // default watchdog: the watch timeout + 30 s
     await Promise.all([guarded.inf.waitForSync(), unguarded.inf.waitForSync()]);
-    await sleep(500); // both watches open
+    // Both watches are open once an object made after the sync reaches both informers (only a watch can bring it).
+    await admin.create(configMap(ns, 'before-freeze', { v: '1' }));
+    await until('both watches to deliver an event', () => !!guarded.inf.get(`${ns}/before-freeze`) && !!unguarded.inf.get(`${ns}/before-freeze`));
     expect(proxy.freeze()).toBeGreaterThanOrEqual(2);
 
     await admin.create(configMap(ns, 'after-freeze', { v: '1' }));
@@ -155,9 +157,7 @@ describe('informer resilience', () => {
     expect(delays[2]! / delays[1]!).toBeGreaterThan(1.5);
 
     await cp.resume();
-    const sync = new AbortController();
-    const timer = setTimeout(() => sync.abort(new Error('not synced within 60 s')), 60_000);
-    await inf.waitForSync(sync.signal).finally(() => clearTimeout(timer));
+    await inf.waitForSync(AbortSignal.timeout(60_000));
     expect(inf.keys()).toEqual([`${ns}/waiting`]);
     expect(log.lines.filter((l) => l.level === 'error')).toEqual([]);
   });
