@@ -1,5 +1,5 @@
 // Upstream's CatalogSource metrics (OLM pkg/metrics): names, help texts and labels as upstream's.
-import { Counter, Gauge, type Registry } from '../../shared/observability/index.ts';
+import { Counter, countGauge, Gauge, type Registry } from '../../shared/observability/index.ts';
 
 export interface CatalogSourceMetrics {
   /** 1 when READY, else 0 (upstream's RegisterCatalogSourceState). */
@@ -12,14 +12,7 @@ export interface CatalogSourceMetrics {
 
 export function catalogSourceMetrics(registry: Registry, count: () => number): CatalogSourceMetrics {
   const registers = [registry];
-  new Gauge({
-    name: 'catalog_source_count',
-    help: 'Number of catalog sources',
-    registers,
-    collect() {
-      this.set(count());
-    },
-  });
+  countGauge(registry, 'catalog_source_count', 'Number of catalog sources', count);
   const ready = new Gauge({
     name: 'catalogsource_ready',
     help: 'State of a CatalogSource. 1 indicates that the CatalogSource is in a READY state. 0 indicates CatalogSource is in a Non READY state.',

@@ -1,7 +1,7 @@
 // Upstream's CSV metrics (OLM pkg/metrics): names, help texts and labels as upstream's. `csv_succeeded` and
 // `csv_abnormal` follow each status write (the series of the old phase/reason removed first); `csv_count` is the
 // number of CSVs that are not copies; `csv_upgrade_count` counts transitions to Replacing.
-import { Counter, Gauge, type Registry } from '../../shared/observability/index.ts';
+import { Counter, countGauge, Gauge, type Registry } from '../../shared/observability/index.ts';
 import { CSVPhaseSucceeded, CSVReasons, type ClusterServiceVersion } from '../../../api/operators/index.ts';
 
 export interface CSVMetrics {
@@ -20,14 +20,7 @@ const labels = (csv: ClusterServiceVersion): { namespace: string; name: string; 
 
 export function csvMetrics(registry: Registry, count: () => number): CSVMetrics {
   const registers = [registry];
-  new Gauge({
-    name: 'csv_count',
-    help: 'Number of CSVs successfully registered',
-    registers,
-    collect() {
-      this.set(count());
-    },
-  });
+  countGauge(registry, 'csv_count', 'Number of CSVs successfully registered', count);
   const upgrades = new Counter({ name: 'csv_upgrade_count', help: 'Monotonic count of CSV upgrades', registers });
   const succeeded = new Gauge({ name: 'csv_succeeded', help: 'Successful CSV install', labelNames: ['namespace', 'name', 'version'], registers });
   const abnormal = new Gauge({ name: 'csv_abnormal', help: 'CSV is not installed', labelNames: ['namespace', 'name', 'version', 'phase', 'reason'], registers });

@@ -1,5 +1,5 @@
 // Upstream's InstallPlan metrics (OLM pkg/metrics): names and help texts as upstream's.
-import { Counter, Gauge, type Registry } from '../../shared/observability/index.ts';
+import { Counter, countGauge, type Registry } from '../../shared/observability/index.ts';
 
 export interface InstallPlanMetrics {
   /** One applied step drew API warnings (installplan_warnings_total). */
@@ -8,14 +8,7 @@ export interface InstallPlanMetrics {
 
 export function installPlanMetrics(registry: Registry, count: () => number): InstallPlanMetrics {
   const registers = [registry];
-  new Gauge({
-    name: 'install_plan_count',
-    help: 'Number of install plans',
-    registers,
-    collect() {
-      this.set(count());
-    },
-  });
+  countGauge(registry, 'install_plan_count', 'Number of install plans', count);
   const warnings = new Counter({
     name: 'installplan_warnings_total',
     help: 'monotonic count of resources that generated warnings when applied as part of an InstallPlan (for example, due to deprecation)',

@@ -1,6 +1,6 @@
 // Upstream's Subscription metrics (OLM pkg/metrics): `subscription_count` and `subscription_sync_total` with its
 // labels; when a Subscription's labels change (installed CSV, channel, package, approval) the old series is deleted.
-import { Counter, Gauge, type Registry } from '../../shared/observability/index.ts';
+import { Counter, countGauge, type Registry } from '../../shared/observability/index.ts';
 import type { Subscription } from '../../../api/operators/index.ts';
 
 export interface SubscriptionMetrics {
@@ -27,14 +27,7 @@ const labelsOf = (sub: Subscription): Labels => ({
 
 export function subscriptionMetrics(registry: Registry, count: () => number): SubscriptionMetrics {
   const registers = [registry];
-  new Gauge({
-    name: 'subscription_count',
-    help: 'Number of subscriptions',
-    registers,
-    collect() {
-      this.set(count());
-    },
-  });
+  countGauge(registry, 'subscription_count', 'Number of subscriptions', count);
   const syncs = new Counter({
     name: 'subscription_sync_total',
     help: 'Monotonic count of subscription syncs',

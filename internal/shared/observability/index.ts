@@ -6,6 +6,6 @@ export { createLogger, noopLogger } from './logger.ts';
 export type { MetricsProvider, ReconcileMetrics, WorkQueueMetrics } from './metrics-hooks.ts';
 export { noopMetrics } from './metrics-hooks.ts';
 export type { Metrics } from './metrics.ts';
-export { createMetrics } from './metrics.ts';
+export { countGauge, createMetrics } from './metrics.ts';
 export { collectGarbage, idleCollector, tuneMemory } from './memory.ts';
 export { Counter, Gauge, Histogram, Registry, Summary } from './prom.ts';

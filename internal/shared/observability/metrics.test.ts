@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createMetrics } from './metrics.ts';
+import { countGauge, createMetrics } from './metrics.ts';
 import { noopMetrics } from './metrics-hooks.ts';
 
 describe('createMetrics', () => {
@@ -101,5 +101,16 @@ describe('noopMetrics', () => {
     c.total.success.inc();
     c.maxConcurrentReconciles.set(1);
     expect(true).toBe(true);
+  });
+});
+
+describe('countGauge', () => {
+  it('reads its value when scraped', async () => {
+    const registry = new Registry();
+    let n = 2;
+    countGauge(registry, 'thing_count', 'Number of things', () => n);
+    expect(await registry.metrics()).toContain('# HELP thing_count Number of things\n# TYPE thing_count gauge\nthing_count 2\n');
+    n = 5;
+    expect(await registry.metrics()).toContain('thing_count 5\n');
   });
 });

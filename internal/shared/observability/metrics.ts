@@ -139,3 +139,15 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
   };
 }
+
+/** A gauge whose value is read at scrape time (upstream's `*_count` gauges of the objects a controller holds). */
+export function countGauge(registry: Registry, name: string, help: string, count: () => number): Gauge {
+  return new Gauge({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.set(count());
+    },
+  });
+}
