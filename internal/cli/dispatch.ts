@@ -2,6 +2,7 @@
 // runs it. `--help`/`-h` anywhere after the path prints its usage; `help <command>` too. A usage error prints one
 // line and where the usage is, as kubectl does.
 import { CliUsageError, loadCommand, type CliCommand, type CliCommandEntry, type CliIO } from './types.ts';
+import { errorMessage } from '../shared/toolkit/index.ts';
 
 function write(stream: NodeJS.WritableStream, text: string): void {
   stream.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -79,7 +80,7 @@ export async function dispatch(commands: readonly CliCommandEntry[], argv: reado
       write(io.stderr, `error: ${err.message}\n${seeHelp([...entry.path, ...(command !== loaded ? ['--classic'] : [])])}`);
       return 2;
     }
-    write(io.stderr, `error: ${err instanceof Error ? err.message : String(err)}`);
+    write(io.stderr, `error: ${errorMessage(err)}`);
     return 1;
   }
 }

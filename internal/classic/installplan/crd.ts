@@ -17,10 +17,10 @@ import {
 import { goQuote } from '../../shared/gocompat/index.ts';
 import { isAlreadyExists, type KubeClient } from '../../shared/kube/index.ts';
 import { removedStoredVersions } from '../../shared/registryv1/index.ts';
-import { aggregateMessages, sleep, type Logger } from '../../shared/toolkit/index.ts';
+import { aggregateMessages, errorMessage, sleep, type Logger } from '../../shared/toolkit/index.ts';
 import { installedAlongside, alongsideToAnnotations, type CsvPresence, type NamespacedName } from './alongside.ts';
 import { validateCustomResource, type JsonSchemaProps } from './crschema.ts';
-import { errorText, gvkString, isNotFoundError, opaque, reasonInChain, wrap, wrapped } from './errors.ts';
+import { gvkString, isNotFoundError, opaque, reasonInChain, wrap, wrapped } from './errors.ts';
 import { decodeManifest } from './manifest.ts';
 
 export const OLM_MANAGED_LABEL = 'olm.managed';
@@ -105,7 +105,7 @@ async function createOrUpdate(step: Step, manifest: string, apiVersion: string, 
     crd = decodeManifest(manifest) as Crd;
     crd.spec ??= {};
   } catch (err) {
-    throw opaque(`${version} crd unmarshaling failed: ${errorText(err)}`, err);
+    throw opaque(`${version} crd unmarshaling failed: ${errorMessage(err)}`, err);
   }
   crd.apiVersion = apiVersion;
   crd.kind = 'CustomResourceDefinition';
@@ -164,7 +164,7 @@ async function updateExisting(
     const warning =
       "Validation of existing CRs against the new CRD's schema failed, but a webhook conversion strategy was specified in the new CRD.\n" +
       'The new webhook will only start after the bundle is upgraded, so we must assume that it will successfully convert existing CRs to a format that would have passed validation.\n\n' +
-      `CRD: ${goQuote(name)}\nValidation Error: ${errorText(err)}\n`;
+      `CRD: ${goQuote(name)}\nValidation Error: ${errorMessage(err)}\n`;
     deps.logger.warn(warning);
     deps.warn('CRDValidation', warning);
   }

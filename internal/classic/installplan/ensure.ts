@@ -6,9 +6,9 @@
 import type { KubeObject, OwnerReference } from '../../../api/meta/v1.ts';
 import { StepStatusCreated, StepStatusPresent, type StepStatus } from '../../../api/operators/index.ts';
 import { isAlreadyExists, isNotFound, objectRef, type KubeClient } from '../../shared/kube/index.ts';
-import { isObject } from '../../shared/toolkit/index.ts';
+import { errorMessage, isObject } from '../../shared/toolkit/index.ts';
 import { canonical } from './crschema.ts';
-import { errorText, opaque, wrap, wrapped } from './errors.ts';
+import { opaque, wrap, wrapped } from './errors.ts';
 
 import { OwnerLabel } from '../../../api/operators/index.ts';
 
@@ -91,7 +91,7 @@ export function stepEnsurer(client: KubeClient, signal?: AbortSignal) {
       try {
         secret = await client.get({ apiVersion: 'v1', kind: 'Secret', namespace: operatorNamespace, name }, { signal });
       } catch (err) {
-        if (isNotFound(err)) throw opaque(`secret ${name} does not exist - ${errorText(err)}`, err);
+        if (isNotFound(err)) throw opaque(`secret ${name} does not exist - ${errorMessage(err)}`, err);
         throw wrap('error getting pull secret from olm namespace ', err); // upstream names the empty Secret its failed Get returned
       }
       const copy: KubeObject = {
@@ -104,7 +104,7 @@ export function stepEnsurer(client: KubeClient, signal?: AbortSignal) {
       try {
         return (await create(client, copy, signal)) ? StepStatusCreated : StepStatusPresent;
       } catch (err) {
-        throw opaque(`error creating secret ${copy.metadata.name ?? ''} - ${errorText(err)}`, err);
+        throw opaque(`error creating secret ${copy.metadata.name ?? ''} - ${errorMessage(err)}`, err);
       }
     },
 

@@ -2,10 +2,11 @@
 // cause (so apierrors.IsForbidden / IsNotFound still see it), `fmt.Errorf("… %v")` does not; and the fixed
 // texts ExecutePlan returns.
 import { isApiError, isNoKindMatch, type StatusReason } from '../../shared/kube/index.ts';
+import { errorMessage } from '../../shared/toolkit/index.ts';
 
 /** `<message>: <cause>` with the cause kept for classification (pkg/errors Wrapf, fmt.Errorf with %w). */
 export function wrap(message: string, cause: unknown): Error {
-  return new Error(`${message}: ${errorText(cause)}`, { cause });
+  return new Error(`${message}: ${errorMessage(cause)}`, { cause });
 }
 
 /** What `run` resolves to; its error as `<message>: <cause>` (Go's `if err != nil { return errors.Wrapf(err, …) }`). */
@@ -27,11 +28,6 @@ export function opaque(message: string, cause: unknown): Error {
   const err = new Error(message, { cause });
   Object.defineProperty(err, OPAQUE, { value: true });
   return err;
-}
-
-/** The text of any thrown value, as Go's err.Error(). */
-export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /**

@@ -26,12 +26,12 @@ import {
   isCopiedCSV,
 } from '../../../api/operators/index.ts';
 import { isNoKindMatch, isNotFound, nonBlockingOwnerReference, type EventRecorder, type KubeClient } from '../../shared/kube/index.ts';
-import type { Logger } from '../../shared/toolkit/index.ts';
+import { errorMessage, type Logger } from '../../shared/toolkit/index.ts';
 import { goQuote } from '../../shared/gocompat/index.ts';
 import type { CsvPresence, NamespacedName } from './alongside.ts';
 import { crdStep, OLM_MANAGED_LABEL } from './crd.ts';
 import { stepEnsurer, type StepEnsurer } from './ensure.ts';
-import { errorText, gvkNotFound, invalidInstallPlan, isNotFoundError, opaque, wrap, wrapped } from './errors.ts';
+import { gvkNotFound, invalidInstallPlan, isNotFoundError, opaque, wrap, wrapped } from './errors.ts';
 import { decodeManifest, manifestForStep } from './manifest.ts';
 import { CustomResourceDefinitionKind } from './plan.ts';
 
@@ -97,7 +97,7 @@ export async function executePlan(plan: InstallPlan, deps: ExecuteDeps): Promise
     scoped = await deps.attenuate(base, plan.status.attenuatedServiceAccountRef, signal);
   } catch (err) {
     // The controller logs the error it rethrows; this line says which plan, at info.
-    deps.logger.info(`failed to get a client for plan execution: ${errorText(err)}`, { installPlan: `${namespace}/${plan.metadata.name ?? ''}` });
+    deps.logger.info(`failed to get a client for plan execution: ${errorMessage(err)}`, { installPlan: `${namespace}/${plan.metadata.name ?? ''}` });
     throw err;
   }
   const ctx: Context = {

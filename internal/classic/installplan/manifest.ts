@@ -5,7 +5,7 @@
 import yaml from 'js-yaml';
 import type { Step } from '../../../api/operators/index.ts';
 import { GoJSONSyntaxError, goJSONParse } from '../../shared/gocompat/index.ts';
-import { isObject, tryOr, oneLine } from '../../shared/toolkit/index.ts';
+import { errorMessage, isObject, oneLine, tryOr } from '../../shared/toolkit/index.ts';
 
 /**
  * The manifest as an object. A document that starts with `{` is JSON, refused with Go's json.Unmarshal texts (what
@@ -19,7 +19,7 @@ export function decodeManifest(manifest: string): Record<string, unknown> {
     try {
       parsed = JSON.parse(manifest);
     } catch (err) {
-      throw new Error(goJSONError(manifest) ?? oneLine(err instanceof Error ? err.message : String(err)), { cause: err });
+      throw new Error(goJSONError(manifest) ?? oneLine(errorMessage(err)), { cause: err });
     }
   } else {
     try {
@@ -27,7 +27,7 @@ export function decodeManifest(manifest: string): Record<string, unknown> {
     } catch (err) {
       const e = err as { reason?: string; mark?: { line?: number } };
       const where = e.mark?.line !== undefined ? `line ${e.mark.line + 1}: ` : '';
-      throw new Error(`error converting YAML to JSON: yaml: ${where}${oneLine(e.reason ?? (err instanceof Error ? err.message : String(err)))}`, { cause: err });
+      throw new Error(`error converting YAML to JSON: yaml: ${where}${oneLine(e.reason ?? errorMessage(err))}`, { cause: err });
     }
   }
   if (!isObject(parsed)) throw new Error(`manifest is not an object: ${oneLine(manifest.slice(0, 80))}`);

@@ -21,8 +21,8 @@ import {
 } from '../../../api/operators/index.ts';
 import { ObjectReconciler, formatTime, splitKey, type Pass, type Reconciler, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import type { LogFields, Logger } from '../../shared/observability/index.ts';
-import { aggregateMessages } from '../../shared/toolkit/index.ts';
-import { errorText } from './errors.ts';
+import { aggregateMessages, errorMessage } from '../../shared/toolkit/index.ts';
+
 import { serviceAccountFor } from './attenuate.ts';
 import { conditionFailed, getCondition, setCondition } from './plan.ts';
 import { transitionInstallPlanState, type PlanExecutor } from './transition.ts';
@@ -74,7 +74,7 @@ export function newInstallPlanReconciler(o: InstallPlanReconcilerOptions): Recon
       // A conflict is routine (the next pass reads the plan afresh); anything else needs a look.
       if (isConflict(err)) o.logger.debug('error updating InstallPlan status', { reason: 'Conflict', err });
       else o.logger.error('error updating InstallPlan status', { err });
-      throw new Error(`error updating InstallPlan status: ${errorText(err)}`, { cause: err });
+      throw new Error(`error updating InstallPlan status: ${errorMessage(err)}`, { cause: err });
     }
   };
 
@@ -104,9 +104,9 @@ export function newInstallPlanReconciler(o: InstallPlanReconcilerOptions): Recon
         try {
           s.ref = serviceAccountFor(o.operatorGroups(plan.metadata.namespace ?? ''));
         } catch (err) {
-          const failure = `attenuated service account query failed - ${errorText(err)}`;
+          const failure = `attenuated service account query failed - ${errorMessage(err)}`;
           o.logger.info(failure, s.fields);
-          await setInstalledCondition(s, InstallPlanReasonInstallCheckFailed, errorText(err), signal);
+          await setInstalledCondition(s, InstallPlanReasonInstallCheckFailed, errorMessage(err), signal);
           return { final: true, err: new Error(failure, { cause: err }) };
         }
         // The InstallCheckFailed condition only comes from the query above: clear it now that the query answered.
@@ -118,7 +118,7 @@ export function newInstallPlanReconciler(o: InstallPlanReconcilerOptions): Recon
         try {
           await s.pass.writeStatus(signal);
         } catch (err) {
-          return { final: true, err: new Error(`failed to attach attenuated ServiceAccount to status - ${errorText(err)}`, { cause: err }) };
+          return { final: true, err: new Error(`failed to attach attenuated ServiceAccount to status - ${errorMessage(err)}`, { cause: err }) };
         }
         o.logger.info('successfully attached attenuated ServiceAccount to status', { ...s.fields, 'attenuated-sa': s.ref.name });
         return { final: true }; // the status update brings the plan back
@@ -140,12 +140,12 @@ export function newInstallPlanReconciler(o: InstallPlanReconcilerOptions): Recon
         try {
           await s.pass.writeStatus(signal);
         } catch (err) {
-          const updateErr = `error updating InstallPlan status: ${errorText(err)}`;
+          const updateErr = `error updating InstallPlan status: ${errorMessage(err)}`;
           if (error === undefined) return failed(new Error(updateErr, { cause: err }));
-          return failed(new Error(`error transitioning InstallPlan: ${errorText(error)} and error updating InstallPlan status: ${updateErr}`, { cause: err }));
+          return failed(new Error(`error transitioning InstallPlan: ${errorMessage(error)} and error updating InstallPlan status: ${updateErr}`, { cause: err }));
         }
         if (error !== undefined) {
-          o.logger.info('error transitioning InstallPlan', { ...s.fields, syncError: errorText(error) });
+          o.logger.info('error transitioning InstallPlan', { ...s.fields, syncError: errorMessage(error) });
           return failed(error instanceof Error ? error : new Error(String(error)));
         }
         return { final: true, ...(installing && { result: { requeueAfterMs: INSTALLING_REQUEUE_MS } }) };
@@ -193,7 +193,7 @@ export function newRbacRetryReconciler(o: RbacRetryReconcilerOptions): Reconcile
           o.logger.info("InstallPlan status set to 'Installing' for retry", fields);
         } catch (err) {
           o.logger.warn('failed to kick off InstallPlan retry', { ...fields, err });
-          errors.push(errorText(err));
+          errors.push(errorMessage(err));
         }
       }
       if (errors.length > 0) throw new Error(aggregateMessages(errors));

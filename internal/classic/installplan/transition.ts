@@ -13,8 +13,9 @@ import {
   type InstallPlanStatus,
 } from '../../../api/operators/index.ts';
 import { formatTime } from '../../shared/controller/index.ts';
-import { errorText, isForbiddenError } from './errors.ts';
+import { isForbiddenError } from './errors.ts';
 import { conditionFailed, conditionMet, needsRequeue, setCondition } from './plan.ts';
+import { errorMessage } from '../../shared/toolkit/index.ts';
 
 /** Applies a plan's steps, updating each step's status in place on the plan it is given (ExecutePlan). */
 export type PlanExecutor = (plan: InstallPlan) => Promise<void>;
@@ -27,7 +28,7 @@ export interface Transition {
 }
 
 /** `retrying execution due to error: <err>` — the message of a plan that keeps Installing after an error. */
-export const retryingMessage = (err: unknown): string => `retrying execution due to error: ${errorText(err)}`;
+export const retryingMessage = (err: unknown): string => `retrying execution due to error: ${errorMessage(err)}`;
 
 export async function transitionInstallPlanState(input: InstallPlan, execute: PlanExecutor, now: Date, retryTimeoutMs: number): Promise<Transition> {
   const out = structuredClone(input);
@@ -50,9 +51,9 @@ export async function transitionInstallPlanState(input: InstallPlan, execute: Pl
           // Forbidden is never terminal: the service account may be given the permissions later.
           status.message = retryingMessage(error);
         } else {
-          setCondition(status, conditionFailed(InstallPlanInstalled, InstallPlanReasonComponentFailed, errorText(error), stamp));
+          setCondition(status, conditionFailed(InstallPlanInstalled, InstallPlanReasonComponentFailed, errorMessage(error), stamp));
           status.phase = InstallPlanPhaseFailed;
-          status.message = errorText(error);
+          status.message = errorMessage(error);
         }
         return { plan: out, error };
       }

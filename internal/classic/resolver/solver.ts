@@ -11,7 +11,7 @@
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import type LogicSolver from 'logic-solver';
-import { realClock, type Clock } from '../../shared/toolkit/index.ts';
+import { errorMessage, realClock, type Clock } from '../../shared/toolkit/index.ts';
 import type { AppliedConstraint, Constraint, Variable } from './constraints.ts';
 import {
   aggregateMessage,
@@ -256,7 +256,7 @@ export function guarded<T>(problem: { readonly variables: readonly unknown[]; re
     return fn();
   } catch (err) {
     if (err instanceof ClassicResolutionError) throw err;
-    const text = printed[0] ?? (err instanceof Error ? err.message : String(err));
+    const text = printed[0] ?? errorMessage(err);
     const heap = /enlarge memory|out of memory|abort/i.test(text);
     throw new ClassicResolutionError(
       'SOLVER_RESOURCES',

@@ -12,9 +12,9 @@ import { close, closeSync, open, readSync, unlink, writevSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type { Catalog, LoadOptions } from '../../shared/fbc/index.ts';
 import { loadCatalog } from '../../shared/fbc/index.ts';
-import { tryOrThrow } from '../../shared/toolkit/index.ts';
+import { errorMessage, tryOrThrow } from '../../shared/toolkit/index.ts';
 import { EMPTY_CONTENT, blobMeta, decodePackage, packageKeyOf } from './decode.ts';
-import { ContentClientError, errorText, msg } from './messages.ts';
+import { ContentClientError, msg } from './messages.ts';
 import type { PackageContent } from './types.ts';
 
 export interface CatalogIndexOptions {
@@ -221,13 +221,13 @@ export class CatalogIndexBuilder {
    */
   static async toFile(path: string, opts: CatalogIndexOptions = {}): Promise<CatalogIndexBuilder> {
     const fd = await openAsync(path, 'wx+', 0o600).catch((e: unknown) => {
-      throw new ContentClientError(msg.writingCache(errorText(e)), { cause: e });
+      throw new ContentClientError(msg.writingCache(errorMessage(e)), { cause: e });
     });
     await unlinkAsync(path).catch((e: NodeJS.ErrnoException) => {
       // Gone already is as good (another process emptying a shared cache directory): the descriptor still reads it.
       if (e.code === 'ENOENT') return;
       closeSync(fd);
-      throw new ContentClientError(msg.writingCache(errorText(e)), { cause: e });
+      throw new ContentClientError(msg.writingCache(errorMessage(e)), { cause: e });
     });
     const b = new CatalogIndexBuilder(opts);
     b.#out = { fd, written: 0, pending: [], pendingBytes: 0, ranges: new Map() };
@@ -316,7 +316,7 @@ export class CatalogIndexBuilder {
   /** Writes a file-backed builder's pending lines. */
   #flush(out: FileOut): void {
     if (out.pendingBytes === 0) return;
-    tryOrThrow(() => writeAllSync(out.fd, out.pending, out.written), (e) => new ContentClientError(msg.writingCache(errorText(e)), { cause: e }));
+    tryOrThrow(() => writeAllSync(out.fd, out.pending, out.written), (e) => new ContentClientError(msg.writingCache(errorMessage(e)), { cause: e }));
     out.written += out.pendingBytes;
     out.pending = [];
     out.pendingBytes = 0;
@@ -324,7 +324,7 @@ export class CatalogIndexBuilder {
 
   #line(line: Buffer): void {
     if (isBlank(line)) return;
-    const blob: unknown = tryOrThrow(() => JSON.parse(line.toString('utf8')), (e) => new ContentClientError(msg.parsingContents(errorText(e))));
+    const blob: unknown = tryOrThrow(() => JSON.parse(line.toString('utf8')), (e) => new ContentClientError(msg.parsingContents(errorMessage(e))));
     const meta = blobMeta(blob);
     if ('error' in meta) throw new ContentClientError(msg.parsingContents(meta.error));
     this.#blobs++;

@@ -16,9 +16,9 @@ import { clientOptions } from '../../shared/tlsprofile/index.ts';
 import type { ClusterCatalog } from '../../../api/v1/index.ts';
 import { TypeServing } from '../../../api/v1/index.ts';
 import { collectGarbage, noopLogger, type Logger } from '../../shared/observability/index.ts';
-import { raceAbort, tryOrThrow } from '../../shared/toolkit/index.ts';
+import { errorMessage, raceAbort, tryOrThrow } from '../../shared/toolkit/index.ts';
 import { CatalogIndexBuilder, type CatalogIndex, type CatalogIndexOptions } from './catalog-index.ts';
-import { ContentClientError, errorText, msg } from './messages.ts';
+import { ContentClientError, msg } from './messages.ts';
 import type { CatalogContentClient, PackageContent } from './types.ts';
 
 /** Upstream's http.Client timeout for catalogd requests (the whole exchange, body included). */
@@ -77,7 +77,7 @@ export function validateCatalog(catalog: ClusterCatalog): string {
 
 /** Go's url.JoinPath(base, "api/v1/all") for the bases catalogd writes. */
 export function allEndpoint(base: string): string {
-  const u = tryOrThrow(() => new URL(base), (e) => new ContentClientError(msg.formingEndpoint(errorText(e))));
+  const u = tryOrThrow(() => new URL(base), (e) => new ContentClientError(msg.formingEndpoint(errorMessage(e))));
   u.pathname = `${u.pathname.replace(/\/+$/, '')}/${API_V1_ALL}`;
   return u.toString();
 }
@@ -228,7 +228,7 @@ export class HttpContentClient implements CatalogContentClient {
       res.body.destroy();
       builder.discard();
       if (e instanceof ContentClientError) throw e; // already `error parsing catalog contents: …` or `error writing …`
-      const detail = timeout.aborted ? 'context deadline exceeded (Client.Timeout or context cancellation while reading body)' : errorText(e);
+      const detail = timeout.aborted ? 'context deadline exceeded (Client.Timeout or context cancellation while reading body)' : errorMessage(e);
       throw new ContentClientError(msg.parsingContents(detail), { cause: e });
     }
     collectGarbage(); // the download's chunks and the parse's garbage, gone at once (shared/observability/memory.ts)
@@ -241,7 +241,7 @@ export class HttpContentClient implements CatalogContentClient {
     this.#cacheReady ??= rm(dir, { recursive: true, force: true }).then(async () => void (await mkdir(dir, { recursive: true, mode: 0o700 })));
     await this.#cacheReady.catch((e: unknown) => {
       this.#cacheReady = undefined; // tried again by the next populate
-      throw new ContentClientError(msg.creatingCacheDir(errorText(e)), { cause: e });
+      throw new ContentClientError(msg.creatingCacheDir(errorMessage(e)), { cause: e });
     });
     return CatalogIndexBuilder.toFile(join(dir, `${name}.${++this.#files}.jsonl`), this.#o.index);
   }
@@ -293,7 +293,7 @@ export class HttpContentClient implements CatalogContentClient {
     if (entry && entry.ref === ref && 'index' in entry) return;
     if (entry && entry.ref === ref && 'error' in entry) this.#logger.info('retrying cache population: found previous error from catalog cache', { catalog: name, cacheErr: entry.error.message });
     await this.populateCache(catalog, signal).catch((e: unknown) => {
-      throw new ContentClientError(msg.populating(name, errorText(e)), { cause: e });
+      throw new ContentClientError(msg.populating(name, errorMessage(e)), { cause: e });
     });
   }
 
@@ -309,7 +309,7 @@ export class HttpContentClient implements CatalogContentClient {
         const attempt = (this.#retries.get(name)?.attempt ?? 0) + 1;
         // A catalog just served, or catalogd busy, often answers the next try: only a run of failures is an error.
         const level = attempt > QUIET_CACHE_ATTEMPTS ? 'error' : 'info';
-        this.#logger[level]('catalog content not cached', { catalog: name, ref, attempt, error: errorText(e) });
+        this.#logger[level]('catalog content not cached', { catalog: name, ref, attempt, error: errorMessage(e) });
         this.#cancelRetry(name);
         const delay = Math.min((this.#o.retryBaseMs ?? 1000) * 2 ** (attempt - 1), 5 * 60_000);
         const timer = setTimeout(() => {

@@ -25,4 +25,3 @@ export class ContentClientError extends Error {
   override readonly name = 'ContentClientError';
 }
 
-export const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));

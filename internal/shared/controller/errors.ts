@@ -5,6 +5,7 @@
 // TerminalError; its `reason` becomes the condition reason (Progressing=False/<reason>).
 // Mirrors controller-runtime's reconcile.TerminalError and operator-controller's
 // internal/shared/util/error (NewTerminalError, ExtractTerminalReason, SanitizeNetworkError).
+import { errorMessage } from '../toolkit/index.ts';
 
 // A registry-wide brand, so `isTerminal` also recognises errors made by a second copy of this
 // module (two bundled copies, a test importing by another path): `instanceof` alone would not.
@@ -62,10 +63,7 @@ export function isTerminal(err: unknown): err is TerminalError {
   return err instanceof TerminalError;
 }
 
-/** The text of anything thrown: `Error.message`, or `String(value)` for non-errors. */
-export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err ?? '');
-}
+export { errorMessage }; // the toolkit's, re-exported for the controllers that read errors through this folder
 
 /**
  * Adds context in front of an error's message (`<prefix>: <message>`) and keeps the original

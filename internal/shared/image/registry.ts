@@ -23,7 +23,7 @@ import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { loadUndici, type Dispatcher, type Undici } from '../http/index.ts';
-import { noopLogger, realClock, sleepOrThrow, type Clock, type Logger } from '../toolkit/index.ts';
+import { errorMessage, noopLogger, realClock, sleepOrThrow, type Clock, type Logger } from '../toolkit/index.ts';
 import { anonymous, parseChallenges, type Challenge, type Credential, type CredentialProvider } from './auth.ts';
 import { DigestHasher, digestOf, digestProblem, parseDigest, sha256 } from './digest.ts';
 import { DigestMismatchError, ImageError, RegistryHttpError } from './errors.ts';
@@ -218,13 +218,12 @@ export class TlsRecordError extends Error {
   }
 }
 
-const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** `message` plus the causes' messages (undici puts the useful part, e.g. ECONNREFUSED, in `cause`). */
 export function describeError(err: unknown): string {
   const parts: string[] = [];
   for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
-    const msg = errorText(e);
+    const msg = errorMessage(e);
     if (msg && !parts.some((p) => p.includes(msg))) parts.push(msg);
   }
   return parts.join(': ') || 'unknown error';
@@ -518,8 +517,8 @@ export class RegistryClient {
     const primary = attempts[attempts.length - 1];
     if (!primary) throw new ImageError('RegistryError', `${formatReference(ref)}: no pull source to try`);
     if (attempts.length === 1) throw primary.err;
-    const extras = attempts.slice(0, -1).map((a) => `[${formatReference(a.source.ref)}: ${errorText(a.err)}]`);
-    const message = `(Mirrors also failed: ${extras.join('\n')}): ${formatReference(primary.source.ref)}: ${errorText(primary.err)}`;
+    const extras = attempts.slice(0, -1).map((a) => `[${formatReference(a.source.ref)}: ${errorMessage(a.err)}]`);
+    const message = `(Mirrors also failed: ${extras.join('\n')}): ${formatReference(primary.source.ref)}: ${errorMessage(primary.err)}`;
     const err = primary.err;
     if (err instanceof RegistryHttpError) throw new RegistryHttpError(err.code, err.status, err.url, message, { terminal: err.terminal, cause: err });
     if (err instanceof ImageError) throw new ImageError(err.code, message, { terminal: err.terminal, cause: err });

@@ -7,6 +7,7 @@
 // fzstd is fed one block at a time (at most 128 KiB of output each), with the event loop
 // given a turn between blocks and the consumer's pace (backpressure) respected.
 import { Decompress } from 'fzstd';
+import { errorMessage } from '../toolkit/index.ts';
 
 const ZSTD_MAGIC = 0xfd2fb528;
 const SKIPPABLE_MASK = 0xfffffff0;
@@ -163,7 +164,7 @@ export async function* zstdDecompress(source: AsyncIterable<Uint8Array>, options
     try {
       decoder.push(bytes, final);
     } catch (err) {
-      throw new ZstdFormatError(`invalid zstd data: ${err instanceof Error ? err.message : String(err)}`);
+      throw new ZstdFormatError(`invalid zstd data: ${errorMessage(err)}`);
     }
   };
   let sawFrame = false;

@@ -9,7 +9,7 @@
 // Errors anywhere in the fields are written as objects with their message (plus name, code,
 // terminal reason, cause chain); stacks only when the logger's level is debug.
 
-import type { LogFields, Logger } from '../toolkit/index.ts';
+import { errorMessage, type LogFields, type Logger } from '../toolkit/index.ts';
 
 export type { LogFields, Logger };
 export { noopLogger } from '../toolkit/index.ts';
@@ -104,7 +104,7 @@ function stringify(record: Record<string, unknown>, stacks: boolean): string {
       ts: record['ts'],
       level: record['level'],
       msg: record['msg'],
-      logError: `fields not serialisable: ${e instanceof Error ? e.message : String(e)}`,
+      logError: `fields not serialisable: ${errorMessage(e)}`,
     });
   }
 }

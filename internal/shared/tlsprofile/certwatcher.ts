@@ -7,7 +7,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { Logger } from '../toolkit/index.ts';
+import { errorMessage, type Logger } from '../toolkit/index.ts';
 
 export interface KeyPair {
   readonly cert: Buffer;
@@ -57,7 +57,7 @@ export async function watchCertificate(options: CertWatcherOptions): Promise<Cer
         logger.info('reloaded the serving certificate', { certFile, keyFile });
         return true;
       } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
+        const message = errorMessage(err);
         if (message !== failedWith) logger.error('cannot load the serving certificate; keeping the previous one', { certFile, keyFile, err });
         failedWith = message;
         return false;

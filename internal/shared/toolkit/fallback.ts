@@ -1,4 +1,5 @@
 // Values that may fail to compute: a fallback where failing only means "none", or the error wrapped with context.
+import { errorMessage } from './text.ts';
 
 /** What `run` returns, or `fallback` when it throws: a parse or check whose failure only means "none" (or "no"). */
 export function tryOr<T, F>(run: () => T, fallback: F): T | F {
@@ -20,5 +21,5 @@ export function tryOrThrow<T>(run: () => T, wrap: (err: Error) => unknown): T {
 
 /** What `run` returns; when it throws, an Error `<prefix>: <its message>` with the thrown value as its cause. */
 export function withErrorPrefix<T>(prefix: string, run: () => T): T {
-  return tryOrThrow(run, (err) => new Error(`${prefix}: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
+  return tryOrThrow(run, (err) => new Error(`${prefix}: ${errorMessage(err)}`, { cause: err }));
 }

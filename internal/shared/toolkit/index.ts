@@ -4,7 +4,7 @@ export type { Clock } from './clock.ts';
 export { ManualClock, realClock } from './clock.ts';
 export type { LogFields, Logger } from './logger.ts';
 export { noopLogger } from './logger.ts';
-export { oneLine } from './text.ts';
+export { errorMessage, oneLine } from './text.ts';
 export { tryOr, tryOrThrow, withErrorPrefix } from './fallback.ts';
 export { jsonKind } from './json-kind.ts';
 export { memoize } from './memo.ts';
