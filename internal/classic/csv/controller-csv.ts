@@ -3,19 +3,15 @@
 // once, the other waiting CSVs coalesced a moment later).
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { ClusterServiceVersion } from '../../../api/operators/index.ts';
-import { Controller, type EventSource, type RateLimiter } from '../../shared/controller/index.ts';
+import { Controller, type EventSource } from '../../shared/controller/index.ts';
 import { NAMESPACE_INDEX } from '../../shared/kube/index.ts';
-import type { Logger, Metrics } from '../../shared/observability/index.ts';
 import type { OlmCaches } from '../olmcache/index.ts';
+import type { ControllerBase } from './controller-base.ts';
 import { newCSVReconciler, type CSVReconcilerOptions } from './reconciler.ts';
 import { csvSteps } from './steps.ts';
 import { CRD_INDEX, REPLACES_INDEX, key, notSucceeded, ownerCSVKey } from './watch-keys.ts';
 
-export interface CSVControllerOptions extends Omit<CSVReconcilerOptions, 'steps'> {
-  /** The manager's logger and metrics; the rate limiter the options name. */
-  readonly logger: Logger;
-  readonly metrics: Metrics;
-  readonly rateLimiter?: () => RateLimiter<string>;
+export interface CSVControllerOptions extends ControllerBase, Omit<CSVReconcilerOptions, 'steps'> {
   readonly caches: OlmCaches;
   readonly concurrency: number;
 }
