@@ -98,150 +98,166 @@ const DONE: StepOutcome = { result: {} };
 /** The copy's status, created when a step first writes to it (a catalog without status that needs none gets none). */
 const statusOf = (c: ClusterCatalog): ClusterCatalogStatus => (c.status ??= {});
 
-export function newClusterCatalogReconciler(o: ClusterCatalogReconcilerOptions): ClusterCatalogReconciler {
-  const now = o.now ?? Date.now;
-  const minuteMs = o.minuteMs ?? 60_000;
-  const random = o.random ?? Math.random;
-  const memory = new Map<string, Unpacked>();
+export function newClusterCatalogReconciler(options: ClusterCatalogReconcilerOptions): ClusterCatalogReconciler {
+  return new CatalogReconciler(options);
+}
 
-  const pollMs = (c: ClusterCatalog): number | undefined => {
-    const minutes = c.spec.source.image?.pollIntervalMinutes;
-    return minutes === undefined || minutes === null ? undefined : minutes * minuteMs;
-  };
+class CatalogReconciler implements ClusterCatalogReconciler {
+  readonly #o: ClusterCatalogReconcilerOptions;
+  readonly #now: () => number;
+  readonly #minuteMs: number;
+  readonly #random: () => number;
+  readonly #memory = new Map<string, Unpacked>();
+  readonly #object: ObjectReconciler<ClusterCatalog, CatalogPass>;
 
-  const nextPoll = (lastPoll: number, c: ClusterCatalog): Result => {
-    const poll = c.spec.source.type === SourceTypeImage ? pollMs(c) : undefined;
-    if (poll === undefined) return {};
-    const jittered = poll + random() * POLL_JITTER_FACTOR * poll;
-    return { requeueAfterMs: Math.max(1, Math.ceil(lastPoll + jittered - now())) };
-  };
+  constructor(o: ClusterCatalogReconcilerOptions) {
+    this.#o = o;
+    this.#now = o.now ?? Date.now;
+    this.#minuteMs = o.minuteMs ?? 60_000;
+    this.#random = o.random ?? Math.random;
+    const steps: Step<CatalogPass>[] = [
+      { name: 'handleUnavailable', run: (s, signal) => this.#handleUnavailable(s, signal) },
+      { name: 'handleDeletion', run: (s, signal) => this.#handleDeletion(s, signal) },
+      { name: 'ensureFinalizer', run: (s, signal) => this.#ensureFinalizer(s, signal) },
+      { name: 'checkServed', run: (s) => this.#checkServed(s) },
+      { name: 'unpack', run: (s, signal) => this.#unpack(s, signal) },
+    ];
+    const forget = (c: ClusterCatalog): void => void this.#memory.delete(c.metadata.name ?? '');
+    this.#object = new ObjectReconciler<ClusterCatalog, CatalogPass>({
+      kind: 'ClusterCatalog',
+      logKey: 'catalog',
+      writer: o.api,
+      get: (key) => o.catalogs.get(key),
+      steps,
+      logger: o.logger ?? noopLogger,
+      state: (pass) => ({ pass, cat: pass.obj, name: pass.obj.metadata.name ?? '', gen: pass.obj.metadata.generation, date: new Date(this.#now()) }),
+      // Any error forgets the memory, so the next attempt unpacks again.
+      onThrow: forget,
+      onError: forget,
+      forget: (key) => void this.#memory.delete(key),
+    });
+  }
+
+  remembered(name: string): Readonly<Unpacked> | undefined {
+    return this.#memory.get(name);
+  }
+
+  reconcile(key: string, signal: AbortSignal): Promise<Result | void> {
+    return this.#object.reconcile(key, signal);
+  }
+
+  /** availabilityMode Unavailable: content and cache deleted, Serving False/UserSpecifiedUnavailable, finalizer removed. */
+  async #handleUnavailable(s: CatalogPass, signal: AbortSignal): Promise<StepOutcome | undefined> {
+    if (s.cat.spec.availabilityMode !== AvailabilityModeUnavailable) return undefined;
+    const deleted = await this.#deleteCache(s);
+    if (deleted !== undefined) return { err: deleted };
+    setUserSpecifiedUnavailable(statusOf(s.cat), s.gen, s.date);
+    return (await finalizerWrite('removing', () => s.pass.removeFinalizer(DeleteServerCacheFinalizer, signal))) ?? DONE;
+  }
+
+  /** Being deleted (finalizer present): content and cache deleted, Serving False/Unavailable, finalizer removed. */
+  async #handleDeletion(s: CatalogPass, signal: AbortSignal): Promise<StepOutcome | undefined> {
+    if (!s.cat.metadata.deletionTimestamp) return undefined;
+    if (!hasFinalizer(s.cat, DeleteServerCacheFinalizer)) return DONE;
+    const deleted = await this.#deleteCache(s);
+    if (deleted !== undefined) return { err: new Error(`finalizer ${JSON.stringify(DeleteServerCacheFinalizer)} failed: ${errorMessage(deleted)}`, { cause: deleted }) };
+    const removeFailed = await finalizerWrite('removing', () => s.pass.removeFinalizer(DeleteServerCacheFinalizer, signal));
+    if (removeFailed) return removeFailed;
+    setNotServing(statusOf(s.cat), s.gen, s.date);
+    return DONE;
+  }
+
+  /** No finalizer yet: add it and stop (the update event brings the key back). */
+  async #ensureFinalizer(s: CatalogPass, signal: AbortSignal): Promise<StepOutcome | undefined> {
+    if (hasFinalizer(s.cat, DeleteServerCacheFinalizer)) return undefined;
+    return (await finalizerWrite('ensuring', () => s.pass.addFinalizer(DeleteServerCacheFinalizer, signal))) ?? DONE;
+  }
+
+  /** Nothing to do while what is served is current: requeue at the next poll. */
+  async #checkServed(s: CatalogPass): Promise<StepOutcome | undefined> {
+    const remembered = this.#memory.get(s.name);
+    const why = await this.#unpackReason(s, remembered);
+    if (why === undefined && remembered) return { result: this.#nextPoll(remembered.lastSuccessfulPoll, s.cat) };
+    this.#o.logger?.info(`unpack required: ${why}`, { catalog: s.name });
+    return undefined;
+  }
+
+  /** Pull (catalog mode) → store → Progressing True/Succeeded, Serving True/Available, resolvedSource, urls. */
+  async #unpack(s: CatalogPass, signal: AbortSignal): Promise<StepOutcome> {
+    const { cat, name, gen, date } = s;
+    const status = statusOf(cat);
+    const { content } = this.#o;
+    const fail = (err: Error): StepOutcome => {
+      setProgressing(status, gen, err, date);
+      return { err };
+    };
+    if (cat.spec.source.type !== SourceTypeImage) return fail(new TerminalError('Blocked', `unknown source type ${JSON.stringify(cat.spec.source.type)}`));
+    const image = cat.spec.source.image;
+    if (!image) return fail(new TerminalError('Blocked', `error parsing ClusterCatalog ${JSON.stringify(name)}, image source is nil`));
+
+    let pulled: PulledImage;
+    try {
+      pulled = await content.pull(name, image.ref, signal);
+    } catch (err) {
+      return fail(withContext(pullError(err), 'source catalog content'));
+    }
+    try {
+      await content.commit(name, pulled, { signal });
+    } catch (err) {
+      return fail(new Error(`error storing fbc: ${errorMessage(err)}`, { cause: err }));
+    }
+    collectGarbage(); // the pull's buffers and the parse's objects, gone at once (shared/observability/memory.ts)
+    const baseUrl = this.#o.baseUrl(name);
+    setProgressing(status, gen, undefined, date);
+    setServing(status, { ref: pulled.digestRef, unpackedAt: pulled.unpackedAt, baseUrl }, gen, date);
+    const lastSuccessfulPoll = this.#now();
+    this.#memory.set(name, { ref: pulled.digestRef, digest: pulled.digest, unpackedAt: pulled.unpackedAt, lastSuccessfulPoll, observedGeneration: gen });
+    this.#o.logger?.info('unpacked and stored catalog', { catalog: name, ref: pulled.digestRef, fromCache: pulled.fromCache });
+    return { result: this.#nextPoll(lastSuccessfulPoll, cat) };
+  }
 
   /** Deletes served content and the image cache; on failure Progressing says why and the error is returned. */
-  const deleteCache = async (s: CatalogPass): Promise<unknown> => {
+  async #deleteCache(s: CatalogPass): Promise<unknown> {
     try {
-      await o.content.delete(s.name);
+      await this.#o.content.delete(s.name);
     } catch (err) {
       setProgressing(statusOf(s.cat), s.gen, err, s.date);
       return err;
     }
     setNotServing(statusOf(s.cat), s.gen, s.date);
-    memory.delete(s.name);
+    this.#memory.delete(s.name);
     return undefined;
-  };
+  }
 
   /** Why the catalog must be unpacked now, or undefined when what is served is current. */
-  const unpackReason = async (s: CatalogPass, remembered: Unpacked | undefined): Promise<string | undefined> => {
+  async #unpackReason(s: CatalogPass, remembered: Unpacked | undefined): Promise<string | undefined> {
     const { cat, name } = s;
     if (!remembered) return 'no cached catalog metadata found for this catalog';
-    if (!(await o.content.exists(name, remembered.digest))) return 'no stored content found for this catalog';
+    if (!(await this.#o.content.exists(name, remembered.digest))) return 'no stored content found for this catalog';
     const status = cat.status ?? {};
     const expected = structuredClone(status);
     clearUnknownConditions(expected);
-    const date = new Date(now());
-    setServing(expected, { ref: remembered.ref, unpackedAt: remembered.unpackedAt, baseUrl: o.baseUrl(name) }, remembered.observedGeneration, date);
+    const date = new Date(this.#now());
+    setServing(expected, { ref: remembered.ref, unpackedAt: remembered.unpackedAt, baseUrl: this.#o.baseUrl(name) }, remembered.observedGeneration, date);
     setProgressing(expected, remembered.observedGeneration, undefined, date);
     if (!semanticEqual(status, expected)) return 'current ClusterCatalog status differs from expected status';
     if (cat.metadata.generation !== remembered.observedGeneration) return 'catalog generation differs from observed generation';
-    const poll = pollMs(cat);
-    if (poll !== undefined && remembered.lastSuccessfulPoll + poll < now()) return 'poll duration has elapsed';
+    const poll = this.#pollMs(cat);
+    if (poll !== undefined && remembered.lastSuccessfulPoll + poll < this.#now()) return 'poll duration has elapsed';
     return undefined;
-  };
+  }
 
-  const steps: Step<CatalogPass>[] = [
-    {
-      // availabilityMode Unavailable: content and cache deleted, Serving False/UserSpecifiedUnavailable, finalizer removed.
-      name: 'handleUnavailable',
-      run: async (s, signal) => {
-        if (s.cat.spec.availabilityMode !== AvailabilityModeUnavailable) return undefined;
-        const deleted = await deleteCache(s);
-        if (deleted !== undefined) return { err: deleted };
-        setUserSpecifiedUnavailable(statusOf(s.cat), s.gen, s.date);
-        return (await finalizerWrite('removing', () => s.pass.removeFinalizer(DeleteServerCacheFinalizer, signal))) ?? DONE;
-      },
-    },
-    {
-      // Being deleted (finalizer present): content and cache deleted, Serving False/Unavailable, finalizer removed.
-      name: 'handleDeletion',
-      run: async (s, signal) => {
-        if (!s.cat.metadata.deletionTimestamp) return undefined;
-        if (!hasFinalizer(s.cat, DeleteServerCacheFinalizer)) return DONE;
-        const deleted = await deleteCache(s);
-        if (deleted !== undefined) return { err: new Error(`finalizer ${JSON.stringify(DeleteServerCacheFinalizer)} failed: ${errorMessage(deleted)}`, { cause: deleted }) };
-        const removeFailed = await finalizerWrite('removing', () => s.pass.removeFinalizer(DeleteServerCacheFinalizer, signal));
-        if (removeFailed) return removeFailed;
-        setNotServing(statusOf(s.cat), s.gen, s.date);
-        return DONE;
-      },
-    },
-    {
-      // No finalizer yet: add it and stop (the update event brings the key back).
-      name: 'ensureFinalizer',
-      run: async (s, signal) => {
-        if (hasFinalizer(s.cat, DeleteServerCacheFinalizer)) return undefined;
-        return (await finalizerWrite('ensuring', () => s.pass.addFinalizer(DeleteServerCacheFinalizer, signal))) ?? DONE;
-      },
-    },
-    {
-      // Nothing to do while what is served is current: requeue at the next poll.
-      name: 'checkServed',
-      run: async (s) => {
-        const remembered = memory.get(s.name);
-        const why = await unpackReason(s, remembered);
-        if (why === undefined && remembered) return { result: nextPoll(remembered.lastSuccessfulPoll, s.cat) };
-        o.logger?.info(`unpack required: ${why}`, { catalog: s.name });
-        return undefined;
-      },
-    },
-    {
-      // Pull (catalog mode) → store → Progressing True/Succeeded, Serving True/Available, resolvedSource, urls.
-      name: 'unpack',
-      run: async (s, signal) => {
-        const { cat, name, gen, date } = s;
-        const status = statusOf(cat);
-        const fail = (err: Error): StepOutcome => {
-          setProgressing(status, gen, err, date);
-          return { err };
-        };
-        if (cat.spec.source.type !== SourceTypeImage) return fail(new TerminalError('Blocked', `unknown source type ${JSON.stringify(cat.spec.source.type)}`));
-        const image = cat.spec.source.image;
-        if (!image) return fail(new TerminalError('Blocked', `error parsing ClusterCatalog ${JSON.stringify(name)}, image source is nil`));
+  #pollMs(c: ClusterCatalog): number | undefined {
+    const minutes = c.spec.source.image?.pollIntervalMinutes;
+    return minutes === undefined || minutes === null ? undefined : minutes * this.#minuteMs;
+  }
 
-        let pulled: PulledImage;
-        try {
-          pulled = await o.content.pull(name, image.ref, signal);
-        } catch (err) {
-          return fail(withContext(pullError(err), 'source catalog content'));
-        }
-        try {
-          await o.content.commit(name, pulled, { signal });
-        } catch (err) {
-          return fail(new Error(`error storing fbc: ${errorMessage(err)}`, { cause: err }));
-        }
-        collectGarbage(); // the pull's buffers and the parse's objects, gone at once (shared/observability/memory.ts)
-        setProgressing(status, gen, undefined, date);
-        setServing(status, { ref: pulled.digestRef, unpackedAt: pulled.unpackedAt, baseUrl: o.baseUrl(name) }, gen, date);
-        const lastSuccessfulPoll = now();
-        memory.set(name, { ref: pulled.digestRef, digest: pulled.digest, unpackedAt: pulled.unpackedAt, lastSuccessfulPoll, observedGeneration: gen });
-        o.logger?.info('unpacked and stored catalog', { catalog: name, ref: pulled.digestRef, fromCache: pulled.fromCache });
-        return { result: nextPoll(lastSuccessfulPoll, cat) };
-      },
-    },
-  ];
-  // Any error forgets the memory, so the next attempt unpacks again.
-  const forget = (c: ClusterCatalog): void => void memory.delete(c.metadata.name ?? '');
-  const object = new ObjectReconciler<ClusterCatalog, CatalogPass>({
-    kind: 'ClusterCatalog',
-    logKey: 'catalog',
-    writer: o.api,
-    get: (key) => o.catalogs.get(key),
-    steps,
-    logger: o.logger ?? noopLogger,
-    state: (pass) => ({ pass, cat: pass.obj, name: pass.obj.metadata.name ?? '', gen: pass.obj.metadata.generation, date: new Date(now()) }),
-    onThrow: forget,
-    onError: forget,
-    forget: (key) => void memory.delete(key),
-  });
-  return { remembered: (name) => memory.get(name), reconcile: (key, signal) => object.reconcile(key, signal) };
+  #nextPoll(lastPoll: number, c: ClusterCatalog): Result {
+    const poll = c.spec.source.type === SourceTypeImage ? this.#pollMs(c) : undefined;
+    if (poll === undefined) return {};
+    const jittered = poll + this.#random() * POLL_JITTER_FACTOR * poll;
+    return { requeueAfterMs: Math.max(1, Math.ceil(lastPoll + jittered - this.#now())) };
+  }
 }
 
 /** A finalizer write; its failure (`error ensuring finalizer: …`, `error removing finalizer: …`) ends the pass. */
