@@ -1,6 +1,6 @@
 // The classic resolver (OLM R/resolver.go Resolve, R/variable_types.go): subscriptions, installed
 // CSVs and catalog entries become solver variables; the solution is the entries to install. `resolve` runs one
-// `resolveSnapshot`, whose inner functions are upstream's Resolver methods of the same names.
+// `Resolver`, whose methods are upstream's of the same names.
 import { celLoaded, loadCel } from './cel.ts';
 import { atMost, conflict, dependency, mandatory, pretty, prohibited, type Constraint, type Variable } from './constraints.ts';
 import { catalogString, compareCatalogs, EXISTING, isVirtual, sortBundles, sortChannel, type CatalogKey, type Entry } from './entries.ts';
@@ -84,7 +84,7 @@ export function resolve(input: ResolveInput, options: ResolverOptions = {}): Res
   const start = process.hrtime.bigint();
   const metrics = options.metrics ?? noopClassicResolutionMetrics;
   try {
-    const out = resolveSnapshot(input, options);
+    const out = new Resolver(input).resolve(options);
     metrics.observe('succeeded', Number(process.hrtime.bigint() - start) / 1e9);
     return out;
   } catch (err) {
@@ -94,92 +94,140 @@ export function resolve(input: ResolveInput, options: ResolverOptions = {}): Res
 }
 
 /**
- * One resolution, upstream's Resolver (R/resolver.go) over one namespace's snapshot: first the snapshot (the @existing
- * catalog of installed CSVs, the allowed catalogs and their indexes), then upstream's Resolve; the inner functions
- * `getSubscriptionVariables`, `getBundleVariables` and `newBundleVariableFromEntry` are its methods of those names
- * (`addInvariants` is the function below). The variables found so far are the resolution's state.
+ * One resolution, upstream's Resolver (R/resolver.go) over one namespace's snapshot: the constructor builds the
+ * snapshot (the @existing catalog of installed CSVs, the allowed catalogs and their indexes); `resolve` is upstream's
+ * Resolve; `getSubscriptionVariables`, `getBundleVariables` and `newBundleVariableFromEntry` are its methods of those
+ * names (`addInvariants` is the function below). One instance per resolution: the variables found so far are its state.
  */
-function resolveSnapshot(input: ResolveInput, options: ResolverOptions): ResolvedEntry[] {
-  const namespace = input.namespaces[0];
-  if (namespace === undefined) throw new ClassicResolutionError('RESOLUTION', 'at least one namespace must be provided to resolution');
-  const existingKey: CatalogKey = { name: EXISTING, namespace };
-  const subscribedCsvs = new Set(input.subscriptions.map((s) => s.status?.installedCSV).filter((x): x is string => !!x));
-  const existing: Entry[] = (input.installed ?? []).map((e) => ({ ...e, catalog: existingKey, channel: '', subscribed: subscribedCsvs.has(e.name) }));
-  const allowed = new Set(input.namespaces);
-  const catalogs: Catalog[] = [{ key: existingKey, entries: existing }, ...input.catalogs.filter((c) => allowed.has(c.key.namespace))];
-  const priorities = new Map(input.catalogs.map((c) => [catalogString(c.key), c.priority ?? 0]));
-  const byCatalog = new Map(catalogs.map((c) => [catalogString(c.key), c]));
+class Resolver {
+  readonly #input: ResolveInput;
+  readonly namespace: string;
+  readonly existingKey: CatalogKey;
+  readonly existing: Entry[];
+  readonly catalogs: Catalog[];
+  readonly #priorities: Map<string, number>;
+  readonly byCatalog: Map<string, Catalog>;
   // Indexes over every loaded entry: by package (name or olm.package property) and by provided GVK.
-  const byPackage = new Map<string, Entry[]>();
-  const byGvk = new Map<string, Entry[]>();
-  const position = new Map<Entry, number>();
-  const add = (m: Map<string, Entry[]>, k: string, e: Entry): void => {
-    const list = m.get(k);
-    if (!list) m.set(k, [e]);
-    else if (list[list.length - 1] !== e) list.push(e);
-  };
-  for (const c of catalogs) {
-    for (const e of c.entries) {
-      position.set(e, position.size);
-      add(byPackage, e.package, e);
-      for (const p of decodedProperties(e)) {
-        const v = p.value as Record<string, unknown> | null;
-        if (v === null || typeof v !== 'object') continue;
-        if (p.type === 'olm.package' && typeof v.packageName === 'string') add(byPackage, v.packageName, e);
-        if (p.type === 'olm.gvk') add(byGvk, gvkKey(v.group, v.version, v.kind), e);
+  readonly byPackage = new Map<string, Entry[]>();
+  readonly byGvk = new Map<string, Entry[]>();
+  readonly position = new Map<Entry, number>();
+
+  readonly errs: string[] = [];
+  readonly variables = new Map<string, MutableVariable>();
+  readonly visited = new Map<Entry, MutableVariable>();
+  // Dependency predicates and their sorted candidates depend only on the property (type + raw
+  // value) and the dependent's catalog, so they are computed once per distinct pair.
+  readonly predicateCache = new Map<string, Predicate | undefined>();
+  readonly candidateCache = new Map<string, Entry[] | Error>();
+
+  constructor(input: ResolveInput) {
+    this.#input = input;
+    const namespace = input.namespaces[0];
+    if (namespace === undefined) throw new ClassicResolutionError('RESOLUTION', 'at least one namespace must be provided to resolution');
+    this.namespace = namespace;
+    this.existingKey = { name: EXISTING, namespace };
+    const subscribedCsvs = new Set(input.subscriptions.map((s) => s.status?.installedCSV).filter((x): x is string => !!x));
+    this.existing = (input.installed ?? []).map((e) => ({ ...e, catalog: this.existingKey, channel: '', subscribed: subscribedCsvs.has(e.name) }));
+    const allowed = new Set(input.namespaces);
+    this.catalogs = [{ key: this.existingKey, entries: this.existing }, ...input.catalogs.filter((c) => allowed.has(c.key.namespace))];
+    this.#priorities = new Map(input.catalogs.map((c) => [catalogString(c.key), c.priority ?? 0]));
+    this.byCatalog = new Map(this.catalogs.map((c) => [catalogString(c.key), c]));
+    const add = (m: Map<string, Entry[]>, k: string, e: Entry): void => {
+      const list = m.get(k);
+      if (!list) m.set(k, [e]);
+      else if (list[list.length - 1] !== e) list.push(e);
+    };
+    for (const c of this.catalogs) {
+      for (const e of c.entries) {
+        this.position.set(e, this.position.size);
+        add(this.byPackage, e.package, e);
+        for (const p of decodedProperties(e)) {
+          const v = p.value as Record<string, unknown> | null;
+          if (v === null || typeof v !== 'object') continue;
+          if (p.type === 'olm.package' && typeof v.packageName === 'string') add(this.byPackage, v.packageName, e);
+          if (p.type === 'olm.gvk') add(this.byGvk, gvkKey(v.group, v.version, v.kind), e);
+        }
       }
     }
   }
-  const errs: string[] = [];
-  const variables = new Map<string, MutableVariable>();
-  const visited = new Map<Entry, MutableVariable>();
-  // Dependency predicates and their sorted candidates depend only on the property (type + raw
-  // value) and the dependent's catalog, so they are computed once per distinct pair.
-  const predicateCache = new Map<string, Predicate | undefined>();
-  const candidateCache = new Map<string, Entry[] | Error>();
+
+  /** upstream's Resolve: the existing bundles, each Subscription's variables, the invariants, then the solver. */
+  resolve(options: ResolverOptions): ResolvedEntry[] {
+    const input = this.#input;
+    this.getBundleVariables([...this.existing]);
+
+    const startingCSVs = new Set<string>();
+    for (const sub of input.subscriptions) {
+      const matches = this.existing.filter((e) => e.name === (sub.status?.installedCSV ?? ''));
+      if (matches.length > 1) {
+        throw new ClassicResolutionError(
+          'RESOLUTION',
+          `multiple name matches for status.installedCSV of subscription ${sub.namespace}/${sub.name}: ${matches.map((m) => m.name).join(', ')}`,
+        );
+      }
+      const current = matches[0];
+      if (!current && sub.spec.startingCSV) startingCSVs.add(sub.spec.startingCSV);
+      try {
+        for (const v of this.getSubscriptionVariables(sub, current)) this.variables.set(v.id, v);
+      } catch (err) {
+        this.errs.push((err as Error).message);
+      }
+    }
+
+    addInvariants(this.variables);
+    if (this.errs.length > 0) throw new ClassicResolutionError('RESOLUTION', aggregate(this.errs));
+
+    // Upstream builds its input from a Go map (random order); ours is sorted by identifier.
+    const problem: Variable[] = [...this.variables.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const solved = solve(problem, options, options.stats) as MutableVariable[];
+    return solved.flatMap((v) =>
+      !v.entry || isVirtual(v.entry.catalog) ? [] : [{ entry: v.entry, replaces: v.replaces, startingCSV: startingCSVs.has(v.entry.name) ? v.entry.name : undefined }],
+    );
+  }
 
   /** The catalogs in preference order for a bundle of `preferred` (its own catalog first). */
-  function ordered(preferred: CatalogKey | undefined): Catalog[] {
-    const priority = (k: CatalogKey): number => priorities.get(catalogString(k)) ?? 0;
-    return [...catalogs].sort((a, b) => compareCatalogs(a.key, b.key, { preferred, namespace: existingKey.namespace, priority }));
+  ordered(preferred: CatalogKey | undefined): Catalog[] {
+    const { namespace } = this;
+    const priority = (k: CatalogKey): number => this.#priorities.get(catalogString(k)) ?? 0;
+    return [...this.catalogs].sort((a, b) => compareCatalogs(a.key, b.key, { preferred, namespace, priority }));
   }
 
   /** The entries a dependency predicate can match, by its hint. */
-  function scope(d: Predicate): Iterable<Entry> {
-    if (d.hint?.package !== undefined) return byPackage.get(d.hint.package) ?? [];
-    if (d.hint?.gvk !== undefined) return byGvk.get(d.hint.gvk) ?? [];
-    return catalogs.flatMap((c) => c.entries);
+  scope(d: Predicate): Iterable<Entry> {
+    if (d.hint?.package !== undefined) return this.byPackage.get(d.hint.package) ?? [];
+    if (d.hint?.gvk !== undefined) return this.byGvk.get(d.hint.gvk) ?? [];
+    return this.catalogs.flatMap((c) => c.entries);
   }
 
-  function predicatesOf(e: Entry): { key: string; pred: Predicate }[] {
+  predicatesOf(e: Entry): { key: string; pred: Predicate }[] {
     const out: { key: string; pred: Predicate }[] = [];
     for (const p of e.properties) {
       const key = `${p.type}\u0000${p.value}`;
-      if (!predicateCache.has(key)) predicateCache.set(key, predicateForProperty(p.type, p.value));
-      const pred = predicateCache.get(key);
+      if (!this.predicateCache.has(key)) this.predicateCache.set(key, predicateForProperty(p.type, p.value));
+      const pred = this.predicateCache.get(key);
       if (pred) out.push({ key, pred });
     }
     return out;
   }
 
-  function candidatesOf(bundle: Entry, key: string, d: Predicate): Entry[] {
+  candidatesOf(bundle: Entry, key: string, d: Predicate): Entry[] {
     const cacheKey = `${catalogString(bundle.catalog)}\u0000${key}`;
-    let cached = candidateCache.get(cacheKey);
+    let cached = this.candidateCache.get(cacheKey);
     if (!cached) {
-      cached = computeCandidates(bundle, d);
-      candidateCache.set(cacheKey, cached);
+      cached = this.computeCandidates(bundle, d);
+      this.candidateCache.set(cacheKey, cached);
     }
     if (cached instanceof Error) throw cached;
     return cached;
   }
 
-  function computeCandidates(bundle: Entry, d: Predicate): Entry[] | Error {
+  computeCandidates(bundle: Entry, d: Predicate): Entry[] | Error {
     // every (catalog, package, channel) holding a match, then all of their entries in preference order
     const sources = new Set<string>();
     const exact = new Set<Entry>();
     // every entry the predicate can match is in scope(d), so this is the full set of matches
     const matched = new Set<Entry>();
-    for (const e of scope(d)) {
+    for (const e of this.scope(d)) {
       if (!d.test(e)) continue;
       matched.add(e);
       if (isVirtual(e.catalog)) exact.add(e);
@@ -188,10 +236,10 @@ function resolveSnapshot(input: ResolveInput, options: ResolverOptions): Resolve
     // entries of those sources, catalogs in preference order (each catalog's own entry order kept)
     const pool: Entry[] = [];
     const packages = new Set([...sources].map((s) => s.split('\u0000')[1] ?? ''));
-    for (const c of ordered(bundle.catalog)) {
+    for (const c of this.ordered(bundle.catalog)) {
       const ck = catalogString(c.key);
-      const within = isVirtual(c.key) ? c.entries : [...packages].flatMap((p) => (byPackage.get(p) ?? []).filter((e) => catalogString(e.catalog) === ck));
-      const inOrder = isVirtual(c.key) ? within : [...new Set(within)].sort((a, b) => (position.get(a) ?? 0) - (position.get(b) ?? 0));
+      const within = isVirtual(c.key) ? c.entries : [...packages].flatMap((p) => (this.byPackage.get(p) ?? []).filter((e) => catalogString(e.catalog) === ck));
+      const inOrder = isVirtual(c.key) ? within : [...new Set(within)].sort((a, b) => (this.position.get(a) ?? 0) - (this.position.get(b) ?? 0));
       for (const e of inOrder) {
         if (exact.has(e) || sources.has(`${catalogString(e.catalog)}\u0000${e.package}\u0000${e.channel}`)) pool.push(e);
       }
@@ -204,7 +252,7 @@ function resolveSnapshot(input: ResolveInput, options: ResolverOptions): Resolve
   }
 
   /** upstream's newBundleVariableFromEntry. */
-  function newBundleVariableFromEntry(e: Entry): MutableVariable {
+  newBundleVariableFromEntry(e: Entry): MutableVariable {
     const id = entryId(e);
     const constraints: Constraint[] = [];
     if (isVirtual(e.catalog) && !e.subscribed) {
@@ -215,51 +263,51 @@ function resolveSnapshot(input: ResolveInput, options: ResolverOptions): Resolve
   }
 
   /** upstream's getBundleVariables: the entries and, depth first, every dependency candidate. */
-  function getBundleVariables(stack: Entry[]): MutableVariable[] {
+  getBundleVariables(stack: Entry[]): MutableVariable[] {
     const initial = [...stack];
     while (stack.length > 0) {
       const bundle = stack.pop() as Entry;
-      const seen = visited.get(bundle);
+      const seen = this.visited.get(bundle);
       if (seen) {
-        variables.set(seen.id, seen);
+        this.variables.set(seen.id, seen);
         continue;
       }
-      const bv = newBundleVariableFromEntry(bundle);
-      visited.set(bundle, bv);
+      const bv = this.newBundleVariableFromEntry(bundle);
+      this.visited.set(bundle, bv);
       let preds: { key: string; pred: Predicate }[];
       try {
-        preds = predicatesOf(bundle);
+        preds = this.predicatesOf(bundle);
       } catch (err) {
-        errs.push((err as Error).message);
+        this.errs.push((err as Error).message);
         continue;
       }
       for (const { key, pred: d } of preds) {
         let matching: Entry[];
         try {
-          matching = candidatesOf(bundle, key, d);
+          matching = this.candidatesOf(bundle, key, d);
         } catch (err) {
-          errs.push((err as Error).message);
+          this.errs.push((err as Error).message);
           continue;
         }
         const ids: string[] = [];
         for (const b of matching) {
-          const existingVar = visited.get(b);
-          const v = existingVar ?? newBundleVariableFromEntry(b);
-          if (!existingVar) variables.set(v.id, variables.get(v.id) ?? v);
+          const existingVar = this.visited.get(b);
+          const v = existingVar ?? this.newBundleVariableFromEntry(b);
+          if (!existingVar) this.variables.set(v.id, this.variables.get(v.id) ?? v);
           ids.push(v.id);
           stack.push(b);
         }
         bv.constraints.push(pretty(dependency(...ids), `bundle ${bundle.name} requires an operator ${d.toString()}`));
       }
-      variables.set(bv.id, bv);
+      this.variables.set(bv.id, bv);
     }
-    return initial.map((e) => visited.get(e)).filter((x): x is MutableVariable => x !== undefined);
+    return initial.map((e) => this.visited.get(e)).filter((x): x is MutableVariable => x !== undefined);
   }
 
   /** upstream's getSubscriptionVariables: the Subscription's variable and its candidates' (upgrades of `current`). */
-  function getSubscriptionVariables(sub: Subscription, current: Entry | undefined): MutableVariable[] {
+  getSubscriptionVariables(sub: Subscription, current: Entry | undefined): MutableVariable[] {
     const subId = `subscription:${sub.name}`;
-    const catalog = byCatalog.get(`${sub.spec.source}/${sub.spec.sourceNamespace}`);
+    const catalog = this.byCatalog.get(`${sub.spec.source}/${sub.spec.sourceNamespace}`);
     const channel = sub.spec.channel ?? '';
     const startingCSV = !current ? (sub.spec.startingCSV ?? '') : '';
     let npkg = 0;
@@ -271,7 +319,7 @@ function resolveSnapshot(input: ResolveInput, options: ResolverOptions): Resolve
     const found: Entry[] = [];
     const usable = catalog !== undefined && !isVirtual(catalog.key);
     const nall = usable ? catalog.entries.length : 0;
-    const inCatalog = usable ? (byPackage.get(sub.spec.name) ?? []).filter((e) => catalogString(e.catalog) === catalogString(catalog.key)) : [];
+    const inCatalog = usable ? (this.byPackage.get(sub.spec.name) ?? []).filter((e) => catalogString(e.catalog) === catalogString(catalog.key)) : [];
     for (const e of inCatalog) {
       if (!inPackage(e)) continue;
       npkg++;
@@ -308,8 +356,8 @@ function resolveSnapshot(input: ResolveInput, options: ResolverOptions): Resolve
             e.skips.includes(current.name),
         )
       : sorted;
-    const candidates = upgrades.flatMap((o) => getBundleVariables(found.filter((e) => e.name === o.name)));
-    const currentId = current ? bundleId(current.name, '', existingKey) : undefined;
+    const candidates = upgrades.flatMap((o) => this.getBundleVariables(found.filter((e) => e.name === o.name)));
+    const currentId = current ? bundleId(current.name, '', this.existingKey) : undefined;
     if (current && currentId) {
       for (const c of candidates) {
         c.replaces = current.name;
@@ -325,37 +373,6 @@ function resolveSnapshot(input: ResolveInput, options: ResolverOptions): Resolve
     }
     return [{ id: subId, constraints: [pretty(mandatory(), `subscription ${sub.name} exists`), dep] }];
   }
-
-  // upstream's Resolve: the existing bundles, each Subscription's variables, the invariants, then the solver.
-  getBundleVariables([...existing]);
-
-  const startingCSVs = new Set<string>();
-  for (const sub of input.subscriptions) {
-    const matches = existing.filter((e) => e.name === (sub.status?.installedCSV ?? ''));
-    if (matches.length > 1) {
-      throw new ClassicResolutionError(
-        'RESOLUTION',
-        `multiple name matches for status.installedCSV of subscription ${sub.namespace}/${sub.name}: ${matches.map((m) => m.name).join(', ')}`,
-      );
-    }
-    const current = matches[0];
-    if (!current && sub.spec.startingCSV) startingCSVs.add(sub.spec.startingCSV);
-    try {
-      for (const v of getSubscriptionVariables(sub, current)) variables.set(v.id, v);
-    } catch (err) {
-      errs.push((err as Error).message);
-    }
-  }
-
-  addInvariants(variables);
-  if (errs.length > 0) throw new ClassicResolutionError('RESOLUTION', aggregate(errs));
-
-  // Upstream builds its input from a Go map (random order); ours is sorted by identifier.
-  const problem: Variable[] = [...variables.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const solved = solve(problem, options, options.stats) as MutableVariable[];
-  return solved.flatMap((v) =>
-    !v.entry || isVirtual(v.entry.catalog) ? [] : [{ entry: v.entry, replaces: v.replaces, startingCSV: startingCSVs.has(v.entry.name) ? v.entry.name : undefined }],
-  );
 }
 
 /** addInvariants: at most one provider per GVK and one bundle per package among all bundle variables. */
