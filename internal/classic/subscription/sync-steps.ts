@@ -1,4 +1,4 @@
-// The namespace sync's steps (upstream's syncResolvingNamespace), one named step each, over the NamespaceState of
+// The namespace sync's steps (upstream's syncResolvingNamespace), one named factory each, over the NamespaceState of
 // sync.ts: subscription health → the installed CSV and the generating InstallPlan recorded → skip when every
 // Subscription waits on a plan → resolve → unpack the resolved bundles in process → create the InstallPlan → clear
 // the failure conditions. What one step hands the next (the resolution, its bundles, the plan's steps) is in the state.
@@ -113,210 +113,242 @@ const legacyRef = (ref: NonNullable<SubscriptionStatus['installPlanRef']>): NonN
 /** The namespace sync's steps, in order (upstream's syncResolvingNamespace). */
 export function namespaceSyncSteps(p: SyncPorts): SyncStep<NamespaceState>[] {
   return [
-    /** Each Subscription's catalog health, deprecations and the state of the InstallPlan it references. */
-    {
-      name: 'subscriptionHealth',
-      run: async (st) => {
-        if (st.subs.length === 0) return end();
-        const own = p.catalogSources(st.namespace);
-        const health = catalogHealth(st.namespace === p.globalNamespace ? own : [...own, ...p.catalogSources(p.globalNamespace)], st.now);
-        const plans = new Map(st.plans.map((ip) => [ip.metadata.name ?? '', ip]));
-        for (const w of st.subs) {
-          updateHealth(w.sub, w.status, health, st.now);
-          updateDeprecations(w.sub, w.status, entryDeprecations(w.sub, p.content(w.sub.spec.sourceNamespace, w.sub.spec.source)), st.now);
-          const ref = w.status.installPlanRef?.name ?? w.status.installplan?.name;
-          if (ref !== undefined) checkInstallPlan(w.status, plans.get(ref), st.now);
-        }
-        return undefined;
-      },
+    subscriptionHealthStep(p),
+    ensureSubscriptionStateStep(p),
+    nothingToUpdateStep(),
+    resolveStep(p),
+    unpackBundlesStep(p),
+    ensureInstallPlanStep(p),
+    clearConditionsStep(),
+  ];
+}
+
+/** Each Subscription's catalog health, deprecations and the state of the InstallPlan it references. */
+export function subscriptionHealthStep(p: SyncPorts): SyncStep<NamespaceState> {
+  return {
+    name: 'subscriptionHealth',
+    run: async (st) => {
+      if (st.subs.length === 0) return end();
+      const own = p.catalogSources(st.namespace);
+      const health = catalogHealth(st.namespace === p.globalNamespace ? own : [...own, ...p.catalogSources(p.globalNamespace)], st.now);
+      const plans = new Map(st.plans.map((ip) => [ip.metadata.name ?? '', ip]));
+      for (const w of st.subs) {
+        updateHealth(w.sub, w.status, health, st.now);
+        updateDeprecations(w.sub, w.status, entryDeprecations(w.sub, p.content(w.sub.spec.sourceNamespace, w.sub.spec.source)), st.now);
+        const ref = w.status.installPlanRef?.name ?? w.status.installplan?.name;
+        if (ref !== undefined) checkInstallPlan(w.status, plans.get(ref), st.now);
+      }
+      return undefined;
     },
-    /**
-     * upstream's ensureSubscriptionInstallPlanState and ensureSubscriptionCSVState: a dependency Subscription takes the
-     * plan that generated it; the state follows the current CSV (AtLatest, UpgradePending, Failed under fail-forward).
-     * A change ends the pass: the next sync sees the written statuses.
-     */
-    {
-      name: 'ensureSubscriptionState',
-      run: async (st) => {
-        const failForward = isFailForward(p.operatorGroups(st.namespace));
-        const csvs = new Set(p.csvs(st.namespace).map((c) => c.metadata.name));
-        const plans = new Map(st.plans.map((ip) => [ip.metadata.name ?? '', ip]));
-        let changed = false;
-        for (const w of st.subs) {
-          const s = w.status;
-          // ensureSubscriptionInstallPlanState: a dependency Subscription takes the plan that generated it
-          const generatedBy = w.sub.metadata.annotations?.[GeneratedByAnnotation];
-          if (!s.installPlanRef && !s.installplan && generatedBy !== undefined) {
-            const ip = plans.get(generatedBy);
-            if (!ip) return end({ err: new Error(`installplan ${generatedBy} that generated subscription ${w.sub.metadata.name ?? ''} not found`) });
-            s.installPlanRef = objectRef(ip);
-            s.installplan = legacyRef(s.installPlanRef);
-            s.state = failForward && ip.status?.phase === InstallPlanPhaseFailed ? SubscriptionStateFailed : SubscriptionStateUpgradePending;
-            if (w.sub.spec.startingCSV) s.currentCSV = w.sub.spec.startingCSV;
+  };
+}
+
+/**
+ * upstream's ensureSubscriptionInstallPlanState and ensureSubscriptionCSVState: a dependency Subscription takes the
+ * plan that generated it; the state follows the current CSV (AtLatest, UpgradePending, Failed under fail-forward).
+ * A change ends the pass: the next sync sees the written statuses.
+ */
+export function ensureSubscriptionStateStep(p: SyncPorts): SyncStep<NamespaceState> {
+  return {
+    name: 'ensureSubscriptionState',
+    run: async (st) => {
+      const ogs = p.operatorGroups(st.namespace);
+      const failForward = isFailForward(ogs);
+      const csvs = new Set(p.csvs(st.namespace).map((c) => c.metadata.name));
+      const plans = new Map(st.plans.map((ip) => [ip.metadata.name ?? '', ip]));
+      let changed = false;
+      for (const w of st.subs) {
+        const s = w.status;
+        // ensureSubscriptionInstallPlanState: a dependency Subscription takes the plan that generated it
+        const generatedBy = w.sub.metadata.annotations?.[GeneratedByAnnotation];
+        if (!s.installPlanRef && !s.installplan && generatedBy !== undefined) {
+          const ip = plans.get(generatedBy);
+          if (!ip) return end({ err: new Error(`installplan ${generatedBy} that generated subscription ${w.sub.metadata.name ?? ''} not found`) });
+          s.installPlanRef = objectRef(ip);
+          s.installplan = legacyRef(s.installPlanRef);
+          s.state = failForward && ip.status?.phase === InstallPlanPhaseFailed ? SubscriptionStateFailed : SubscriptionStateUpgradePending;
+          if (w.sub.spec.startingCSV) s.currentCSV = w.sub.spec.startingCSV;
+          s.lastUpdated = st.now;
+          changed = true;
+        }
+        // ensureSubscriptionCSVState
+        if (s.currentCSV) {
+          let state: string = SubscriptionStateUpgradePending;
+          if (csvs.has(s.currentCSV)) {
+            state = SubscriptionStateAtLatest;
+            s.installedCSV = s.currentCSV;
+          } else if (failForward && s.installPlanRef?.name && plans.get(s.installPlanRef.name)?.status?.phase === InstallPlanPhaseFailed) {
+            state = SubscriptionStateFailed;
+          }
+          if (s.state !== state) {
+            s.state = state;
             s.lastUpdated = st.now;
             changed = true;
           }
-          // ensureSubscriptionCSVState
-          if (s.currentCSV) {
-            let state: string = SubscriptionStateUpgradePending;
-            if (csvs.has(s.currentCSV)) {
-              state = SubscriptionStateAtLatest;
-              s.installedCSV = s.currentCSV;
-            } else if (failForward && s.installPlanRef?.name && plans.get(s.installPlanRef.name)?.status?.phase === InstallPlanPhaseFailed) {
-              state = SubscriptionStateFailed;
-            }
-            if (s.state !== state) {
-              s.state = state;
-              s.lastUpdated = st.now;
-              changed = true;
-            }
-          }
         }
-        // wait for the next sync, which sees the written statuses
-        return changed ? end() : undefined;
-      },
+      }
+      // wait for the next sync, which sees the written statuses
+      return changed ? end() : undefined;
     },
-    /** Every Subscription waits on its InstallPlan: nothing to resolve. */
-    {
-      name: 'nothingToUpdate',
-      run: async (st) => (st.subs.every((w) => w.status.installPlanRef && w.status.state === SubscriptionStateUpgradePending) ? end() : undefined),
-    },
-    /**
-     * The namespace resolved (resolveNamespace); the resolved entries and their catalog bundles kept in the state. A
-     * failure is a ResolutionFailed event and condition: retried, unless the constraints are unsatisfiable.
-     */
-    {
-      name: 'resolve',
-      run: async (st) => {
-        const fail = (err: Error): StepOutcome => {
-          const notSatisfiable = isNotSatisfiable(err);
-          p.events.warning(namespaceObject(st.namespace), 'ResolutionFailed', err.message);
-          for (const w of st.subs) {
-            setIfChanged(
-              w.status,
-              { type: SubscriptionResolutionFailed, status: 'True', reason: notSatisfiable ? ReasonConstraintsNotSatisfiable : ReasonErrorPreventedResolution, message: err.message },
-              st.now,
-            );
-          }
-          // an unsatisfiable set waits for a change of its inputs; anything else is retried
-          return notSatisfiable ? end() : end({ err });
-        };
-        let out: NamespaceResolution;
-        try {
-          out = await resolveNamespace({
-            namespace: st.namespace,
-            globalNamespace: p.globalNamespace,
-            subscriptions: st.subs.map((w) => w.sub),
-            csvs: p.csvs(st.namespace),
-            operatorGroups: p.operatorGroups(st.namespace),
-            catalogSources: (ns) => p.catalogSources(ns),
-            content: p.content,
-            ...(p.metrics && { metrics: p.metrics }),
-          });
-        } catch (err) {
-          return fail(err instanceof Error ? err : new Error(String(err)));
-        }
-        st.resolved = out.resolved;
-        st.bundleOf = out.bundleOf;
-        return undefined;
-      },
-    },
-    /**
-     * The bundles of the operators to (re)install pulled a few at a time, their InstallPlan steps in resolution order;
-     * the Subscriptions whose current CSV changes are the updated ones.
-     */
-    {
-      name: 'unpackBundles',
-      run: async (st, signal) => {
-        const csvs = new Set(p.csvs(st.namespace).map((c) => c.metadata.name));
-        const steps: Step[] = [];
-        const updated: Working[] = [];
-        // the operators to (re)install, their bundles pulled a few at a time, their steps in resolution order
-        const todo: { readonly op: ResolvedEntry; readonly matching: Working[]; readonly image: string; readonly properties: readonly Property[] }[] = [];
-        for (const op of st.resolved ?? []) {
-          const e = op.entry;
-          const matching = st.subs.filter(
-            (w) =>
-              w.sub.spec.name === e.package &&
-              (!w.sub.spec.channel || w.sub.spec.channel === e.channel) &&
-              (!w.sub.spec.source || (w.sub.spec.source === e.catalog.name && w.sub.spec.sourceNamespace === e.catalog.namespace)),
+  };
+}
+
+/** Every Subscription waits on its InstallPlan: nothing to resolve. */
+export function nothingToUpdateStep(): SyncStep<NamespaceState> {
+  return {
+    name: 'nothingToUpdate',
+    run: async (st) => (st.subs.every((w) => w.status.installPlanRef && w.status.state === SubscriptionStateUpgradePending) ? end() : undefined),
+  };
+}
+
+/**
+ * The namespace resolved (resolveNamespace); the resolved entries and their catalog bundles kept in the state. A
+ * failure is a ResolutionFailed event and condition: retried, unless the constraints are unsatisfiable.
+ */
+export function resolveStep(p: SyncPorts): SyncStep<NamespaceState> {
+  return {
+    name: 'resolve',
+    run: async (st) => {
+      const ogs = p.operatorGroups(st.namespace);
+      const fail = (err: Error): StepOutcome => {
+        const notSatisfiable = isNotSatisfiable(err);
+        p.events.warning(namespaceObject(st.namespace), 'ResolutionFailed', err.message);
+        for (const w of st.subs) {
+          setIfChanged(
+            w.status,
+            { type: SubscriptionResolutionFailed, status: 'True', reason: notSatisfiable ? ReasonConstraintsNotSatisfiable : ReasonErrorPreventedResolution, message: err.message },
+            st.now,
           );
-          if (matching.length > 0 && matching.every((w) => w.status.currentCSV === e.name && csvs.has(e.name))) continue;
-          const bundle = st.bundleOf?.(e);
-          if (!bundle?.image) {
-            return failUnpack(st, new Error(`bundle ${e.name} of package ${e.package} in catalogsource ${e.catalog.namespace}/${e.catalog.name} has no bundle image`), true);
-          }
-          todo.push({ op, matching, image: bundle.image, properties: bundle.properties });
         }
-        let bundles: RegistryV1[];
+        // an unsatisfiable set waits for a change of its inputs; anything else is retried
+        return notSatisfiable ? end() : end({ err });
+      };
+      let out: NamespaceResolution;
+      try {
+        out = await resolveNamespace({
+          namespace: st.namespace,
+          globalNamespace: p.globalNamespace,
+          subscriptions: st.subs.map((w) => w.sub),
+          csvs: p.csvs(st.namespace),
+          operatorGroups: ogs,
+          catalogSources: (ns) => p.catalogSources(ns),
+          content: p.content,
+          ...(p.metrics && { metrics: p.metrics }),
+        });
+      } catch (err) {
+        return fail(err instanceof Error ? err : new Error(String(err)));
+      }
+      st.resolved = out.resolved;
+      st.bundleOf = out.bundleOf;
+      return undefined;
+    },
+  };
+}
+
+/**
+ * The bundles of the operators to (re)install pulled a few at a time, their InstallPlan steps in resolution order;
+ * the Subscriptions whose current CSV changes are the updated ones.
+ */
+export function unpackBundlesStep(p: SyncPorts): SyncStep<NamespaceState> {
+  return {
+    name: 'unpackBundles',
+    run: async (st, signal) => {
+      const bundleOf = st.bundleOf;
+      const csvs = new Set(p.csvs(st.namespace).map((c) => c.metadata.name));
+      const steps: Step[] = [];
+      const updated: Working[] = [];
+      // the operators to (re)install, their bundles pulled a few at a time, their steps in resolution order
+      const todo: { readonly op: ResolvedEntry; readonly matching: Working[]; readonly image: string; readonly properties: readonly Property[] }[] = [];
+      for (const op of st.resolved ?? []) {
+        const e = op.entry;
+        const matching = st.subs.filter(
+          (w) =>
+            w.sub.spec.name === e.package &&
+            (!w.sub.spec.channel || w.sub.spec.channel === e.channel) &&
+            (!w.sub.spec.source || (w.sub.spec.source === e.catalog.name && w.sub.spec.sourceNamespace === e.catalog.namespace)),
+        );
+        if (matching.length > 0 && matching.every((w) => w.status.currentCSV === e.name && csvs.has(e.name))) continue;
+        const bundle = bundleOf?.(e);
+        if (!bundle?.image) {
+          return failUnpack(st, new Error(`bundle ${e.name} of package ${e.package} in catalogsource ${e.catalog.namespace}/${e.catalog.name} has no bundle image`), true);
+        }
+        todo.push({ op, matching, image: bundle.image, properties: bundle.properties });
+      }
+      let bundles: RegistryV1[];
+      try {
+        bundles = await mapLimit(todo, UNPACK_CONCURRENCY, (t) => p.bundle(t.image, signal));
+      } catch (err) {
+        if (signal.aborted) throw err;
+        return failUnpack(st, err, false);
+      }
+      for (const [i, { op, matching, properties }] of todo.entries()) {
+        const e = op.entry;
         try {
-          bundles = await mapLimit(todo, UNPACK_CONCURRENCY, (t) => p.bundle(t.image, signal));
+          steps.push(...bundleSteps(bundles[i]!, { namespace: st.namespace, replaces: op.replaces ?? '', catalog: e.catalog, properties }));
         } catch (err) {
-          if (signal.aborted) throw err;
           return failUnpack(st, err, false);
         }
-        for (const [i, { op, matching, properties }] of todo.entries()) {
-          const e = op.entry;
-          try {
-            steps.push(...bundleSteps(bundles[i]!, { namespace: st.namespace, replaces: op.replaces ?? '', catalog: e.catalog, properties }));
-          } catch (err) {
-            return failUnpack(st, err, false);
-          }
-          if (matching.length === 0) steps.push(subscriptionStep(st.namespace, { package: e.package, channel: e.channel, catalog: e.catalog, startingCSV: e.name }));
-          for (const w of matching) {
-            if (w.status.currentCSV === e.name) continue;
-            w.status.currentCSV = e.name;
-            updated.push(w);
-          }
+        if (matching.length === 0) steps.push(subscriptionStep(st.namespace, { package: e.package, channel: e.channel, catalog: e.catalog, startingCSV: e.name }));
+        for (const w of matching) {
+          if (w.status.currentCSV === e.name) continue;
+          w.status.currentCSV = e.name;
+          updated.push(w);
         }
-        st.steps = orderSteps(steps);
-        st.updated = updated;
-        return undefined;
-      },
+      }
+      st.steps = orderSteps(steps);
+      st.updated = updated;
+      return undefined;
     },
-    /** The InstallPlan of the next generation found or created; the updated Subscriptions point at it. */
-    {
-      name: 'ensureInstallPlan',
-      run: async (st, signal) => {
-        const updated = st.updated ?? [];
-        if (updated.length === 0 || (st.steps ?? []).length === 0) return undefined;
-        const gen = Math.max(0, ...st.subs.map((w) => w.sub.status?.installPlanGeneration ?? 0), ...st.plans.map((ip) => ip.spec.generation ?? 0)) + 1;
-        const approval = st.subs.some((w) => w.sub.spec.installPlanApproval === ApprovalManual) ? ApprovalManual : ApprovalAutomatic;
-        let ip = st.plans.find((x) => x.spec.generation === gen);
-        if (!ip) {
-          try {
-            ip = await p.createInstallPlan(newInstallPlan(st, gen, approval), planStatus(st.steps ?? [], approval), signal);
-          } catch (err) {
-            if (signal.aborted) throw err;
-            const message = `error ensuring InstallPlan: ${errorMessage(err)}`;
-            for (const w of st.subs) setIfChanged(w.status, { type: SubscriptionBundleUnpackFailed, status: 'True', reason: ReasonEnsureInstallPlanFailed, message }, st.now);
-            return end({ err: new Error(message) });
-          }
+  };
+}
+
+/** The InstallPlan of the next generation found or created; the updated Subscriptions point at it. */
+export function ensureInstallPlanStep(p: SyncPorts): SyncStep<NamespaceState> {
+  return {
+    name: 'ensureInstallPlan',
+    run: async (st, signal) => {
+      const updated = st.updated ?? [];
+      if (updated.length === 0 || (st.steps ?? []).length === 0) return undefined;
+      const plans = st.plans;
+      const gen = Math.max(0, ...st.subs.map((w) => w.sub.status?.installPlanGeneration ?? 0), ...plans.map((ip) => ip.spec.generation ?? 0)) + 1;
+      const approval = st.subs.some((w) => w.sub.spec.installPlanApproval === ApprovalManual) ? ApprovalManual : ApprovalAutomatic;
+      let ip = plans.find((x) => x.spec.generation === gen);
+      if (!ip) {
+        try {
+          ip = await p.createInstallPlan(newInstallPlan(st, gen, approval), planStatus(st.steps ?? [], approval), signal);
+        } catch (err) {
+          if (signal.aborted) throw err;
+          const message = `error ensuring InstallPlan: ${errorMessage(err)}`;
+          for (const w of st.subs) setIfChanged(w.status, { type: SubscriptionBundleUnpackFailed, status: 'True', reason: ReasonEnsureInstallPlanFailed, message }, st.now);
+          return end({ err: new Error(message) });
         }
-        const ref = objectRef(ip);
-        for (const w of updated) {
-          w.status.lastUpdated = st.now;
-          w.status.installPlanRef = ref;
-          w.status.installplan = legacyRef(ref);
-          w.status.state = SubscriptionStateUpgradePending;
-          w.status.installPlanGeneration = gen;
-        }
-        return undefined;
-      },
+      }
+      const ref = objectRef(ip);
+      for (const w of updated) {
+        w.status.lastUpdated = st.now;
+        w.status.installPlanRef = ref;
+        w.status.installplan = legacyRef(ref);
+        w.status.state = SubscriptionStateUpgradePending;
+        w.status.installPlanGeneration = gen;
+      }
+      return undefined;
     },
-    /** A pass that got here clears the unpacking and resolution failure conditions. */
-    {
-      name: 'clearConditions',
-      run: async (st) => {
-        for (const w of st.subs) {
-          removeIfPresent(w.status, SubscriptionBundleUnpacking, st.now);
-          removeIfPresent(w.status, SubscriptionBundleUnpackFailed, st.now);
-          removeIfPresent(w.status, SubscriptionResolutionFailed, st.now);
-        }
-        return undefined;
-      },
+  };
+}
+
+/** A pass that got here clears the unpacking and resolution failure conditions. */
+export function clearConditionsStep(): SyncStep<NamespaceState> {
+  return {
+    name: 'clearConditions',
+    run: async (st) => {
+      for (const w of st.subs) {
+        removeIfPresent(w.status, SubscriptionBundleUnpacking, st.now);
+        removeIfPresent(w.status, SubscriptionBundleUnpackFailed, st.now);
+        removeIfPresent(w.status, SubscriptionResolutionFailed, st.now);
+      }
+      return undefined;
     },
-  ];
+  };
 }
 
 function failUnpack(st: NamespaceState, err: unknown, terminal: boolean): StepOutcome {
