@@ -36,7 +36,13 @@ export function serviceAccountNames(csv: ClusterServiceVersion): string[] {
 export const deploymentNames = (csv: ClusterServiceVersion): string[] => (csv.spec.install?.spec?.deployments ?? []).map((d) => d.name).filter((n) => !!n);
 
 /** CSV key → its OperatorCondition, created or brought back to the CSV's deployments and service accounts. */
-export function newOperatorConditionGeneratorReconciler(client: KubeClient, caches: OlmCaches, logger: Logger): Reconciler {
+export interface OperatorConditionGeneratorReconcilerOptions {
+  readonly client: KubeClient;
+  readonly caches: OlmCaches;
+  readonly logger: Logger;
+}
+
+export function newOperatorConditionGeneratorReconciler({ client, caches, logger }: OperatorConditionGeneratorReconcilerOptions): Reconciler {
   return {
     async reconcile(k, signal) {
       const csv = caches.csvs.get(k);
@@ -82,7 +88,13 @@ interface ConditionPass {
 }
 
 /** OperatorCondition key → its Role, RoleBinding, the deployments' env and its status (steps on the ObjectReconciler). */
-export function newOperatorConditionReconciler(client: KubeClient, caches: OlmCaches, logger: Logger): Reconciler {
+export interface OperatorConditionReconcilerOptions {
+  readonly client: KubeClient;
+  readonly caches: OlmCaches;
+  readonly logger: Logger;
+}
+
+export function newOperatorConditionReconciler({ client, caches, logger }: OperatorConditionReconcilerOptions): Reconciler {
   const ensure = async (owner: KubeObject, cached: KubeObject | undefined, desired: KubeObject, same: (existing: KubeObject) => boolean, signal: AbortSignal): Promise<void> => {
     if (!cached) {
       try {

@@ -17,7 +17,7 @@ export function operatorConditionSetup(caches: OlmCaches): (ctx: ManagerContext)
     const log = logger.child({ controller: 'operatorcondition' });
     const generator = new Controller({
       name: 'operator-condition-generator',
-      reconciler: newOperatorConditionGeneratorReconciler(client, caches, log),
+      reconciler: newOperatorConditionGeneratorReconciler({ client, caches, logger: log }),
       logger,
       metrics,
     });
@@ -26,7 +26,7 @@ export function operatorConditionSetup(caches: OlmCaches): (ctx: ManagerContext)
 
     const reconciler = new Controller({
       name: 'operator-condition',
-      reconciler: newOperatorConditionReconciler(client, caches, log),
+      reconciler: newOperatorConditionReconciler({ client, caches, logger: log }),
       logger,
       metrics,
     });

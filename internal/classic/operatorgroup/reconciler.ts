@@ -105,7 +105,13 @@ interface GroupPass {
  * changed); other groups' MultipleOperatorGroup condition, member CSVs, ClusterRoles and the provided-APIs
  * annotation are written by the steps that own them.
  */
-export function newOperatorGroupReconciler(client: KubeClient, caches: OlmCaches, logger: Logger): Reconciler {
+export interface OperatorGroupReconcilerOptions {
+  readonly client: KubeClient;
+  readonly caches: OlmCaches;
+  readonly logger: Logger;
+}
+
+export function newOperatorGroupReconciler({ client, caches, logger }: OperatorGroupReconcilerOptions): Reconciler {
   /** The copy's status for a step that changes it: created when missing, and never without lastUpdated. */
   const statusOf = (og: OperatorGroup): OperatorGroupStatus => {
     const status = (og.status ??= { lastUpdated: formatTime(new Date()) });
@@ -310,7 +316,12 @@ export function newOperatorGroupReconciler(client: KubeClient, caches: OlmCaches
 }
 
 /** Namespace name → the `olm.operatorgroup.uid/<uid>` labels of the groups that target it (not all-namespace ones). */
-export function newNamespaceLabelReconciler(client: KubeClient, caches: OlmCaches): Reconciler {
+export interface NamespaceLabelReconcilerOptions {
+  readonly client: KubeClient;
+  readonly caches: OlmCaches;
+}
+
+export function newNamespaceLabelReconciler({ client, caches }: NamespaceLabelReconcilerOptions): Reconciler {
   return {
     async reconcile(name, signal) {
       const ns = caches.namespaces.get(name);

@@ -17,7 +17,7 @@ export function operatorGroupSetup(caches: OlmCaches, options: OperatorGroupOpti
     const log = logger.child({ controller: 'operatorgroup' });
     const groups = new Controller({
       name: 'operatorgroup',
-      reconciler: newOperatorGroupReconciler(client, caches, log),
+      reconciler: newOperatorGroupReconciler({ client, caches, logger: log }),
       logger,
       metrics,
       resync: { periodMs: options.resyncMs ?? 15 * 60_000, keys: () => caches.operatorGroups.keys() },
@@ -41,7 +41,7 @@ export function operatorGroupSetup(caches: OlmCaches, options: OperatorGroupOpti
 
     const namespaces = new Controller({
       name: 'operatorgroup-namespace',
-      reconciler: newNamespaceLabelReconciler(client, caches),
+      reconciler: newNamespaceLabelReconciler({ client, caches }),
       logger,
       metrics,
       keyField: 'namespace',
