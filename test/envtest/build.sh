@@ -3,7 +3,11 @@
 # keyed by each module's go.sum hash, so a binary is rebuilt only when its inputs change.
 #
 #   test/envtest/build.sh            build what is missing, print "name=path" lines
-#   test/envtest/build.sh opm ...    only the named binaries (apiserver, registry, kwok, opm, catalogd-upstream)
+#   test/envtest/build.sh opm ...    only the named binaries (apiserver, registry, kwok, opm, pause, coredns,
+#                                    workload, catalogd-upstream)
+#
+# pause, coredns and workload are static binaries that test/support/cluster-images.ts puts in images for the real
+# nodes (test/support/real-node.ts): the sandbox container, the cluster's DNS and the tests' small HTTP program.
 #
 # catalogd-upstream (upstream's catalogd, operator-controller's cmd/catalogd, for the bench's side-by-side run) is
 # built only when named: no test needs it.
@@ -15,9 +19,11 @@
 #   OLM_TEST_KWOK           use this prebuilt kwok binary (test/envtest/kwok) instead of building
 #   OLM_TEST_CATALOGD_UPSTREAM  use this prebuilt upstream catalogd binary (test/envtest/catalogd-upstream)
 #   OLM_TEST_OPM            use this prebuilt opm binary (test/envtest/opm: `opm serve` and `opm version`)
+#   OLM_TEST_PAUSE, OLM_TEST_COREDNS, OLM_TEST_WORKLOAD  use these prebuilt static binaries (test/envtest/<name>)
 #
 # The apiserver binary is multi-call: `apiserver kube-controller-manager ...`,
-# `apiserver kube-scheduler ...` and `apiserver kubectl ...` run those upstream commands.
+# `apiserver kube-scheduler ...`, `apiserver kubelet ...`, `apiserver kube-proxy ...` and `apiserver kubectl ...` run
+# those upstream commands.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -67,7 +73,7 @@ k8s_minor=$(echo "$k8s_version" | cut -d. -f2)
 [ -n "$k8s_minor" ] || { echo "build.sh: cannot read the k8s.io/kubernetes version from apiserver/go.mod" >&2; exit 1; }
 want=("$@")
 for name in "${want[@]}"; do
-  case $name in apiserver | registry | kwok | opm | catalogd-upstream) ;; *) echo "build.sh: unknown binary $name" >&2; exit 2 ;; esac
+  case $name in apiserver | registry | kwok | opm | pause | coredns | workload | catalogd-upstream) ;; *) echo "build.sh: unknown binary $name" >&2; exit 2 ;; esac
 done
 is_wanted() { [ ${#want[@]} -eq 0 ] || [[ " ${want[*]} " == *" $1 "* ]]; }
 
@@ -90,6 +96,23 @@ if is_wanted opm; then
   if [ -n "${OLM_TEST_OPM:-}" ]; then echo "opm=$OLM_TEST_OPM"; else
     opm_version=$(awk '$1 == "github.com/operator-framework/operator-registry" {print $2; exit}' "$here/opm/go.mod")
     build opm "$here/opm" "-X github.com/operator-framework/operator-registry/cmd/opm/version.opmVersion=$opm_version"
+  fi
+fi
+if is_wanted pause; then
+  if [ -n "${OLM_TEST_PAUSE:-}" ]; then echo "pause=$OLM_TEST_PAUSE"; else
+    build pause "$here/pause" ""
+  fi
+fi
+if is_wanted coredns; then
+  if [ -n "${OLM_TEST_COREDNS:-}" ]; then echo "coredns=$OLM_TEST_COREDNS"; else
+    coredns_version=$(awk '$1 == "github.com/coredns/coredns" {print $2; exit}
+                           $1 == "require" && $2 == "github.com/coredns/coredns" {print $3; exit}' "$here/coredns/go.mod")
+    build coredns "$here/coredns" "-X github.com/coredns/coredns/coremain.GitCommit=$coredns_version"
+  fi
+fi
+if is_wanted workload; then
+  if [ -n "${OLM_TEST_WORKLOAD:-}" ]; then echo "workload=$OLM_TEST_WORKLOAD"; else
+    build workload "$here/workload" ""
   fi
 fi
 if [ ${#want[@]} -gt 0 ] && is_wanted catalogd-upstream; then

@@ -44,3 +44,26 @@ export function opmBinary(): Promise<string> {
   })();
   return cachedOpm;
 }
+
+export interface ClusterBinaries {
+  readonly pause: string;
+  readonly coredns: string;
+  readonly workload: string;
+}
+let cachedCluster: Promise<ClusterBinaries> | undefined;
+
+/** The static binaries the real nodes' images hold (test/envtest/pause, coredns, workload), built on first use. */
+export function clusterBinaries(): Promise<ClusterBinaries> {
+  cachedCluster ??= (async () => {
+    const { stdout } = await promisify(execFile)('bash', [buildScript, 'pause', 'coredns', 'workload'], { maxBuffer: 16 << 20, timeout: 60 * 60_000 });
+    const found = Object.fromEntries(
+      stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('=', 2) as [string, string]),
+    );
+    if (!found.pause || !found.coredns || !found.workload) throw new Error(`build.sh printed no pause, coredns or workload binary: ${stdout}`);
+    return { pause: found.pause, coredns: found.coredns, workload: found.workload };
+  })();
+  return cachedCluster;
+}

@@ -2,8 +2,10 @@
 // kube-apiserver with embedded etcd, kube-controller-manager (every default controller: garbage
 // collector, namespace, deployment, replicaset, serviceaccount and token, endpointslice, job …),
 // kube-scheduler, and KWOK simulating `nodes` Nodes that report Ready and run the Pods scheduled on
-// them as a kubelet would report them (no container runs). Used by the vitest global setup (one per
-// run), by `make run`, and by tests that need a cluster of their own (restarts, compaction).
+// them as a kubelet would report them (no container runs); and, as an option, real nodes (test/support/real-node.ts:
+// kubelet, containerd, CNI, kube-proxy, each node in a network namespace of this machine) with the cluster's DNS
+// (CoreDNS), whose Pods run as containers. Used by the vitest global setup (one per run), by `make run`, and by tests
+// that need a cluster of their own (restarts, compaction, real nodes).
 // `restart`/`kill`/`resume` act on the API server only; the other components reconnect to it as
 // they would on a real cluster.
 // The aggregation layer is on, as kubeadm sets it up: a front-proxy CA, the client certificate the API server presents
@@ -16,6 +18,9 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { createSignedClientPair, generateCA } from '../../internal/classic/csv/index.ts';
 import { binaries } from './binaries.ts';
+import { pushClusterImages } from './cluster-images.ts';
+import { deployClusterDns } from './cluster-dns.ts';
+import { RealNode, type NodeNetwork } from './real-node.ts';
 import { freePort, waitFor } from './net.ts';
 import { TestKube } from './kube.ts';
 import { killProcess, startProcess, stopProcess, type Managed } from './process.ts';
@@ -35,13 +40,26 @@ export interface ControlPlaneInfo {
   readonly etcdClientUrl: string;
   /** Names of the simulated nodes (empty when only the API server runs). */
   readonly nodes: readonly string[];
+  /** Names of the real nodes (label `olm.test/real-node=true`). */
+  readonly realNodes: readonly string[];
+}
+
+export interface RealNodesOptions {
+  /** How many (default 1). */
+  readonly count?: number;
+  /** The host side of their network (NodeNetwork.create()); the API server listens on its gateway address. */
+  readonly network: NodeNetwork;
+  /** host:port of the local registry, listening on the network's gateway: the node pulls every image from it. */
+  readonly registryHost: string;
 }
 
 export interface ControlPlaneOptions {
   /** Extra kube-apiserver flags. */
   readonly extraArgs?: readonly string[];
-  /** Simulated nodes (default 2). 0 runs the API server alone: no controllers, scheduler or nodes. */
+  /** Simulated nodes (default 2). 0 with no real nodes runs the API server alone: no controllers, scheduler or nodes. */
   readonly nodes?: number;
+  /** Real nodes beside the simulated ones, and the cluster's DNS on them. */
+  readonly realNodes?: RealNodesOptions;
 }
 
 /** The CN of the API server's front-proxy client certificate (`--requestheader-allowed-names`). */
@@ -53,6 +71,7 @@ export const NOT_READY_ANNOTATION = 'olmv1.test/not-ready';
 export class ControlPlane {
   private proc: Managed | undefined;
   private components: Managed[] = [];
+  private realNodes: RealNode[] = [];
   private info: ControlPlaneInfo | undefined;
   private ports: { api: number; etcdClient: number; etcdPeer: number } | undefined;
   private readonly options: ControlPlaneOptions;
@@ -68,7 +87,7 @@ export class ControlPlane {
 
   /** Every pid of the cluster (API server, controller-manager, scheduler, KWOK). */
   get pids(): number[] {
-    return [this.proc?.pid, ...this.components.map((c) => c.pid)].filter((p): p is number => p !== undefined);
+    return [this.proc?.pid, ...this.components.map((c) => c.pid), ...this.realNodes.flatMap((n) => n.pids)].filter((p): p is number => p !== undefined);
   }
 
   get details(): ControlPlaneInfo {
@@ -95,12 +114,13 @@ export class ControlPlane {
     await writeFile(join(dir, 'tokens.csv'), lines.join('\n') + '\n', { mode: 0o600 });
     await writeFrontProxyCerts(join(dir, 'certs'));
     this.ports = { api: await freePort(), etcdClient: await freePort(), etcdPeer: await freePort() };
-    const server = `https://127.0.0.1:${this.ports.api}`;
+    const server = `https://${this.host}:${this.ports.api}`;
     await this.launch(dir);
     const caPem = await readFile(join(dir, 'certs', 'apiserver.crt'), 'utf8');
     const kubeconfigPath = join(dir, 'kubeconfig');
     await writeFile(kubeconfigPath, kubeconfig(server, caPem, adminToken), { mode: 0o600 });
     const nodes = Array.from({ length: this.options.nodes ?? 2 }, (_, i) => `kwok-node-${i}`);
+    const realNodes = Array.from({ length: this.options.realNodes ? (this.options.realNodes.count ?? 1) : 0 }, (_, i) => `real-node-${i}`);
     this.info = {
       server,
       caPem,
@@ -110,9 +130,43 @@ export class ControlPlane {
       dir,
       etcdClientUrl: `http://127.0.0.1:${this.ports.etcdClient}`,
       nodes,
+      realNodes,
     };
-    if (nodes.length > 0) await this.startComponents(this.info);
+    if (nodes.length > 0 || realNodes.length > 0) await this.startComponents(this.info);
+    if (realNodes.length > 0) await this.startRealNodes(this.info);
     return this.info;
+  }
+
+  /** Where the API server listens: the real nodes' gateway when there are real nodes, loopback otherwise. */
+  private get host(): string {
+    return this.options.realNodes?.network.gateway ?? '127.0.0.1';
+  }
+
+  /** The real nodes (each Ready), then the cluster's DNS on them (Available). */
+  private async startRealNodes(info: ControlPlaneInfo): Promise<void> {
+    const { network, registryHost } = this.options.realNodes!;
+    const [{ apiserver }, images] = await Promise.all([binaries(), pushClusterImages(registryHost)]);
+    this.realNodes = info.realNodes.map(
+      (name, index) =>
+        new RealNode({ network, index, count: info.realNodes.length, name, apiserverBinary: apiserver, kubeconfig: info.kubeconfigPath, pauseImage: images.pause, registryHost }),
+    );
+    await Promise.all(this.realNodes.map((n) => n.start()));
+    const kube = new TestKube(info);
+    await Promise.all(this.realNodes.map((n) => this.nodeReady(kube, n.name, () => n.exited())));
+    await deployClusterDns(kube, { image: images.coredns, serviceIp: network.dnsIp });
+  }
+
+  private async nodeReady(kube: TestKube, name: string, exited: () => string | undefined): Promise<void> {
+    await waitFor(
+      `node ${name} Ready`,
+      async () => {
+        const ended = exited();
+        if (ended) throw new Error(`${ended}: process exited`);
+        const node = await kube.request<{ status?: { conditions?: { type: string; status: string }[] } }>('GET', `/api/v1/nodes/${name}`);
+        return (node.body.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+      },
+      { timeoutMs: 120_000, intervalMs: 200 },
+    );
   }
 
   /**
@@ -159,40 +213,36 @@ export class ControlPlane {
     ];
     const kube = new TestKube(info);
     for (const name of nodes) await kube.must(kube.request('POST', '/api/v1/nodes', fakeNode(name)));
-    for (const name of nodes) {
-      await waitFor(
-        `node ${name} Ready (KWOK log: ${join(dir, 'kwok.log')})`,
-        async () => {
-          for (const c of this.components) if (c.child.exitCode !== null) throw new Error(`${c.logFile}: process exited`);
-          const node = await kube.request<{ status?: { conditions?: { type: string; status: string }[] } }>('GET', `/api/v1/nodes/${name}`);
-          return (node.body.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
-        },
-        { timeoutMs: 60_000, intervalMs: 100 },
-      );
-    }
+    const exited = (): string | undefined => this.components.find((c) => c.child.exitCode !== null)?.logFile;
+    for (const name of nodes) await this.nodeReady(kube, name, exited);
   }
 
   private async launch(dir: string): Promise<void> {
     const { apiserver } = await binaries();
     const ports = this.ports!;
-    const server = `https://127.0.0.1:${ports.api}`;
+    const server = `https://${this.host}:${ports.api}`;
+    const real = this.options.realNodes;
     const args = [
       `--embedded-etcd-dir=${join(dir, 'etcd')}`,
       `--embedded-etcd-client-port=${ports.etcdClient}`,
       `--embedded-etcd-peer-port=${ports.etcdPeer}`,
-      '--bind-address=127.0.0.1',
+      `--bind-address=${this.host}`,
       `--secure-port=${ports.api}`,
       `--cert-dir=${join(dir, 'certs')}`,
-      '--service-cluster-ip-range=10.0.0.0/24',
+      `--service-cluster-ip-range=${real?.network.serviceCidr ?? '10.0.0.0/24'}`,
       `--service-account-issuer=${server}/`,
       `--service-account-key-file=${join(dir, 'sa.pub')}`,
       `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
       '--authorization-mode=RBAC',
       `--token-auth-file=${join(dir, 'tokens.csv')}`,
       '--allow-privileged=true',
-      '--disable-admission-plugins=ServiceAccount',
-      '--endpoint-reconciler-type=none',
+      // With real nodes, Pods get their ServiceAccount's token (the admission plugin) and reach the API server through
+      // the `kubernetes` Service, whose endpoint is the gateway address (the lease reconciler writes it). Simulated
+      // Pods need neither.
+      ...(real ? [`--advertise-address=${real.network.gateway}`] : ['--disable-admission-plugins=ServiceAccount', '--endpoint-reconciler-type=none']),
       '--enable-priority-and-fairness=false',
+      // Dial a kubelet (logs, exec, port-forward) at its node's address, never by a name the host's resolver would be asked.
+      '--kubelet-preferred-address-types=InternalIP',
       // the aggregation layer (kubeadm's flags)
       `--requestheader-client-ca-file=${join(dir, 'certs', 'front-proxy-ca.crt')}`,
       `--requestheader-allowed-names=${FRONT_PROXY_CLIENT_NAME}`,
@@ -248,6 +298,8 @@ export class ControlPlane {
 
   /** Stops every process (nodes, scheduler, controllers, then the API server) and removes the directory. */
   async stop(): Promise<void> {
+    await Promise.all(this.realNodes.map((n) => n.stop()));
+    this.realNodes = [];
     await Promise.all(this.components.map((c) => stopProcess(c)));
     this.components = [];
     await this.stopProcess();

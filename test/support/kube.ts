@@ -79,6 +79,12 @@ export class TestKube {
     return { status: res.statusCode, body: parsed as T, warnings };
   }
 
+  /** The answer's status and body as text, unparsed (a Pod's log, what a service proxy returns). */
+  async raw(method: string, path: string): Promise<{ status: number; text: string }> {
+    const res = await request(this.info.server + path, { method: method as 'GET', dispatcher: agentFor(this.info.caPem), headers: { ...this.headers } });
+    return { status: res.statusCode, text: await res.body.text() };
+  }
+
   /** A list as the server-side printer's Table (what `kubectl get` shows). */
   async table<T = Record<string, unknown>>(path: string): Promise<ApiResponse<T>> {
     const res = await request(this.info.server + path, {

@@ -1,4 +1,4 @@
-// The CNCF distribution registry on 127.0.0.1 with filesystem storage in a temp dir.
+// The CNCF distribution registry on 127.0.0.1 (or a real node's gateway address) with filesystem storage in a temp dir.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,8 +17,10 @@ export interface RegistryInfo {
 export interface RegistryOptions {
   /** Extra top-level YAML appended to the registry config (e.g. an `auth:` section). */
   readonly extraConfig?: string;
-  /** Listen on this port of 127.0.0.1 (default: a free one); `start` fails with `PortInUseError` when taken. */
+  /** Listen on this port (default: a free one); `start` fails with `PortInUseError` when taken. */
   readonly port?: number;
+  /** Listen on this address (default 127.0.0.1): a real node's gateway (NodeNetwork), so that its containerd pulls from it. */
+  readonly address?: string;
 }
 
 /** The fixed port asked for is taken. */
@@ -54,6 +56,7 @@ export class Registry {
     const port = this.options.port ?? (await freePort());
     if (this.options.port !== undefined && !(await portFree(port))) throw new PortInUseError(port);
     const dir = await mkdtemp(join(tmpdir(), 'olm-registry-'));
+    const address = this.options.address ?? '127.0.0.1';
     const config = [
       'version: 0.1',
       'log:',
@@ -66,7 +69,7 @@ export class Registry {
       '  delete:',
       '    enabled: true',
       'http:',
-      `  addr: 127.0.0.1:${port}`,
+      `  addr: ${address}:${port}`,
       '  secret: olm-test-registry',
       this.options.extraConfig ?? '',
       '',
@@ -78,7 +81,7 @@ export class Registry {
       OTEL_METRICS_EXPORTER: 'none',
       OTEL_LOGS_EXPORTER: 'none',
     });
-    const url = `http://127.0.0.1:${port}`;
+    const url = `http://${address}:${port}`;
     const proc = this.proc;
     await waitFor(`registry at ${url} (log: ${proc.logFile})`, async () => {
       if (proc.child.exitCode !== null) throw new Error(`registry exited; see ${proc.logFile}`);
@@ -86,7 +89,7 @@ export class Registry {
       await res.body.dump();
       return res.statusCode === 200 || res.statusCode === 401;
     });
-    this.info = { host: `127.0.0.1:${port}`, url, dir };
+    this.info = { host: `${address}:${port}`, url, dir };
     return this.info;
   }
 

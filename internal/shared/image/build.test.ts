@@ -116,6 +116,19 @@ describe('buildImage', () => {
     });
   });
 
+  it('writes how the image runs in the config, in the order an engine writes it, before the labels', () => {
+    const config = imageConfig({ os: 'linux', architecture: 'amd64' }, { l: 'v' }, ['sha256:aa'], {
+      entrypoint: ['/pause'],
+      cmd: ['-x'],
+      env: ['A=1'],
+      workingDir: '/app',
+      user: '65532:65532',
+    }).toString();
+    expect(config).toBe(
+      '{"architecture":"amd64","os":"linux","config":{"User":"65532:65532","Env":["A=1"],"Entrypoint":["/pause"],"Cmd":["-x"],"WorkingDir":"/app","Labels":{"l":"v"}},"rootfs":{"type":"layers","diff_ids":["sha256:aa"]}}',
+    );
+  });
+
   it('gives the same digest for the same tree, whatever the mtimes, modes and creation order', async () => {
     const one = await tree('same-1', { 'b/x.yaml': 'x', 'a.yaml': 'a' });
     const two = await tree('same-2', { 'a.yaml': 'a', 'b/x.yaml': 'x' });

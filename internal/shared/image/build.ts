@@ -39,11 +39,24 @@ export interface BuildImageOptions {
   readonly layers: readonly LayerContent[];
   /** Config labels (`config.Labels`). */
   readonly labels?: Readonly<Record<string, string>>;
+  /** How a container of the image runs (`config.Entrypoint`, `Cmd`, `Env`, `WorkingDir`, `User`); none by default. */
+  readonly runtime?: ImageRuntime;
   /** Default linux/amd64. */
   readonly platform?: Platform;
   /** Parent of the temp directory the layer files go to; default the OS temp directory. */
   readonly tmpDir?: string;
   readonly signal?: AbortSignal;
+}
+
+/** The OCI image config's execution fields, as a container engine or the kubelet's runtime reads them. */
+export interface ImageRuntime {
+  readonly entrypoint?: readonly string[];
+  readonly cmd?: readonly string[];
+  /** `NAME=value` entries. */
+  readonly env?: readonly string[];
+  readonly workingDir?: string;
+  /** `uid`, `uid:gid` or a name. */
+  readonly user?: string;
 }
 
 export interface BuiltLayer {
@@ -173,15 +186,22 @@ async function writeLayer(items: readonly LayerItem[], file: string, signal: Abo
   };
 }
 
-/** The image config: platform, labels (sorted) and the layers' diff_ids; nothing time-dependent. */
-export function imageConfig(platform: Platform, labels: Readonly<Record<string, string>>, diffIds: readonly string[]): Buffer {
+/** The image config: platform, labels (sorted), how it runs and the layers' diff_ids; nothing time-dependent. */
+export function imageConfig(platform: Platform, labels: Readonly<Record<string, string>>, diffIds: readonly string[], runtime: ImageRuntime = {}): Buffer {
   const sorted = Object.fromEntries(Object.entries(labels).sort(([a], [b]) => byName(a, b)));
+  const run = {
+    ...(runtime.user !== undefined && { User: runtime.user }),
+    ...(runtime.env && { Env: [...runtime.env] }),
+    ...(runtime.entrypoint && { Entrypoint: [...runtime.entrypoint] }),
+    ...(runtime.cmd && { Cmd: [...runtime.cmd] }),
+    ...(runtime.workingDir !== undefined && { WorkingDir: runtime.workingDir }),
+  };
   return Buffer.from(
     JSON.stringify({
       architecture: platform.architecture,
       os: platform.os,
       ...(platform.variant ? { variant: platform.variant } : {}),
-      config: Object.keys(sorted).length ? { Labels: sorted } : {},
+      config: { ...run, ...(Object.keys(sorted).length && { Labels: sorted }) },
       rootfs: { type: 'layers', diff_ids: diffIds },
     }),
   );
@@ -197,7 +217,7 @@ export async function buildImage(options: BuildImageOptions): Promise<BuiltImage
       const items = await layerEntries(content);
       layers.push(await writeLayer(items, join(work, `layer-${i}.tar.gz`), options.signal));
     }
-    const config = imageConfig(options.platform ?? DEFAULT_PLATFORM, options.labels ?? {}, layers.map((l) => l.diffId));
+    const config = imageConfig(options.platform ?? DEFAULT_PLATFORM, options.labels ?? {}, layers.map((l) => l.diffId), options.runtime);
     const configDescriptor: Descriptor = { mediaType: MediaTypes.ociConfig, digest: sha256(config), size: config.length };
     const manifest = Buffer.from(
       JSON.stringify({

@@ -18,7 +18,7 @@ export { RegistryClient } from './registry.ts';
 
 export { loadRegistriesConf, RegistriesConf, SYSTEM_REGISTRIES_CONF } from './registries-conf.ts';
 
-export type { BuildImageOptions } from './build.ts';
+export type { BuildImageOptions, ImageRuntime } from './build.ts';
 export { buildImage } from './build.ts';
 export type { PushableImage, PushImageOptions, PushResult } from './push.ts';
 export { pushImage } from './push.ts';

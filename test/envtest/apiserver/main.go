@@ -1,9 +1,10 @@
 // Command apiserver runs a real kube-apiserver (k8s.io/kubernetes, unmodified) for the
 // project's integration tests, optionally with an etcd server embedded in the same process.
 //
-// It is a multi-call binary: a first argument of "kube-controller-manager", "kube-scheduler" or
-// "kubectl" runs that upstream command instead (same module, same version), with every upstream
-// flag; so does invoking it through a link named "kubectl".
+// It is a multi-call binary: a first argument of "kube-controller-manager", "kube-scheduler",
+// "kubelet", "kube-proxy" or "kubectl" runs that upstream command instead (same module, same
+// version), with every upstream flag; so does invoking it through a link named "kubectl". The
+// kubelet and kube-proxy run the local cluster's real nodes (test/support/real-node.ts).
 //
 // Every upstream kube-apiserver flag works unchanged. Three private flags, removed from the
 // argument list before the upstream command parses it, start the embedded etcd:
@@ -14,6 +15,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"os"
@@ -26,11 +28,13 @@ import (
 	_ "k8s.io/component-base/logs/json/register"
 	_ "k8s.io/component-base/metrics/prometheus/clientgo"
 	_ "k8s.io/component-base/metrics/prometheus/version"
-	"k8s.io/kubernetes/cmd/kube-apiserver/app"
 	kubectl "k8s.io/kubectl/pkg/cmd"
 	kubectlutil "k8s.io/kubectl/pkg/cmd/util"
+	"k8s.io/kubernetes/cmd/kube-apiserver/app"
 	kcm "k8s.io/kubernetes/cmd/kube-controller-manager/app"
+	proxy "k8s.io/kubernetes/cmd/kube-proxy/app"
 	scheduler "k8s.io/kubernetes/cmd/kube-scheduler/app"
+	kubelet "k8s.io/kubernetes/cmd/kubelet/app"
 
 	_ "time/tzdata"
 )
@@ -47,6 +51,14 @@ func main() {
 			os.Exit(cli.Run(cmd))
 		case "kube-scheduler":
 			cmd := scheduler.NewSchedulerCommand()
+			cmd.SetArgs(os.Args[2:])
+			os.Exit(cli.Run(cmd))
+		case "kubelet":
+			cmd := kubelet.NewKubeletCommand(context.Background())
+			cmd.SetArgs(os.Args[2:])
+			os.Exit(cli.Run(cmd))
+		case "kube-proxy":
+			cmd := proxy.NewProxyCommand()
 			cmd.SetArgs(os.Args[2:])
 			os.Exit(cli.Run(cmd))
 		case "kubectl":
