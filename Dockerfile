@@ -1,6 +1,6 @@
 # The three controllers and the CLI in one image: `docker run olmv1 catalogd|operator-controller|olm-classic|kubectl-olm ...`
 # (cmd/image.ts builds the same image without a container engine: make image-push-no-engine)
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -13,7 +13,7 @@ COPY cmd ./cmd
 # entrypoint runs); node_modules stays for what loads on first use (logic-solver, @grpc/*).
 RUN npx tsc -p tsconfig.build.json && node --import tsx cmd/bundle.ts && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /src/node_modules ./node_modules

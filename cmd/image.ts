@@ -1,8 +1,12 @@
 // The Dockerfile's image built and pushed without a container engine, with the image builder of internal/shared/image
-// (the one behind `kubectl olm bundle push` / `catalog push`): the base image's layers as they are, plus one layer
-// holding what the Dockerfile copies — /app/dist (the build's output: `npm run build` first), the production
-// node_modules (package-lock.json's non-dev packages), /app/package.json and the entrypoint at /usr/local/bin/olmv1 —
-// and the base's config with the Dockerfile's settings (NODE_ENV, WORKDIR, USER, ENTRYPOINT). `make image-push-no-engine`.
+// (the one behind `kubectl olm bundle push` / `catalog push`): a base layer, plus one layer holding what the Dockerfile
+// copies — /app/dist (the build's output: `npm run build` first), the production node_modules (package-lock.json's
+// non-dev packages), /app/package.json and the entrypoint at /usr/local/bin/olmv1 — and the Dockerfile's settings
+// (NODE_ENV, WORKDIR, USER, ENTRYPOINT). `make image-push-no-engine`.
+//
+// The base is assembled here by default (cmd/image-base.ts: Node.js from the npm registry, the Debian libraries it
+// links, sh), so nothing is pulled; `--base <ref>` builds on an image from a registry instead (e.g. node:24-bookworm-slim,
+// its layers as they are and its config with the Dockerfile's settings).
 //
 //   node --import tsx cmd/image.ts <image:tag> [--base <ref>] [--platform os/arch] [--plain-http]
 //
@@ -13,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { assembleBase } from './image-base.ts';
 import {
   buildImage,
   DEFAULT_PLATFORM,
@@ -29,9 +34,10 @@ import {
 } from '../internal/shared/image/index.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-export const DEFAULT_BASE = 'docker.io/library/node:20-bookworm-slim';
 /** The Dockerfile's final stage, as image config. */
 export const IMAGE_SETTINGS = { env: 'NODE_ENV=production', workingDir: '/app', user: '65532:65532', entrypoint: ['/usr/local/bin/olmv1'] } as const;
+/** The assembled base's PATH (node in /usr/local/bin, sh in /bin). */
+const BASE_PATH = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 /** package-lock.json's top-level packages that are not dev-only (their nested node_modules come with them). */
 export async function productionPackages(repo: string): Promise<string[]> {
@@ -127,7 +133,24 @@ export async function buildOnBase(client: RegistryClient, base: string, staged: 
   };
 }
 
-/** Stages, builds and pushes the image to `target`. */
+/** Builds the image from the base assembled here (cmd/image-base.ts) and the staged tree `staged`: two layers. */
+export async function buildAssembled(staged: string, platform: Platform = DEFAULT_PLATFORM): Promise<ImageBuild> {
+  if (platform.os !== 'linux' || platform.architecture !== 'amd64') throw new Error(`the assembled base is linux/amd64 only; for ${platform.os}/${platform.architecture} add --base <ref>`);
+  const base = await mkdtemp(join(tmpdir(), 'olmv1-image-base-'));
+  try {
+    await assembleBase(base);
+    const built = await buildImage({
+      layers: [{ dir: base }, { dir: staged }],
+      platform,
+      runtime: { env: [BASE_PATH, IMAGE_SETTINGS.env], workingDir: IMAGE_SETTINGS.workingDir, user: IMAGE_SETTINGS.user, entrypoint: [...IMAGE_SETTINGS.entrypoint] },
+    });
+    return { image: built, dispose: () => built.dispose() };
+  } finally {
+    await rm(base, { recursive: true, force: true });
+  }
+}
+
+/** Stages, builds and pushes the image to `target`: on `base` when given, else on the base assembled here. */
 export async function buildAndPush(o: {
   target: string;
   base?: string;
@@ -141,7 +164,7 @@ export async function buildAndPush(o: {
   const staged = await mkdtemp(join(tmpdir(), 'olmv1-image-'));
   try {
     await stageImageFiles(repo, o.dist ?? join(repo, 'dist'), staged);
-    const build = await buildOnBase(o.client, o.base ?? DEFAULT_BASE, staged, o.platform);
+    const build = o.base === undefined ? await buildAssembled(staged, o.platform) : await buildOnBase(o.client, o.base, staged, o.platform);
     try {
       return await pushImage(o.client, o.target, build.image, o.plainHttpHint ? { plainHttpHint: o.plainHttpHint } : {});
     } finally {

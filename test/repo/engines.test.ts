@@ -1,4 +1,4 @@
-// `npm ci` on Node 20 prints no engine warnings: every package in package-lock.json accepts the oldest Node this
+// `npm ci` on Node 22 and 24 prints no engine warnings: every package in package-lock.json accepts the oldest Node this
 // project supports and the Node running the tests. npm checks `engines` with node-semver ranges, so node-semver
 // (the `semver` package) is the exact judge here.
 import { readFileSync } from 'node:fs';
@@ -23,8 +23,8 @@ function nodeRange(engines: LockPackage['engines']): string | undefined {
 describe('package-lock.json engines', () => {
   const oldest = semver.minVersion(manifest.engines.node)?.version ?? '';
 
-  it('the oldest supported Node is a Node 20 release', () => {
-    expect(oldest).toBe('20.19.0');
+  it('the oldest supported Node is a Node 22 release (Node 24 LTS is the one make installs)', () => {
+    expect(oldest).toBe('22.13.0');
   });
 
   it.each([

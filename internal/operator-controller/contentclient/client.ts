@@ -92,6 +92,8 @@ const UNKNOWN_AUTHORITY = new Set([
 /** TLS alerts the server sent, as Go's crypto/tls words them (`remote error: tls: <alert>`). */
 const REMOTE_ALERTS: Readonly<Record<string, string>> = {
   ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE: 'handshake failure',
+  // OpenSSL 3.5 (Node 24) names the same alert so.
+  'ERR_SSL_SSL/TLS_ALERT_HANDSHAKE_FAILURE': 'handshake failure',
   ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION: 'protocol version not supported',
 };
 

@@ -2,19 +2,22 @@
 // multi-call binary (kustomize and server-side apply), the controllers run out of process with the bearer tokens of
 // their own ServiceAccounts and the Deployments' own arguments, and the demo catalog and bundles pushed to the test
 // registry.
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
 import { binaries } from '../../support/binaries.ts';
+import { certManagerCrds } from '../../support/crds.ts';
 import { DEMO_REGISTRY, publishDemo } from '../../support/demo.ts';
 import { ControlPlane, kubeconfig, type ControlPlaneInfo } from '../../support/control-plane.ts';
 import { registry } from '../../support/env.ts';
 import { TestKube, type KubeObject } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 import { startProcess, stopProcess, type Managed } from '../../support/process.ts';
+import { NodeNetwork } from '../../support/real-node.ts';
+import { Registry, type RegistryInfo } from '../../support/registry.ts';
 
 const run = promisify(execFile);
 export const root = new URL('../../../', import.meta.url).pathname;
@@ -30,25 +33,76 @@ export class DeployCluster {
   readonly info: ControlPlaneInfo;
   readonly kube: TestKube;
   readonly work: string;
+  /** The registry the cluster's nodes pull from: the shared one, or with real nodes one of their own on their network. */
+  readonly registry: RegistryInfo;
+  private readonly own: { network: NodeNetwork; registry: Registry } | undefined;
 
-  private constructor(cp: ControlPlane, info: ControlPlaneInfo, kube: TestKube, work: string) {
+  private constructor(cp: ControlPlane, info: ControlPlaneInfo, work: string, registryInfo: RegistryInfo, own?: { network: NodeNetwork; registry: Registry }) {
     this.cp = cp;
     this.info = info;
-    this.kube = kube;
+    this.kube = new TestKube(info);
     this.work = work;
+    this.registry = registryInfo;
+    this.own = own;
   }
 
-  /** A control plane with one KWOK node, and a scratch directory. */
-  static async start(): Promise<DeployCluster> {
-    const cp = new ControlPlane({ nodes: 1 });
-    const info = await cp.start();
-    return new DeployCluster(cp, info, new TestKube(info), await mkdtemp(join(tmpdir(), 'olm-deploy-')));
+  /**
+   * A control plane with one KWOK node, and a scratch directory; with `realNodes`, that many real nodes instead
+   * (test/support/real-node.ts) and a registry of its own where they pull from.
+   */
+  static async start({ realNodes = 0 }: { realNodes?: number } = {}): Promise<DeployCluster> {
+    const work = await mkdtemp(join(tmpdir(), 'olm-deploy-'));
+    if (realNodes === 0) {
+      const cp = new ControlPlane({ nodes: 1 });
+      return new DeployCluster(cp, await cp.start(), work, registry());
+    }
+    const network = await NodeNetwork.create();
+    const reg = new Registry({ address: network.gateway });
+    const regInfo = await reg.start();
+    const cp = new ControlPlane({ nodes: 0, realNodes: { network, registryHost: regInfo.host, count: realNodes } });
+    return new DeployCluster(cp, await cp.start(), work, regInfo, { network, registry: reg });
   }
 
   async stop(): Promise<void> {
     for (const c of this.controllers) await stopProcess(c);
     await this.cp.stop();
+    await this.own?.registry.stop();
+    await this.own?.network.destroy();
     await rm(this.work, { recursive: true, force: true });
+  }
+
+  /** cert-manager's Certificate and Issuer kinds, as a cert-manager installation serves them (schema left open). */
+  async serveCertManagerKinds(): Promise<void> {
+    for (const crd of certManagerCrds()) await this.kube.must(this.kube.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd));
+    await this.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/certificates.cert-manager.io', 'crd/issuers.cert-manager.io']);
+  }
+
+  /**
+   * cert-manager's part for the component's Certificate `catalogd-service-cert`: a CA and a serving certificate for its
+   * dnsNames, in the Secret it names (tls.crt, tls.key, ca.crt). Returns the directory holding the three files.
+   */
+  async issueCatalogdCertificate(certificate: KubeObject & { spec: { dnsNames: string[]; secretName: string } }): Promise<string> {
+    const dir = join(this.work, 'certs');
+    await mkdir(dir, { recursive: true });
+    const f = (name: string): string => join(dir, name);
+    const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+    execFileSync('openssl', ['req', '-x509', ...ec, '-days', '1', '-subj', '/CN=olmv1-ca', '-keyout', f('ca.key'), '-out', f('ca.crt')], { stdio: 'ignore' });
+    execFileSync('openssl', ['req', ...ec, '-subj', '/CN=catalogd-service', '-keyout', f('tls.key'), '-out', f('tls.csr')], { stdio: 'ignore' });
+    await writeFile(f('ext'), `subjectAltName=${certificate.spec.dnsNames.map((d) => `DNS:${d}`).join(',')}\n`);
+    execFileSync('openssl', ['x509', '-req', '-in', f('tls.csr'), '-CA', f('ca.crt'), '-CAkey', f('ca.key'), '-CAcreateserial', '-days', '1', '-extfile', f('ext'), '-out', f('tls.crt')], {
+      stdio: 'ignore',
+    });
+    const data = Object.fromEntries(await Promise.all(['tls.crt', 'tls.key', 'ca.crt'].map(async (k) => [k, (await readFile(f(k))).toString('base64')])));
+    await this.kube.must(
+      this.kube.request('POST', `/api/v1/namespaces/${NAMESPACE}/secrets`, {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        type: 'kubernetes.io/tls',
+        metadata: { name: certificate.spec.secretName },
+        data,
+      }),
+    );
+    return dir;
   }
 
   /** kubectl v1.36 from the cluster's multi-call binary: its stdout. */

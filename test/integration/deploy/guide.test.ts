@@ -8,13 +8,11 @@
 // Kubernetes 1.32 to 1.35: its validating label policy in place of the mutating one. Last, the package-server
 // component: olm-classic started again with its arguments keeps the certificate's Secret and the APIService's
 // caBundle, and the API server lists PackageManifests through it (the cert-manager variant rendered).
-import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../support/env.ts';
-import { certManagerCrds } from '../../support/crds.ts';
 import type { KubeObject } from '../../support/kube.ts';
 import { freePort, waitFor } from '../../support/net.ts';
 import { PACKAGES_APISERVICE } from '../../support/package-server.ts';
@@ -32,40 +30,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await cluster?.stop();
 });
-
-/** cert-manager's Certificate and Issuer kinds, as a cert-manager installation serves them (schema left open). */
-async function serveCertManagerKinds(): Promise<void> {
-  for (const crd of certManagerCrds()) await cluster.kube.must(cluster.kube.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd));
-  await kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/certificates.cert-manager.io', 'crd/issuers.cert-manager.io']);
-}
-
-/**
- * cert-manager's part for the component's Certificate `catalogd-service-cert`: a CA and a serving certificate for its
- * dnsNames, in the Secret it names (tls.crt, tls.key, ca.crt). Returns the directory holding the three files.
- */
-async function issueCatalogdCertificate(certificate: KubeObject & { spec: { dnsNames: string[]; secretName: string } }): Promise<string> {
-  const dir = join(cluster.work, 'certs');
-  await mkdir(dir, { recursive: true });
-  const f = (name: string): string => join(dir, name);
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  execFileSync('openssl', ['req', '-x509', ...ec, '-days', '1', '-subj', '/CN=olmv1-ca', '-keyout', f('ca.key'), '-out', f('ca.crt')], { stdio: 'ignore' });
-  execFileSync('openssl', ['req', ...ec, '-subj', '/CN=catalogd-service', '-keyout', f('tls.key'), '-out', f('tls.csr')], { stdio: 'ignore' });
-  await writeFile(f('ext'), `subjectAltName=${certificate.spec.dnsNames.map((d) => `DNS:${d}`).join(',')}\n`);
-  execFileSync('openssl', ['x509', '-req', '-in', f('tls.csr'), '-CA', f('ca.crt'), '-CAkey', f('ca.key'), '-CAcreateserial', '-days', '1', '-extfile', f('ext'), '-out', f('tls.crt')], {
-    stdio: 'ignore',
-  });
-  const data = Object.fromEntries(await Promise.all(['tls.crt', 'tls.key', 'ca.crt'].map(async (k) => [k, (await readFile(f(k))).toString('base64')])));
-  await cluster.kube.must(
-    cluster.kube.request('POST', `/api/v1/namespaces/${NAMESPACE}/secrets`, {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      type: 'kubernetes.io/tls',
-      metadata: { name: certificate.spec.secretName },
-      data,
-    }),
-  );
-  return dir;
-}
 
 /** The volume of a rendered Deployment that mounts `secretName`, as the files the kubelet would write. */
 async function mountedSecretFiles(objects: readonly KubeObject[], deployment: string, secretName: string, certs: string): Promise<{ mountPath: string; dir: string }> {
@@ -115,14 +79,14 @@ describe('docs/deploy.md on a cluster of its own', () => {
     );
 
     // Prerequisite: cert-manager installed. Then the guide's one command.
-    await serveCertManagerKinds();
+    await cluster.serveCertManagerKinds();
     await kubectl(['apply', '--server-side', '-k', install]);
     await kubectl(['wait', '--for=condition=Established', '--timeout=60s', ...crds.map((n) => `crd/${n}`)]);
     const certificate = objects.find((o) => o.kind === 'Certificate' && o.metadata.name === 'catalogd-service-cert') as KubeObject & {
       spec: { dnsNames: string[]; secretName: string };
     };
     expect(certificate.spec.dnsNames).toEqual(['localhost', 'catalogd-service.olmv1-system.svc', 'catalogd-service.olmv1-system.svc.cluster.local']);
-    const certs = await issueCatalogdCertificate(certificate);
+    const certs = await cluster.issueCatalogdCertificate(certificate);
     await kubectl(['-n', NAMESPACE, 'rollout', 'status', '--timeout=120s', 'deployment/catalogd', 'deployment/operator-controller', 'deployment/olm-classic']);
 
     // The three controllers out of process, as their ServiceAccounts, with their Deployments' arguments and the
