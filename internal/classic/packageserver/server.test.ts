@@ -62,12 +62,35 @@ describe('Status errors as the API server words them', () => {
 });
 
 describe('selectors and output', () => {
-  it('field selector: metadata.name only (upstream’s nameFor)', () => {
+  it('field selector: parsed as fields.ParseSelector, converted as the scheme’s default, then upstream’s nameFor', () => {
     expect(nameFromFieldSelector(null)).toEqual({ name: '' });
     expect(nameFromFieldSelector('metadata.name=etcd')).toEqual({ name: 'etcd' });
     expect(nameFromFieldSelector('metadata.name==etcd')).toEqual({ name: 'etcd' });
-    expect(nameFromFieldSelector('metadata.namespace=x')).toEqual({ error: 'field label not supported: metadata.namespace' });
-    expect(nameFromFieldSelector('metadata.name!=etcd')).toEqual({ error: 'field label not supported: metadata.name' });
+    expect(nameFromFieldSelector('metadata.name=a\\,b')).toEqual({ name: 'a,b' });
+    // sorted: "metadata.name!=b" before "metadata.name=a"; the exact match is found among them
+    expect(nameFromFieldSelector('metadata.name=a,metadata.name!=b')).toEqual({ name: 'a' });
+    expect(nameFromFieldSelector(',')).toEqual({ name: '' });
+    const bad = (text: string): unknown => ('error' in nameFromFieldSelector(text) ? (nameFromFieldSelector(text) as { error: unknown }).error : undefined);
+    // reststorage.go nameFor's fmt.Errorf: no APIStatus, so ErrorToAPIStatus's 500 without a reason
+    expect(bad('metadata.namespace=x')).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'field label not supported: metadata.namespace', code: 500 });
+    expect(bad('metadata.name!=etcd')).toMatchObject({ code: 500, message: 'field label not supported: metadata.name' });
+    expect(bad('spec.x=y')).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: '"spec.x" is not a known field selector: only "metadata.name", "metadata.namespace"',
+      reason: 'BadRequest',
+      code: 400,
+    });
+    // the first unsupported one in sorted order
+    expect(bad('z=1,b=2,metadata.name=x')).toMatchObject({ code: 400, message: '"b" is not a known field selector: only "metadata.name", "metadata.namespace"' });
+    expect(bad('=x')).toMatchObject({ code: 400, message: '"" is not a known field selector: only "metadata.name", "metadata.namespace"' });
+    expect(bad('foo')).toMatchObject({ code: 400, reason: 'BadRequest', message: "invalid selector: 'foo'; can't understand 'foo'" });
+    expect(bad('a=b,c')).toMatchObject({ code: 400, message: "invalid selector: 'a=b,c'; can't understand 'c'" });
+    expect(bad('a=b=c')).toMatchObject({ code: 400, message: 'invalid field selector: unescaped character in value: 61' });
+    expect(bad('a=b\\x')).toMatchObject({ code: 400, message: 'invalid field selector: invalid escape sequence: \\x' });
+    expect(bad('a=b\\')).toMatchObject({ code: 400, message: 'invalid field selector: invalid escape sequence: \\' });
   });
 
   it('Table when asked for meta.k8s.io as=Table', () => {

@@ -35,7 +35,7 @@ interface Status {
   metadata: Record<string, never>;
   status: 'Failure';
   message: string;
-  reason: string;
+  reason?: string;
   details?: { name?: string; group?: string; kind?: string; causes?: { message: string }[] };
   code: number;
 }
@@ -73,6 +73,8 @@ const pathNotFound = (): Status => status(404, 'NotFound', 'the server could not
 const methodNotSupported = (action: string): Status =>
   status(405, 'MethodNotAllowed', `${action} is not supported on resources of kind ${goQuote(QUALIFIED)}`, resourceDetails());
 const badRequest = (message: string): Status => status(400, 'BadRequest', message);
+/** A plain (non-Status) error of a storage, as responsewriters.ErrorToAPIStatus answers it: no reason, no details. */
+const unknownError = (code: number, message: string): Status => ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code });
 const internalError = (message: string): Status => status(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
 
 const GROUP_VERSION = { groupVersion: API_VERSION, version: VERSION };
@@ -159,19 +161,85 @@ export function requestAttributes(method: string, path: string, query: URLSearch
   return { resourceRequest: false, verb: method.toLowerCase(), path };
 }
 
-/** fields.ParseSelector + upstream's nameFor: only `metadata.name` as an exact match. */
-export function nameFromFieldSelector(text: string | null): { name: string } | { error: string } {
-  if (!text) return { name: '' };
-  const reqs = text.split(',').filter((r) => r !== '');
-  if (reqs.length === 0) return { name: '' };
-  let name = '';
-  for (const r of reqs) {
-    const m = /^([^!=]+?)\s*(==|=|!=)\s*(.*)$/.exec(r.trim());
-    if (!m) return { error: `invalid selector: '${text}'; can't understand '${r}'` };
-    if (m[1] === 'metadata.name' && m[2] !== '!=' && reqs.length === 1) name = m[3]!;
-    else return { error: `field label not supported: ${m[1]}` };
+/** A field selector's term (apimachinery's fields hasTerm / notHasTerm). */
+interface FieldTerm {
+  readonly field: string;
+  readonly op: '=' | '!=';
+  readonly value: string;
+}
+
+/**
+ * apimachinery's fields.ParseSelector (k8s.io/apimachinery/pkg/fields/selector.go): terms split at unescaped commas,
+ * sorted, each split at its first `!=`, `==` or `=`, the value unescaped (`\\`, `\,`, `\=`); no space is trimmed.
+ * Throws with apimachinery's words.
+ */
+export function parseFieldSelector(text: string): FieldTerm[] {
+  const parts: string[] = [];
+  let start = 0;
+  let inSlash = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inSlash) inSlash = false;
+    else if (c === '\\') inSlash = true;
+    else if (c === ',') {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
   }
-  return { name };
+  if (text !== '') parts.push(text.slice(start));
+  parts.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const terms: FieldTerm[] = [];
+  for (const part of parts) {
+    if (part === '') continue;
+    const m = /!=|==|=/.exec(part);
+    if (!m) throw new Error(`invalid selector: '${text}'; can't understand '${part}'`);
+    terms.push({ field: part.slice(0, m.index), op: m[0] === '!=' ? '!=' : '=', value: unescapeFieldValue(part.slice(m.index + m[0].length)) });
+  }
+  // hasTerm.Transform: a term with neither field nor value selects everything.
+  return terms.filter((t) => t.field !== '' || t.value !== '');
+}
+
+/** fields.UnescapeValue; an unescaped `,` or `=` is named by its code point, as Go's %v prints a rune. */
+function unescapeFieldValue(s: string): string {
+  let out = '';
+  let inSlash = false;
+  for (const c of s) {
+    if (inSlash) {
+      if (c !== '\\' && c !== ',' && c !== '=') throw new Error(`invalid field selector: invalid escape sequence: \\${c}`);
+      out += c;
+      inSlash = false;
+    } else if (c === '\\') inSlash = true;
+    else if (c === ',' || c === '=') throw new Error(`invalid field selector: unescaped character in value: ${c.codePointAt(0)}`);
+    else out += c;
+  }
+  if (inSlash) throw new Error('invalid field selector: invalid escape sequence: \\');
+  return out;
+}
+
+/**
+ * A list's `fieldSelector` as upstream's package server takes it (k8s.io/apiserver's endpoints/handlers/get.go
+ * listOpts, then pkg/package-server/storage/reststorage.go nameFor): a selector that does not parse is 400 BadRequest
+ * with apimachinery's words; a field other than metadata.name and metadata.namespace is 400 BadRequest from the
+ * scheme's default field label conversion (runtime.DefaultMetaV1FieldSelectorConversion); then only an exact
+ * `metadata.name` is served, anything else is nameFor's plain error, which the API server answers 500 without a reason.
+ */
+export function nameFromFieldSelector(text: string | null): { name: string } | { error: Status } {
+  if (!text) return { name: '' };
+  let terms: FieldTerm[];
+  try {
+    terms = parseFieldSelector(text);
+  } catch (err) {
+    return { error: badRequest((err as Error).message) };
+  }
+  for (const t of terms) {
+    if (t.field !== 'metadata.name' && t.field !== 'metadata.namespace') {
+      return { error: badRequest(`${goQuote(t.field)} is not a known field selector: only "metadata.name", "metadata.namespace"`) };
+    }
+  }
+  const exact = terms.find((t) => t.field === 'metadata.name' && t.op === '=');
+  if (exact) return { name: exact.value };
+  if (terms.length === 0) return { name: '' };
+  return { error: unknownError(500, `field label not supported: ${terms[0]!.field}`) };
 }
 
 /** Whether the Accept header asks for a meta.k8s.io Table (kubectl get's default). */
@@ -255,7 +323,7 @@ export async function handle(o: PackageServerOptions, req: IncomingMessage, res:
     }
   }
   const field = nameFromFieldSelector(url.searchParams.get('fieldSelector'));
-  if ('error' in field) return send(res, 500, internalError(field.error));
+  if ('error' in field) return send(res, field.error.code, field.error);
   const scope: WatchScope = { namespace: attrs.namespace, globalCatalogNamespace: o.watch?.globalCatalogNamespace ?? '', ...(selector && { selector }), name: field.name };
   if (attrs.verb === 'watch' && o.watch) return serveWatch(o, o.watch, res, url, scope, asTable, now);
   const items = o.provider.list(attrs.namespace, selector).filter((pm) => field.name === '' || pm.metadata.name === field.name);
