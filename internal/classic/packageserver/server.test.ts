@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { requestHeaderConfig } from './auth.ts';
-import { forbidden, nameFromFieldSelector, notFound, requestAttributes, table, unauthorized, wantsTable } from './server.ts';
+import { acceptsAnyOf, DISCOVERY, forbidden, nameFromFieldSelector, routeOf, notFound, requestAttributes, table, unauthorized, wantsTable } from './server.ts';
 import type { PackageManifest } from './manifest.ts';
 
 const q = (s = ''): URLSearchParams => new URLSearchParams(s);
@@ -58,6 +58,34 @@ describe('Status errors as the API server words them', () => {
       message: 'packagemanifests.packages.operators.coreos.com "etcd" not found',
       details: { name: 'etcd', group: 'packages.operators.coreos.com', kind: 'packagemanifests' },
     });
+  });
+});
+
+describe('routes (the generic API server’s for a namespaced Getter + Lister and a GET Connecter)', () => {
+  const v = '/apis/packages.operators.coreos.com/v1';
+  it('list, get and the icon in a namespace, list across namespaces; nothing else', () => {
+    expect(routeOf(`${v}/namespaces/ns/packagemanifests`)).toEqual({ kind: 'list' });
+    expect(routeOf(`${v}/packagemanifests`)).toEqual({ kind: 'list' });
+    expect(routeOf(`${v}/namespaces/ns/packagemanifests/etcd`)).toEqual({ kind: 'get' });
+    expect(routeOf(`${v}/namespaces/ns/packagemanifests/etcd/icon`)).toEqual({ kind: 'icon' });
+    for (const p of [`${v}/packagemanifests/etcd`, `${v}/packagemanifests/etcd/icon`, `${v}/namespaces/ns/packagemanifests/etcd/status`, `${v}/namespaces/ns/other`, `${v}/namespaces/ns`, `${v}/watch/packagemanifests`]) {
+      expect(routeOf(p), p).toBeUndefined();
+    }
+  });
+  it('go-restful’s Accept match: none, the wildcard, or a produced type among the clauses', () => {
+    const produces = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+    expect(acceptsAnyOf(undefined, produces)).toBe(true);
+    expect(acceptsAnyOf('text/html, */*;q=0.1', produces)).toBe(true);
+    expect(acceptsAnyOf('application/json;as=Table;v=v1;g=meta.k8s.io', produces)).toBe(true);
+    expect(acceptsAnyOf('text/html', produces)).toBe(false);
+    expect(acceptsAnyOf('application/*', produces)).toBe(false);
+  });
+  it('discovery: the icon subresource lists its connect method GET as the verb get (installer.go toDiscoveryKubeVerb)', () => {
+    const list = DISCOVERY['/apis/packages.operators.coreos.com/v1'] as { resources: readonly { name: string; verbs: readonly string[] }[] };
+    expect(list.resources.map((r) => [r.name, r.verbs])).toEqual([
+      ['packagemanifests', ['get', 'list', 'watch']],
+      ['packagemanifests/icon', ['get']],
+    ]);
   });
 });
 

@@ -12,6 +12,7 @@ import type { Logger } from '../../shared/toolkit/index.ts';
 import { authenticate, type Attributes, type RequestHeaderConfig, type UserInfo } from './auth.ts';
 import { API_VERSION, GROUP, KIND, RESOURCE, VERSION, type PackageManifest } from './manifest.ts';
 import type { PackageProvider } from './provider.ts';
+import { negotiatedType, PROTOBUF, statusProtobuf } from './protobuf.ts';
 import { watchEvent, type PackageIndex, type WatchScope } from './watch.ts';
 
 export interface PackageServerOptions {
@@ -70,6 +71,11 @@ export function forbidden(user: string, attrs: Attributes, reason: string): Stat
 }
 export const notFound = (name: string): Status => status(404, 'NotFound', `${QUALIFIED} ${goQuote(name)} not found`, resourceDetails(name));
 const pathNotFound = (): Status => status(404, 'NotFound', 'the server could not find the requested resource', {});
+/** apierrors.NewGenericServerResponse for go-restful's 405 and 406 (serviceErrorHandler: no resource, no causes). */
+const restfulStatus = (code: 405 | 406): Status =>
+  code === 405
+    ? status(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {})
+    : status(406, 'NotAcceptable', '406: Not Acceptable', {});
 const methodNotSupported = (action: string): Status =>
   status(405, 'MethodNotAllowed', `${action} is not supported on resources of kind ${goQuote(QUALIFIED)}`, resourceDetails());
 const badRequest = (message: string): Status => status(400, 'BadRequest', message);
@@ -88,8 +94,8 @@ export const DISCOVERY = {
     groupVersion: API_VERSION,
     resources: [
       { name: RESOURCE, singularName: 'packagemanifest', namespaced: true, kind: KIND, verbs: ['get', 'list', 'watch'] },
-      // a connect subresource: the generic API server lists no verbs for it
-      { name: `${RESOURCE}/icon`, singularName: '', namespaced: true, kind: KIND, verbs: [] },
+      // a connect subresource: the installer lists its ConnectMethods (GET) as their verbs (installer.go, toDiscoveryKubeVerb)
+      { name: `${RESOURCE}/icon`, singularName: '', namespaced: true, kind: KIND, verbs: ['get'] },
     ],
   },
 } as const satisfies Record<string, object>;
@@ -118,6 +124,35 @@ export const OPENAPI_V2 = {
     ),
   },
 };
+
+/**
+ * The routes upstream's generic API server installs for a namespaced Getter + Lister and a GET Connecter subresource
+ * (k8s.io/apiserver's endpoints/installer.go): list in a namespace and across namespaces, get in a namespace, the icon
+ * in a namespace. Nothing else under the version has a route (go-restful's 404), and every route is GET only.
+ */
+export function routeOf(path: string): { kind: 'list' | 'get' | 'icon' } | undefined {
+  const prefix = `/apis/${API_VERSION}/`;
+  if (!path.startsWith(prefix)) return undefined;
+  const parts = path.slice(prefix.length).split('/');
+  if (parts.length === 1 && parts[0] === RESOURCE) return { kind: 'list' };
+  if (parts[0] !== 'namespaces' || !parts[1] || parts[2] !== RESOURCE) return undefined;
+  if (parts.length === 3) return { kind: 'list' };
+  if (parts.length === 4 && parts[3]) return { kind: 'get' };
+  if (parts.length === 5 && parts[3] && parts[4] === 'icon') return { kind: 'icon' };
+  return undefined;
+}
+
+/** What the get and list routes produce (the codec factory's media types; the stream types never match an Accept). */
+const PRODUCES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+
+/** go-restful's Route.matchesAccept: an Accept without a type, with the any-type wildcard, or with a type the route produces. */
+export function acceptsAnyOf(accept: string | undefined, produces: readonly string[]): boolean {
+  if (accept === undefined || accept.trim() === '') return true;
+  return accept.split(',').some((part) => {
+    const type = part.split(';')[0]!.trim();
+    return type === '*/*' || produces.includes(type);
+  });
+}
 
 /** A watch without timeoutSeconds ends after this many seconds × [1, 2) (the API server's --min-request-timeout). */
 const MIN_REQUEST_TIMEOUT_SECONDS = 1800;
@@ -279,7 +314,21 @@ export function table(items: readonly PackageManifest[], now: number, includeObj
   };
 }
 
+/** Responses whose client negotiated protobuf (upstream's codec factory offers it; see protobuf.ts). */
+const protobufResponses = new WeakSet<ServerResponse>();
+
 function send(res: ServerResponse, code: number, body: object): void {
+  if (protobufResponses.has(res)) {
+    // A Status goes out in protobuf; an object cannot (errNotMarshalable: 406, itself a protobuf Status).
+    const kind = (body as { kind?: string }).kind ?? '';
+    const failure =
+      kind === 'Status'
+        ? (body as Status)
+        : status(406, 'NotAcceptable', `object *v1.${kind} does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message`);
+    const data = statusProtobuf(failure);
+    res.writeHead(failure.code, { 'content-type': PROTOBUF, 'x-content-type-options': 'nosniff', 'content-length': data.length });
+    return void res.end(data);
+  }
   const text = JSON.stringify(body);
   res.writeHead(code, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', 'content-length': Buffer.byteLength(text) });
   res.end(text);
@@ -303,9 +352,15 @@ export async function handle(o: PackageServerOptions, req: IncomingMessage, res:
     if (!doc || (method !== 'GET' && method !== 'HEAD')) return send(res, 404, pathNotFound());
     return send(res, 200, doc);
   }
-  if (attrs.subresource === 'icon' && attrs.name !== '' && (method === 'GET' || method === 'HEAD')) return serveIcon(o, req, res, url, attrs.namespace, attrs.name);
-  if (attrs.subresource !== '') return send(res, 404, pathNotFound());
-  if (attrs.verb !== 'get' && attrs.verb !== 'list' && !(attrs.verb === 'watch' && o.watch)) return send(res, 405, methodNotSupported(attrs.verb));
+  const route = routeOf(path);
+  // go-restful's answers before any handler runs (k8s.io/apiserver's server/handler.go serviceErrorHandler):
+  // no route for the path, a route but not for the method, a route that produces none of the accepted types.
+  if (!route) return send(res, 404, pathNotFound());
+  if (method !== 'GET') return send(res, 405, restfulStatus(405));
+  if (route.kind !== 'icon' && !acceptsAnyOf(req.headers.accept, PRODUCES)) return send(res, 406, restfulStatus(406));
+  if (route.kind === 'icon') return serveIcon(o, req, res, url, attrs.namespace, attrs.name);
+  if (negotiatedType(req.headers.accept) === 'protobuf' && !wantsTable(req.headers.accept)) protobufResponses.add(res);
+  if (attrs.verb === 'watch' && !o.watch) return send(res, 405, methodNotSupported(attrs.verb));
   const now = Date.now();
   const asTable = wantsTable(req.headers.accept);
   if (attrs.verb === 'get') {
