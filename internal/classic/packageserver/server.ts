@@ -12,6 +12,7 @@ import type { Logger } from '../../shared/toolkit/index.ts';
 import { authenticate, type Attributes, type RequestHeaderConfig, type UserInfo } from './auth.ts';
 import { API_VERSION, GROUP, KIND, RESOURCE, VERSION, type PackageManifest } from './manifest.ts';
 import type { PackageProvider } from './provider.ts';
+import { decodeListQuery, queryBool } from './listoptions.ts';
 import { negotiatedType, PROTOBUF, statusProtobuf } from './protobuf.ts';
 import { watchEvent, type PackageIndex, type WatchScope } from './watch.ts';
 
@@ -37,7 +38,7 @@ interface Status {
   status: 'Failure';
   message: string;
   reason?: string;
-  details?: { name?: string; group?: string; kind?: string; causes?: { message: string }[] };
+  details?: { name?: string; group?: string; kind?: string; causes?: { reason?: string; message: string; field?: string }[] };
   code: number;
 }
 
@@ -75,7 +76,7 @@ const pathNotFound = (): Status => status(404, 'NotFound', 'the server could not
 const restfulStatus = (code: 405 | 406): Status =>
   code === 405
     ? status(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {})
-    : status(406, 'NotAcceptable', '406: Not Acceptable', {});
+    : status(406, 'NotAcceptable', '406: Not Acceptable\n', {});
 const methodNotSupported = (action: string): Status =>
   status(405, 'MethodNotAllowed', `${action} is not supported on resources of kind ${goQuote(QUALIFIED)}`, resourceDetails());
 const badRequest = (message: string): Status => status(400, 'BadRequest', message);
@@ -164,8 +165,7 @@ export function requestAttributes(method: string, path: string, query: URLSearch
   const prefix = `/apis/${API_VERSION}/`;
   const verbOf = (collection: boolean): string => {
     if (method === 'GET' || method === 'HEAD') {
-      const watch = query.get('watch');
-      if (collection && (watch === 'true' || watch === '1')) return 'watch';
+      if (collection && queryBool(query, 'watch')) return 'watch';
       return collection ? 'list' : 'get';
     }
     if (method === 'DELETE' && collection) return 'deletecollection';
@@ -360,6 +360,13 @@ export async function handle(o: PackageServerOptions, req: IncomingMessage, res:
   if (route.kind !== 'icon' && !acceptsAnyOf(req.headers.accept, PRODUCES)) return send(res, 406, restfulStatus(406));
   if (route.kind === 'icon') return serveIcon(o, req, res, url, attrs.namespace, attrs.name);
   if (negotiatedType(req.headers.accept) === 'protobuf' && !wantsTable(req.headers.accept)) protobufResponses.add(res);
+  if (route.kind === 'list') {
+    const decoded = decodeListQuery(url.searchParams);
+    if ('error' in decoded) {
+      const e = decoded.error;
+      return send(res, e.code, e.code === 400 ? badRequest(e.message) : status(422, e.reason, e.message, { group: 'meta.k8s.io', kind: 'ListOptions', causes: e.causes }));
+    }
+  }
   if (attrs.verb === 'watch' && !o.watch) return send(res, 405, methodNotSupported(attrs.verb));
   const now = Date.now();
   const asTable = wantsTable(req.headers.accept);
