@@ -73,10 +73,10 @@ export function forbidden(user: string, attrs: Attributes, reason: string): Stat
 export const notFound = (name: string): Status => status(404, 'NotFound', `${QUALIFIED} ${goQuote(name)} not found`, resourceDetails(name));
 const pathNotFound = (): Status => status(404, 'NotFound', 'the server could not find the requested resource', {});
 /** apierrors.NewGenericServerResponse for go-restful's 405 and 406 (serviceErrorHandler: no resource, no causes). */
-const restfulStatus = (code: 405 | 406): Status =>
+const restfulStatus = (code: 405 | 406, produces: readonly string[] = []): Status =>
   code === 405
     ? status(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {})
-    : status(406, 'NotAcceptable', '406: Not Acceptable\n', {});
+    : status(406, 'NotAcceptable', `406: Not Acceptable\n\nAvailable representations: ${produces.join(', ')}`, {});
 const methodNotSupported = (action: string): Status =>
   status(405, 'MethodNotAllowed', `${action} is not supported on resources of kind ${goQuote(QUALIFIED)}`, resourceDetails());
 const badRequest = (message: string): Status => status(400, 'BadRequest', message);
@@ -145,6 +145,8 @@ export function routeOf(path: string): { kind: 'list' | 'get' | 'icon' } | undef
 
 /** What the get and list routes produce (the codec factory's media types; the stream types never match an Accept). */
 const PRODUCES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+/** And a list route's watch stream types (go-restful names them in its 406). */
+const STREAM_PRODUCES = ['application/json;stream=watch', 'application/vnd.kubernetes.protobuf;stream=watch'];
 
 /** go-restful's Route.matchesAccept: an Accept without a type, with the any-type wildcard, or with a type the route produces. */
 export function acceptsAnyOf(accept: string | undefined, produces: readonly string[]): boolean {
@@ -357,7 +359,10 @@ export async function handle(o: PackageServerOptions, req: IncomingMessage, res:
   // no route for the path, a route but not for the method, a route that produces none of the accepted types.
   if (!route) return send(res, 404, pathNotFound());
   if (method !== 'GET') return send(res, 405, restfulStatus(405));
-  if (route.kind !== 'icon' && !acceptsAnyOf(req.headers.accept, PRODUCES)) return send(res, 406, restfulStatus(406));
+  if (route.kind !== 'icon') {
+    const produces = route.kind === 'list' ? [...PRODUCES, ...STREAM_PRODUCES] : PRODUCES;
+    if (!acceptsAnyOf(req.headers.accept, produces)) return send(res, 406, restfulStatus(406, produces));
+  }
   if (route.kind === 'icon') return serveIcon(o, req, res, url, attrs.namespace, attrs.name);
   if (negotiatedType(req.headers.accept) === 'protobuf' && !wantsTable(req.headers.accept)) protobufResponses.add(res);
   if (route.kind === 'list') {
@@ -415,7 +420,9 @@ function serveWatch(o: PackageServerOptions, w: NonNullable<PackageServerOptions
   const sendInitial = q.get('sendInitialEvents') === 'true';
   let from: number | undefined;
   if (rvText !== '' && rvText !== '0') {
-    if (!/^\d+$/.test(rvText)) return send(res, 400, badRequest(`resourceVersion: Invalid value: ${goQuote(rvText)}: invalid resource version`));
+    // the watch cache's answer for configmaps: a 500 without a reason naming strconv.ParseUint's error
+    const parse = !/^\d+$/.test(rvText) ? 'invalid syntax' : BigInt(rvText) >= 2n ** 64n ? 'value out of range' : undefined;
+    if (parse) return send(res, 500, unknownError(500, `resourceVersion: Invalid value: ${goQuote(rvText)}: strconv.ParseUint: parsing ${goQuote(rvText)}: ${parse}`));
     from = Number(rvText);
     if (from > w.index.revision) {
       const message = `Too large resource version: ${from}, current: ${w.index.revision}`;
