@@ -86,6 +86,7 @@ export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementa
       store,
       host: bind.host,
       port: bind.port,
+      address: options.catalogsServerAddr,
       ...(options.tls && { tls: options.tls }),
       metasEnabled: features.APIV1MetasHandler,
       ...(graphql && { graphql }),
@@ -105,6 +106,7 @@ export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementa
       controllers: [controller],
       runnables: [
         (signal) => follower.run(signal),
+        (signal) => server.run(signal),
         garbageCollector({ catalogs, content, intervalMs: options.gcIntervalMs, logger: logger.child({ component: 'gc' }) }),
       ],
       closers: [closeAll],
