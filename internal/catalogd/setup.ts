@@ -43,7 +43,7 @@ export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementa
   return async (ctx) => {
     const { client, logger, metrics } = ctx;
     const catalogs = informers(client, logger)<ClusterCatalog>(GroupVersion, ClusterCatalogKind);
-    const { registry, informer: secretInformer } = await registryAccess({ client, logger, ...options });
+    const { registry, informer: secretInformer, caPool } = await registryAccess({ client, logger, ...options, watchPullCas: true });
     const watched: Cache[] = secretInformer ? [catalogs, secretInformer] : [catalogs];
     const features = { APIV1MetasHandler: options.metasHandler ?? true, GraphQLCatalogQueries: options.graphqlQueries ?? false };
     logger.info('catalogd feature gate status', features);
@@ -96,6 +96,7 @@ export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementa
     logger.info('serving catalogs', { address: server.url, externalAddress: options.externalAddress });
 
     const closeAll = async (): Promise<void> => {
+      caPool?.stop();
       await server.close();
       await content.close();
       await registry.close();
