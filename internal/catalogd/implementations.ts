@@ -11,10 +11,10 @@ export const defaultImplementations: CatalogdImplementations = {
     await store.load(); // serve what an earlier run stored before the first reconcile
     return store;
   },
-  async server({ store, host, port, tls, metasEnabled, graphql, logger, metrics }) {
+  async server({ store, host, port, address, tls, metasEnabled, graphql, logger, metrics }) {
     const server = createCatalogServer({ store, logger, registry: metrics.registry, tls, metasEnabled, graphql });
-    const { url } = await server.listen(host, port);
-    return { url, close: () => server.close() };
+    const { url } = await server.listen(host, port, address);
+    return { url, run: server.runnable, close: () => server.close() };
   },
   // Imported only when the GraphQLCatalogQueries gate is on: the graphql library costs ~40 ms of start-up.
   async graphql(store, logger) {

@@ -54,6 +54,8 @@ export interface CatalogdOptions {
 export interface CatalogServer {
   /** Where it listens, e.g. `http://0.0.0.0:8443`. */
   readonly url: string;
+  /** Serves until `signal` aborts, then closes; rejects when serving fails (upstream's `catalog server on "<addr>" failed: …`). */
+  run(signal: AbortSignal): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -61,6 +63,8 @@ export interface CatalogServerOptions {
   readonly store: CatalogStore;
   readonly host: string;
   readonly port: number;
+  /** `--catalogs-server-addr` as given, which errors name. */
+  readonly address?: string;
   /** PEM certificate and key files: HTTPS. */
   readonly tls?: { readonly certFile: string; readonly keyFile: string };
   /** Serve `/api/v1/metas` (default true). */

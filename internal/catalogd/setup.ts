@@ -43,7 +43,7 @@ export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementa
   return async (ctx) => {
     const { client, logger, metrics } = ctx;
     const catalogs = informers(client, logger)<ClusterCatalog>(GroupVersion, ClusterCatalogKind);
-    const { registry, informer: secretInformer } = await registryAccess({ client, logger, ...options });
+    const { registry, informer: secretInformer, caPool } = await registryAccess({ client, logger, ...options, watchPullCas: true });
     const watched: Cache[] = secretInformer ? [catalogs, secretInformer] : [catalogs];
     const features = { APIV1MetasHandler: options.metasHandler ?? true, GraphQLCatalogQueries: options.graphqlQueries ?? false };
     logger.info('catalogd feature gate status', features);
@@ -86,6 +86,7 @@ export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementa
       store,
       host: bind.host,
       port: bind.port,
+      address: options.catalogsServerAddr,
       ...(options.tls && { tls: options.tls }),
       metasEnabled: features.APIV1MetasHandler,
       ...(graphql && { graphql }),
@@ -95,6 +96,7 @@ export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementa
     logger.info('serving catalogs', { address: server.url, externalAddress: options.externalAddress });
 
     const closeAll = async (): Promise<void> => {
+      caPool?.stop();
       await server.close();
       await content.close();
       await registry.close();
@@ -105,6 +107,7 @@ export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementa
       controllers: [controller],
       runnables: [
         (signal) => follower.run(signal),
+        (signal) => server.run(signal),
         garbageCollector({ catalogs, content, intervalMs: options.gcIntervalMs, logger: logger.child({ component: 'gc' }) }),
       ],
       closers: [closeAll],

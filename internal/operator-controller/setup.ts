@@ -20,7 +20,7 @@ import {
   type ClusterExtension,
 } from '../../api/v1/index.ts';
 import { Controller } from '../shared/controller/index.ts';
-import { createImagePuller, readCertificateDir } from '../shared/image/index.ts';
+import { createImagePuller, watchCaPool, type CaPool } from '../shared/image/index.ts';
 import type { KubeObject } from '../../api/meta/v1.ts';
 import type { Informer} from '../shared/kube/index.ts';
 import { eventRecorder, informers, type KubeClient } from '../shared/kube/index.ts';
@@ -54,7 +54,7 @@ export interface CatalogContentCache extends CatalogContentClient {
 /** The stages, built per process (internal/operator-controller/implementations.ts). */
 export interface OperatorControllerImplementations {
   /** `cacheDir`: where catalogs' content is kept (`<--cache-path>/catalogs`). */
-  readonly content: (o: { readonly caCerts?: readonly Buffer[]; readonly logger: Logger; readonly cacheDir: string }) => CatalogContentCache;
+  readonly content: (o: { readonly caCerts?: CaPool; readonly logger: Logger; readonly cacheDir: string }) => CatalogContentCache;
   /** `bundleReleaseSupport`: the BundleReleaseSupport gate (OperatorControllerOptions). */
   readonly resolver: (o: {
     readonly listCatalogs: () => readonly ClusterCatalog[];
@@ -111,7 +111,7 @@ export function operatorControllerSetup(
     const informer = informers(client, logger);
     const extensions = informer<ClusterExtension>(GroupVersion, ClusterExtensionKind);
     const catalogs = informer<ClusterCatalog>(GroupVersion, ClusterCatalogKind);
-    const { registry, informer: secretInformer } = await registryAccess({ client, logger, ...options });
+    const { registry, informer: secretInformer, caPool: pullCaPool } = await registryAccess({ client, logger, ...options, watchPullCas: true });
     // ServiceAccountInstalls (ours, off by default): the service accounts extensions install as, and RBAC changes
     // that could grant what one was missing. Off, as upstream, spec.serviceAccount is ignored and nothing is watched.
     const serviceAccountInstalls = options.serviceAccountInstalls === true;
@@ -120,8 +120,9 @@ export function operatorControllerSetup(
       : undefined;
     const watched: Cache[] = [extensions, catalogs, ...(secretInformer ? [secretInformer] : []), ...(installer?.informers ?? [])];
     const puller = createImagePuller({ cacheDir: join(options.cachePath, 'unpack'), registry, logger: logger.child({ component: 'image' }) });
-    const caCerts = options.catalogdCasDir ? await readCertificateDir(options.catalogdCasDir) : undefined;
-    const content = impl.content({ ...(caCerts && { caCerts }), logger: logger.child({ component: 'catalog-content' }), cacheDir: join(options.cachePath, 'catalogs') });
+    // upstream's catalogd-ca-pool CertPoolWatcher: the directory reloaded on change, an exit on a changed system store.
+    const caCerts = await watchCaPool({ ...(options.catalogdCasDir && { dir: options.catalogdCasDir }), logger: logger.child({ component: 'catalogd-ca-pool' }) });
+    const content = impl.content({ caCerts, logger: logger.child({ component: 'catalog-content' }), cacheDir: join(options.cachePath, 'catalogs') });
 
     const log = logger.child({ controller: 'clusterextension' });
     if (serviceAccountInstalls) log.info('feature gate ServiceAccountInstalls is on: extensions naming spec.serviceAccount install as that account');
@@ -197,6 +198,8 @@ export function operatorControllerSetup(
     });
 
     const closeAll = async (): Promise<void> => {
+      caCerts.stop();
+      pullCaPool?.stop();
       await puller.close(); // in-flight bundle unpacks stop and clean up before the process goes
       await Promise.all([registry.close(), owned.stop(), runtime?.stop()]);
     };

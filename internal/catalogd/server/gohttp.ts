@@ -2,7 +2,9 @@
 // conditional requests (RFC 9110 §13 as http.ServeContent's checkPreconditions evaluates them),
 // HTTP dates (http.TimeFormat and the two legacy formats http.ParseTime accepts), Range parsing
 // (parseRange, multipart/byteranges layout), url.ParseQuery, ServeMux's cleanPath and gzhttp's
-// Accept-Encoding parsing.
+// Accept-Encoding parsing; and the words of net.Listen's bind errors.
+
+import { getSystemErrorMap } from 'node:util';
 
 /** Result of one precondition: absent, holds, or fails. */
 export type Cond = 'none' | 'true' | 'false';
@@ -313,4 +315,23 @@ export function gzipQuality(header: string | undefined): number {
     return q;
   }
   return 0;
+}
+
+/** Go's syscall.Errno texts where libuv words them differently (libuv's text otherwise). */
+const GO_ERRNO_TEXT: Readonly<Record<string, string>> = {
+  EADDRNOTAVAIL: 'cannot assign requested address',
+  EAFNOSUPPORT: 'address family not supported by protocol',
+};
+
+/**
+ * What Go's net.Listen("tcp", address) returns for the bind error Node gave (`listen tcp :8443: bind: address already
+ * in use`); an error that is not an errno of the listen call keeps Node's words after `listen tcp <address>: `.
+ */
+export function goListenError(err: unknown, address: string): string {
+  const e = err as NodeJS.ErrnoException;
+  if (e && typeof e.code === 'string' && e.syscall === 'listen' && typeof e.errno === 'number') {
+    const text = GO_ERRNO_TEXT[e.code] ?? getSystemErrorMap().get(e.errno)?.[1] ?? e.code;
+    return `listen tcp ${address}: bind: ${text}`;
+  }
+  return `listen tcp ${address}: ${e instanceof Error ? e.message : String(err)}`;
 }

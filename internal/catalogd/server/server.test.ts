@@ -578,6 +578,27 @@ describe('metrics, access log, connections', () => {
     await running;
     await expect(request(`${url}${ALL}`)).rejects.toThrow();
   });
+
+  // upstream serverutil: net.Listen's error wrapped as `error creating catalog server listener: %w`, Go's OpError
+  // naming `listen tcp <--catalogs-server-addr>`; a Serve error as `catalog server on %q failed: %w` (b177be35).
+  it('a bind that fails names the address in upstream words', async () => {
+    const taken = createCatalogServer({ store });
+    const { port } = await taken.listen('127.0.0.1', 0);
+    try {
+      await expect(createCatalogServer({ store }).listen('127.0.0.1', port)).rejects.toThrow(
+        `error creating catalog server listener: listen tcp 127.0.0.1:${port}: bind: address already in use`,
+      );
+      await expect(createCatalogServer({ store }).listen('127.0.0.1', port, `127.0.0.1:${port}`)).rejects.toThrow(
+        `error creating catalog server listener: listen tcp 127.0.0.1:${port}: bind: address already in use`,
+      );
+      // An address this machine does not have (TEST-NET-1 is never assigned): Go's EADDRNOTAVAIL words.
+      await expect(createCatalogServer({ store }).listen('192.0.2.1', 0, '192.0.2.1:0')).rejects.toThrow(
+        'error creating catalog server listener: listen tcp 192.0.2.1:0: bind: cannot assign requested address',
+      );
+    } finally {
+      await taken.close();
+    }
+  });
 });
 
 describe('TLS', () => {

@@ -9,8 +9,8 @@
 // TLS from cert/key files, reloaded when they change (../../shared/tlsprofile's watchCertificate). HTTP/1.1 only, as upstream.
 //
 //   const server = createCatalogServer({ store, logger, registry: metrics.registry, tls });
-//   await server.listen('0.0.0.0', 8443);          // fails fast (EADDRINUSE, bad cert)
-//   parts.runnables.push(server.runnable);         // serves until the manager stops, then closes
+//   await server.listen('0.0.0.0', 8443, ':8443'); // fails fast (EADDRINUSE, bad cert), in upstream's words
+//   parts.runnables.push(server.runnable);         // serves until the manager stops, then closes; rejects when serving fails
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
@@ -21,7 +21,7 @@ import { listen, tryOr, untilAborted } from '../../shared/toolkit/index.ts';
 import type { CatalogStore } from '../storage/index.ts';
 import { closeFile, isFileBody, writeFileBody } from './body.ts';
 import { answerCache } from './cache.ts';
-import { gzipQuality } from './gohttp.ts';
+import { goListenError, gzipQuality } from './gohttp.ts';
 import { GRAPHQL_BODY_LIMIT, type GraphQLQueries, type RequestBody } from './graphql.ts';
 import { BAD_REQUEST, answer, goError, isGraphQLTarget, type Answer, type CachedMetas, type HandlerOptions } from './handlers.ts';
 import { GO_TLS_SERVER, answerPlainHttp } from './tls.ts';
@@ -59,13 +59,20 @@ export interface CatalogServerOptions {
 }
 
 export interface CatalogServer {
-  /** Binds and serves; resolves to the bound port and `http(s)://host:port`. */
-  listen(host: string, port: number): Promise<{ port: number; url: string }>;
+  /**
+   * Binds and serves; resolves to the bound port and `http(s)://host:port`. `address` (default `host:port`) is how
+   * errors name it, as upstream names `--catalogs-server-addr`: a bind that fails rejects with
+   * `error creating catalog server listener: listen tcp <address>: bind: <errno text>`.
+   */
+  listen(host: string, port: number, address?: string): Promise<{ port: number; url: string }>;
   /** The URL once listening. */
   readonly url: string | undefined;
   /** Stops accepting, lets requests in flight finish (up to the shutdown timeout), stops the cert watcher. */
   close(): Promise<void>;
-  /** A ManagerParts runnable: after listen(), serves until `signal` aborts, then closes. */
+  /**
+   * A ManagerParts runnable: after listen(), serves until `signal` aborts, then closes; rejects with
+   * `catalog server on "<address>" failed: <error>` when the listening server fails.
+   */
   readonly runnable: (signal: AbortSignal) => Promise<void>;
   /** Bytes of cached metas answers (of `catalog`, when given). */
   cachedAnswerBytes(catalog?: string): number;
@@ -191,6 +198,8 @@ class CatalogHttpServer implements CatalogServer {
   #url: string | undefined;
   #closing: Promise<void> | undefined;
   #unsubscribe: (() => void) | undefined;
+  /** Settles with the error of a server that failed after it began listening. */
+  #failed: Promise<never> | undefined;
 
   constructor(options: CatalogServerOptions) {
     this.#options = options;
@@ -215,17 +224,29 @@ class CatalogHttpServer implements CatalogServer {
     return this.#url;
   }
 
-  async listen(host: string, port: number): Promise<{ port: number; url: string }> {
+  async listen(host: string, port: number, address?: string): Promise<{ port: number; url: string }> {
     if (this.#server) throw new Error('the catalog server is already listening');
+    const named = address ?? (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
     let bound: { port: number; hostPort: string };
+    let s: Server;
     try {
-      this.#server = await this.#build();
-      bound = await listen(this.#server, host, port, 'catalog server');
+      s = this.#server = await this.#build();
     } catch (err) {
-      this.#certs?.stop();
       this.#server = undefined;
       throw err;
     }
+    try {
+      bound = await listen(s, host, port, 'catalog server');
+    } catch (err) {
+      this.#certs?.stop();
+      this.#server = undefined;
+      throw new Error(`error creating catalog server listener: ${goListenError(err, named)}`, { cause: err });
+    }
+    // upstream: `catalog server on %q failed: %w` from http.Server.Serve, which the manager's runnable returns.
+    this.#failed = new Promise<never>((_, reject) => {
+      s.once('error', (err) => reject(new Error(`catalog server on ${JSON.stringify(named)} failed: ${err.message}`, { cause: err })));
+    });
+    this.#failed.catch(() => undefined); // observed by runnable
     const url = `${this.#options.tls ? 'https' : 'http'}://${bound.hostPort}`;
     this.#url = url;
     this.#log.info('serving catalogs', { address: url, tls: this.#options.tls !== undefined });
@@ -261,9 +282,12 @@ class CatalogHttpServer implements CatalogServer {
   }
 
   readonly runnable = async (signal: AbortSignal): Promise<void> => {
-    if (!this.#server) throw new Error('the catalog server is not listening: call listen() first');
-    await untilAborted(signal);
-    await this.close();
+    if (!this.#server || !this.#failed) throw new Error('the catalog server is not listening: call listen() first');
+    try {
+      await Promise.race([untilAborted(signal), this.#failed]);
+    } finally {
+      await this.close();
+    }
   };
 
   /** The node:http(s) server with upstream's timeouts; HTTPS with the watched certificate pair. */

@@ -5,7 +5,7 @@
 // content); what depends on the CatalogSource object (labels, display name, publisher, creation time) is laid on top
 // for every request.
 import { load } from 'js-yaml';
-import type { APIServiceDescription, CatalogSource, CRDDescription, Icon, InstallMode } from '../../../api/operators/index.ts';
+import { ConnectionStateShutdown, ConnectionStateTransientFailure, type APIServiceDescription, type CatalogSource, type CRDDescription, type Icon, type InstallMode } from '../../../api/operators/index.ts';
 import { GO_YAML_SCHEMA, channelHead } from '../../shared/fbc/index.ts';
 import { compareVersions, parseBlang, type Version } from '../../shared/semver/index.ts';
 import type { CatalogContent, ContentBundle, ContentPackage } from '../catalogsource/index.ts';
@@ -356,4 +356,16 @@ export function packageManifest(source: CatalogSource, m: ContentManifest, names
       defaultChannel: m.defaultChannel,
     },
   };
+}
+
+/**
+ * Whether a CatalogSource's packages are withheld because its registry is unreachable: upstream's package server
+ * (pkg/package-server/provider/registry.go syncSourceState) drops a source's packages from its cache when the gRPC
+ * connection goes TRANSIENT_FAILURE or SHUTDOWN and lists them again once it is READY. Only spec.address has such a
+ * connection here; spec.image content is held in process, as upstream's registry Pod keeps serving its image.
+ */
+export function registryUnreachable(source: CatalogSource): boolean {
+  if (source.spec.image || !source.spec.address) return false;
+  const state = source.status?.connectionState?.lastObservedState;
+  return state === ConnectionStateTransientFailure || state === ConnectionStateShutdown;
 }

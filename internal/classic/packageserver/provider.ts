@@ -3,7 +3,7 @@
 import type { CatalogSource } from '../../../api/operators/index.ts';
 import type { ContentRegistry } from '../catalogsource/index.ts';
 import type { LabelMatcher } from '../../shared/kube/index.ts';
-import { contentManifests, packageIcon, packageManifest, type ContentManifest, type PackageManifest } from './manifest.ts';
+import { contentManifests, packageIcon, packageManifest, registryUnreachable, type ContentManifest, type PackageManifest } from './manifest.ts';
 import type { PackageIndex } from './watch.ts';
 
 export interface PackageProviderOptions {
@@ -37,7 +37,7 @@ export function packageProvider(o: PackageProviderOptions): PackageProvider {
     const out: Found[] = [];
     for (const source of sources.sort(byName)) {
       const content = o.contents.get(source.metadata.namespace ?? '', source.metadata.name ?? '');
-      if (!content) continue;
+      if (!content || registryUnreachable(source)) continue;
       o.index?.refresh(source.metadata.namespace ?? '', source.metadata.name ?? '', source);
       for (const m of contentManifests(content)) {
         if (name !== undefined && m.packageName !== name) continue;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { requestHeaderConfig } from './auth.ts';
-import { forbidden, nameFromFieldSelector, notFound, requestAttributes, table, unauthorized, wantsTable } from './server.ts';
+import { acceptsAnyOf, DISCOVERY, forbidden, nameFromFieldSelector, routeOf, notFound, requestAttributes, table, unauthorized, wantsTable } from './server.ts';
 import type { PackageManifest } from './manifest.ts';
 
 const q = (s = ''): URLSearchParams => new URLSearchParams(s);
@@ -61,13 +61,64 @@ describe('Status errors as the API server words them', () => {
   });
 });
 
+describe('routes (the generic API server’s for a namespaced Getter + Lister and a GET Connecter)', () => {
+  const v = '/apis/packages.operators.coreos.com/v1';
+  it('list, get and the icon in a namespace, list across namespaces; nothing else', () => {
+    expect(routeOf(`${v}/namespaces/ns/packagemanifests`)).toEqual({ kind: 'list' });
+    expect(routeOf(`${v}/packagemanifests`)).toEqual({ kind: 'list' });
+    expect(routeOf(`${v}/namespaces/ns/packagemanifests/etcd`)).toEqual({ kind: 'get' });
+    expect(routeOf(`${v}/namespaces/ns/packagemanifests/etcd/icon`)).toEqual({ kind: 'icon' });
+    for (const p of [`${v}/packagemanifests/etcd`, `${v}/packagemanifests/etcd/icon`, `${v}/namespaces/ns/packagemanifests/etcd/status`, `${v}/namespaces/ns/other`, `${v}/namespaces/ns`, `${v}/watch/packagemanifests`]) {
+      expect(routeOf(p), p).toBeUndefined();
+    }
+  });
+  it('go-restful’s Accept match: none, the wildcard, or a produced type among the clauses', () => {
+    const produces = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+    expect(acceptsAnyOf(undefined, produces)).toBe(true);
+    expect(acceptsAnyOf('text/html, */*;q=0.1', produces)).toBe(true);
+    expect(acceptsAnyOf('application/json;as=Table;v=v1;g=meta.k8s.io', produces)).toBe(true);
+    expect(acceptsAnyOf('text/html', produces)).toBe(false);
+    expect(acceptsAnyOf('application/*', produces)).toBe(false);
+  });
+  it('discovery: the icon subresource lists its connect method GET as the verb get (installer.go toDiscoveryKubeVerb)', () => {
+    const list = DISCOVERY['/apis/packages.operators.coreos.com/v1'] as { resources: readonly { name: string; verbs: readonly string[] }[] };
+    expect(list.resources.map((r) => [r.name, r.verbs])).toEqual([
+      ['packagemanifests', ['get', 'list', 'watch']],
+      ['packagemanifests/icon', ['get']],
+    ]);
+  });
+});
+
 describe('selectors and output', () => {
-  it('field selector: metadata.name only (upstream’s nameFor)', () => {
+  it('field selector: parsed as fields.ParseSelector, converted as the scheme’s default, then upstream’s nameFor', () => {
     expect(nameFromFieldSelector(null)).toEqual({ name: '' });
     expect(nameFromFieldSelector('metadata.name=etcd')).toEqual({ name: 'etcd' });
     expect(nameFromFieldSelector('metadata.name==etcd')).toEqual({ name: 'etcd' });
-    expect(nameFromFieldSelector('metadata.namespace=x')).toEqual({ error: 'field label not supported: metadata.namespace' });
-    expect(nameFromFieldSelector('metadata.name!=etcd')).toEqual({ error: 'field label not supported: metadata.name' });
+    expect(nameFromFieldSelector('metadata.name=a\\,b')).toEqual({ name: 'a,b' });
+    // sorted: "metadata.name!=b" before "metadata.name=a"; the exact match is found among them
+    expect(nameFromFieldSelector('metadata.name=a,metadata.name!=b')).toEqual({ name: 'a' });
+    expect(nameFromFieldSelector(',')).toEqual({ name: '' });
+    const bad = (text: string): unknown => ('error' in nameFromFieldSelector(text) ? (nameFromFieldSelector(text) as { error: unknown }).error : undefined);
+    // reststorage.go nameFor's fmt.Errorf: no APIStatus, so ErrorToAPIStatus's 500 without a reason
+    expect(bad('metadata.namespace=x')).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'field label not supported: metadata.namespace', code: 500 });
+    expect(bad('metadata.name!=etcd')).toMatchObject({ code: 500, message: 'field label not supported: metadata.name' });
+    expect(bad('spec.x=y')).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: '"spec.x" is not a known field selector: only "metadata.name", "metadata.namespace"',
+      reason: 'BadRequest',
+      code: 400,
+    });
+    // the first unsupported one in sorted order
+    expect(bad('z=1,b=2,metadata.name=x')).toMatchObject({ code: 400, message: '"b" is not a known field selector: only "metadata.name", "metadata.namespace"' });
+    expect(bad('=x')).toMatchObject({ code: 400, message: '"" is not a known field selector: only "metadata.name", "metadata.namespace"' });
+    expect(bad('foo')).toMatchObject({ code: 400, reason: 'BadRequest', message: "invalid selector: 'foo'; can't understand 'foo'" });
+    expect(bad('a=b,c')).toMatchObject({ code: 400, message: "invalid selector: 'a=b,c'; can't understand 'c'" });
+    expect(bad('a=b=c')).toMatchObject({ code: 400, message: 'invalid field selector: unescaped character in value: 61' });
+    expect(bad('a=b\\x')).toMatchObject({ code: 400, message: 'invalid field selector: invalid escape sequence: \\x' });
+    expect(bad('a=b\\')).toMatchObject({ code: 400, message: 'invalid field selector: invalid escape sequence: \\' });
   });
 
   it('Table when asked for meta.k8s.io as=Table', () => {

@@ -12,6 +12,8 @@ import type { Logger } from '../../shared/toolkit/index.ts';
 import { authenticate, type Attributes, type RequestHeaderConfig, type UserInfo } from './auth.ts';
 import { API_VERSION, GROUP, KIND, RESOURCE, VERSION, type PackageManifest } from './manifest.ts';
 import type { PackageProvider } from './provider.ts';
+import { decodeListQuery, queryBool } from './listoptions.ts';
+import { negotiatedType, PROTOBUF, statusProtobuf } from './protobuf.ts';
 import { watchEvent, type PackageIndex, type WatchScope } from './watch.ts';
 
 export interface PackageServerOptions {
@@ -35,8 +37,8 @@ interface Status {
   metadata: Record<string, never>;
   status: 'Failure';
   message: string;
-  reason: string;
-  details?: { name?: string; group?: string; kind?: string; causes?: { message: string }[] };
+  reason?: string;
+  details?: { name?: string; group?: string; kind?: string; causes?: { reason?: string; message: string; field?: string }[] };
   code: number;
 }
 
@@ -70,9 +72,16 @@ export function forbidden(user: string, attrs: Attributes, reason: string): Stat
 }
 export const notFound = (name: string): Status => status(404, 'NotFound', `${QUALIFIED} ${goQuote(name)} not found`, resourceDetails(name));
 const pathNotFound = (): Status => status(404, 'NotFound', 'the server could not find the requested resource', {});
+/** apierrors.NewGenericServerResponse for go-restful's 405 and 406 (serviceErrorHandler: no resource, no causes). */
+const restfulStatus = (code: 405 | 406, produces: readonly string[] = []): Status =>
+  code === 405
+    ? status(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {})
+    : status(406, 'NotAcceptable', `406: Not Acceptable\n\nAvailable representations: ${produces.join(', ')}`, {});
 const methodNotSupported = (action: string): Status =>
   status(405, 'MethodNotAllowed', `${action} is not supported on resources of kind ${goQuote(QUALIFIED)}`, resourceDetails());
 const badRequest = (message: string): Status => status(400, 'BadRequest', message);
+/** A plain (non-Status) error of a storage, as responsewriters.ErrorToAPIStatus answers it: no reason, no details. */
+const unknownError = (code: number, message: string): Status => ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code });
 const internalError = (message: string): Status => status(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
 
 const GROUP_VERSION = { groupVersion: API_VERSION, version: VERSION };
@@ -86,8 +95,8 @@ export const DISCOVERY = {
     groupVersion: API_VERSION,
     resources: [
       { name: RESOURCE, singularName: 'packagemanifest', namespaced: true, kind: KIND, verbs: ['get', 'list', 'watch'] },
-      // a connect subresource: the generic API server lists no verbs for it
-      { name: `${RESOURCE}/icon`, singularName: '', namespaced: true, kind: KIND, verbs: [] },
+      // a connect subresource: the installer lists its ConnectMethods (GET) as their verbs (installer.go, toDiscoveryKubeVerb)
+      { name: `${RESOURCE}/icon`, singularName: '', namespaced: true, kind: KIND, verbs: ['get'] },
     ],
   },
 } as const satisfies Record<string, object>;
@@ -117,6 +126,37 @@ export const OPENAPI_V2 = {
   },
 };
 
+/**
+ * The routes upstream's generic API server installs for a namespaced Getter + Lister and a GET Connecter subresource
+ * (k8s.io/apiserver's endpoints/installer.go): list in a namespace and across namespaces, get in a namespace, the icon
+ * in a namespace. Nothing else under the version has a route (go-restful's 404), and every route is GET only.
+ */
+export function routeOf(path: string): { kind: 'list' | 'get' | 'icon' } | undefined {
+  const prefix = `/apis/${API_VERSION}/`;
+  if (!path.startsWith(prefix)) return undefined;
+  const parts = path.slice(prefix.length).split('/');
+  if (parts.length === 1 && parts[0] === RESOURCE) return { kind: 'list' };
+  if (parts[0] !== 'namespaces' || !parts[1] || parts[2] !== RESOURCE) return undefined;
+  if (parts.length === 3) return { kind: 'list' };
+  if (parts.length === 4 && parts[3]) return { kind: 'get' };
+  if (parts.length === 5 && parts[3] && parts[4] === 'icon') return { kind: 'icon' };
+  return undefined;
+}
+
+/** What the get and list routes produce (the codec factory's media types; the stream types never match an Accept). */
+const PRODUCES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+/** And a list route's watch stream types (go-restful names them in its 406). */
+const STREAM_PRODUCES = ['application/json;stream=watch', 'application/vnd.kubernetes.protobuf;stream=watch'];
+
+/** go-restful's Route.matchesAccept: an Accept without a type, with the any-type wildcard, or with a type the route produces. */
+export function acceptsAnyOf(accept: string | undefined, produces: readonly string[]): boolean {
+  if (accept === undefined || accept.trim() === '') return true;
+  return accept.split(',').some((part) => {
+    const type = part.split(';')[0]!.trim();
+    return type === '*/*' || produces.includes(type);
+  });
+}
+
 /** A watch without timeoutSeconds ends after this many seconds × [1, 2) (the API server's --min-request-timeout). */
 const MIN_REQUEST_TIMEOUT_SECONDS = 1800;
 
@@ -127,8 +167,7 @@ export function requestAttributes(method: string, path: string, query: URLSearch
   const prefix = `/apis/${API_VERSION}/`;
   const verbOf = (collection: boolean): string => {
     if (method === 'GET' || method === 'HEAD') {
-      const watch = query.get('watch');
-      if (collection && (watch === 'true' || watch === '1')) return 'watch';
+      if (collection && queryBool(query, 'watch')) return 'watch';
       return collection ? 'list' : 'get';
     }
     if (method === 'DELETE' && collection) return 'deletecollection';
@@ -159,19 +198,85 @@ export function requestAttributes(method: string, path: string, query: URLSearch
   return { resourceRequest: false, verb: method.toLowerCase(), path };
 }
 
-/** fields.ParseSelector + upstream's nameFor: only `metadata.name` as an exact match. */
-export function nameFromFieldSelector(text: string | null): { name: string } | { error: string } {
-  if (!text) return { name: '' };
-  const reqs = text.split(',').filter((r) => r !== '');
-  if (reqs.length === 0) return { name: '' };
-  let name = '';
-  for (const r of reqs) {
-    const m = /^([^!=]+?)\s*(==|=|!=)\s*(.*)$/.exec(r.trim());
-    if (!m) return { error: `invalid selector: '${text}'; can't understand '${r}'` };
-    if (m[1] === 'metadata.name' && m[2] !== '!=' && reqs.length === 1) name = m[3]!;
-    else return { error: `field label not supported: ${m[1]}` };
+/** A field selector's term (apimachinery's fields hasTerm / notHasTerm). */
+interface FieldTerm {
+  readonly field: string;
+  readonly op: '=' | '!=';
+  readonly value: string;
+}
+
+/**
+ * apimachinery's fields.ParseSelector (k8s.io/apimachinery/pkg/fields/selector.go): terms split at unescaped commas,
+ * sorted, each split at its first `!=`, `==` or `=`, the value unescaped (`\\`, `\,`, `\=`); no space is trimmed.
+ * Throws with apimachinery's words.
+ */
+export function parseFieldSelector(text: string): FieldTerm[] {
+  const parts: string[] = [];
+  let start = 0;
+  let inSlash = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inSlash) inSlash = false;
+    else if (c === '\\') inSlash = true;
+    else if (c === ',') {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
   }
-  return { name };
+  if (text !== '') parts.push(text.slice(start));
+  parts.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const terms: FieldTerm[] = [];
+  for (const part of parts) {
+    if (part === '') continue;
+    const m = /!=|==|=/.exec(part);
+    if (!m) throw new Error(`invalid selector: '${text}'; can't understand '${part}'`);
+    terms.push({ field: part.slice(0, m.index), op: m[0] === '!=' ? '!=' : '=', value: unescapeFieldValue(part.slice(m.index + m[0].length)) });
+  }
+  // hasTerm.Transform: a term with neither field nor value selects everything.
+  return terms.filter((t) => t.field !== '' || t.value !== '');
+}
+
+/** fields.UnescapeValue; an unescaped `,` or `=` is named by its code point, as Go's %v prints a rune. */
+function unescapeFieldValue(s: string): string {
+  let out = '';
+  let inSlash = false;
+  for (const c of s) {
+    if (inSlash) {
+      if (c !== '\\' && c !== ',' && c !== '=') throw new Error(`invalid field selector: invalid escape sequence: \\${c}`);
+      out += c;
+      inSlash = false;
+    } else if (c === '\\') inSlash = true;
+    else if (c === ',' || c === '=') throw new Error(`invalid field selector: unescaped character in value: ${c.codePointAt(0)}`);
+    else out += c;
+  }
+  if (inSlash) throw new Error('invalid field selector: invalid escape sequence: \\');
+  return out;
+}
+
+/**
+ * A list's `fieldSelector` as upstream's package server takes it (k8s.io/apiserver's endpoints/handlers/get.go
+ * listOpts, then pkg/package-server/storage/reststorage.go nameFor): a selector that does not parse is 400 BadRequest
+ * with apimachinery's words; a field other than metadata.name and metadata.namespace is 400 BadRequest from the
+ * scheme's default field label conversion (runtime.DefaultMetaV1FieldSelectorConversion); then only an exact
+ * `metadata.name` is served, anything else is nameFor's plain error, which the API server answers 500 without a reason.
+ */
+export function nameFromFieldSelector(text: string | null): { name: string } | { error: Status } {
+  if (!text) return { name: '' };
+  let terms: FieldTerm[];
+  try {
+    terms = parseFieldSelector(text);
+  } catch (err) {
+    return { error: badRequest((err as Error).message) };
+  }
+  for (const t of terms) {
+    if (t.field !== 'metadata.name' && t.field !== 'metadata.namespace') {
+      return { error: badRequest(`${goQuote(t.field)} is not a known field selector: only "metadata.name", "metadata.namespace"`) };
+    }
+  }
+  const exact = terms.find((t) => t.field === 'metadata.name' && t.op === '=');
+  if (exact) return { name: exact.value };
+  if (terms.length === 0) return { name: '' };
+  return { error: unknownError(500, `field label not supported: ${terms[0]!.field}`) };
 }
 
 /** Whether the Accept header asks for a meta.k8s.io Table (kubectl get's default). */
@@ -211,7 +316,21 @@ export function table(items: readonly PackageManifest[], now: number, includeObj
   };
 }
 
+/** Responses whose client negotiated protobuf (upstream's codec factory offers it; see protobuf.ts). */
+const protobufResponses = new WeakSet<ServerResponse>();
+
 function send(res: ServerResponse, code: number, body: object): void {
+  if (protobufResponses.has(res)) {
+    // A Status goes out in protobuf; an object cannot (errNotMarshalable: 406, itself a protobuf Status).
+    const kind = (body as { kind?: string }).kind ?? '';
+    const failure =
+      kind === 'Status'
+        ? (body as Status)
+        : status(406, 'NotAcceptable', `object *v1.${kind} does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message`);
+    const data = statusProtobuf(failure);
+    res.writeHead(failure.code, { 'content-type': PROTOBUF, 'x-content-type-options': 'nosniff', 'content-length': data.length });
+    return void res.end(data);
+  }
   const text = JSON.stringify(body);
   res.writeHead(code, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', 'content-length': Buffer.byteLength(text) });
   res.end(text);
@@ -235,9 +354,25 @@ export async function handle(o: PackageServerOptions, req: IncomingMessage, res:
     if (!doc || (method !== 'GET' && method !== 'HEAD')) return send(res, 404, pathNotFound());
     return send(res, 200, doc);
   }
-  if (attrs.subresource === 'icon' && attrs.name !== '' && (method === 'GET' || method === 'HEAD')) return serveIcon(o, req, res, url, attrs.namespace, attrs.name);
-  if (attrs.subresource !== '') return send(res, 404, pathNotFound());
-  if (attrs.verb !== 'get' && attrs.verb !== 'list' && !(attrs.verb === 'watch' && o.watch)) return send(res, 405, methodNotSupported(attrs.verb));
+  const route = routeOf(path);
+  // go-restful's answers before any handler runs (k8s.io/apiserver's server/handler.go serviceErrorHandler):
+  // no route for the path, a route but not for the method, a route that produces none of the accepted types.
+  if (!route) return send(res, 404, pathNotFound());
+  if (method !== 'GET') return send(res, 405, restfulStatus(405));
+  if (route.kind !== 'icon') {
+    const produces = route.kind === 'list' ? [...PRODUCES, ...STREAM_PRODUCES] : PRODUCES;
+    if (!acceptsAnyOf(req.headers.accept, produces)) return send(res, 406, restfulStatus(406, produces));
+  }
+  if (route.kind === 'icon') return serveIcon(o, req, res, url, attrs.namespace, attrs.name);
+  if (negotiatedType(req.headers.accept) === 'protobuf' && !wantsTable(req.headers.accept)) protobufResponses.add(res);
+  if (route.kind === 'list') {
+    const decoded = decodeListQuery(url.searchParams);
+    if ('error' in decoded) {
+      const e = decoded.error;
+      return send(res, e.code, e.code === 400 ? badRequest(e.message) : status(422, e.reason, e.message, { group: 'meta.k8s.io', kind: 'ListOptions', causes: e.causes }));
+    }
+  }
+  if (attrs.verb === 'watch' && !o.watch) return send(res, 405, methodNotSupported(attrs.verb));
   const now = Date.now();
   const asTable = wantsTable(req.headers.accept);
   if (attrs.verb === 'get') {
@@ -255,7 +390,7 @@ export async function handle(o: PackageServerOptions, req: IncomingMessage, res:
     }
   }
   const field = nameFromFieldSelector(url.searchParams.get('fieldSelector'));
-  if ('error' in field) return send(res, 500, internalError(field.error));
+  if ('error' in field) return send(res, field.error.code, field.error);
   const scope: WatchScope = { namespace: attrs.namespace, globalCatalogNamespace: o.watch?.globalCatalogNamespace ?? '', ...(selector && { selector }), name: field.name };
   if (attrs.verb === 'watch' && o.watch) return serveWatch(o, o.watch, res, url, scope, asTable, now);
   const items = o.provider.list(attrs.namespace, selector).filter((pm) => field.name === '' || pm.metadata.name === field.name);
@@ -285,7 +420,9 @@ function serveWatch(o: PackageServerOptions, w: NonNullable<PackageServerOptions
   const sendInitial = q.get('sendInitialEvents') === 'true';
   let from: number | undefined;
   if (rvText !== '' && rvText !== '0') {
-    if (!/^\d+$/.test(rvText)) return send(res, 400, badRequest(`resourceVersion: Invalid value: ${goQuote(rvText)}: invalid resource version`));
+    // the watch cache's answer for configmaps: a 500 without a reason naming strconv.ParseUint's error
+    const parse = !/^\d+$/.test(rvText) ? 'invalid syntax' : BigInt(rvText) >= 2n ** 64n ? 'value out of range' : undefined;
+    if (parse) return send(res, 500, unknownError(500, `resourceVersion: Invalid value: ${goQuote(rvText)}: strconv.ParseUint: parsing ${goQuote(rvText)}: ${parse}`));
     from = Number(rvText);
     if (from > w.index.revision) {
       const message = `Too large resource version: ${from}, current: ${w.index.revision}`;

@@ -241,3 +241,32 @@ describe('watch over HTTP (the request handler)', () => {
     expect(ev.object.rows.map((r) => r.cells.slice(0, 2))).toEqual([['demo-operator', 'demo']]);
   });
 });
+
+describe('a registry that becomes unreachable (upstream provider/registry.go syncSourceState)', () => {
+  it('spec.address TRANSIENT_FAILURE or SHUTDOWN: its packages go (DELETED), READY again: back (ADDED); spec.image keeps serving', () => {
+    const w = world();
+    const provider = packageProvider({ catalogSources: { list: () => w.sources }, contents: { get: (ns, n) => w.contents.get(`${ns}/${n}`) }, globalCatalogNamespace: 'global', index: w.index } as Parameters<typeof packageProvider>[0]);
+    const withState = (state: string): CatalogSource => ({ ...source('ns', 'remote'), spec: { sourceType: 'grpc', address: 'registry:50051' }, status: { connectionState: { address: 'registry:50051', lastObservedState: state } } } as CatalogSource);
+    w.sources.push(withState('READY'));
+    w.contents.set('ns/remote', base);
+    w.index.refresh('ns', 'remote');
+    expect(provider.list('ns').map((p) => p.metadata.name)).toEqual(['demo-operator']);
+    for (const down of ['TRANSIENT_FAILURE', 'SHUTDOWN']) {
+      w.sources[0] = withState(down);
+      w.index.refresh('ns', 'remote');
+      expect(provider.list('ns'), down).toEqual([]);
+      expect(provider.get('ns', 'demo-operator'), down).toBeUndefined();
+      w.sources[0] = withState('READY');
+      w.index.refresh('ns', 'remote');
+      expect(provider.list('ns').map((p) => p.metadata.name)).toEqual(['demo-operator']);
+    }
+    expect(w.changes.map((c) => c.type)).toEqual(['ADDED', 'DELETED', 'ADDED', 'DELETED', 'ADDED']);
+    // CONNECTING (e.g. a reconnect attempt) changes nothing, as upstream's inert states
+    w.sources[0] = withState('CONNECTING');
+    w.index.refresh('ns', 'remote');
+    expect(provider.list('ns')).toHaveLength(1);
+    // spec.image: the content is held in process (upstream's registry Pod keeps serving its image)
+    w.sources[0] = { ...withState('TRANSIENT_FAILURE'), spec: { sourceType: 'grpc', image: 'example.com/demo:1' } } as CatalogSource;
+    expect(provider.list('ns')).toHaveLength(1);
+  });
+});

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { CatalogSource } from '../../../api/operators/index.ts';
 import type { CatalogContent, ContentRegistry } from '../catalogsource/index.ts';
 import type { LabelMatcher } from '../../shared/kube/index.ts';
-import { contentManifests, packageManifest, type ContentManifest, type PackageManifest } from './manifest.ts';
+import { contentManifests, packageManifest, registryUnreachable, type ContentManifest, type PackageManifest } from './manifest.ts';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -47,7 +47,7 @@ interface SourceState {
 
 const keyOf = (namespace: string, name: string): string => `${namespace}/${name}`;
 const shownOf = (s: CatalogSource): string =>
-  JSON.stringify([s.metadata.labels ?? {}, s.metadata.creationTimestamp ?? null, s.spec.displayName ?? '', s.spec.publisher ?? '']);
+  JSON.stringify([s.metadata.labels ?? {}, s.metadata.creationTimestamp ?? null, s.spec.displayName ?? '', s.spec.publisher ?? '', registryUnreachable(s)]);
 const hashOf = (pm: PackageManifest): string => createHash('sha256').update(JSON.stringify(pm)).digest('base64');
 
 export class PackageIndex {
@@ -97,7 +97,7 @@ export class PackageIndex {
     const key = keyOf(namespace, name);
     const source =
       current === undefined ? this.#o.catalogSources.list().find((s) => s.metadata.namespace === namespace && s.metadata.name === name) : (current ?? undefined);
-    const content = source ? this.#o.contents.get(namespace, name) : undefined;
+    const content = source && !registryUnreachable(source) ? this.#o.contents.get(namespace, name) : undefined;
     const was = this.#states.get(key);
     if (!was && !source) return;
     const shown = source ? shownOf(source) : '';

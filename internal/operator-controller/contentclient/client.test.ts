@@ -11,6 +11,8 @@ import type { Condition } from '../../../api/meta/v1.ts';
 import type { ClusterCatalog } from '../../../api/v1/index.ts';
 import { poll } from '../../../test/support/net.ts';
 import type { CatalogContentCache } from '../index.ts';
+import { watchCaPool } from '../../shared/image/index.ts';
+import { noopLogger } from '../../shared/toolkit/index.ts';
 import { DEFAULT_TIMEOUT_MS, HttpContentClient, allEndpoint, validateCatalog } from './client.ts';
 
 /** The whole message, exactly. */
@@ -441,6 +443,29 @@ describe('https with CA certificates (--catalogd-cas-dir)', () => {
     const client = newClient({ caCerts: [await readFile(join(dir, 'tls.crt'))] });
     const cat = catalog('tls', 'r@sha256:1', tlsServer.base('tls'));
     expect((await client.getPackage(cat, 'foo')).packages).toHaveLength(1);
+  });
+
+  it('a watched CA directory (upstream catalogd-ca-pool): a reloaded pool is trusted by the next fetch', async () => {
+    const casDir = await mkdtemp(join(tmpdir(), 'contentclient-cas-'));
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=other', '-keyout', join(casDir, '.other.key'), '-out', join(casDir, 'other.crt')], {
+      stdio: 'ignore',
+    });
+    await rm(join(casDir, '.other.key'));
+    let reloaded!: () => void;
+    const reload = new Promise<void>((r) => (reloaded = r));
+    const pool = await watchCaPool({ dir: casDir, env: {}, logger: noopLogger, exit: () => expect.fail('no exit expected'), onReload: () => reloaded() });
+    try {
+      const client = newClient({ caCerts: pool });
+      const cat = catalog('tls', 'r@sha256:1', tlsServer.base('tls'));
+      await expect(client.populateCache(cat)).rejects.toThrow('certificate signed by unknown authority');
+      await writeFile(join(casDir, 'ca.crt'), await readFile(join(dir, 'tls.crt')));
+      await reload;
+      expect(pool.generation).toBe(2);
+      expect((await client.populateCache(catalog('tls', 'r@sha256:2', tlsServer.base('tls')))).packageNames()).toContain('foo');
+    } finally {
+      pool.stop();
+      await rm(casDir, { recursive: true, force: true });
+    }
   });
 
   it('holds to upstream’s default TLS profile: a catalogd offering only CBC suites (not in intermediate) is refused', async () => {

@@ -12,6 +12,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { loadUndici, type Dispatcher, type Undici } from '../../shared/http/index.ts';
+import type { CaPool } from '../../shared/image/index.ts';
 import { clientOptions } from '../../shared/tlsprofile/index.ts';
 import type { ClusterCatalog } from '../../../api/v1/index.ts';
 import { TypeServing } from '../../../api/v1/index.ts';
@@ -28,8 +29,11 @@ const API_V1_ALL = 'api/v1/all';
 const QUIET_CACHE_ATTEMPTS = 3;
 
 export interface HttpContentClientOptions {
-  /** PEM CA certificates trusted for https bases (`--catalogd-cas-dir`), added to the system roots. */
-  readonly caCerts?: readonly (Buffer | string)[];
+  /**
+   * PEM CA certificates trusted for https bases (`--catalogd-cas-dir`), added to the system roots; a CaPool (the
+   * directory watched) is read per request, and new connections are made when its generation changes.
+   */
+  readonly caCerts?: readonly (Buffer | string)[] | CaPool;
   /** Whole-request timeout (default 5 minutes, as upstream). */
   readonly timeoutMs?: number;
   /** A dispatcher of the caller's (tests); default: an Agent of this client's own (proxy from the environment). */
@@ -125,7 +129,7 @@ export class HttpContentClient implements CatalogContentClient {
   /** The options as given; those read once are read there, with their defaults. */
   readonly #o: HttpContentClientOptions;
   /** This client's own dispatchers, made on the first fetch without a caller's (with a proxy one when configured). */
-  #own: { direct: Dispatcher; proxy: Dispatcher | undefined } | undefined;
+  #own: { direct: Dispatcher; proxy: Dispatcher | undefined; caGeneration: number } | undefined;
   readonly #timeoutMs: number;
   /** The cache directory emptied and created, once. */
   #cacheReady: Promise<void> | undefined;
@@ -143,15 +147,27 @@ export class HttpContentClient implements CatalogContentClient {
   async #http(url: string): Promise<{ request: Undici['request']; dispatcher: Dispatcher }> {
     const undici = await loadUndici();
     if (this.#o.dispatcher) return { request: undici.request, dispatcher: this.#o.dispatcher };
+    const ca = this.#o.caCerts;
+    const caGeneration = ca && 'generation' in ca ? ca.generation : 0;
+    if (this.#own && this.#own.caGeneration !== caGeneration) {
+      // upstream builds each fetch's client from the watched pool: connections from now on trust the reloaded one.
+      for (const d of [this.#own.direct, this.#own.proxy]) void d?.close().catch(() => undefined);
+      this.#own = undefined;
+    }
     if (!this.#own) {
+      const certs = ca && 'generation' in ca ? ca.certs : ca;
       // Upstream's client applies the default TLS profile (intermediate): TLS 1.2+, AEAD ECDHE suites, its curves.
       const connect = {
         ...clientOptions(),
-        ...(this.#o.caCerts && this.#o.caCerts.length > 0 && { ca: [...rootCertificates, ...this.#o.caCerts.map((c) => c.toString())] }),
+        ...(certs && certs.length > 0 && { ca: [...rootCertificates, ...certs.map((c) => c.toString())] }),
       };
       const timeouts = { headersTimeout: this.#timeoutMs, bodyTimeout: this.#timeoutMs };
       // Go's ProxyFromEnvironment: proxies per HTTP(S)_PROXY / NO_PROXY, never for loopback hosts.
-      this.#own = { direct: new undici.Agent({ ...timeouts, connect }), proxy: proxyConfigured() ? new undici.EnvHttpProxyAgent({ ...timeouts, connect }) : undefined };
+      this.#own = {
+        direct: new undici.Agent({ ...timeouts, connect }),
+        proxy: proxyConfigured() ? new undici.EnvHttpProxyAgent({ ...timeouts, connect }) : undefined,
+        caGeneration,
+      };
     }
     const { direct, proxy } = this.#own;
     return { request: undici.request, dispatcher: proxy && !isLoopback(new URL(url).hostname) ? proxy : direct };

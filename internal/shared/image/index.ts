@@ -2,7 +2,8 @@
 
 export type { ImagePuller, PulledImage, CachingImagePullerOptions } from './puller.ts';
 export { CachingImagePuller, createImagePuller } from './puller.ts';
-export { readCertificateDir } from './ca.ts';
+export { loadCaDir, readCertificateDir, watchCaPool } from './ca.ts';
+export type { CaPool, CaPoolWatcher, CaSource } from './ca.ts';
 
 export type { ImageReference } from './reference.ts';
 export { parseReference } from './reference.ts';

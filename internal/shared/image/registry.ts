@@ -21,9 +21,11 @@
 //   uploaded again. An upload Location on another origin gets no Authorization.
 import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
+import { rootCertificates } from 'node:tls';
 import { pipeline } from 'node:stream/promises';
 import { loadUndici, type Dispatcher, type Undici } from '../http/index.ts';
 import { errorMessage, noopLogger, realClock, sleepOrThrow, type Clock, type Logger } from '../toolkit/index.ts';
+import { caCertificates, isCaPool, type CaSource } from './ca.ts';
 import { anonymous, parseChallenges, type Challenge, type Credential, type CredentialProvider } from './auth.ts';
 import { DigestHasher, digestOf, digestProblem, parseDigest, sha256 } from './digest.ts';
 import { DigestMismatchError, ImageError, RegistryHttpError } from './errors.ts';
@@ -96,8 +98,11 @@ export interface RegistryClientOptions {
   readonly credentials?: CredentialProvider;
   /** The undici dispatcher to use (custom TLS, proxies); default: an Agent of this client's own. */
   readonly dispatcher?: Dispatcher;
-  /** Extra CA certificates (PEM) trusted for registries, when no dispatcher is given. */
-  readonly ca?: string | Buffer | readonly (string | Buffer)[];
+  /**
+   * Extra CA certificates (PEM) trusted for registries besides the system ones, when no dispatcher is given; a CaPool
+   * (`--pull-cas-dir` watched) is read per request, and new connections are made when its generation changes.
+   */
+  readonly ca?: CaSource;
   readonly userAgent?: string;
   /** Retries of one request after the first try (default 3). */
   readonly retries?: number;
@@ -331,7 +336,9 @@ export class RegistryClient {
   private readonly credentials: CredentialProvider;
   /** The caller's dispatcher, or the options of this client's own Agent, made on the first request. */
   private readonly given: Dispatcher | undefined;
-  private readonly ca: (string | Buffer)[] | undefined;
+  private readonly ca: CaSource | undefined;
+  /** The CA generation the own dispatchers were made for. */
+  private caGeneration = 0;
   private ownDispatcher: Dispatcher | undefined;
   /** This client's own Agent that does not verify certificates, for registries.conf `insecure` endpoints. */
   private unverifiedDispatcher: Dispatcher | undefined;
@@ -353,7 +360,7 @@ export class RegistryClient {
     this.headersTimeoutMs = options.headersTimeoutMs ?? 30_000;
     this.bodyTimeoutMs = options.bodyTimeoutMs ?? 60_000;
     this.given = options.dispatcher;
-    this.ca = options.ca === undefined ? undefined : Array.isArray(options.ca) ? [...options.ca] : [options.ca as string | Buffer];
+    this.ca = isCaPool(options.ca) ? options.ca : options.ca === undefined ? undefined : caCertificates(options.ca).certs;
     this.userAgent = options.userAgent ?? 'olmv1-image-client';
     this.retries = options.retries ?? 3;
     this.retryDelayMs = options.retryDelayMs ?? 250;
@@ -372,7 +379,14 @@ export class RegistryClient {
     const undici = await loadUndici();
     const agent = (connect: Record<string, unknown>): Dispatcher =>
       new undici.Agent({ headersTimeout: this.headersTimeoutMs, bodyTimeout: this.bodyTimeoutMs, ...(Object.keys(connect).length ? { connect } : {}) });
-    const ca = this.ca ? { ca: this.ca } : {};
+    const trust = this.ca && caCertificates(this.ca);
+    if (trust && trust.generation !== this.caGeneration) {
+      // A reloaded pool: connections made from now on trust it; those open finish what they carry.
+      this.caGeneration = trust.generation;
+      for (const d of [this.ownDispatcher, this.unverifiedDispatcher]) void d?.close().catch(() => undefined);
+      this.ownDispatcher = this.unverifiedDispatcher = undefined;
+    }
+    const ca = trust && trust.certs.length > 0 ? { ca: [...rootCertificates, ...trust.certs.map((c) => c.toString())] } : {};
     const dispatcher =
       this.given ?? (skipVerify ? (this.unverifiedDispatcher ??= agent({ ...ca, rejectUnauthorized: false })) : (this.ownDispatcher ??= agent(ca)));
     return { request: undici.request, dispatcher };

@@ -122,7 +122,9 @@ describe('parseSelector (labels.Parse)', () => {
     for (const s of no) expect(parseSelector(s).matches(labels), s).toBe(false);
     expect(parseSelector('').empty).toBe(true);
   });
-  it('refuses what labels.Parse refuses', () => {
+  it('refuses what labels.Parse refuses, in its words (no ParseToLabelSelector prefix: the API server’s 400 has none)', () => {
     expect(() => parseSelector('a in b')).toThrow(LabelSelectorError);
+    expect(() => parseSelector('a in b')).toThrow(new LabelSelectorError("unable to parse requirement: found 'b' expected: '('"));
+    expect(() => parseSelector('x,,y')).toThrow(new LabelSelectorError("found ',', expected: identifier after ','"));
   });
 });

@@ -338,21 +338,26 @@ class SelectorParser {
   }
 }
 
-/** A selector string's requirements; LabelSelectorError with apimachinery's text when it does not parse. */
-function parseRequirements(text: string): Requirement[] {
+/**
+ * A selector string's requirements; LabelSelectorError with labels.Parse's text when it does not parse, or with
+ * metav1.ParseToLabelSelector's (`couldn't parse the selector string "<text>": <labels.Parse's>`) when `wrap`.
+ */
+function parseRequirements(text: string, wrap: boolean): Requirement[] {
   try {
     return new SelectorParser(text).parse();
   } catch (err) {
-    throw new LabelSelectorError(`couldn't parse the selector string "${text}": ${(err as Error).message}`);
+    const message = (err as Error).message;
+    throw new LabelSelectorError(wrap ? `couldn't parse the selector string "${text}": ${message}` : message);
   }
 }
 
 /**
  * labels.Parse: a selector string (a list request's `labelSelector`) straight to a matcher — `=`/`==`, `!=`, `in`,
- * `notin`, `key`, `!key`, `gt`/`lt` (integers). Throws LabelSelectorError with apimachinery's text.
+ * `notin`, `key`, `!key`, `gt`/`lt` (integers). Throws LabelSelectorError with labels.Parse's text, as the API
+ * server's 400 for a list's `labelSelector` words it (e.g. `unable to parse requirement: found 'b' expected: '('`).
  */
 export function parseSelector(text: string): LabelMatcher {
-  const reqs = parseRequirements(text);
+  const reqs = parseRequirements(text, false);
   if (reqs.length === 0) return EVERYTHING;
   return { empty: false, matches: (labels) => reqs.every((r) => holds(r, labels ?? {})) };
 }
@@ -365,7 +370,7 @@ export function parseSelector(text: string): LabelMatcher {
  * have no LabelSelector form (`"!=" is not a valid label selector operator`).
  */
 export function parseLabelSelector(text: string): LabelSelector {
-  const reqs = parseRequirements(text);
+  const reqs = parseRequirements(text, true);
   reqs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const matchLabels: Record<string, string> = {};
   const matchExpressions: NonNullable<LabelSelector['matchExpressions']> = [];

@@ -124,7 +124,13 @@ async function run(options: ManagerOptions, setup: Setup, logger: Logger, signal
   // without node's code cache, and the first listen loads a few (Node's cluster, child_process, dgram).
   tuneMemory();
   for (const i of informers) i.start();
-  const others = partRunnables(parts).map((r) => r(signal));
+  // A runnable that fails ends the process, as a runnable's error ends controller-runtime's manager (exit 1).
+  const others = partRunnables(parts).map((r) =>
+    r(signal).catch((err: unknown) => {
+      logger.error(errorMessage(err));
+      process.exit(1);
+    }),
+  );
 
   const runControllers = async (leading: AbortSignal): Promise<void> => {
     await Promise.all(informers.map((i) => i.waitForSync(leading)));

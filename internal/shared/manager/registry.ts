@@ -17,6 +17,8 @@ import {
   SYSTEM_REGISTRIES_CONF,
   type CredentialProvider,
   type RegistriesConf,
+  watchCaPool,
+  type CaPoolWatcher,
   type RegistryClientOptions,
 } from '../image/index.ts';
 import { Informer, stripManagedFields, type KubeClient, type Secret } from '../kube/index.ts';
@@ -74,18 +76,30 @@ export interface RegistryAccessOptions {
   readonly globalPullSecret?: { readonly namespace: string; readonly name: string };
   /** Directory of extra CA certificates (PEM). */
   readonly pullCasDir?: string;
+  /**
+   * Watch `pullCasDir` and the system trust store's `SSL_CERT_DIR` / `SSL_CERT_FILE` as upstream's pull-ca-pool
+   * CertPoolWatcher (operator-controller and catalogd): the directory reloaded on change, the process ended on a
+   * change to the system store. Off (classic OLM): the directory is read once.
+   */
+  readonly watchPullCas?: boolean;
   /** registries.conf and its drop-ins, when they configure any registry. */
   readonly registriesConf?: RegistriesConf;
   readonly registry?: Pick<RegistryClientOptions, 'retries' | 'retryDelayMs' | 'headersTimeoutMs' | 'bodyTimeoutMs'>;
 }
 
-/** A registry client with the global pull secret's credentials (its informer to start, if any) and extra CAs. */
-export async function registryAccess(o: RegistryAccessOptions): Promise<{ readonly registry: RegistryClient; readonly informer?: Informer<Secret> }> {
+/**
+ * A registry client with the global pull secret's credentials (its informer to start, if any) and extra CAs (with
+ * `watchPullCas`, the watcher to stop at the end).
+ */
+export async function registryAccess(
+  o: RegistryAccessOptions,
+): Promise<{ readonly registry: RegistryClient; readonly informer?: Informer<Secret>; readonly caPool?: CaPoolWatcher }> {
   const secret = o.globalPullSecret && globalPullSecret({ client: o.client, ...o.globalPullSecret, logger: o.logger });
+  const caPool = o.watchPullCas ? await watchCaPool({ ...(o.pullCasDir && { dir: o.pullCasDir }), logger: o.logger.child({ component: 'pull-ca-pool' }) }) : undefined;
   const registry = new RegistryClient({
     insecureRegistries: o.insecureRegistries,
     ...(secret && { credentials: secret.credentials }),
-    ...(o.pullCasDir && { ca: await readCertificateDir(o.pullCasDir) }),
+    ...(caPool ? { ca: caPool } : o.pullCasDir && { ca: await readCertificateDir(o.pullCasDir) }),
     ...(o.registriesConf && { registriesConf: o.registriesConf }),
     ...o.registry,
     logger: o.logger.child({ component: 'registry' }),
@@ -93,7 +107,7 @@ export async function registryAccess(o: RegistryAccessOptions): Promise<{ readon
   if (o.registriesConf) {
     o.logger.info('registries configuration', { files: o.registriesConf.files, prefixes: o.registriesConf.registries.map((r) => r.prefix) });
   }
-  return { registry, ...(secret && { informer: secret.informer }) };
+  return { registry, ...(secret && { informer: secret.informer }), ...(caPool && { caPool }) };
 }
 
 /** The registry flags of both controllers. */

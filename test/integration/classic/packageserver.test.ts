@@ -93,7 +93,7 @@ describe('PackageManifests through the API server (aggregated)', () => {
     const doc = await kube().must<{ resources: { name: string; namespaced: boolean; kind: string; verbs: string[] }[] }>(kube().request('GET', API));
     expect(doc.resources).toEqual([
       { name: 'packagemanifests', singularName: 'packagemanifest', namespaced: true, kind: 'PackageManifest', verbs: ['get', 'list', 'watch'] },
-      { name: 'packagemanifests/icon', singularName: '', namespaced: true, kind: 'PackageManifest', verbs: [] },
+      { name: 'packagemanifests/icon', singularName: '', namespaced: true, kind: 'PackageManifest', verbs: ['get'] },
     ]);
   });
 
