@@ -108,7 +108,7 @@ describe('inlineBundleSteps (R/steps.go NewStepResourceFromBundle over a bundle 
     ]);
     expect(new Set(steps.map((s) => s.resolving))).toEqual(new Set(['op.v1.0.0']));
     expect(steps.every((s) => s.status === 'Unknown' && s.resource.sourceName === 'cat' && s.resource.sourceNamespace === 'olm')).toBe(true);
-    const installed = JSON.parse(steps[0]!.resource.manifest) as { metadata: { namespace: string; annotations: Record<string, string> }; spec: { replaces: string } };
+    const installed = JSON.parse(steps[0]!.resource.manifest!) as { metadata: { namespace: string; annotations: Record<string, string> }; spec: { replaces: string } };
     expect(installed.metadata.namespace).toBe('ns1');
     expect(installed.spec.replaces).toBe('op.v0.9.0');
     expect(installed.metadata.annotations['operatorframework.io/properties']).toBe(propertiesAnnotation(options.properties));
