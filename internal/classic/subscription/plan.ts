@@ -25,6 +25,9 @@ interface Csv extends KubeObject {
 }
 
 const goRules = (rules: readonly PolicyRule[] | null | undefined): string => (rules == null ? 'null' : `[${rules.map((r) => goPolicyRule(r)).join(',')}]`);
+
+/** R/rbac.go PolicyRuleHashLabelValue: the `olm.permissions.hash` label of a generated (Cluster)Role. */
+export const rulesHash = (rules: readonly PolicyRule[] | null | undefined): string => base62Sha224(goRules(rules));
 const goPermission = (p: Permission): string => `{"serviceAccountName":${goJSONString(p.serviceAccountName ?? '')},"rules":${goRules(p.rules)}}`;
 
 /** R/rbac.go generateName: base-<base62(sha224(json.Encoder of o))>, the base cut so the name fits 63 characters. */
@@ -41,6 +44,7 @@ interface Subject {
   name: string;
   namespace: string;
 }
+/** R/rbac.go RoleReferenceAndSubjectHashLabelValue: the `olm.permissions.hash` label of a generated (Cluster)RoleBinding. */
 export function bindingHash(roleKind: string, roleName: string, subject: Subject): string {
   const roleRef = `{"apiGroup":"rbac.authorization.k8s.io","kind":${goJSONString(roleKind)},"name":${goJSONString(roleName)}}`;
   const subj = `{"kind":${goJSONString(subject.kind)},"name":${goJSONString(subject.name)}${subject.namespace ? `,"namespace":${goJSONString(subject.namespace)}` : ''}}`;
@@ -88,7 +92,7 @@ export function rbacObjects(csv: Csv): KubeObject[] {
     (cluster ? g.objects.clusterRoles : g.objects.roles).push({
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind,
-      metadata: { name, ...(!cluster && { namespace: ns }), ...owned, labels: { ...ownerLabels(csv), [ContentHashLabelKey]: base62Sha224(goRules(p.rules)) } },
+      metadata: { name, ...(!cluster && { namespace: ns }), ...owned, labels: { ...ownerLabels(csv), [ContentHashLabelKey]: rulesHash(p.rules) } },
       rules: p.rules ?? null,
     } as KubeObject);
     const subject = { kind: 'ServiceAccount', name: sa, namespace: ns };
