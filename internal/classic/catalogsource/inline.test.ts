@@ -2,7 +2,7 @@
 // pkg/api/model_to_api.go ConvertModelBundleToAPIBundle and convertModelPropertiesToAPIProperties).
 import { describe, expect, it } from 'vitest';
 import type { ContentBundle } from './content.ts';
-import { bundleManifests, servedProperties } from './inline.ts';
+import { bundleCsvJson, bundleManifests, servedProperties } from './inline.ts';
 
 const object = (text: string): { type: string; value: string } => ({ type: 'olm.bundle.object', value: JSON.stringify({ data: Buffer.from(text).toString('base64') }) });
 const bundle = (properties: ContentBundle['properties'], extra: Partial<ContentBundle> = {}): ContentBundle => ({
@@ -30,6 +30,7 @@ describe('bundleManifests', () => {
       { kind: 'ClusterServiceVersion', metadata: { name: 'second' } },
     ]);
     expect(JSON.parse(m.csvJson)).toMatchObject({ metadata: { name: 'op.v1.0.0' } });
+    expect(bundleCsvJson(bundle([object('{"kind":"ConfigMap"}'), object(m.csvJson), object('not: [valid')]), undefined)).toBe(m.csvJson);
   });
 
   it('without a CSV object, the one built from a single olm.csv.metadata, which is then the only object', () => {

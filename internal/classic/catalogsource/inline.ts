@@ -69,6 +69,26 @@ function csvFromMetadata(bundle: ContentBundle, pkg: ContentPackage | undefined,
   };
 }
 
+const isCSV = (json: string): boolean => {
+  const obj = JSON.parse(json) as unknown;
+  return isObject(obj) && obj.kind === 'ClusterServiceVersion';
+};
+
+/** Each `olm.bundle.object` of a file-based catalog's bundle as JSON, in property order, converted as it is read. */
+function* objectsOf(bundle: ContentBundle): Generator<string> {
+  for (const p of bundle.properties) {
+    if (p.type !== BUNDLE_OBJECT) continue;
+    const value = JSON.parse(p.value) as { data?: unknown };
+    yield objectJSON(typeof value.data === 'string' ? value.data : '');
+  }
+}
+
+/** The CSV built from a single `olm.csv.metadata`, as JSON ('' when there is not exactly one). */
+function metadataCSV(bundle: ContentBundle, pkg: ContentPackage | undefined): string {
+  const metas = bundle.properties.filter((p) => p.type === CSV_METADATA);
+  return metas.length === 1 ? JSON.stringify(csvFromMetadata(bundle, pkg, metas[0]!.value)) : '';
+}
+
 /**
  * The bundle's `csvJson` and `object` as the registry API serves them. A bundle read from a registry server: the
  * server's. A file-based catalog's: each `olm.bundle.object` converted to JSON, in order; the CSV the first of them
@@ -77,22 +97,15 @@ function csvFromMetadata(bundle: ContentBundle, pkg: ContentPackage | undefined,
  */
 export function bundleManifests(bundle: ContentBundle, pkg: ContentPackage | undefined): BundleManifests {
   if (bundle.csvJson !== undefined || bundle.objects !== undefined) return { csvJson: bundle.csvJson ?? '', objects: bundle.objects ?? [] };
-  const objects: string[] = [];
-  for (const p of bundle.properties) {
-    if (p.type !== BUNDLE_OBJECT) continue;
-    const value = JSON.parse(p.value) as { data?: unknown };
-    objects.push(objectJSON(typeof value.data === 'string' ? value.data : ''));
-  }
-  let csvJson = objects.find((o) => {
-    const obj = JSON.parse(o) as unknown;
-    return isObject(obj) && obj.kind === 'ClusterServiceVersion';
-  });
-  if (csvJson === undefined) {
-    const metas = bundle.properties.filter((p) => p.type === CSV_METADATA);
-    if (metas.length === 1) {
-      csvJson = JSON.stringify(csvFromMetadata(bundle, pkg, metas[0]!.value));
-      if (objects.length === 0) objects.push(csvJson);
-    }
-  }
-  return { csvJson: csvJson ?? '', objects };
+  const objects = [...objectsOf(bundle)];
+  const csvJson = objects.find(isCSV) ?? metadataCSV(bundle, pkg);
+  if (objects.length === 0 && csvJson !== '') objects.push(csvJson);
+  return { csvJson, objects };
+}
+
+/** Only the `csvJson` of bundleManifests, reading the bundle's objects no further than its CSV. */
+export function bundleCsvJson(bundle: ContentBundle, pkg: ContentPackage | undefined): string {
+  if (bundle.csvJson !== undefined || bundle.objects !== undefined) return bundle.csvJson ?? '';
+  for (const json of objectsOf(bundle)) if (isCSV(json)) return json;
+  return metadataCSV(bundle, pkg);
 }

@@ -7,7 +7,7 @@
 import type { APIServiceDescription, CatalogSource, CRDDescription, Icon, InstallMode } from '../../../api/operators/index.ts';
 import { channelHead } from '../../shared/fbc/index.ts';
 import { compareVersions, parseBlang, type Version } from '../../shared/semver/index.ts';
-import { bundleManifests, type CatalogContent, type ContentBundle, type ContentPackage } from '../catalogsource/index.ts';
+import { bundleCsvJson, type CatalogContent, type ContentBundle, type ContentPackage } from '../catalogsource/index.ts';
 import { isObject, tryOr } from '../../shared/toolkit/index.ts';
 
 export const GROUP = 'packages.operators.coreos.com';
@@ -98,14 +98,14 @@ interface CSVLike {
 }
 
 /**
- * The bundle's CSV as the registry serves it in `csvJson` (the CatalogSource content's bundleManifests: the
+ * The bundle's CSV as the registry serves it in `csvJson` (the CatalogSource content's bundleCsvJson: the
  * registry's own; else the `olm.bundle.object` whose kind is ClusterServiceVersion; else the one operator-registry
  * builds from the single `olm.csv.metadata` property). Undefined when there is none or it cannot be read (upstream:
  * "error unmarshaling csv, eliding channel").
  */
 export function bundleCSV(bundle: ContentBundle, pkg: ContentPackage | undefined): CSVLike | undefined {
   try {
-    const { csvJson } = bundleManifests(bundle, pkg);
+    const csvJson = bundleCsvJson(bundle, pkg);
     if (csvJson === '') return undefined;
     const csv = JSON.parse(csvJson) as unknown;
     return isObject(csv) ? (csv as CSVLike) : undefined;
