@@ -4,7 +4,7 @@
 //
 //   const b = await pushTestBundle(registry(), { packageName: 'p', version: '1.0.0' });
 //   await pushCatalogImage(registry(), 'catalogs/p:latest', { files: catalogFiles('p', [{ bundle: b }]) });
-import { dump } from 'js-yaml';
+import { dump, load } from 'js-yaml';
 import { pushBundleImage, type RegistryLike } from './images.ts';
 
 export interface TestBundleSpec {
@@ -191,4 +191,27 @@ export function catalogFiles(pkg: string, entries: readonly CatalogEntry[], defa
     };
   });
   return files;
+}
+
+/**
+ * A bundle blob as `opm render` writes one for a registry+v1 bundle (operator-registry's alpha/action/render.go over
+ * registry.NewBundleFromFiles): every manifest an `olm.bundle.object` (its JSON, base64), the owned CRD's `olm.gvk`
+ * and `olm.package`, properties sorted by type; `image` only when given (a catalog whose bundles are installed from
+ * these objects has none). `extraObjects`: manifests only the catalog has (not in any image).
+ */
+export function renderedBundleBlob(spec: TestBundleSpec, o: { readonly image?: string; readonly extraObjects?: readonly object[] } = {}): Record<string, unknown> {
+  const pkg = spec.packageName;
+  const group = spec.group ?? `${pkg}.example.com`;
+  const manifests = Object.entries(bundleFiles(spec))
+    .filter(([file]) => file.startsWith('manifests/'))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, text]) => load(text) as object);
+  const objects = [...manifests, ...(o.extraObjects ?? [])].map((obj) => ({ type: 'olm.bundle.object', value: { data: Buffer.from(JSON.stringify(obj)).toString('base64') } }));
+  return {
+    schema: 'olm.bundle',
+    name: bundleName(pkg, spec.version),
+    package: pkg,
+    ...(o.image && { image: o.image }),
+    properties: [...objects, { type: 'olm.gvk', value: { group, kind: 'Widget', version: 'v1' } }, { type: 'olm.package', value: { packageName: pkg, version: spec.version } }],
+  };
 }

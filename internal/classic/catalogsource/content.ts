@@ -27,6 +27,11 @@ export interface ContentBundle {
    * head, GetBundleForChannel's — opm serve's ListBundles sends none; an FBC bundle's CSV is in its properties).
    */
   readonly csvJson?: string;
+  /**
+   * Every manifest of the bundle as JSON text, when the registry API served them (`spec.address`: ListBundles'
+   * `object`, which opm serve sends for a bundle without an image); a file-based catalog's are in its properties.
+   */
+  readonly objects?: readonly string[];
   /** The images of the bundle blob's `relatedImages` (FBC), when it has some. */
   readonly relatedImages?: readonly string[];
 }
@@ -181,6 +186,7 @@ export async function contentFromRegistry(client: RegistryClient, origin: string
       properties,
       ...(b.deprecation && { deprecation: b.deprecation.message }),
       ...((b.csvJson !== '' || headCsvs.has(key)) && { csvJson: b.csvJson !== '' ? b.csvJson : headCsvs.get(key) }),
+      ...(b.object.length > 0 && { objects: [...b.object] }),
     });
   }
   return { origin, loadedAt: now.toISOString(), packages, bundles };

@@ -10,4 +10,6 @@ export type { CatalogContent, ContentBundle, ContentPackage } from './content.ts
 export { catalogSourceReader } from './reader.ts';
 export type { ContentRegistry } from './reconciler.ts';
 export { configMapUnsupportedMessage } from './reconciler.ts';
+export { bundleCsvJson, bundleManifests, servedProperties } from './inline.ts';
+export type { BundleManifests } from './inline.ts';
 export { parseGoDuration } from './interval.ts';

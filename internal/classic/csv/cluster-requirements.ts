@@ -52,6 +52,8 @@ export function clusterRequirements(client: KubeClient, caches: OlmCaches, clock
     rbac: {
       role: (namespace, name) => caches.roles.get(`${namespace}/${name}`) as never,
       clusterRole: (name) => caches.clusterRoles.get(name) as never,
+      roles: (namespace) => caches.roles.byIndex(NAMESPACE_INDEX, namespace) as never,
+      clusterRoles: () => caches.clusterRoles.list() as never,
       roleBindings: (namespace) => caches.roleBindings.byIndex(NAMESPACE_INDEX, namespace) as never,
       clusterRoleBindings: () => caches.clusterRoleBindings.list() as never,
     },

@@ -12,6 +12,9 @@ export interface CopyControllerOptions extends ControllerBase {
   readonly olmConfigAfter: (key: string, ms: number) => void;
 }
 
+/** CSVs copied at once. */
+const COPY_WORKERS = 2;
+
 export function copyController(o: CopyControllerOptions): Controller {
   const copy = new Controller({
     name: 'csv-copy',
@@ -24,6 +27,8 @@ export function copyController(o: CopyControllerOptions): Controller {
     },
     logger: o.logger,
     metrics: o.metrics,
+    // upstream's csv-copy queue runs with the queue informer operator's default 2 workers (queueinformer/config.go)
+    concurrency: COPY_WORKERS,
     ...(o.rateLimiter && { rateLimiter: o.rateLimiter() }),
   });
   // A new namespace needs the copies of CSVs whose group targets every namespace.

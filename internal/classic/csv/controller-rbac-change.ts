@@ -6,7 +6,7 @@ import { Controller, formatTime } from '../../shared/controller/index.ts';
 import { NAMESPACE_INDEX, ignoreNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import type { OlmCaches } from '../olmcache/index.ts';
 import type { ControllerBase } from './controller-base.ts';
-import { setPhase } from './phase.ts';
+import { setPhase, withStatusCleanup } from './phase.ts';
 import { ALL } from './watch-keys.ts';
 
 export interface RBACChangeControllerOptions extends Omit<ControllerBase, 'rateLimiter'> {
@@ -26,7 +26,7 @@ export function rbacChangeController(o: RBACChangeControllerOptions): Controller
         for (const c of failed) {
           const out = structuredClone(c);
           setPhase(out, CSVPhasePending, CSVReasons.DetectedClusterChange, 'Cluster resources changed state', formatTime(o.now ? o.now() : new Date()));
-          await ignoreNotFound(client.updateStatus({ ...out, apiVersion: V1alpha1, kind: ClusterServiceVersionKind }, { signal }));
+          await ignoreNotFound(client.updateStatus(withStatusCleanup({ ...out, apiVersion: V1alpha1, kind: ClusterServiceVersionKind }), { signal }));
         }
       },
     },

@@ -80,9 +80,11 @@ async function copyToNamespace(
 ): Promise<ClusterServiceVersion> {
   const existing = p.caches.copiedCSVs.get(`${namespace}/${prototype.metadata.name ?? ''}`);
   const body = { ...prototype, metadata: { ...prototype.metadata, namespace } };
+  // the original's status in upstream's shape (Go writes `cleanup: {}` always; phase.ts withStatusCleanup)
+  const copiedStatus = { cleanup: {}, ...prototype.status };
   if (!existing) {
     const created = await p.client.create<ClusterServiceVersion>(body, { signal });
-    await p.client.updateStatus({ ...created, apiVersion: V1alpha1, kind: ClusterServiceVersionKind, status: prototype.status }, { signal });
+    await p.client.updateStatus({ ...created, apiVersion: V1alpha1, kind: ClusterServiceVersionKind, status: copiedStatus }, { signal });
     return created;
   }
   let resourceVersion = existing.metadata.resourceVersion;
@@ -92,7 +94,7 @@ async function copyToNamespace(
     resourceVersion = current.metadata.resourceVersion;
   }
   if (existing.metadata.annotations?.[COPY_STATUS_HASH] !== hashes.status) {
-    await p.client.updateStatus({ ...body, metadata: { ...body.metadata, uid: current.metadata.uid, resourceVersion }, status: prototype.status }, { signal });
+    await p.client.updateStatus({ ...body, metadata: { ...body.metadata, uid: current.metadata.uid, resourceVersion }, status: copiedStatus }, { signal });
   }
   return current;
 }

@@ -21,6 +21,16 @@ export function setPhaseWithEvent(csv: ClusterServiceVersion, phase: string, rea
   setPhase(csv, phase, reason, message, now);
 }
 
+/**
+ * The CSV status as upstream's writes carry it: Go's encoding/json always writes the struct field `cleanup`
+ * (CSVStatus.Cleanup, `json:"cleanup,omitempty"`: omitempty never omits a struct), so every status write has
+ * `cleanup: {}` at least (operator-framework/api clusterserviceversion_types.go). Returns `csv`.
+ */
+export function withStatusCleanup(csv: ClusterServiceVersion): ClusterServiceVersion {
+  if (csv.status && !csv.status.cleanup) csv.status.cleanup = {};
+  return csv;
+}
+
 /** upstream's SetPhaseWithEventIfChanged: nothing when phase, reason and message are all as they are. */
 export function setPhaseWithEventIfChanged(
   csv: ClusterServiceVersion,

@@ -5,6 +5,8 @@ function source(roles: Record<string, RoleLike>, clusterRoles: Record<string, Ro
   return {
     role: (ns, name) => roles[`${ns}/${name}`],
     clusterRole: (name) => clusterRoles[name],
+    roles: (ns) => Object.values(roles).filter((r) => r.metadata.namespace === ns),
+    clusterRoles: () => Object.values(clusterRoles),
     roleBindings: (ns) => bindings.filter((b) => b.metadata.namespace === ns),
     clusterRoleBindings: () => clusterBindings,
   };

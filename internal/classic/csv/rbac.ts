@@ -17,11 +17,11 @@ interface RoleRef {
   name?: string;
 }
 export interface RoleLike {
-  metadata: { name?: string; namespace?: string };
+  metadata: { name?: string; namespace?: string; labels?: Record<string, string> };
   rules?: PolicyRule[] | null;
 }
 export interface BindingLike {
-  metadata: { name?: string; namespace?: string };
+  metadata: { name?: string; namespace?: string; labels?: Record<string, string> };
   subjects?: Subject[] | null;
   roleRef?: RoleRef;
 }
@@ -30,6 +30,8 @@ export interface BindingLike {
 export interface RbacSource {
   role(namespace: string, name: string): RoleLike | undefined;
   clusterRole(name: string): RoleLike | undefined;
+  roles(namespace: string): readonly RoleLike[];
+  clusterRoles(): readonly RoleLike[];
   roleBindings(namespace: string): readonly BindingLike[];
   clusterRoleBindings(): readonly BindingLike[];
 }

@@ -4,10 +4,10 @@
 // written and upstream's after-sync work: cluster RBAC for a group of every namespace, the copy of the CSV into its
 // targets. Again after `requeueAfterMs` (≥ 200 ms) or the resync; after a conflict, from fresh state (rate limited).
 import { ClusterServiceVersionKind, type ClusterServiceVersion } from '../../../api/operators/index.ts';
-import { ObjectReconciler, errorMessage, routineOf } from '../../shared/controller/index.ts';
+import { ObjectReconciler, errorMessage, kubeObjectWriter, routineOf } from '../../shared/controller/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import { ensureRBACInTargetNamespace, operatorGroupFromAnnotations, type CopyPorts } from './copy.ts';
-import { isUncopiable } from './phase.ts';
+import { isUncopiable, withStatusCleanup } from './phase.ts';
 import type { CSVState, CSVStep, CSVStepPorts } from './steps.ts';
 
 export interface CSVReconcilerOptions {
@@ -28,9 +28,11 @@ const SOON_MS = 200;
 const COMPARED = ['lastUpdateTime', 'phase', 'reason', 'message'] as const; // what upstream compares before writing
 
 export function newCSVReconciler(o: CSVReconcilerOptions): ObjectReconciler<ClusterServiceVersion, CSVState> {
+  const writer = kubeObjectWriter<ClusterServiceVersion>(o.ports.client);
   return new ObjectReconciler<ClusterServiceVersion, CSVState>({
     kind: ClusterServiceVersionKind,
-    client: o.ports.client,
+    // a status written has upstream's shape (`cleanup: {}`)
+    writer: { ...writer, updateStatus: (obj, signal) => writer.updateStatus(withStatusCleanup(obj), signal) },
     get: (key) => o.ports.caches.csvs.get(key),
     steps: o.steps,
     logger: o.log,

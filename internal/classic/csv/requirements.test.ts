@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterServiceVersion } from '../../../api/operators/index.ts';
-import type { RbacSource } from './rbac.ts';
+import type { BindingLike, RbacSource, RoleLike } from './rbac.ts';
+import { rbacObjects } from '../subscription/index.ts';
 import { goPolicyRule } from '../../shared/registryv1/index.ts';
 import { apiRequirementStatus, minKubeVersionStatus, othersInstalledAlongside, permissionStatus, type CRDInfo, type RequirementSource } from './requirements.ts';
 
@@ -8,7 +9,7 @@ const csv = (name: string, spec: Partial<ClusterServiceVersion['spec']> = {}, me
   metadata: { name, namespace: 'namespace', uid: `uid-${name}`, ...meta },
   spec: { displayName: name, install: { strategy: 'deployment', spec: { deployments: [] } }, ...spec },
 });
-const noRbac: RbacSource = { role: () => undefined, clusterRole: () => undefined, roleBindings: () => [], clusterRoleBindings: () => [] };
+const noRbac: RbacSource = { role: () => undefined, clusterRole: () => undefined, roles: () => [], clusterRoles: () => [], roleBindings: () => [], clusterRoleBindings: () => [] };
 
 function source(o: Partial<RequirementSource> & { crds?: Record<string, CRDInfo>; csvs?: ClusterServiceVersion[] } = {}): RequirementSource {
   return {
@@ -119,6 +120,57 @@ describe('permissions', () => {
         message: 'Policy rule not satisfied for service account',
         dependents: [{ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'PolicyRule', status: 'NotSatisfied', message: 'namespaced rule:{"verbs":["get"],"apiGroups":[""],"resources":["pods"]}' }],
       },
+    ]);
+  });
+
+  // upstream olm/requirements.go permissionStatus with informersFiltered: permissionsPreviouslyCreated finds OLM's own
+  // Role + RoleBinding (labels olm.owner*, olm.permissions.hash) and `continue`s before storing the status; its binding
+  // hash is computed with roleRef kind Role, so OLM's ClusterRoleBindings never match and cluster rules are checked.
+  it('with the RBAC OLM generated: a service account lists only its cluster rules; one with only namespaced permissions is not listed', () => {
+    const rule = { verbs: ['get'], apiGroups: [''], resources: ['pods'] };
+    const clusterRule = { verbs: ['list'], apiGroups: [''], resources: ['nodes'] };
+    const op = csv('op', {
+      install: {
+        strategy: 'deployment',
+        spec: {
+          deployments: [],
+          permissions: [
+            { serviceAccountName: 'both', rules: [rule] },
+            { serviceAccountName: 'ns-only', rules: [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'] }] },
+          ],
+          clusterPermissions: [{ serviceAccountName: 'both', rules: [clusterRule] }],
+        },
+      },
+    });
+    const objs = rbacObjects(op) as unknown as (RoleLike & BindingLike & { kind: string })[];
+    const of = (kind: string) => objs.filter((o) => o.kind === kind);
+    const rbac: RbacSource = {
+      role: (ns, name) => of('Role').find((r) => r.metadata.namespace === ns && r.metadata.name === name),
+      clusterRole: (name) => of('ClusterRole').find((r) => r.metadata.name === name),
+      roles: (ns) => of('Role').filter((r) => r.metadata.namespace === ns),
+      clusterRoles: () => of('ClusterRole'),
+      roleBindings: (ns) => of('RoleBinding').filter((r) => r.metadata.namespace === ns),
+      clusterRoleBindings: () => of('ClusterRoleBinding'),
+    };
+    const spec = op.spec.install!.spec!;
+    const r = permissionStatus(source({ serviceAccount: () => ({ metadata: {} }), rbac }), op, 'namespace', spec.permissions ?? [], spec.clusterPermissions ?? []);
+    expect(r.met).toBe(true);
+    expect(r.statuses).toEqual([
+      {
+        group: '',
+        version: 'v1',
+        kind: 'ServiceAccount',
+        name: 'both',
+        status: 'Present',
+        message: '',
+        dependents: [{ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'PolicyRule', status: 'Satisfied', message: 'cluster rule:{"verbs":["list"],"apiGroups":[""],"resources":["nodes"]}' }],
+      },
+    ]);
+    // without OLM's Role the namespaced rule is checked (and, not granted, listed)
+    const r2 = permissionStatus(source({ serviceAccount: () => ({ metadata: {} }), rbac: { ...rbac, roles: () => [] } }), op, 'namespace', spec.permissions ?? [], []);
+    expect(r2.statuses.map((s) => [s.name, s.dependents?.map((d) => d.message)])).toEqual([
+      ['both', ['namespaced rule:{"verbs":["get"],"apiGroups":[""],"resources":["pods"]}']],
+      ['ns-only', ['namespaced rule:{"verbs":["get"],"apiGroups":[""],"resources":["secrets"]}']],
     ]);
   });
 

@@ -2,7 +2,11 @@
 // requirementAndPermissionStatus in olm/requirements.go): minKubeVersion, owned and required CRDs, required and
 // owned APIServices, nativeAPIs, then per service account every permission rule. Messages are upstream's.
 import {
+  ClusterServiceVersionKind,
   DependentStatusReasonNotSatisfied,
+  OwnerKindLabel,
+  OwnerLabel,
+  OwnerNamespaceLabel,
   DependentStatusReasonSatisfied,
   RequirementStatusReasonNotAvailable,
   RequirementStatusReasonNotPresent,
@@ -15,6 +19,7 @@ import {
 } from '../../../api/operators/index.ts';
 import { goPolicyRule } from '../../shared/registryv1/index.ts';
 import { tryOr } from '../../shared/toolkit/index.ts';
+import { bindingHash, ContentHashLabelKey, rulesHash } from '../subscription/index.ts';
 import { isCopied } from './phase.ts';
 import { rulesFor, ruleSatisfied, serviceAccountUser, type RbacSource } from './rbac.ts';
 
@@ -214,9 +219,30 @@ const ownedByOtherCSV = (sa: ServiceAccountInfo, csv: ClusterServiceVersion): bo
   return refs.some((r) => r.kind === 'ClusterServiceVersion') && !refs.some((r) => r.uid !== undefined && r.uid === csv.metadata.uid);
 };
 
+const hasLabels = (o: { metadata: { labels?: Record<string, string> } }, want: Record<string, string>): boolean =>
+  Object.entries(want).every(([k, v]) => o.metadata.labels?.[k] === v);
+
+/**
+ * upstream's permissionsPreviouslyCreated (olm-operator's informers are label-filtered, so it looks for the RBAC it
+ * generated first): a (Cluster)Role owned by the CSV with the rules' hash label, and a binding owned by the CSV whose
+ * hash label is that of a binding of the service account to that role. As upstream, the binding's hash is always
+ * computed with roleRef kind `Role` (RoleReferenceAndSubjectHashLabelValue's arguments), so OLM's own
+ * ClusterRoleBindings (hashed with `ClusterRole`) never match and cluster permissions always get the rule check.
+ */
+function previouslyCreated(rbac: RbacSource, csv: ClusterServiceVersion, perm: StrategyDeploymentPermissions, namespace: string): boolean {
+  const owner = { [OwnerLabel]: csv.metadata.name ?? '', [OwnerNamespaceLabel]: csv.metadata.namespace ?? '', [OwnerKindLabel]: ClusterServiceVersionKind };
+  const roles = (namespace === '' ? rbac.clusterRoles() : rbac.roles(namespace)).filter((r) => hasLabels(r, { ...owner, [ContentHashLabelKey]: rulesHash(perm.rules) }));
+  if (roles.length === 0) return false;
+  const subject = { kind: 'ServiceAccount', name: perm.serviceAccountName, namespace: csv.metadata.namespace ?? '' };
+  const want = { ...owner, [ContentHashLabelKey]: bindingHash('Role', roles[0]!.metadata.name ?? '', subject) };
+  return (namespace === '' ? rbac.clusterRoleBindings() : rbac.roleBindings(namespace)).some((b) => hasLabels(b, want));
+}
+
 /**
  * Each service account's permissions (upstream's permissionStatus): namespaced rules in `namespace`, cluster rules
- * cluster-wide. One status per service account, in the order they first appear; each rule one dependent.
+ * cluster-wide. One status per service account, in the order they first appear; each rule checked one dependent
+ * (permissions OLM generated itself are met and listed nowhere: with OLM's own RBAC in place a service account lists
+ * only its cluster rules, and one with only namespaced permissions is not listed).
  * Throws `rule invalid: …` for an invalid rule (the CSV's install strategy is then invalid).
  */
 export function permissionStatus(
@@ -248,8 +274,11 @@ export function permissionStatus(
         statuses.set(saName, status);
         continue;
       }
-      const granted = rulesFor(src.rbac, serviceAccountUser(csvNamespace, saName), scopeNamespace);
       const scope = scopeNamespace === '' ? 'cluster' : 'namespaced';
+      // Permissions OLM generated itself are taken as met without the rule check, and (as upstream's early
+      // `continue`) the dependents listed for them are dropped: the status is not stored for this pass.
+      if (previouslyCreated(src.rbac, csv, perm, scopeNamespace)) continue;
+      const granted = rulesFor(src.rbac, serviceAccountUser(csvNamespace, saName), scopeNamespace);
       for (const rule of perm.rules ?? []) {
         const dependent: DependentStatus = { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'PolicyRule', status: DependentStatusReasonSatisfied, message: `${scope} rule:${goPolicyRule(rule)}` };
         if (!ruleSatisfied(granted, rule)) {

@@ -90,7 +90,7 @@ export const metRequirements = (over: Partial<RequirementSource> = {}): Requirem
   gvkRegistered: async () => true,
   apiService: async () => undefined,
   serviceAccount: () => ({ metadata: {} }),
-  rbac: { role: () => undefined, clusterRole: () => undefined, roleBindings: () => [], clusterRoleBindings: () => [] },
+  rbac: { role: () => undefined, clusterRole: () => undefined, roles: () => [], clusterRoles: () => [], roleBindings: () => [], clusterRoleBindings: () => [] },
   ...over,
 });
 

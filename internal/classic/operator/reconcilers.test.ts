@@ -87,6 +87,14 @@ describe('subscription adoption', () => {
       expect(calls.map((c) => c.ref.kind), phase).toEqual(rests ? ['Subscription', 'ClusterServiceVersion', 'InstallPlan'] : []);
     }
   });
+  it('before its InstallPlan rests, labels the Subscription and its installed CSV once the CSV rests (Succeeded, Failed); the InstallPlan waits', async () => {
+    for (const [phase, labelled] of [['Installing', false], ['Pending', false], ['Succeeded', true], ['Failed', true]] as const) {
+      const { client, calls } = fakeClient();
+      const settled = { ...csv(), status: { phase } } as ClusterServiceVersion;
+      await newSubscriptionAdoptionReconciler(options({ client, csvs: cache(settled), installPlans: cache(ip('ip-2', {}, 'Installing')) })).reconcile('ns/etcd', signal);
+      expect(calls.map((c) => c.ref.kind), phase).toEqual(labelled ? ['Subscription', 'ClusterServiceVersion'] : []);
+    }
+  });
   it('without an InstallPlan, a Subscription rests once a condition of it is True (resolution failed, catalogs unhealthy)', () => {
     const plans = cache<InstallPlan>();
     const without = (conditions: { type: string; status: string }[]): Subscription => ({ ...sub, status: { conditions } }) as Subscription;

@@ -5,6 +5,8 @@
 // - operator: an Operator per component label, created while it has components, its status listing them.
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import {
+  CSVPhaseFailed,
+  CSVPhaseSucceeded,
   InstallPlanPhaseComplete,
   InstallPlanPhaseFailed,
   InstallPlanPhaseRequiresApproval,
@@ -109,24 +111,33 @@ export function subscriptionRests(sub: Subscription, installPlans: CacheReader<I
   return (sub.status?.conditions ?? []).some((c) => c.status === 'True');
 }
 
+/** The CSV phases a CSV rests in: the CSV controller writes it no more until something changes. */
+const RESTING_CSV_PHASES: ReadonlySet<string> = new Set([CSVPhaseSucceeded, CSVPhaseFailed]);
+
 /**
- * Subscription key → once it rests, the Subscription, its installed CSV and its latest InstallPlan labelled as
- * components of `<package>.<namespace>`; every other InstallPlan of the namespace with that label loses it.
+ * Subscription key → the Subscription, its installed CSV and its latest InstallPlan labelled as components of
+ * `<package>.<namespace>`; every other InstallPlan of the namespace with that label loses it. Ours: the Subscription
+ * and its CSV once the Subscription rests or its installed CSV does (Succeeded, Failed), the InstallPlan once the
+ * Subscription rests. In a namespace of many Subscriptions a later resolution's InstallPlan repeats the steps of
+ * every operator not yet installed and can still be executing when their CSVs have Succeeded; waiting for it kept
+ * those operators without their Operator for as long as the plans ran.
  */
 export function newSubscriptionAdoptionReconciler(o: AdoptionReconcilerOptions): Reconciler {
   return {
     async reconcile(key, signal) {
       const sub = o.subscriptions.get(key);
       const pkg = sub?.spec?.name ?? '';
-      if (!sub || pkg === '' || !subscriptionRests(sub, o.installPlans)) return;
+      if (!sub || pkg === '') return;
       const namespace = sub.metadata.namespace ?? '';
-      const label = componentLabelKey(packageOperatorName(pkg, namespace));
-      const writes: (() => Promise<unknown>)[] = [() => relabel(o.client, label, { apiVersion: V1alpha1, kind: 'Subscription', obj: sub }, true, signal)];
       const installed = sub.status?.installedCSV ?? '';
       const csv = installed !== '' ? o.csvs.get(`${namespace}/${installed}`) : undefined;
+      const rests = subscriptionRests(sub, o.installPlans);
+      if (!rests && !RESTING_CSV_PHASES.has(csv?.status?.phase ?? '')) return;
+      const label = componentLabelKey(packageOperatorName(pkg, namespace));
+      const writes: (() => Promise<unknown>)[] = [() => relabel(o.client, label, { apiVersion: V1alpha1, kind: 'Subscription', obj: sub }, true, signal)];
       if (csv) writes.push(() => relabel(o.client, label, { apiVersion: V1alpha1, kind: ClusterServiceVersionKind, obj: csv }, true, signal));
       const ipRef = sub.status?.installPlanRef;
-      if (ipRef?.name) {
+      if (rests && ipRef?.name) {
         const ipNamespace = ipRef.namespace ?? '';
         writes.push(async () => {
           const latest = o.installPlans.get(`${ipNamespace}/${ipRef.name}`);

@@ -4,11 +4,10 @@
 // descriptions, entries) is computed once per loaded content and kept beside it (a WeakMap, so it goes with the
 // content); what depends on the CatalogSource object (labels, display name, publisher, creation time) is laid on top
 // for every request.
-import { load } from 'js-yaml';
 import { ConnectionStateShutdown, ConnectionStateTransientFailure, type APIServiceDescription, type CatalogSource, type CRDDescription, type Icon, type InstallMode } from '../../../api/operators/index.ts';
-import { GO_YAML_SCHEMA, channelHead } from '../../shared/fbc/index.ts';
+import { channelHead } from '../../shared/fbc/index.ts';
 import { compareVersions, parseBlang, type Version } from '../../shared/semver/index.ts';
-import type { CatalogContent, ContentBundle, ContentPackage } from '../catalogsource/index.ts';
+import { bundleCsvJson, type CatalogContent, type ContentBundle, type ContentPackage } from '../catalogsource/index.ts';
 import { isObject, tryOr } from '../../shared/toolkit/index.ts';
 
 export const GROUP = 'packages.operators.coreos.com';
@@ -98,61 +97,18 @@ interface CSVLike {
   spec?: Record<string, unknown>;
 }
 
-function decodeObject(data: string): unknown {
-  const text = Buffer.from(data, 'base64').toString('utf8');
-  if (text.trimStart().startsWith('{')) return JSON.parse(text);
-  return load(text, { schema: GO_YAML_SCHEMA, json: true });
-}
-
 /**
- * The bundle's CSV as the registry serves it in `csvJson` (operator-registry's ConvertModelBundleToAPIBundle): the
- * registry's own when it sent one; else the `olm.bundle.object` whose kind is ClusterServiceVersion; else one built
- * from the single `olm.csv.metadata` property (name, version from the bundle, related images from the blob, the
- * package's description when the CSV has none, install strategy `deployment`). Undefined when there is none or it
- * cannot be read (upstream: "error unmarshaling csv, eliding channel").
+ * The bundle's CSV as the registry serves it in `csvJson` (the CatalogSource content's bundleCsvJson: the
+ * registry's own; else the `olm.bundle.object` whose kind is ClusterServiceVersion; else the one operator-registry
+ * builds from the single `olm.csv.metadata` property). Undefined when there is none or it cannot be read (upstream:
+ * "error unmarshaling csv, eliding channel").
  */
 export function bundleCSV(bundle: ContentBundle, pkg: ContentPackage | undefined): CSVLike | undefined {
   try {
-    if (bundle.csvJson) {
-      const csv = JSON.parse(bundle.csvJson) as unknown;
-      return isObject(csv) ? (csv as CSVLike) : undefined;
-    }
-    for (const p of bundle.properties) {
-      if (p.type !== 'olm.bundle.object') continue;
-      const value = JSON.parse(p.value) as { data?: unknown };
-      if (typeof value.data !== 'string' || value.data === '') continue;
-      const obj = decodeObject(value.data);
-      if (isObject(obj) && obj.kind === 'ClusterServiceVersion') return obj as CSVLike;
-    }
-    const metas = bundle.properties.filter((p) => p.type === 'olm.csv.metadata');
-    if (metas.length !== 1) return undefined;
-    const m = JSON.parse(metas[0]!.value) as Record<string, unknown>;
-    const description = typeof m.description === 'string' && m.description !== '' ? m.description : (pkg?.description ?? '');
-    return {
-      metadata: {
-        name: bundle.name,
-        ...(isObject(m.annotations) && { annotations: m.annotations as Record<string, string> }),
-        ...(isObject(m.labels) && { labels: m.labels as Record<string, string> }),
-      },
-      spec: {
-        apiservicedefinitions: m.apiServiceDefinitions,
-        customresourcedefinitions: m.crdDescriptions,
-        description,
-        displayName: m.displayName,
-        installModes: m.installModes,
-        keywords: m.keywords,
-        links: m.links,
-        maintainers: m.maintainers,
-        maturity: m.maturity,
-        minKubeVersion: m.minKubeVersion,
-        nativeAPIs: m.nativeAPIs,
-        provider: m.provider,
-        icon: pkg?.icon ? [{ base64data: pkg.icon.base64data, mediatype: pkg.icon.mediatype }] : [],
-        install: { strategy: 'deployment' },
-        version: bundle.version,
-        relatedImages: (bundle.relatedImages ?? []).map((image) => ({ image })),
-      },
-    };
+    const csvJson = bundleCsvJson(bundle, pkg);
+    if (csvJson === '') return undefined;
+    const csv = JSON.parse(csvJson) as unknown;
+    return isObject(csv) ? (csv as CSVLike) : undefined;
   } catch {
     return undefined;
   }

@@ -2,7 +2,7 @@
 // namespaces; a change to a Subscription, InstallPlan, CSV, OperatorGroup or CatalogSource enqueues the namespaces it
 // can affect; the leader resolves each namespace and writes InstallPlans and Subscription statuses. See README.md.
 export { subscriptionSetup, writeSubscriptionStatus } from './setup.ts';
-export { bundleSteps, propertiesAnnotation, rbacObjects, subscriptionStep } from './plan.ts';
+export { bindingHash, bundleSteps, ContentHashLabelKey, inlineBundleSteps, propertiesAnnotation, rbacObjects, rulesHash, subscriptionStep } from './plan.ts';
 export { namespaceCatalogs } from './sources.ts';
 export { catalogHealth, checkInstallPlan, entryDeprecations, updateDeprecations, updateHealth } from './status.ts';
 export { describeConflict, describeSubject } from './explain.ts';

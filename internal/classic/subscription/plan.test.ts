@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RegistryV1 } from '../../shared/registryv1/index.ts';
 import { bundleSteps, propertiesAnnotation, rbacObjects, subscriptionStep } from './index.ts';
-import { bindingHash } from './plan.ts';
+import { bindingHash, inlineBundleSteps } from './plan.ts';
 
 const rules = [
   { verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] },
@@ -86,5 +86,37 @@ describe('steps', () => {
     const s = subscriptionStep('ns1', { package: 'dep', channel: 'stable', catalog, startingCSV: 'dep.v1' });
     expect(s.resource).toMatchObject({ kind: 'Subscription', group: 'operators.coreos.com', version: 'v1alpha1', name: 'dep-stable-cat-olm' });
     expect(s.resolving).toBe('dep.v1');
+  });
+});
+
+describe('inlineBundleSteps (R/steps.go NewStepResourceFromBundle over a bundle without an image)', () => {
+  const catalog = { name: 'cat', namespace: 'olm' };
+  const options = { namespace: 'ns1', replaces: 'op.v0.9.0', catalog, properties: [{ type: 'olm.package', value: '{"packageName":"op","version":"1.0.0"}' }] };
+  const theCsv = { ...csv({ clusterPermissions: [{ serviceAccountName: 'op-sa', rules }] }), metadata: { name: 'op.v1.0.0' } };
+  const crd = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com' } };
+  const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } };
+
+  it('the CSV from csvJson, the other objects in order (the CSV object skipped), then the CSV’s RBAC; each resolving the bundle name', () => {
+    const steps = inlineBundleSteps('op.v1.0.0', { csvJson: JSON.stringify(theCsv), objects: [JSON.stringify(secret), JSON.stringify(theCsv), JSON.stringify(crd)] }, options);
+    expect(steps.map((s) => `${s.resource.kind}/${s.resource.name}`)).toEqual([
+      'ClusterServiceVersion/op.v1.0.0',
+      'BundleSecret/s',
+      'CustomResourceDefinition/widgets.example.com',
+      'ServiceAccount/op-sa',
+      'ClusterRole/op.v1.0.0-2xTQ1tk7Fwm1Et4WSegTzmr3d3hcj9YTSPeriq',
+      'ClusterRoleBinding/op.v1.0.0-2xTQ1tk7Fwm1Et4WSegTzmr3d3hcj9YTSPeriq',
+    ]);
+    expect(new Set(steps.map((s) => s.resolving))).toEqual(new Set(['op.v1.0.0']));
+    expect(steps.every((s) => s.status === 'Unknown' && s.resource.sourceName === 'cat' && s.resource.sourceNamespace === 'olm')).toBe(true);
+    const installed = JSON.parse(steps[0]!.resource.manifest!) as { metadata: { namespace: string; annotations: Record<string, string> }; spec: { replaces: string } };
+    expect(installed.metadata.namespace).toBe('ns1');
+    expect(installed.spec.replaces).toBe('op.v0.9.0');
+    expect(installed.metadata.annotations['operatorframework.io/properties']).toBe(propertiesAnnotation(options.properties));
+  });
+
+  it('fails as upstream: a CSV that is not JSON, one without apiVersion, an object without kind', () => {
+    expect(() => inlineBundleSteps('op.v1.0.0', { csvJson: '', objects: [] }, options)).toThrow('unexpected end of JSON input');
+    expect(() => inlineBundleSteps('op.v1.0.0', { csvJson: '{"kind":"ClusterServiceVersion","metadata":{"name":"x"}}', objects: [] }, options)).toThrow('bundle CSV x missing APIVersion');
+    expect(() => inlineBundleSteps('op.v1.0.0', { csvJson: JSON.stringify(theCsv), objects: ['{"apiVersion":"v1"}'] }, options)).toThrow(`Object 'Kind' is missing in '{"apiVersion":"v1"}'`);
   });
 });

@@ -4,9 +4,9 @@
 // permissions, and a Subscription step for every resolved dependency nobody subscribed to.
 import type { KubeObject, OwnerReference } from '../../../api/meta/v1.ts';
 import { OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel, PropertiesAnnotation, StepStatusUnknown, type Step } from '../../../api/operators/index.ts';
-import { goJSONString } from '../../shared/gocompat/index.ts';
+import { goJSONParse, goJSONString } from '../../shared/gocompat/index.ts';
 import { nonBlockingOwnerReference } from '../../shared/kube/index.ts';
-import { tryOr } from '../../shared/toolkit/index.ts';
+import { isObject, jsonKind, tryOr } from '../../shared/toolkit/index.ts';
 import { goPolicyRule, type PolicyRule, type RegistryV1 } from '../../shared/registryv1/index.ts';
 import { BundleSecretKind } from '../installplan/index.ts';
 import { base62Sha224 } from '../operatorgroup/index.ts';
@@ -25,6 +25,9 @@ interface Csv extends KubeObject {
 }
 
 const goRules = (rules: readonly PolicyRule[] | null | undefined): string => (rules == null ? 'null' : `[${rules.map((r) => goPolicyRule(r)).join(',')}]`);
+
+/** R/rbac.go PolicyRuleHashLabelValue: the `olm.permissions.hash` label of a generated (Cluster)Role. */
+export const rulesHash = (rules: readonly PolicyRule[] | null | undefined): string => base62Sha224(goRules(rules));
 const goPermission = (p: Permission): string => `{"serviceAccountName":${goJSONString(p.serviceAccountName ?? '')},"rules":${goRules(p.rules)}}`;
 
 /** R/rbac.go generateName: base-<base62(sha224(json.Encoder of o))>, the base cut so the name fits 63 characters. */
@@ -41,6 +44,7 @@ interface Subject {
   name: string;
   namespace: string;
 }
+/** R/rbac.go RoleReferenceAndSubjectHashLabelValue: the `olm.permissions.hash` label of a generated (Cluster)RoleBinding. */
 export function bindingHash(roleKind: string, roleName: string, subject: Subject): string {
   const roleRef = `{"apiGroup":"rbac.authorization.k8s.io","kind":${goJSONString(roleKind)},"name":${goJSONString(roleName)}}`;
   const subj = `{"kind":${goJSONString(subject.kind)},"name":${goJSONString(subject.name)}${subject.namespace ? `,"namespace":${goJSONString(subject.namespace)}` : ''}}`;
@@ -88,7 +92,7 @@ export function rbacObjects(csv: Csv): KubeObject[] {
     (cluster ? g.objects.clusterRoles : g.objects.roles).push({
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind,
-      metadata: { name, ...(!cluster && { namespace: ns }), ...owned, labels: { ...ownerLabels(csv), [ContentHashLabelKey]: base62Sha224(goRules(p.rules)) } },
+      metadata: { name, ...(!cluster && { namespace: ns }), ...owned, labels: { ...ownerLabels(csv), [ContentHashLabelKey]: rulesHash(p.rules) } },
       rules: p.rules ?? null,
     } as KubeObject);
     const subject = { kind: 'ServiceAccount', name: sa, namespace: ns };
@@ -146,18 +150,51 @@ export interface BundleStepOptions {
   readonly properties: readonly Property[];
 }
 
-/** NewStepsFromBundle for an unpacked registry+v1 bundle. Throws upstream's errors for a CSV without apiVersion/kind. */
-export function bundleSteps(bundle: RegistryV1, o: BundleStepOptions): Step[] {
-  const csv = structuredClone(bundle.csv) as unknown as Csv;
-  const name = csv.metadata.name ?? '';
+/** The bundle's CSV as a step installs it: namespace, replaces and the properties annotation set (throws upstream's errors). */
+function stepCSV(source: KubeObject, o: BundleStepOptions): Csv {
+  const csv = structuredClone(source) as Csv;
+  const name = csv.metadata?.name ?? '';
   if (!csv.apiVersion) throw new Error(`bundle CSV ${name} missing APIVersion`);
   if (!csv.kind) throw new Error(`bundle CSV ${name} missing Kind`);
-  csv.metadata.namespace = o.namespace;
+  csv.metadata = { ...csv.metadata, namespace: o.namespace };
   csv.spec = { ...csv.spec };
   if (o.replaces) csv.spec.replaces = o.replaces;
   else delete csv.spec.replaces;
   csv.metadata.annotations = { ...csv.metadata.annotations, [PropertiesAnnotation]: propertiesAnnotation(o.properties) };
+  return csv;
+}
+
+/** NewStepsFromBundle for an unpacked registry+v1 bundle. Throws upstream's errors for a CSV without apiVersion/kind. */
+export function bundleSteps(bundle: RegistryV1, o: BundleStepOptions): Step[] {
+  const csv = stepCSV(bundle.csv as unknown as KubeObject, o);
+  const name = csv.metadata.name ?? '';
   return [csv, ...bundle.crds, ...bundle.others, ...rbacObjects(csv)].map((obj) => stepFor(name, obj, o.catalog));
+}
+
+/** json.Unmarshal's error text for `text`, or the value. */
+function unmarshal(text: string): unknown {
+  goJSONParse(text);
+  return JSON.parse(text) as unknown;
+}
+
+/**
+ * NewStepsFromBundle for a bundle whose manifests the catalog serves (no image): the CSV from `csvJson`, then every
+ * other object in order (a ClusterServiceVersion among them skipped), then the RBAC of the CSV's permissions; each
+ * step resolving `csvName`. Throws upstream's errors (a CSV that is not JSON, without apiVersion/kind; an object
+ * without a kind).
+ */
+export function inlineBundleSteps(csvName: string, m: { readonly csvJson: string; readonly objects: readonly string[] }, o: BundleStepOptions): Step[] {
+  const parsed = unmarshal(m.csvJson) ?? {};
+  if (!isObject(parsed)) throw new Error(`json: cannot unmarshal ${jsonKind(parsed)} into Go value of type v1alpha1.ClusterServiceVersion`);
+  const csv = stepCSV({ metadata: {}, ...parsed } as KubeObject, o);
+  const objects: KubeObject[] = [];
+  for (const text of m.objects) {
+    const obj = unmarshal(text);
+    if (!isObject(obj) || typeof obj.kind !== 'string' || obj.kind === '') throw new Error(`Object 'Kind' is missing in '${text}'`);
+    if (obj.kind === 'ClusterServiceVersion') continue;
+    objects.push({ metadata: {}, ...obj } as KubeObject);
+  }
+  return [csv, ...objects, ...rbacObjects(csv)].map((obj) => stepFor(csvName, obj, o.catalog));
 }
 
 export interface DependencySubscription {

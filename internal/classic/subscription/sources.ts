@@ -2,7 +2,7 @@
 // catalog entries (R/source_registry.go), the namespace's installed CSVs as the @existing catalog
 // (R/source_csvs.go), and the errors of CatalogSources that have no content yet.
 import { isCopiedCSV, PropertiesAnnotation, type CatalogSource, type ClusterServiceVersion, type Subscription } from '../../../api/operators/index.ts';
-import type { CatalogContent, ContentBundle } from '../catalogsource/index.ts';
+import { servedProperties, type CatalogContent, type ContentBundle } from '../catalogsource/index.ts';
 import { makeEntry, type Catalog, type CatalogKey, type Entry, type Property } from '../resolver/index.ts';
 import { parseTolerant } from '../../shared/semver/index.ts';
 import { tryOr, withErrorPrefix } from '../../shared/toolkit/index.ts';
@@ -42,7 +42,8 @@ function entriesOf(key: CatalogKey, content: CatalogContent): CachedEntries {
           skips: ce.skips,
           ...(ce.skipRange && { skipRange: ce.skipRange }),
           ...(b.version && { version: b.version }),
-          properties: b.properties.map((p) => ({ type: p.type, value: decode(p.value) })),
+          // as the registry serves them: without the bundle's manifests (olm.bundle.object, olm.csv.metadata)
+          properties: servedProperties(b.properties).map((p) => ({ type: p.type, value: decode(p.value) })),
         });
         entries.push(entry);
         bundleOf.set(entry, b);

@@ -32,12 +32,12 @@ import {
 import { errorMessage, mapLimit, type Step as SyncStep, type StepOutcome } from '../../shared/controller/index.ts';
 import { isNotSatisfiable, type Property, type ResolvedEntry } from '../resolver/index.ts';
 import { orderSteps } from '../installplan/index.ts';
-import { bundleSteps, subscriptionStep } from './plan.ts';
+import { bundleSteps, inlineBundleSteps, subscriptionStep } from './plan.ts';
 import { catalogHealth, checkInstallPlan, entryDeprecations, removeIfPresent, setIfChanged, updateDeprecations, updateHealth } from './status.ts';
 import type { RegistryV1 } from '../../shared/registryv1/index.ts';
 import { nonBlockingOwnerReference, type EventRecorder } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
-import type { CatalogContent } from '../catalogsource/index.ts';
+import { bundleManifests, findPackage, servedProperties, type CatalogContent } from '../catalogsource/index.ts';
 import type { ClassicResolutionMetrics } from '../resolver/index.ts';
 import { resolveNamespace, type NamespaceResolution } from './resolve-namespace.ts';
 
@@ -202,6 +202,23 @@ export function nothingToUpdateStep(): SyncStep<NamespaceState> {
 }
 
 /**
+ * Upstream's handling of a ResolveSteps error: a ResolutionFailed event and condition (ConstraintsNotSatisfiable for
+ * an unsatisfiable set, which waits for a change of its inputs; ErrorPreventedResolution, retried, for anything else).
+ */
+function resolutionFailed(p: SyncPorts, st: NamespaceState, err: Error): StepOutcome {
+  const notSatisfiable = isNotSatisfiable(err);
+  p.events.warning(namespaceObject(st.namespace), 'ResolutionFailed', err.message);
+  for (const w of st.subs) {
+    setIfChanged(
+      w.status,
+      { type: SubscriptionResolutionFailed, status: 'True', reason: notSatisfiable ? ReasonConstraintsNotSatisfiable : ReasonErrorPreventedResolution, message: err.message },
+      st.now,
+    );
+  }
+  return notSatisfiable ? end() : end({ err });
+}
+
+/**
  * The namespace resolved (resolveNamespace); the resolved entries and their catalog bundles kept in the state. A
  * failure is a ResolutionFailed event and condition: retried, unless the constraints are unsatisfiable.
  */
@@ -210,19 +227,7 @@ export function resolveStep(p: SyncPorts): SyncStep<NamespaceState> {
     name: 'resolve',
     run: async (st) => {
       const ogs = p.operatorGroups(st.namespace);
-      const fail = (err: Error): StepOutcome => {
-        const notSatisfiable = isNotSatisfiable(err);
-        p.events.warning(namespaceObject(st.namespace), 'ResolutionFailed', err.message);
-        for (const w of st.subs) {
-          setIfChanged(
-            w.status,
-            { type: SubscriptionResolutionFailed, status: 'True', reason: notSatisfiable ? ReasonConstraintsNotSatisfiable : ReasonErrorPreventedResolution, message: err.message },
-            st.now,
-          );
-        }
-        // an unsatisfiable set waits for a change of its inputs; anything else is retried
-        return notSatisfiable ? end() : end({ err });
-      };
+      const fail = (err: Error): StepOutcome => resolutionFailed(p, st, err);
       let out: NamespaceResolution;
       try {
         out = await resolveNamespace({
@@ -246,8 +251,11 @@ export function resolveStep(p: SyncPorts): SyncStep<NamespaceState> {
 }
 
 /**
- * The bundles of the operators to (re)install pulled a few at a time, their InstallPlan steps in resolution order;
- * the Subscriptions whose current CSV changes are the updated ones.
+ * The InstallPlan steps of the operators to (re)install, in resolution order; the Subscriptions whose current CSV
+ * changes are the updated ones. A bundle with an image is pulled (a few at a time), even when the catalog also has its
+ * objects; one without is installed from the manifests the catalog serves for it (upstream's ResolveSteps: an entry
+ * whose BundlePath is "" keeps its api.Bundle and NewStepsFromBundle turns it into steps, a failure being a resolution
+ * failure `failed to turn bundle into steps: …`).
  */
 export function unpackBundlesStep(p: SyncPorts): SyncStep<NamespaceState> {
   return {
@@ -257,8 +265,15 @@ export function unpackBundlesStep(p: SyncPorts): SyncStep<NamespaceState> {
       const csvs = new Set(p.csvs(st.namespace).map((c) => c.metadata.name));
       const steps: Step[] = [];
       const updated: Working[] = [];
-      // the operators to (re)install, their bundles pulled a few at a time, their steps in resolution order
-      const todo: { readonly op: ResolvedEntry; readonly matching: Working[]; readonly image: string; readonly properties: readonly Property[] }[] = [];
+      // the operators to (re)install in resolution order: an inline bundle's steps made now, an image's once pulled
+      interface Todo {
+        readonly op: ResolvedEntry;
+        readonly matching: Working[];
+        readonly properties: readonly Property[];
+        readonly image: string;
+        steps?: Step[];
+      }
+      const todo: Todo[] = [];
       for (const op of st.resolved ?? []) {
         const e = op.entry;
         const matching = st.subs.filter(
@@ -269,25 +284,39 @@ export function unpackBundlesStep(p: SyncPorts): SyncStep<NamespaceState> {
         );
         if (matching.length > 0 && matching.every((w) => w.status.currentCSV === e.name && csvs.has(e.name))) continue;
         const bundle = bundleOf?.(e);
-        if (!bundle?.image) {
-          return failUnpack(st, new Error(`bundle ${e.name} of package ${e.package} in catalogsource ${e.catalog.namespace}/${e.catalog.name} has no bundle image`), true);
+        if (!bundle) {
+          return failUnpack(st, new Error(`bundle ${e.name} of package ${e.package} is not in the content of catalogsource ${e.catalog.namespace}/${e.catalog.name}`), true);
         }
-        todo.push({ op, matching, image: bundle.image, properties: bundle.properties });
+        const t: Todo = { op, matching, properties: servedProperties(bundle.properties), image: bundle.image };
+        todo.push(t);
+        if (bundle.image) continue;
+        try {
+          const content = p.content(e.catalog.namespace, e.catalog.name);
+          const manifests = bundleManifests(bundle, content && findPackage(content, e.package));
+          t.steps = inlineBundleSteps(e.name, manifests, { namespace: st.namespace, replaces: op.replaces ?? '', catalog: e.catalog, properties: t.properties });
+        } catch (err) {
+          return resolutionFailed(p, st, new Error(`failed to turn bundle into steps: ${errorMessage(err)}`));
+        }
       }
+      const images = todo.filter((t) => t.image !== '');
       let bundles: RegistryV1[];
       try {
-        bundles = await mapLimit(todo, UNPACK_CONCURRENCY, (t) => p.bundle(t.image, signal));
+        bundles = await mapLimit(images, UNPACK_CONCURRENCY, (t) => p.bundle(t.image, signal));
       } catch (err) {
         if (signal.aborted) throw err;
         return failUnpack(st, err, false);
       }
-      for (const [i, { op, matching, properties }] of todo.entries()) {
-        const e = op.entry;
+      for (const [i, t] of images.entries()) {
+        const e = t.op.entry;
         try {
-          steps.push(...bundleSteps(bundles[i]!, { namespace: st.namespace, replaces: op.replaces ?? '', catalog: e.catalog, properties }));
+          t.steps = bundleSteps(bundles[i]!, { namespace: st.namespace, replaces: t.op.replaces ?? '', catalog: e.catalog, properties: t.properties });
         } catch (err) {
           return failUnpack(st, err, false);
         }
+      }
+      for (const { op, matching, steps: own } of todo) {
+        const e = op.entry;
+        steps.push(...(own ?? []));
         if (matching.length === 0) steps.push(subscriptionStep(st.namespace, { package: e.package, channel: e.channel, catalog: e.catalog, startingCSV: e.name }));
         for (const w of matching) {
           if (w.status.currentCSV === e.name) continue;

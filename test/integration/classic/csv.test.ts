@@ -50,6 +50,8 @@ describe('CSV install', () => {
       ['Succeeded', 'InstallSucceeded', 'install strategy completed with no errors'],
     ]);
     expect(csv.metadata.finalizers).toContain('operators.coreos.com/csv-cleanup');
+    // Go's encoding/json writes CSVStatus.Cleanup (a struct, `omitempty` never omits it) on every upstream status write
+    expect(csv.status?.cleanup).toEqual({});
     expect(csv.metadata.annotations).toMatchObject({ 'olm.operatorGroup': 'og', 'olm.operatorNamespace': ns, 'olm.targetNamespaces': ns });
     expect(csv.status?.requirementStatus).toEqual([
       { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', name: crd, status: 'Present', message: 'CRD is present and Established condition is true', uuid: expect.any(String) },
