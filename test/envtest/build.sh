@@ -4,10 +4,11 @@
 #
 #   test/envtest/build.sh            build what is missing, print "name=path" lines
 #   test/envtest/build.sh opm ...    only the named binaries (apiserver, registry, kwok, opm, pause, coredns,
-#                                    workload, catalogd-upstream)
+#                                    workload, demo-operator, catalogd-upstream)
 #
 # pause, coredns and workload are static binaries that test/support/cluster-images.ts puts in images for the real
-# nodes (test/support/real-node.ts): the sandbox container, the cluster's DNS and the tests' small HTTP program.
+# nodes (test/support/real-node.ts): the sandbox container, the cluster's DNS and the tests' small HTTP program;
+# demo-operator (demo/operator) is the demo operator's manager, which test/support/demo.ts and make run push.
 #
 # catalogd-upstream (upstream's catalogd, operator-controller's cmd/catalogd, for the bench's side-by-side run) is
 # built only when named: no test needs it.
@@ -19,7 +20,7 @@
 #   OLM_TEST_KWOK           use this prebuilt kwok binary (test/envtest/kwok) instead of building
 #   OLM_TEST_CATALOGD_UPSTREAM  use this prebuilt upstream catalogd binary (test/envtest/catalogd-upstream)
 #   OLM_TEST_OPM            use this prebuilt opm binary (test/envtest/opm: `opm serve` and `opm version`)
-#   OLM_TEST_PAUSE, OLM_TEST_COREDNS, OLM_TEST_WORKLOAD  use these prebuilt static binaries (test/envtest/<name>)
+#   OLM_TEST_PAUSE, OLM_TEST_COREDNS, OLM_TEST_WORKLOAD, OLM_TEST_DEMO_OPERATOR  use these prebuilt static binaries
 #
 # The apiserver binary is multi-call: `apiserver kube-controller-manager ...`,
 # `apiserver kube-scheduler ...`, `apiserver kubelet ...`, `apiserver kube-proxy ...` and `apiserver kubectl ...` run
@@ -73,7 +74,7 @@ k8s_minor=$(echo "$k8s_version" | cut -d. -f2)
 [ -n "$k8s_minor" ] || { echo "build.sh: cannot read the k8s.io/kubernetes version from apiserver/go.mod" >&2; exit 1; }
 want=("$@")
 for name in "${want[@]}"; do
-  case $name in apiserver | registry | kwok | opm | pause | coredns | workload | catalogd-upstream) ;; *) echo "build.sh: unknown binary $name" >&2; exit 2 ;; esac
+  case $name in apiserver | registry | kwok | opm | pause | coredns | workload | demo-operator | catalogd-upstream) ;; *) echo "build.sh: unknown binary $name" >&2; exit 2 ;; esac
 done
 is_wanted() { [ ${#want[@]} -eq 0 ] || [[ " ${want[*]} " == *" $1 "* ]]; }
 
@@ -113,6 +114,11 @@ fi
 if is_wanted workload; then
   if [ -n "${OLM_TEST_WORKLOAD:-}" ]; then echo "workload=$OLM_TEST_WORKLOAD"; else
     build workload "$here/workload" ""
+  fi
+fi
+if is_wanted demo-operator; then
+  if [ -n "${OLM_TEST_DEMO_OPERATOR:-}" ]; then echo "demo-operator=$OLM_TEST_DEMO_OPERATOR"; else
+    build demo-operator "$root/demo/operator" ""
   fi
 fi
 if [ ${#want[@]} -gt 0 ] && is_wanted catalogd-upstream; then

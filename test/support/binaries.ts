@@ -49,21 +49,23 @@ export interface ClusterBinaries {
   readonly pause: string;
   readonly coredns: string;
   readonly workload: string;
+  /** demo/operator: the demo operator's manager. */
+  readonly demoOperator: string;
 }
 let cachedCluster: Promise<ClusterBinaries> | undefined;
 
-/** The static binaries the real nodes' images hold (test/envtest/pause, coredns, workload), built on first use. */
+/** The static binaries of the images Pods run (test/envtest/pause, coredns, workload; demo/operator), built on first use. */
 export function clusterBinaries(): Promise<ClusterBinaries> {
   cachedCluster ??= (async () => {
-    const { stdout } = await promisify(execFile)('bash', [buildScript, 'pause', 'coredns', 'workload'], { maxBuffer: 16 << 20, timeout: 60 * 60_000 });
+    const { stdout } = await promisify(execFile)('bash', [buildScript, 'pause', 'coredns', 'workload', 'demo-operator'], { maxBuffer: 16 << 20, timeout: 60 * 60_000 });
     const found = Object.fromEntries(
       stdout
         .trim()
         .split('\n')
         .map((l) => l.split('=', 2) as [string, string]),
     );
-    if (!found.pause || !found.coredns || !found.workload) throw new Error(`build.sh printed no pause, coredns or workload binary: ${stdout}`);
-    return { pause: found.pause, coredns: found.coredns, workload: found.workload };
+    if (!found.pause || !found.coredns || !found.workload || !found['demo-operator']) throw new Error(`build.sh printed no pause, coredns, workload or demo-operator binary: ${stdout}`);
+    return { pause: found.pause, coredns: found.coredns, workload: found.workload, demoOperator: found['demo-operator'] };
   })();
   return cachedCluster;
 }

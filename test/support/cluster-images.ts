@@ -17,12 +17,15 @@ export interface ClusterImages {
   readonly workload: string;
 }
 
-/** One static binary at `/<name>` as the image's entrypoint, pushed to `<registryHost>/olm-test/<name>:<tag>`; returns the digest reference. */
+/**
+ * One static binary at `/<name>` as the image's entrypoint, pushed to `<registryHost>/<repository>:<tag>` (default
+ * `olm-test/<name>:local`); returns the digest reference.
+ */
 export async function pushBinaryImage(
   registryHost: string,
   name: string,
   binary: string,
-  { tag = 'local', runtime = {} }: { tag?: string; runtime?: ImageRuntime } = {},
+  { repository = `olm-test/${name}`, tag = 'local', runtime = {} }: { repository?: string; tag?: string; runtime?: ImageRuntime } = {},
 ): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), `olm-image-${name}-`));
   const client = new RegistryClient({ insecureRegistries: [registryHost], userAgent: 'olm-test' });
@@ -31,7 +34,7 @@ export async function pushBinaryImage(
     await copyFile(binary, join(dir, 'rootfs', name));
     const image = await buildImage({ layers: [{ dir: join(dir, 'rootfs') }], runtime: { entrypoint: [`/${name}`], ...runtime } });
     try {
-      const pushed = await pushImage(client, `${registryHost}/olm-test/${name}:${tag}`, image);
+      const pushed = await pushImage(client, `${registryHost}/${repository}:${tag}`, image);
       return pushed.digestRef;
     } finally {
       await image.dispose();

@@ -20,6 +20,7 @@ import { createSignedClientPair, generateCA } from '../../internal/classic/csv/i
 import { binaries } from './binaries.ts';
 import { pushClusterImages } from './cluster-images.ts';
 import { deployClusterDns } from './cluster-dns.ts';
+import { DEMO_REGISTRY } from './registry.ts';
 import { RealNode, type NodeNetwork } from './real-node.ts';
 import { freePort, waitFor } from './net.ts';
 import { TestKube } from './kube.ts';
@@ -148,7 +149,18 @@ export class ControlPlane {
     const [{ apiserver }, images] = await Promise.all([binaries(), pushClusterImages(registryHost)]);
     this.realNodes = info.realNodes.map(
       (name, index) =>
-        new RealNode({ network, index, count: info.realNodes.length, name, apiserverBinary: apiserver, kubeconfig: info.kubeconfigPath, pauseImage: images.pause, registryHost }),
+        new RealNode({
+          network,
+          index,
+          count: info.realNodes.length,
+          name,
+          apiserverBinary: apiserver,
+          kubeconfig: info.kubeconfigPath,
+          pauseImage: images.pause,
+          registryHost,
+          // The demo's bundles name their operator image at make run's registry.
+          mirrored: [DEMO_REGISTRY],
+        }),
     );
     await Promise.all(this.realNodes.map((n) => n.start()));
     const kube = new TestKube(info);

@@ -10,10 +10,12 @@ import { runCaptured } from '../../internal/cli/index.ts';
 import { publishCatalog } from '../../internal/publish/index.ts';
 import { loadCatalog } from '../../internal/shared/fbc/index.ts';
 import { RegistryClient, parseReference } from '../../internal/shared/image/index.ts';
+import { clusterBinaries } from './binaries.ts';
+import { pushBinaryImage } from './cluster-images.ts';
+import { DEMO_REGISTRY } from './registry.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-/** The registry the demo catalog names (make run's). */
-export const DEMO_REGISTRY = 'localhost:5001';
+export { DEMO_REGISTRY };
 
 /** The demo catalog's directory (demo/catalog), its image references as `make run` pushes them. */
 export const DEMO_CATALOG = join(root, 'demo', 'catalog');
@@ -39,13 +41,20 @@ export async function demoWithStableV4(): Promise<string> {
   return dir;
 }
 
-/** Pushes the demo to `host`; `work` holds the rewritten catalog. Returns the catalog image reference. */
+/**
+ * Pushes the demo to `host` — the operator's image (demo/operator) once per bundle version, each bundle, the catalog —;
+ * `work` holds the rewritten catalog. Returns the catalog image reference.
+ */
 export async function publishDemo(host: string, work: string): Promise<string> {
   const olm = async (argv: string[]): Promise<void> => {
     const r = await runCaptured(argv, { cwd: root, env: process.env });
     if (r.code !== 0) throw new Error(`kubectl olm ${argv.join(' ')}: ${r.stdout}${r.stderr}`);
   };
   const { config } = await loadCatalog(join(root, 'demo', 'catalog'));
+  const { demoOperator } = await clusterBinaries();
+  for (const b of config.bundles) {
+    await pushBinaryImage(host, 'demo-operator', demoOperator, { repository: 'olm-demo/demo-operator', tag: `v${b.name.slice('demo-operator.v'.length)}`, runtime: { user: '65532:65532' } });
+  }
   for (const b of config.bundles) await olm(['bundle', 'push', join(root, 'demo', 'bundles', b.name), b.image.replace(DEMO_REGISTRY, host), '--plain-http']);
   const from = join(root, 'demo', 'catalog', 'demo-operator');
   const to = join(work, 'catalog', 'demo-operator');

@@ -237,6 +237,8 @@ export interface RealNodeOptions {
   readonly pauseImage: string;
   /** host:port of the local plain-HTTP registry, reachable from the node at the bridge address. */
   readonly registryHost: string;
+  /** Registries whose images the node pulls from the local registry instead (containerd mirrors), e.g. `localhost:5001`. */
+  readonly mirrored?: readonly string[];
 }
 
 /** One real node: its network namespace, containerd, kubelet and kube-proxy. */
@@ -368,10 +370,12 @@ export class RealNode {
         ],
       }),
     );
-    // The local registry over plain HTTP, as containerd's hosts.toml says it.
-    const hostsDir = join(d, 'containerd', 'certs.d', registryHost);
-    await mkdir(hostsDir, { recursive: true });
-    await writeFile(join(hostsDir, 'hosts.toml'), `server = "http://${registryHost}"\n\n[host."http://${registryHost}"]\n  capabilities = ["pull", "resolve"]\n`);
+    // The local registry over plain HTTP, as containerd's hosts.toml says it; each mirrored registry pulled from it.
+    for (const host of [registryHost, ...(this.o.mirrored ?? [])]) {
+      const hostsDir = join(d, 'containerd', 'certs.d', host);
+      await mkdir(hostsDir, { recursive: true });
+      await writeFile(join(hostsDir, 'hosts.toml'), `server = "http://${registryHost}"\n\n[host."http://${registryHost}"]\n  capabilities = ["pull", "resolve"]\n`);
+    }
     const cri = 'plugins."io.containerd.grpc.v1.cri"';
     await writeFile(
       join(d, 'containerd.toml'),

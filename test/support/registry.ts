@@ -7,6 +7,9 @@ import { binaries } from './binaries.ts';
 import { freePort, portFree, waitFor } from './net.ts';
 import { startProcess, stopProcess, type Managed } from './process.ts';
 
+/** Where `make run` serves its registry, and so the registry the demo's catalog and bundles name (test/support/demo.ts). */
+export const DEMO_REGISTRY = 'localhost:5001';
+
 export interface RegistryInfo {
   /** host:port, e.g. 127.0.0.1:5000 — use as the image reference domain. */
   readonly host: string;

@@ -5,7 +5,11 @@
 // and olm-classic run as Pods with their Deployments' securityContext (non-root, read-only root filesystem, no
 // privilege escalation), turn Ready from their real probes, reach the API server through the `kubernetes` Service, and
 // elect one leader among two replicas. catalogd's certificate comes from the Secret the cert-manager component names
-// (this test plays cert-manager's part, as guide.test.ts does).
+// (this test plays cert-manager's part, as guide.test.ts does). Then the guide's checks, all done by the Pods: the
+// ClusterCatalog sample served over HTTPS, the ClusterExtension sample installed from it and the demo operator's Pod
+// Running on the real node and answering a Greeting; the CatalogSource sample READY and a Subscription's CSV
+// Succeeded; and, with the package-server component, the PackageManifest APIService Available and listing the demo.
+// The overlay adds `--insecure-registries` (the registry speaks plain HTTP), as a user's overlay would.
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import yaml from 'js-yaml';
@@ -15,7 +19,10 @@ import { buildAndPush } from '../../../cmd/image.ts';
 import { RegistryClient } from '../../../internal/shared/image/index.ts';
 import type { KubeObject } from '../../support/kube.ts';
 import { realNodesUnavailable } from '../../support/real-node.ts';
-import { DeployCluster, NAMESPACE, root } from './cluster.ts';
+import { readFile } from 'node:fs/promises';
+import { waitFor } from '../../support/net.ts';
+import { PACKAGES_APISERVICE } from '../../support/package-server.ts';
+import { DEMO_REGISTRY, DeployCluster, NAMESPACE, root } from './cluster.ts';
 
 const unavailable = realNodesUnavailable();
 const DEPLOYMENTS = ['catalogd', 'operator-controller', 'olm-classic'] as const;
@@ -51,9 +58,20 @@ describe.skipIf(unavailable)(`config/install on a real node${unavailable ? ` (sk
     const overlay = join(cluster.work, 'install');
     await mkdir(overlay, { recursive: true });
     const [name, digest] = image.split('@') as [string, string];
+    const insecure = DEPLOYMENTS.map((d) => ({
+      target: { group: 'apps', version: 'v1', kind: 'Deployment', name: d },
+      patch: yaml.dump([{ op: 'add', path: '/spec/template/spec/containers/0/args/-', value: `--insecure-registries=${cluster.registry.host}` }]),
+    }));
     await writeFile(
       join(overlay, 'kustomization.yaml'),
-      yaml.dump({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [relative(overlay, join(root, 'config', 'install'))], images: [{ name: 'olmv1', newName: name, digest }] }),
+      yaml.dump({
+        apiVersion: 'kustomize.config.k8s.io/v1beta1',
+        kind: 'Kustomization',
+        resources: [relative(overlay, join(root, 'config', 'install'))],
+        components: [relative(overlay, join(root, 'config', 'components', 'package-server'))],
+        images: [{ name: 'olmv1', newName: name, digest }],
+        patches: insecure,
+      }),
     );
     const objects = yaml.loadAll(await cluster.kubectl(['kustomize', overlay])).filter((o): o is KubeObject => !!o);
     await cluster.serveCertManagerKinds();
@@ -86,5 +104,49 @@ describe.skipIf(unavailable)(`config/install on a real node${unavailable ? ` (sk
     const leases = (await cluster.kube.must<{ items: { metadata: { name: string }; spec: { holderIdentity?: string } }[] }>(cluster.kube.request('GET', `/apis/coordination.k8s.io/v1/namespaces/${NAMESPACE}/leases`))).items;
     const holders = leases.map((l) => l.spec.holderIdentity ?? '');
     for (const deployment of DEPLOYMENTS) expect(holders.some((h) => h.startsWith(`${deployment}-`)), `a Lease held by a ${deployment} Pod (${holders.join(', ')})`).toBe(true);
+  });
+
+  it("passes the guide's checks with every controller in its Pod: OLM v1, OLM classic and the package server", { timeout: 420_000 }, async () => {
+    const host = cluster.registry.host;
+    await cluster.publishDemo(host);
+    // OLM v1: the ClusterCatalog served over HTTPS by catalogd's Pods, the ClusterExtension installed from it by
+    // operator-controller's, the demo operator's own Pod pulled and Running on the real node.
+    await cluster.applySample('clustercatalog.yaml', host);
+    await cluster.kubectl(['apply', '--server-side', '-f', join(root, 'config', 'samples', 'clusterextension.yaml')]);
+    await cluster.waitForCondition('/apis/olm.operatorframework.io/v1/clustercatalogs/olm-demo', 'Serving', 120_000);
+    const catalog = await cluster.kube.must<{ status: { urls: { base: string } } }>(cluster.kube.request('GET', '/apis/olm.operatorframework.io/v1/clustercatalogs/olm-demo'));
+    expect(catalog.status.urls.base).toBe(`https://catalogd-service.${NAMESPACE}.svc/catalogs/olm-demo`);
+    await cluster.demoInstalled();
+    const operatorPods = (await cluster.kube.must<{ items: Pod[] }>(cluster.kube.request('GET', '/api/v1/namespaces/demo/pods?labelSelector=app.kubernetes.io%2Fname%3Ddemo-operator'))).items;
+    expect(operatorPods.map((p) => [p.spec.nodeName, p.status?.phase, p.status?.containerStatuses?.[0]?.ready])).toEqual([['real-node-0', 'Running', true]]);
+    // The operator itself answers: a Greeting gets its message from the running manager.
+    await cluster.kube.must(
+      cluster.kube.request('POST', '/apis/demo.olm.dev/v1alpha1/namespaces/demo/greetings', {
+        apiVersion: 'demo.olm.dev/v1alpha1',
+        kind: 'Greeting',
+        metadata: { name: 'hello' },
+        spec: { recipient: 'cluster admin', style: 'Formal' },
+      }),
+    );
+    await waitFor('the Greeting answered by the demo operator', async () => {
+      const g = await cluster.kube.must<{ status?: { message?: string } }>(cluster.kube.request('GET', '/apis/demo.olm.dev/v1alpha1/namespaces/demo/greetings/hello'));
+      return g.status?.message === 'Good day, cluster admin.';
+    });
+
+    // OLM classic: the CatalogSource sample READY, the guide's Subscription's CSV Succeeded, its Deployment's Pod Running.
+    const sourceSample = (await readFile(join(root, 'config', 'samples', 'catalogsource.yaml'), 'utf8')).replaceAll(DEMO_REGISTRY, host);
+    await cluster.kubectl(['apply', '--server-side', '-f', '-'], sourceSample);
+    await cluster.kubectl(['-n', 'olm', 'wait', '--for=jsonpath={.status.connectionState.lastObservedState}=READY', '--timeout=120s', 'catalogsource/olm-demo']);
+    const guide = await readFile(join(root, 'docs', 'deploy.md'), 'utf8');
+    await cluster.kubectl(['apply', '--server-side', '-f', '-'], /```yaml\n(# OLM classic: a Subscription[\s\S]*?)```/.exec(guide)![1]!);
+    await waitFor('the Subscription at the channel head', async () => {
+      const out = await cluster.kubectl(['-n', 'demo-classic', 'get', 'subscription', 'demo-operator', '-o', 'jsonpath={.status.state} {.status.installedCSV}']);
+      return out === 'AtLatestKnown demo-operator.v0.3.0';
+    }, { timeoutMs: 180_000 });
+    await cluster.kubectl(['-n', 'demo-classic', 'wait', '--for=jsonpath={.status.phase}=Succeeded', '--timeout=180s', 'csv/demo-operator.v0.3.0']);
+
+    // The package server in olm-classic's Pods behind the APIService: Available, and listing the demo.
+    await cluster.kubectl(['wait', '--for=condition=Available', '--timeout=120s', `apiservice/${PACKAGES_APISERVICE}`]);
+    await waitFor('the demo in PackageManifests', async () => (await cluster.kubectl(['-n', 'olm', 'get', 'packagemanifests', '-o', 'name'])).includes('packagemanifest.packages.operators.coreos.com/demo-operator'));
   });
 });

@@ -1,0 +1,3 @@
+module olmv1.demo/operator
+
+go 1.26.0
