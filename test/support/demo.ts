@@ -42,6 +42,19 @@ export async function demoWithStableV4(): Promise<string> {
 }
 
 /**
+ * The demo operator's image (demo/operator, built on first use) as `<host>/olm-demo/demo-operator:v<version>` for each
+ * bundle of the demo catalog: what the bundles' Deployment names (at `localhost:5001`, make run's registry).
+ */
+export async function pushDemoOperator(host: string): Promise<void> {
+  const { config } = await loadCatalog(DEMO_CATALOG);
+  const { demoOperator } = await clusterBinaries();
+  for (const b of config.bundles) {
+    const tag = `v${b.name.slice(`${b.package}.v`.length)}`;
+    await pushBinaryImage(host, 'demo-operator', demoOperator, { repository: 'olm-demo/demo-operator', tag, runtime: { user: '65532:65532' } });
+  }
+}
+
+/**
  * Pushes the demo to `host` — the operator's image (demo/operator) once per bundle version, each bundle, the catalog —;
  * `work` holds the rewritten catalog. Returns the catalog image reference.
  */
@@ -51,10 +64,7 @@ export async function publishDemo(host: string, work: string): Promise<string> {
     if (r.code !== 0) throw new Error(`kubectl olm ${argv.join(' ')}: ${r.stdout}${r.stderr}`);
   };
   const { config } = await loadCatalog(join(root, 'demo', 'catalog'));
-  const { demoOperator } = await clusterBinaries();
-  for (const b of config.bundles) {
-    await pushBinaryImage(host, 'demo-operator', demoOperator, { repository: 'olm-demo/demo-operator', tag: `v${b.name.slice('demo-operator.v'.length)}`, runtime: { user: '65532:65532' } });
-  }
+  await pushDemoOperator(host);
   for (const b of config.bundles) await olm(['bundle', 'push', join(root, 'demo', 'bundles', b.name), b.image.replace(DEMO_REGISTRY, host), '--plain-http']);
   const from = join(root, 'demo', 'catalog', 'demo-operator');
   const to = join(work, 'catalog', 'demo-operator');

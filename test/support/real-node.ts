@@ -23,6 +23,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -142,6 +143,28 @@ export class NodeNetwork {
     await cleanup(this.index);
     await rm(join(LOCK_DIR, `${this.index}.pid`), { force: true });
   }
+}
+
+/**
+ * Listens on `address:port` and passes each connection to 127.0.0.1:`port`: `make run`'s registry, on loopback for the
+ * tutorial's `localhost:5001`, reached by the real nodes at their gateway. Resolves with the function that closes it.
+ */
+export async function forwardToLoopback(address: string, port: number): Promise<() => Promise<void>> {
+  const server = createServer((inbound) => {
+    const outbound = connect(port, '127.0.0.1');
+    inbound.pipe(outbound).pipe(inbound);
+    const end = (): void => {
+      inbound.destroy();
+      outbound.destroy();
+    };
+    inbound.on('error', end);
+    outbound.on('error', end);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, address, () => resolve());
+  });
+  return () => new Promise((resolve) => server.close(() => resolve()));
 }
 
 const nodesDir = (index: number): string => join(tmpdir(), 'olm-real-nodes', String(index));

@@ -1,7 +1,9 @@
 // `make run`: a local control plane and registry (unless KUBECONFIG names a cluster), the CRDs
-// installed (OLM v1's and classic's), the demo catalog and bundles (demo/) pushed to the registry, and
+// installed (OLM v1's and classic's), the demo catalog, bundles and operator image (demo/) pushed to the registry, and
 // the controllers (catalogd, operator-controller, olm-classic) running with their logs in this
-// terminal. Ctrl-C stops all.
+// terminal. Ctrl-C stops all. The cluster's node is a real one (test/support/real-node.ts: installed operators' Pods
+// run as containers) where this machine allows it (root, containerd, runc, the CNI plugins: make system-deps), KWOK's
+// simulated nodes otherwise.
 //
 // The registry listens on 127.0.0.1:5001 and catalogd's content server on 127.0.0.1:18443, both
 // fixed: the demo catalog names its images `localhost:5001/...` and the README tutorial reaches
@@ -22,7 +24,9 @@ import { installClassicCRDs, installCrds, yamlFiles } from './crds.ts';
 import { TestKube } from './kube.ts';
 import { portFree, waitFor } from './net.ts';
 import { PACKAGES_SERVICE, registerPackageServer } from './package-server.ts';
+import { forwardToLoopback, NodeNetwork, realNodesUnavailable } from './real-node.ts';
 import { PortInUseError, Registry } from './registry.ts';
+import { pushDemoOperator } from './demo.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /** The demo catalog's image references name this registry (demo/catalog). */
@@ -55,11 +59,28 @@ async function main(): Promise<void> {
     if (!(await portFree(port))) throw new PortInUseError(port);
   }
   if (!kubeconfigPath) {
-    console.log(`starting a local cluster (kube-apiserver + etcd, controller-manager, scheduler, simulated nodes) and a registry on 127.0.0.1:${REGISTRY_PORT} ...`);
-    const cp = new ControlPlane();
+    const unavailable = realNodesUnavailable();
+    console.log(
+      `starting a local cluster (kube-apiserver + etcd, controller-manager, scheduler, ${unavailable ? `simulated nodes — no real node: ${unavailable}` : 'a real node'}) and a registry on 127.0.0.1:${REGISTRY_PORT} ...`,
+    );
     const reg = new Registry({ port: REGISTRY_PORT });
-    stops.push(() => reg.stop(), () => cp.stop());
-    const [info] = await Promise.all([cp.start(), reg.start()]);
+    let cp: ControlPlane;
+    if (unavailable) {
+      cp = new ControlPlane();
+      stops.push(() => reg.stop(), () => cp.stop());
+      await Promise.all([cp.start(), reg.start()]);
+    } else {
+      // The node pulls from the registry at its gateway (a forwarder to the loopback registry the tutorial names).
+      const network = await NodeNetwork.create();
+      stops.push(() => network.destroy());
+      await reg.start();
+      const closeForward = await forwardToLoopback(network.gateway, REGISTRY_PORT);
+      cp = new ControlPlane({ nodes: 0, realNodes: { network, registryHost: `${network.gateway}:${REGISTRY_PORT}` } });
+      // Stopped in this order, before the network goes.
+      stops.unshift(() => reg.stop(), () => cp.stop(), closeForward);
+      await cp.start();
+    }
+    const info = cp.details;
     kubeconfigPath = join(runDir, 'kubeconfig');
     await copyFile(info.kubeconfigPath, kubeconfigPath);
     registryHosts = [REGISTRY_HOST, `127.0.0.1:${REGISTRY_PORT}`];
@@ -170,7 +191,7 @@ async function olm(argv: string[]): Promise<void> {
   if (r.code !== 0) throw new Error(`kubectl olm ${argv.join(' ')} failed (exit ${r.code}):\n${(r.stdout + r.stderr).trimEnd()}`);
 }
 
-/** Pushes every bundle the demo catalog lists (from demo/bundles/<bundle name>) and then the catalog. */
+/** Pushes every bundle the demo catalog lists (from demo/bundles/<bundle name>), the catalog and the operator's image. */
 async function publishDemo(): Promise<void> {
   const catalogDir = join(root, 'demo', 'catalog');
   const { config } = await loadCatalog(catalogDir);
@@ -178,6 +199,7 @@ async function publishDemo(): Promise<void> {
     await olm(['bundle', 'push', join(root, 'demo', 'bundles', b.name), b.image, '--plain-http']);
   }
   await olm(['catalog', 'push', catalogDir, DEMO_CATALOG_IMAGE, '--plain-http']);
+  await pushDemoOperator(REGISTRY_HOST);
   console.log(`demo:          pushed ${config.bundles.length} bundles of ${config.packages.map((p) => p.name).join(', ')} and the catalog ${DEMO_CATALOG_IMAGE}`);
 }
 

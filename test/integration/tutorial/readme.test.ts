@@ -15,6 +15,10 @@ import type { KubeObject } from '../../../api/meta/v1.ts';
 import { isNotFound, KubeClient } from '../../../internal/shared/kube/index.ts';
 import { binaries } from '../../support/binaries.ts';
 import { MakeRun } from '../../support/make-run.ts';
+import { realNodesUnavailable } from '../../support/real-node.ts';
+
+/** make run starts a real node where this machine allows one (run-local.ts). */
+const REAL_NODES = realNodesUnavailable() === undefined;
 import { sleep } from '../../support/net.ts';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -133,7 +137,10 @@ async function eventually(what: string, check: () => Promise<string | undefined>
   throw new Error(`${what}: ${last}`);
 }
 
-/** The extension has `version` installed and Available, and the operator runs that version in Running Pods on simulated nodes. */
+/**
+ * The extension has `version` installed and Available, and the operator runs that version in a Running Pod: on make
+ * run's real node where this machine has one (a container whose readiness probe passed), on a simulated node otherwise.
+ */
 async function installedAndRunning(version: string): Promise<void> {
   await eventually(`demo-operator ${version} installed and running`, async () => {
     const ext = await getOrUndefined(CE);
@@ -149,7 +156,9 @@ async function installedAndRunning(version: string): Promise<void> {
     });
     const ok = live.filter((p) => {
       const spec = p['spec'] as { nodeName?: string; containers: { image: string }[] };
-      return (p['status'] as { phase?: string }).phase === 'Running' && spec.nodeName?.startsWith('kwok-node-') && spec.containers[0]!.image === image;
+      const status = p['status'] as { phase?: string; containerStatuses?: { ready: boolean }[] };
+      const onNode = REAL_NODES ? spec.nodeName === 'real-node-0' && status.containerStatuses?.[0]?.ready === true : spec.nodeName?.startsWith('kwok-node-');
+      return status.phase === 'Running' && onNode && spec.containers[0]!.image === image;
     });
     return ok.length === 1 && live.length === 1 ? undefined : `pods: ${summary.join('; ') || 'none'}`;
   });
