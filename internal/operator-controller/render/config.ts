@@ -114,7 +114,8 @@ interface SchemaError {
 
 /** The library's quote(): Go %q with `"` unescaped and `'` escaped, in single quotes. */
 const quote = (s: string): string => `'${JSON.stringify(s).slice(1, -1).replaceAll('\\"', '"').replaceAll("'", "\\'")}'`;
-const display = (v: unknown): string => (typeof v === 'string' ? quote(v) : Array.isArray(v) || isObject(v) ? 'value' : String(v));
+/** The library's display() of a format failure's value (`%v` for the rest; every format here checks strings only). */
+const display = (v: unknown): string => (typeof v === 'string' ? quote(v) : Array.isArray(v) || isObject(v) ? 'value' : v === null ? '<nil>' : String(v));
 
 /** Go's time package quote(): ASCII kept (`"` and `\` escaped), every other byte and control byte as \xNN. */
 function goTimeQuote(bytes: Buffer): string {
