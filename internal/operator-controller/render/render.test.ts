@@ -169,6 +169,23 @@ describe('renderRegistryV1', () => {
       config: { deploymentConfig: { volumeMounts: [{ name: 5 }] } },
       want: 'multiple errors found:\n  - validation failed\n  - required field "mountPath" is missing\n  - invalid type for field "deploymentConfig.volumeMounts.0.name": got number, want string',
     },
+    // The full Kubernetes types (upstream's registryv1bundleconfig.json): wrong types deep inside are refused too.
+    { modes: [ALL], config: { deploymentConfig: { tolerations: [{ key: 'k', operator: 'Exists', tolerationSeconds: '300' }] } }, want: 'validation failed' },
+    {
+      modes: [ALL],
+      config: { deploymentConfig: { tolerations: [{ key: 'k', tolerationSeconds: 1.5, effect: 1 }] } },
+      want: 'multiple errors found:\n  - validation failed\n  - invalid type for field "deploymentConfig.tolerations.0.effect": got number, want string\n  - invalid type for field "deploymentConfig.tolerations.0.tolerationSeconds": got number, want integer',
+    },
+    {
+      modes: [ALL],
+      config: { deploymentConfig: { affinity: { podAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: '1', podAffinityTerm: { topologyKey: 'z' } }] } } } },
+      want: 'validation failed',
+    },
+    {
+      modes: [OWN],
+      config: { watchNamespace: 'ns', deploymentConfig: { affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: '1' }] }, podAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: '1' }] } } } },
+      want: "multiple errors found:\n  - validation failed\n  - 'allOf' failed\n  - validation failed\n  - 'allOf' failed\n  - validation failed",
+    },
     {
       modes: [SINGLE],
       config: { watchNamespace: 'x'.repeat(64) },
