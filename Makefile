@@ -37,9 +37,11 @@ $(NODE_MODULES): package.json package-lock.json | $(NODE)
 install: $(NODE_MODULES) ## npm ci (only when package-lock.json changed)
 
 # Each Debian package with a file that shows it is installed: skopeo, umoci, zstd (image tests); jq, curl (the README
-# tutorial); containerd, runc, the CNI plugins, iptables (the local cluster's real nodes, test/support/real-node.ts).
+# tutorial); containerd, runc, the CNI plugins, iptables (the local cluster's real nodes, test/support/real-node.ts);
+# busybox-static (the e2e test operators' image on real nodes, test/support/cluster-images.ts).
 SYSTEM_PACKAGES := skopeo:/usr/bin/skopeo umoci:/usr/bin/umoci zstd:/usr/bin/zstd jq:/usr/bin/jq curl:/usr/bin/curl \
-	containerd:/usr/bin/containerd runc:/usr/sbin/runc containernetworking-plugins:/usr/lib/cni/bridge iptables:/usr/sbin/iptables
+	containerd:/usr/bin/containerd runc:/usr/sbin/runc containernetworking-plugins:/usr/lib/cni/bridge iptables:/usr/sbin/iptables \
+	busybox-static:/bin/busybox
 system-deps: ## Debian packages the tests use (image tools, the tutorial's jq and curl, the real nodes' containerd, runc, CNI, iptables); installed when missing
 	@missing=""; for pf in $(SYSTEM_PACKAGES); do [ -e "$${pf#*:}" ] || missing="$$missing $${pf%%:*}"; done; \
 	if [ -n "$$missing" ]; then \

@@ -188,7 +188,7 @@ export async function benchOperatorController(): Promise<Figure[]> {
         rateLimiter: () => new ItemExponentialFailureRateLimiter(100, 2000),
       },
       catalogdImpl,
-    )({ options: managerOptions('catalogd.olm.operatorframework.io'), client: cdClient, logger, metrics: createMetrics({ defaultMetrics: false }) });
+    )({ options: managerOptions('catalogd-operator-lock'), client: cdClient, logger, metrics: createMetrics({ defaultMetrics: false }) });
     stops.push(await run(cdParts, cdClient));
     const ocClient = await KubeClient.fromConfig({ kubeconfig: info.kubeconfigPath });
     const oc = await operatorControllerSetup(
@@ -201,7 +201,7 @@ export async function benchOperatorController(): Promise<Figure[]> {
         resyncMs: 3600_000,
       },
       ocImpl,
-    )({ options: managerOptions('operator-controller.olm.operatorframework.io'), client: ocClient, logger, metrics: createMetrics({ defaultMetrics: false }) });
+    )({ options: managerOptions('9c4404e7.operatorframework.io'), client: ocClient, logger, metrics: createMetrics({ defaultMetrics: false }) });
     stops.push(await run(oc, ocClient));
 
     const createCatalog = async (name: string, ref: string): Promise<void> => {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadScenarios } from '../e2e/support/gherkin.ts';
 import { PROFILES, tagGates } from '../e2e/support/profile.ts';
-import { skipReason } from '../e2e/support/runner.ts';
+import { needsPods, skipReason } from '../e2e/support/runner.ts';
 import { matchStep } from '../e2e/steps/steps.ts';
 
 const scenarios = loadScenarios();
@@ -16,14 +16,21 @@ describe('e2e features', () => {
   });
 
   for (const name of ['standard', 'experimental'] as const) {
-    it(`${name}: every step of every scenario it runs has a step definition`, () => {
-      const gates = tagGates(PROFILES[name]);
-      const unmatched = scenarios
-        .filter((s) => !skipReason(s, gates))
-        .flatMap((s) => s.steps.filter((st) => !matchStep(st.text)).map((st) => `${s.location}: ${st.text}`));
-      expect(unmatched).toEqual([]);
-    });
+    for (const deployed of [false, true]) {
+      it(`${name}${deployed ? '-pods' : ''}: every step of every scenario it runs has a step definition`, () => {
+        const gates = tagGates(PROFILES[name]);
+        const unmatched = scenarios
+          .filter((s) => (!deployed || needsPods(s) !== undefined) && !skipReason(s, gates, deployed))
+          .flatMap((s) => s.steps.filter((st) => !matchStep(st.text)).map((st) => `${s.location}: ${st.text}`));
+        expect(unmatched).toEqual([]);
+      });
+    }
   }
+
+  it('runs every scenario that needs Pods in a deployed profile, and no other', () => {
+    const pods = scenarios.filter((s) => needsPods(s) !== undefined).map((s) => s.feature);
+    expect(new Set(pods)).toEqual(new Set(['metrics', 'tls', 'proxy', 'ha', 'install']));
+  });
 
   it('a step matches its first definition with upstream captures', () => {
     const m = matchStep('ClusterObjectSet "${NAME}-1" reports Available as False with Reason ProbeFailure and Message:');

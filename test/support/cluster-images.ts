@@ -2,7 +2,8 @@
 // internet: the sandbox (pause) image and CoreDNS, each one static binary from test/envtest (Go modules built from the
 // module proxy) in a single layer, built by the project's own image builder (internal/shared/image) and pushed to the
 // local registry, where containerd pulls them like any image.
-import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildImage, pushImage, RegistryClient, type ImageRuntime } from '../../internal/shared/image/index.ts';
@@ -55,4 +56,34 @@ export async function pushClusterImages(registryHost: string): Promise<ClusterIm
     pushBinaryImage(registryHost, 'workload', workload, { runtime: { user: '65532:65532' } }),
   ]);
   return { pause: pauseRef, coredns: corednsRef, workload: workloadRef };
+}
+
+/** Debian's static busybox (package busybox-static, make system-deps). */
+const BUSYBOX = '/bin/busybox';
+
+/**
+ * `<registryHost>/library/busybox:<tag>`: Debian's static busybox with a link for each of its applets in /bin — what
+ * upstream's e2e test operators run (`busybox:1.36`, a shell script serving httpd). Real nodes mirror docker.io to the
+ * local registry, so `busybox:1.36` is pulled from here. Returns the digest reference.
+ */
+export async function pushBusyboxImage(registryHost: string, tag = '1.36'): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'olm-image-busybox-'));
+  const client = new RegistryClient({ insecureRegistries: [registryHost], userAgent: 'olm-test' });
+  try {
+    const bin = join(dir, 'rootfs', 'bin');
+    await mkdir(bin, { recursive: true });
+    await copyFile(BUSYBOX, join(bin, 'busybox'));
+    const applets = execFileSync(BUSYBOX, ['--list'], { encoding: 'utf8' }).split('\n').filter((a) => a !== '' && a !== 'busybox');
+    for (const applet of applets) await symlink('busybox', join(bin, applet));
+    await mkdir(join(dir, 'rootfs', 'tmp'));
+    const image = await buildImage({ layers: [{ dir: join(dir, 'rootfs') }], runtime: { env: ['PATH=/bin'], cmd: ['sh'] } });
+    try {
+      return (await pushImage(client, `${registryHost}/library/busybox:${tag}`, image)).digestRef;
+    } finally {
+      await image.dispose();
+    }
+  } finally {
+    await client.close();
+    await rm(dir, { recursive: true, force: true });
+  }
 }

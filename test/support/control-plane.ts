@@ -52,6 +52,12 @@ export interface RealNodesOptions {
   readonly network: NodeNetwork;
   /** host:port of the local registry, listening on the network's gateway: the node pulls every image from it. */
   readonly registryHost: string;
+  /**
+   * Registries whose images the nodes pull from the local registry instead (default `localhost:5001`, where the demo's
+   * bundles name their operator, and `docker.io`, so that a short name such as `busybox:1.36` or `wrong/image` is
+   * looked for here and nowhere else).
+   */
+  readonly mirrored?: readonly string[];
 }
 
 export interface ControlPlaneOptions {
@@ -158,8 +164,7 @@ export class ControlPlane {
           kubeconfig: info.kubeconfigPath,
           pauseImage: images.pause,
           registryHost,
-          // The demo's bundles name their operator image at make run's registry.
-          mirrored: [DEMO_REGISTRY],
+          mirrored: this.options.realNodes!.mirrored ?? [DEMO_REGISTRY, 'docker.io'],
         }),
     );
     await Promise.all(this.realNodes.map((n) => n.start()));

@@ -17,7 +17,12 @@ export function useControlPlane(info: ControlPlaneInfo | undefined): void {
   own = info;
 }
 export const controlPlane = (): ControlPlaneInfo => own ?? inject('controlPlane');
-export const registry = (): RegistryInfo => inject('registry');
+let ownRegistry: RegistryInfo | undefined;
+/** Points registry() at a file's own registry (one its real nodes reach); undefined goes back to the shared one. */
+export function useRegistry(info: RegistryInfo | undefined): void {
+  ownRegistry = info;
+}
+export const registry = (): RegistryInfo => ownRegistry ?? inject('registry');
 /** An admin client of the shared control plane. */
 export const adminKube = (): TestKube => new TestKube(controlPlane());
 

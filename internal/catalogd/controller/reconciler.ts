@@ -135,6 +135,7 @@ class CatalogReconciler implements ClusterCatalogReconciler {
       onThrow: forget,
       onError: forget,
       forget: (key) => void this.#memory.delete(key),
+      logPasses: true,
     });
   }
 

@@ -38,6 +38,7 @@ export class ClusterExtensionReconciler extends ObjectReconciler<ClusterExtensio
       onThrow: (ext, err) => setProgressing(ext, err),
       onError: (ext, err) => ensureFailureConditions(ext, ReasonFailed, errorMessage(err), ClusterExtensionConditionTypes),
       done: { requeueAfterMs: o.resyncMs ?? 600_000 },
+      logPasses: true,
     });
   }
 }

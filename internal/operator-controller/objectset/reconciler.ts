@@ -172,6 +172,7 @@ export class ClusterObjectSetReconciler extends ObjectReconciler<ClusterObjectSe
         { name: 'report', run: (s, signal) => this.#report(s, signal) },
       ],
       logger: o.logger,
+      logPasses: true,
       copy: passCopy,
       state: (pass) => this.#state(pass),
       forget: (key) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { ApiError, type KubeClient } from '../kube/index.ts';
-import { noopLogger } from '../observability/index.ts';
+import { createLogger, noopLogger } from '../observability/index.ts';
 import { TerminalError, routine, routineOf } from './errors.ts';
 import { ObjectReconciler, type ObjectReconcilerOptions, type Pass } from './object-reconciler.ts';
 import type { Step } from './steps.ts';
@@ -68,6 +68,18 @@ function reconciler(api: ReturnType<typeof server>, steps: Step<Pass<Thing>>[], 
 }
 
 describe('ObjectReconciler', () => {
+  it('with logPasses, logs reconcile starting and ending around each pass, naming the object, as upstream does', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ write: (l) => void lines.push(l), now: () => new Date(0), env: {} });
+    const api = server(thing());
+    const r = reconciler(api, [step('fails', () => Promise.reject(new Error('boom')))], { options: { logger, logPasses: true } });
+    await expect(r.reconcile('a', signal)).rejects.toThrow('boom');
+    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>).map(({ msg, thing: t, level }) => ({ msg, thing: t, level }))).toEqual([
+      { msg: 'reconcile starting', thing: 'a', level: 'info' },
+      { msg: 'reconcile ending', thing: 'a', level: 'info' },
+    ]);
+  });
+
   it('runs the steps over a copy and writes the changed status once, at the end', async () => {
     const api = server(thing());
     const cached = api.stored();

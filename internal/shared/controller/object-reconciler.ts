@@ -93,6 +93,11 @@ export interface ObjectReconcilerOptions<T extends KubeObject, S> {
   readonly readYourWrites?: boolean;
   /** The key left the cache: drop what the controller keeps for it (and clean up what it leaves behind). */
   readonly forget?: (key: string, signal: AbortSignal) => void | Promise<void>;
+  /**
+   * Log `reconcile starting` and `reconcile ending` (info, naming the object) around every pass, as upstream's
+   * ClusterCatalog, ClusterExtension and ClusterObjectSet reconcilers do (what upstream's e2e reads from a leader's log).
+   */
+  readonly logPasses?: boolean;
 }
 
 /** How many of an object's own recent writes are remembered (a pass writes at most a finalizer and its status). */
@@ -115,6 +120,17 @@ export class ObjectReconciler<T extends KubeObject, S> implements Reconciler {
   }
 
   async reconcile(key: string, signal: AbortSignal): Promise<Result | void> {
+    if (!this.#o.logPasses) return this.#reconcile(key, signal);
+    const log = this.#o.logger.child({ [this.#logKey]: key });
+    log.info('reconcile starting');
+    try {
+      return await this.#reconcile(key, signal);
+    } finally {
+      log.info('reconcile ending');
+    }
+  }
+
+  async #reconcile(key: string, signal: AbortSignal): Promise<Result | void> {
     const o = this.#o;
     const inCache = o.get(key);
     if (!inCache) {

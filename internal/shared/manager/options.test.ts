@@ -8,7 +8,7 @@ describe('parseManagerArgs', () => {
       kubeconfig: undefined,
       leaderElect: false,
       leaderElectionNamespace: 'olmv1-system',
-      leaderElectionId: 'catalogd.olm.operatorframework.io',
+      leaderElectionId: 'catalogd-operator-lock',
       healthProbeBindAddress: ':8081',
       metricsBindAddress: ':8080',
       logLevel: process.env.LOG_LEVEL ?? 'info',

@@ -43,6 +43,12 @@ const LEVELS = new Set(['error', 'warn', 'info', 'debug']);
  * Parses argv into the common options plus the binary's own flags (`extra`).
  * `--flag=value` and `--flag value` both work; booleans accept `--flag=false`.
  */
+/**
+ * The Lease each binary elects its leader with: upstream's names (cmd/catalogd/main.go and cmd/operator-controller/main.go
+ * `LeaderElectionID`), so that during an in-place switch ours and upstream's never lead at once.
+ */
+const LEASE_NAMES: Readonly<Record<string, string>> = { catalogd: 'catalogd-operator-lock', 'operator-controller': '9c4404e7.operatorframework.io' };
+
 export function parseManagerArgs<E extends Record<string, Flag>>(
   binary: string,
   argv: readonly string[],
@@ -83,7 +89,7 @@ export function parseManagerArgs<E extends Record<string, Flag>>(
     kubeconfig: values.kubeconfig as string | undefined,
     leaderElect: values['leader-elect'] === true,
     leaderElectionNamespace: String(values['leader-election-namespace']),
-    leaderElectionId: `${binary}.olm.operatorframework.io`,
+    leaderElectionId: LEASE_NAMES[binary] ?? `${binary}.olm.operatorframework.io`,
     healthProbeBindAddress: String(values['health-probe-bind-address']),
     metricsBindAddress: String(values['metrics-bind-address']),
     logLevel: logLevel as LogLevel,

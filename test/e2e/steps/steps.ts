@@ -6,7 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import { registry } from '../../support/env.ts';
 import { NOT_READY_ANNOTATION } from '../../support/control-plane.ts';
 import { buildCatalog, catalogRepo, parseCatalogTable, tagImage } from '../support/catalog.ts';
-import { conditionsOf, fields, parseYaml, splitResource, type Obj, type World } from '../support/world.ts';
+import { conditionsOf, fields, parseYaml, splitResource, STEP_TIMEOUT_MS, type Obj, type World } from '../support/world.ts';
 import { extensionObjects } from './records.ts';
 
 export interface StepArgument {
@@ -679,6 +679,53 @@ step(/^catalog "([^"]+)" is labeled with "([^"]+)"$/i, async (w, [user = '', lab
   await w.k(['label', 'clustercatalog', catalogName(w, user), label, '--overwrite']);
 });
 
+step(/^catalog "([^"]+)" is reconciled$/i, async (w, [user = '']) => {
+  const name = catalogName(w, user);
+  const leader = await componentReady(w, 'catalogd');
+  // The leader's log says it reconciled the catalog, which is Serving and Progressing (Succeeded), unpacked after the
+  // leader Pod was created (upstream's ScenarioCatalogIsReconciled).
+  await w.waitFor(`"reconcile ending" for ${name} in ${leader}'s log`, async () => {
+    const r = await w.kRun(['logs', leader, '-n', w.profile.olmNamespace, '--all-containers=true', '--tail=1000']);
+    return r.code === 0 && r.stdout.split('\n').some((l) => l.includes('reconcile ending') && l.includes(name)) ? true : `exit ${r.code}`;
+  });
+  await w.waitFor(`ClusterCatalog ${name} unpacked after ${leader} was created`, async () => {
+    const c = await w.getOlm('clustercatalogs', name);
+    const conditions = c ? conditionsOf(c) : [];
+    const has = (type: string, reason: string): boolean => conditions.some((x) => x.type === type && x.status === 'True' && x.reason === reason);
+    if (!has('Serving', 'Available') || !has('Progressing', 'Succeeded')) return `conditions ${JSON.stringify(conditions)}`;
+    const unpacked = (c?.status as { lastUnpacked?: string } | undefined)?.lastUnpacked;
+    const pod = await w.getObject('pod', leader, w.profile.olmNamespace);
+    const created = pod?.metadata?.creationTimestamp;
+    return unpacked && created && Date.parse(unpacked) >= Date.parse(created) ? true : `lastUnpacked ${unpacked ?? '-'}, ${leader} created ${created ?? '-'}`;
+  });
+});
+
+step(new RegExp(`^catalog "([^"]+)" reports ${A} as ${A} with Reason ${A}$`, 'i'), async (w, [user = '', t = '', s = '', r = '']) => {
+  const name = w.catalogs.get(user) ?? user;
+  await w.waitForCondition('clustercatalogs', name, t, s, r);
+});
+
+step(/^(catalogd|operator-controller) is ready to reconcile resources$/i, async (w, [component = '']) => {
+  await componentReady(w, component);
+});
+
+step(/^the catalogd leader pod is force-deleted$/i, async (w) => {
+  const leader = w.leaderPods.get('catalogd');
+  if (!leader) throw new Error("catalogd leader pod not found in scenario context; run 'catalogd is ready to reconcile resources' first");
+  await w.k(['delete', 'pod', leader, '-n', w.profile.olmNamespace, '--force', '--grace-period=0']);
+});
+
+step(/^a new catalogd leader is elected$/i, async (w) => {
+  const old = w.leaderPods.get('catalogd');
+  await w.waitFor(`a catalogd leader other than ${old ?? '-'}`, async () => {
+    const holder = (await w.kRun(['get', 'lease', LEASE_NAMES.catalogd!, '-n', w.profile.olmNamespace, '-o', 'jsonpath={.spec.holderIdentity}'])).stdout.trim();
+    const pod = holder.split('_')[0] ?? '';
+    if (pod === '' || pod === old) return `holder ${JSON.stringify(holder)}`;
+    w.leaderPods.set('catalogd', pod);
+    return true;
+  });
+});
+
 step(/^ValidatingAdmissionPolicy "([^"]+)" is active$/i, async (w, [n = '']) => {
   const name = w.substitute(n);
   await w.waitFor(`ValidatingAdmissionPolicy ${name} observedGeneration == generation`, async () => {
@@ -726,6 +773,30 @@ step(new RegExp(`^ClusterExtension "([^"]+)" reports ${A} as ${A} with Reason ${
 
 // ---------------------------------------------------------------------------------------------
 // helpers
+
+/** The leader-election Leases upstream's controllers hold (and ours, internal/shared/manager/options.ts). */
+const LEASE_NAMES: Readonly<Record<string, string>> = { catalogd: 'catalogd-operator-lock', 'operator-controller': '9c4404e7.operatorframework.io' };
+
+/**
+ * A component's Deployment rolled out and its leader Pod (from its Lease's holder, `<pod>_<uuid>`) recorded in the
+ * scenario; returns that Pod (upstream's ComponentIsReadyToReconcile).
+ */
+async function componentReady(w: World, component: string): Promise<string> {
+  const ns = w.profile.olmNamespace;
+  const deployment = (await w.k(['get', 'deployments', '-n', ns, '-l', `app.kubernetes.io/name=${component}`, '-o', 'jsonpath={.items[0].metadata.name}'])).trim();
+  if (deployment === '') throw new Error(`failed to find deployment for component ${component} in namespace ${ns}: no matching deployments found`);
+  await w.k(['rollout', 'status', `deployment/${deployment}`, '-n', ns, `--timeout=${Math.round(STEP_TIMEOUT_MS / 1000)}s`]);
+  const lease = LEASE_NAMES[component];
+  if (!lease) throw new Error(`no lease name for component: ${component}`);
+  let leader = '';
+  await w.waitFor(`the ${component} Lease ${lease} held`, async () => {
+    const holder = (await w.kRun(['get', 'lease', lease, '-n', ns, '-o', 'jsonpath={.spec.holderIdentity}'])).stdout.trim();
+    leader = holder.split('_')[0] ?? '';
+    return leader !== '' ? true : 'no holder';
+  });
+  w.leaderPods.set(component, leader);
+  return leader;
+}
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

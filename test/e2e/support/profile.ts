@@ -117,7 +117,7 @@ function flagValues<F extends Record<string, Flag>>(flags: F, values: Readonly<R
  * Upstream's e2e deployment mounts this registries.conf into operator-controller (helm/olmv1/templates/e2e): two
  * mirror host names whose images are pulled from the e2e registry — here the shared test registry.
  */
-const e2eRegistriesConf = (registryHost: string): string =>
+export const e2eRegistriesConf = (registryHost: string): string =>
   ['mirrored-registry', 'dynamic-registry']
     .map((h) => `[[registry]]\nprefix = "${h}.operator-controller-e2e.svc.cluster.local:5000"\nlocation = "${registryHost}"\n`)
     .join('\n');
@@ -133,8 +133,8 @@ export interface RunningProfile {
   readonly gates: Readonly<Record<string, boolean>>;
   /** Gates and flags of the profile that our binaries do not have yet (not passed; scenarios needing them run and fail). */
   readonly unknownGates: readonly string[];
-  readonly catalogd: RunningCatalogd;
-  readonly operatorController: RunningOperatorController;
+  /** The controllers run as Pods on a real node (deployed.ts), not in this process. */
+  readonly deployed: boolean;
   stop(): Promise<void>;
 }
 
@@ -232,8 +232,7 @@ export async function startProfile(spec: ProfileSpec): Promise<RunningProfile> {
         ...catalogdGates.unknown.map((g) => `catalogd ${g}`),
         ...missingFlags.map((f) => `operator-controller ${f}`),
       ],
-      catalogd,
-      operatorController,
+      deployed: false,
       async stop() {
         await releaseFinalizers().catch(() => undefined);
         await stop();

@@ -9,7 +9,9 @@
 // scenarios; vitest's -t filters by test name too.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, it } from 'vitest';
-import { EXCLUDED_TAGS, SKIPPED_FEATURES, SKIPPED_SCENARIOS } from '../skips.ts';
+import { DEPLOYED_FEATURES, DEPLOYED_SCENARIOS, EXCLUDED_TAGS, NOT_YET } from '../skips.ts';
+import { realNodesUnavailable } from '../../support/real-node.ts';
+import { startDeployedProfile } from './deployed.ts';
 import { matchStep } from '../steps/steps.ts';
 import { loadScenarios, type Scenario } from './gherkin.ts';
 import { PROFILES, startProfile, tagGates, type ProfileName, type RunningProfile } from './profile.ts';
@@ -18,10 +20,18 @@ import { World } from './world.ts';
 /** A scenario's own time limit: its steps each wait at most E2E_STEP_TIMEOUT (default 2 minutes). */
 const SCENARIO_TIMEOUT_MS = 30 * 60_000;
 
-export function skipReason(s: Scenario, gates: Readonly<Record<string, boolean>>): string | undefined {
+/** Whether the scenario needs Pods (the deployed profiles run it), and why. */
+export function needsPods(s: Scenario): string | undefined {
+  return DEPLOYED_FEATURES[s.feature] ?? DEPLOYED_SCENARIOS[`${s.feature}: ${s.name}`];
+}
+
+/** Why the scenario does not run in this profile (in process, or `deployed`), or undefined when it runs. */
+export function skipReason(s: Scenario, gates: Readonly<Record<string, boolean>>, deployed = false): string | undefined {
   for (const t of s.tags) if (gates[t] === false) return `feature gate ${t} is disabled in this profile`;
   for (const t of s.tags) if (EXCLUDED_TAGS[t]) return EXCLUDED_TAGS[t];
-  return SKIPPED_FEATURES[s.feature] ?? SKIPPED_SCENARIOS[`${s.feature}: ${s.name}`];
+  const pods = needsPods(s);
+  if (!deployed) return pods === undefined ? undefined : `runs in the deployed profile (<profile>-pods.test.ts): ${pods}`;
+  return NOT_YET[s.feature] ?? NOT_YET[`${s.feature}: ${s.name}`];
 }
 
 function selected(s: Scenario): boolean {
@@ -62,35 +72,46 @@ async function runScenario(profile: RunningProfile, s: Scenario, id: string): Pr
   }
 }
 
-/** Registers the profile's control plane and controllers (beforeAll/afterAll) and one test per scenario. */
-export function defineProfileTests(name: ProfileName): void {
+/**
+ * Registers the profile's control plane and controllers (beforeAll/afterAll) and one test per scenario: in process, or
+ * `deployed` (the scenarios that need Pods, on a real node; skipped with the reason where this machine has none).
+ */
+export function defineProfileTests(name: ProfileName, { deployed = false }: { deployed?: boolean } = {}): void {
   const spec = PROFILES[name];
   const gates = tagGates(spec);
+  const label = deployed ? `${name}-pods` : name;
+  const noRealNodes = deployed ? realNodesUnavailable() : undefined;
   let profile: RunningProfile | undefined;
   const outcomes: Outcome[] = [];
 
   beforeAll(async () => {
     const started = Date.now();
-    profile = await startProfile(spec);
+    // Nothing to run (no real node here, or every scenario skipped): no cluster either.
+    if (ordered.every((p) => p.skip)) return;
+    profile = deployed ? await startDeployedProfile(spec) : await startProfile(spec);
     console.log(
-      `[e2e ${name}] control plane ${profile.cluster.server}, controllers running in ${Math.round((Date.now() - started) / 1000)}s; ` +
+      `[e2e ${label}] control plane ${profile.cluster.server}, controllers running in ${Math.round((Date.now() - started) / 1000)}s; ` +
         `scenario gates ${JSON.stringify(gates)}` +
         (profile.unknownGates.length ? `; gates our flag parsers do not know yet (not passed): ${profile.unknownGates.join(', ')}` : ''),
     );
     const skipped = ordered.filter((p) => p.skip);
-    if (skipped.length) console.log(`[e2e ${name}] skipped:\n${skipped.map((p) => `  ${p.s.feature}: ${p.s.title} — ${p.skip}`).join('\n')}`);
+    if (skipped.length) console.log(`[e2e ${label}] skipped:\n${skipped.map((p) => `  ${p.s.feature}: ${p.s.title} — ${p.skip}`).join('\n')}`);
   }, 10 * 60_000);
 
   afterAll(async () => {
     await profile?.stop();
     const count = (st: Outcome['state']): number => outcomes.filter((o) => o.state === st).length;
-    console.log(`[e2e ${name}] ${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped`);
+    console.log(`[e2e ${label}] ${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped`);
     mkdirSync('.cache/e2e', { recursive: true });
-    writeFileSync(`.cache/e2e/${name}.json`, JSON.stringify(outcomes, null, 2) + '\n');
+    writeFileSync(`.cache/e2e/${label}.json`, JSON.stringify(outcomes, null, 2) + '\n');
   }, 5 * 60_000);
 
   const all = loadScenarios();
-  const plan = all.map((s, i) => ({ s, id: `${name[0]}${i}`, skip: skipReason(s, gates) })).filter((p) => selected(p.s));
+  // The deployed profiles register only the scenarios that need Pods (the others run in process).
+  const plan = all
+    .filter((s) => !deployed || needsPods(s) !== undefined)
+    .map((s, i) => ({ s, id: `${deployed ? 'p' : ''}${name[0]}${i}`, skip: noRealNodes ? `no real node here: ${noRealNodes}` : skipReason(s, gates, deployed) }))
+    .filter((p) => selected(p.s));
   const ordered = [...plan.filter((p) => !p.s.tags.includes('Serial')), ...plan.filter((p) => p.s.tags.includes('Serial'))];
   for (const { s, id, skip } of ordered) {
     const title = `${s.feature}: ${s.title}`;

@@ -49,6 +49,8 @@ export class World {
   readonly packageNames = new Map<string, string>();
   readonly added: Tracked[] = [];
   readonly removed: Obj[] = [];
+  /** By component (catalogd, operator-controller): the Pod holding its leader Lease when last looked (upstream's leaderPods). */
+  readonly leaderPods = new Map<string, string>();
   extensionObjects: Obj[] = [];
   lastApplyStderr = '';
 

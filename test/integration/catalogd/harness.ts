@@ -45,7 +45,7 @@ export async function startCatalogd(start: StartOptions = {}): Promise<RunningCa
   const port = await freePort();
   const { logger, logs } = capturedLogger('catalogd', 'CATALOGD_TEST_LOG');
   const client = await KubeClient.fromConfig({ kubeconfig: controlPlane().kubeconfigPath });
-  const managerOptions = inProcessManagerOptions('catalogd.olm.operatorframework.io');
+  const managerOptions = inProcessManagerOptions('catalogd-operator-lock');
   const options: CatalogdOptions = {
     catalogsServerAddr: `127.0.0.1:${port}`,
     externalAddress: `127.0.0.1:${port}`,

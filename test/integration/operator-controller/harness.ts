@@ -44,7 +44,7 @@ export async function startOperatorController(overrides: Partial<OperatorControl
   const sandbox = await mkdtemp(join(tmpdir(), 'operator-controller-it-'));
   const { logger, logs } = capturedLogger('operator-controller', 'OC_TEST_LOG');
   const client = await KubeClient.fromConfig({ kubeconfig: controlPlane().kubeconfigPath });
-  const managerOptions = inProcessManagerOptions('operator-controller.olm.operatorframework.io');
+  const managerOptions = inProcessManagerOptions('9c4404e7.operatorframework.io');
   const options: OperatorControllerOptions = {
     cachePath: join(sandbox, 'cache'),
     systemNamespace: SYSTEM_NAMESPACE,
