@@ -42,7 +42,7 @@ describe('demo catalog and bundles', () => {
         | undefined;
       expect(deployment?.metadata).toMatchObject({ name: 'demo-operator-controller', namespace: 'demo' });
       const container = deployment!.spec.template.spec.containers[0]!;
-      expect(container.image).toBe(`localhost:5001/olm-demo/demo-operator:v${v}`);
+      expect(container.image).toBe(`registry.example.com/olm-demo/demo-operator:v${v}`);
       expect(container.readinessProbe).toEqual({ httpGet: { path: '/readyz', port: 'health' }, initialDelaySeconds: 5, periodSeconds: 10 });
     }
   });

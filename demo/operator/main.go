@@ -1,5 +1,5 @@
 // Command demo-operator is the demo operator's manager: the program in the image its bundles' Deployment runs
-// (`localhost:5001/olm-demo/demo-operator:v<version>`). It answers Greetings (greetings.demo.olm.dev/v1alpha1) in every
+// (`registry.example.com/olm-demo/demo-operator:v<version>`, pulled from the local registry through a mirror). It answers Greetings (greetings.demo.olm.dev/v1alpha1) in every
 // namespace: for each one whose status.observedGeneration is behind its generation, it writes the greeting into
 // status.message ("Hello, <recipient>!", or "Good day, <recipient>." when spec.style is Formal). With --leader-elect
 // only the holder of the Lease `demo-operator` in its own namespace writes. /healthz answers once it runs, /readyz once

@@ -29,6 +29,5 @@ export const EXCLUDED_TAGS: Readonly<Record<string, string>> = {
 export const NOT_YET: Readonly<Record<string, string>> = {
   metrics: "needs the controllers' metrics served as upstream serves them (HTTPS, TokenReview + SubjectAccessReview) and its steps",
   tls: 'needs the TLS profile flags (--tls-profile, --tls-custom-version, --tls-custom-ciphers, --tls-custom-curves) and its steps',
-  proxy: "needs its steps (HTTPS_PROXY set on operator-controller's Deployment, a recording proxy on this machine)",
   'install: Install operator having webhooks': "needs cert-manager running in the cluster (WebhookProviderCertManager) and a webhook operator's image",
 };

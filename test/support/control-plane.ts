@@ -53,9 +53,9 @@ export interface RealNodesOptions {
   /** host:port of the local registry, listening on the network's gateway: the node pulls every image from it. */
   readonly registryHost: string;
   /**
-   * Registries whose images the nodes pull from the local registry instead (default `localhost:5001`, where the demo's
-   * bundles name their operator, and `docker.io`, so that a short name such as `busybox:1.36` or `wrong/image` is
-   * looked for here and nowhere else).
+   * Registries whose images the nodes pull from the local registry instead (default `localhost:5001`, make run's
+   * registry; `registry.example.com`, where the demo's bundles name their operator; and `docker.io`, so that a short
+   * name such as `busybox:1.36` or `wrong/image` is looked for here and nowhere else).
    */
   readonly mirrored?: readonly string[];
 }
@@ -164,7 +164,7 @@ export class ControlPlane {
           kubeconfig: info.kubeconfigPath,
           pauseImage: images.pause,
           registryHost,
-          mirrored: this.options.realNodes!.mirrored ?? [DEMO_REGISTRY, 'docker.io'],
+          mirrored: this.options.realNodes!.mirrored ?? [DEMO_REGISTRY, 'registry.example.com', 'docker.io'],
         }),
     );
     await Promise.all(this.realNodes.map((n) => n.start()));

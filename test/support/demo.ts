@@ -43,7 +43,8 @@ export async function demoWithStableV4(): Promise<string> {
 
 /**
  * The demo operator's image (demo/operator, built on first use) as `<host>/olm-demo/demo-operator:v<version>` for each
- * bundle of the demo catalog: what the bundles' Deployment names (at `localhost:5001`, make run's registry).
+ * bundle of the demo catalog: what the bundles' Deployment names at `registry.example.com`, which real nodes mirror to
+ * the local registry.
  */
 export async function pushDemoOperator(host: string): Promise<void> {
   const { config } = await loadCatalog(DEMO_CATALOG);

@@ -73,7 +73,7 @@ describe('PackageManifest from catalog content (upstream’s newPackageManifest)
       apiservicedefinitions: {},
     });
     // the csv-metadata CSV's related images are the blob's
-    expect(stable.currentCSVDesc.relatedImages).toEqual(['localhost:5001/olm-demo/demo-operator-bundle:v0.3.0', 'localhost:5001/olm-demo/demo-operator:v0.3.0']);
+    expect(stable.currentCSVDesc.relatedImages).toEqual(['localhost:5001/olm-demo/demo-operator-bundle:v0.3.0', 'registry.example.com/olm-demo/demo-operator:v0.3.0']);
     expect(m!.provider).toEqual({ name: 'OLM demo' });
     // no icon in the package: none for the subresource (upstream then serves its default)
     expect(m!.icons.size).toBe(0);

@@ -526,4 +526,28 @@ describe('proxy from the environment (Go ProxyFromEnvironment)', () => {
       await new Promise((r) => proxy.close(r));
     }
   });
+
+  it("words a proxy's failures as Go does: proxyconnect when the proxy refuses, its status text when it refuses the tunnel", async () => {
+    const closed = createHttpServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', () => r()));
+    const deadPort = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const refusing = createHttpServer();
+    refusing.on('connect', (_req: IncomingMessage, socket: Socket) => void socket.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
+    await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', () => r()));
+    vi.stubEnv('NO_PROXY', '');
+    try {
+      const url = `http://catalogd.example.test:${server.port}/catalogs/px`;
+      vi.stubEnv('HTTP_PROXY', `http://127.0.0.1:${deadPort}`);
+      await expect(newClient().populateCache(catalog('px', 'r@sha256:1', url))).rejects.toThrow(
+        exactly(`error performing request: Get "${url}/api/v1/all": proxyconnect tcp: dial tcp 127.0.0.1:${deadPort}: connect: connection refused`),
+      );
+      vi.stubEnv('HTTP_PROXY', `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`);
+      await expect(newClient().populateCache(catalog('px', 'r@sha256:2', url))).rejects.toThrow(exactly(`error performing request: Get "${url}/api/v1/all": Bad Gateway`));
+    } finally {
+      vi.unstubAllEnvs();
+      refusing.closeAllConnections();
+      await new Promise((r) => refusing.close(r));
+    }
+  });
 });

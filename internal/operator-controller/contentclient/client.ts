@@ -9,6 +9,7 @@
 // demand when nothing is cached for the catalog's ref (off with `populateOnDemand: false`); the
 // body is streamed and indexed line by line, never held as one string.
 import { mkdir, rm } from 'node:fs/promises';
+import { STATUS_CODES } from 'node:http';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { loadUndici, type Dispatcher, type Undici } from '../../shared/http/index.ts';
@@ -17,7 +18,7 @@ import { clientOptions } from '../../shared/tlsprofile/index.ts';
 import type { ClusterCatalog } from '../../../api/v1/index.ts';
 import { TypeServing } from '../../../api/v1/index.ts';
 import { collectGarbage, noopLogger, type Logger } from '../../shared/observability/index.ts';
-import { errorMessage, raceAbort, tryOrThrow } from '../../shared/toolkit/index.ts';
+import { errorMessage, raceAbort, tryOr, tryOrThrow } from '../../shared/toolkit/index.ts';
 import { CatalogIndexBuilder, type CatalogIndex, type CatalogIndexOptions } from './catalog-index.ts';
 import { ContentClientError, msg } from './messages.ts';
 import type { CatalogContentClient, PackageContent } from './types.ts';
@@ -101,13 +102,26 @@ const REMOTE_ALERTS: Readonly<Record<string, string>> = {
   ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION: 'protocol version not supported',
 };
 
+/** The proxy the environment names for a URL of this scheme (undici's EnvHttpProxyAgent and Go read the same variables). */
+function environmentProxy(protocol: string): URL | undefined {
+  const raw = protocol === 'https:' ? (process.env['HTTPS_PROXY'] ?? process.env['https_proxy']) : (process.env['HTTP_PROXY'] ?? process.env['http_proxy']);
+  return tryOr(() => (raw ? new URL(raw) : undefined), undefined);
+}
+
 /** The cause of a failed request, worded like Go's net/http where the cases are common. */
 function transportError(url: string, e: unknown, timedOut: boolean): string {
-  const err = e as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
-  const cause = err.cause ?? err;
+  const err = e as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException & { address?: string; port?: number } };
+  const cause = err.cause ?? (err as typeof err.cause & object);
   const u = new URL(url);
+  const proxy = environmentProxy(u.protocol);
+  const proxyPort = proxy && (proxy.port || (proxy.protocol === 'https:' ? '443' : '80'));
+  const tunnel = /Proxy response \((\d{3})\) !== 200/.exec(`${err.message} ${cause.message}`);
   let detail: string;
   if (timedOut) detail = 'context deadline exceeded (Client.Timeout exceeded while awaiting headers)';
+  // The proxy itself refused the connection: Go's `proxyconnect` error names the proxy's address.
+  else if (proxy && cause.code === 'ECONNREFUSED' && String(cause.port) === proxyPort) detail = `proxyconnect tcp: dial tcp ${proxy.hostname}:${proxyPort}: connect: connection refused`;
+  // The proxy answered CONNECT with another status: Go gives the status text (`Bad Gateway`).
+  else if (tunnel) detail = STATUS_CODES[Number(tunnel[1])] ?? 'unknown status code';
   else if (cause.code === 'ECONNREFUSED') detail = `dial tcp ${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}: connect: connection refused`;
   else if (cause.code === 'ENOTFOUND') detail = `dial tcp: lookup ${u.hostname}: no such host`;
   else if (cause.code !== undefined && UNKNOWN_AUTHORITY.has(cause.code)) detail = 'tls: failed to verify certificate: x509: certificate signed by unknown authority';

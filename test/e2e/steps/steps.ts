@@ -6,6 +6,9 @@ import { gunzipSync } from 'node:zlib';
 import { registry } from '../../support/env.ts';
 import { NOT_READY_ANNOTATION } from '../../support/control-plane.ts';
 import { buildCatalog, catalogRepo, parseCatalogTable, tagImage } from '../support/catalog.ts';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { conditionsOf, fields, parseYaml, splitResource, STEP_TIMEOUT_MS, type Obj, type World } from '../support/world.ts';
 import { extensionObjects } from './records.ts';
 
@@ -726,6 +729,27 @@ step(/^a new catalogd leader is elected$/i, async (w) => {
   });
 });
 
+// ---------------------------------------------------------------------------------------------
+// proxy (upstream's proxy_steps.go)
+
+step(/^the "(operator-controller|catalogd)" component is configured with HTTPS_PROXY "([^"]+)"$/i, async (w, [component = '', url = '']) => {
+  await configureProxy(w, component, url);
+});
+
+step(/^the "(operator-controller|catalogd)" component is configured with HTTPS_PROXY pointing to a recording proxy$/i, async (w, [component = '']) => {
+  if (!w.profile.hostAddress) throw new Error('cannot reach host from cluster: the profile runs no Pods');
+  const proxy = await RecordingProxy.start(w.profile.hostAddress);
+  w.proxy = proxy;
+  w.restores.push(() => proxy.stop());
+  await configureProxy(w, component, proxy.url);
+});
+
+step(/^the recording proxy received a CONNECT request for the catalogd service$/i, async (w) => {
+  const proxy = w.proxy;
+  if (!proxy) throw new Error('no recording proxy was started in this scenario');
+  await w.waitFor('a CONNECT for catalogd at the recording proxy', async () => (proxy.hosts.some((h) => h.includes('catalogd')) ? true : `CONNECTs: ${JSON.stringify(proxy.hosts)}`));
+});
+
 step(/^ValidatingAdmissionPolicy "([^"]+)" is active$/i, async (w, [n = '']) => {
   const name = w.substitute(n);
   await w.waitFor(`ValidatingAdmissionPolicy ${name} observedGeneration == generation`, async () => {
@@ -773,6 +797,70 @@ step(new RegExp(`^ClusterExtension "([^"]+)" reports ${A} as ${A} with Reason ${
 
 // ---------------------------------------------------------------------------------------------
 // helpers
+
+/**
+ * The component's `manager` container gets HTTPS_PROXY=`url` and NO_PROXY=the `kubernetes` Service's address (the API
+ * server stays direct), its rollout waited for; the env it had is put back at cleanup (upstream's
+ * configureDeploymentProxy, restoreDeployment).
+ */
+async function configureProxy(w: World, component: string, url: string): Promise<void> {
+  const ns = w.profile.olmNamespace;
+  const deployment = JSON.parse(await w.k(['get', 'deployment', component, '-n', ns, '-o', 'json'])) as {
+    spec: { template: { spec: { containers: { name: string; env?: { name: string; value?: string }[] }[] } } };
+  };
+  const containers = deployment.spec.template.spec.containers;
+  const index = containers.findIndex((c) => c.name === 'manager');
+  if (index < 0) throw new Error(`container "manager" not found in deployment ${ns}/${component}`);
+  const original = containers[index]!.env ?? [];
+  const kubernetesIp = (await w.k(['get', 'service', 'kubernetes', '-n', 'default', '-o', 'jsonpath={.spec.clusterIP}'])).trim();
+  const set = async (env: readonly object[]): Promise<void> => {
+    await w.k(['patch', 'deployment', component, '-n', ns, '--type=json', `--patch=${JSON.stringify([{ op: 'add', path: `/spec/template/spec/containers/${index}/env`, value: env }])}`]);
+    await w.k(['rollout', 'status', 'deployment', component, '-n', ns, '--timeout=5m']);
+  };
+  // The first patch of a scenario keeps what to restore; a later one must not replace it with its own.
+  if (!w.envPatched.has(component)) {
+    w.envPatched.add(component);
+    w.restores.push(() => set(original));
+  }
+  const env = original.filter((e) => e.name !== 'HTTPS_PROXY' && e.name !== 'NO_PROXY');
+  await set([...env, { name: 'HTTPS_PROXY', value: url }, { name: 'NO_PROXY', value: kubernetesIp }]);
+}
+
+/**
+ * An HTTP CONNECT proxy on this machine (at the address Pods reach it) that records the host of every CONNECT and
+ * answers 502 Bad Gateway without dialing anything: upstream's recording proxy tunnels, but from its host it cannot
+ * reach in-cluster addresses either and answers 502; here it never tries, since nothing may leave this machine.
+ */
+export class RecordingProxy {
+  readonly hosts: readonly string[];
+  readonly url: string;
+  readonly #server: Server;
+
+  private constructor(server: Server, url: string, hosts: readonly string[]) {
+    this.#server = server;
+    this.url = url;
+    this.hosts = hosts;
+  }
+
+  static async start(address: string): Promise<RecordingProxy> {
+    const hosts: string[] = [];
+    const server = createServer();
+    server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+      hosts.push(req.url ?? '');
+      socket.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
+    });
+    server.on('request', (_req: IncomingMessage, res: ServerResponse) => void res.writeHead(405).end());
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, address, () => resolve());
+    });
+    return new RecordingProxy(server, `http://${address}:${(server.address() as AddressInfo).port}`, hosts);
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => this.#server.close(() => resolve()));
+  }
+}
 
 /** The leader-election Leases upstream's controllers hold (and ours, internal/shared/manager/options.ts). */
 const LEASE_NAMES: Readonly<Record<string, string>> = { catalogd: 'catalogd-operator-lock', 'operator-controller': '9c4404e7.operatorframework.io' };

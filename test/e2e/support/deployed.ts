@@ -133,6 +133,7 @@ export async function startDeployedProfile(spec: ProfileSpec): Promise<RunningPr
       gates: tagGates(spec),
       unknownGates: [],
       deployed: true,
+      hostAddress: network.gateway,
       stop,
     };
   } catch (err) {

@@ -135,6 +135,8 @@ export interface RunningProfile {
   readonly unknownGates: readonly string[];
   /** The controllers run as Pods on a real node (deployed.ts), not in this process. */
   readonly deployed: boolean;
+  /** Where Pods reach this machine (the real nodes' gateway), for servers a step runs here (a recording proxy). */
+  readonly hostAddress?: string;
   stop(): Promise<void>;
 }
 

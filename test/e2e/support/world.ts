@@ -51,6 +51,8 @@ export class World {
   readonly removed: Obj[] = [];
   /** By component (catalogd, operator-controller): the Pod holding its leader Lease when last looked (upstream's leaderPods). */
   readonly leaderPods = new Map<string, string>();
+  /** The recording proxy a proxy step started (stopped at cleanup). */
+  proxy: { readonly hosts: readonly string[] } | undefined;
   extensionObjects: Obj[] = [];
   lastApplyStderr = '';
 
@@ -175,7 +177,13 @@ export class World {
   }
 
   /** Upstream's ScenarioCleanup: deletes what the scenario applied, its catalogs and its namespace (8 at a time). */
+  /** What a step changed outside the scenario's objects (a Deployment's env), restored first at cleanup, last change first. */
+  readonly restores: (() => Promise<void>)[] = [];
+  /** The components whose Deployment env a step changed (restored once, to what it was first). */
+  readonly envPatched = new Set<string>();
+
   async cleanup(): Promise<void> {
+    for (const restore of this.restores.splice(0).reverse()) await restore().catch(() => undefined);
     const all: Tracked[] = [...this.added];
     for (const c of this.catalogs.values()) all.push({ kind: 'clustercatalog', name: c });
     all.push({ kind: 'namespace', name: this.namespace });

@@ -163,7 +163,7 @@ describe('PackageManifests through the API server (aggregated)', () => {
       maturity: 'stable',
       minKubeVersion: '1.28.0',
     });
-    expect(stable.currentCSVDesc.relatedImages).toEqual(expect.arrayContaining(['localhost:5001/olm-demo/demo-operator:v0.3.0']));
+    expect(stable.currentCSVDesc.relatedImages).toEqual(expect.arrayContaining(['registry.example.com/olm-demo/demo-operator:v0.3.0']));
     expect(stable.currentCSVDesc.annotations?.capabilities).toBe('Basic Install');
     expect(stable.currentCSVDesc).not.toHaveProperty('icon');
   });

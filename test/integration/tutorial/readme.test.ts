@@ -149,7 +149,7 @@ async function installedAndRunning(version: string): Promise<void> {
     if (condition(ext, 'Installed') !== 'True' || condition(ext, 'Available') !== 'True') return `conditions ${JSON.stringify(ext?.['status'])}`;
     const pods = await kube!.list<Obj>({ apiVersion: 'v1', kind: 'Pod', namespace: 'demo' }, { labelSelector: 'app.kubernetes.io/name=demo-operator' });
     const live = pods.items.filter((p) => !p.metadata.deletionTimestamp);
-    const image = `localhost:5001/olm-demo/demo-operator:v${version}`;
+    const image = `registry.example.com/olm-demo/demo-operator:v${version}`;
     const summary = live.map((p) => {
       const spec = p['spec'] as { nodeName?: string; containers: { image: string }[] };
       return `${p.metadata.name} ${(p['status'] as { phase?: string }).phase} on ${spec.nodeName ?? '-'} ${spec.containers[0]!.image}`;
