@@ -38,7 +38,7 @@ export default tseslint.config(
     },
   },
   {
-    // Product code reads the time only through the toolkit's Clock (docs/decisions/0009-one-clock.md); tests may use
+    // Product code reads the time only through the toolkit's Clock (docs/decisions/0010-one-clock.md); tests may use
     // fake timers or a ManualClock, and the clock's own file is where the system's clocks are read.
     files: ['api/**/*.ts', 'cmd/**/*.ts', 'internal/**/*.ts'],
     ignores: ['**/*.test.ts', '**/testing.ts', 'internal/shared/toolkit/clock.ts'],

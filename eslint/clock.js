@@ -1,5 +1,5 @@
 // ESLint rule `clock/only-here`: product code reads the time only through the toolkit's Clock
-// (internal/shared/toolkit/clock.ts; docs/decisions/0009-one-clock.md) — `clock.now()` for durations and deadlines,
+// (internal/shared/toolkit/clock.ts; docs/decisions/0010-one-clock.md) — `clock.now()` for durations and deadlines,
 // `clock.date()` for wall time — handed in through options or the ManagerContext, so a test can move time by hand.
 // Refused: `Date.now` (called or passed as a function), `new Date()` and `Date()` with no arguments. `new Date(x)` with
 // an argument parses or converts and is fine. eslint.config.js applies it to api/, internal/ and cmd/ (not tests,

@@ -1,4 +1,4 @@
-// The one time source (docs/decisions/0009-one-clock.md). `Clock.now()`: milliseconds on a monotonic scale, for
+// The one time source (docs/decisions/0010-one-clock.md). `Clock.now()`: milliseconds on a monotonic scale, for
 // deadlines, timeouts, TTLs and backoff — the work queue, rate limiters and controllers, the applier's waits, the kube
 // client's caches and leader election. `Clock.date()`: the wall time, for what is written down (metav1.Time,
 // annotations, Events, certificates' validity) or compared with times read back. This file is the only one of product
