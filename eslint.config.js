@@ -2,6 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import faces from './eslint/folder-faces.js';
 import layers from './eslint/layers.js';
+import clock from './eslint/clock.js';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.cache/**', 'coverage/**'] },
@@ -35,5 +36,13 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // Product code reads the time only through the toolkit's Clock (docs/decisions/0010-one-clock.md); tests may use
+    // fake timers or a ManualClock, and the clock's own file is where the system's clocks are read.
+    files: ['api/**/*.ts', 'cmd/**/*.ts', 'internal/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/testing.ts', 'internal/shared/toolkit/clock.ts'],
+    plugins: { clock },
+    rules: { 'clock/only-here': 'error' },
   },
 );

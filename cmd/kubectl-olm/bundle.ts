@@ -8,6 +8,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { NODE_ESM_BUNDLE } from '../bundle.ts';
+import { realClock } from '../../internal/shared/toolkit/index.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 export const BUNDLE_DIR = join(root, 'dist', 'kubectl-olm');
@@ -15,7 +16,7 @@ export const BUNDLE_DIR = join(root, 'dist', 'kubectl-olm');
 export async function bundleCli(outdir = BUNDLE_DIR): Promise<{ readonly files: number; readonly inputs: number }> {
   const tmp = `${outdir}.tmp-${process.pid}`;
   await rm(tmp, { recursive: true, force: true });
-  const started = Date.now();
+  const started = realClock.date().getTime();
   const result = await build({
     entryPoints: { cli: join(root, 'cmd', 'kubectl-olm', 'cli.ts') },
     outdir: tmp,

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { ClusterCatalogKind, GroupVersion, type ClusterCatalog } from '../../api/v1/index.ts';
 import { Controller } from '../shared/controller/index.ts';
 import { informers, type Informer } from '../shared/kube/index.ts';
-import { parseBindAddress, registryAccess, type Cache, type ManagerContext, type ManagerParts } from '../shared/manager/index.ts';
+import { clockOf, parseBindAddress, registryAccess, type Cache, type ManagerContext, type ManagerParts } from '../shared/manager/index.ts';
 import {
   createCatalogContent,
   garbageCollector,
@@ -42,6 +42,7 @@ export interface CatalogdParts extends ManagerParts {
 export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementations): (ctx: ManagerContext) => Promise<CatalogdParts> {
   return async (ctx) => {
     const { client, logger, metrics } = ctx;
+    const clock = clockOf(ctx);
     const catalogs = informers(client, logger)<ClusterCatalog>(GroupVersion, ClusterCatalogKind);
     const { registry, informer: secretInformer, caPool } = await registryAccess({ client, logger, ...options, watchPullCas: true });
     const watched: Cache[] = secretInformer ? [catalogs, secretInformer] : [catalogs];
@@ -73,6 +74,7 @@ export function catalogdSetup(options: CatalogdOptions, impl: CatalogdImplementa
       content,
       baseUrl: (name) => catalogBaseUrl(options, name),
       ...(options.minuteMs && { minuteMs: options.minuteMs }),
+      now: () => clock.date().getTime(),
       logger: log,
     });
     const controller = new Controller({ name: 'clustercatalog', reconciler, logger, metrics, rateLimiter: options.rateLimiter?.() });

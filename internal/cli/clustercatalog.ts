@@ -19,6 +19,7 @@ import { age, conditionStatus, emit, emitObjects, outputFormat, table, type Outp
 import { asUsage, CliUsageError, failure, type CliCommand, type CliIO } from './types.ts';
 import { giveUpOn, unfixableCatalog } from './failfast.ts';
 import { contextError, waitFor } from './wait.ts';
+import { realClock } from '../shared/toolkit/index.ts';
 
 const DEFAULT_TIMEOUT = '5m';
 const CATALOG_TYPE = { apiVersion: GroupVersion, kind: ClusterCatalogKind, resource: ClusterCatalogSingular, group: GroupName } as const;
@@ -47,13 +48,14 @@ async function printCatalogs(io: CliIO, format: OutputFormat, catalogs: readonly
       (b.spec.priority ?? 0) - (a.spec.priority ?? 0) ||
       ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1),
   );
+  const now = (io.clock ?? realClock).date().getTime();
   const rows = sorted.map((c) => [
     c.metadata.name ?? '',
     c.spec.availabilityMode ?? '',
     String(c.spec.priority ?? 0),
-    c.status?.lastUnpacked ? age(c.status.lastUnpacked) : '',
+    c.status?.lastUnpacked ? age(c.status.lastUnpacked, now) : '',
     conditionStatus(c.status?.conditions, TypeServing),
-    age(c.metadata.creationTimestamp),
+    age(c.metadata.creationTimestamp, now),
     ...(format === 'wide' ? [c.spec.source.image?.ref ?? '', progressingOf(c)] : []),
   ]);
   const headers = ['NAME', 'AVAILABILITY', 'PRIORITY', 'LASTUNPACKED', 'SERVING', 'AGE', ...(format === 'wide' ? ['IMAGE', 'PROGRESSING'] : [])];

@@ -28,6 +28,7 @@ import { asUsage, CliUsageError, failure, type CliCommand, type CliIO } from './
 import { giveUpOn, shellQuote, unfixable, unfixableLine, type Unfixable } from './failfast.ts';
 import { didYouMean, findPackage } from './preflight.ts';
 import { contextError, waitFor } from './wait.ts';
+import { realClock } from '../shared/toolkit/index.ts';
 
 export const CE = { apiVersion: GroupVersion, kind: ClusterExtensionKind } as const;
 const DEFAULT_TIMEOUT = '5m';
@@ -81,6 +82,7 @@ async function printExtensions(io: CliIO, format: OutputFormat, exts: readonly C
     await emit(io.stdout, 'No resources found\n');
     return;
   }
+  const now = (io.clock ?? realClock).date().getTime();
   const rows = [...exts]
     .sort(byName)
     .map((e) => [
@@ -90,7 +92,7 @@ async function printExtensions(io: CliIO, format: OutputFormat, exts: readonly C
       e.status?.install?.bundle.name ?? '',
       e.spec?.namespace ?? '',
       stateOf(e),
-      age(e.metadata?.creationTimestamp),
+      age(e.metadata?.creationTimestamp, now),
       ...(format === 'wide'
         ? [
             e.spec?.source.catalog?.channels?.join(',') ?? '',

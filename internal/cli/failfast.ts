@@ -6,7 +6,7 @@
 import type { ClusterCatalog, ClusterExtension } from '../../api/v1/index.ts';
 import { ReasonBlocked, ReasonInvalidConfiguration, ReasonProgressDeadlineExceeded, ReasonSucceeded, TypeProgressing } from '../../api/v1/index.ts';
 import type { Condition } from '../../api/meta/v1.ts';
-import { oneLine } from '../shared/toolkit/index.ts';
+import { oneLine, realClock } from '../shared/toolkit/index.ts';
 
 /** A cause waiting will not fix, and what to run next. */
 export interface Unfixable {
@@ -111,7 +111,7 @@ export class CauseTracker {
   private reads = 0;
   private readonly afterMs: number;
   private readonly now: () => number;
-  constructor(afterMs = FAIL_FAST_AFTER_MS, now: () => number = Date.now) {
+  constructor(afterMs = FAIL_FAST_AFTER_MS, now: () => number = () => realClock.date().getTime()) {
     this.afterMs = afterMs;
     this.now = now;
   }

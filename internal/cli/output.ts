@@ -4,6 +4,7 @@
 import type { Condition, KubeObject } from '../../api/meta/v1.ts';
 import { humanDuration } from '../shared/gocompat/index.ts';
 import { stripManagedFields } from '../shared/kube/index.ts';
+import { realClock } from '../shared/toolkit/index.ts';
 import { CliUsageError } from './types.ts';
 
 /** `wide`: the table with more columns, as kubectl's; only list commands take it. */
@@ -35,7 +36,7 @@ export function table(headers: readonly string[], rows: readonly (readonly strin
 }
 
 /** kubectl's AGE of a timestamp (RFC 3339), `<unknown>` when absent. */
-export function age(timestamp: string | undefined, now = Date.now()): string {
+export function age(timestamp: string | undefined, now = realClock.date().getTime()): string {
   if (!timestamp) return '<unknown>';
   const t = Date.parse(timestamp);
   return Number.isNaN(t) ? '<unknown>' : humanDuration(now - t);

@@ -5,6 +5,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Clock } from '../shared/toolkit/index.ts';
 export interface CliIO {
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WritableStream;
@@ -14,6 +15,8 @@ export interface CliIO {
   readonly stdin?: NodeJS.ReadableStream | undefined;
   /** Ends long waits (`--wait`) early, e.g. on Ctrl-C. */
   readonly signal?: AbortSignal | undefined;
+  /** What "now" is (AGE columns, backup names and progress lines); default the toolkit's realClock. */
+  readonly clock?: Clock | undefined;
 }
 
 export interface CliCommand {

@@ -5,7 +5,7 @@ import { ClusterServiceVersionKind, V1alpha1, type ClusterServiceVersion } from 
 import { formatTime, type Controller } from '../shared/controller/index.ts';
 import type { Informer} from '../shared/kube/index.ts';
 import { informers } from '../shared/kube/index.ts';
-import type { ManagerContext, ManagerParts } from '../shared/manager/index.ts';
+import { clockOf, type ManagerContext, type ManagerParts } from '../shared/manager/index.ts';
 import { classicRelatedObjects, classicStatus, classicVerdict, isCopied, type CsvInfo } from './classic.ts';
 import type { OperandVersion } from './clusteroperator.ts';
 import { clusterOperatorController } from './gating.ts';
@@ -58,6 +58,7 @@ const byKey = (a: CsvInfo, b: CsvInfo): number => (a.namespace === b.namespace ?
 export function classicGatingSetup(options: ClassicGatingOptions): (ctx: ManagerContext) => ClassicGatingParts {
   return (ctx) => {
     const { client, logger } = ctx;
+    const clock = clockOf(ctx);
     const csvs = informers(client, logger)<ClusterServiceVersion>(V1alpha1, ClusterServiceVersionKind, {
       ...(options.watchedNamespace && { namespace: options.watchedNamespace }),
       transform: slim,
@@ -81,7 +82,7 @@ export function classicGatingSetup(options: ClassicGatingOptions): (ctx: Manager
           olmVersion: OLM_VERSION,
           related: classicRelatedObjects(all, options.namespace),
           verdict: () => classicVerdict(options.releaseVersion, all),
-          now: formatTime(new Date()),
+          now: formatTime(clock.date()),
         });
         return { status, blocking: verdict?.kind === 'incompatible' ? verdict.skews.length : verdict?.kind === 'compatible' ? 0 : undefined };
       },

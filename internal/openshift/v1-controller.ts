@@ -7,7 +7,7 @@ import { ClusterExtensionKind, GroupVersion, type ClusterExtension } from '../..
 import { formatTime, type Controller } from '../shared/controller/index.ts';
 import type { Informer} from '../shared/kube/index.ts';
 import { informers } from '../shared/kube/index.ts';
-import type { ManagerContext, ManagerParts } from '../shared/manager/index.ts';
+import { clockOf, type ManagerContext, type ManagerParts } from '../shared/manager/index.ts';
 import type { Version } from '../shared/semver/index.ts';
 import { libraryGoSetCondition, type ClusterOperatorStatus } from './clusteroperator.ts';
 import { clusterOperatorController } from './gating.ts';
@@ -53,6 +53,7 @@ const metadataOnly = (o: KubeObject & { type?: string }): KubeObject => {
 export function v1GatingSetup(options: V1GatingOptions): (ctx: ManagerContext) => V1GatingParts {
   return (ctx) => {
     const { client, logger } = ctx;
+    const clock = clockOf(ctx);
     const informer = informers(client, logger);
     const extensions = informer<ClusterExtension>(GroupVersion, ClusterExtensionKind, { name: 'clusterextensions-gating', transform: nameOnly });
     const heads = informer(options.revisions.apiVersion, options.revisions.kind, {
@@ -84,7 +85,7 @@ export function v1GatingSetup(options: V1GatingOptions): (ctx: ManagerContext) =
       compute: (current) => {
         const result = v1Incompatible(extensionInfos(), options.currentMinor);
         const status: ClusterOperatorStatus = structuredClone(current ?? {});
-        libraryGoSetCondition(status, v1Upgradeable(result, options.currentMinor), formatTime(new Date()));
+        libraryGoSetCondition(status, v1Upgradeable(result, options.currentMinor), formatTime(clock.date()));
         return { status, blocking: result.blocking.length + result.errors.length };
       },
     });

@@ -19,13 +19,13 @@ import {
   type ClusterCatalog,
   type ClusterExtension,
 } from '../../api/v1/index.ts';
-import { Controller } from '../shared/controller/index.ts';
+import { Controller, type Clock } from '../shared/controller/index.ts';
 import { createImagePuller, watchCaPool, type CaPool } from '../shared/image/index.ts';
 import type { KubeObject } from '../../api/meta/v1.ts';
 import type { Informer} from '../shared/kube/index.ts';
 import { eventRecorder, informers, type KubeClient } from '../shared/kube/index.ts';
 import { OwnedObjectWatcher } from './applier/index.ts';
-import { registryAccess, type Cache, type ManagerContext, type ManagerParts } from '../shared/manager/index.ts';
+import { clockOf, registryAccess, type Cache, type ManagerContext, type ManagerParts } from '../shared/manager/index.ts';
 import type { Logger, Metrics } from '../shared/observability/index.ts';
 import type { CatalogContentClient } from './contentclient/index.ts';
 import {
@@ -86,6 +86,8 @@ export interface OperatorControllerImplementations {
     readonly applied: (objects: readonly KubeObject[]) => void;
     /** The gate (OperatorControllerOptions); on, requests about an extension's objects impersonate its service account. */
     readonly serviceAccountInstalls: boolean;
+    /** The ManagerContext's clock. */
+    readonly clock: Clock;
   }) => BundleApplier;
 }
 
@@ -107,7 +109,9 @@ export function operatorControllerSetup(
   options: OperatorControllerOptions,
   impl: OperatorControllerImplementations,
 ): (ctx: ManagerContext) => Promise<OperatorControllerParts> {
-  return async ({ client, logger, metrics }) => {
+  return async (ctx) => {
+    const { client, logger, metrics } = ctx;
+    const clock = clockOf(ctx);
     const informer = informers(client, logger);
     const extensions = informer<ClusterExtension>(GroupVersion, ClusterExtensionKind);
     const catalogs = informer<ClusterCatalog>(GroupVersion, ClusterCatalogKind);
@@ -119,7 +123,7 @@ export function operatorControllerSetup(
       ? installerWatches({ client, logger, extensions: () => extensions.list(), enqueue: (name) => controller.enqueue(name) })
       : undefined;
     const watched: Cache[] = [extensions, catalogs, ...(secretInformer ? [secretInformer] : []), ...(installer?.informers ?? [])];
-    const puller = createImagePuller({ cacheDir: join(options.cachePath, 'unpack'), registry, logger: logger.child({ component: 'image' }) });
+    const puller = createImagePuller({ cacheDir: join(options.cachePath, 'unpack'), registry, logger: logger.child({ component: 'image' }), clock });
     // upstream's catalogd-ca-pool CertPoolWatcher: the directory reloaded on change, an exit on a changed system store.
     const caCerts = await watchCaPool({ ...(options.catalogdCasDir && { dir: options.catalogdCasDir }), logger: logger.child({ component: 'catalogd-ca-pool' }) });
     const content = impl.content({ caCerts, logger: logger.child({ component: 'catalog-content' }), cacheDir: join(options.cachePath, 'catalogs') });
@@ -144,7 +148,7 @@ export function operatorControllerSetup(
     // Under BoxcutterRuntime every extension installs as operator-controller, as upstream; ServiceAccountInstalls is
     // a standard-runtime feature.
     const runtime = options.boxcutterRuntime
-      ? objectSetRuntime({ client, systemNamespace: options.systemNamespace, logger, metrics, ...(options.rateLimiter && { rateLimiter: options.rateLimiter }) })
+      ? objectSetRuntime({ client, systemNamespace: options.systemNamespace, logger, metrics, clock, ...(options.rateLimiter && { rateLimiter: options.rateLimiter }) })
       : undefined;
     const steps = runtime
       ? clusterExtensionObjectSetSteps({
@@ -155,7 +159,7 @@ export function operatorControllerSetup(
       : clusterExtensionSteps({
           ...ports,
           preflights: impl.preflights({ client, logger: log, certProvider, serviceAccountInstalls }),
-          applier: impl.applier({ client, systemNamespace: options.systemNamespace, logger: log, applied: (objects) => owned.watch(objects), serviceAccountInstalls }),
+          applier: impl.applier({ client, systemNamespace: options.systemNamespace, logger: log, applied: (objects) => owned.watch(objects), serviceAccountInstalls, clock }),
           ...(installer && { identity: installer.identity }),
         });
     const reconciler = new ClusterExtensionReconciler({

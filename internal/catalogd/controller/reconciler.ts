@@ -28,6 +28,7 @@ import {
   TerminalError,
   errorMessage,
   isTerminal,
+  realClock,
   sanitizeNetworkError,
   withContext,
   type Pass,
@@ -59,7 +60,7 @@ export interface ClusterCatalogReconcilerOptions {
   readonly content: CatalogContent;
   /** `<scheme>://<external-address>/catalogs/<name>`. */
   readonly baseUrl: (name: string) => string;
-  /** Wall clock in ms (default Date.now). */
+  /** Wall clock in ms (default the toolkit's realClock; the setup passes the ManagerContext's clock). */
   readonly now?: () => number;
   /** Length of one `pollIntervalMinutes` minute in ms (default 60,000; tests shorten it). */
   readonly minuteMs?: number;
@@ -112,7 +113,7 @@ class CatalogReconciler implements ClusterCatalogReconciler {
 
   constructor(o: ClusterCatalogReconcilerOptions) {
     this.#o = o;
-    this.#now = o.now ?? Date.now;
+    this.#now = o.now ?? ((): number => realClock.date().getTime());
     this.#minuteMs = o.minuteMs ?? 60_000;
     this.#random = o.random ?? Math.random;
     const steps: Step<CatalogPass>[] = [

@@ -21,6 +21,7 @@ import { dirname, join } from 'node:path';
 import type * as Fbc from '../../shared/fbc/index.ts';
 import type { BlobIndex } from '../../shared/fbc/index.ts';
 import { noopLogger, type Logger } from '../../shared/observability/index.ts';
+import { realClock, type Clock } from '../../shared/toolkit/index.ts';
 import { digestPath, isCatalogName } from './names.ts';
 import type { CatalogStore, StoredCatalog } from './types.ts';
 
@@ -45,6 +46,8 @@ export interface LocalDirStoreOptions {
   /** `<cache-dir>/catalogs`; created when missing. */
   readonly root: string;
   readonly logger?: Logger;
+  /** The time an entry records as `stored`; default the toolkit's realClock. */
+  readonly clock?: Clock;
 }
 
 /** content.json: what a finished entry records about itself. */
@@ -59,6 +62,7 @@ interface ContentRecord {
 export class LocalDirStore implements CatalogStore {
   readonly root: string;
   readonly #log: Logger;
+  readonly #clock: Clock;
   readonly #current = new Map<string, StoredCatalog>();
   readonly #listeners = new Set<(name: string) => void>();
   /** Temp dirs of stores in progress: garbage collection leaves them alone. */
@@ -69,6 +73,7 @@ export class LocalDirStore implements CatalogStore {
   constructor(options: LocalDirStoreOptions) {
     this.root = options.root;
     this.#log = options.logger ?? noopLogger;
+    this.#clock = options.clock ?? realClock;
   }
 
   /**
@@ -196,7 +201,7 @@ export class LocalDirStore implements CatalogStore {
       await mkdir(tmp);
       const { size, index } = await writeJsonl(join(tmp, CATALOG_FILE), fbcDir, signal);
       await writePieces(join(tmp, INDEX_FILE), index.catalogdJSON());
-      const stored = new Date();
+      const stored = this.#clock.date();
       const record: ContentRecord = { catalog: name, digest, encoding: ENCODING_VERSION, stored: stored.toISOString() };
       await writeFile(join(tmp, CONTENT_FILE), JSON.stringify(record) + '\n');
       signal?.throwIfAborted();

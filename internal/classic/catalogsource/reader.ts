@@ -9,6 +9,7 @@ import type { RegistryClient as ImageRegistry } from '../../shared/image/index.t
 import { RegistryClient } from '../registryclient/index.ts';
 import { contentFromRegistry, type CatalogContent } from './content.ts';
 import { imageSources, type ImageSources } from './sources.ts';
+import { realClock, type Clock } from '../../shared/toolkit/index.ts';
 
 export interface CatalogSourceReader {
   content(cs: CatalogSource, signal?: AbortSignal): Promise<CatalogContent>;
@@ -18,6 +19,8 @@ export interface CatalogSourceReader {
 export interface CatalogSourceReaderOptions {
   readonly registry: ImageRegistry;
   readonly platform?: string;
+  /** The time content is said to be read at; default the toolkit's realClock. */
+  readonly clock?: Clock;
 }
 
 export function catalogSourceReader(o: CatalogSourceReaderOptions): CatalogSourceReader {
@@ -25,7 +28,7 @@ export function catalogSourceReader(o: CatalogSourceReaderOptions): CatalogSourc
   const images = (): Promise<{ dir: string; images: ImageSources }> =>
     (cache ??= mkdtemp(join(tmpdir(), 'olm-catalogsources-')).then((dir) => ({
       dir,
-      images: imageSources({ cacheDir: dir, registry: o.registry, ...(o.platform && { platform: o.platform }) }),
+      images: imageSources({ cacheDir: dir, registry: o.registry, ...(o.platform && { platform: o.platform }), ...(o.clock && { clock: o.clock }) }),
     })));
   const loaded = new Map<string, Promise<CatalogContent>>();
   return {
@@ -42,7 +45,7 @@ export function catalogSourceReader(o: CatalogSourceReaderOptions): CatalogSourc
           if (cs.spec.address) {
             const grpc = new RegistryClient(cs.spec.address, { timeoutMs: 30_000 }); // gRPC deadline per call
             try {
-              return await contentFromRegistry(grpc, cs.spec.address, new Date());
+              return await contentFromRegistry(grpc, cs.spec.address, (o.clock ?? realClock).date());
             } finally {
               grpc.close();
             }

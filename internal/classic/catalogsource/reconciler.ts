@@ -21,7 +21,7 @@ import type { CatalogContent } from './content.ts';
 import { pollInterval } from './interval.ts';
 import type { CatalogSourceMetrics } from './metrics.ts';
 import { CatalogRefusedError, type AddressSources, type ImageSources } from './sources.ts';
-import { oneLine } from '../../shared/toolkit/index.ts';
+import { oneLine, realClock, type Clock } from '../../shared/toolkit/index.ts';
 
 /** The message for `sourceType: configmap` / `internal` (ours: upstream serves them from a ConfigMap registry Pod). */
 export const configMapUnsupportedMessage = (sourceType: string): string =>
@@ -51,6 +51,8 @@ export interface CatalogSourceReconcilerOptions {
   /** Re-check of a source that is not READY (default 10 s, upstream's timeout). */
   readonly notReadyRecheckMs?: number;
   readonly logger?: Logger;
+  /** The wall time of polls and the registry service's createdAt; default the toolkit's realClock. */
+  readonly clock?: Clock;
 }
 
 /** What one pass knows. */
@@ -117,7 +119,7 @@ export function newCatalogSourceReconciler(o: CatalogSourceReconcilerOptions): R
     const poll = cs.spec.updateStrategy?.registryPoll;
     const interval = poll ? pollInterval(poll.interval) : undefined;
     const current = o.images.current(key);
-    const t = new Date();
+    const t = (o.clock ?? realClock).date();
     const lastPoll = cs.status?.latestImageRegistryPoll ?? cs.metadata.creationTimestamp;
     const due = interval !== undefined && (!lastPoll || Date.parse(lastPoll) + interval.ms <= t.getTime());
     const status: CatalogSourceStatus = { ...s.base };
@@ -171,7 +173,7 @@ export function newCatalogSourceReconciler(o: CatalogSourceReconcilerOptions): R
     const conn = o.addresses.ensure(key, address);
     const status: CatalogSourceStatus = {
       ...s.base,
-      registryService: { protocol: 'grpc', createdAt: cs.status?.registryService?.createdAt ?? new Date().toISOString() },
+      registryService: { protocol: 'grpc', createdAt: cs.status?.registryService?.createdAt ?? (o.clock ?? realClock).date().toISOString() },
       connectionState: { address, lastObservedState: conn.state, lastConnect: conn.lastChange.toISOString() },
     };
     if (conn.state === ConnectionStateReady && o.addresses.needsSnapshot(key)) {

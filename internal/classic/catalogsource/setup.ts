@@ -5,7 +5,7 @@ import { Controller, splitKey, type RateLimiter } from '../../shared/controller/
 import type { Informer} from '../../shared/kube/index.ts';
 import { informers } from '../../shared/kube/index.ts';
 import type { Cache, ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
-import { registryAccess, type RegistryFlagOptions } from '../../shared/manager/index.ts';
+import { clockOf, registryAccess, type RegistryFlagOptions } from '../../shared/manager/index.ts';
 import type { RegistryClientOptions } from '../registryclient/index.ts';
 import type { RegistryClient as ImageRegistry } from '../../shared/image/index.ts';
 import { catalogSourceMetrics } from './metrics.ts';
@@ -38,7 +38,9 @@ export interface CatalogSourceParts extends ManagerParts {
 }
 
 export function catalogSourceSetup(options: CatalogSourceOptions): (ctx: ManagerContext) => Promise<CatalogSourceParts> {
-  return async ({ client, logger, metrics }) => {
+  return async (ctx) => {
+    const { client, logger, metrics } = ctx;
+    const clock = clockOf(ctx);
     const log = logger.child({ controller: 'catalogsource' });
     const catalogSources = informers(client, logger)<CatalogSource>(V1alpha1, CatalogSourceKind);
     const { registry, informer: secretInformer } = await registryAccess({ client, logger, ...options });
@@ -62,6 +64,7 @@ export function catalogSourceSetup(options: CatalogSourceOptions): (ctx: Manager
       },
       onContent,
       ...(options.registryClient && { client: options.registryClient }),
+      clock,
     });
     const images = imageSources({
       cacheDir: join(options.cacheDir, 'catalogsources'),
@@ -69,6 +72,7 @@ export function catalogSourceSetup(options: CatalogSourceOptions): (ctx: Manager
       ...(options.platform && { platform: options.platform }),
       logger: logger.child({ component: 'image' }),
       onContent,
+      clock,
     });
     const reconciler = newCatalogSourceReconciler({
       get: (key) => catalogSources.get(key),
@@ -78,6 +82,7 @@ export function catalogSourceSetup(options: CatalogSourceOptions): (ctx: Manager
       metrics: catalogSourceMetrics(metrics.registry, () => catalogSources.keys().length),
       ...(options.notReadyRecheckMs && { notReadyRecheckMs: options.notReadyRecheckMs }),
       logger: log,
+      clock,
     });
     const controller = new Controller({
       name: 'catalogsource',

@@ -11,6 +11,7 @@ import { CachingImagePuller, type RegistryClient as ImageRegistry } from '../../
 import { collectGarbage, type Logger } from '../../shared/observability/index.ts';
 import { RegistryClient, type RegistryClientOptions } from '../registryclient/index.ts';
 import { contentFromFbc, contentFromRegistry, type CatalogContent } from './content.ts';
+import { realClock, type Clock } from '../../shared/toolkit/index.ts';
 
 export interface LoadedImage {
   /** spec.image as loaded. */
@@ -52,6 +53,8 @@ export interface ImageSourcesOptions {
   readonly logger?: Logger;
   /** Called when a key's served content is replaced or removed. */
   readonly onContent?: (key: string) => void;
+  /** The time content is said to be loaded at; default the toolkit's realClock. */
+  readonly clock?: Clock;
 }
 
 export function imageSources(o: ImageSourcesOptions): ImageSources {
@@ -129,7 +132,7 @@ export function imageSources(o: ImageSourcesOptions): ImageSources {
     const problem = catalogProblem(catalog);
     if (problem !== undefined) refuse(problem);
     refusals.delete(key);
-    loaded.set(key, { image, digest: pulled.digest, content: contentFromFbc(catalog, pulled.digestRef, new Date()) });
+    loaded.set(key, { image, digest: pulled.digest, content: contentFromFbc(catalog, pulled.digestRef, (o.clock ?? realClock).date()) });
     o.onContent?.(key);
     await puller.gc([pulled.digestRef]);
     collectGarbage(); // the parsed files' garbage, gone at once (shared/observability/memory.ts)
@@ -160,6 +163,8 @@ export interface AddressSourcesOptions {
   readonly client?: RegistryClientOptions;
   /** Called when a key's served content is replaced or removed. */
   readonly onContent?: (key: string) => void;
+  /** The time of connectivity changes and snapshots; default the toolkit's realClock. */
+  readonly clock?: Clock;
 }
 
 interface Conn {
@@ -186,12 +191,12 @@ export function addressSources(o: AddressSourcesOptions): AddressSources {
       if (have && have.address === address) return have;
       drop(key);
       const client = new RegistryClient(address, o.client ?? {});
-      const conn: Conn = { address, client, state: client.state(true), lastChange: new Date() };
+      const conn: Conn = { address, client, state: client.state(true), lastChange: (o.clock ?? realClock).date() };
       conns.set(key, conn);
       client.watch((state) => {
         if (conns.get(key) !== conn) return;
         conn.state = state;
-        conn.lastChange = new Date();
+        conn.lastChange = (o.clock ?? realClock).date();
         if (state === 'READY') conn.readySince = conn.lastChange;
         o.onChange(key);
       });
@@ -205,7 +210,7 @@ export function addressSources(o: AddressSourcesOptions): AddressSources {
     async snapshot(key) {
       const c = conns.get(key);
       if (!c) return;
-      const content = await contentFromRegistry(c.client, c.address, new Date());
+      const content = await contentFromRegistry(c.client, c.address, (o.clock ?? realClock).date());
       if (conns.get(key) !== c) return;
       c.content = content;
       o.onContent?.(key);

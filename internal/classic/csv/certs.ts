@@ -4,6 +4,7 @@
 // two years; keys in SEC1 PEM ("EC PRIVATE KEY") as Go's MarshalECPrivateKey writes them. X.509 is encoded here
 // (DER) and signed with node:crypto; node's X509Certificate reads them back for the rotation check.
 import { X509Certificate, createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { realClock } from '../../shared/toolkit/index.ts';
 
 export const ORGANIZATION = 'Red Hat, Inc.';
 /** Certificates are valid this long (upstream's DefaultCertValidFor, 730 days). */
@@ -135,7 +136,7 @@ function keyPair(der: Buffer, key: KeyObject, subject: Buffer): KeyPair {
 }
 
 /** upstream's GenerateCA. */
-export function generateCA(notAfter: Date, organization = ORGANIZATION, now = new Date()): KeyPair {
+export function generateCA(notAfter: Date, organization = ORGANIZATION, now = realClock.date()): KeyPair {
   if (notAfter < now) throw new Error(`invalid notAfter: ${notAfter.toISOString()} before ${now.toISOString()}`);
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const serial = serialNumber();
@@ -154,7 +155,7 @@ export function generateCA(notAfter: Date, organization = ORGANIZATION, now = ne
 }
 
 /** upstream's CreateSignedServingPair: a serving certificate for `hosts`, signed by `ca`. */
-export function createSignedServingPair(notAfter: Date, ca: KeyPair, hosts: readonly string[], organization = ORGANIZATION, now = new Date()): KeyPair {
+export function createSignedServingPair(notAfter: Date, ca: KeyPair, hosts: readonly string[], organization = ORGANIZATION, now = realClock.date()): KeyPair {
   return signedPair(notAfter, ca, hosts[0] ?? '', organization, now, [
     extension(OID.extKeyUsage, false, seq(oid(OID.serverAuth))),
     extension(OID.basicConstraints, true, seq()),
@@ -166,7 +167,7 @@ export function createSignedServingPair(notAfter: Date, ca: KeyPair, hosts: read
  * A client certificate (`CN=<commonName>`, clientAuth) signed by `ca` — what an API server presents to the servers it
  * proxies to (the aggregation layer's front-proxy client).
  */
-export function createSignedClientPair(notAfter: Date, ca: KeyPair, commonName: string, organization = ORGANIZATION, now = new Date()): KeyPair {
+export function createSignedClientPair(notAfter: Date, ca: KeyPair, commonName: string, organization = ORGANIZATION, now = realClock.date()): KeyPair {
   return signedPair(notAfter, ca, commonName, organization, now, [
     extension(OID.keyUsage, true, bits(Buffer.from([0x80]), 7)),
     extension(OID.extKeyUsage, false, seq(oid(OID.clientAuth))),
@@ -201,7 +202,7 @@ export const pemSHA256 = (caPEM: string): string => createHash('sha256').update(
  * upstream's shouldRotateCerts: a missing or unreadable CA or certificate, either not active or within a day of
  * expiry, or a certificate the CA did not sign for every host.
  */
-export function shouldRotate(data: { caPEM?: string; certPEM?: string }, hosts: readonly string[], now = new Date()): boolean {
+export function shouldRotate(data: { caPEM?: string; certPEM?: string }, hosts: readonly string[], now = realClock.date()): boolean {
   if (!data.caPEM || !data.certPEM) return true;
   let ca: X509Certificate;
   let cert: X509Certificate;

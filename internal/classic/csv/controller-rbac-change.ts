@@ -2,7 +2,7 @@
 // failed without retry in its namespace (every namespace for cluster-scoped RBAC) back to Pending/DetectedClusterChange.
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { CSVPhasePending, CSVReasons, ClusterServiceVersionKind, V1alpha1 } from '../../../api/operators/index.ts';
-import { Controller, formatTime } from '../../shared/controller/index.ts';
+import { Controller, formatTime, realClock } from '../../shared/controller/index.ts';
 import { NAMESPACE_INDEX, ignoreNotFound, type KubeClient } from '../../shared/kube/index.ts';
 import type { OlmCaches } from '../olmcache/index.ts';
 import type { ControllerBase } from './controller-base.ts';
@@ -12,7 +12,7 @@ import { ALL } from './watch-keys.ts';
 export interface RBACChangeControllerOptions extends Omit<ControllerBase, 'rateLimiter'> {
   readonly client: KubeClient;
   readonly caches: OlmCaches;
-  /** Wall time of the DetectedClusterChange reset; default `new Date()`. */
+  /** Wall time of the DetectedClusterChange reset; default the toolkit's realClock. */
   readonly now?: () => Date;
 }
 
@@ -25,7 +25,7 @@ export function rbacChangeController(o: RBACChangeControllerOptions): Controller
         const failed = (k === ALL ? caches.csvs.list() : caches.csvs.byIndex(NAMESPACE_INDEX, k)).filter((c) => c.status?.reason === CSVReasons.ComponentFailedNoRetry);
         for (const c of failed) {
           const out = structuredClone(c);
-          setPhase(out, CSVPhasePending, CSVReasons.DetectedClusterChange, 'Cluster resources changed state', formatTime(o.now ? o.now() : new Date()));
+          setPhase(out, CSVPhasePending, CSVReasons.DetectedClusterChange, 'Cluster resources changed state', formatTime(o.now ? o.now() : realClock.date()));
           await ignoreNotFound(client.updateStatus(withStatusCleanup({ ...out, apiVersion: V1alpha1, kind: ClusterServiceVersionKind }), { signal }));
         }
       },

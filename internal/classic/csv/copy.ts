@@ -5,7 +5,7 @@
 // whose parent no longer targets their namespace deleted.
 import { CopiedFromLabel } from '../../../api/operators/index.ts';
 import type { Condition, KubeObject } from '../../../api/meta/v1.ts';
-import { routine, setCondition } from '../../shared/controller/index.ts';
+import { realClock, routine, setCondition } from '../../shared/controller/index.ts';
 import {
   CSVPhaseFailed,
   CSVReasons,
@@ -37,6 +37,8 @@ export interface CopyPorts {
   readonly events?: EventRecorder;
   /** Namespaces that keep copies even when copied CSVs are disabled (upstream's --protectedCopiedCSVNamespaces). */
   readonly protectedNamespaces?: readonly string[];
+  /** Wall time of the OLMConfig's conditions; default the toolkit's realClock. */
+  readonly now?: () => Date;
   /** Reconcile a copied CSV (to check whether it still belongs). */
   enqueueCopied(key: string): void;
 }
@@ -303,7 +305,7 @@ export function copiedCSVsCondition(enabled: boolean, requeued: boolean): Omit<C
  * them (every other active namespace when enabled, the protected namespaces when disabled) is copied again; the
  * `DisabledCopiedCSVs` condition says how it stands.
  */
-export async function syncOLMConfig(p: CopyPorts, name: string, enqueueCopy: (key: string) => void, signal: AbortSignal, now = new Date()): Promise<void> {
+export async function syncOLMConfig(p: CopyPorts, name: string, enqueueCopy: (key: string) => void, signal: AbortSignal, now = p.now ? p.now() : realClock.date()): Promise<void> {
   const cfg = await getOLMConfig(p.client, name, signal);
   if (!cfg) return;
   const enabled = copiesEnabled(cfg);

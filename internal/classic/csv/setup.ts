@@ -4,7 +4,7 @@
 import { ClusterServiceVersionKind, V1alpha1, type ClusterServiceVersion, type OperatorGroup } from '../../../api/operators/index.ts';
 import type { Controller, RateLimiter } from '../../shared/controller/index.ts';
 import { eventRecorder, ignoreNotFound } from '../../shared/kube/index.ts';
-import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
+import { clockOf, type ManagerContext, type ManagerParts } from '../../shared/manager/index.ts';
 import type { OlmCaches } from '../olmcache/index.ts';
 import { clusterRequirements } from './cluster-requirements.ts';
 import { copiedController } from './controller-copied.ts';
@@ -33,7 +33,9 @@ export interface CSVParts extends ManagerParts {
 }
 
 export function csvSetup(caches: OlmCaches, options: CSVOptions = {}): (ctx: ManagerContext) => CSVParts {
-  return ({ client, logger, metrics }) => {
+  return (ctx) => {
+    const { client, logger, metrics } = ctx;
+    const clock = clockOf(ctx);
     const log = logger.child({ controller: 'clusterserviceversion' });
     addCSVIndexes(caches);
 
@@ -47,14 +49,14 @@ export function csvSetup(caches: OlmCaches, options: CSVOptions = {}): (ctx: Man
     };
     // The controllers enqueue into each other; each is bound here once it exists.
     const late: { main?: Controller; copy?: Controller; copied?: Controller; olmConfig?: Controller } = {};
-    const requirements = clusterRequirements(client, caches);
+    const requirements = clusterRequirements(client, caches, clock);
     const ports: CSVStepPorts = {
       client,
       caches,
       requirements,
       events,
       metrics: csvMetrics(metrics.registry, () => caches.csvs.keys().length),
-      now: () => new Date(),
+      now: () => clock.date(),
       installClient: (og: OperatorGroup) => {
         const sa = og.spec?.serviceAccountName;
         if (!sa) return client;
@@ -70,6 +72,7 @@ export function csvSetup(caches: OlmCaches, options: CSVOptions = {}): (ctx: Man
       logger: log,
       events: recorder,
       ...(options.protectedCopiedCSVNamespaces && { protectedNamespaces: options.protectedCopiedCSVNamespaces }),
+      now: () => clock.date(),
       enqueueCopied: (k) => late.copied?.enqueue(k),
     };
     const base = { logger, metrics, ...(options.rateLimiter && { rateLimiter: options.rateLimiter }) };

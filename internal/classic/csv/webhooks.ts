@@ -7,7 +7,7 @@
 // owner and description labels, the CA as caBundle, the OperatorGroup's namespace selector) and the CRDs' conversion.
 import type { KubeObject, LabelSelector } from '../../../api/meta/v1.ts';
 import { ClusterServiceVersionKind, OperatorGroupLabelPrefix, type ClusterServiceVersion, type OperatorGroup, type WebhookDescription } from '../../../api/operators/index.ts';
-import { errorMessage } from '../../shared/controller/index.ts';
+import { errorMessage, realClock } from '../../shared/controller/index.ts';
 import { ignoreNotFound, isOwnedBy, objectRef, retryOnConflict, type KubeClient } from '../../shared/kube/index.ts';
 import { deepHash } from '../olmcache/index.ts';
 import { CERT_MIN_FRESH_MS, CERT_VALID_FOR_MS, createSignedServingPair, generateCA, pemSHA256, shouldRotate, type KeyPair } from './certs.ts';
@@ -96,7 +96,7 @@ export interface CertInstall {
 }
 
 /** upstream's installCertRequirements for the deployments that serve webhooks. */
-export async function installCertRequirements(client: KubeClient, csv: ClusterServiceVersion, signal: AbortSignal, now = new Date()): Promise<CertInstall> {
+export async function installCertRequirements(client: KubeClient, csv: ClusterServiceVersion, signal: AbortSignal, now = realClock.date()): Promise<CertInstall> {
   const namespace = csv.metadata.namespace ?? '';
   const specs = new Map<string, Obj>();
   const caPEMs = new Map<string, string>();
@@ -355,7 +355,7 @@ export async function installedSpecs(client: KubeClient, csv: ClusterServiceVers
 }
 
 /** upstream's ShouldRotateCerts: a webhook deployment's Secret is missing or its certificate should rotate. */
-export async function shouldRotateCerts(client: KubeClient, csv: ClusterServiceVersion, signal: AbortSignal, now = new Date()): Promise<boolean> {
+export async function shouldRotateCerts(client: KubeClient, csv: ClusterServiceVersion, signal: AbortSignal, now = realClock.date()): Promise<boolean> {
   const namespace = csv.metadata.namespace ?? '';
   const withCerts = new Set(webhooksOf(csv).map((w) => w.deploymentName ?? ''));
   for (const d of csv.spec.install.spec?.deployments ?? []) {

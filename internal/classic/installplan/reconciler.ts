@@ -19,7 +19,7 @@ import {
   type ObjectReference,
   type OperatorGroup,
 } from '../../../api/operators/index.ts';
-import { ObjectReconciler, formatTime, splitKey, type Pass, type Reconciler, type Step, type StepOutcome } from '../../shared/controller/index.ts';
+import { ObjectReconciler, formatTime, realClock, splitKey, type Pass, type Reconciler, type Step, type StepOutcome } from '../../shared/controller/index.ts';
 import type { LogFields, Logger } from '../../shared/observability/index.ts';
 import { aggregateMessages, errorMessage } from '../../shared/toolkit/index.ts';
 
@@ -41,6 +41,7 @@ export interface InstallPlanReconcilerOptions {
   readonly retryTimeoutMs: number;
   /** Upstream queues an Installing plan again after 5 s even when the sync failed (and is retried with backoff). */
   readonly requeueAfter: (key: string, ms: number) => void;
+  /** Wall time of the conditions and phase changes; default the toolkit's realClock. */
   readonly now?: () => Date;
   readonly logger: Logger;
 }
@@ -61,7 +62,7 @@ interface PlanPass {
  * never executes the plan again from the old status.
  */
 export function newInstallPlanReconciler(o: InstallPlanReconcilerOptions): Reconciler {
-  const now = o.now ?? ((): Date => new Date());
+  const now = o.now ?? ((): Date => realClock.date());
 
   /** Sets the Installed condition on the copy and writes it now. */
   const setInstalledCondition = async (s: PlanPass, reason: string, message: string, signal: AbortSignal): Promise<void> => {

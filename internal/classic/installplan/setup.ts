@@ -11,7 +11,7 @@ import { Controller, objectKey, type RateLimiter } from '../../shared/controller
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { Informer} from '../../shared/kube/index.ts';
 import { eventRecorder, NAMESPACE_INDEX, informers } from '../../shared/kube/index.ts';
-import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
+import { clockOf, type ManagerContext, type ManagerParts } from '../../shared/manager/index.ts';
 import { attenuatedClient } from './attenuate.ts';
 import { executePlan } from './execute.ts';
 import { gcInstallPlans } from './gc.ts';
@@ -40,7 +40,9 @@ export interface InstallPlanParts extends ManagerParts {
 }
 
 export function installPlanSetup(options: InstallPlanOptions): (ctx: ManagerContext) => Promise<InstallPlanParts> {
-  return async ({ client, logger, metrics }) => {
+  return async (ctx) => {
+    const { client, logger, metrics } = ctx;
+    const clock = clockOf(ctx);
     const log = logger.child({ controller: 'installplan' });
     const informer = informers(client, logger);
     const installPlans = informer<InstallPlan>(V1alpha1, InstallPlanKind);
@@ -72,6 +74,7 @@ export function installPlanSetup(options: InstallPlanOptions): (ctx: ManagerCont
         }),
       retryTimeoutMs: options.retryTimeoutMs ?? DEFAULT_INSTALL_PLAN_RETRY_TIMEOUT_MS,
       requeueAfter: (key, ms) => late.controller?.queue.addAfter(key, ms),
+      now: () => clock.date(),
       logger: log,
     });
     const controller = new Controller({ name: 'installplan', reconciler, logger, metrics, ...(options.rateLimiter && { rateLimiter: options.rateLimiter() }) });

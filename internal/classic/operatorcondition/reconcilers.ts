@@ -14,7 +14,7 @@ import {
   type ClusterServiceVersion,
   type OperatorCondition,
 } from '../../../api/operators/index.ts';
-import { ObjectReconciler, setCondition, splitKey, type Reconciler, type Step } from '../../shared/controller/index.ts';
+import { ObjectReconciler, realClock, setCondition, splitKey, type Clock, type Reconciler, type Step } from '../../shared/controller/index.ts';
 import { isAlreadyExists, isOwnedBy, nonBlockingOwnerReference, objectRef, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger } from '../../shared/observability/index.ts';
 import type { OlmCaches } from '../olmcache/index.ts';
@@ -92,9 +92,11 @@ export interface OperatorConditionReconcilerOptions {
   readonly client: KubeClient;
   readonly caches: OlmCaches;
   readonly logger: Logger;
+  /** Wall time of the mirrored conditions' transitions; default the toolkit's realClock. */
+  readonly clock?: Clock;
 }
 
-export function newOperatorConditionReconciler({ client, caches, logger }: OperatorConditionReconcilerOptions): Reconciler {
+export function newOperatorConditionReconciler({ client, caches, logger, clock = realClock }: OperatorConditionReconcilerOptions): Reconciler {
   const ensure = async (owner: KubeObject, cached: KubeObject | undefined, desired: KubeObject, same: (existing: KubeObject) => boolean, signal: AbortSignal): Promise<void> => {
     if (!cached) {
       try {
@@ -188,7 +190,7 @@ export function newOperatorConditionReconciler({ client, caches, logger }: Opera
           const current = oc.status?.conditions?.find((x) => x.type === c.type);
           if (current && current.status === c.status && (current.observedGeneration ?? 0) === generation) continue;
           const conditions = ((oc.status ??= {}).conditions ??= []);
-          setCondition(conditions, { type: c.type, status: c.status, reason: c.reason, message: c.message, observedGeneration: generation, ...(c.lastTransitionTime && { lastTransitionTime: c.lastTransitionTime }) }, new Date());
+          setCondition(conditions, { type: c.type, status: c.status, reason: c.reason, message: c.message, observedGeneration: generation, ...(c.lastTransitionTime && { lastTransitionTime: c.lastTransitionTime }) }, clock.date());
         }
         return undefined;
       },

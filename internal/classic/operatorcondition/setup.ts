@@ -2,7 +2,7 @@
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { ClusterServiceVersionKind, OperatorConditionKind } from '../../../api/operators/index.ts';
 import { Controller, objectKey } from '../../shared/controller/index.ts';
-import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
+import { clockOf, type ManagerContext, type ManagerParts } from '../../shared/manager/index.ts';
 import type { OlmCaches } from '../olmcache/index.ts';
 import { newOperatorConditionReconciler, newOperatorConditionGeneratorReconciler } from './reconcilers.ts';
 
@@ -13,7 +13,8 @@ function ownerKey(obj: KubeObject, kind: string): string | undefined {
 }
 
 export function operatorConditionSetup(caches: OlmCaches): (ctx: ManagerContext) => ManagerParts {
-  return ({ client, logger, metrics }) => {
+  return (ctx) => {
+    const { client, logger, metrics } = ctx;
     const log = logger.child({ controller: 'operatorcondition' });
     const generator = new Controller({
       name: 'operator-condition-generator',
@@ -26,7 +27,7 @@ export function operatorConditionSetup(caches: OlmCaches): (ctx: ManagerContext)
 
     const reconciler = new Controller({
       name: 'operator-condition',
-      reconciler: newOperatorConditionReconciler({ client, caches, logger: log }),
+      reconciler: newOperatorConditionReconciler({ client, caches, logger: log, clock: clockOf(ctx) }),
       logger,
       metrics,
     });

@@ -32,9 +32,11 @@ import {
 import {
   ObjectReconciler,
   formatTime,
+  realClock,
   removeCondition,
   setCondition,
   splitKey,
+  type Clock,
   type Pass,
   type Reconciler,
   type Step,
@@ -109,13 +111,16 @@ export interface OperatorGroupReconcilerOptions {
   readonly client: KubeClient;
   readonly caches: OlmCaches;
   readonly logger: Logger;
+  /** The wall time of lastUpdated and conditions; default the toolkit's realClock. */
+  readonly clock?: Clock;
 }
 
-export function newOperatorGroupReconciler({ client, caches, logger }: OperatorGroupReconcilerOptions): Reconciler {
+export function newOperatorGroupReconciler({ client, caches, logger, clock = realClock }: OperatorGroupReconcilerOptions): Reconciler {
+  const now = (): Date => clock.date();
   /** The copy's status for a step that changes it: created when missing, and never without lastUpdated. */
   const statusOf = (og: OperatorGroup): OperatorGroupStatus => {
-    const status = (og.status ??= { lastUpdated: formatTime(new Date()) });
-    status.lastUpdated ??= formatTime(new Date());
+    const status = (og.status ??= { lastUpdated: formatTime(now()) });
+    status.lastUpdated ??= formatTime(now());
     return status;
   };
 
@@ -144,12 +149,12 @@ export function newOperatorGroupReconciler({ client, caches, logger }: OperatorG
     for (const g of groups) {
       if ((g.status?.conditions ?? []).some((c) => c.type === MultipleOperatorGroupCondition)) continue;
       if (g.metadata.name === og.metadata.name) {
-        setCondition((statusOf(og).conditions ??= []), condition, new Date());
+        setCondition((statusOf(og).conditions ??= []), condition, now());
         continue;
       }
       const conditions: Condition[] = [...(g.status?.conditions ?? [])];
-      setCondition(conditions, condition, new Date());
-      const status = { ...(g.status ?? {}), conditions, lastUpdated: g.status?.lastUpdated ?? formatTime(new Date()) };
+      setCondition(conditions, condition, now());
+      const status = { ...(g.status ?? {}), conditions, lastUpdated: g.status?.lastUpdated ?? formatTime(now()) };
       try {
         await client.updateStatus<OperatorGroup>({ ...g, apiVersion: V1, kind: OperatorGroupKind, status }, { signal });
       } catch (err) {
@@ -168,7 +173,7 @@ export function newOperatorGroupReconciler({ client, caches, logger }: OperatorG
       const status = statusOf(og);
       if (status.conditions) removeCondition(status.conditions, OperatorGroupServiceAccountCondition);
       delete status.serviceAccountRef;
-      status.lastUpdated = formatTime(new Date());
+      status.lastUpdated = formatTime(now());
       return undefined;
     }
     const sa = caches.serviceAccounts.get(`${namespace}/${saName}`);
@@ -176,7 +181,7 @@ export function newOperatorGroupReconciler({ client, caches, logger }: OperatorG
       setCondition(
         (statusOf(og).conditions ??= []),
         { type: OperatorGroupServiceAccountCondition, status: 'True', reason: OperatorGroupServiceAccountReason, message: `ServiceAccount ${saName} not found` },
-        new Date(),
+        now(),
       );
       return { err: new Error(`failed to get service account, sa=${saName} serviceaccounts "${saName}" not found`) };
     }
@@ -188,14 +193,14 @@ export function newOperatorGroupReconciler({ client, caches, logger }: OperatorG
     const status = statusOf(og);
     if (status.conditions) removeCondition(status.conditions, OperatorGroupServiceAccountCondition);
     status.serviceAccountRef = ref;
-    status.lastUpdated = formatTime(new Date());
+    status.lastUpdated = formatTime(now());
     // The group's new service account is stored before the CSVs that may now install with it are reset.
     await s.pass.writeStatus(signal);
     for (const csv of caches.csvs.list()) {
       if (csv.metadata.annotations?.[OperatorGroupAnnotationKey] !== og.metadata.name) continue;
       if (csv.status?.reason !== CSVReasons.ComponentFailedNoRetry) continue;
       const out = structuredClone(csv);
-      setPhase(out, CSVPhasePending, CSVReasons.DetectedClusterChange, 'Cluster resources changed state', formatTime(new Date()));
+      setPhase(out, CSVPhasePending, CSVReasons.DetectedClusterChange, 'Cluster resources changed state', formatTime(now()));
       await client.updateStatus({ ...out, apiVersion: V1alpha1, kind: ClusterServiceVersionKind }, { signal });
     }
     return undefined;
@@ -207,7 +212,7 @@ export function newOperatorGroupReconciler({ client, caches, logger }: OperatorG
     const targets = targetNamespaces(og, caches.namespaces.list());
     if (sameSet(targets, og.status?.namespaces ?? [])) return undefined;
     const status = statusOf(og);
-    status.lastUpdated = formatTime(new Date());
+    status.lastUpdated = formatTime(now());
     if (targets.length > 0) status.namespaces = targets;
     else delete status.namespaces; // Go's omitempty
     return {};

@@ -3,7 +3,7 @@ import { OwnerKindLabel, OwnerLabel, OwnerNamespaceLabel } from '../../../api/op
 import { OperatorGroupKind, OperatorGroupLabelPrefix } from '../../../api/operators/index.ts';
 import { Controller, objectKey } from '../../shared/controller/index.ts';
 import { NAMESPACE_INDEX } from '../../shared/kube/index.ts';
-import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
+import { clockOf, type ManagerContext, type ManagerParts } from '../../shared/manager/index.ts';
 import { type OlmCaches } from '../olmcache/index.ts';
 import { newNamespaceLabelReconciler, newOperatorGroupReconciler } from './reconciler.ts';
 
@@ -13,11 +13,12 @@ export interface OperatorGroupOptions {
 }
 
 export function operatorGroupSetup(caches: OlmCaches, options: OperatorGroupOptions = {}): (ctx: ManagerContext) => ManagerParts {
-  return ({ client, logger, metrics }) => {
+  return (ctx) => {
+    const { client, logger, metrics } = ctx;
     const log = logger.child({ controller: 'operatorgroup' });
     const groups = new Controller({
       name: 'operatorgroup',
-      reconciler: newOperatorGroupReconciler({ client, caches, logger: log }),
+      reconciler: newOperatorGroupReconciler({ client, caches, logger: log, clock: clockOf(ctx) }),
       logger,
       metrics,
       resync: { periodMs: options.resyncMs ?? 15 * 60_000, keys: () => caches.operatorGroups.keys() },

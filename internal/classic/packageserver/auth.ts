@@ -8,7 +8,7 @@ import { X509Certificate } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
-import { tryOr, type Logger } from '../../shared/toolkit/index.ts';
+import { realClock, tryOr, type Clock, type Logger } from '../../shared/toolkit/index.ts';
 
 export const AUTHENTICATION_CONFIGMAP = { namespace: 'kube-system', name: 'extension-apiserver-authentication' } as const;
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
@@ -101,7 +101,7 @@ const ALWAYS_ALLOW_GROUPS = ['system:masters'];
 const CACHE_TTL_MS = 10_000;
 
 /** The delegating authorizer: a SubjectAccessReview per distinct question, answers cached for 10 s. */
-export function subjectAccessReviewer(client: KubeClient): (user: UserInfo, attrs: Attributes) => Promise<Decision> {
+export function subjectAccessReviewer(client: KubeClient, clock: Clock = realClock): (user: UserInfo, attrs: Attributes) => Promise<Decision> {
   const cache = new Map<string, { at: number; decision: Decision }>();
   return async (user, attrs) => {
     if (!attrs.resourceRequest && ALWAYS_ALLOW_PATHS.has(attrs.path)) return { allowed: true, reason: '' };
@@ -125,7 +125,7 @@ export function subjectAccessReviewer(client: KubeClient): (user: UserInfo, attr
         : { nonResourceAttributes: { path: attrs.path, verb: attrs.verb } }),
     };
     const key = JSON.stringify(spec);
-    const at = Date.now();
+    const at = clock.now();
     const hit = cache.get(key);
     if (hit && at - hit.at < CACHE_TTL_MS) return hit.decision;
     const review = await client.create<SubjectAccessReview>({ apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: {}, spec } as SubjectAccessReview);

@@ -12,7 +12,7 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { Controller, type Reconciler, type Result } from '../../shared/controller/index.ts';
 import type { KubeClient } from '../../shared/kube/index.ts';
-import { tryOr, type Logger } from '../../shared/toolkit/index.ts';
+import { realClock, tryOr, type Clock, type Logger } from '../../shared/toolkit/index.ts';
 import {
   CA_HASH_ANNOTATION,
   CERT_MIN_FRESH_MS,
@@ -137,6 +137,8 @@ export interface CertificateControllerOptions {
   readonly secrets: Watched<TLSSecret>;
   readonly apiServices: Watched<APIService>;
   readonly logger: Logger;
+  /** The certificates' validity and rotation; default the toolkit's realClock. */
+  readonly clock?: Clock;
 }
 
 /**
@@ -149,7 +151,7 @@ export function certificateController(o: CertificateControllerOptions): Controll
   const key = `${service.namespace}/${name}`;
   const reconciler: Reconciler = {
     async reconcile(_key, signal): Promise<Result> {
-      const now = new Date();
+      const now = (o.clock ?? realClock).date();
       const existing = o.secrets.get(key);
       const decision = certDecision(existing, servingHosts(service), now);
       let caPEM: string;

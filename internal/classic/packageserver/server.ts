@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { goQuote, humanDuration } from '../../shared/gocompat/index.ts';
 import { parseSelector, type LabelMatcher } from '../../shared/kube/index.ts';
-import type { Logger } from '../../shared/toolkit/index.ts';
+import { realClock, type Clock, type Logger } from '../../shared/toolkit/index.ts';
 import { authenticate, type Attributes, type RequestHeaderConfig, type UserInfo } from './auth.ts';
 import { API_VERSION, GROUP, KIND, RESOURCE, VERSION, type PackageManifest } from './manifest.ts';
 import type { PackageProvider } from './provider.ts';
@@ -24,6 +24,8 @@ export interface PackageServerOptions {
   readonly certPEM: string;
   readonly keyPEM: string;
   readonly logger: Logger;
+  /** The wall time of Tables' AGE column; default the toolkit's realClock. */
+  readonly clock?: Clock;
   /** Watch (ours): the index of revisions and changes; without it a watch is 405, as upstream. */
   readonly watch?: {
     readonly index: PackageIndex;
@@ -373,7 +375,7 @@ export async function handle(o: PackageServerOptions, req: IncomingMessage, res:
     }
   }
   if (attrs.verb === 'watch' && !o.watch) return send(res, 405, methodNotSupported(attrs.verb));
-  const now = Date.now();
+  const now = (o.clock ?? realClock).date().getTime();
   const asTable = wantsTable(req.headers.accept);
   if (attrs.verb === 'get') {
     const pm = o.provider.get(attrs.namespace, attrs.name);

@@ -8,8 +8,8 @@ import type { ContentRegistry } from '../catalogsource/index.ts';
 import { createSignedServingPair, generateCA } from '../csv/index.ts';
 import type { Controller } from '../../shared/controller/index.ts';
 import { informers, type Informer } from '../../shared/kube/index.ts';
-import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
-import { sleep } from '../../shared/toolkit/index.ts';
+import { clockOf, type ManagerContext, type ManagerParts } from '../../shared/manager/index.ts';
+import { sleep, type Clock } from '../../shared/toolkit/index.ts';
 import { watchCertificate } from '../../shared/tlsprofile/index.ts';
 import { readRequestHeaderConfig, subjectAccessReviewer, type RequestHeaderConfig } from './auth.ts';
 import { PACKAGES_APISERVICE, certificateController, servingHosts, servingPair, servingSecretName, type APIService, type ServiceRef, type TLSSecret } from './certificate.ts';
@@ -43,13 +43,15 @@ export interface PackageServerParts extends ManagerParts {
 export const DEFAULT_SERVICE: ServiceRef = { namespace: 'olmv1-system', name: 'packageserver-service' };
 
 /** Until the Secret is read: a pair nobody trusts (for a day), so the APIService is not Available before then. */
-function untrustedPair(service: ServiceRef): { certPEM: string; keyPEM: string } {
-  const notAfter = new Date(Date.now() + 24 * 3600_000);
+function untrustedPair(service: ServiceRef, clock: Clock): { certPEM: string; keyPEM: string } {
+  const notAfter = new Date(clock.date().getTime() + 24 * 3600_000);
   return createSignedServingPair(notAfter, generateCA(notAfter), servingHosts(service));
 }
 
 export function packageServerSetup(options: PackageServerSetupOptions): (ctx: ManagerContext) => Promise<PackageServerParts> {
-  return async ({ client, logger }) => {
+  return async (ctx) => {
+    const { client, logger } = ctx;
+    const clock = clockOf(ctx);
     const log = logger.child({ component: 'package-server' });
     let server: RunningServer | undefined = undefined; // set once listening
     // Read now and again when the files change (a renewed certificate-manager Secret): no restart.
@@ -66,9 +68,9 @@ export function packageServerSetup(options: PackageServerSetupOptions): (ctx: Ma
       }));
     const { certPEM, keyPEM } = files
       ? { certPEM: files.current.cert.toString('utf8'), keyPEM: files.current.key.toString('utf8') }
-      : untrustedPair(options.service ?? DEFAULT_SERVICE);
+      : untrustedPair(options.service ?? DEFAULT_SERVICE, clock);
     let config: RequestHeaderConfig | undefined = await readRequestHeaderConfig(client, log);
-    const index = new PackageIndex({ catalogSources: options.catalogSources, contents: options.contents });
+    const index = new PackageIndex({ catalogSources: options.catalogSources, contents: options.contents, startRevision: clock.date().getTime() });
     // No polling: a CatalogSource's manifests are computed again when its content or its object changes.
     const unsubscribe = [
       options.contents.onChange?.((namespace, name) => index.refresh(namespace, name)),
@@ -80,7 +82,8 @@ export function packageServerSetup(options: PackageServerSetupOptions): (ctx: Ma
         provider: packageProvider({ ...options, index }),
         watch: { index, globalCatalogNamespace: options.globalCatalogNamespace },
         requestHeader: () => config,
-        authorize: subjectAccessReviewer(client),
+        authorize: subjectAccessReviewer(client, clock),
+        clock,
         certPEM,
         keyPEM,
         logger: log,
@@ -117,7 +120,7 @@ export function packageServerSetup(options: PackageServerSetupOptions): (ctx: Ma
       };
       kept.close = secrets.onEvent(serve);
       kept.informers.push(secrets, apiServices);
-      kept.controllers.push(certificateController({ client, service, secrets, apiServices, logger: log }));
+      kept.controllers.push(certificateController({ client, service, secrets, apiServices, logger: log, clock }));
     }
     const refresh = async (signal: AbortSignal): Promise<void> => {
       while (!signal.aborted) {

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { CatalogSource } from '../../../api/operators/index.ts';
 import type { CatalogContent, ContentRegistry } from '../catalogsource/index.ts';
 import type { LabelMatcher } from '../../shared/kube/index.ts';
+import { realClock } from '../../shared/toolkit/index.ts';
 import { contentManifests, packageManifest, registryUnreachable, type ContentManifest, type PackageManifest } from './manifest.ts';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -61,7 +62,7 @@ export class PackageIndex {
 
   constructor(o: PackageIndexOptions) {
     this.#o = o;
-    this.#revision = o.startRevision ?? Date.now();
+    this.#revision = o.startRevision ?? realClock.date().getTime();
     this.#horizon = this.#revision;
   }
 

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type * as Grpc from '@grpc/grpc-js';
 import type * as ProtoLoader from '@grpc/proto-loader';
+import { realClock } from '../../shared/toolkit/index.ts';
 
 const load = createRequire(import.meta.url);
 let grpcLib: typeof Grpc | undefined;
@@ -71,6 +72,12 @@ export interface RegistryClientOptions {
 
 /** A channel's connectivity state, spelled as grpc-go's connectivity.State.String(). */
 export type ConnectivityState = 'IDLE' | 'CONNECTING' | 'READY' | 'TRANSIENT_FAILURE' | 'SHUTDOWN';
+
+/**
+ * A gRPC deadline `ms` from now: grpc-js takes a wall-clock time and compares it with the system clock itself, so it
+ * is the system's wall time (the toolkit's realClock), never an injected clock.
+ */
+const grpcDeadline = (ms: number): number => realClock.date().getTime() + ms;
 
 const protoFile = fileURLToPath(new URL('./registry.proto', import.meta.url));
 let serviceCtor: Grpc.ServiceClientConstructor | undefined;
@@ -145,7 +152,7 @@ export class RegistryClient {
     const loop = (current: Grpc.connectivityState): void => {
       if (current === grpc().connectivityState.SHUTDOWN) return;
       // A far deadline: the callback fires on a change (or with an error at the deadline, then we loop).
-      channel.watchConnectivityState(current, Date.now() + 3_600_000, (err) => {
+      channel.watchConnectivityState(current, grpcDeadline(3_600_000), (err) => {
         const next = channel.getConnectivityState(true);
         if (!err && next !== current) onChange(grpc().connectivityState[next] as ConnectivityState);
         loop(next);
@@ -167,12 +174,12 @@ export class RegistryClient {
   private unary<T>(name: string, req: object): Promise<T> {
     const call = this.method<Unary>(name);
     return new Promise((resolve, reject) => {
-      call(req, { deadline: Date.now() + this.timeoutMs }, (err, res) => (err ? reject(err) : resolve(res as T)));
+      call(req, { deadline: grpcDeadline(this.timeoutMs) }, (err, res) => (err ? reject(err) : resolve(res as T)));
     });
   }
 
   private stream<T>(name: string, req: object): Promise<T[]> {
-    const call = this.method<Streaming>(name)(req, { deadline: Date.now() + this.timeoutMs });
+    const call = this.method<Streaming>(name)(req, { deadline: grpcDeadline(this.timeoutMs) });
     return new Promise((resolve, reject) => {
       const out: T[] = [];
       call.on('data', (d: unknown) => out.push(d as T));

@@ -19,7 +19,7 @@ import { Controller, type RateLimiter } from '../../shared/controller/index.ts';
 import { CachingImagePuller, type RegistryClient as ImageRegistry } from '../../shared/image/index.ts';
 import type { Informer, KubeClient } from '../../shared/kube/index.ts';
 import { eventRecorder, ignoreNotFound, NAMESPACE_INDEX, informers, retryOnConflict, updateStatus } from '../../shared/kube/index.ts';
-import type { ManagerContext, ManagerParts } from '../../shared/manager/index.ts';
+import { clockOf, type ManagerContext, type ManagerParts } from '../../shared/manager/index.ts';
 import { BUNDLE_PATHS, loadRegistryV1 } from '../../shared/registryv1/index.ts';
 import type { ContentRegistry } from '../catalogsource/index.ts';
 import { createClassicResolutionMetrics } from '../resolver/index.ts';
@@ -71,7 +71,9 @@ export async function writeSubscriptionStatus(client: KubeClient, sub: Subscript
 }
 
 export function subscriptionSetup(options: SubscriptionOptions): (ctx: ManagerContext) => Promise<ManagerParts> {
-  return async ({ client, logger, metrics }) => {
+  return async (ctx) => {
+    const { client, logger, metrics } = ctx;
+    const clock = clockOf(ctx);
     const log = logger.child({ controller: 'subscription' });
     const informer = informers(client, logger);
     const subscriptions = options.shared?.subscriptions ?? informer<Subscription>(V1alpha1, SubscriptionKind);
@@ -106,7 +108,7 @@ export function subscriptionSetup(options: SubscriptionOptions): (ctx: ManagerCo
       metrics: resolutionMetrics,
       logger: log,
       globalNamespace: options.globalCatalogNamespace,
-      now: () => new Date(),
+      now: () => clock.date(),
     });
     const controller = new Controller({
       name: 'subscription',

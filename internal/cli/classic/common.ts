@@ -17,6 +17,7 @@ import type { Condition, KubeObject } from '../../../api/meta/v1.ts';
 import { ignoreNotFound, retryOnConflict, type KubeClient } from '../../shared/kube/index.ts';
 import { emit, emitObjects, table, type OutputFormat } from '../output.ts';
 import type { CliIO } from '../types.ts';
+import { realClock } from '../../shared/toolkit/index.ts';
 import { WAIT_OPTIONS } from '../cluster.ts';
 import { giveUpOn, unfixableLine, type Unfixable } from '../failfast.ts';
 import { contextError, waitFor } from '../wait.ts';
@@ -144,7 +145,7 @@ export async function printSubscriptions(io: CliIO, format: OutputFormat, subs: 
   if (await emitObjects(io.stdout, format, subs, single, { apiVersion: V1alpha1, kind: SubscriptionKind, resource: 'subscription', group: GroupName })) return;
   const rows = [...subs]
     .sort(byNamespaceName)
-    .map((s) => subscriptionRow(s, plans, Date.now(), format === 'wide'));
+    .map((s) => subscriptionRow(s, plans, (io.clock ?? realClock).date().getTime(), format === 'wide'));
   await emit(io.stdout, table(format === 'wide' ? SUBSCRIPTION_WIDE_HEADERS : SUBSCRIPTION_HEADERS, rows));
 }
 

@@ -13,7 +13,7 @@ import {
   type Approval,
 } from '../../../api/operators/index.ts';
 import type { CatalogContent, ContentPackage } from '../../classic/catalogsource/index.ts';
-import { tryOr } from '../../shared/toolkit/index.ts';
+import { realClock, tryOr } from '../../shared/toolkit/index.ts';
 import { age } from '../output.ts';
 import { CliUsageError } from '../types.ts';
 
@@ -160,7 +160,7 @@ export function pendingPlan(sub: Subscription, plans: readonly InstallPlan[]): I
 export const csvNameOf = (sub: Subscription): string => sub.status?.installedCSV || sub.status?.currentCSV || '';
 
 /** A row of `list --classic`. */
-export function subscriptionRow(sub: Subscription, plans: readonly InstallPlan[], now = Date.now(), wide = false): string[] {
+export function subscriptionRow(sub: Subscription, plans: readonly InstallPlan[], now = realClock.date().getTime(), wide = false): string[] {
   const failing = sub.status?.conditions?.find((c) => c.type === 'ResolutionFailed' && c.status === 'True');
   const state = sub.status?.state || (failing ? 'ResolutionFailed' : 'Pending');
   return [

@@ -351,7 +351,7 @@ export const migrateCommand: CliCommand = {
       if (values.all) return migrateAll(client, io, values.namespace, values['backup-dir'], opts);
       const ns = values.namespace ?? client.defaultNamespace ?? 'default';
       const subName = pos[0]!;
-      const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+      const stamp = (io.clock ?? realClock).date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
       const backupDir = resolvePath(io.cwd, values['backup-dir'] ?? `olm-migrate-${ns}-${subName}-${stamp}`);
       return (await migrateOne(client, io, ns, subName, backupDir, opts)).code;
     });
@@ -475,7 +475,7 @@ async function migrateAll(client: KubeClient, io: CliIO, namespace: string | und
     await emit(io.stderr, namespace ? `No resources found in ${namespace} namespace.\n` : 'No resources found\n');
     return 0;
   }
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = (io.clock ?? realClock).date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   const rows: string[][] = [];
   let code = 0;
   for (const it of sorted) {
@@ -484,7 +484,7 @@ async function migrateAll(client: KubeClient, io: CliIO, namespace: string | und
       code = 1;
       continue;
     }
-    io.stdout.write(`==> ${it.namespace}/${it.name} ${new Date().toISOString()}\n`);
+    io.stdout.write(`==> ${it.namespace}/${it.name} ${(io.clock ?? realClock).date().toISOString()}\n`);
     const backupDir = resolvePath(io.cwd, backupParent ?? '.', `olm-migrate-${it.namespace}-${it.name}-${stamp}`);
     // a check that is not eligible with a backup present still goes on from the backup (migrateOne reads it first)
     const r = await migrateOne(client, io, it.namespace, it.name, backupDir, opts, it.check ?? ALREADY).catch((err: Error): MigrateResult => {
@@ -494,7 +494,7 @@ async function migrateAll(client: KubeClient, io: CliIO, namespace: string | und
     if (r.code !== 0) code = 1;
     rows.push([it.name, it.namespace, it.package, r.result]);
   }
-  io.stdout.write(`==> done ${new Date().toISOString()}\n`);
+  io.stdout.write(`==> done ${(io.clock ?? realClock).date().toISOString()}\n`);
   await emit(io.stdout, table(MIGRATE_ALL_HEADERS, rows));
   return code;
 }

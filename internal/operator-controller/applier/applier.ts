@@ -14,7 +14,7 @@ import type { ClusterExtension } from '../../../api/v1/index.ts';
 import { ClusterExtensionControllerFieldOwner } from '../../../api/v1/index.ts';
 import { ignoreNotFound, isConflict, isNoKindMatch, isNotFound, refOf, type KubeClient } from '../../shared/kube/index.ts';
 import { mapLimit } from '../../shared/controller/index.ts';
-import { noopLogger, realClock, sleepOrThrow, type Logger } from '../../shared/toolkit/index.ts';
+import { noopLogger, realClock, sleepOrThrow, type Clock, type Logger } from '../../shared/toolkit/index.ts';
 import type { ApplyOutcome, BundleApplier, BundleRef, InstalledBundle, UninstallOutcome } from '../controller/index.ts';
 import { ESTABLISH_REQUESTED, establishAction, probe, probeAll, stuckSince } from './health.ts';
 import { describeRemaining, type Remaining } from './teardown.ts';
@@ -46,6 +46,8 @@ export interface RevisionApplierOptions {
    * is used for everything.
    */
   readonly actAsServiceAccount?: boolean;
+  /** Deadlines of its waits and the time of an establish request; default the toolkit's realClock. */
+  readonly clock?: Clock;
 }
 
 /** Upstream's collision message (Helm's conflict error as operator-controller rewrites it). */
@@ -70,6 +72,7 @@ export class RevisionApplier implements BundleApplier {
   readonly #fieldManager: string;
   readonly #concurrency: number;
   readonly #log: Logger;
+  readonly #clock: Clock;
   /** Extensions whose headless chunks this process has swept (a delete that failed half-way clears its entry). */
   readonly #swept = new Set<string>();
 
@@ -80,6 +83,7 @@ export class RevisionApplier implements BundleApplier {
     this.#fieldManager = o.fieldManager ?? ClusterExtensionControllerFieldOwner;
     this.#concurrency = Math.max(1, o.concurrency ?? 8);
     this.#log = o.logger ?? noopLogger;
+    this.#clock = o.clock ?? realClock;
   }
 
   /** The client for the extension's objects: with `actAsServiceAccount`, its service account when it names one. */
@@ -165,9 +169,9 @@ export class RevisionApplier implements BundleApplier {
       const objects = [...(byPhase.get(phase)?.values() ?? [])];
       if (!objects.length) continue;
       let left = (await mapLimit(objects, this.#concurrency, (obj) => this.#deleteOwned(client, name, obj, signal, true))).filter((o) => o !== undefined);
-      const deadline = realClock.now() + DELETE_WAIT_MS;
-      for (let delay = 50; left.length && realClock.now() < deadline; delay = Math.min(delay * 2, 500)) {
-        await sleepOrThrow(Math.min(delay, Math.max(0, deadline - realClock.now())), signal);
+      const deadline = this.#clock.now() + DELETE_WAIT_MS;
+      for (let delay = 50; left.length && this.#clock.now() < deadline; delay = Math.min(delay * 2, 500)) {
+        await sleepOrThrow(Math.min(delay, Math.max(0, deadline - this.#clock.now())), signal);
         left = (await mapLimit(left, this.#concurrency, (obj) => this.#stillOwned(client, name, obj, signal))).filter((o) => o !== undefined);
       }
       if (left.length) {
@@ -320,7 +324,7 @@ export class RevisionApplier implements BundleApplier {
    */
   async #establishRequests(client: KubeClient, crds: readonly KubeObject[], signal: AbortSignal): Promise<void> {
     for (const crd of crds) {
-      const action = establishAction(crd, Date.now());
+      const action = establishAction(crd, this.#clock.date().getTime());
       if (!action) continue;
       if (action === 'request') {
         this.#log.warn('CRD names were accepted but it is not Established; asking the API server to establish it again', {
@@ -330,16 +334,16 @@ export class RevisionApplier implements BundleApplier {
       } else {
         this.#log.info('CRD is Established; removing the establish request', { crd: crd.metadata.name });
       }
-      const value = action === 'request' ? new Date().toISOString() : null;
+      const value = action === 'request' ? this.#clock.date().toISOString() : null;
       await ignoreNotFound(client.patch(refOf(crd), 'merge', { metadata: { annotations: { [ESTABLISH_REQUESTED]: value } } }, { fieldManager: `${this.#fieldManager}-establish`, signal }));
     }
   }
 
   /** Polls CRDs until all are Established or the timeout passes; returns their latest state. */
   async #waitEstablished(client: KubeClient, crds: readonly KubeObject[], signal: AbortSignal): Promise<KubeObject[]> {
-    const deadline = realClock.now() + (this.#o.crdEstablishedTimeoutMs ?? 10_000);
+    const deadline = this.#clock.now() + (this.#o.crdEstablishedTimeoutMs ?? 10_000);
     let latest = [...crds];
-    while (latest.some((c) => probe(c).length) && realClock.now() < deadline) {
+    while (latest.some((c) => probe(c).length) && this.#clock.now() < deadline) {
       await sleepOrThrow(100, signal);
       const fresh: KubeObject[] = [];
       for (const c of latest) fresh.push(probe(c).length ? ((await this.#current(client, c, signal)) ?? c) : c);

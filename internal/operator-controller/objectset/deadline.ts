@@ -1,7 +1,7 @@
 // spec.progressDeadlineMinutes: how long a revision may take to roll out, counted from its creation (upstream's
 // durationUntilDeadline and deadlineAwareRateLimiter, operator-controller controllers/progress_deadline.go).
 import { ClusterObjectSetTypeSucceeded, LifecycleStateArchived, type ClusterObjectSet } from '../../../api/v1/index.ts';
-import { isTrue, type RateLimiter } from '../../shared/controller/index.ts';
+import { isTrue, realClock, type RateLimiter } from '../../shared/controller/index.ts';
 
 /**
  * Milliseconds left before the deadline (negative once it passed), or undefined when there is none: no
@@ -29,7 +29,7 @@ export class DeadlineAwareRateLimiter implements RateLimiter<string> {
   readonly #now: () => number;
   readonly #pastDeadline = new Set<string>();
 
-  constructor(delegate: RateLimiter<string>, get: (key: string) => ClusterObjectSet | undefined, now: () => number = Date.now) {
+  constructor(delegate: RateLimiter<string>, get: (key: string) => ClusterObjectSet | undefined, now: () => number = () => realClock.date().getTime()) {
     this.#delegate = delegate;
     this.#get = get;
     this.#now = now;

@@ -44,6 +44,7 @@ import {
   ObjectReconciler,
   errorMessage,
   findCondition,
+  realClock,
   setCondition,
   type Pass,
   type StepOutcome,
@@ -76,7 +77,7 @@ export interface ClusterObjectSetReconcilerOptions {
   /** Where Secret refs without a namespace point. */
   readonly systemNamespace: string;
   readonly logger: Logger;
-  /** Wall-clock milliseconds (deadlines are counted from creationTimestamp). */
+  /** Wall-clock milliseconds (deadlines are counted from creationTimestamp); default the toolkit's realClock. */
   readonly now?: () => number;
 }
 
@@ -180,7 +181,7 @@ export class ClusterObjectSetReconciler extends ObjectReconciler<ClusterObjectSe
       },
     });
     this.#o = o;
-    this.#now = o.now ?? Date.now;
+    this.#now = o.now ?? ((): number => realClock.date().getTime());
   }
 
   #state(pass: Pass<ClusterObjectSet>): PassState {

@@ -3,7 +3,7 @@
 // backoff) and the ClusterExtension side (ExtensionObjectSets).
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import { ClusterObjectSetKind, GroupVersion, LifecycleStateArchived, OwnerNameKey, RevisionNameKey, type ClusterObjectSet } from '../../../api/v1/index.ts';
-import { Controller, defaultControllerRateLimiter, type RateLimiter } from '../../shared/controller/index.ts';
+import { Controller, defaultControllerRateLimiter, realClock, type Clock, type RateLimiter } from '../../shared/controller/index.ts';
 import type { Informer} from '../../shared/kube/index.ts';
 import { ignoreNotFound, informers, type KubeClient } from '../../shared/kube/index.ts';
 import type { Logger, Metrics } from '../../shared/observability/index.ts';
@@ -22,6 +22,8 @@ export interface ObjectSetRuntimeOptions {
   readonly metrics?: Metrics;
   /** Backoff of the ClusterObjectSet controller (capped at each revision's deadline); default client-go's. */
   readonly rateLimiter?: () => RateLimiter<string>;
+  /** Wall time of the revisions' progress deadlines; default the toolkit's realClock. */
+  readonly clock?: Clock;
 }
 
 export interface ObjectSetRuntime {
@@ -44,6 +46,8 @@ export interface ObjectSetRuntime {
 
 export function objectSetRuntime(o: ObjectSetRuntimeOptions): ObjectSetRuntime {
   const log = o.logger.child({ controller: 'clusterobjectset' });
+  const clock = o.clock ?? realClock;
+  const now = (): number => clock.date().getTime();
   const informer = informers(o.client, o.logger);
   const objectSets = informer<ClusterObjectSet>(GroupVersion, ClusterObjectSetKind);
   objectSets.addIndex(OWNER_INDEX, (c) => (c.metadata.labels?.[OwnerNameKey] === undefined ? [] : [c.metadata.labels[OwnerNameKey]]));
@@ -87,6 +91,7 @@ export function objectSetRuntime(o: ObjectSetRuntimeOptions): ObjectSetRuntime {
     secretMeta,
     systemNamespace: o.systemNamespace,
     logger: log,
+    now,
   });
   const controller = new Controller({
     name: 'clusterobjectset',
@@ -94,7 +99,7 @@ export function objectSetRuntime(o: ObjectSetRuntimeOptions): ObjectSetRuntime {
     concurrency: 4,
     logger: o.logger,
     ...(o.metrics && { metrics: o.metrics }),
-    rateLimiter: new DeadlineAwareRateLimiter(o.rateLimiter?.() ?? defaultControllerRateLimiter(), (key) => objectSets.get(key)),
+    rateLimiter: new DeadlineAwareRateLimiter(o.rateLimiter?.() ?? defaultControllerRateLimiter(), (key) => objectSets.get(key), now),
   });
   // Every change re-enqueues the revision, except the ones its own passes made (status, finalizer).
   objectSets.onEvent((type, cos) => {

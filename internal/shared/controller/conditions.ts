@@ -1,6 +1,7 @@
 // status.conditions helpers with apimachinery's meta.SetStatusCondition semantics, plus the
 // message truncation operator-controller applies to every condition it writes.
 import type { Condition, ConditionStatus } from '../../../api/meta/v1.ts';
+import { realClock } from './clock.ts';
 
 /** The API server's limit on condition messages, in bytes of UTF-8. */
 export const MAX_CONDITION_MESSAGE_BYTES = 32768;
@@ -52,7 +53,7 @@ export interface ConditionInput {
  * The message is truncated to fit (see {@link truncateMessage}). Returns whether anything
  * changed, so a caller can skip a status write.
  */
-export function setCondition(conditions: Condition[], input: ConditionInput, now: Date = new Date()): boolean {
+export function setCondition(conditions: Condition[], input: ConditionInput, now: Date = realClock.date()): boolean {
   const message = truncateMessage(input.message);
   const existing = findCondition(conditions, input.type);
   if (existing === undefined) {

@@ -12,6 +12,9 @@ class ManualClock implements Clock {
   now(): number {
     return this.t;
   }
+  date(): Date {
+    return new Date(this.t);
+  }
 }
 
 describe('ItemExponentialFailureRateLimiter', () => {

@@ -28,7 +28,7 @@ import { DEFAULT_PLATFORM, formatPlatform, parsePlatform, type Platform } from '
 import { canonicalReference, parseReference, type ImageReference } from './reference.ts';
 import { RegistryClient, type RegistryClientOptions, type ResolvedImage } from './registry.ts';
 import { forceRemove, makeReadOnly, unlessMissing } from './tree.ts';
-import { noopLogger, raceAbort, realClock, type Logger } from '../toolkit/index.ts';
+import { noopLogger, raceAbort, realClock, type Clock, type Logger } from '../toolkit/index.ts';
 
 export interface PullOptions {
   /**
@@ -86,6 +86,8 @@ export interface CachingImagePullerOptions {
   /** Layers downloaded at once (default 3). */
   readonly layerConcurrency?: number;
   readonly logger?: Logger;
+  /** Time of a pull's log line and of an entry's `unpackedAt`; default the toolkit's realClock. */
+  readonly clock?: Clock;
 }
 
 interface EntryMeta {
@@ -131,6 +133,7 @@ export class CachingImagePuller implements ImagePuller {
   private readonly platform: Platform;
   private readonly layerConcurrency: number;
   private readonly log: Logger;
+  private readonly clock: Clock;
   private readonly inflight = new Map<string, InFlight>();
   private closing: Promise<void> | undefined;
   private readonly tmpInUse = new Set<string>();
@@ -148,6 +151,7 @@ export class CachingImagePuller implements ImagePuller {
     this.platform = toPlatform(options.platform) ?? DEFAULT_PLATFORM;
     this.layerConcurrency = Math.max(1, options.layerConcurrency ?? 3);
     this.log = options.logger ?? noopLogger;
+    this.clock = options.clock ?? realClock;
   }
 
   /**
@@ -302,7 +306,7 @@ export class CachingImagePuller implements ImagePuller {
     opts: PullOptions,
     signal: AbortSignal,
   ): Promise<PulledImage> {
-    const started = realClock.now();
+    const started = this.clock.now();
     const digestRef = canonicalReference(ref, resolved.digest);
     const tmp = await mkdtemp(join(this.cacheDir, TMP_PREFIX));
     const tmpName = tmp.slice(this.cacheDir.length + 1);
@@ -386,7 +390,7 @@ export class CachingImagePuller implements ImagePuller {
         labels,
         ...(platform ? { platform } : {}),
         ...(configsPath !== undefined ? { configsPath } : {}),
-        unpackedAt: new Date().toISOString(),
+        unpackedAt: this.clock.date().toISOString(),
       };
       await writeFile(join(tmp, META), `${JSON.stringify(meta, null, 2)}\n`);
       const final = join(this.cacheDir, name);
@@ -405,7 +409,7 @@ export class CachingImagePuller implements ImagePuller {
         digestRef,
         layers: manifest.layers.length,
         bytes: state.bytesWritten,
-        ms: Math.round(realClock.now() - started),
+        ms: Math.round(this.clock.now() - started),
       });
       return toPulled(meta, join(final, FS), refText, false);
     } catch (err) {

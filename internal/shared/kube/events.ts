@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { KubeObject } from '../../../api/meta/v1.ts';
 import type { KubeClient } from './client.ts';
-import type { Logger } from '../toolkit/index.ts';
+import { realClock, type Logger } from '../toolkit/index.ts';
 
 /** Where in the object the event is about: client-go's `ObjectReference.fieldPath` (e.g. `status.plan[2]`). */
 export interface EventOptions {
@@ -33,7 +33,7 @@ interface Written {
   chain: Promise<void>;
 }
 
-export function eventRecorder(client: KubeClient, component: string, logger: Logger, now: () => number = Date.now): EventRecorder {
+export function eventRecorder(client: KubeClient, component: string, logger: Logger, now: () => number = () => realClock.date().getTime()): EventRecorder {
   const recent = new Map<string, Written>();
   const remember = (key: string, w: Written): void => {
     recent.delete(key);

@@ -34,7 +34,7 @@ export interface Lease extends KubeObject {
 }
 
 /** metav1.MicroTime: `2026-11-22T07:40:00.123000Z` (six fractional digits, UTC). */
-export function microTime(date: Date = new Date()): string {
+export function microTime(date: Date = realClock.date()): string {
   return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
@@ -165,7 +165,7 @@ export class LeaderElector {
 
   async #tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
     const now = this.#clock.now();
-    const wall = new Date();
+    const wall = this.#clock.date();
     const spec = (holder: string, acquireTime: string, transitions: number): LeaseSpec => ({
       holderIdentity: holder,
       leaseDurationSeconds: Math.ceil(LEASE_MS / 1000),
@@ -237,7 +237,7 @@ export class LeaderElector {
     try {
       const current = await this.#o.client.get<Lease>(this.#ref, { signal });
       if (current.spec?.holderIdentity !== this.identity) return;
-      const now = microTime();
+      const now = microTime(this.#clock.date());
       await this.#o.client.update<Lease>(
         {
           ...current,

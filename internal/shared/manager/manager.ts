@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { Backoff, KubeClient, KubeConfigError, LeaderElector, loadKubeConfig } from '../kube/index.ts';
 import type { Controller } from '../controller/index.ts';
-import { sleep, untilAborted } from '../toolkit/index.ts';
+import { realClock, sleep, untilAborted, type Clock } from '../toolkit/index.ts';
 import {
   createLogger,
   createMetrics,
@@ -24,6 +24,16 @@ export interface ManagerContext {
   readonly client: KubeClient;
   readonly logger: Logger;
   readonly metrics: Metrics;
+  /**
+   * The process's one time source (durations and wall time); `realClock` in the manager. A harness may pass a
+   * ManualClock; when it passes none, setups use `realClock` (`clockOf(ctx)`).
+   */
+  readonly clock?: Clock;
+}
+
+/** The context's clock, `realClock` when it has none. */
+export function clockOf(ctx: Pick<ManagerContext, 'clock'>): Clock {
+  return ctx.clock ?? realClock;
 }
 
 /** The part of an informer the manager drives. */
@@ -104,7 +114,7 @@ async function run(options: ManagerOptions, setup: Setup, logger: Logger, signal
   const servers: HealthServer[] = [];
   const health = parseBindAddress(options.healthProbeBindAddress);
   const metricsAddr = parseBindAddress(options.metricsBindAddress);
-  const parts = await setup({ options, client, logger, metrics });
+  const parts = await setup({ options, client, logger, metrics, clock: realClock });
   const informers = parts.informers;
   if (health) {
     const srv = await startHealthServer({ host: health.host, port: health.port, logger });

@@ -9,7 +9,7 @@
 // Errors anywhere in the fields are written as objects with their message (plus name, code,
 // terminal reason, cause chain); stacks only when the logger's level is debug.
 
-import { errorMessage, type LogFields, type Logger } from '../toolkit/index.ts';
+import { errorMessage, realClock, type LogFields, type Logger } from '../toolkit/index.ts';
 
 export type { LogFields, Logger };
 export { noopLogger } from '../toolkit/index.ts';
@@ -65,7 +65,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     severity: SEVERITY[level],
     stacks: level === 'debug',
     write: options.write ?? ((line) => void process.stdout.write(line + '\n')),
-    now: options.now ?? (() => new Date()),
+    now: options.now ?? (() => realClock.date()),
     format: options.format === 'text' ? textLine : stringify,
   };
   if (options.format !== undefined && !LOG_FORMATS.includes(options.format)) throw new Error(`unknown log format "${String(options.format)}"`);
