@@ -80,7 +80,6 @@ export async function startCatalogdFromSource(
       `--cache-dir=${join(dir, 'cache')}`,
       `--insecure-registries=${registryHost}`,
       `--health-probe-bind-address=127.0.0.1:${health}`,
-      '--metrics-bind-address=0',
       '--log-level=error',
       ...(maxFiles === undefined ? [] : [`--max-catalog-files=${maxFiles}`]),
     ],

@@ -191,7 +191,7 @@ async function start(name: 'catalogd' | 'operator-controller' | 'olm-classic', a
   // BENCH_MIGRATE_LOG_DIR: every line of each binary kept in <dir>/<name>.log (with BENCH_MIGRATE_LOG_LEVEL, e.g. debug)
   const logDir = process.env.BENCH_MIGRATE_LOG_DIR;
   const level = process.env.BENCH_MIGRATE_LOG_LEVEL;
-  const proc = startBinary(name, ['--health-probe-bind-address=0', '--metrics-bind-address=0', ...(level ? [`--log-level=${level}`] : []), ...args], { KUBECONFIG: kubeconfig }, (l) => {
+  const proc = startBinary(name, ['--health-probe-bind-address=0', ...(name === 'olm-classic' ? ['--metrics-bind-address=0'] : []), ...(level ? [`--log-level=${level}`] : []), ...args], { KUBECONFIG: kubeconfig }, (l) => {
     if (logDir) appendFileSync(join(logDir, `${name}.log`), `${l}\n`);
     tail.push(l);
     if (tail.length > 20) tail.shift();

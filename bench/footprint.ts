@@ -16,7 +16,7 @@
 // Upstream catalogd for comparison (same machine, issue 17): idle RSS 57 MiB, start to ready 40–80 ms.
 import { spawn, execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +27,7 @@ import { catalogFiles, pushTestBundle, type TestBundle } from '../test/support/b
 import { installCrds, yamlFiles } from '../test/support/crds.ts';
 import { pushCatalogImage } from '../test/support/images.ts';
 import { TestKube } from '../test/support/kube.ts';
+import { metricsReaderToken, scrapeMetrics, selfSignedPair } from '../test/support/metrics.ts';
 import { freePort, sleep, waitFor } from '../test/support/net.ts';
 import { imageEnv, startBundled, stopProcess, type Managed } from '../test/support/process.ts';
 import { Registry, type RegistryInfo } from '../test/support/registry.ts';
@@ -177,15 +178,30 @@ interface Running {
   readonly readyMs: number;
   /** The process's own CPU (user+system) until ready: less at the mercy of a busy machine than readyMs. */
   readonly readyCpuMs: number;
-  readonly metricsPort: number;
+  readonly metricsUrl: string;
 }
+
+/** The bearer token /metrics of catalogd and operator-controller wants (a ServiceAccount allowed GET /metrics). */
+let metricsToken = '';
 
 /** Starts a binary through the entrypoint and waits for /readyz 200, polling every 5 ms. */
 async function start(dist: string, name: string, args: readonly string[], logDir: string): Promise<Running> {
   const [health, metricsPort] = [await freePort(), await freePort()];
 
   const t0 = performance.now();
-  const proc = startBundled(dist, name, [...args, `--health-probe-bind-address=127.0.0.1:${health}`, `--metrics-bind-address=127.0.0.1:${metricsPort}`], join(logDir, `${name}.log`));
+  // catalogd and operator-controller serve metrics only over HTTPS with a certificate, as upstream's.
+  const secure = name !== 'olm-classic';
+  // catalogd's pair (its catalog server's too) in a directory of its own, which operator-controller trusts.
+  const caDir = join(logDir, 'catalogd-ca');
+  await mkdir(caDir, { recursive: true });
+  const pair = secure ? selfSignedPair(name === 'catalogd' ? caDir : logDir, `${name}-metrics`) : undefined;
+  const certs = [...(pair ? [`--tls-cert=${pair.certFile}`, `--tls-key=${pair.keyFile}`] : []), ...(name === 'operator-controller' ? [`--catalogd-cas-dir=${caDir}`] : [])];
+  const proc = startBundled(
+    dist,
+    name,
+    [...args, ...certs, `--health-probe-bind-address=127.0.0.1:${health}`, `--metrics-bind-address=127.0.0.1:${metricsPort}`],
+    join(logDir, `${name}.log`),
+  );
   let readyMs = 0;
   await waitFor(
     `${name} ready`,
@@ -198,12 +214,12 @@ async function start(dist: string, name: string, args: readonly string[], logDir
     },
     { timeoutMs: 60_000, intervalMs: 5 },
   );
-  return { proc, readyMs, readyCpuMs: await procCpuMs(proc.pid), metricsPort };
+  return { proc, readyMs, readyCpuMs: await procCpuMs(proc.pid), metricsUrl: `${secure ? 'https' : 'http'}://127.0.0.1:${metricsPort}/metrics` };
 }
 
 /** RSS (VmRSS) now and V8 heap used, from the process's own /metrics (prom-client's default metrics). */
 async function memoryOf(r: Running): Promise<{ rss: number; heap: number }> {
-  const text = await (await fetch(`http://127.0.0.1:${r.metricsPort}/metrics`)).text();
+  const text = r.metricsUrl.startsWith('https:') ? (await scrapeMetrics(r.metricsUrl, metricsToken)).body : await (await fetch(r.metricsUrl)).text();
   const heap = Number(/^nodejs_heap_size_used_bytes (\S+)/m.exec(text)?.[1] ?? NaN);
   return { rss: (await procMemory(r.proc.pid)).rss, heap };
 }
@@ -244,6 +260,7 @@ async function clusterFigures(dist: string): Promise<Figure[]> {
     await installCrds(kube, await yamlFiles(join(ROOT, 'config/crd/classic')));
     await installAdmissionPolicies(kube, join(ROOT, 'config/admission'));
     for (const ns of [SYSTEM_NS, 'olm']) await kube.must(kube.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }));
+    metricsToken = await metricsReaderToken(kube, 'olm', 'metrics-reader');
     const common = [`--kubeconfig=${info.kubeconfigPath}`, '--log-level=error'];
     const serving = async (name: string): Promise<boolean> => {
       const c = await kube.request<{ status?: { conditions?: { type: string; status: string }[] } }>('GET', `/apis/olm.operatorframework.io/v1/clustercatalogs/${name}`);

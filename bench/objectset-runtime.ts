@@ -69,7 +69,6 @@ async function runtime(dist: string, reg: RegistryInfo, name: 'standard' | 'boxc
       `--external-address=127.0.0.1:${port}`,
       `--cache-dir=${join(tmp, 'catalogd')}`,
       `--health-probe-bind-address=127.0.0.1:${cdHealth}`,
-      `--metrics-bind-address=127.0.0.1:${await freePort()}`,
     ], join(tmp, 'catalogd.log'));
     procs.push(cd);
     await started(cd, cdHealth, 'catalogd');
@@ -102,7 +101,6 @@ async function runtime(dist: string, reg: RegistryInfo, name: 'standard' | 'boxc
       `--cache-path=${join(tmp, 'oc')}`,
       `--system-namespace=${SYSTEM_NS}`,
       `--health-probe-bind-address=127.0.0.1:${ocHealth}`,
-      `--metrics-bind-address=127.0.0.1:${await freePort()}`,
       ...(gates ? [`--feature-gates=${gates}`] : []),
     ], join(tmp, 'operator-controller.log'));
     procs.push(oc);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError, parseManagerArgs } from '../../internal/shared/manager/index.ts';
-import { catalogdFlags, catalogdOptions, parseDuration } from './flags.ts';
+import { CATALOGD_METRICS, catalogdFlags, catalogdOptions, parseDuration } from './flags.ts';
 
 const parse = (...argv: string[]) => catalogdOptions(parseManagerArgs('catalogd', argv, catalogdFlags).extra);
 
@@ -78,6 +78,30 @@ describe('catalogd flags', () => {
     expect(usageError(() => parse('--feature-gates=Nope=true'))).toBe('catalogd: --feature-gates: unrecognized feature gate: Nope');
     expect(usageError(() => parse('--max-catalog-files=0'))).toBe('catalogd: --max-catalog-files: must be a positive whole number, got "0"');
     expect(usageError(() => parse('--max-catalog-files=1e5'))).toBe('catalogd: --max-catalog-files: must be a positive whole number, got "1e5"');
+  });
+
+  it('takes upstream’s TLS profile flags, refusing with pflag’s words', () => {
+    const tls = (...argv: string[]) => parse('--tls-cert=/c', '--tls-key=/k', ...argv).tls;
+    expect(tls()).toEqual({ certFile: '/c', keyFile: '/k' });
+    expect(tls('--tls-profile=modern')?.profile?.name).toBe('modern');
+    expect(tls('--tls-profile=custom', '--tls-custom-version=TLSv1.3', '--tls-custom-curves=X25519,prime256v1')?.profile).toMatchObject({
+      name: 'custom',
+      minVersion: 'TLSv1.3',
+      curves: ['X25519', 'P-256'],
+    });
+    expect(usageError(() => parse('--tls-profile=x'))).toBe('catalogd: invalid argument "x" for "--tls-profile" flag: unknown TLS profile: "x"');
+    expect(usageError(() => parse('--tls-custom-ciphers=FOO'))).toBe('catalogd: invalid argument "FOO" for "--tls-custom-ciphers" flag: unknown cipher "FOO"');
+  });
+
+  it('serves metrics as upstream: HTTPS on :7443 with the certificate, off without it', () => {
+    const options = (...argv: string[]) => parseManagerArgs('catalogd', argv, catalogdFlags, CATALOGD_METRICS).options;
+    expect(options().metricsBindAddress).toBe('0');
+    expect(options().metricsTLS).toBeUndefined();
+    expect(options('--tls-cert=/c', '--tls-key=/k')).toMatchObject({ metricsBindAddress: ':7443', metricsTLS: { certFile: '/c', keyFile: '/k', profile: { name: 'intermediate' } } });
+    expect(options('--tls-cert=/c', '--tls-key=/k', '--metrics-bind-address=127.0.0.1:9000', '--tls-profile=old').metricsTLS?.profile.name).toBe('old');
+    expect(usageError(() => options('--metrics-bind-address=:7443'))).toBe('catalogd: metrics-bind-address requires tls-cert and tls-key flags');
+    expect(usageError(() => options('--metrics-bind-address=0'))).toBe('catalogd: metrics-bind-address requires tls-cert and tls-key flags');
+    expect(usageError(() => options('--tls-key=/k'))).toBe('catalogd: tls-cert and tls-key flags must be used together');
   });
 
   it('parses Go durations', () => {

@@ -1,10 +1,28 @@
 // catalogd's own flags (names as upstream's cmd/catalogd where upstream has them) and their
 // translation into CatalogdOptions. Problems are a UsageError naming the flag.
 import { DEFAULT_EXTERNAL_ADDRESS, DEFAULT_MAX_CATALOG_FILES, type CatalogdOptions } from '../../internal/catalogd/index.ts';
-import { parseBindAddress, parseFeatureGates, registryFlags, registryOptions, UsageError, type Flag } from '../../internal/shared/manager/index.ts';
+import {
+  parseBindAddress,
+  parseFeatureGates,
+  registryFlags,
+  registryOptions,
+  secureMetricsFlags,
+  tlsFlags,
+  tlsProfileOption,
+  UsageError,
+  type Flag,
+  type SecureMetrics,
+} from '../../internal/shared/manager/index.ts';
 
 /** catalogd's feature gates and their defaults here (upstream's APIV1MetasHandler defaults to false). */
 export const CATALOGD_FEATURE_GATES = { APIV1MetasHandler: true, GraphQLCatalogQueries: false } as const;
+
+/** Upstream catalogd's metrics: HTTPS on :7443 with --tls-cert/--tls-key, off without them. */
+export const CATALOGD_METRICS: SecureMetrics = {
+  defaultAddress: ':7443',
+  pairError: 'tls-cert and tls-key flags must be used together',
+  addressError: 'metrics-bind-address requires tls-cert and tls-key flags',
+};
 
 export const catalogdFlags = {
   'catalogs-server-addr': { type: 'string', default: ':8443', help: 'address the catalog content server listens on' },
@@ -15,8 +33,10 @@ export const catalogdFlags = {
   },
   'cache-dir': { type: 'string', default: '/var/cache/catalogd', help: 'directory of image caches (unpack/) and served catalogs (catalogs/)' },
   'gc-interval': { type: 'string', default: '12h', help: 'interval between garbage collections of orphaned content (Go duration)' },
-  'tls-cert': { type: 'string', help: 'certificate (PEM) of the catalog server; with --tls-key it serves HTTPS' },
-  'tls-key': { type: 'string', help: 'private key (PEM) of the catalog server' },
+  'tls-cert': { type: 'string', help: 'certificate (PEM) of the catalog server and the metrics server; with --tls-key both serve HTTPS (metrics only then)' },
+  'tls-key': { type: 'string', help: 'private key (PEM) of the catalog server and the metrics server' },
+  ...secureMetricsFlags(CATALOGD_METRICS.defaultAddress),
+  ...tlsFlags,
   platform: { type: 'string', default: 'linux/amd64', help: 'os/arch[/variant] picked from multi-platform catalog images' },
   'feature-gates': {
     type: 'string',
@@ -73,6 +93,7 @@ export function catalogdOptions(values: CatalogdFlagValues): CatalogdOptions {
   const cert = str(values['tls-cert']);
   const key = str(values['tls-key']);
   if ((cert === '') !== (key === '')) throw new UsageError('catalogd: tls-cert and tls-key flags must be used together');
+  const profile = tlsProfileOption('catalogd', values);
   const platform = str(values.platform);
   if (!/^[a-z0-9_.-]+\/[a-z0-9_.-]+(\/[a-z0-9_.-]+)?$/i.test(platform)) fail('platform', `must be os/arch[/variant], got ${JSON.stringify(platform)}`);
   let gates: { APIV1MetasHandler: boolean; GraphQLCatalogQueries: boolean } = { ...CATALOGD_FEATURE_GATES };
@@ -92,7 +113,7 @@ export function catalogdOptions(values: CatalogdFlagValues): CatalogdOptions {
     platform,
     maxCatalogFiles: maxFiles,
     ...registryOptions('catalogd', values),
-    ...(cert !== '' && { tls: { certFile: cert, keyFile: key } }),
+    ...(cert !== '' && { tls: { certFile: cert, keyFile: key, ...(profile.name !== 'intermediate' && { profile }) } }),
     ...(!gates.APIV1MetasHandler && { metasHandler: false }),
     ...(gates.GraphQLCatalogQueries && { graphqlQueries: true }),
   };

@@ -3,10 +3,11 @@
 import { defaultImplementations } from '../../internal/catalogd/index.ts';
 import { catalogdSetup } from '../../internal/catalogd/index.ts';
 import { main } from '../../internal/shared/manager/index.ts';
-import { catalogdFlags, catalogdOptions } from './flags.ts';
+import { CATALOGD_METRICS, catalogdFlags, catalogdOptions } from './flags.ts';
 
 main(
   'catalogd',
   (values) => catalogdSetup(catalogdOptions(values), defaultImplementations),
   catalogdFlags,
+  CATALOGD_METRICS,
 );

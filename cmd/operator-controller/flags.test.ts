@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError, parseManagerArgs } from '../../internal/shared/manager/index.ts';
-import { OPERATOR_CONTROLLER_FEATURE_GATES, operatorControllerFlags, operatorControllerOptions, v1GatingOptions } from './flags.ts';
+import { OPERATOR_CONTROLLER_FEATURE_GATES, OPERATOR_CONTROLLER_METRICS, operatorControllerFlags, operatorControllerOptions, v1GatingOptions } from './flags.ts';
 
 const parse = (...argv: string[]) => operatorControllerOptions(parseManagerArgs('operator-controller', argv, operatorControllerFlags).extra);
 
@@ -81,6 +81,23 @@ describe('operator-controller flags', () => {
       'WebhookProviderCertManager',
       'WebhookProviderOpenshiftServiceCA',
     ]);
+  });
+
+  it('takes upstream’s TLS profile flags for its client of catalogd, refusing with pflag’s words', () => {
+    expect(parse().tlsProfile).toBeUndefined(); // intermediate
+    expect(parse('--tls-profile=Modern').tlsProfile?.name).toBe('modern');
+    expect(parse('--tls-profile=custom', '--tls-custom-ciphers=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256').tlsProfile?.tls12Ciphers).toEqual(['ECDHE-RSA-AES128-GCM-SHA256']);
+    expect(() => parse('--tls-profile=strict')).toThrow('operator-controller: invalid argument "strict" for "--tls-profile" flag: unknown TLS profile: "strict"');
+    expect(() => parse('--tls-custom-version=TLSv1.4')).toThrow('operator-controller: invalid argument "TLSv1.4" for "--tls-custom-version" flag: unknown TLS version: "TLSv1.4"');
+    expect(() => parse('--tls-custom-curves=X448')).toThrow('operator-controller: invalid argument "X448" for "--tls-custom-curves" flag: unknown curve "X448"');
+  });
+
+  it('serves metrics as upstream: HTTPS on :8443 with --tls-cert/--tls-key, off without them', () => {
+    const options = (...argv: string[]) => parseManagerArgs('operator-controller', argv, operatorControllerFlags, OPERATOR_CONTROLLER_METRICS).options;
+    expect(options()).toMatchObject({ metricsBindAddress: '0' });
+    expect(options('--tls-cert=/c', '--tls-key=/k')).toMatchObject({ metricsBindAddress: ':8443', metricsTLS: { certFile: '/c', keyFile: '/k' } });
+    expect(() => options('--metrics-bind-address=:8443')).toThrow('operator-controller: metrics-bind-address requires tls-cert and tls-key flags to be set');
+    expect(() => options('--tls-cert=/c')).toThrow('operator-controller: unable to configure TLS certificates: tls-cert and tls-key flags must be used together');
   });
 
   it('names the flag that is wrong', () => {

@@ -2,7 +2,17 @@
 // translation into OperatorControllerOptions. Problems are a UsageError naming the flag.
 import type { CertProviderName, OperatorControllerOptions } from '../../internal/operator-controller/index.ts';
 import { v1CurrentMinor } from '../../internal/openshift/index.ts';
-import { parseFeatureGates, registryFlags, registryOptions, UsageError, type Flag } from '../../internal/shared/manager/index.ts';
+import {
+  parseFeatureGates,
+  registryFlags,
+  registryOptions,
+  secureMetricsFlags,
+  tlsFlags,
+  tlsProfileOption,
+  UsageError,
+  type Flag,
+  type SecureMetrics,
+} from '../../internal/shared/manager/index.ts';
 import type { Version } from '../../internal/shared/semver/index.ts';
 
 /**
@@ -20,7 +30,18 @@ export const OPERATOR_CONTROLLER_FEATURE_GATES = {
   ServiceAccountInstalls: false,
 } as const;
 
+/** Upstream operator-controller's metrics: HTTPS on :8443 with --tls-cert/--tls-key, off without them. */
+export const OPERATOR_CONTROLLER_METRICS: SecureMetrics = {
+  defaultAddress: ':8443',
+  pairError: 'unable to configure TLS certificates: tls-cert and tls-key flags must be used together',
+  addressError: 'metrics-bind-address requires tls-cert and tls-key flags to be set',
+};
+
 export const operatorControllerFlags = {
+  ...secureMetricsFlags(OPERATOR_CONTROLLER_METRICS.defaultAddress),
+  'tls-cert': { type: 'string', help: 'The certificate file used for the metrics server. Required to enable the metrics server. Requires tls-key.' },
+  'tls-key': { type: 'string', help: 'The key file used for the metrics server. Required to enable the metrics server. Requires tls-cert' },
+  ...tlsFlags,
   'cache-path': { type: 'string', default: '/var/cache', help: 'directory of the bundle image cache (unpack/)' },
   'system-namespace': {
     type: 'string',
@@ -80,6 +101,7 @@ export function operatorControllerOptions(values: OperatorControllerFlagValues):
   } catch (err) {
     throw new UsageError(`operator-controller: --feature-gates: ${(err as Error).message}`);
   }
+  const tlsProfile = tlsProfileOption('operator-controller', values);
   // Upstream's getCertificateProvider: cert-manager first, then OpenShift service-ca, else none.
   const certProvider: CertProviderName | null = gates.WebhookProviderCertManager ? 'cert-manager' : gates.WebhookProviderOpenshiftServiceCA ? 'openshift-serviceca' : null;
   return {
@@ -87,6 +109,7 @@ export function operatorControllerOptions(values: OperatorControllerFlagValues):
     systemNamespace,
     ...registryOptions('operator-controller', values),
     ...(catalogdCasDir !== '' && { catalogdCasDir }),
+    ...(tlsProfile.name !== 'intermediate' && { tlsProfile }),
     ...(certProvider !== 'cert-manager' && { certProvider }),
     ...(gates.BoxcutterRuntime && { boxcutterRuntime: true }),
     ...(gates.SingleOwnNamespaceInstallSupport && { singleOwnNamespaceInstallSupport: true }),

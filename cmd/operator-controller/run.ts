@@ -3,7 +3,7 @@ import { defaultImplementations } from '../../internal/operator-controller/index
 import { objectSetRevisionSource, operatorControllerSetup, revisionHeadSource } from '../../internal/operator-controller/index.ts';
 import { v1GatingSetup } from '../../internal/openshift/index.ts';
 import { main, mergeParts } from '../../internal/shared/manager/index.ts';
-import { operatorControllerFlags, operatorControllerOptions, v1GatingOptions } from './flags.ts';
+import { OPERATOR_CONTROLLER_METRICS, operatorControllerFlags, operatorControllerOptions, v1GatingOptions } from './flags.ts';
 
 main(
   'operator-controller',
@@ -16,4 +16,5 @@ main(
     return async (ctx) => mergeParts(await setup(ctx), v1GatingSetup({ ...gating, revisions })(ctx));
   },
   operatorControllerFlags,
+  OPERATOR_CONTROLLER_METRICS,
 );

@@ -3,6 +3,7 @@
 import type { RateLimiter } from '../shared/controller/index.ts';
 import type { RegistriesConf, RegistryClientOptions, UnpackLimits } from '../shared/image/index.ts';
 import type { Logger, Metrics } from '../shared/observability/index.ts';
+import type { TLSProfile } from '../shared/tlsprofile/index.ts';
 import type { GraphQLQueries } from './server/index.ts';
 import type { CatalogStore } from './storage/index.ts';
 
@@ -23,8 +24,8 @@ export interface CatalogdOptions {
   readonly gcIntervalMs: number;
   /** `--global-pull-secret`. */
   readonly globalPullSecret?: { readonly namespace: string; readonly name: string };
-  /** `--tls-cert` / `--tls-key`: the catalog server speaks HTTPS and URLs say https. */
-  readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  /** `--tls-cert` / `--tls-key`: the catalog server speaks HTTPS and URLs say https; `--tls-profile` etc.: its TLS profile. */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string; readonly profile?: TLSProfile };
   /** `--insecure-registries`. */
   readonly insecureRegistries: readonly string[];
   /** `--registries-conf` (or its default): registries.conf mirrors, location rewrites, insecure and blocked registries. */
@@ -65,8 +66,8 @@ export interface CatalogServerOptions {
   readonly port: number;
   /** `--catalogs-server-addr` as given, which errors name. */
   readonly address?: string;
-  /** PEM certificate and key files: HTTPS. */
-  readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  /** PEM certificate and key files: HTTPS, under the TLS profile (default intermediate). */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string; readonly profile?: TLSProfile };
   /** Serve `/api/v1/metas` (default true). */
   readonly metasEnabled?: boolean;
   /** Serve `/api/v1/graphql` with these queries (unrouted when absent). */

@@ -9,7 +9,7 @@ import { CERT_PROVIDERS, registryV1Renderer } from './render/index.ts';
 import { CatalogResolver, createResolutionMetrics } from './resolve/index.ts';
 
 export const defaultImplementations: OperatorControllerImplementations = {
-  content: ({ caCerts, logger, cacheDir }) => new HttpContentClient({ ...(caCerts && { caCerts }), logger, cacheDir }),
+  content: ({ caCerts, logger, cacheDir, tlsProfile }) => new HttpContentClient({ ...(caCerts && { caCerts }), logger, cacheDir, ...(tlsProfile && { tlsProfile }) }),
   resolver: ({ listCatalogs, content, metrics, bundleReleaseSupport }) =>
     new CatalogResolver({ listCatalogs, content, metrics: createResolutionMetrics(metrics.registry), bundleReleaseSupport }),
   renderer: ({ certProvider, singleOwnNamespaceInstallSupport, deploymentConfig }) => registryV1Renderer({ certProvider, singleOwnNamespaceInstallSupport, deploymentConfig }),

@@ -2,6 +2,7 @@
 // for tests and embedding.
 import type { RateLimiter } from '../shared/controller/index.ts';
 import type { RegistriesConf, RegistryClientOptions } from '../shared/image/index.ts';
+import type { TLSProfile } from '../shared/tlsprofile/index.ts';
 
 /** The certificate providers the renderer knows (render/certproviders.ts). */
 export type CertProviderName = 'cert-manager' | 'openshift-serviceca';
@@ -13,6 +14,8 @@ export interface OperatorControllerOptions {
   readonly systemNamespace: string;
   /** `--catalogd-cas-dir`: CA certificates (PEM) trusted for catalogd's HTTPS content server. */
   readonly catalogdCasDir?: string;
+  /** `--tls-profile` etc.: the TLS profile of the client for catalogd's content server (default intermediate). */
+  readonly tlsProfile?: TLSProfile;
   /** `--pull-cas-dir`: CA certificates (PEM) trusted for registries. */
   readonly pullCasDir?: string;
   /** `--global-pull-secret`: `<namespace>/<name>` of a dockerconfigjson Secret for every pull. */

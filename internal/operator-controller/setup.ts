@@ -27,6 +27,7 @@ import { eventRecorder, informers, type KubeClient } from '../shared/kube/index.
 import { OwnedObjectWatcher } from './applier/index.ts';
 import { clockOf, registryAccess, type Cache, type ManagerContext, type ManagerParts } from '../shared/manager/index.ts';
 import type { Logger, Metrics } from '../shared/observability/index.ts';
+import type { TLSProfile } from '../shared/tlsprofile/index.ts';
 import type { CatalogContentClient } from './contentclient/index.ts';
 import {
   ClusterExtensionReconciler,
@@ -54,7 +55,7 @@ export interface CatalogContentCache extends CatalogContentClient {
 /** The stages, built per process (internal/operator-controller/implementations.ts). */
 export interface OperatorControllerImplementations {
   /** `cacheDir`: where catalogs' content is kept (`<--cache-path>/catalogs`). */
-  readonly content: (o: { readonly caCerts?: CaPool; readonly logger: Logger; readonly cacheDir: string }) => CatalogContentCache;
+  readonly content: (o: { readonly caCerts?: CaPool; readonly logger: Logger; readonly cacheDir: string; readonly tlsProfile?: TLSProfile }) => CatalogContentCache;
   /** `bundleReleaseSupport`: the BundleReleaseSupport gate (OperatorControllerOptions). */
   readonly resolver: (o: {
     readonly listCatalogs: () => readonly ClusterCatalog[];
@@ -126,7 +127,12 @@ export function operatorControllerSetup(
     const puller = createImagePuller({ cacheDir: join(options.cachePath, 'unpack'), registry, logger: logger.child({ component: 'image' }), clock });
     // upstream's catalogd-ca-pool CertPoolWatcher: the directory reloaded on change, an exit on a changed system store.
     const caCerts = await watchCaPool({ ...(options.catalogdCasDir && { dir: options.catalogdCasDir }), logger: logger.child({ component: 'catalogd-ca-pool' }) });
-    const content = impl.content({ caCerts, logger: logger.child({ component: 'catalog-content' }), cacheDir: join(options.cachePath, 'catalogs') });
+    const content = impl.content({
+      caCerts,
+      logger: logger.child({ component: 'catalog-content' }),
+      cacheDir: join(options.cachePath, 'catalogs'),
+      ...(options.tlsProfile && { tlsProfile: options.tlsProfile }),
+    });
 
     const log = logger.child({ controller: 'clusterextension' });
     if (serviceAccountInstalls) log.info('feature gate ServiceAccountInstalls is on: extensions naming spec.serviceAccount install as that account');

@@ -135,7 +135,9 @@ async function main(): Promise<void> {
   for (const [name, [health, metrics]] of Object.entries(ports)) {
     // The children write to a pipe (json by default); in a terminal, `make run` asks them for the readable text format.
     const format = process.stdout.isTTY === true ? ['--log-format=text'] : [];
-    const args = [`--health-probe-bind-address=127.0.0.1:${health}`, `--metrics-bind-address=127.0.0.1:${metrics}`, ...format, ...(extra[name] ?? [])];
+    // catalogd and operator-controller serve metrics (HTTPS) only given a certificate, as upstream's; olm-classic over HTTP.
+    const metricsFlag = name === 'olm-classic' ? [`--metrics-bind-address=127.0.0.1:${metrics}`] : [];
+    const args = [`--health-probe-bind-address=127.0.0.1:${health}`, ...metricsFlag, ...format, ...(extra[name] ?? [])];
     const child = spawn(process.execPath, ['--import', 'tsx', `${root}cmd/${name}/main.ts`, ...args], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -24,8 +24,8 @@ import { answerCache } from './cache.ts';
 import { goListenError, gzipQuality } from './gohttp.ts';
 import { GRAPHQL_BODY_LIMIT, type GraphQLQueries, type RequestBody } from './graphql.ts';
 import { BAD_REQUEST, answer, goError, isGraphQLTarget, type Answer, type CachedMetas, type HandlerOptions } from './handlers.ts';
-import { GO_TLS_SERVER, answerPlainHttp } from './tls.ts';
-import { watchCertificate, type CertWatcher } from '../../shared/tlsprofile/index.ts';
+import { answerPlainHttp, goTLSServer } from './tls.ts';
+import { watchCertificate, type CertWatcher, type TLSProfile } from '../../shared/tlsprofile/index.ts';
 
 export const REQUEST_DURATION_METRIC = 'catalogd_http_request_duration_seconds';
 /** Upstream's buckets: every 100 ms to 1 s, ×4 of those, and 10 s. */
@@ -49,7 +49,7 @@ export interface CatalogServerOptions {
   /** Serve `POST /api/v1/graphql` with these queries (the GraphQLCatalogQueries gate; unrouted when absent). */
   readonly graphql?: GraphQLQueries;
   /** Serve HTTPS with this pair, reloaded when the files change. */
-  readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  readonly tls?: { readonly certFile: string; readonly keyFile: string; readonly profile?: TLSProfile };
   /** Re-read period of the TLS files besides change events (default 10 s). */
   readonly tlsReloadIntervalMs?: number;
   /** ReadTimeout (default 5 s): request headers+body, and keep-alive idle time. */
@@ -295,14 +295,16 @@ class CatalogHttpServer implements CatalogServer {
     const timeouts = { headersTimeout: this.#readTimeout, requestTimeout: this.#readTimeout, connectionsCheckingInterval: Math.min(1000, this.#readTimeout) };
     let s: Server;
     if (this.#options.tls) {
+      const { profile, ...files } = this.#options.tls;
+      const goTLS = goTLSServer(profile);
       this.#certs = await watchCertificate({
-        ...this.#options.tls,
+        ...files,
         ...(this.#options.tlsReloadIntervalMs !== undefined && { intervalMs: this.#options.tlsReloadIntervalMs }),
         logger: this.#log,
-        onChange: (pair) => (this.#server as ReturnType<typeof createHttpsServer> | undefined)?.setSecureContext({ ...pair, ...GO_TLS_SERVER }),
+        onChange: (pair) => (this.#server as ReturnType<typeof createHttpsServer> | undefined)?.setSecureContext({ ...pair, ...goTLS }),
       });
       try {
-        s = createHttpsServer({ ...this.#certs.current, ...GO_TLS_SERVER, ALPNProtocols: ['http/1.1'], ...timeouts }, this.#onRequest); // throws when the pair does not load
+        s = createHttpsServer({ ...this.#certs.current, ...goTLS, ALPNProtocols: ['http/1.1'], ...timeouts }, this.#onRequest); // throws when the pair does not load
       } catch (err) {
         this.#certs.stop();
         throw err;

@@ -1,9 +1,8 @@
 // catalogd's catalog server over TLS as Go's serves it: upstream's TLS profile, and a plain-HTTP request answered as
 // Go's server answers it. The serving certificate is read and reloaded by the shared certificate watcher
 // (../../shared/tlsprofile, certwatcher.ts).
-import { constants } from 'node:crypto';
 import type { Server as NetServer, Socket } from 'node:net';
-import { INTERMEDIATE, cipherList, ecdhCurve } from '../../shared/tlsprofile/index.ts';
+import { INTERMEDIATE, serverOptions, type TLSProfile } from '../../shared/tlsprofile/index.ts';
 
 /** The five bytes Go's server takes for plain HTTP on a TLS port (net/http `tlsRecordHeaderLooksLikeHTTP`). */
 const HTTP_PREFIXES = new Set(['GET /', 'HEAD ', 'POST ', 'PUT /', 'OPTIO']);
@@ -46,24 +45,10 @@ export function answerPlainHttp(server: NetServer, timeoutMs: number): void {
 }
 
 /**
- * The server side of upstream catalogd's catalog server: Go's crypto/tls with the default TLS profile (`intermediate`,
- * ../../shared/tlsprofile) that upstream applies to it — TLS 1.2 and 1.3; TLS 1.3 AES-128-GCM first, AES-256-GCM,
- * ChaCha20-Poly1305; TLS 1.2 only ECDHE with AES-GCM or ChaCha20-Poly1305 (no CBC suites, which Go alone would also
- * offer); key exchange X25519MLKEM768 (when this Node's OpenSSL has it), X25519, P-256, P-384 (no P-521). The server
- * chooses as Go's does: a client that lists ChaCha20 first (no AES hardware) gets ChaCha20, as Go's `aesgcmPreferred`
- * gives it (OpenSSL's PRIORITIZE_CHACHA); otherwise AES-128 first, whatever the client's order (Node alone would take
- * the client's order, which for OpenSSL and Node clients puts AES-256 first: 14 AES rounds per block against 10, ~5%
- * more server CPU per byte served here, and more for the client).
- * No client certificate is asked for (Go's NoClientCert), so the context gets an empty trust store (`ca: []`) instead
- * of node's default one, whose ~140 bundled root certificates take 60–70 ms to parse (Node 20 still parses them once
- * per process for the Kubernetes client's context, which is given the cluster's CA).
- * Given to the server and again to each reloaded context (setSecureContext starts from node's defaults).
+ * The server side of upstream catalogd's catalog server: Go's crypto/tls with the TLS profile upstream applies to it
+ * (`--tls-profile`, default `intermediate`; ../../shared/tlsprofile `serverOptions`: the suite chosen by Go's
+ * preference order, no client certificate asked for).
  */
-export const GO_TLS_SERVER = {
-  minVersion: INTERMEDIATE.minVersion,
-  ciphers: cipherList(INTERMEDIATE),
-  ecdhCurve: ecdhCurve(INTERMEDIATE),
-  honorCipherOrder: true,
-  secureOptions: constants.SSL_OP_PRIORITIZE_CHACHA,
-  ca: [] as Buffer[],
-};
+export function goTLSServer(profile: TLSProfile = INTERMEDIATE): ReturnType<typeof serverOptions> {
+  return serverOptions(profile);
+}

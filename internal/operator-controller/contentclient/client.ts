@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { loadUndici, type Dispatcher, type Undici } from '../../shared/http/index.ts';
 import type { CaPool } from '../../shared/image/index.ts';
-import { clientOptions } from '../../shared/tlsprofile/index.ts';
+import { clientOptions, type TLSProfile } from '../../shared/tlsprofile/index.ts';
 import type { ClusterCatalog } from '../../../api/v1/index.ts';
 import { TypeServing } from '../../../api/v1/index.ts';
 import { collectGarbage, noopLogger, type Logger } from '../../shared/observability/index.ts';
@@ -35,6 +35,8 @@ export interface HttpContentClientOptions {
    * directory watched) is read per request, and new connections are made when its generation changes.
    */
   readonly caCerts?: readonly (Buffer | string)[] | CaPool;
+  /** The TLS profile of https connections (`--tls-profile` etc.; default intermediate, as upstream's). */
+  readonly tlsProfile?: TLSProfile;
   /** Whole-request timeout (default 5 minutes, as upstream). */
   readonly timeoutMs?: number;
   /** A dispatcher of the caller's (tests); default: an Agent of this client's own (proxy from the environment). */
@@ -170,9 +172,9 @@ export class HttpContentClient implements CatalogContentClient {
     }
     if (!this.#own) {
       const certs = ca && 'generation' in ca ? ca.certs : ca;
-      // Upstream's client applies the default TLS profile (intermediate): TLS 1.2+, AEAD ECDHE suites, its curves.
+      // Upstream's client applies the TLS profile (default intermediate: TLS 1.2+, AEAD ECDHE suites, its curves).
       const connect = {
-        ...clientOptions(),
+        ...clientOptions(this.#o.tlsProfile),
         ...(certs && certs.length > 0 && { ca: [...rootCertificates, ...certs.map((c) => c.toString())] }),
       };
       const timeouts = { headersTimeout: this.#timeoutMs, bodyTimeout: this.#timeoutMs };

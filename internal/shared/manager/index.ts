@@ -1,7 +1,9 @@
 export type { Cache, ManagerContext, ManagerParts } from './manager.ts';
 export { clockOf, mergeParts, partRunnables, runManager } from './manager.ts';
-export type { Flag, ManagerOptions } from './options.ts';
-export { UsageError, managerFlags, parseBindAddress, parseManagerArgs } from './options.ts';
+export type { Flag, ManagerOptions, SecureMetrics } from './options.ts';
+export { UsageError, managerFlags, parseBindAddress, parseManagerArgs, secureMetricsFlags, tlsFlags, tlsProfileOption } from './options.ts';
+export type { Reviewer, SecureMetricsServer, UserInfo } from './metrics-server.ts';
+export { kubeReviewer, metricsAuthFilter, startSecureMetricsServer } from './metrics-server.ts';
 export { main } from './main.ts';
 export type { RegistryFlagOptions } from './registry.ts';
 export { globalPullSecret, registryAccess, registryFlags, registryOptions } from './registry.ts';

@@ -1,14 +1,15 @@
 // The common `main` of a controller binary: parse flags and make the binary's setup from them (usage errors in
 // either exit 2 with one line), then hand over to runManager.
 import { runManager, type Setup } from './manager.ts';
-import { UsageError, parseManagerArgs, type Flag } from './options.ts';
+import { UsageError, parseManagerArgs, type Flag, type SecureMetrics } from './options.ts';
 
 export function main<E extends Record<string, Flag>>(
   binary: string,
   setup: (extra: Record<keyof E, string | boolean | undefined>) => Setup,
   extraFlags?: E,
+  secureMetrics?: SecureMetrics,
 ): void {
-  const parsed = orUsageExit(binary, () => parseManagerArgs(binary, process.argv.slice(2), extraFlags));
+  const parsed = orUsageExit(binary, () => parseManagerArgs(binary, process.argv.slice(2), extraFlags, secureMetrics));
   if (parsed.help) {
     process.stdout.write(parsed.help + '\n');
     process.exit(0);

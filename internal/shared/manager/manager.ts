@@ -17,6 +17,7 @@ import {
   type Logger,
   type Metrics,
 } from './deps.ts';
+import { kubeReviewer, startSecureMetricsServer } from './metrics-server.ts';
 import { parseBindAddress, type ManagerOptions } from './options.ts';
 
 export interface ManagerContext {
@@ -111,7 +112,7 @@ async function run(options: ManagerOptions, setup: Setup, logger: Logger, signal
   const client = await connect(options, logger, signal);
   if (!client) return 0;
   const metrics = createMetrics();
-  const servers: HealthServer[] = [];
+  const servers: Pick<HealthServer, 'close'>[] = [];
   const health = parseBindAddress(options.healthProbeBindAddress);
   const metricsAddr = parseBindAddress(options.metricsBindAddress);
   const parts = await setup({ options, client, logger, metrics, clock: realClock });
@@ -125,7 +126,18 @@ async function run(options: ManagerOptions, setup: Setup, logger: Logger, signal
     servers.push(srv);
     logger.info('serving health probes', { address: srv.address });
   }
-  if (metricsAddr) {
+  if (metricsAddr && options.metricsTLS) {
+    const srv = await startSecureMetricsServer({
+      host: metricsAddr.host,
+      port: metricsAddr.port,
+      ...options.metricsTLS,
+      registry: metrics.registry,
+      reviewer: kubeReviewer(client),
+      logger,
+    });
+    servers.push(srv);
+    logger.info('serving metrics', { address: `${srv.address}/metrics` });
+  } else if (metricsAddr) {
     const srv = await startHealthServer({ host: metricsAddr.host, port: metricsAddr.port, registry: metrics.registry, logger });
     servers.push(srv);
     logger.info('serving metrics', { address: `${srv.address}/metrics` });

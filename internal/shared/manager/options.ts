@@ -2,6 +2,7 @@
 // error naming the flag, so a typo never silently falls back to a default.
 import { parseArgs } from 'node:util';
 import type { LogFormat, LogLevel } from '../observability/index.ts';
+import { TLS_FLAG_HELP, TLSFlagError, tlsProfileFromFlags, type TLSProfile } from '../tlsprofile/index.ts';
 
 export interface ManagerOptions {
   readonly kubeconfig?: string;
@@ -10,6 +11,11 @@ export interface ManagerOptions {
   readonly leaderElectionId: string;
   readonly healthProbeBindAddress: string;
   readonly metricsBindAddress: string;
+  /**
+   * Secure metrics (catalogd and operator-controller, as upstream's): HTTPS with this certificate and TLS profile, every
+   * request's bearer token authenticated by a TokenReview and authorized by a SubjectAccessReview. Without it, plain HTTP.
+   */
+  readonly metricsTLS?: { readonly certFile: string; readonly keyFile: string; readonly profile: TLSProfile };
   readonly logLevel: LogLevel;
   /** `--log-format`; without it, text when stdout is a terminal, else json (a Pod's stdout is not a terminal). */
   readonly logFormat?: LogFormat;
@@ -33,6 +39,48 @@ export const managerFlags = {
   help: { type: 'boolean', default: false, help: 'print this help' },
 } as const satisfies Record<string, Flag>;
 
+/** Upstream's `--tls-profile` and `--tls-custom-*` flags (catalogd and operator-controller); read with `tlsProfileOption`. */
+export const tlsFlags = {
+  'tls-profile': { type: 'string', default: 'intermediate', help: TLS_FLAG_HELP['tls-profile'] },
+  'tls-custom-ciphers': { type: 'string', help: TLS_FLAG_HELP['tls-custom-ciphers'] },
+  'tls-custom-curves': { type: 'string', help: TLS_FLAG_HELP['tls-custom-curves'] },
+  'tls-custom-version': { type: 'string', help: TLS_FLAG_HELP['tls-custom-version'] },
+} as const satisfies Record<string, Flag>;
+
+/**
+ * How a binary serves its metrics as upstream's does: only over HTTPS with `--tls-cert` / `--tls-key` (on
+ * `defaultAddress` unless `--metrics-bind-address` says otherwise), off without them; `--metrics-bind-address` without
+ * them is refused. Its two refusals in the binary's upstream words.
+ */
+export interface SecureMetrics {
+  readonly defaultAddress: string;
+  /** `--tls-cert` without `--tls-key` or the reverse. */
+  readonly pairError: string;
+  /** `--metrics-bind-address` without the pair. */
+  readonly addressError: string;
+}
+
+/** The flags a binary with secure metrics declares among its own (with its `--tls-cert` / `--tls-key` and `tlsFlags`). */
+export function secureMetricsFlags(defaultAddress: string): { 'metrics-bind-address': Flag } {
+  return { 'metrics-bind-address': { type: 'string', default: '', help: `The address for the metrics endpoint. Requires tls-cert and tls-key. (Default: '${defaultAddress}')` } };
+}
+
+/** The TLS profile `tlsFlags` select; a refused value is a UsageError with pflag's words. */
+export function tlsProfileOption(binary: string, values: Readonly<Record<string, string | boolean | undefined>>): TLSProfile {
+  const text = (flag: string): string | undefined => (typeof values[flag] === 'string' ? (values[flag] as string) : undefined);
+  try {
+    return tlsProfileFromFlags({
+      'tls-profile': text('tls-profile'),
+      'tls-custom-version': text('tls-custom-version'),
+      'tls-custom-ciphers': text('tls-custom-ciphers'),
+      'tls-custom-curves': text('tls-custom-curves'),
+    });
+  } catch (err) {
+    if (err instanceof TLSFlagError) throw new UsageError(`${binary}: ${err.message}`);
+    throw err;
+  }
+}
+
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
@@ -53,6 +101,7 @@ export function parseManagerArgs<E extends Record<string, Flag>>(
   binary: string,
   argv: readonly string[],
   extra: E = {} as E,
+  secureMetrics?: SecureMetrics,
 ): { options: ManagerOptions; extra: Record<keyof E, string | boolean | undefined>; help?: string } {
   const flags: Record<string, Flag> = { ...managerFlags, ...extra };
   // parseArgs has no `--bool=false` or `--no-bool`: `--bool=true` becomes the bare flag, the other two are set after.
@@ -85,13 +134,28 @@ export function parseManagerArgs<E extends Record<string, Flag>>(
   // Without --log-format: text when the logs go to a terminal.
   const logFormat = values['log-format'] === undefined ? (process.stdout.isTTY === true ? 'text' : 'json') : String(values['log-format']);
   if (logFormat !== 'json' && logFormat !== 'text') throw new UsageError(`${binary}: --log-format must be json or text; got "${logFormat}"`);
+  let metricsBindAddress = String(values['metrics-bind-address']);
+  let metricsTLS: ManagerOptions['metricsTLS'];
+  if (secureMetrics) {
+    const cert = typeof values['tls-cert'] === 'string' ? values['tls-cert'] : '';
+    const key = typeof values['tls-key'] === 'string' ? values['tls-key'] : '';
+    if ((cert === '') !== (key === '')) throw new UsageError(`${binary}: ${secureMetrics.pairError}`);
+    if (metricsBindAddress !== '' && cert === '') throw new UsageError(`${binary}: ${secureMetrics.addressError}`);
+    // As controller-runtime given BindAddress "0": no metrics server without a certificate.
+    if (cert === '') metricsBindAddress = '0';
+    else {
+      if (metricsBindAddress === '') metricsBindAddress = secureMetrics.defaultAddress;
+      metricsTLS = { certFile: cert, keyFile: key, profile: tlsProfileOption(binary, values) };
+    }
+  }
   const options: ManagerOptions = {
     kubeconfig: values.kubeconfig as string | undefined,
     leaderElect: values['leader-elect'] === true,
     leaderElectionNamespace: String(values['leader-election-namespace']),
     leaderElectionId: LEASE_NAMES[binary] ?? `${binary}.olm.operatorframework.io`,
     healthProbeBindAddress: String(values['health-probe-bind-address']),
-    metricsBindAddress: String(values['metrics-bind-address']),
+    metricsBindAddress,
+    ...(metricsTLS && { metricsTLS }),
     logLevel: logLevel as LogLevel,
     logFormat,
   };

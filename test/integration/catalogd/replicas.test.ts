@@ -57,7 +57,6 @@ async function startReplica(i: number): Promise<Replica> {
       `--cache-dir=${cache}`,
       `--insecure-registries=${registry().host}`,
       `--health-probe-bind-address=127.0.0.1:${health}`,
-      '--metrics-bind-address=0',
     ],
     join(dir, `replica-${i}.log`),
   );

@@ -65,7 +65,6 @@ async function startOperatorControllerProcess(): Promise<void> {
     'operator-controller',
     [
       '--health-probe-bind-address=0',
-      '--metrics-bind-address=0',
       `--system-namespace=${SYSTEM_NAMESPACE}`,
       `--cache-path=${join(cwd, 'operator-controller-cache')}`,
       `--insecure-registries=${registry().host}`,

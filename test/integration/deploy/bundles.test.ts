@@ -5,7 +5,7 @@
 // by running each controller's real work: catalogd pulls and serves a catalog, operator-controller installs an
 // extension from it, olm-classic dials a CatalogSource's gRPC address (the lazily loaded gRPC client and its
 // registry.proto).
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,7 @@ import { installClassicCRDs } from '../../support/crds.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { pushCatalogImage } from '../../support/images.ts';
 import { TestKube } from '../../support/kube.ts';
+import { metricsReaderToken, scrapeMetrics, selfSignedPair } from '../../support/metrics.ts';
 import { freePort, waitFor } from '../../support/net.ts';
 import { startBundled, stopProcess, type Managed } from '../../support/process.ts';
 import { createCatalog, deleteCatalogs, serving, uniqueName, waitForCatalog } from '../catalogd/catalogs.ts';
@@ -35,10 +36,18 @@ interface Started {
   readonly metricsUrl: string;
 }
 
-/** A controller bundle through the entrypoint, once its /readyz answers 200. */
+/**
+ * A controller bundle through the entrypoint, once its /readyz answers 200. catalogd and operator-controller serve
+ * metrics only over HTTPS with a certificate, as upstream's (test/support/metrics.ts scrapes them).
+ */
 async function start(name: string, args: readonly string[]): Promise<Started> {
   const health = await freePort();
   const metrics = await freePort();
+  const secure = name !== 'olm-classic';
+  if (secure && !args.some((a) => a.startsWith('--tls-cert='))) {
+    const pair = selfSignedPair(work, `${name}-metrics`);
+    args = [...args, `--tls-cert=${pair.certFile}`, `--tls-key=${pair.keyFile}`];
+  }
   const proc = startBundled(
     DIST,
     name,
@@ -55,10 +64,18 @@ async function start(name: string, args: readonly string[]): Promise<Started> {
     },
     { timeoutMs: 60_000, intervalMs: 50 },
   );
-  return { proc, metricsUrl: `http://127.0.0.1:${metrics}/metrics` };
+  return { proc, metricsUrl: `${secure ? 'https' : 'http'}://127.0.0.1:${metrics}/metrics` };
 }
 
 const text = async (url: string): Promise<string> => (await fetch(url)).text();
+let reader = '';
+/** The metrics of catalogd or operator-controller, as a ServiceAccount allowed GET /metrics reads them. */
+async function metricsText(url: string): Promise<string> {
+  reader ||= await metricsReaderToken(adminKube(), await adminKube().namespace('bundles-metrics'), 'metrics-reader');
+  const got = await scrapeMetrics(url, reader);
+  expect(got.status).toBe(200);
+  return got.body;
+}
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'bundles-it-'));
@@ -97,7 +114,13 @@ describe('the controller bundles, as the image runs them', () => {
     const image = await pushCatalogImage(registry(), `bundles/${pkg}-catalog:v1`, { files: catalogFiles(pkg, [{ bundle: b }]) });
 
     const port = await freePort();
+    // catalogd's certificate (the catalog server's and the metrics server's), its own CA, trusted by operator-controller.
+    const cas = join(work, 'catalogd-ca');
+    await mkdir(cas);
+    const servingPair = selfSignedPair(cas, 'catalogd');
     const catalogd = await start('catalogd', [
+      `--tls-cert=${servingPair.certFile}`,
+      `--tls-key=${servingPair.keyFile}`,
       `--catalogs-server-addr=127.0.0.1:${port}`,
       `--external-address=127.0.0.1:${port}`,
       `--cache-dir=${join(work, 'catalogd')}`,
@@ -106,10 +129,10 @@ describe('the controller bundles, as the image runs them', () => {
     const catalog = uniqueName('bundled');
     await createCatalog(catalog, { ref: image.ref });
     const served = await waitForCatalog(catalog, 'Serving', serving, 60_000);
-    const all = await fetch(`${served.status?.urls?.base ?? ''}/api/v1/all`);
+    const all = await scrapeMetrics(`${served.status?.urls?.base ?? ''}/api/v1/all`);
     expect(all.status).toBe(200);
-    expect(await all.text()).toContain(`"package":"${pkg}"`);
-    const metrics = await text(catalogd.metricsUrl);
+    expect(all.body).toContain(`"package":"${pkg}"`);
+    const metrics = await metricsText(catalogd.metricsUrl);
     expect(metrics).toContain('catalogd_http_request_duration_seconds_bucket{');
     // prom-client's process metrics work with the bundles' stand-in for @opentelemetry/api (cmd/bundle.ts).
     expect(Number(/^process_cpu_seconds_total (\S+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0);
@@ -119,11 +142,11 @@ describe('the controller bundles, as the image runs them', () => {
 
     const system = uniqueName('bundles-system');
     await kube.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: system } });
-    const oc = await start('operator-controller', [`--cache-path=${join(work, 'operator-controller')}`, `--system-namespace=${system}`, `--insecure-registries=${registry().host}`]);
+    const oc = await start('operator-controller', [`--catalogd-cas-dir=${cas}`, `--cache-path=${join(work, 'operator-controller')}`, `--system-namespace=${system}`, `--insecure-registries=${registry().host}`]);
     const ext = uniqueName('bundled');
     await applyExtension(ext, { namespace: ns, packageName: pkg, catalogName: catalog });
     await waitForExtension(ext, `installed ${b.name}`, installedBundle(b.name), 90_000);
-    expect(await text(oc.metricsUrl)).toMatch(/controller_runtime_reconcile_total\{controller="clusterextension",result="success"\} [1-9]/);
+    expect(await metricsText(oc.metricsUrl)).toMatch(/controller_runtime_reconcile_total\{controller="clusterextension",result="success"\} [1-9]/);
 
     await deleteExtension(ext);
     await waitGone(ext);

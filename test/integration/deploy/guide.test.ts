@@ -94,9 +94,10 @@ describe('docs/deploy.md on a cluster of its own', () => {
     await kubectl(['-n', NAMESPACE, 'scale', '--replicas=0', 'deployment/catalogd', 'deployment/operator-controller', 'deployment/olm-classic']);
     const host = registry().host;
     const token = (name: string): Promise<string> => cluster.kube.serviceAccountToken(NAMESPACE, name);
-    const local = async (): Promise<{ health: number; flags: Record<string, string> }> => {
+    // Metrics on a free port; operator-controller, given no certificate, serves none (upstream's rule).
+    const local = async (metricsServed = true): Promise<{ health: number; flags: Record<string, string> }> => {
       const [health, metrics] = [await freePort(), await freePort()];
-      return { health, flags: { 'health-probe-bind-address': `127.0.0.1:${health}`, 'metrics-bind-address': `127.0.0.1:${metrics}` } };
+      return { health, flags: { 'health-probe-bind-address': `127.0.0.1:${health}`, ...(metricsServed && { 'metrics-bind-address': `127.0.0.1:${metrics}` }) } };
     };
 
     const serving = await mountedSecretFiles(objects, 'catalogd', certificate.spec.secretName, certs);
@@ -120,7 +121,7 @@ describe('docs/deploy.md on a cluster of its own', () => {
     const trust = await mountedSecretFiles(objects, 'operator-controller', certificate.spec.secretName, certs);
     const ocArgs = deploymentArgs(objects, 'operator-controller');
     expect(ocArgs).toContain(`--catalogd-cas-dir=${trust.mountPath}`);
-    const oc = await local();
+    const oc = await local(false);
     await cluster.startController(
       'operator-controller',
       withFlags(relocated(ocArgs, trust.mountPath, trust.dir), { ...oc.flags, 'cache-path': join(cluster.work, 'operator-controller') }),

@@ -68,11 +68,9 @@ describe('config/default on a cluster of its own', () => {
     await kubectl(['-n', NAMESPACE, 'scale', '--replicas=0', 'deployment/catalogd', 'deployment/operator-controller']);
     const host = registry().host;
     const content = await freePort();
-    const ports = { catalogd: [await freePort(), await freePort()], 'operator-controller': [await freePort(), await freePort()] } as const;
-    const local = (name: keyof typeof ports): Record<string, string> => ({
-      'health-probe-bind-address': `127.0.0.1:${ports[name][0]}`,
-      'metrics-bind-address': `127.0.0.1:${ports[name][1]}`,
-    });
+    const ports = { catalogd: [await freePort()], 'operator-controller': [await freePort()] } as const;
+    // No certificate in these manifests: as upstream, neither serves metrics.
+    const local = (name: keyof typeof ports): Record<string, string> => ({ 'health-probe-bind-address': `127.0.0.1:${ports[name][0]}` });
     await startController(
       'catalogd',
       withFlags(deploymentArgs(objects, 'catalogd'), {
@@ -110,12 +108,11 @@ describe('config/default on a cluster of its own', () => {
     // Least privilege, as config/rbac documents it: every extension names its service account, so the
     // controller's cluster-admin binding goes; what is left must be enough.
     await kubectl(['delete', 'clusterrolebinding', 'olmv1-operator-controller-cluster-admin']);
-    const [health, metrics] = [await freePort(), await freePort()];
+    const health = await freePort();
     const gated = await startController(
       'operator-controller',
       withFlags(deploymentArgs(objects, 'operator-controller'), {
         'health-probe-bind-address': `127.0.0.1:${health}`,
-        'metrics-bind-address': `127.0.0.1:${metrics}`,
         'cache-path': join(work, 'operator-controller'),
         'feature-gates': 'ServiceAccountInstalls=true',
       }),

@@ -36,7 +36,7 @@ async function start(name: string, kubeconfigPath: string): Promise<Managed> {
   const port = await freePort();
   const p = startProcess(
     'node',
-    ['--import', 'tsx', MAIN, `--kubeconfig=${kubeconfigPath}`, `--health-probe-bind-address=127.0.0.1:${port}`, '--metrics-bind-address=0'],
+    ['--import', 'tsx', MAIN, `--kubeconfig=${kubeconfigPath}`, `--health-probe-bind-address=127.0.0.1:${port}`],
     join(dir, `${name}.log`),
   );
   running.push(p);

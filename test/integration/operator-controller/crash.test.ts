@@ -23,7 +23,7 @@ let bundles: Record<string, TestBundle>;
 
 let current: ControllerProcess | undefined;
 const startController = (): ControllerProcess =>
-  (current = startBinary('operator-controller', ['--health-probe-bind-address=0', '--metrics-bind-address=0', `--system-namespace=${SYSTEM_NAMESPACE}`, `--cache-path=${ROOT}.cache/crash-test`], {
+  (current = startBinary('operator-controller', ['--health-probe-bind-address=0', `--system-namespace=${SYSTEM_NAMESPACE}`, `--cache-path=${ROOT}.cache/crash-test`], {
     KUBECONFIG: controlPlane().kubeconfigPath,
     OLM_INSECURE_REGISTRIES: registry().host,
   }));
