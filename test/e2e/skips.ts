@@ -27,7 +27,5 @@ export const EXCLUDED_TAGS: Readonly<Record<string, string>> = {
 
 /** Features and scenarios (as in DEPLOYED_*) the deployed profiles cannot run yet, with why. */
 export const NOT_YET: Readonly<Record<string, string>> = {
-  metrics: "needs the controllers' metrics served as upstream serves them (HTTPS, TokenReview + SubjectAccessReview) and its steps",
-  tls: 'needs the TLS profile flags (--tls-profile, --tls-custom-version, --tls-custom-ciphers, --tls-custom-curves) and its steps',
   'install: Install operator having webhooks': "needs cert-manager running in the cluster (WebhookProviderCertManager) and a webhook operator's image",
 };

@@ -6,7 +6,13 @@ import { gunzipSync } from 'node:zlib';
 import { registry } from '../../support/env.ts';
 import { NOT_READY_ANNOTATION } from '../../support/control-plane.ts';
 import { buildCatalog, catalogRepo, parseCatalogTable, tagImage } from '../support/catalog.ts';
+import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
+import { Agent, request as undiciRequest } from 'undici';
+import { CURVES, GO_CIPHER_SUITES } from '../../../internal/shared/tlsprofile/index.ts';
+import { binaries } from '../../support/binaries.ts';
+import { freePort } from '../../support/net.ts';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { conditionsOf, fields, parseYaml, splitResource, STEP_TIMEOUT_MS, type Obj, type World } from '../support/world.ts';
@@ -730,6 +736,99 @@ step(/^a new catalogd leader is elected$/i, async (w) => {
 });
 
 // ---------------------------------------------------------------------------------------------
+// metrics (upstream's SendMetricsRequest and friends)
+
+step(/^ServiceAccount "([^"]+)" in test namespace has permissions to fetch "([^"]+)" metrics$/i, async (w, [sa = '', component = '']) => {
+  await applyServiceAccount(w, sa);
+  const binding: Obj = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: `${component}-metrics-reader-binding` },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${component}-metrics-reader` },
+    subjects: [{ kind: 'ServiceAccount', name: sa, namespace: w.namespace }],
+  };
+  await w.k(['apply', '-f', '-'], JSON.stringify(binding));
+  w.added.push({ kind: 'clusterrolebinding', name: binding.metadata!.name! });
+});
+
+step(/^ServiceAccount "([^"]+)" sends request to "([^"]+)" endpoint of "([^"]+)" service$/i, async (w, [sa = '', endpoint = '', component = '']) => {
+  const svc = await metricsService(w, component);
+  const selector = Object.entries(svc.selector).map(([k, v]) => `${k}=${v}`).join(',');
+  const pods = (JSON.parse(await w.k(['get', 'pods', '-n', svc.namespace, '-l', selector, '-o', 'json'])) as { items: Obj[] }).items;
+  const token = (await w.k(['create', 'token', sa, '-n', w.namespace])).trim();
+  w.metricsResponses.clear();
+  for (const pod of pods) {
+    const name = pod.metadata?.name ?? '';
+    await withPortForward(w, svc.namespace, `pod/${name}`, svc.port, async (port) => {
+      await w.waitFor(`${endpoint} of ${name} answering 200`, async () => {
+        const res = await undiciRequest(`https://127.0.0.1:${port}${endpoint}`, { headers: { authorization: `Bearer ${token}` }, dispatcher: insecureAgent() });
+        const body = await res.body.text();
+        if (res.statusCode !== 200) return `${res.statusCode} ${body.slice(0, 200)}`;
+        w.metricsResponses.set(name, body);
+        return true;
+      });
+    });
+  }
+});
+
+step(/^Prometheus metrics are returned in the response$/i, (w) => {
+  for (const [pod, text] of w.metricsResponses) {
+    if (text === '') throw new Error(`metrics response is empty for pod ${pod}`);
+    // The text exposition format: comments, blank lines and samples `name[{labels}] value [timestamp]`.
+    const bad = text.split('\n').find((l) => l !== '' && !l.startsWith('#') && !/^[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? \S+( -?\d+)?$/.test(l));
+    if (bad !== undefined) throw new Error(`failed to parse metrics response for pod ${pod}: ${JSON.stringify(bad)}`);
+    if (!text.split('\n').some((l) => l !== '' && !l.startsWith('#'))) throw new Error(`metrics response does not contain any metrics for pod ${pod}`);
+  }
+  return Promise.resolve();
+});
+
+// ---------------------------------------------------------------------------------------------
+// TLS profiles (upstream's tls_steps.go)
+
+step(/^the "([^"]+)" deployment is configured with custom TLS minimum version "([^"]+)"$/i, async (w, [component = '', version = '']) => {
+  await configureCustomTLS(w, component, version, '', '');
+});
+
+step(/^the "([^"]+)" deployment is configured with custom TLS version "([^"]+)", ciphers "([^"]+)", and curves "([^"]+)"$/i, async (w, [component = '', version = '', ciphers = '', curves = '']) => {
+  await configureCustomTLS(w, component, version, ciphers, curves);
+});
+
+step(/^the "([^"]+)" metrics endpoint accepts a TLS 1\.3 connection$/i, async (w, [component = '']) => {
+  await metricsHandshake(w, component, { minVersion: 'TLSv1.3' }, `${component} metrics endpoint rejected a TLS 1.3 connection`);
+});
+
+step(/^the "([^"]+)" metrics endpoint rejects a TLS 1\.2 connection$/i, async (w, [component = '']) => {
+  await metricsRefusal(w, component, { maxVersion: 'TLSv1.2' }, `${component} metrics endpoint accepted a TLS 1.2 connection but its profile requires TLS 1.3`);
+});
+
+step(/^the "([^"]+)" metrics endpoint negotiates cipher "([^"]+)" over TLS 1\.2$/i, async (w, [component = '', cipher = '']) => {
+  const got = await metricsHandshake(w, component, { maxVersion: 'TLSv1.2', ciphers: opensslCipher(cipher) }, `${component} rejected TLS 1.2 connection using cipher ${cipher}`);
+  if (got !== cipher) throw new Error(`${component} negotiated cipher ${got} instead of the expected ${cipher}`);
+});
+
+step(/^the "([^"]+)" metrics endpoint rejects a TLS 1\.2 connection offering only cipher "([^"]+)"$/i, async (w, [component = '', cipher = '']) => {
+  await metricsRefusal(w, component, { maxVersion: 'TLSv1.2', ciphers: opensslCipher(cipher) }, `${component} accepted TLS 1.2 with cipher ${cipher} but should have rejected it (not in configured cipher list)`);
+});
+
+step(/^the "([^"]+)" metrics endpoint accepts a TLS 1\.2 connection with cipher "([^"]+)" and curve "([^"]+)"$/i, async (w, [component = '', cipher = '', curve = '']) => {
+  const options = { maxVersion: 'TLSv1.2', ciphers: opensslCipher(cipher), ecdhCurve: opensslCurve(curve) } as const;
+  await metricsHandshake(w, component, options, `${component} rejected TLS 1.2 connection with cipher ${cipher} and curve ${curve}`);
+});
+
+step(/^the "([^"]+)" metrics endpoint rejects a TLS 1\.2 connection with cipher "([^"]+)" and only curve "([^"]+)"$/i, async (w, [component = '', cipher = '', curve = '']) => {
+  const options = { maxVersion: 'TLSv1.2', ciphers: opensslCipher(cipher), ecdhCurve: opensslCurve(curve) } as const;
+  await metricsRefusal(w, component, options, `${component} accepted TLS 1.2 with cipher ${cipher} and curve ${curve} but should have rejected it`);
+});
+
+step(/^the "([^"]+)" metrics endpoint accepts a connection using only curve "([^"]+)"$/i, async (w, [component = '', curve = '']) => {
+  await metricsHandshake(w, component, { ecdhCurve: opensslCurve(curve) }, `${component} metrics endpoint rejected a connection offering only curve ${curve}`);
+});
+
+step(/^the "([^"]+)" metrics endpoint rejects a connection using only curve "([^"]+)"$/i, async (w, [component = '', curve = '']) => {
+  await metricsRefusal(w, component, { ecdhCurve: opensslCurve(curve) }, `${component} metrics endpoint accepted a connection offering only curve ${curve}`);
+});
+
+// ---------------------------------------------------------------------------------------------
 // proxy (upstream's proxy_steps.go)
 
 step(/^the "(operator-controller|catalogd)" component is configured with HTTPS_PROXY "([^"]+)"$/i, async (w, [component = '', url = '']) => {
@@ -797,6 +896,103 @@ step(new RegExp(`^ClusterExtension "([^"]+)" reports ${A} as ${A} with Reason ${
 
 // ---------------------------------------------------------------------------------------------
 // helpers
+
+/** The component's metrics Service (upstream's `<component>-service`): its namespace, selector and `metrics` port. */
+async function metricsService(w: World, component: string): Promise<{ namespace: string; selector: Record<string, string>; port: number; name: string }> {
+  const name = `${component}-service`;
+  const svc = JSON.parse(await w.k(['get', 'service', name, '-n', w.profile.olmNamespace, '-o', 'json'])) as {
+    spec: { selector: Record<string, string>; ports: { name?: string; port: number; targetPort?: number | string }[] };
+  };
+  const port = svc.spec.ports.find((p) => p.name === 'metrics');
+  if (!port) throw new Error(`no port named 'metrics' found on service ${name}`);
+  return { namespace: w.profile.olmNamespace, selector: svc.spec.selector, port: port.port, name };
+}
+
+/** A TLS client that takes any certificate (the e2e certificates are the test's own), as upstream's InsecureSkipVerify. */
+const insecureAgent = (() => {
+  let agent: Agent | undefined;
+  return (): Agent => (agent ??= new Agent({ connect: { rejectUnauthorized: false } }));
+})();
+
+/**
+ * `kubectl port-forward -n <ns> <target> <local>:<remote>` for the time `run` takes (upstream's portForward): a free local
+ * port, ready once a TLS handshake through it succeeds.
+ */
+async function withPortForward<T>(w: World, ns: string, target: string, remote: number, run: (port: number) => Promise<T>): Promise<T> {
+  const local = await freePort();
+  const { apiserver } = await binaries();
+  const child = spawn(apiserver, ['kubectl', `--kubeconfig=${w.profile.cluster.kubeconfigPath}`, 'port-forward', '-n', ns, target, `${local}:${remote}`], { stdio: 'ignore' });
+  try {
+    await w.waitFor(`port-forward to ${target}:${remote}`, async () => {
+      if (child.exitCode !== null) throw new Error(`kubectl port-forward exited ${child.exitCode}`);
+      return (await handshake(local, {}).then(() => true as const, (err: Error) => err.message));
+    });
+    return await run(local);
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+/** One TLS handshake with 127.0.0.1:`port`; resolves with the negotiated suite's IANA name. */
+function handshake(port: number, options: ConnectionOptions): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({ host: '127.0.0.1', port, rejectUnauthorized: false, timeout: 3000, ...options }, () => {
+      const name = socket.getCipher().standardName;
+      socket.destroy();
+      resolve(name);
+    });
+    socket.on('timeout', () => socket.destroy(new Error('handshake timed out')));
+    socket.on('error', reject);
+  });
+}
+
+/** Through a port-forward to the component's metrics Service, a handshake with `options` succeeds; its suite. */
+async function metricsHandshake(w: World, component: string, options: ConnectionOptions, failure: string): Promise<string> {
+  const svc = await metricsService(w, component);
+  return withPortForward(w, svc.namespace, `service/${svc.name}`, svc.port, (port) =>
+    handshake(port, options).catch((err: Error) => {
+      throw new Error(`${failure}: ${err.message}`);
+    }),
+  );
+}
+
+/** Through a port-forward to the component's metrics Service, a handshake with `options` fails. */
+async function metricsRefusal(w: World, component: string, options: ConnectionOptions, accepted: string): Promise<void> {
+  const svc = await metricsService(w, component);
+  const ok = await withPortForward(w, svc.namespace, `service/${svc.name}`, svc.port, (port) => handshake(port, options).then(() => true, () => false));
+  if (ok) throw new Error(accepted);
+}
+
+const opensslCipher = (goName: string): string => {
+  const c = GO_CIPHER_SUITES[goName];
+  if (!c) throw new Error(`unknown cipher ${JSON.stringify(goName)}`);
+  return c.openssl;
+};
+const opensslCurve = (name: string): string => {
+  const c = CURVES[name];
+  if (!c) throw new Error(`unknown curve name ${JSON.stringify(name)}`);
+  return c;
+};
+
+/**
+ * The component's `manager` args with a custom TLS profile instead of any it had (`--tls-profile=custom`,
+ * `--tls-custom-version`, and the ciphers and curves when given), its rollout waited for; its args restored at cleanup
+ * (upstream's configureDeploymentCustomTLS, buildCustomTLSArgs).
+ */
+async function configureCustomTLS(w: World, component: string, version: string, ciphers: string, curves: string): Promise<void> {
+  const ns = w.profile.olmNamespace;
+  const deployment = JSON.parse(await w.k(['get', 'deployment', component, '-n', ns, '-o', 'json'])) as { spec: { template: { spec: { containers: { name: string; args?: string[] }[] } } } };
+  const index = deployment.spec.template.spec.containers.findIndex((c) => c.name === 'manager');
+  if (index < 0) throw new Error(`no container named 'manager' in deployment ${ns}/${component}`);
+  const original = deployment.spec.template.spec.containers[index]!.args ?? [];
+  const set = async (args: readonly string[]): Promise<void> => {
+    await w.k(['patch', 'deployment', component, '-n', ns, '--type=json', '-p', JSON.stringify([{ op: 'replace', path: `/spec/template/spec/containers/${index}/args`, value: args }])]);
+    await w.k(['rollout', 'status', '-n', ns, `deployment/${component}`, '--timeout=5m']);
+  };
+  w.restores.push(() => set(original));
+  const kept = original.filter((a) => !/^--tls-(profile|custom-version|custom-ciphers|custom-curves)=/.test(a));
+  await set([...kept, '--tls-profile=custom', `--tls-custom-version=${version}`, ...(ciphers ? [`--tls-custom-ciphers=${ciphers}`] : []), ...(curves ? [`--tls-custom-curves=${curves}`] : [])]);
+}
 
 /**
  * The component's `manager` container gets HTTPS_PROXY=`url` and NO_PROXY=the `kubernetes` Service's address (the API

@@ -1,12 +1,12 @@
 // A profile deployed as upstream's e2e deploys it (kind + helm/olmv1): catalogd and operator-controller as Pods of the
 // project's image on a real node (test/support/real-node.ts), installed from the project's manifests — config/default
 // (standard) or config/experimental — with the profile's feature gates, catalogd's replicas, catalogd serving HTTPS
-// with a certificate operator-controller trusts (the catalogd-tls component; this file issues the Secret cert-manager
-// would), upstream's e2e registries.conf mounted into operator-controller, and `--insecure-registries` for the local
+// with a certificate operator-controller trusts (the catalogd-tls component) and operator-controller's metrics
+// certificate (this file issues both Secrets, as upstream's cert-manager Certificates would), upstream's e2e registries.conf mounted into operator-controller, and `--insecure-registries` for the local
 // plain-HTTP registry. The cluster and its registry are the profile's own; busybox (Debian's, as `busybox:1.36`) is in
 // it for the test operators. For the scenarios that need Pods: metrics, TLS profiles, proxy, HA, the webhook operator.
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,17 +34,18 @@ const deploymentPatch = (name: string, ops: readonly object[]): object => ({
 });
 const addArg = (value: string): object => ({ op: 'add', path: '/spec/template/spec/containers/0/args/-', value });
 
-/** A CA and catalogd's serving certificate for its Service names, in the Secret the catalogd-tls component mounts. */
-function catalogdCertificate(dir: string): Record<string, string> {
+/** A CA and a serving certificate for `service`'s names (and localhost), as a kubernetes.io/tls Secret's data. */
+async function serviceCertificate(dir: string, service: string): Promise<Record<string, string>> {
+  await mkdir(dir, { recursive: true });
   const f = (name: string): string => join(dir, name);
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   execFileSync('openssl', ['req', '-x509', ...ec, '-days', '2', '-subj', '/CN=olmv1-ca', '-keyout', f('ca.key'), '-out', f('ca.crt')], { stdio: 'ignore' });
-  execFileSync('openssl', ['req', ...ec, '-subj', '/CN=catalogd-service', '-keyout', f('tls.key'), '-out', f('tls.csr')], { stdio: 'ignore' });
-  execFileSync('sh', ['-c', `printf 'subjectAltName=DNS:localhost,DNS:catalogd-service.${NAMESPACE}.svc,DNS:catalogd-service.${NAMESPACE}.svc.cluster.local\\n' > ${f('ext')}`]);
+  execFileSync('openssl', ['req', ...ec, '-subj', `/CN=${service}`, '-keyout', f('tls.key'), '-out', f('tls.csr')], { stdio: 'ignore' });
+  await writeFile(f('ext'), `subjectAltName=DNS:localhost,DNS:${service}.${NAMESPACE}.svc,DNS:${service}.${NAMESPACE}.svc.cluster.local\n`);
   execFileSync('openssl', ['x509', '-req', '-in', f('tls.csr'), '-CA', f('ca.crt'), '-CAkey', f('ca.key'), '-CAcreateserial', '-days', '2', '-extfile', f('ext'), '-out', f('tls.crt')], {
     stdio: 'ignore',
   });
-  return Object.fromEntries(['tls.crt', 'tls.key', 'ca.crt'].map((k) => [k, execFileSync('base64', ['-w0', f(k)], { encoding: 'utf8' })]));
+  return Object.fromEntries(await Promise.all(['tls.crt', 'tls.key', 'ca.crt'].map(async (k) => [k, (await readFile(f(k))).toString('base64')])));
 }
 
 export async function startDeployedProfile(spec: ProfileSpec): Promise<RunningProfile> {
@@ -100,6 +101,11 @@ export async function startDeployedProfile(spec: ProfileSpec): Promise<RunningPr
           ]),
           deploymentPatch('operator-controller', [
             addArg(`--feature-gates=${gates(spec.operatorControllerGates)}`),
+            // Its metrics' certificate, as upstream's cert-manager Certificate operator-controller-cert gives it.
+            addArg('--tls-cert=/var/certs/tls.crt'),
+            addArg('--tls-key=/var/certs/tls.key'),
+            { op: 'add', path: '/spec/template/spec/containers/0/volumeMounts/-', value: { name: 'metrics-cert', mountPath: '/var/certs', readOnly: true } },
+            { op: 'add', path: '/spec/template/spec/volumes/-', value: { name: 'metrics-cert', secret: { secretName: 'operator-controller-cert' } } },
             addArg(`--insecure-registries=${regInfo.host}`),
             addArg('--registries-conf=/etc/containers/registries.conf'),
             { op: 'add', path: '/spec/template/spec/containers/0/volumeMounts/-', value: { name: 'e2e-registries-conf', mountPath: '/etc/containers', readOnly: true } },
@@ -109,16 +115,20 @@ export async function startDeployedProfile(spec: ProfileSpec): Promise<RunningPr
       }),
     );
     await kubectl.must(['apply', '--server-side', '-k', overlay]);
-    await mkdir(join(work, 'certs'));
-    await kube.must(
-      kube.request('POST', `/api/v1/namespaces/${NAMESPACE}/secrets`, {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        type: 'kubernetes.io/tls',
-        metadata: { name: 'catalogd-service-cert' },
-        data: catalogdCertificate(join(work, 'certs')),
-      }),
-    );
+    for (const [secret, service] of [
+      ['catalogd-service-cert', 'catalogd-service'],
+      ['operator-controller-cert', 'operator-controller-service'],
+    ] as const) {
+      await kube.must(
+        kube.request('POST', `/api/v1/namespaces/${NAMESPACE}/secrets`, {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          type: 'kubernetes.io/tls',
+          metadata: { name: secret },
+          data: await serviceCertificate(join(work, 'certs', service), service),
+        }),
+      );
+    }
     const rollout = await kubectl.run(['-n', NAMESPACE, 'rollout', 'status', '--timeout=300s', ...DEPLOYMENTS.map((d) => `deployment/${d}`)]);
     if (rollout.code !== 0) {
       const pods = await kubectl.run(['-n', NAMESPACE, 'get', 'pods', '-o', 'wide']);

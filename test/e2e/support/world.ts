@@ -51,6 +51,8 @@ export class World {
   readonly removed: Obj[] = [];
   /** By component (catalogd, operator-controller): the Pod holding its leader Lease when last looked (upstream's leaderPods). */
   readonly leaderPods = new Map<string, string>();
+  /** By Pod: the body its metrics endpoint answered (upstream's metricsResponse). */
+  readonly metricsResponses = new Map<string, string>();
   /** The recording proxy a proxy step started (stopped at cleanup). */
   proxy: { readonly hosts: readonly string[] } | undefined;
   extensionObjects: Obj[] = [];
