@@ -21,6 +21,7 @@ import { benchMakeRun } from './make-run.ts';
 import { benchObjectSetRuntime } from './objectset-runtime.ts';
 import { benchOperatorController } from './operator-controller.ts';
 import { benchPackageServer } from './package-server.ts';
+import { benchRealNode } from './real-node.ts';
 import { benchResolveClassic } from './resolve-classic.ts';
 import { benchResolveV1 } from './resolve-v1.ts';
 import { benchWorkqueue } from './workqueue.ts';
@@ -51,6 +52,7 @@ const benches: Record<string, () => Promise<Figure[]>> = {
   gating: benchGating,
   'cli-startup': benchCliStartup,
   footprint: benchFootprint,
+  'real-node': benchRealNode,
 };
 
 const wanted = process.argv.slice(2);
