@@ -2,8 +2,9 @@
 // (`registry.example.com/olm-demo/demo-operator:v<version>`, pulled from the local registry through a mirror). It answers Greetings (greetings.demo.olm.dev/v1alpha1) in every
 // namespace: for each one whose status.observedGeneration is behind its generation, it writes the greeting into
 // status.message ("Hello, <recipient>!", or "Good day, <recipient>." when spec.style is Formal). With --leader-elect
-// only the holder of the Lease `demo-operator` in its own namespace writes. /healthz answers once it runs, /readyz once
-// its first list of Greetings is done.
+// only the holder of the Lease `demo-operator` in its own namespace writes. /healthz and /readyz answer once it runs,
+// leader or not (as a controller-runtime manager's do): readiness tied to the Lease would stall every rolling update,
+// the new Pod waiting for the Lease the old one holds until it goes.
 //
 // Standard library only: the API server is reached as a Pod reaches it (the kubernetes Service's environment
 // variables, the ServiceAccount's token and CA), Greetings are listed and then watched, status is merge-patched.
@@ -141,7 +142,7 @@ func (c *client) reconcile(ctx context.Context, g *greeting) {
 }
 
 // run lists the Greetings, answers each, then watches from the list's resourceVersion; it returns when the watch ends.
-func (c *client) run(ctx context.Context, ready *atomic.Bool) error {
+func (c *client) run(ctx context.Context, listed *atomic.Bool) error {
 	var list struct {
 		Metadata struct {
 			ResourceVersion string `json:"resourceVersion"`
@@ -154,7 +155,9 @@ func (c *client) run(ctx context.Context, ready *atomic.Bool) error {
 	for i := range list.Items {
 		c.reconcile(ctx, &list.Items[i])
 	}
-	ready.Store(true)
+	if !listed.Swap(true) {
+		log.Printf("greetings: %d listed; watching", len(list.Items))
+	}
 	res, err := c.do(ctx, http.MethodGet, greetings+"?watch=true&allowWatchBookmarks=true&resourceVersion="+list.Metadata.ResourceVersion, "", nil)
 	if err != nil {
 		return err
@@ -179,7 +182,8 @@ func (c *client) run(ctx context.Context, ready *atomic.Bool) error {
 }
 
 // lead blocks until this Pod holds the Lease, then renews it every 5 s; it cancels the context when the Lease is lost.
-func (c *client) lead(ctx context.Context, cancel context.CancelFunc, identity string) {
+// The function it returns gives the Lease up (when still held), so that the next Pod of a rolling update leads at once.
+func (c *client) lead(ctx context.Context, cancel context.CancelFunc, identity string) (release func()) {
 	ns, err := os.ReadFile(saDir + "/namespace")
 	if err != nil {
 		log.Fatalf("leader election: %v", err)
@@ -202,17 +206,29 @@ func (c *client) lead(ctx context.Context, cancel context.CancelFunc, identity s
 		spec, _ := lease["spec"].(map[string]any)
 		holder, _ := spec["holderIdentity"].(string)
 		renewed, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(spec["renewTime"]))
-		if holder != identity && time.Since(renewed) < duration*time.Second {
+		if holder != "" && holder != identity && time.Since(renewed) < duration*time.Second {
 			return false
 		}
 		spec["holderIdentity"], spec["renewTime"], spec["leaseDurationSeconds"] = identity, now, duration
 		_, err = c.json(ctx, http.MethodPut, path, "application/json", lease, nil)
 		return err == nil
 	}
+	release = func() {
+		stop, done := context.WithTimeout(context.Background(), 2*time.Second)
+		defer done()
+		var lease map[string]any
+		if _, err := c.json(stop, http.MethodGet, path, "", nil, &lease); err != nil {
+			return
+		}
+		if spec, ok := lease["spec"].(map[string]any); ok && spec["holderIdentity"] == identity {
+			spec["holderIdentity"] = ""
+			_, _ = c.json(stop, http.MethodPut, path, "application/json", lease, nil)
+		}
+	}
 	for !try() {
 		select {
 		case <-ctx.Done():
-			return
+			return release
 		case <-time.After(2 * time.Second):
 		}
 	}
@@ -231,6 +247,7 @@ func (c *client) lead(ctx context.Context, cancel context.CancelFunc, identity s
 			}
 		}
 	}()
+	return release
 }
 
 func main() {
@@ -239,16 +256,10 @@ func main() {
 	flag.Parse()
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer cancel()
-	var ready atomic.Bool
+	var listed atomic.Bool
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "ok") })
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if !ready.Load() {
-			http.Error(w, "Greetings not listed yet", http.StatusServiceUnavailable)
-			return
-		}
-		fmt.Fprint(w, "ok")
-	})
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "ok") })
 	go func() { log.Fatal(http.ListenAndServe(*probeAddr, mux)) }()
 	c, err := inCluster()
 	if err != nil {
@@ -256,10 +267,10 @@ func main() {
 	}
 	if *leaderElect {
 		host, _ := os.Hostname()
-		c.lead(ctx, cancel, host)
+		defer c.lead(ctx, cancel, host)()
 	}
 	for ctx.Err() == nil {
-		if err := c.run(ctx, &ready); err != nil && ctx.Err() == nil {
+		if err := c.run(ctx, &listed); err != nil && ctx.Err() == nil {
 			log.Printf("greetings: %v; listing again", err)
 			select {
 			case <-ctx.Done():
