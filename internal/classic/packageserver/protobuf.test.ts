@@ -1,6 +1,6 @@
 import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
-import { negotiatedType, statusProtobuf } from './protobuf.ts';
+import { negotiatedType, negotiateOutput, statusProtobuf } from './protobuf.ts';
 
 // The two messages of k8s.io/apimachinery's generated.proto (runtime.Unknown, meta/v1 Status) the body holds.
 const root = protobuf.parse(`
@@ -37,5 +37,20 @@ describe('negotiation', () => {
     expect(negotiatedType('text/html, */*')).toBe('json');
     expect(negotiatedType('application/yaml')).toBe('yaml');
     expect(negotiatedType('text/html')).toBeUndefined();
+  });
+
+  it('a Table only in JSON or YAML, where the endpoint converts; otherwise the next clause (kube-apiserver’s answers for configmaps)', () => {
+    const t = 'as=Table;v=v1;g=meta.k8s.io';
+    expect(negotiateOutput(`application/json;${t},application/json`, true)).toEqual({ type: 'json', table: true });
+    expect(negotiateOutput(`application/yaml;${t}`, true)).toEqual({ type: 'yaml', table: true });
+    expect(negotiateOutput(`application/vnd.kubernetes.protobuf;${t}`, true)).toBeUndefined();
+    expect(negotiateOutput(`application/vnd.kubernetes.protobuf;${t},application/json;${t},application/json`, true)).toEqual({ type: 'json', table: true });
+    expect(negotiateOutput(`application/vnd.kubernetes.protobuf;${t},application/json`, true)).toEqual({ type: 'json', table: false });
+    expect(negotiateOutput(`application/json;${t},application/vnd.kubernetes.protobuf`, true)).toEqual({ type: 'json', table: true });
+    // a Status error: no conversion
+    expect(negotiateOutput(`application/json;${t},application/vnd.kubernetes.protobuf`, false)).toEqual({ type: 'protobuf', table: false });
+    expect(negotiateOutput(`application/yaml;${t}`, false)).toBeUndefined();
+    expect(negotiateOutput('application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io', true)).toBeUndefined();
+    expect(negotiateOutput('application/json;pretty=1', true)).toEqual({ type: 'json', table: false });
   });
 });

@@ -41,26 +41,45 @@ export function statusProtobuf(s: { message: string; reason?: string; code: numb
   return Buffer.concat([MAGIC, bytesField(1, typeMeta), bytesField(2, status), bytesField(3, ''), bytesField(4, '')]);
 }
 
+/** A negotiated output: the encoding, and whether the object is converted to a meta.k8s.io Table first. */
+export interface Output {
+  readonly type: 'json' | 'yaml' | 'protobuf';
+  readonly table: boolean;
+}
+
 /**
- * The media type k8s.io/apiserver's NegotiateOutputMediaType would pick for an Accept header, among what the package
- * server's codec factory offers: the clauses by quality (highest first, in order among equals), the first that names
- * JSON, YAML or protobuf (a wildcard: JSON, the first offered); undefined when none does.
+ * What k8s.io/apiserver's NegotiateOutputMediaType picks for an Accept header among the media types the package
+ * server's codec factory offers (JSON, YAML, protobuf): the clauses by quality (highest first, in order among
+ * equals), the first whose type matches one offered (a wildcard: JSON, the first offered) and whose conversion the
+ * endpoint allows (its AllowsMediaTypeTransform): no `as`, the object itself in any of the three; `as=Table;g=meta.k8s.io`
+ * only where `table` is allowed (a resource's get, list, watch: its TableConvertor) and only in JSON or YAML — never
+ * protobuf; any other `as` never (ours has no PartialObjectMetadata). A Status error is negotiated with `table` false
+ * (DefaultEndpointRestrictions: no conversion at all). Other parameters are ignored. Undefined: nothing fits (406).
  */
-export function negotiatedType(accept: string | undefined): 'json' | 'yaml' | 'protobuf' | undefined {
-  if (accept === undefined || accept.trim() === '') return 'json';
+export function negotiateOutput(accept: string | undefined, table: boolean): Output | undefined {
+  if (accept === undefined || accept.trim() === '') return { type: 'json', table: false };
   const clauses = accept
     .split(',')
     .map((part, i) => {
-      const [type = '', ...params] = part.split(';').map((p) => p.trim());
-      const q = params.find((p) => p.startsWith('q='));
-      return { type: type.toLowerCase(), q: q ? Number(q.slice(2)) : 1, i };
+      const [type = '', ...rest] = part.split(';').map((p) => p.trim());
+      const params = new Map(rest.map((p) => [p.slice(0, p.indexOf('=') < 0 ? p.length : p.indexOf('=')).trim().toLowerCase(), p.slice(p.indexOf('=') + 1).trim()] as const));
+      const q = params.get('q');
+      return { type: type.toLowerCase(), q: q === undefined ? 1 : Number(q), i, params };
     })
     .filter((c) => c.q > 0)
     .sort((a, b) => b.q - a.q || a.i - b.i);
   for (const c of clauses) {
-    if (c.type === '*/*' || c.type === 'application/*' || c.type === 'application/json') return 'json';
-    if (c.type === 'application/yaml') return 'yaml';
-    if (c.type === PROTOBUF) return 'protobuf';
+    const type = c.type === '*/*' || c.type === 'application/*' || c.type === 'application/json' ? 'json' : c.type === 'application/yaml' ? 'yaml' : c.type === PROTOBUF ? 'protobuf' : undefined;
+    if (!type) continue;
+    const as = c.params.get('as');
+    if (as === undefined) return { type, table: false };
+    const meta = c.params.get('g') === 'meta.k8s.io' && (c.params.get('v') === 'v1' || c.params.get('v') === 'v1beta1');
+    if (table && meta && as === 'Table' && type !== 'protobuf') return { type, table: true };
   }
   return undefined;
+}
+
+/** The encoding negotiated for the object itself (no conversion), undefined when none fits. */
+export function negotiatedType(accept: string | undefined): Output['type'] | undefined {
+  return negotiateOutput(accept, false)?.type;
 }

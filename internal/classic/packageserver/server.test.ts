@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { requestHeaderConfig } from './auth.ts';
-import { acceptsAnyOf, DISCOVERY, forbidden, nameFromFieldSelector, routeOf, notFound, requestAttributes, table, unauthorized, wantsTable } from './server.ts';
+import { acceptsAnyOf, DISCOVERY, forbidden, nameFromFieldSelector, routeOf, notFound, requestAttributes, table, unauthorized } from './server.ts';
 import type { PackageManifest } from './manifest.ts';
 
 const q = (s = ''): URLSearchParams => new URLSearchParams(s);
@@ -121,9 +121,7 @@ describe('selectors and output', () => {
     expect(bad('a=b\\')).toMatchObject({ code: 400, message: 'invalid field selector: invalid escape sequence: \\' });
   });
 
-  it('Table when asked for meta.k8s.io as=Table', () => {
-    expect(wantsTable('application/json;as=Table;v=v1;g=meta.k8s.io,application/json')).toBe(true);
-    expect(wantsTable('application/json')).toBe(false);
+  it('the Table of upstream’s printer', () => {
     const pm = { metadata: { name: 'etcd', namespace: 'ns', labels: {}, creationTimestamp: '2026-11-01T00:00:00Z' }, status: { catalogSourceDisplayName: 'Community' } } as unknown as PackageManifest;
     const t = table([pm], Date.parse('2026-11-03T00:00:00Z'), null) as { columnDefinitions: { name: string }[]; rows: { cells: string[]; object: object }[] };
     expect(t.columnDefinitions.map((c) => c.name)).toEqual(['Name', 'Catalog', 'Age']);

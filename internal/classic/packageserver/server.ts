@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dump } from 'js-yaml';
 import { goQuote, humanDuration } from '../../shared/gocompat/index.ts';
 import { parseSelector, type LabelMatcher } from '../../shared/kube/index.ts';
 import { realClock, type Clock, type Logger } from '../../shared/toolkit/index.ts';
@@ -13,7 +14,7 @@ import { authenticate, type Attributes, type RequestHeaderConfig, type UserInfo 
 import { API_VERSION, GROUP, KIND, RESOURCE, VERSION, type PackageManifest } from './manifest.ts';
 import type { PackageProvider } from './provider.ts';
 import { decodeListQuery, queryBool } from './listoptions.ts';
-import { negotiatedType, PROTOBUF, statusProtobuf } from './protobuf.ts';
+import { negotiateOutput, PROTOBUF, statusProtobuf, type Output } from './protobuf.ts';
 import { watchEvent, type PackageIndex, type WatchScope } from './watch.ts';
 
 export interface PackageServerOptions {
@@ -281,14 +282,6 @@ export function nameFromFieldSelector(text: string | null): { name: string } | {
   return { error: unknownError(500, `field label not supported: ${terms[0]!.field}`) };
 }
 
-/** Whether the Accept header asks for a meta.k8s.io Table (kubectl get's default). */
-export function wantsTable(accept: string | undefined): boolean {
-  return (accept ?? '').split(',').some((part) => {
-    const params = part.split(';').map((p) => p.trim());
-    return params.includes('as=Table') && params.includes('g=meta.k8s.io');
-  });
-}
-
 const NAME_DOC =
   'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';
 const CREATION_DOC =
@@ -318,23 +311,36 @@ export function table(items: readonly PackageManifest[], now: number, includeObj
   };
 }
 
-/** Responses whose client negotiated protobuf (upstream's codec factory offers it; see protobuf.ts). */
-const protobufResponses = new WeakSet<ServerResponse>();
+/**
+ * How a response's body is encoded: `object` for what the handler serves (JSON until the resource's handler
+ * negotiates), `status` for a Status error — negotiated without conversions (responsewriters.ErrorNegotiated), and
+ * `raw` when no clause fits: WriteRawJSON's indented JSON.
+ */
+type Encoding = { object: Output['type']; status: Output['type'] | 'raw' };
+const encodings = new WeakMap<ServerResponse, Encoding>();
+
+/** The media types the resource's codec factory offers (NegotiateOutputMediaType's 406 names them). */
+const NOT_ACCEPTABLE = 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf';
+const WATCH_NOT_ACCEPTABLE = 'only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch';
 
 function send(res: ServerResponse, code: number, body: object): void {
-  if (protobufResponses.has(res)) {
-    // A Status goes out in protobuf; an object cannot (errNotMarshalable: 406, itself a protobuf Status).
-    const kind = (body as { kind?: string }).kind ?? '';
-    const failure =
-      kind === 'Status'
-        ? (body as Status)
-        : status(406, 'NotAcceptable', `object *v1.${kind} does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message`);
-    const data = statusProtobuf(failure);
-    res.writeHead(failure.code, { 'content-type': PROTOBUF, 'x-content-type-options': 'nosniff', 'content-length': data.length });
+  const encoding = encodings.get(res) ?? { object: 'json', status: 'json' };
+  const isStatus = (body as { kind?: string }).kind === 'Status';
+  const type = isStatus ? encoding.status : encoding.object;
+  if (type === 'protobuf') {
+    // A Status goes out in protobuf; an object cannot (errNotMarshalable: 406, itself a Status, negotiated as errors are).
+    if (!isStatus) return send(res, 406, status(406, 'NotAcceptable', `object *v1.${(body as { kind?: string }).kind ?? ''} does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message`));
+    const data = statusProtobuf(body as Status);
+    res.writeHead(code, { 'content-type': PROTOBUF, 'x-content-type-options': 'nosniff', 'content-length': data.length });
     return void res.end(data);
   }
-  const text = JSON.stringify(body);
-  res.writeHead(code, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', 'content-length': Buffer.byteLength(text) });
+  // sigs.k8s.io/yaml (JSON → YAML: keys sorted, sequences at their key's indentation); JSON as encoding/json's
+  // Encoder writes it (a trailing newline); raw: WriteRawJSON's two-space indentation.
+  const [contentType, text] =
+    type === 'yaml'
+      ? ['application/yaml', dump(body, { sortKeys: true, noArrayIndent: true, lineWidth: -1, quotingType: '"' })]
+      : ['application/json', type === 'raw' ? JSON.stringify(body, null, 2) : `${JSON.stringify(body)}\n`];
+  res.writeHead(code, { 'content-type': contentType, 'x-content-type-options': 'nosniff', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 
@@ -343,6 +349,7 @@ export async function handle(o: PackageServerOptions, req: IncomingMessage, res:
   const url = new URL(req.url ?? '/', 'https://localhost');
   const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
   const method = req.method ?? 'GET';
+  encodings.set(res, { object: 'json', status: negotiateOutput(req.headers.accept, false)?.type ?? 'raw' });
   if (!user) return send(res, 401, unauthorized());
   const attrs = requestAttributes(method, path, url.searchParams);
   const decision = await o.authorize(user, attrs);
@@ -366,7 +373,10 @@ export async function handle(o: PackageServerOptions, req: IncomingMessage, res:
     if (!acceptsAnyOf(req.headers.accept, produces)) return send(res, 406, restfulStatus(406, produces));
   }
   if (route.kind === 'icon') return serveIcon(o, req, res, url, attrs.namespace, attrs.name);
-  if (negotiatedType(req.headers.accept) === 'protobuf' && !wantsTable(req.headers.accept)) protobufResponses.add(res);
+  // NegotiateOutputMediaType, before the list options are read: what the object (or its Table) is encoded as.
+  const output = negotiateOutput(req.headers.accept, true);
+  if (!output) return send(res, 406, status(406, 'NotAcceptable', NOT_ACCEPTABLE));
+  encodings.set(res, { ...encodings.get(res)!, object: output.type });
   if (route.kind === 'list') {
     const decoded = decodeListQuery(url.searchParams);
     if ('error' in decoded) {
@@ -376,7 +386,7 @@ export async function handle(o: PackageServerOptions, req: IncomingMessage, res:
   }
   if (attrs.verb === 'watch' && !o.watch) return send(res, 405, methodNotSupported(attrs.verb));
   const now = (o.clock ?? realClock).date().getTime();
-  const asTable = wantsTable(req.headers.accept);
+  const asTable = output.table;
   if (attrs.verb === 'get') {
     const pm = o.provider.get(attrs.namespace, attrs.name);
     if (!pm) return send(res, 404, notFound(attrs.name));
@@ -394,7 +404,7 @@ export async function handle(o: PackageServerOptions, req: IncomingMessage, res:
   const field = nameFromFieldSelector(url.searchParams.get('fieldSelector'));
   if ('error' in field) return send(res, field.error.code, field.error);
   const scope: WatchScope = { namespace: attrs.namespace, globalCatalogNamespace: o.watch?.globalCatalogNamespace ?? '', ...(selector && { selector }), name: field.name };
-  if (attrs.verb === 'watch' && o.watch) return serveWatch(o, o.watch, res, url, scope, asTable, now);
+  if (attrs.verb === 'watch' && o.watch) return serveWatch(o, o.watch, res, url, scope, output, now);
   const items = o.provider.list(attrs.namespace, selector).filter((pm) => field.name === '' || pm.metadata.name === field.name);
   const metadata = o.watch ? { resourceVersion: String(o.watch.index.revision) } : {};
   if (asTable) return send(res, 200, { ...table(items, now, url.searchParams.get('includeObject')), metadata });
@@ -416,7 +426,8 @@ export function listItem(pm: PackageManifest): Omit<PackageManifest, 'apiVersion
  * event when they are no longer kept); sendInitialEvents=true: the ADDED events then a BOOKMARK with
  * `k8s.io/initial-events-end`. JSON lines; ends after timeoutSeconds.
  */
-function serveWatch(o: PackageServerOptions, w: NonNullable<PackageServerOptions['watch']>, res: ServerResponse, url: URL, scope: WatchScope, asTable: boolean, now: number): void {
+function serveWatch(o: PackageServerOptions, w: NonNullable<PackageServerOptions['watch']>, res: ServerResponse, url: URL, scope: WatchScope, output: Output, now: number): void {
+  const asTable = output.table;
   const q = url.searchParams;
   const rvText = q.get('resourceVersion') ?? '';
   const sendInitial = q.get('sendInitialEvents') === 'true';
@@ -431,6 +442,8 @@ function serveWatch(o: PackageServerOptions, w: NonNullable<PackageServerOptions
       return send(res, 504, status(504, 'Timeout', `Timeout: ${message}`, { causes: [{ message }] }));
     }
   }
+  // after the storage's Watch: the stream serializers are JSON's and protobuf's (NegotiateOutputMediaTypeStream's 406)
+  if (output.type === 'yaml') return send(res, 406, status(406, 'NotAcceptable', WATCH_NOT_ACCEPTABLE));
   const timeoutText = q.get('timeoutSeconds');
   const timeoutSeconds = timeoutText && /^\d+$/.test(timeoutText) && Number(timeoutText) > 0 ? Number(timeoutText) : MIN_REQUEST_TIMEOUT_SECONDS * (Math.random() + 1);
   const includeObject = q.get('includeObject');

@@ -9,6 +9,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { load } from 'js-yaml';
 import protobuf from 'protobufjs';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +29,7 @@ let ns: string;
 let run: { stop(): Promise<void> };
 let dispatcher: Agent;
 
-type Answer = { status: number; contentType: string; body: Record<string, unknown> & { message?: string; reason?: string; code?: number; details?: unknown } };
+type Answer = { status: number; contentType: string; text: string; length: string; body: Record<string, unknown> & { message?: string; reason?: string; code?: number; details?: unknown } };
 
 /** A request as the admin, through the API server, with the headers given. */
 async function ask(method: string, path: string, headers: Record<string, string> = {}): Promise<Answer> {
@@ -40,9 +41,20 @@ async function ask(method: string, path: string, headers: Record<string, string>
   const buf = Buffer.from(await res.body.arrayBuffer());
   const contentType = String(res.headers['content-type'] ?? '');
   let body: Answer['body'] = {};
-  if (contentType.startsWith('application/json')) body = JSON.parse(buf.toString('utf8')) as Answer['body'];
+  if (method === 'HEAD') body = {};
+  else if (contentType.startsWith('application/json')) body = jsonOrFirstLine(buf.toString('utf8'));
+  else if (contentType.startsWith('application/yaml')) body = load(buf.toString('utf8')) as Answer['body'];
   else if (contentType.startsWith('application/vnd.kubernetes.protobuf')) body = decodeStatus(buf);
-  return { status: res.statusCode, contentType, body };
+  return { status: res.statusCode, contentType, text: buf.toString('utf8'), length: String(res.headers['content-length'] ?? ''), body };
+}
+
+/** A JSON document, or a watch stream's first event (one JSON document a line). */
+function jsonOrFirstLine(text: string): Answer['body'] {
+  try {
+    return JSON.parse(text) as Answer['body'];
+  } catch {
+    return JSON.parse(text.split('\n')[0]!) as Answer['body'];
+  }
 }
 
 // runtime.Unknown and meta/v1 Status of k8s.io/apimachinery's generated.proto, to read a protobuf Status.
@@ -187,6 +199,61 @@ describe('Accept and query parameters', () => {
     expect(builtIn.body).toMatchObject({ kind: 'Status', status: 'Failure', code: 404, reason: 'NotFound' });
   });
 
+  it('YAML only: the list, the Table and a Status in YAML (sigs.k8s.io/yaml: keys sorted), as kube-apiserver answers', async () => {
+    const builtIn = await ask('GET', cmList(), { accept: 'application/yaml' });
+    expect(builtIn.contentType).toBe('application/yaml');
+    const ours = await ask('GET', pmList(), { accept: 'application/yaml' });
+    expect(ours.status).toBe(200);
+    expect(ours.contentType).toBe(builtIn.contentType);
+    expect(ours.body).toEqual((await ask('GET', pmList())).body);
+    expect(ours.text.split('\n').filter((l) => /^\S/.test(l))).toEqual(['apiVersion: packages.operators.coreos.com/v1', 'items: []', 'kind: PackageManifestList', 'metadata:']);
+    // a Table asked in YAML
+    const t = 'as=Table;v=v1;g=meta.k8s.io';
+    expect((await ask('GET', cmList(), { accept: `application/yaml;${t}` })).contentType).toBe('application/yaml');
+    const table = await ask('GET', pmList(), { accept: `application/yaml;${t}` });
+    expect([table.contentType, table.body.kind]).toEqual(['application/yaml', 'Table']);
+    // a Status in YAML, byte for byte: go-restful's 404
+    const notFound = await ask('GET', `${cmList()}/x/status`, { accept: 'application/yaml' });
+    expect([notFound.status, notFound.contentType]).toEqual([404, 'application/yaml']);
+    const ours404 = await ask('GET', `${pmList()}/x/status`, { accept: 'application/yaml' });
+    expect([ours404.status, ours404.contentType, ours404.text]).toEqual([404, 'application/yaml', notFound.text]);
+  });
+
+  it.each([
+    ['protobuf Table alone: 406 naming the media types, in indented JSON (no clause fits a Status either)', 'application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io'],
+    ['protobuf Table then JSON Table then JSON: the JSON Table', 'application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1;g=meta.k8s.io,application/json'],
+    ['protobuf Table then JSON: the list itself in JSON', 'application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json'],
+    ['JSON Table then protobuf: the JSON Table', 'application/json;as=Table;v=v1;g=meta.k8s.io,application/vnd.kubernetes.protobuf'],
+  ])('protobuf with a Table Accept, a list: %s, as for configmaps', async (_what, accept) => {
+    const b = await ask('GET', cmList(), { accept });
+    const ours = await ask('GET', pmList(), { accept });
+    const kindOf = (a: Answer): unknown => (a.body.kind === 'Status' ? shown(a) : String(a.body.kind).replace(/^(ConfigMap|PackageManifest)List$/, 'List'));
+    expect([ours.status, ours.contentType, kindOf(ours)]).toEqual([b.status, b.contentType, kindOf(b)]);
+    if (b.status === 406) expect(ours.text).toBe(b.text);
+  });
+
+  it.each([
+    ['a JSON Table then protobuf: the Status in protobuf', 'application/json;as=Table;v=v1;g=meta.k8s.io,application/vnd.kubernetes.protobuf'],
+    ['a YAML Table only: the Status in indented JSON', 'application/yaml;as=Table;v=v1;g=meta.k8s.io'],
+    ['protobuf Table then JSON: the Status in JSON', 'application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json'],
+  ])('a Status asked with a Table Accept: %s, as for configmaps', async (_what, accept) => {
+    const b = await ask('GET', `${cmList()}/x/status`, { accept });
+    const ours = await ask('GET', `${pmList()}/x/status`, { accept });
+    expect(b.status).toBe(404);
+    expect([ours.contentType, shown(ours)]).toEqual([b.contentType, shown(b)]);
+    if (!b.contentType.includes('protobuf')) expect(ours.text).toBe(b.text);
+  });
+
+  it.each([
+    ['the list', () => pmList(), () => cmList()],
+    ['an item', () => `${pmList()}/x`, () => `${cmList()}/x`],
+  ])('HEAD %s: go-restful’s 405 without a body, the same headers as for configmaps', async (_what, ours, builtIn) => {
+    const b = await ask('HEAD', builtIn());
+    const o = await ask('HEAD', ours());
+    expect(b.status).toBe(405);
+    expect([o.status, o.contentType, o.length, o.text]).toEqual([b.status, b.contentType, b.length, '']);
+  });
+
   it('unknown query parameters are ignored, as for configmaps', async () => {
     expect((await ask('GET', `${cmList()}?nosuch=1`)).status).toBe(200);
     expect((await ask('GET', `${pmList()}?nosuch=1`)).body.kind).toBe('PackageManifestList');
@@ -219,5 +286,26 @@ describe('watch from a bad or stale resourceVersion, as for configmaps', () => {
     const b = await ask('GET', `${cmList()}?watch=true&resourceVersion=abc`);
     expect(b.status).toBeGreaterThanOrEqual(400);
     expect(shown(await ask('GET', `${pmList()}?watch=true&resourceVersion=abc`))).toEqual(shown(b));
+  });
+
+  it('a watch asked in YAML: the stream serializers’ 406, in YAML (the same document; go-yaml folds its long message at 80 columns, ours is one line)', async () => {
+    const b = await ask('GET', `${cmList()}?watch=true&timeoutSeconds=1`, { accept: 'application/yaml' });
+    expect([b.status, b.contentType]).toEqual([406, 'application/yaml']);
+    const ours = await ask('GET', `${pmList()}?watch=true&timeoutSeconds=1`, { accept: 'application/yaml' });
+    expect([ours.contentType, shown(ours)]).toEqual([b.contentType, shown(b)]);
+  });
+
+  it('a resourceVersion older than the changes kept: 200 and one ERROR event 410 Expired, as the watch cache answers', async () => {
+    // configmaps' watch cache in a young cluster still holds resourceVersion 1 (it was filled before the first write),
+    // so the built-in answer is taken from CatalogSources: their CRD's watch cache started later, well after 1.
+    const catalogSources = `/apis/operators.coreos.com/v1alpha1/namespaces/${ns}/catalogsources?watch=true&resourceVersion=1&timeoutSeconds=5`;
+    const b = await ask('GET', catalogSources);
+    const ours = await ask('GET', `${pmList()}?watch=true&resourceVersion=1&timeoutSeconds=5`);
+    const event = (a: Answer): object => {
+      const { type, object } = a.body as { type: string; object: Record<string, unknown> };
+      return { status: a.status, contentType: a.contentType, lines: a.text.trim().split('\n').length, type, object: { ...object, message: String(object.message).replace(/\(\d+\)$/, '(<current>)') } };
+    };
+    expect(event(b)).toMatchObject({ status: 200, type: 'ERROR', lines: 1, object: { code: 410, reason: 'Expired', message: 'too old resource version: 1 (<current>)' } });
+    expect(event(ours)).toEqual(event(b));
   });
 });
