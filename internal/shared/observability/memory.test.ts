@@ -13,23 +13,35 @@ const MiB = 1024 * 1024;
 let dir = '';
 
 const CHILD = `
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { collectGarbage, tuneMemory } from './memory.mjs';
+// Full collections as V8 reports them: a GC that V8 finishes on its own (incremental marking begun while the modules
+// loaded) moves heapUsed too, so "did collectGarbage() collect" is counted, not inferred from the heap's size.
+let majors = 0;
+new PerformanceObserver((list) => { for (const e of list.getEntries()) if (e.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors++; }).observe({ entryTypes: ['gc'] });
+const settled = () => new Promise((r) => setTimeout(r, 0));
 const newSpace = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
 // Allocation in steps, as a server's work comes: the young generation's size is settled between them.
 const churn = async () => { const keep = []; for (let step = 0; step < 100; step++) { for (let i = 0; i < 3e4; i++) { keep.push({ i, s: 'x' + i }); if (keep.length > 60000) keep.length = 0; } await new Promise((r) => setImmediate(r)); } };
 const garbage = () => { let junk = Array.from({ length: 3e5 }, (_, i) => ({ i })); junk = undefined; };
-const heap0 = process.memoryUsage().heapUsed;
-collectGarbage(); // before tuneMemory: nothing (a collection would free what loading the modules left)
-const untouched = process.memoryUsage().heapUsed >= heap0;
+await settled();
+const majors0 = majors;
+collectGarbage(); // before tuneMemory: nothing
+await settled();
+const untouched = majors === majors0;
 const start = newSpace();
 if (process.argv.includes('tune')) tuneMemory();
 for (let i = 0; i < 3; i++) await churn();
 const grown = newSpace();
 garbage();
 const heap1 = process.memoryUsage().heapUsed;
+await settled();
+const majors1 = majors;
 collectGarbage();
-const collected = process.memoryUsage().heapUsed < heap1 / 2;
+const freed = process.memoryUsage().heapUsed < heap1 / 2;
+await settled();
+const collected = freed && majors > majors1;
 console.log(JSON.stringify({ start, grown, untouched, collected, gcGlobal: typeof globalThis.gc }));
 `;
 
