@@ -5,28 +5,18 @@
 // answer comes from: k8s.io/apiserver (endpoints/handlers/get.go listOpts, server/handler.go serviceErrorHandler),
 // apimachinery (fields/selector.go, labels/selector.go), and upstream's pkg/package-server/storage/reststorage.go.
 import { execFile } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { load } from 'js-yaml';
 import protobuf from 'protobufjs';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogSourceSetup } from '../../../internal/classic/catalogsource/index.ts';
-import { packageServerSetup } from '../../../internal/classic/packageserver/index.ts';
-import { KubeClient } from '../../../internal/shared/kube/index.ts';
-import { mergeParts } from '../../../internal/shared/manager/index.ts';
-import { createMetrics } from '../../../internal/shared/observability/index.ts';
+import { startInProcessPackageServer, type InProcessPackageServer } from '../../support/package-server-in-process.ts';
 import { binaries } from '../../support/binaries.ts';
-import { installClassicCRDs } from '../../support/crds.ts';
-import { adminKube, controlPlane, registry } from '../../support/env.ts';
-import { capturedLogger, inProcessManagerOptions, runParts } from '../../support/in-process.ts';
-import { PACKAGES_SERVICE, registerPackageServer, unregisterPackageServer } from '../../support/package-server.ts';
+import { controlPlane } from '../../support/env.ts';
 
 const API = '/apis/packages.operators.coreos.com/v1';
 let ns: string;
-let run: { stop(): Promise<void> };
+let server: InProcessPackageServer | undefined;
 let dispatcher: Agent;
 
 type Answer = { status: number; contentType: string; text: string; length: string; body: Record<string, unknown> & { message?: string; reason?: string; code?: number; details?: unknown } };
@@ -76,32 +66,14 @@ const pmList = (): string => `${API}/namespaces/${ns}/packagemanifests`;
 const cmList = (): string => `/api/v1/namespaces/${ns}/configmaps`;
 
 beforeAll(async () => {
-  await installClassicCRDs(adminKube());
-  ns = await adminKube().namespace('classic-pkg-errors');
-  const global = await adminKube().namespace('classic-pkg-errors-global');
-  const { logger } = capturedLogger('olm-classic', 'CLASSIC_TEST_LOG');
-  const client = await KubeClient.fromConfig({ kubeconfig: controlPlane().kubeconfigPath });
-  const sandbox = await mkdtemp(join(tmpdir(), 'olm-classic-pkg-errors-'));
-  const ctx = { options: inProcessManagerOptions('olm-classic-pkg-errors-test'), client, logger, metrics: createMetrics({ defaultMetrics: false }) };
-  const catalog = await catalogSourceSetup({ globalCatalogNamespace: global, cacheDir: sandbox, insecureRegistries: [registry().host] })(ctx);
-  const packages = await packageServerSetup({
-    host: '127.0.0.1',
-    port: 0,
-    globalCatalogNamespace: global,
-    catalogSources: catalog.catalogSources,
-    contents: catalog.contents,
-    service: { namespace: ns, name: PACKAGES_SERVICE },
-  })(ctx);
-  run = await runParts(mergeParts(catalog, packages), { client, sandbox });
-  await registerPackageServer(adminKube(), ns, packages.port);
+  server = await startInProcessPackageServer('classic-pkg-errors');
+  ns = server.ns;
   dispatcher = new Agent({ connect: { ca: controlPlane().caPem } });
 }, 180_000);
 
 afterAll(async () => {
-  await unregisterPackageServer(adminKube());
-  await run?.stop();
+  await server?.stop();
   await dispatcher?.close();
-  if (ns) await adminKube().request('DELETE', `/api/v1/namespaces/${ns}`);
 });
 
 describe('selectors: the same Status as kube-apiserver gives for configmaps', () => {

@@ -4,30 +4,20 @@
 // pkg/package-server/provider/registry.go syncSourceState drops a source's packages on TRANSIENT_FAILURE and
 // SHUTDOWN); a server started again on the same address brings READY and the packages back. Every step waits for the
 // API to show it (polling the API server), never for time.
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startInProcessPackageServer, type InProcessPackageServer } from '../../support/package-server-in-process.ts';
 import * as ops from '../../../api/operators/index.ts';
-import { catalogSourceSetup } from '../../../internal/classic/catalogsource/index.ts';
-import { packageServerSetup, type PackageManifest } from '../../../internal/classic/packageserver/index.ts';
-import { KubeClient } from '../../../internal/shared/kube/index.ts';
-import { mergeParts } from '../../../internal/shared/manager/index.ts';
-import { createMetrics } from '../../../internal/shared/observability/index.ts';
-import { installClassicCRDs } from '../../support/crds.ts';
+import { type PackageManifest } from '../../../internal/classic/packageserver/index.ts';
 import { DEMO_CATALOG } from '../../support/demo.ts';
-import { adminKube, controlPlane, registry } from '../../support/env.ts';
-import { capturedLogger, inProcessManagerOptions, runParts } from '../../support/in-process.ts';
+import { adminKube } from '../../support/env.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
 import { OpmServe } from '../../support/opm.ts';
-import { PACKAGES_SERVICE, registerPackageServer, unregisterPackageServer } from '../../support/package-server.ts';
 
 const API = '/apis/packages.operators.coreos.com/v1';
 const NAME = 'served-by-opm';
 let ns: string;
-let global: string;
-let run: { stop(): Promise<void> };
+let server: InProcessPackageServer | undefined;
 const opms: OpmServe[] = [];
 const kube = (): TestKube => adminKube();
 
@@ -44,31 +34,13 @@ const state = async (): Promise<string | undefined> => {
 };
 
 beforeAll(async () => {
-  await installClassicCRDs(kube());
-  ns = await kube().namespace('classic-pkg-unreachable');
-  global = await kube().namespace('classic-pkg-unreachable-global');
-  const { logger } = capturedLogger('olm-classic', 'CLASSIC_TEST_LOG');
-  const client = await KubeClient.fromConfig({ kubeconfig: controlPlane().kubeconfigPath });
-  const sandbox = await mkdtemp(join(tmpdir(), 'olm-classic-pkg-unreachable-'));
-  const ctx = { options: inProcessManagerOptions('olm-classic-pkg-unreachable-test'), client, logger, metrics: createMetrics({ defaultMetrics: false }) };
-  const catalog = await catalogSourceSetup({ globalCatalogNamespace: global, cacheDir: sandbox, insecureRegistries: [registry().host] })(ctx);
-  const packages = await packageServerSetup({
-    host: '127.0.0.1',
-    port: 0,
-    globalCatalogNamespace: global,
-    catalogSources: catalog.catalogSources,
-    contents: catalog.contents,
-    service: { namespace: ns, name: PACKAGES_SERVICE },
-  })(ctx);
-  run = await runParts(mergeParts(catalog, packages), { client, sandbox });
-  await registerPackageServer(kube(), ns, packages.port);
+  server = await startInProcessPackageServer('classic-pkg-unreachable');
+  ns = server.ns;
 }, 180_000);
 
 afterAll(async () => {
-  await unregisterPackageServer(kube());
-  await run?.stop();
+  await server?.stop();
   for (const opm of opms) await opm.stop();
-  for (const n of [ns, global]) if (n) await kube().request('DELETE', `/api/v1/namespaces/${n}`);
 });
 
 describe('a spec.address CatalogSource whose opm serve stops and starts again', () => {

@@ -14,20 +14,18 @@ import { connect } from 'node:tls';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startInProcessPackageServer, type InProcessPackageServer } from '../../support/package-server-in-process.ts';
 import * as ops from '../../../api/operators/index.ts';
-import { catalogSourceSetup } from '../../../internal/classic/catalogsource/index.ts';
 import { createSignedServingPair, generateCA } from '../../../internal/classic/csv/index.ts';
 import { packageServerSetup, type PackageManifest } from '../../../internal/classic/packageserver/index.ts';
 import { KubeClient } from '../../../internal/shared/kube/index.ts';
-import { mergeParts } from '../../../internal/shared/manager/index.ts';
 import { createMetrics } from '../../../internal/shared/observability/index.ts';
-import { installClassicCRDs } from '../../support/crds.ts';
 import { demoWithStableV4, pushCatalogDir } from '../../support/demo.ts';
 import { adminKube, controlPlane, registry } from '../../support/env.ts';
 import { capturedLogger, inProcessManagerOptions, runParts } from '../../support/in-process.ts';
 import { TestKube } from '../../support/kube.ts';
 import { waitFor } from '../../support/net.ts';
-import { frontProxyAgent, PACKAGES_APISERVICE, PACKAGES_SERVICE, registerPackageServer, unregisterPackageServer } from '../../support/package-server.ts';
+import { frontProxyAgent, PACKAGES_APISERVICE, PACKAGES_SERVICE, unregisterPackageServer } from '../../support/package-server.ts';
 import { binaries } from '../../support/binaries.ts';
 import { OpmServe } from '../../support/opm.ts';
 import { UPSTREAM_PACKAGEMANIFEST_SOURCES, upstreamPackageManifestCatalog, upstreamPackageManifestsDir } from '../../support/testdata.ts';
@@ -37,7 +35,7 @@ const API = '/apis/packages.operators.coreos.com/v1';
 let ns: string;
 let global: string;
 let port: number;
-let run: { stop(): Promise<void> };
+let server: InProcessPackageServer | undefined;
 const kube = (): TestKube => adminKube();
 const pmPath = (namespace: string, name = ''): string => `${API}/namespaces/${namespace}/packagemanifests${name ? `/${name}` : ''}`;
 
@@ -53,27 +51,10 @@ async function catalogSource(namespace: string, name: string, spec: ops.CatalogS
 }
 
 beforeAll(async () => {
-  await installClassicCRDs(kube());
-  ns = await kube().namespace('classic-pkg');
-  global = await kube().namespace('classic-pkg-global');
-  const { logger } = capturedLogger('olm-classic', 'CLASSIC_TEST_LOG');
-  const client = await KubeClient.fromConfig({ kubeconfig: controlPlane().kubeconfigPath });
-  const sandbox = await mkdtemp(join(tmpdir(), 'olm-classic-pkg-'));
-  const ctx = { options: inProcessManagerOptions('olm-classic-pkg-test'), client, logger, metrics: createMetrics({ defaultMetrics: false }) };
-  const catalog = await catalogSourceSetup({ globalCatalogNamespace: global, cacheDir: sandbox, insecureRegistries: [registry().host] })(ctx);
-  const packages = await packageServerSetup({
-    host: '127.0.0.1',
-    port: 0,
-    globalCatalogNamespace: global,
-    catalogSources: catalog.catalogSources,
-    contents: catalog.contents,
-    // The Service registerPackageServer makes: the certificate the package server keeps is for its names.
-    service: { namespace: ns, name: PACKAGES_SERVICE },
-  })(ctx);
-  port = packages.port;
-  run = await runParts(mergeParts(catalog, packages), { client, sandbox });
-  // The aggregated API: a Service the aggregator resolves to localhost:<port>, and the APIService.
-  await registerPackageServer(kube(), ns, port);
+  server = await startInProcessPackageServer('classic-pkg');
+  ns = server.ns;
+  global = server.global;
+  port = server.port;
   await pushDemo('pkg:v1');
   const image = `${registry().host}/classic/pkg:v1`;
   await catalogSource(ns, 'demo', { sourceType: 'grpc', image, displayName: 'Demo Catalog', publisher: 'OLM demo team' }, { team: 'demo' });
@@ -81,9 +62,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await unregisterPackageServer(kube());
-  await run?.stop();
-  for (const n of [ns, global]) if (n) await kube().request('DELETE', `/api/v1/namespaces/${n}`);
+  await server?.stop();
 });
 
 type List = { kind: string; items: PackageManifest[] };
