@@ -980,18 +980,31 @@ const opensslCurve = (name: string): string => {
  * (upstream's configureDeploymentCustomTLS, buildCustomTLSArgs).
  */
 async function configureCustomTLS(w: World, component: string, version: string, ciphers: string, curves: string): Promise<void> {
-  const ns = w.profile.olmNamespace;
-  const deployment = JSON.parse(await w.k(['get', 'deployment', component, '-n', ns, '-o', 'json'])) as { spec: { template: { spec: { containers: { name: string; args?: string[] }[] } } } };
-  const index = deployment.spec.template.spec.containers.findIndex((c) => c.name === 'manager');
-  if (index < 0) throw new Error(`no container named 'manager' in deployment ${ns}/${component}`);
-  const original = deployment.spec.template.spec.containers[index]!.args ?? [];
-  const set = async (args: readonly string[]): Promise<void> => {
-    await w.k(['patch', 'deployment', component, '-n', ns, '--type=json', '-p', JSON.stringify([{ op: 'replace', path: `/spec/template/spec/containers/${index}/args`, value: args }])]);
-    await w.k(['rollout', 'status', '-n', ns, `deployment/${component}`, '--timeout=5m']);
-  };
+  const { index, container } = await managerContainer(w, component);
+  const original = container.args ?? [];
+  const set = (args: readonly string[]): Promise<void> => patchAndRollOut(w, component, [{ op: 'replace', path: `/spec/template/spec/containers/${index}/args`, value: args }]);
   w.restores.push(() => set(original));
   const kept = original.filter((a) => !/^--tls-(profile|custom-version|custom-ciphers|custom-curves)=/.test(a));
   await set([...kept, '--tls-profile=custom', `--tls-custom-version=${version}`, ...(ciphers ? [`--tls-custom-ciphers=${ciphers}`] : []), ...(curves ? [`--tls-custom-curves=${curves}`] : [])]);
+}
+
+/** The component's Deployment's `manager` container and its index (upstream's steps find it by name). */
+async function managerContainer(w: World, component: string): Promise<{ index: number; container: { name: string; args?: string[]; env?: { name: string; value?: string }[] } }> {
+  const ns = w.profile.olmNamespace;
+  const deployment = JSON.parse(await w.k(['get', 'deployment', component, '-n', ns, '-o', 'json'])) as {
+    spec: { template: { spec: { containers: { name: string; args?: string[]; env?: { name: string; value?: string }[] }[] } } };
+  };
+  const containers = deployment.spec.template.spec.containers;
+  const index = containers.findIndex((c) => c.name === 'manager');
+  if (index < 0) throw new Error(`no container named 'manager' in deployment ${ns}/${component}`);
+  return { index, container: containers[index]! };
+}
+
+/** A JSON patch of the component's Deployment, then its rollout waited for. */
+async function patchAndRollOut(w: World, component: string, patch: readonly object[]): Promise<void> {
+  const ns = w.profile.olmNamespace;
+  await w.k(['patch', 'deployment', component, '-n', ns, '--type=json', '-p', JSON.stringify(patch)]);
+  await w.k(['rollout', 'status', '-n', ns, `deployment/${component}`, '--timeout=5m']);
 }
 
 /**
@@ -1000,19 +1013,10 @@ async function configureCustomTLS(w: World, component: string, version: string, 
  * configureDeploymentProxy, restoreDeployment).
  */
 async function configureProxy(w: World, component: string, url: string): Promise<void> {
-  const ns = w.profile.olmNamespace;
-  const deployment = JSON.parse(await w.k(['get', 'deployment', component, '-n', ns, '-o', 'json'])) as {
-    spec: { template: { spec: { containers: { name: string; env?: { name: string; value?: string }[] }[] } } };
-  };
-  const containers = deployment.spec.template.spec.containers;
-  const index = containers.findIndex((c) => c.name === 'manager');
-  if (index < 0) throw new Error(`container "manager" not found in deployment ${ns}/${component}`);
-  const original = containers[index]!.env ?? [];
+  const { index, container } = await managerContainer(w, component);
+  const original = container.env ?? [];
   const kubernetesIp = (await w.k(['get', 'service', 'kubernetes', '-n', 'default', '-o', 'jsonpath={.spec.clusterIP}'])).trim();
-  const set = async (env: readonly object[]): Promise<void> => {
-    await w.k(['patch', 'deployment', component, '-n', ns, '--type=json', `--patch=${JSON.stringify([{ op: 'add', path: `/spec/template/spec/containers/${index}/env`, value: env }])}`]);
-    await w.k(['rollout', 'status', 'deployment', component, '-n', ns, '--timeout=5m']);
-  };
+  const set = (env: readonly object[]): Promise<void> => patchAndRollOut(w, component, [{ op: 'add', path: `/spec/template/spec/containers/${index}/env`, value: env }]);
   // The first patch of a scenario keeps what to restore; a later one must not replace it with its own.
   if (!w.envPatched.has(component)) {
     w.envPatched.add(component);

@@ -5,14 +5,14 @@
 // certificate (this file issues both Secrets, as upstream's cert-manager Certificates would), upstream's e2e registries.conf mounted into operator-controller, and `--insecure-registries` for the local
 // plain-HTTP registry. The cluster and its registry are the profile's own; busybox (Debian's, as `busybox:1.36`) is in
 // it for the test operators. For the scenarios that need Pods: metrics, TLS profiles, proxy, HA, the webhook operator.
-import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
 import { bundleControllers } from '../../../cmd/bundle.ts';
 import { buildAndPush } from '../../../cmd/image.ts';
+import { createSignedServingPair, generateCA } from '../../../internal/classic/csv/index.ts';
 import { RegistryClient } from '../../../internal/shared/image/index.ts';
 import { pushBusyboxImage } from '../../support/cluster-images.ts';
 import { ControlPlane } from '../../support/control-plane.ts';
@@ -34,18 +34,13 @@ const deploymentPatch = (name: string, ops: readonly object[]): object => ({
 });
 const addArg = (value: string): object => ({ op: 'add', path: '/spec/template/spec/containers/0/args/-', value });
 
-/** A CA and a serving certificate for `service`'s names (and localhost), as a kubernetes.io/tls Secret's data. */
-async function serviceCertificate(dir: string, service: string): Promise<Record<string, string>> {
-  await mkdir(dir, { recursive: true });
-  const f = (name: string): string => join(dir, name);
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  execFileSync('openssl', ['req', '-x509', ...ec, '-days', '2', '-subj', '/CN=olmv1-ca', '-keyout', f('ca.key'), '-out', f('ca.crt')], { stdio: 'ignore' });
-  execFileSync('openssl', ['req', ...ec, '-subj', `/CN=${service}`, '-keyout', f('tls.key'), '-out', f('tls.csr')], { stdio: 'ignore' });
-  await writeFile(f('ext'), `subjectAltName=DNS:localhost,DNS:${service}.${NAMESPACE}.svc,DNS:${service}.${NAMESPACE}.svc.cluster.local\n`);
-  execFileSync('openssl', ['x509', '-req', '-in', f('tls.csr'), '-CA', f('ca.crt'), '-CAkey', f('ca.key'), '-CAcreateserial', '-days', '2', '-extfile', f('ext'), '-out', f('tls.crt')], {
-    stdio: 'ignore',
-  });
-  return Object.fromEntries(await Promise.all(['tls.crt', 'tls.key', 'ca.crt'].map(async (k) => [k, (await readFile(f(k))).toString('base64')])));
+/** A CA and a serving certificate (ECDSA, as upstream's e2e certificates) for `service`'s names, as a kubernetes.io/tls Secret's data. */
+function serviceCertificate(service: string): Record<string, string> {
+  const notAfter = new Date(Date.now() + 2 * 24 * 3600_000);
+  const ca = generateCA(notAfter, 'olmv1-ca');
+  const serving = createSignedServingPair(notAfter, ca, [`${service}.${NAMESPACE}.svc`, `${service}.${NAMESPACE}.svc.cluster.local`, 'localhost']);
+  const b64 = (pem: string): string => Buffer.from(pem).toString('base64');
+  return { 'tls.crt': b64(serving.certPEM), 'tls.key': b64(serving.keyPEM), 'ca.crt': b64(ca.certPEM) };
 }
 
 export async function startDeployedProfile(spec: ProfileSpec): Promise<RunningProfile> {
@@ -125,7 +120,7 @@ export async function startDeployedProfile(spec: ProfileSpec): Promise<RunningPr
           kind: 'Secret',
           type: 'kubernetes.io/tls',
           metadata: { name: secret },
-          data: await serviceCertificate(join(work, 'certs', service), service),
+          data: serviceCertificate(service),
         }),
       );
     }
